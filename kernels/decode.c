@@ -1,0 +1,389 @@
+/* decode.c — flash-decoding: a few query rows against a long KV cache, the cache split across threads and merged by log-sum-exp. */
+/*
+ * Algorithm (Dao et al., "Flash-Decoding for long-context inference", 2023; the online
+ * softmax of Milakov & Gimelshein, 2018):
+ *
+ *   The work is the sequence of "segments" (b, g) for every batch b and KV head g, each
+ *   the Nkv keys of that head laid end to end: S = B * Hkv * Nkv keys in all. Thread t
+ *   of T takes the contiguous key range [S*t/T, S*(t+1)/T). When B*Hkv >= T that mostly
+ *   hands out whole heads; when it is smaller (one sequence, few KV heads, long cache)
+ *   it splits each head's cache length across threads, which is the point of
+ *   flash-decoding. Every piece (a segment cut by a thread range) is attended by one
+ *   thread for all R = G * Nq query rows of the group (G = Hq / Hkv query heads share
+ *   KV head g), so each K and V row is read from memory exactly once per call.
+ *
+ *   A piece keeps, per query row r, the running state of the online softmax over the
+ *   keys seen so far:  m_r = max of the scaled scores,  l_r = sum exp(s - m_r),
+ *   acc_r = sum exp(s - m_r) * V  (unnormalized). A key block of the piece first
+ *   computes its scores for all rows (K block read once), then updates m, rescales l
+ *   and acc by exp(m_old - m_new), and adds P * V (V block read once).
+ *
+ *   A piece that covers its whole segment is normalized and written straight to O.
+ *   Only the first and last piece of a thread range can be partial; their states go to
+ *   the thread's two partial slots in the workspace. After one barrier, the thread
+ *   whose range holds the first key of a split segment merges the pieces by
+ *   log-sum-exp:  M = max_k m_k,  L = sum_k l_k e^(m_k - M),  O = sum_k acc_k e^(m_k - M) / L.
+ *   A row that sees no key (causal, Nq > Nkv) keeps m = -inf, l = 0 and is written as 0.
+ *
+ * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <omp.h>
+
+#include "headroom.h"
+#include "vec.h"
+
+#define DECODE_MAX_Q 16      /* query rows per head this kernel accepts            */
+#define DECODE_BLOCK_KV 64   /* default keys per block: K and V blocks of 32 KiB    */
+#define DECODE_ROWS 4        /* query rows per register tile in P·V                 */
+
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
+
+/* Everything a thread needs to know about the call. */
+typedef struct {
+    const hr_problem *p;
+    const hr_args *a;
+    int G, R, d, dp, kb, kbp; /* group, rows per group, d, d padded, block, block padded */
+    float scale;
+    size_t slot_f;            /* floats of one partial state {m[R], l[R], acc[R][dp]}  */
+    size_t thread_f;          /* floats of one thread's workspace                      */
+} dctx;
+
+/* Per-thread workspace, in floats, each part 64-byte aligned:
+ *   q [R][dp]   the group's query rows times the softmax scale, zero padded
+ *   s [R][kbp]  one key block's scores, then its probabilities
+ *   w           a partial state for whole pieces
+ *   slot 0, 1   partial states of the thread's first and last piece */
+static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_args *a)
+{
+    c->p = p;
+    c->a = a;
+    c->G = hr_group(p);
+    c->R = c->G * p->seq_q;
+    c->d = p->d_head;
+    c->dp = (int)(((size_t)p->d_head + HR_VW - 1) / HR_VW * HR_VW);
+    c->kb = t->block_kv < p->seq_kv ? t->block_kv : p->seq_kv;
+    c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
+    c->scale = hr_problem_scale(p);
+    c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
+    c->thread_f = round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) + 3 * c->slot_f;
+}
+
+/* The partial state stored in a slot. */
+typedef struct {
+    float *m, *l, *acc;
+} dstate;
+
+static dstate slot_at(const dctx *c, float *base)
+{
+    size_t R2 = round16(2 * (size_t)c->R);
+    return (dstate){base, base + c->R, base + R2};
+}
+
+/* Query row r of the group is head g*G + r / Nq, row r % Nq. */
+static int row_head(const dctx *c, int g, int r) { return g * c->G + r / c->p->seq_q; }
+static int row_i(const dctx *c, int r) { return r % c->p->seq_q; }
+
+static float dot_tail(const float *q, const float *k, int x, int d)
+{
+    /* q is zero padded; k may end at d. */
+    return hr_vreduce_add(hr_vmul(hr_vload(q + x), hr_vload_n(k + x, d - x)));
+}
+
+/* Scores of keys [jb, jb+n) for every row into s (row stride kbp): s = q_r · k_j
+ * (q already carries the scale). Four keys at a time so their loads and FMA chains are
+ * independent; the V rows of the block are prefetched meanwhile. */
+static void block_scores(const dctx *c, const float *q, const float *k0, ptrdiff_t sn,
+                         const float *v0, ptrdiff_t vsn, int n, float *s)
+{
+    const int d = c->d, R = c->R, dfull = d / HR_VW * HR_VW;
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float *k[4] = {k0 + j * sn, k0 + (j + 1) * sn, k0 + (j + 2) * sn,
+                             k0 + (j + 3) * sn};
+        for (int u = 0; u < 4; u++)
+            for (int x = 0; x < d; x += 16) __builtin_prefetch(v0 + (j + u) * vsn + x, 0, 3);
+        for (int r = 0; r < R; r++) {
+            const float *qr = q + (size_t)r * c->dp;
+            hr_vf a0 = hr_vzero(), a1 = hr_vzero(), a2 = hr_vzero(), a3 = hr_vzero();
+            int x = 0;
+            for (; x < dfull; x += HR_VW) {
+                hr_vf qv = hr_vload(qr + x);
+                a0 = hr_vfma(qv, hr_vload(k[0] + x), a0);
+                a1 = hr_vfma(qv, hr_vload(k[1] + x), a1);
+                a2 = hr_vfma(qv, hr_vload(k[2] + x), a2);
+                a3 = hr_vfma(qv, hr_vload(k[3] + x), a3);
+            }
+            float *sr = s + (size_t)r * c->kbp + j;
+            sr[0] = hr_vreduce_add(a0);
+            sr[1] = hr_vreduce_add(a1);
+            sr[2] = hr_vreduce_add(a2);
+            sr[3] = hr_vreduce_add(a3);
+            if (x < d)
+                for (int u = 0; u < 4; u++) sr[u] += dot_tail(qr, k[u], x, d);
+        }
+    }
+    for (; j < n; j++) {
+        const float *kj = k0 + j * sn;
+        for (int x = 0; x < d; x += 16) __builtin_prefetch(v0 + j * vsn + x, 0, 3);
+        for (int r = 0; r < R; r++) {
+            const float *qr = q + (size_t)r * c->dp;
+            hr_vf a = hr_vzero();
+            int x = 0;
+            for (; x < dfull; x += HR_VW) a = hr_vfma(hr_vload(qr + x), hr_vload(kj + x), a);
+            float t = hr_vreduce_add(a);
+            if (x < d) t += dot_tail(qr, kj, x, d);
+            s[(size_t)r * c->kbp + j] = t;
+        }
+    }
+}
+
+/* Online-softmax step of one row over the block's first vis scores (the rest are
+ * masked): afterwards m is the max over every visible key seen so far, l the sum of
+ * exp(s - m) over them, acc rescaled to the new m, and sr holds exp(s - m) with zeros
+ * for masked keys. */
+static void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l,
+                          float *acc)
+{
+    if (vis <= 0) {
+        memset(sr, 0, (size_t)n * sizeof *sr);
+        return;
+    }
+    const int vfull = vis / HR_VW * HR_VW;
+    hr_vf vmx = hr_vset1(-INFINITY);
+    for (int j = 0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
+    float mx = hr_vreduce_max(vmx);
+    for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
+    float mnew = *m > mx ? *m : mx;
+    /* m = -inf means no key seen yet: l and acc are 0, nothing to rescale. */
+    float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly(*m - mnew);
+    hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
+    for (int j = 0; j < vfull; j += HR_VW) {
+        hr_vf e = hr_vexp(hr_vsub(hr_vload(sr + j), vm));
+        hr_vstore(sr + j, e);
+        vsum = hr_vadd(vsum, e);
+    }
+    float sum = hr_vreduce_add(vsum);
+    for (int j = vfull; j < vis; j++) {
+        sr[j] = hr_expf_poly(sr[j] - mnew);
+        sum += sr[j];
+    }
+    for (int j = vis; j < n; j++) sr[j] = 0.0f;
+    *l = *l * alpha + sum;
+    *m = mnew;
+    if (alpha != 1.0f) {
+        hr_vf va = hr_vset1(alpha);
+        for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
+    }
+}
+
+/* acc[r] += sum_j p[r][j] * V_j for the block's n keys, DECODE_ROWS rows per register
+ * tile, one vector of d at a time (V loaded once per tile). The next block's K rows are
+ * prefetched meanwhile, so memory stays busy while this phase computes. */
+static void block_pv(const dctx *c, const float *s, const float *v0, ptrdiff_t sn,
+                     const float *knext, ptrdiff_t ksn, int nnext, int n, float *acc)
+{
+    const int d = c->d, R = c->R, dp = c->dp, kbp = c->kbp;
+    for (int x = 0; x < d; x += HR_VW) {
+        const int w = d - x < HR_VW ? d - x : HR_VW;
+        if (x % 16 == 0) /* once per 64-byte line of each next K row */
+            for (int j = 0; j < nnext; j++) __builtin_prefetch(knext + j * ksn + x, 0, 3);
+        int r = 0;
+        for (; r + DECODE_ROWS <= R; r += DECODE_ROWS) {
+            float *a = acc + (size_t)r * dp + x;
+            const float *p = s + (size_t)r * kbp;
+            hr_vf a0 = hr_vload(a), a1 = hr_vload(a + dp), a2 = hr_vload(a + 2 * dp),
+                  a3 = hr_vload(a + 3 * dp);
+            for (int j = 0; j < n; j++) {
+                hr_vf v = w == HR_VW ? hr_vload(v0 + j * sn + x) : hr_vload_n(v0 + j * sn + x, w);
+                a0 = hr_vfma(hr_vset1(p[j]), v, a0);
+                a1 = hr_vfma(hr_vset1(p[kbp + j]), v, a1);
+                a2 = hr_vfma(hr_vset1(p[2 * kbp + j]), v, a2);
+                a3 = hr_vfma(hr_vset1(p[3 * kbp + j]), v, a3);
+            }
+            hr_vstore(a, a0);
+            hr_vstore(a + dp, a1);
+            hr_vstore(a + 2 * dp, a2);
+            hr_vstore(a + 3 * dp, a3);
+        }
+        for (; r < R; r++) {
+            float *a = acc + (size_t)r * dp + x;
+            const float *p = s + (size_t)r * kbp;
+            hr_vf a0 = hr_vload(a);
+            for (int j = 0; j < n; j++) {
+                hr_vf v = w == HR_VW ? hr_vload(v0 + j * sn + x) : hr_vload_n(v0 + j * sn + x, w);
+                a0 = hr_vfma(hr_vset1(p[j]), v, a0);
+            }
+            hr_vstore(a, a0);
+        }
+    }
+}
+
+/* Attends keys [j0, j1) of KV head g of batch b for the group's rows into st (state
+ * initialized here). q and s are this thread's scratch. */
+static void attend(const dctx *c, int b, int g, int j0, int j1, float *q, float *s, dstate st)
+{
+    const hr_problem *p = c->p;
+    const hr_args *a = c->a;
+    const int R = c->R, d = c->d;
+    int end[DECODE_MAX_Q];
+    for (int i = 0; i < p->seq_q; i++) end[i] = hr_causal_end(p, i);
+    for (int r = 0; r < R; r++) {
+        const float *src = hr_crow(a->q, b, row_head(c, g, r), row_i(c, r));
+        float *dst = q + (size_t)r * c->dp;
+        for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
+        for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+        st.m[r] = -INFINITY;
+        st.l[r] = 0.0f;
+        memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));
+    }
+    /* Keys at or beyond the last row's causal end are seen by no row of this group. */
+    int jmax = 0;
+    for (int i = 0; i < p->seq_q; i++) jmax = end[i] > jmax ? end[i] : jmax;
+    if (j1 > jmax) j1 = jmax;
+    const float *kbase = hr_crow(a->k, b, g, 0), *vbase = hr_crow(a->v, b, g, 0);
+    const ptrdiff_t ksn = a->k.sn, vsn = a->v.sn;
+    for (int jb = j0; jb < j1; jb += c->kb) {
+        const int n = j1 - jb < c->kb ? j1 - jb : c->kb;
+        const int nnext = j1 - (jb + n) < c->kb ? j1 - (jb + n) : c->kb;
+        block_scores(c, q, kbase + jb * ksn, ksn, vbase + jb * vsn, vsn, n, s);
+        for (int r = 0; r < R; r++) {
+            int vis = end[row_i(c, r)] - jb;
+            vis = vis < 0 ? 0 : vis > n ? n : vis;
+            block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r],
+                          st.acc + (size_t)r * c->dp);
+        }
+        block_pv(c, s, vbase + jb * vsn, vsn, kbase + (jb + n) * ksn, ksn, nnext, n, st.acc);
+    }
+}
+
+/* O rows of the group from a whole piece's state: acc / l, or 0 where no key was seen. */
+static void write_rows(const dctx *c, int b, int g, const dstate *st)
+{
+    for (int r = 0; r < c->R; r++) {
+        float *o = hr_row(c->a->o, b, row_head(c, g, r), row_i(c, r));
+        const float *acc = st->acc + (size_t)r * c->dp;
+        float inv = st->l[r] > 0.0f ? 1.0f / st->l[r] : 0.0f;
+        for (int x = 0; x < c->d; x++) o[x] = acc[x] * inv;
+    }
+}
+
+/* Thread t's key range [lo, hi) of the S keys split among T threads. */
+static long long range_lo(long long S, int t, int T) { return S * t / T; }
+
+/* State slot of thread u: k = -1 the whole-piece state, 0 and 1 the partial slots. */
+static dstate thread_slot(const dctx *c, void *ws, int u, int k)
+{
+    float *w = (float *)ws + (size_t)u * c->thread_f;
+    return slot_at(c, w + round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
+                          (size_t)(1 + k) * c->slot_f);
+}
+
+/* Writes the group's O rows from the log-sum-exp merge of piece `mine` and slot 0 of
+ * threads [u0, u1) with a nonempty range:  M = max m_k,  L = sum l_k e^(m_k - M),
+ * O = sum acc_k e^(m_k - M) / L; rows where every m_k = -inf saw no key and are 0. */
+static void merge_rows(const dctx *c, void *ws, int b, int g, dstate mine, int u0, int u1,
+                       long long S, int T)
+{
+    for (int r = 0; r < c->R; r++) {
+        float M = mine.m[r];
+        for (int u = u0; u < u1; u++)
+            if (range_lo(S, u, T) < range_lo(S, u + 1, T)) {
+                float mu = thread_slot(c, ws, u, 0).m[r];
+                M = mu > M ? mu : M;
+            }
+        float *o = hr_row(c->a->o, b, row_head(c, g, r), row_i(c, r));
+        if (M == -INFINITY) {
+            memset(o, 0, (size_t)c->d * sizeof *o);
+            continue;
+        }
+        float e = expf(mine.m[r] - M), L = mine.l[r] * e; /* exp(-inf) = 0 */
+        const float *acc = mine.acc + (size_t)r * c->dp;
+        for (int x = 0; x < c->d; x++) o[x] = acc[x] * e;
+        for (int u = u0; u < u1; u++) {
+            if (range_lo(S, u, T) == range_lo(S, u + 1, T)) continue;
+            dstate su = thread_slot(c, ws, u, 0);
+            float eu = expf(su.m[r] - M);
+            L += su.l[r] * eu;
+            const float *au = su.acc + (size_t)r * c->dp;
+            for (int x = 0; x < c->d; x++) o[x] += au[x] * eu;
+        }
+        const float inv = 1.0f / L;
+        for (int x = 0; x < c->d; x++) o[x] *= inv;
+    }
+}
+
+static const char *decode_applicable(const hr_problem *p)
+{
+    if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
+    return NULL;
+}
+
+static void decode_resolve(const hr_problem *p, hr_tune *t)
+{
+    (void)p;
+    if (t->block_kv <= 0) t->block_kv = DECODE_BLOCK_KV;
+    if (t->threads <= 0) t->threads = omp_get_max_threads();
+    t->block_q = 0; /* not used: every query row of a group is in one block */
+}
+
+static size_t decode_workspace(const hr_problem *p, const hr_tune *t)
+{
+    dctx c;
+    ctx_init(&c, p, t, NULL);
+    return c.thread_f * sizeof(float) * (size_t)(t->threads > 0 ? t->threads : 1);
+}
+
+static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
+{
+    dctx c;
+    ctx_init(&c, p, t, a);
+    const long long N = p->seq_kv, S = (long long)p->batch * p->kv_heads * N;
+    const int maxthreads = t->threads > 0 ? t->threads : 1;
+#pragma omp parallel num_threads(maxthreads)
+    {
+        const int T = omp_get_num_threads(), tid = omp_get_thread_num();
+        float *q = (float *)ws + (size_t)tid * c.thread_f, *s = q + round16((size_t)c.R * c.dp);
+        dstate whole = thread_slot(&c, ws, tid, -1);
+        dstate slot[2] = {thread_slot(&c, ws, tid, 0), thread_slot(&c, ws, tid, 1)};
+        const long long lo = range_lo(S, tid, T), hi = range_lo(S, tid + 1, T);
+        /* Pieces of this thread's range, segment by segment. */
+        for (long long seg = lo / N; lo < hi && seg <= (hi - 1) / N; seg++) {
+            const long long s0 = seg * N;
+            const int j0 = (int)((lo > s0 ? lo : s0) - s0);
+            const int j1 = (int)((hi < s0 + N ? hi : s0 + N) - s0);
+            const int b = (int)(seg / p->kv_heads), g = (int)(seg % p->kv_heads);
+            if (j0 == 0 && j1 == N) {
+                attend(&c, b, g, j0, j1, q, s, whole);
+                write_rows(&c, b, g, &whole);
+            } else {
+                attend(&c, b, g, j0, j1, q, s, slot[seg == lo / N ? 0 : 1]);
+            }
+        }
+#pragma omp barrier
+        /* Merge: the thread holding the first key of a segment that runs past its
+         * range combines its last piece with slot 0 of every later thread whose
+         * (nonempty) range starts inside the segment. */
+        const long long seg = lo < hi ? (hi - 1) / N : -1, s0 = seg * N;
+        if (seg >= 0 && s0 >= lo && s0 + N > hi) {
+            int uend = tid + 1;
+            while (uend < T && range_lo(S, uend, T) < s0 + N) uend++;
+            merge_rows(&c, ws, (int)(seg / p->kv_heads), (int)(seg % p->kv_heads),
+                       slot[seg == lo / N ? 0 : 1], tid + 1, uend, S, T);
+        }
+    }
+    return HR_OK;
+}
+
+const hr_kernel hr_kernel_decode = {
+    .name = "decode",
+    .summary = "flash-decoding: Nq <= 16 rows vs a long KV cache, cache split across threads, LSE merge",
+    .caps = HR_CAP_DECODE | HR_CAP_GQA | HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_KV,
+    .traffic = HR_TRAFFIC_KV_PER_GROUP,
+    .applicable = decode_applicable,
+    .resolve = decode_resolve,
+    .workspace_bytes = decode_workspace,
+    .run = decode_run,
+};

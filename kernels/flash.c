@@ -1,0 +1,405 @@
+/* flash.c — FlashAttention-2-style online-softmax attention: K/V tiles, register-blocked micro-kernels, OpenMP. */
+
+/* Algorithm: T. Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work
+ * Partitioning", 2023 (arXiv:2307.08691), forward pass, adapted to a CPU core.
+ *
+ * A work item is a block of Bq query rows of one head (gqa.c: of a whole GQA group,
+ * stacked). It streams the keys in tiles of Bkv; the N x N scores never exist, only a
+ * MR x Bkv micro-tile of them. Per tile:
+ *   pack   K tile transposed into kt[d][Bkv] (keys along the vector lanes) and V tile
+ *          into vp[Bkv][dp] (contiguous rows, zero-padded to the vector width). Packing
+ *          once per tile per work item costs d*Bkv moves against Bq*Bkv*d FMAs, and it
+ *          removes the 4 KiB row stride of the BNHD layout (every row on one L1 set).
+ *   S      = Q kt for MR rows: an MR x NV-vector register tile (AVX-512: 6 x 4 zmm =
+ *          24 accumulators); per step k: NV loads of kt + MR broadcasts of Q for
+ *          MR*NV FMAs, (6+4)/24 = 0.42 loads per FMA.
+ *   mask   causal, arithmetic: key j is visible to row i iff j < end_i
+ *          (hr_causal_end), so a score at or past end_i becomes -inf; tiles past the
+ *          block's last visible key are never visited, and a micro-tile whose rows see
+ *          none of the tile's keys is skipped.
+ *   softmax  Q was multiplied once by scale*log2(e), so s is in log2 units and
+ *          p = exp2(s - m) is a 6-FMA polynomial plus scalef. Invariant after each
+ *          tile: m_i = max of row i's visible scores so far, l_i = sum exp2(s - m_i),
+ *          o_i = sum exp2(s - m_i) v_j (unnormalized). When m_i rises, l_i and o_i are
+ *          rescaled by exp2(m_old - m_new) -- only then.
+ *   O     += P vp for MR rows: an MR x 4-vector tile of O (64 columns) per pass,
+ *          loaded and stored once per tile; per key, 4 loads of vp + MR broadcasts of P.
+ *   end   o_i / l_i; a row with no visible key is exactly 0.
+ *
+ * What limits it (AVX-512, per 16 scores of one row, d = 64): QK and PV are
+ * 2 * 16 * 64 / 16 = 128 vector FMAs; the softmax is ~13 vector ops (max, sub, exp2:
+ * max+roundscale+sub+6 FMA+scalef, sum, store) that use the same two FP pipes, so the
+ * ceiling is ~128/141 = 91% of FMA peak at d = 64 and ~95% at d = 128, before the
+ * packing (~2*d*Bkv moves per tile, ~1-2% at Bq = 96) and the per-tile O load/store.
+ * With a 6x4 tile the loads (0.42/FMA) stay under Zen 4's two loads per cycle, and the
+ * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
+ * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic; the measured
+ * numbers are in the report at the bottom of this comment.
+ *
+ * Threads: one parallel region per call; items (b, h, q-block) are handed out
+ * dynamically, heaviest first (for causal the last query blocks see the most keys), so
+ * the two long tails do not land on one thread. Every row's result is independent of
+ * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)),
+ * independent of N.
+ *
+ * Measured (this machine, noisy shared 2-core Zen 4; see the report for commands):
+ *   see MEASURED below. */
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "flash_tile.h"
+#include "headroom.h"
+#include "vec.h"
+
+/* Micro-tile: MR rows by NV vectors. AVX-512 has 32 registers: 24 accumulators + 4
+ * loaded vectors + 1 broadcast. AVX2 and the portable path have 16: 4 x 2 = 8. */
+#if defined(HR_VEC_AVX512)
+#define MR 6
+#define NV 4
+#else
+#define MR 4
+#define NV 2
+#endif
+
+#define FT_INLINE static inline __attribute__((always_inline))
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+static int round_up(int a, int m) { return ceil_div(a, m) * m; }
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* ---- exp2 ------------------------------------------------------------------------- */
+
+/* 2^x for x <= 0 (and -inf, which gives exactly 0). x = n + f, n = round(x),
+ * |f| <= 1/2, 2^f = 1 + f P(f) with Cephes exp2f's degree-5 P (max relative error
+ * 7.9e-8 in fp32 over [-1/2, 1/2]); scalef multiplies by 2^n. x is clamped at -150 so
+ * -inf gives 2^-150, which rounds to exactly 0. */
+#if defined(HR_VEC_AVX512)
+FT_INLINE hr_vf exp2v(hr_vf x)
+{
+    x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
+    __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 f = _mm512_sub_ps(x, n);
+    __m512 p = _mm512_set1_ps(1.535336188319500e-4f);
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.339887440266574e-3f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.618437357674640e-3f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.550332471162809e-2f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.402264791363012e-1f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931472028550421e-1f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+}
+#else
+/* Other paths: exp(x ln 2) by the SIMD layer's expf (exactly 0 below ln FLT_MIN). */
+FT_INLINE hr_vf exp2v(hr_vf x) { return hr_vexp(hr_vmul(x, hr_vset1(0.693147180559945f))); }
+#endif
+
+/* ---- micro-kernels ---------------------------------------------------------------- */
+
+/* S[mr][nv*VW] = Q[mr][0..d) * kt[0..d)[nv*VW]. q rows are ldq apart, kt rows ldk. */
+FT_INLINE void qk_body(int mr, int nv, int d, const float *q, int ldq, const float *kt,
+                       int ldk, float *s, int lds)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) acc[r][v] = hr_vzero();
+    for (int k = 0; k < d; k++) {
+        hr_vf kv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) kv[v] = hr_vload(kt + (ptrdiff_t)k * ldk + v * HR_VW);
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            hr_vf qb = hr_vset1(q[r * ldq + k]);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(qb, kv[v], acc[r][v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) hr_vstore(s + r * lds + v * HR_VW, acc[r][v]);
+}
+
+/* O[mr][nv*VW] += P[mr][0..nk) * vp[0..nk)[nv*VW]. */
+FT_INLINE void pv_body(int mr, int nv, int nk, const float *p, int ldp, const float *vp,
+                       int ldv, float *o, int ldo)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) acc[r][v] = hr_vload(o + r * ldo + v * HR_VW);
+    for (int j = 0; j < nk; j++) {
+        hr_vf vv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) vv[v] = hr_vload(vp + (ptrdiff_t)j * ldv + v * HR_VW);
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            hr_vf pb = hr_vset1(p[r * ldp + j]);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(pb, vv[v], acc[r][v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) hr_vstore(o + r * ldo + v * HR_VW, acc[r][v]);
+}
+
+/* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
+ * remainder ("n"), for every row count 1..MR (the last micro-tile may be short). */
+#define QK_PARAMS int d, const float *q, int ldq, const float *kt, int ldk, float *s, int lds
+#define QK_ARGS d, q, ldq, kt, ldk, s, lds
+#define PV_PARAMS int nk, const float *p, int ldp, const float *vp, int ldv, float *o, int ldo
+#define PV_ARGS nk, p, ldp, vp, ldv, o, ldo
+typedef void qk_fn(QK_PARAMS);
+typedef void pv_fn(PV_PARAMS);
+static void qk1w(QK_PARAMS) { qk_body(1, NV, QK_ARGS); }
+static void qk2w(QK_PARAMS) { qk_body(2, NV, QK_ARGS); }
+static void qk3w(QK_PARAMS) { qk_body(3, NV, QK_ARGS); }
+static void qk4w(QK_PARAMS) { qk_body(4, NV, QK_ARGS); }
+static void qk1n(QK_PARAMS) { qk_body(1, 1, QK_ARGS); }
+static void qk2n(QK_PARAMS) { qk_body(2, 1, QK_ARGS); }
+static void qk3n(QK_PARAMS) { qk_body(3, 1, QK_ARGS); }
+static void qk4n(QK_PARAMS) { qk_body(4, 1, QK_ARGS); }
+static void pv1w(PV_PARAMS) { pv_body(1, NV, PV_ARGS); }
+static void pv2w(PV_PARAMS) { pv_body(2, NV, PV_ARGS); }
+static void pv3w(PV_PARAMS) { pv_body(3, NV, PV_ARGS); }
+static void pv4w(PV_PARAMS) { pv_body(4, NV, PV_ARGS); }
+static void pv1n(PV_PARAMS) { pv_body(1, 1, PV_ARGS); }
+static void pv2n(PV_PARAMS) { pv_body(2, 1, PV_ARGS); }
+static void pv3n(PV_PARAMS) { pv_body(3, 1, PV_ARGS); }
+static void pv4n(PV_PARAMS) { pv_body(4, 1, PV_ARGS); }
+#if MR == 6
+static void qk5w(QK_PARAMS) { qk_body(5, NV, QK_ARGS); }
+static void qk6w(QK_PARAMS) { qk_body(6, NV, QK_ARGS); }
+static void qk5n(QK_PARAMS) { qk_body(5, 1, QK_ARGS); }
+static void qk6n(QK_PARAMS) { qk_body(6, 1, QK_ARGS); }
+static void pv5w(PV_PARAMS) { pv_body(5, NV, PV_ARGS); }
+static void pv6w(PV_PARAMS) { pv_body(6, NV, PV_ARGS); }
+static void pv5n(PV_PARAMS) { pv_body(5, 1, PV_ARGS); }
+static void pv6n(PV_PARAMS) { pv_body(6, 1, PV_ARGS); }
+static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w, qk5w, qk6w};
+static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n, qk5n, qk6n};
+static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w, pv5w, pv6w};
+static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n, pv5n, pv6n};
+#else
+static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w};
+static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n};
+static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w};
+static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n};
+#endif
+
+/* ---- the row stack ---------------------------------------------------------------- */
+
+int hr_ft_mr(void) { return MR; }
+
+/* Bq = 96 rows: a multiple of MR on every path, and the packing of a K/V tile
+ * (2 * d * Bkv moves) is spread over 96 * Bkv * d * 2 FMAs. Bkv = 64 keys: 4 zmm of
+ * keys per micro-tile row (the 6x4 tile), and kt + vp = 32 KiB at d = 64. */
+int hr_ft_default_block_q(int d) { return 96; }
+int hr_ft_default_block_kv(int d) { return 64; }
+
+size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
+{
+    size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW);
+    size_t rc = (size_t)rows_cap, f = sizeof(float);
+    return align64(rc * (size_t)d * f) + align64(rc * dp * f) + 2 * align64(rc * f) +
+           align64(rc * sizeof(int)) + align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) +
+           align64((size_t)MR * bkvp * f);
+}
+
+void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
+{
+    w->d = d;
+    w->dp = round_up(d, HR_VW);
+    w->bkv = block_kv;
+    w->bkvp = round_up(block_kv, HR_VW);
+    w->rows_cap = rows_cap;
+    size_t rc = (size_t)rows_cap, f = sizeof(float);
+    char *p = slab;
+    w->q = (float *)p, p += align64(rc * (size_t)d * f);
+    w->o = (float *)p, p += align64(rc * (size_t)w->dp * f);
+    w->m = (float *)p, p += align64(rc * f);
+    w->l = (float *)p, p += align64(rc * f);
+    w->end = (int *)p, p += align64(rc * sizeof(int));
+    w->kt = (float *)p, p += align64((size_t)d * (size_t)w->bkvp * f);
+    w->vp = (float *)p, p += align64((size_t)w->bkvp * (size_t)w->dp * f);
+    w->s = (float *)p;
+}
+
+void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_r)
+{
+    float *q = w->q + (size_t)r * w->d, *o = w->o + (size_t)r * w->dp;
+    for (int k = 0; k < w->d; k++) q[k] = q_row[k] * qscale;
+    memset(o, 0, (size_t)w->dp * sizeof(float));
+    w->m[r] = -INFINITY;
+    w->l[r] = 0.0f;
+    w->end[r] = end_r;
+}
+
+/* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
+ * boundary are zeroed (their scores are computed, then masked). */
+static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
+{
+    const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
+    for (int j = 0; j < nk; j++) {
+        const float *src = k + j * k_sn;
+        for (int kk = 0; kk < d; kk++) w->kt[(ptrdiff_t)kk * ld + j] = src[kk];
+    }
+    if (nkp > nk)
+        for (int kk = 0; kk < d; kk++)
+            memset(w->kt + (ptrdiff_t)kk * ld + nk, 0, (size_t)(nkp - nk) * sizeof(float));
+}
+
+/* vp[j] = V[j], padded with zeros from d to dp. */
+static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
+{
+    const int d = w->d, dp = w->dp, full = d / HR_VW * HR_VW;
+    for (int j = 0; j < nk; j++) {
+        const float *src = v + j * v_sn;
+        float *dst = w->vp + (ptrdiff_t)j * dp;
+        for (int c = 0; c < full; c += HR_VW) hr_vstore(dst + c, hr_vload(src + c));
+        if (full < dp) hr_vstore(dst + full, hr_vload_n(src + full, d - full));
+    }
+}
+
+/* The online-softmax step of row r on its ncols scores s (a multiple of the vector
+ * width); keys at or past cut (relative to the tile) are masked. Leaves p in s. */
+static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
+{
+    if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
+        memset(s, 0, (size_t)ncols * sizeof(float));
+        return;
+    }
+    for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
+    hr_vf mx = hr_vset1(-INFINITY);
+    for (int c = 0; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
+    float m_new = hr_vreduce_max(mx), m_old = w->m[r];
+    if (m_new > m_old) {
+        if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
+            float alpha = exp2f(m_old - m_new);
+            hr_vf av = hr_vset1(alpha);
+            float *o = w->o + (size_t)r * w->dp;
+            for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+            w->l[r] *= alpha;
+        }
+        w->m[r] = m_old = m_new;
+    }
+    hr_vf mv = hr_vset1(m_old), sum = hr_vzero();
+    for (int c = 0; c < ncols; c += HR_VW) {
+        hr_vf pv = exp2v(hr_vsub(hr_vload(s + c), mv));
+        hr_vstore(s + c, pv);
+        sum = hr_vadd(sum, pv);
+    }
+    w->l[r] += hr_vreduce_add(sum);
+}
+
+void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const float *v,
+                  ptrdiff_t v_sn)
+{
+    const int d = w->d, dp = w->dp, ld = w->bkvp;
+    int stop = 0;
+    for (int r = 0; r < rows; r++)
+        if (w->end[r] > stop) stop = w->end[r];
+    for (int j0 = 0; j0 < stop; j0 += w->bkv) {
+        const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
+        pack_k(w, k + j0 * k_sn, k_sn, nk);
+        pack_v(w, v + j0 * v_sn, v_sn, nk);
+        for (int r0 = 0; r0 < rows; r0 += MR) {
+            const int mr = rows - r0 < MR ? rows - r0 : MR;
+            int lim = 0; /* keys of this tile visible to any row of the micro-tile */
+            for (int r = 0; r < mr; r++)
+                if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+            if (lim <= 0) continue;
+            if (lim > nk) lim = nk;
+            const int nvec = ceil_div(lim, HR_VW);
+            const float *q = w->q + (size_t)r0 * d;
+            int c = 0;
+            for (; c + NV <= nvec; c += NV)
+                qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
+            for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
+            for (int r = 0; r < mr; r++)
+                softmax_row(w, r0 + r, w->s + r * ld, nvec * HR_VW, w->end[r0 + r] - j0);
+            float *o = w->o + (size_t)r0 * dp;
+            int cv = 0;
+            for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
+                pv_wide[mr](lim, w->s, ld, w->vp + cv, dp, o + cv, dp);
+            for (; cv < dp; cv += HR_VW) pv_one[mr](lim, w->s, ld, w->vp + cv, dp, o + cv, dp);
+        }
+    }
+}
+
+void hr_ft_store(const hr_ft_ws *w, int r, float *o_row)
+{
+    const int d = w->d, full = d / HR_VW * HR_VW;
+    const float l = w->l[r];
+    if (w->end[r] == 0 || !(l > 0.0f)) {
+        memset(o_row, 0, (size_t)d * sizeof(float));
+        return;
+    }
+    const float *o = w->o + (size_t)r * w->dp;
+    const hr_vf inv = hr_vset1(1.0f / l);
+    for (int c = 0; c < full; c += HR_VW) hr_vstore(o_row + c, hr_vmul(hr_vload(o + c), inv));
+    if (full < d) hr_vstore_n(o_row + full, hr_vmul(hr_vload(o + full), inv), d - full);
+}
+
+/* ---- the flash kernel --------------------------------------------------------------- */
+
+static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : omp_get_max_threads(); }
+
+/* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
+static const char *flash_applicable(const hr_problem *p) { return NULL; }
+
+static void flash_resolve(const hr_problem *p, hr_tune *t)
+{
+    if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(p->d_head);
+    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(p->d_head);
+}
+
+static size_t flash_workspace(const hr_problem *p, const hr_tune *t)
+{
+    return (size_t)threads_of(t) * hr_ft_slab_bytes(t->block_q, t->block_kv, p->d_head);
+}
+
+static int flash_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
+{
+    const int bq = t->block_q, nqb = ceil_div(p->seq_q, bq), group = hr_group(p);
+    const long nbh = (long)p->batch * p->heads, items = nbh * nqb;
+    const float qscale = hr_problem_scale(p) * 1.44269504088896341f;
+    const size_t slab = hr_ft_slab_bytes(bq, t->block_kv, p->d_head);
+#pragma omp parallel num_threads(threads_of(t))
+    {
+        hr_ft_ws w;
+        hr_ft_bind(&w, (char *)ws + (size_t)omp_get_thread_num() * slab, bq, t->block_kv,
+                   p->d_head);
+#pragma omp for schedule(dynamic, 1)
+        for (long it = 0; it < items; it++) {
+            /* Heaviest first: under causal masking the last query blocks see most keys. */
+            const int qb = nqb - 1 - (int)(it / nbh), b = (int)(it % nbh / p->heads),
+                      h = (int)(it % p->heads), g = h / group;
+            const int i0 = qb * bq, rows = p->seq_q - i0 < bq ? p->seq_q - i0 : bq;
+            for (int r = 0; r < rows; r++)
+                hr_ft_load_q(&w, r, hr_crow(a->q, b, h, i0 + r), qscale,
+                             hr_causal_end(p, i0 + r));
+            hr_ft_attend(&w, rows, hr_crow(a->k, b, g, 0), a->k.sn, hr_crow(a->v, b, g, 0),
+                         a->v.sn);
+            for (int r = 0; r < rows; r++) hr_ft_store(&w, r, hr_row(a->o, b, h, i0 + r));
+        }
+    }
+    return HR_OK;
+}
+
+const hr_kernel hr_kernel_flash = {
+    .name = "flash",
+    .summary = "FlashAttention-2 online softmax: K/V tiles, register-blocked, causal skipping",
+    .caps = HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_Q | HR_CAP_BLOCK_KV,
+    .traffic = HR_TRAFFIC_KV_PER_HEAD,
+    .applicable = flash_applicable,
+    .resolve = flash_resolve,
+    .workspace_bytes = flash_workspace,
+    .run = flash_run,
+};

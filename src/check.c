@@ -1,0 +1,91 @@
+/* check.c — the oracle battery and running one kernel on one case. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static int add(hr_case *c, int n, int max, int B, int H, int G, int Nq, int Nk, int d,
+               bool causal, int layout, int dist)
+{
+    if (n >= max) return n;
+    c[n] = (hr_case){{B, H, G, Nq, Nk, d, causal, 0}, (hr_layout)layout, (hr_dist)dist};
+    return n + 1;
+}
+
+int hr_battery(hr_case *c, int max, bool quick)
+{
+    static const int Ns[] = {1, 2, 3, 17, 64, 127, 257};
+    static const int ds[] = {1, 7, 16, 63, 64, 80, 128, 256};
+    static const int HG[][2] = {{1, 1}, {4, 4}, {4, 2}, {8, 1}, {6, 3}};
+    int n = 0, idx = 0;
+    /* Every (N, d) pair; heads, causality, layout and distribution rotate. */
+    for (size_t i = 0; i < sizeof Ns / sizeof *Ns; i++)
+        for (size_t j = 0; j < sizeof ds / sizeof *ds; j++, idx++) {
+            const int *hg = HG[idx % 5];
+            n = add(c, n, max, 1 + (idx % 7 == 3), hg[0], hg[1], Ns[i], Ns[i], ds[j], idx % 3 == 1,
+                    idx % 2, (idx / 2) % 3);
+        }
+    /* Causal edges: Nq < Nkv (prefix), Nq > Nkv (leading rows see nothing: zeros). */
+    static const int NN[][2] = {{1, 1}, {1, 300}, {5, 37}, {17, 64}, {64, 17}, {37, 5}, {3, 1}, {2, 3}};
+    for (size_t i = 0; i < sizeof NN / sizeof *NN; i++)
+        for (int v = 0; v < 4; v++, idx++)
+            n = add(c, n, max, 1, v < 2 ? 4 : 8, v < 2 ? 2 : 1, NN[i][0], NN[i][1],
+                    v % 2 ? 63 : 16, true, v % 2, idx % 3);
+    /* Decode: a few queries against a long cache, causal and not, GQA. */
+    static const int Dq[] = {1, 2, 4, 8}, Dk[] = {1, 7, 129, 1000, 4099};
+    for (size_t i = 0; i < sizeof Dq / sizeof *Dq; i++)
+        for (size_t j = 0; j < sizeof Dk / sizeof *Dk; j++, idx++)
+            n = add(c, n, max, 1 + (idx % 5 == 0), 8, idx % 3 ? 2 : 1, Dq[i], Dk[j],
+                    idx % 2 ? 128 : 64, idx % 2 == 0, idx % 2, idx % 3);
+    /* Every distribution x layout x head grouping, causal with Nq < Nkv. */
+    for (int dist = 0; dist < 3; dist++)
+        for (int lay = 0; lay < 2; lay++)
+            for (int h = 1; h < 5; h++)
+                n = add(c, n, max, 2, HG[h][0], HG[h][1], 100, 150, 64, (dist + lay + h) % 2, lay, dist);
+    if (!quick) {
+        static const int Ls[] = {509, 1024, 2048};
+        for (size_t i = 0; i < sizeof Ls / sizeof *Ls; i++)
+            for (int v = 0; v < 4; v++, idx++)
+                n = add(c, n, max, 1, v < 2 ? 4 : 2, 2, Ls[i], Ls[i] + (v == 3 ? 77 : 0),
+                        v % 2 ? 128 : 64, v >= 2, v % 2, idx % 3);
+        n = add(c, n, max, 1, 1, 1, 4096, 4096, 64, true, 0, 0);
+        n = add(c, n, max, 3, 2, 1, 300, 700, 96, true, 1, 2);
+    }
+    return n;
+}
+
+int hr_check_case(const hr_kernel *k, const hr_case *c, int threads, uint64_t seed,
+                  hr_check *res, char *line, size_t len)
+{
+    const hr_problem *p = &c->prob;
+    char shape[96], msg[300];
+    hr_problem_str(p, shape, sizeof shape);
+    if (hr_problem_validate(p) || (k->applicable && k->applicable(p))) return -1;
+    hr_tune t = hr_kernel_tune(k, p, &(hr_tune){.threads = threads});
+    hr_tensors ten;
+    void *ws = NULL;
+    if (hr_tensors_alloc(&ten, p, c->layout, c->dist, seed) ||
+        !(ws = hr_alloc(k->workspace_bytes(p, &t) + 64))) {
+        snprintf(line, len, "%s %s: cannot allocate", k->name, shape);
+        memset(res, 0, sizeof *res);
+        res->verdict = HR_CHECK_FAIL;
+        hr_tensors_free(&ten);
+        return HR_CHECK_FAIL;
+    }
+    /* Poison the output so a kernel that skips rows cannot pass by the zeroed buffer. */
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int i = 0; i < p->seq_q; i++) {
+                float *o = hr_row(ten.args.o, b, h, i);
+                for (int x = 0; x < p->d_head; x++) o[x] = 12345.0f;
+            }
+    k->run(p, &t, &ten.args, ws);
+    *res = hr_oracle_check(p, &ten.args, 0);
+    hr_check_str(res, msg, sizeof msg);
+    snprintf(line, len, "%s %s %s %s T%d: %s", k->name, shape, hr_layout_names[c->layout],
+             hr_dist_names[c->dist], t.threads, msg);
+    free(ws);
+    hr_tensors_free(&ten);
+    return res->verdict;
+}

@@ -1,0 +1,39 @@
+/* cli.h — option tables for the subcommands: parsing, validation, --help. */
+#ifndef HR_CLI_H
+#define HR_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef enum {
+    HR_OPT_INT,    /* int*, range [lo, hi]                                  */
+    HR_OPT_DOUBLE, /* double*, range [lo, hi]                               */
+    HR_OPT_STR,    /* const char **                                         */
+    HR_OPT_FLAG,   /* bool*, no argument                                    */
+    HR_OPT_ENUM,   /* int*, index into choices (NULL-terminated)            */
+    HR_OPT_BYTES,  /* double*, a size with optional K/M/G/T suffix (binary)  */
+} hr_opt_kind;
+
+typedef struct {
+    const char *name; /* "--seq"                                      */
+    hr_opt_kind kind;
+    void *dst;
+    double lo, hi;               /* numeric range (inclusive)                 */
+    const char *const *choices;  /* HR_OPT_ENUM                               */
+    const char *metavar;         /* "N"                                       */
+    const char *help;            /* one line                                  */
+} hr_opt;
+
+/* Parses argv[1..argc) (argv[0] is the subcommand name) against opts, a table ended by
+ * an entry with name NULL. Positional arguments are stored in pos[0..*npos) (at most
+ * maxpos). Accepts "--flag value" and "--flag=value". Returns HR_OK; HR_EUSAGE with a
+ * one-line message naming the flag (hr_errmsg) on bad input; or -1 after printing the
+ * usage for --help (the caller then exits 0). synopsis is the usage line. */
+int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
+             int maxpos, int *npos);
+/* Prints "usage: headroom SYNOPSIS" and the options table. */
+void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts);
+/* Index of s in a NULL-terminated list, or -1. */
+int hr_choice(const char *const *choices, const char *s);
+
+#endif

@@ -1,0 +1,90 @@
+/* cmd_compare.c — headroom compare: a results file against a baseline, exit 1 on regression. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "compare.h"
+#include "headroom.h"
+
+static const char synopsis[] =
+    "compare BASE NEW [options]\n\n"
+    "Matches the benchmarks of two results files (headroom's or Google Benchmark's JSON) by\n"
+    "name and judges each: REGRESSION when worse by more than --threshold and a two-sided\n"
+    "Mann-Whitney U test over the repetitions gives p < --alpha; IMPROVEMENT likewise;\n"
+    "otherwise same (within the threshold) or noise (beyond it, not significant). Rows\n"
+    "without repetitions are judged on the threshold alone.\n"
+    "Exit status: 0 no regression, 1 at least one regression, 2 unusable input.";
+
+enum { FMT_TABLE, FMT_MARKDOWN, FMT_JSON };
+static const char *const formats[] = {"table", "markdown", "json", NULL};
+
+int cmd_compare(int argc, char **argv)
+{
+    hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = HR_METRIC_TIME};
+    int metric = HR_METRIC_TIME, format = FMT_TABLE;
+    const hr_opt opts[] = {
+        {"--threshold", HR_OPT_DOUBLE, &o.threshold_pct, 0, 1000, NULL, "PCT",
+         "smallest change (%) of the median that counts (default 5)"},
+        {"--alpha", HR_OPT_DOUBLE, &o.alpha, 1e-12, 1, NULL, "A",
+         "significance level of the U test (default 0.05)"},
+        {"--metric", HR_OPT_ENUM, &metric, 0, 0, hr_cmp_metric_names, NULL,
+         "judge real_time, or the " HR_CMP_FRAC_COUNTER " counter (default time)"},
+        {"--filter", HR_OPT_STR, &o.filter, 0, 0, NULL, "REGEX",
+         "compare only benchmarks whose name matches (POSIX extended regex)"},
+        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL,
+         "report as an aligned table, markdown (CI comment) or JSON (default table)"},
+        {NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    char *pos[2];
+    int npos = 0;
+    int st = hr_parse(argc, argv, opts, synopsis, pos, 2, &npos);
+    if (st < 0) return 0;
+    if (st == HR_OK && npos != 2)
+        st = hr_fail("expected two results files, BASE and NEW (got %d)", npos);
+    if (st) {
+        fprintf(stderr, "headroom compare: %s\n", hr_errmsg());
+        return HR_EUSAGE;
+    }
+    o.metric = (hr_cmp_metric)metric;
+
+    hr_bench_file base, nw;
+    if ((st = hr_bench_file_load(pos[0], &base))) {
+        fprintf(stderr, "headroom compare: %s\n", hr_errmsg());
+        return HR_EUSAGE;
+    }
+    if ((st = hr_bench_file_load(pos[1], &nw))) {
+        fprintf(stderr, "headroom compare: %s\n", hr_errmsg());
+        hr_bench_file_free(&base);
+        return HR_EUSAGE;
+    }
+    hr_cmp c;
+    st = hr_compare(&base, &nw, &o, &c);
+    if (st) {
+        fprintf(stderr, "headroom compare: %s\n", hr_errmsg());
+    } else {
+        for (int i = 0; i < c.nwarn; i++)
+            fprintf(stderr, "headroom compare: warning: %s\n", c.warn[i]);
+        if (format == FMT_TABLE) {
+            hr_cmp_print_table(stdout, &c);
+        } else if (format == FMT_MARKDOWN) {
+            hr_cmp_print_markdown(stdout, &c);
+        } else {
+            cJSON *j = hr_cmp_json(&c);
+            char *text = j ? cJSON_Print(j) : NULL;
+            if (text) {
+                printf("%s\n", text);
+            } else {
+                st = HR_EUSAGE;
+                fprintf(stderr, "headroom compare: out of memory\n");
+            }
+            free(text);
+            cJSON_Delete(j);
+        }
+        if (!st) st = c.count[HR_VERDICT_REGRESSION] ? HR_EFAIL : HR_OK;
+        hr_cmp_free(&c);
+    }
+    hr_bench_file_free(&nw);
+    hr_bench_file_free(&base);
+    return st;
+}

@@ -1,0 +1,178 @@
+/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings, prints them and saves the ceilings file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "headroom.h"
+#include "probe.h"
+#include "roofline.h"
+#include "sysinfo.h"
+
+static const char *const formats[] = {"table", "json", NULL};
+
+#define MAX_THREADS 1024
+
+/* Parses --threads: "N" means 1..N; otherwise a comma list of counts and ranges a-b
+ * ("1,2,4", "1-4,8"). Stores the counts in out[0..*n) (at most max); HR_OK or HR_EUSAGE. */
+static int parse_threads(const char *s, int *out, int max, int *n)
+{
+    const char *p = s;
+    *n = 0;
+    bool single = !strchr(s, ',') && !strchr(s, '-');
+    while (*p) {
+        char *end;
+        errno = 0;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p || errno) goto bad;
+        p = end;
+        if (*p == '-') {
+            hi = strtol(p + 1, &end, 10);
+            if (end == p + 1 || errno) goto bad;
+            p = end;
+        }
+        if (single) lo = 1;
+        if (lo < 1 || hi > MAX_THREADS || lo > hi)
+            return hr_fail("--threads: counts must be in [1, %d] and ranges increasing, got '%s'",
+                           MAX_THREADS, s);
+        for (long t = lo; t <= hi; t++) {
+            if (*n >= max)
+                return hr_fail("--threads: at most %d thread counts, got '%s'", max, s);
+            out[(*n)++] = (int)t;
+        }
+        if (*p == ',' && p[1]) p++;
+        else if (*p) goto bad;
+    }
+    if (*n) return HR_OK;
+bad:
+    return hr_fail("--threads: expected N (1..N) or a list like 1,2,4 or 1-4, got '%s'", s);
+}
+
+static void progress(void *ctx, const hr_ceiling_row *r)
+{
+    (void)ctx;
+    fprintf(stderr, "  measured %d thread%s\n", r->threads, r->threads == 1 ? "" : "s");
+}
+
+static void print_table(const hr_ceilings *c)
+{
+    int build = hr_fma_build_loop();
+    printf("%7s  %-7s  %21s  %21s  %17s\n", "", "", "FMA GFLOP/s", "triad GB/s", "exp Gelem/s");
+    printf("%7s  %-7s  %6s %6s %7s  %6s %6s %7s  %5s %5s %5s\n", "threads", "isa", "best",
+           "median", "worst", "best", "median", "worst", "best", "med", "worst");
+    for (int i = 0; i < c->nrows; i++) {
+        const hr_ceiling_row *r = &c->rows[i];
+        bool first = true;
+        for (int m = 0; m < HR_FMA_NISA; m++) {
+            const hr_roof_stat *f = &r->fma[m];
+            if (f->best <= 0) continue;
+            char isa[16];
+            snprintf(isa, sizeof isa, "%s%s", hr_fma_isa_names[m], m == build ? "*" : "");
+            printf("%7d  %-7s  %6.1f %6.1f %7.1f", r->threads, isa, f->best, f->median, f->worst);
+            if (first)
+                printf("  %6.1f %6.1f %7.1f  %5.2f %5.2f %5.2f", r->triad.best, r->triad.median,
+                       r->triad.worst, r->exp.best, r->exp.median, r->exp.worst);
+            printf("\n");
+            first = false;
+        }
+    }
+    printf("* the ISA this build's kernels use (%s); best is the ceiling, worst/best shows the "
+           "noise\n", hr_isa);
+    printf("triad: a = b + s*c over %.0f MiB, STREAM counting (12 B/element); with "
+           "write-allocate (16 B) the best is %.1f GB/s at %d thread%s\n",
+           c->triad_bytes / 1048576, c->nrows ? c->rows[c->nrows - 1].triad.best * 16 / 12 : 0,
+           c->nrows ? c->rows[c->nrows - 1].threads : 0,
+           c->nrows && c->rows[c->nrows - 1].threads == 1 ? "" : "s");
+    printf("%d repetitions of >= %.1f ms per figure%s\n", c->reps, c->min_rep_time * 1e3,
+           c->quick ? "; --quick: tiny sizes, NOT the machine's ceilings" : "");
+}
+
+int cmd_roofline(int argc, char **argv)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    const char *threads_s = NULL, *out = NULL;
+    int format = 0, reps = 0;
+    bool quick = false;
+    double min_time = 0, triad_bytes = 0;
+    const hr_opt opts[] = {
+        {"--threads", HR_OPT_STR, &threads_s, 0, 0, NULL, "LIST",
+         "N (1..N), or counts and ranges: 1,2,4 or 1-4 (1..online CPUs)"},
+        {"--out", HR_OPT_STR, &out, 0, 0, NULL, "FILE",
+         "ceilings file (results/<machine>/ceilings.json; --quick: none)"},
+        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "stdout format (table)"},
+        {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL,
+         "tiny sizes, a fraction of a second: for tests, not ceilings"},
+        {"--reps", HR_OPT_INT, &reps, 1, 100, NULL, "N", "repetitions per figure (7; quick 3)"},
+        {"--min-time", HR_OPT_DOUBLE, &min_time, 1e-4, 10, NULL, "SEC",
+         "minimum seconds per repetition (0.01; quick 0.0005)"},
+        {"--triad-bytes", HR_OPT_BYTES, &triad_bytes, 1 << 20, 1099511627776.0, NULL, "BYTES",
+         "the three triad arrays together (max(256M, 4 x L3); quick 3M)"},
+        {NULL},
+    };
+    const char *syn = "roofline [--threads LIST] [--out FILE] [--format table|json] [--quick]";
+    int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
+    if (st < 0) return HR_OK;
+    if (st) {
+        fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
+        return st;
+    }
+
+    int th[HR_ROOF_MAX_ROWS], nth = 0;
+    if (threads_s) {
+        if ((st = parse_threads(threads_s, th, HR_ROOF_MAX_ROWS, &nth))) {
+            fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
+            return st;
+        }
+    } else {
+        int cpus = si->cpus > 0 ? si->cpus : 1;
+        for (int t = 1; t <= cpus && nth < HR_ROOF_MAX_ROWS; t++) th[nth++] = t;
+    }
+    for (int i = 0; i < nth; i++)
+        if (th[i] > si->cpus && si->cpus > 0) {
+            fprintf(stderr, "headroom roofline: warning: %d threads on %d CPUs: oversubscribed, "
+                            "not a ceiling\n", th[i], si->cpus);
+            break;
+        }
+
+    hr_roofline_opts o = {
+        .threads = th,
+        .nthreads = nth,
+        .reps = reps ? reps : quick ? 3 : 7,
+        .min_time = min_time > 0 ? min_time : quick ? 0.0005 : 0.01,
+        .triad_bytes = triad_bytes > 0 ? triad_bytes : quick ? 3.0 * 1048576 : 0,
+        .quick = quick,
+        .progress = isatty(2) ? progress : NULL,
+    };
+    hr_ceilings c;
+    if ((st = hr_roofline_measure(&o, &c))) {
+        fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
+        return st;
+    }
+
+    char path[1024];
+    if (out) snprintf(path, sizeof path, "%s", out);
+    else if (!quick) hr_ceilings_default_path(path, sizeof path);
+    else path[0] = 0;
+    if (path[0] && (st = hr_ceilings_save(&c, path))) {
+        fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
+        return st;
+    }
+
+    if (format == 1) {
+        cJSON *root = hr_ceilings_json(&c);
+        char *txt = cJSON_Print(root);
+        printf("%s\n", txt);
+        free(txt);
+        cJSON_Delete(root);
+    } else {
+        print_table(&c);
+    }
+    if (path[0]) fprintf(format == 1 ? stderr : stdout, "ceilings saved to %s\n", path);
+    else fprintf(format == 1 ? stderr : stdout, "--quick: ceilings not saved (give --out FILE)\n");
+    return HR_OK;
+}

@@ -1,0 +1,107 @@
+/* cmd_run.c — `headroom run`: time one kernel on one shape. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "commands.h"
+#include "counts.h"
+
+static const char *const formats[] = {"table", "csv", "json", NULL};
+
+int cmd_run(int argc, char **argv)
+{
+    const char *kname = NULL, *save_dir = NULL;
+    int batch = 1, heads = 8, kv_heads = 0, seq = 512, seq_kv = 0, d = 64, threads = 0;
+    int reps = 9, seed = 1, dist = HR_DIST_NORMAL, layout = HR_LAYOUT_BHND, format = 0;
+    int block_q = 0, block_kv = 0;
+    double min_time = 0.05, warmup = 0.1, max_mem = 0, scale = 0;
+    bool causal = false, check = false, cold = false;
+    const hr_opt opts[] = {
+        {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
+        {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
+        {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (8)"},
+        {"--kv-heads", HR_OPT_INT, &kv_heads, 1, HR_MAX_HEADS, NULL, "G", "KV heads, divides H (H)"},
+        {"--seq", HR_OPT_INT, &seq, 1, HR_MAX_SEQ, NULL, "N", "query rows Nq (512)"},
+        {"--seq-kv", HR_OPT_INT, &seq_kv, 1, HR_MAX_SEQ, NULL, "M", "key rows Nkv (N)"},
+        {"--d-head", HR_OPT_INT, &d, 1, HR_MAX_DHEAD, NULL, "D", "head dimension (64)"},
+        {"--scale", HR_OPT_DOUBLE, &scale, 0, 1e30, NULL, "S", "softmax scale (1/sqrt(D))"},
+        {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
+        {"--layout", HR_OPT_ENUM, &layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
+        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
+        {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (kernel default)"},
+        {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (kernel default)"},
+        {"--reps", HR_OPT_INT, &reps, 1, HR_MAX_REPS, NULL, "R", "timed repetitions (9)"},
+        {"--min-time", HR_OPT_DOUBLE, &min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (0.05)"},
+        {"--warmup", HR_OPT_DOUBLE, &warmup, 0, 3600, NULL, "SEC", "untimed warm-up seconds (0.1)"},
+        {"--cold", HR_OPT_FLAG, &cold, 0, 0, NULL, NULL, "flush caches before every repetition"},
+        {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input seed (1)"},
+        {"--dist", HR_OPT_ENUM, &dist, 0, 0, hr_dist_names, NULL, "input distribution (normal)"},
+        {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "verify against the oracle first; exit 1 if it fails"},
+        {"--save", HR_OPT_STR, &save_dir, 0, 0, NULL, "DIR", "write q.npy k.npy v.npy o.npy to DIR"},
+        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        {NULL},
+    };
+    const char *syn = "run --kernel NAME [options]";
+    int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
+    if (st < 0) return HR_OK;
+    if (st) goto err;
+    if (!kname) {
+        st = hr_fail("--kernel: required (see headroom list)");
+        goto err;
+    }
+    const hr_kernel *k = hr_kernel_find(kname);
+    if (!k) {
+        st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
+        goto err;
+    }
+    hr_bench_spec s = {
+        .prob = {batch, heads, kv_heads ? kv_heads : heads, seq, seq_kv ? seq_kv : seq, d, causal,
+                 (float)scale},
+        .layout = (hr_layout)layout,
+        .tune = {block_q, block_kv, threads},
+        .tune_source = (block_q || block_kv) ? "flag" : "default",
+        .dist = (hr_dist)dist,
+        .seed = (uint64_t)seed,
+        .timer = {.reps = reps, .min_time = min_time, .warmup = warmup, .cold = cold},
+        .check = check,
+        .max_mem = max_mem,
+        .save_dir = save_dir,
+    };
+    hr_result r;
+    st = hr_bench_run(k, &s, &r);
+    if (st) goto err;
+
+    char warn[16][200];
+    int nw = 0;
+    hr_env_warnings(warn, 16, &nw);
+    hr_bench_warnings(&r, warn, 16, &nw);
+    for (int i = 0; i < nw; i++) fprintf(stderr, "headroom run: warning: %s\n", warn[i]);
+    if (format == 0) {
+        hr_table_header(stdout);
+        hr_table_row(stdout, &r);
+        if (r.checked) {
+            char msg[256];
+            hr_check_str(&r.check, msg, sizeof msg);
+            printf("check: %s\n", msg);
+        }
+    } else if (format == 1) {
+        hr_csv_header(stdout);
+        hr_csv_row(stdout, &r);
+    } else {
+        const char *wp[16];
+        for (int i = 0; i < nw; i++) wp[i] = warn[i];
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
+        hr_result_json_rows(&r, cJSON_AddArrayToObject(doc, "benchmarks"));
+        char *txt = cJSON_Print(doc);
+        printf("%s\n", txt);
+        free(txt);
+        cJSON_Delete(doc);
+    }
+    return HR_OK;
+err:
+    fprintf(stderr, "headroom run: %s\n", hr_errmsg());
+    return st;
+}

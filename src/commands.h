@@ -1,0 +1,10 @@
+/* commands.h — the subcommands; each lives in src/cmd_<name>.c. */
+#ifndef HR_COMMANDS_H
+#define HR_COMMANDS_H
+
+int cmd_list(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_roofline(int argc, char **argv);
+
+#endif

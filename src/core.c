@@ -1,0 +1,102 @@
+/* core.c — the error convention, problem validation and dense tensor views. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "headroom.h"
+
+static _Thread_local char errbuf[512];
+
+static int vfail(int status, const char *fmt, va_list ap)
+{
+    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    return status;
+}
+
+int hr_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int s = vfail(HR_EUSAGE, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+int hr_failc(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int s = vfail(status, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+const char *hr_errmsg(void) { return errbuf; }
+
+const char *const hr_layout_names[] = {"bhnd", "bnhd", NULL};
+
+/* Multiplies into *acc, returning 0 if the product would exceed limit. */
+static int mul_ok(double *acc, double x, double limit)
+{
+    *acc *= x;
+    return *acc <= limit;
+}
+
+int hr_problem_validate(const hr_problem *p)
+{
+    static const struct {
+        const char *flag;
+        size_t off;
+        int max;
+    } dims[] = {
+        {"--batch", offsetof(hr_problem, batch), HR_MAX_BATCH},
+        {"--heads", offsetof(hr_problem, heads), HR_MAX_HEADS},
+        {"--kv-heads", offsetof(hr_problem, kv_heads), HR_MAX_HEADS},
+        {"--seq", offsetof(hr_problem, seq_q), HR_MAX_SEQ},
+        {"--seq-kv", offsetof(hr_problem, seq_kv), HR_MAX_SEQ},
+        {"--d-head", offsetof(hr_problem, d_head), HR_MAX_DHEAD},
+    };
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        int v = *(const int *)((const char *)p + dims[i].off);
+        if (v < 1 || v > dims[i].max)
+            return hr_fail("%s: must be in [1, %d], got %d", dims[i].flag, dims[i].max, v);
+    }
+    if (p->heads % p->kv_heads)
+        return hr_fail("--kv-heads: %d does not divide --heads %d", p->kv_heads, p->heads);
+    if (!(p->scale >= 0) || !isfinite(p->scale))
+        return hr_fail("--scale: must be a finite number >= 0 (0 means 1/sqrt(d))");
+    /* Element counts of Q/O and K/V must stay far inside ptrdiff_t/size_t (2^48
+     * elements, 1 PiB of fp32); checked in double, which is exact far beyond. The
+     * memory budget then refuses what does not fit this machine. */
+    const double limit = 0x1p48;
+    double q = 1, kv = 1;
+    if (!mul_ok(&q, p->batch, limit) || !mul_ok(&q, p->heads, limit) ||
+        !mul_ok(&q, p->seq_q, limit) || !mul_ok(&q, p->d_head, limit))
+        return hr_fail("--seq: Q/O size B*Hq*Nq*d = %.3g elements overflows the 2^48 limit",
+                       (double)p->batch * p->heads * p->seq_q * p->d_head);
+    if (!mul_ok(&kv, p->batch, limit) || !mul_ok(&kv, p->kv_heads, limit) ||
+        !mul_ok(&kv, p->seq_kv, limit) || !mul_ok(&kv, p->d_head, limit))
+        return hr_fail("--seq-kv: K/V size B*Hkv*Nkv*d = %.3g elements overflows the 2^48 limit",
+                       (double)p->batch * p->kv_heads * p->seq_kv * p->d_head);
+    return HR_OK;
+}
+
+float hr_problem_scale(const hr_problem *p)
+{
+    return p->scale > 0 ? p->scale : (float)(1.0 / sqrt((double)p->d_head));
+}
+
+void hr_problem_str(const hr_problem *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s", p->batch, p->heads, p->kv_heads, p->seq_q,
+             p->seq_kv, p->d_head, p->causal ? " causal" : "");
+}
+
+hr_view hr_view_dense(float *base, hr_layout layout, int batch, int heads, int rows, int d)
+{
+    (void)batch;
+    ptrdiff_t D = d, H = heads, N = rows;
+    if (layout == HR_LAYOUT_BNHD) return (hr_view){base, N * H * D, D, H * D};
+    return (hr_view){base, H * N * D, N * D, D};
+}

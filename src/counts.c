@@ -1,0 +1,69 @@
+/* counts.c — FLOPs and bytes of attention and of the full layer; every rate derives from here.
+ *
+ * FLOP rules (DESIGN.md): the core costs 4·d FLOPs per visible (query, key) pair and
+ * head — 2·d for the score q·k and 2·d for p·v — so 4·B·Hq·Nq·Nkv·d non-causal. Softmax
+ * work (max, exp, sum, rescale) is not counted, as is customary; it shows up as a lower
+ * fraction of peak instead.
+ *
+ * Byte rules: the minimum is Q, K, V read once and O written once. Kernels declare how
+ * they really move data (hr_traffic):
+ *   SCORES        materializes scores in memory: + 16 bytes per visible score (S written,
+ *                 read and rewritten as P by the softmax, read again by P·V);
+ *   KV_PER_HEAD   K and V are streamed once per query head (Hq times, not Hkv times);
+ *   KV_PER_GROUP  K and V are streamed once per KV head: the minimum. */
+#include "counts.h"
+
+double hr_visible_pairs(const hr_problem *p)
+{
+    if (!p->causal) return (double)p->seq_q * p->seq_kv;
+    double n = 0;
+    for (int i = 0; i < p->seq_q; i++) n += hr_causal_end(p, i);
+    return n;
+}
+
+double hr_core_flops(const hr_problem *p)
+{
+    return 4.0 * p->batch * p->heads * p->d_head * hr_visible_pairs(p);
+}
+
+static double qo_bytes(const hr_problem *p)
+{
+    return 2.0 * 4.0 * p->batch * p->heads * p->seq_q * p->d_head;
+}
+
+static double kv_bytes(const hr_problem *p, int heads)
+{
+    return 2.0 * 4.0 * p->batch * heads * (double)p->seq_kv * p->d_head;
+}
+
+double hr_min_bytes(const hr_problem *p) { return qo_bytes(p) + kv_bytes(p, p->kv_heads); }
+
+double hr_kernel_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
+{
+    (void)t;
+    switch (k->traffic) {
+    case HR_TRAFFIC_SCORES:
+        return qo_bytes(p) + kv_bytes(p, p->heads) +
+               16.0 * p->batch * p->heads * hr_visible_pairs(p);
+    case HR_TRAFFIC_KV_PER_HEAD: return qo_bytes(p) + kv_bytes(p, p->heads);
+    case HR_TRAFFIC_KV_PER_GROUP: break;
+    }
+    return hr_min_bytes(p);
+}
+
+double hr_kv_cache_bytes(int layers, int batch, int kv_heads, int d_head, long length,
+                         double bytes_per_element)
+{
+    return 2.0 * layers * batch * kv_heads * (double)d_head * (double)length *
+           bytes_per_element;
+}
+
+double hr_proj_flops(int batch, int seq, int d_model, int heads, int kv_heads, int d_head)
+{
+    return 2.0 * batch * (double)seq * d_model * (double)(heads + 2 * kv_heads) * d_head;
+}
+
+double hr_out_proj_flops(int batch, int seq, int d_model, int heads, int d_head)
+{
+    return 2.0 * batch * (double)seq * heads * (double)d_head * d_model;
+}

@@ -1,0 +1,146 @@
+/* headroom.h — the attention problem, strided tensor views and the kernel interface. */
+#ifndef HEADROOM_H
+#define HEADROOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- status codes and the last error message -------------------------------- */
+
+enum {
+    HR_OK = 0,
+    HR_EFAIL = 1,  /* a check or a regression failed                       */
+    HR_EUSAGE = 2, /* bad usage or input: the message names the flag/file  */
+};
+
+/* Records a one-line message (printf format) and returns HR_EUSAGE. */
+int hr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, returning the given status. */
+int hr_failc(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message recorded by the last hr_fail on this thread ("" if none). */
+const char *hr_errmsg(void);
+
+/* ---- the problem ------------------------------------------------------------ */
+
+/* Sane upper limits, checked by hr_problem_validate before anything is allocated. */
+#define HR_MAX_BATCH 4096
+#define HR_MAX_HEADS 4096
+#define HR_MAX_SEQ (1 << 24)
+#define HR_MAX_DHEAD 4096
+
+/* One multi-head attention problem. Q: [B][Hq][Nq][d], K, V: [B][Hkv][Nkv][d].
+ * Query head h reads KV head h / (Hq / Hkv). Causal is bottom-right aligned: key j is
+ * visible to query i iff j <= i + (Nkv - Nq); a row that sees no key is all zeros. */
+typedef struct {
+    int batch, heads, kv_heads; /* B, Hq, Hkv                       */
+    int seq_q, seq_kv, d_head;  /* Nq, Nkv, d                       */
+    bool causal;
+    float scale; /* 0 means 1/sqrt(d)                 */
+} hr_problem;
+
+/* Checks sizes >= 1, limits, Hkv | Hq and that every tensor's element count fits in
+ * size_t and ptrdiff_t. On error returns HR_EUSAGE with a message naming the flag. */
+int hr_problem_validate(const hr_problem *p);
+/* The softmax scale actually used (p->scale, or 1/sqrt(d) when it is 0). */
+float hr_problem_scale(const hr_problem *p);
+/* Query heads per KV head (Hq / Hkv). */
+static inline int hr_group(const hr_problem *p) { return p->heads / p->kv_heads; }
+/* Last key visible to query row i, plus one (0..Nkv): keys [0, end) are visible. */
+static inline int hr_causal_end(const hr_problem *p, int i)
+{
+    if (!p->causal) return p->seq_kv;
+    long e = (long)i + 1 + (long)p->seq_kv - (long)p->seq_q;
+    return e < 0 ? 0 : e > p->seq_kv ? p->seq_kv : (int)e;
+}
+/* A short text form: "B1 H16/4 N256x256 d64 causal". */
+void hr_problem_str(const hr_problem *p, char *buf, size_t len);
+
+/* ---- strided views ------------------------------------------------------------ */
+
+/* A 4-D tensor [batch][head][row][col] with unit stride inside a row. Strides are in
+ * elements. BHND and BNHD (what a projection produces) are both plain views. */
+typedef struct {
+    const float *p;
+    ptrdiff_t sb, sh, sn;
+} hr_cview;
+typedef struct {
+    float *p;
+    ptrdiff_t sb, sh, sn;
+} hr_view;
+
+typedef enum { HR_LAYOUT_BHND = 0, HR_LAYOUT_BNHD = 1 } hr_layout;
+extern const char *const hr_layout_names[]; /* "bhnd", "bnhd", NULL */
+
+/* The view of a densely packed [B][H][N][d] tensor stored in the given layout. */
+hr_view hr_view_dense(float *base, hr_layout layout, int batch, int heads, int rows, int d);
+static inline hr_cview hr_cv(hr_view v) { return (hr_cview){v.p, v.sb, v.sh, v.sn}; }
+static inline const float *hr_crow(hr_cview v, int b, int h, int n)
+{
+    return v.p + b * v.sb + h * v.sh + n * v.sn;
+}
+static inline float *hr_row(hr_view v, int b, int h, int n)
+{
+    return v.p + b * v.sb + h * v.sh + n * v.sn;
+}
+
+/* The operands of one call. */
+typedef struct {
+    hr_cview q, k, v;
+    hr_view o;
+} hr_args;
+
+/* ---- tunables ------------------------------------------------------------------ */
+
+/* A kernel's knobs. 0 means "the kernel's default"; kernel->resolve fills them in. */
+typedef struct {
+    int block_q;  /* query rows per tile                         */
+    int block_kv; /* keys per tile                               */
+    int threads;  /* OpenMP threads (0: omp_get_max_threads())   */
+} hr_tune;
+
+/* ---- the kernel interface ------------------------------------------------------ */
+
+enum {
+    HR_CAP_CAUSAL = 1u << 0,   /* handles causal masking                     */
+    HR_CAP_GQA = 1u << 1,      /* exploits Hkv < Hq (K/V tile shared by group) */
+    HR_CAP_DECODE = 1u << 2,   /* built for small Nq against a long cache    */
+    HR_CAP_THREADED = 1u << 3, /* uses tune.threads                          */
+    HR_CAP_BLOCK_Q = 1u << 4,  /* reads tune.block_q                         */
+    HR_CAP_BLOCK_KV = 1u << 5, /* reads tune.block_kv                        */
+};
+
+/* How a kernel moves data, for the central byte counts (counts.c). */
+typedef enum {
+    HR_TRAFFIC_SCORES,     /* materializes the Nq x Nkv scores of a head in memory */
+    HR_TRAFFIC_KV_PER_HEAD,/* streams K/V once per query head                     */
+    HR_TRAFFIC_KV_PER_GROUP/* streams K/V once per KV head (whole group at once)  */
+} hr_traffic;
+
+typedef struct hr_kernel {
+    const char *name;    /* "flash"                               */
+    const char *summary; /* one line                              */
+    unsigned caps;       /* HR_CAP_*                              */
+    hr_traffic traffic;
+    /* NULL when the kernel can run p, else a short reason it cannot. */
+    const char *(*applicable)(const hr_problem *p);
+    /* Replaces 0 fields of t by this kernel's defaults for p (threads included). */
+    void (*resolve)(const hr_problem *p, hr_tune *t);
+    /* Scratch bytes run() needs for p and a resolved t; allocated by the caller,
+     * 64-byte aligned, outside any timed region. */
+    size_t (*workspace_bytes)(const hr_problem *p, const hr_tune *t);
+    /* Computes a->o. ws has workspace_bytes(p, t) bytes. Returns HR_OK. */
+    int (*run)(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws);
+} hr_kernel;
+
+/* The registry: a NULL-terminated table of every kernel built into this binary. */
+extern const hr_kernel *const hr_kernels[];
+/* The kernel called name, or NULL. */
+const hr_kernel *hr_kernel_find(const char *name);
+/* Calls k->resolve on a copy of *t and also sets threads (1 for unthreaded kernels). */
+hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
+
+/* The vector ISA this binary was built for: "avx512", "avx2" or "generic". */
+extern const char hr_isa[];
+
+#endif

@@ -1,0 +1,115 @@
+/* kvcache.c — the KV cache: allocation with a budget, appends checked against capacity, zero-copy views. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inputs.h"
+#include "kvcache.h"
+
+double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity)
+{
+    return 2.0 * layers * batch * kv_heads * (double)d_head * (double)capacity * sizeof(float);
+}
+
+int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_head,
+                    long capacity, double max_bytes)
+{
+    memset(c, 0, sizeof *c);
+    if (layers < 1 || layers > 4096)
+        return hr_fail("--layers: must be in [1, 4096], got %d", layers);
+    if (batch < 1 || batch > HR_MAX_BATCH)
+        return hr_fail("--batch: must be in [1, %d], got %d", HR_MAX_BATCH, batch);
+    if (kv_heads < 1 || kv_heads > HR_MAX_HEADS)
+        return hr_fail("--kv-heads: must be in [1, %d], got %d", HR_MAX_HEADS, kv_heads);
+    if (d_head < 1 || d_head > HR_MAX_DHEAD)
+        return hr_fail("--d-head: must be in [1, %d], got %d", HR_MAX_DHEAD, d_head);
+    if (capacity < 1 || capacity > HR_MAX_SEQ)
+        return hr_fail("KV cache capacity (prompt + tokens) must be in [1, %d], got %ld",
+                       HR_MAX_SEQ, capacity);
+    double bytes = hr_kvcache_bytes(layers, batch, kv_heads, d_head, capacity);
+    if (bytes > (double)PTRDIFF_MAX / 2)
+        return hr_fail("KV cache of %.3g bytes overflows", bytes);
+    if (max_bytes > 0 && bytes > max_bytes)
+        return hr_fail("KV cache needs %.2f GiB, over the memory budget of %.2f GiB "
+                       "(--max-mem)", bytes / 1073741824.0, max_bytes / 1073741824.0);
+    c->mem = hr_alloc((size_t)bytes);
+    c->length = calloc((size_t)layers, sizeof *c->length);
+    if (!c->mem || !c->length) {
+        free(c->mem);
+        free(c->length);
+        memset(c, 0, sizeof *c);
+        return hr_fail("out of memory allocating a KV cache of %.2f GiB", bytes / 1073741824.0);
+    }
+    /* Touch every page now, so first-touch faults are not timed later. */
+    memset(c->mem, 0, (size_t)bytes);
+    c->layers = layers;
+    c->batch = batch;
+    c->kv_heads = kv_heads;
+    c->d_head = d_head;
+    c->capacity = (int)capacity;
+    c->bytes = (size_t)bytes;
+    return HR_OK;
+}
+
+void hr_kvcache_free(hr_kvcache *c)
+{
+    free(c->mem);
+    free(c->length);
+    memset(c, 0, sizeof *c);
+}
+
+void hr_kvcache_reset(hr_kvcache *c)
+{
+    for (int l = 0; l < c->layers; l++) c->length[l] = 0;
+}
+
+/* Layer l's K (which 0) or V (which 1) as a writable view of the whole capacity. */
+static hr_view layer_view(const hr_kvcache *c, int layer, int which)
+{
+    const ptrdiff_t sn = c->d_head, sh = (ptrdiff_t)c->capacity * sn,
+                    sb = (ptrdiff_t)c->kv_heads * sh;
+    float *base = c->mem + ((ptrdiff_t)layer * 2 + which) * c->batch * sb;
+    return (hr_view){base, sb, sh, sn};
+}
+
+hr_cview hr_kvcache_k(const hr_kvcache *c, int layer) { return hr_cv(layer_view(c, layer, 0)); }
+hr_cview hr_kvcache_v(const hr_kvcache *c, int layer) { return hr_cv(layer_view(c, layer, 1)); }
+
+static int check_room(const hr_kvcache *c, int layer, int T)
+{
+    if (layer < 0 || layer >= c->layers)
+        return hr_fail("KV cache: layer %d out of range [0, %d)", layer, c->layers);
+    if (T < 1) return hr_fail("KV cache: append of %d tokens (must be >= 1)", T);
+    if ((long)c->length[layer] + T > c->capacity)
+        return hr_fail("KV cache: layer %d holds %d of %d tokens, no room for %d more", layer,
+                       c->length[layer], c->capacity, T);
+    return HR_OK;
+}
+
+int hr_kvcache_extend(hr_kvcache *c, int layer, int T, hr_view *k_new, hr_view *v_new)
+{
+    int st = check_room(c, layer, T);
+    if (st) return st;
+    hr_view k = layer_view(c, layer, 0), v = layer_view(c, layer, 1);
+    const ptrdiff_t off = (ptrdiff_t)c->length[layer] * k.sn;
+    k.p += off;
+    v.p += off;
+    *k_new = k;
+    *v_new = v;
+    c->length[layer] += T;
+    return HR_OK;
+}
+
+int hr_kvcache_append(hr_kvcache *c, int layer, hr_cview k_new, hr_cview v_new, int T)
+{
+    hr_view k, v;
+    int st = hr_kvcache_extend(c, layer, T, &k, &v);
+    if (st) return st;
+    const size_t row = (size_t)c->d_head * sizeof(float);
+    for (int b = 0; b < c->batch; b++)
+        for (int g = 0; g < c->kv_heads; g++)
+            for (int t = 0; t < T; t++) {
+                memcpy(hr_row(k, b, g, t), hr_crow(k_new, b, g, t), row);
+                memcpy(hr_row(v, b, g, t), hr_crow(v_new, b, g, t), row);
+            }
+    return HR_OK;
+}

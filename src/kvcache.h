@@ -1,0 +1,43 @@
+/* kvcache.h — a per-layer KV cache: [B][Hkv][capacity][d] K and V, appended token by token, read through views. */
+#ifndef HR_KVCACHE_H
+#define HR_KVCACHE_H
+
+#include "headroom.h"
+
+/* Each layer holds K and V, each [B][Hkv][capacity][d] fp32 in one allocation. Layer l
+ * has its own length (rows 0..length-1 of every head are valid), so a model step can
+ * append layer by layer. The views returned read the valid rows in place: row stride
+ * d, head stride capacity * d, so a kernel takes them with seq_kv = the layer's length
+ * and nothing is copied. */
+typedef struct {
+    int layers, batch, kv_heads, d_head;
+    int capacity;   /* rows per head                      */
+    int *length;    /* [layers] valid rows per head       */
+    float *mem;     /* layers x {K, V} x [B][Hkv][capacity][d] */
+    size_t bytes;   /* bytes of mem                       */
+} hr_kvcache;
+
+/* Bytes hr_kvcache_init would allocate for the tensors (2 * layers * B * Hkv * cap * d * 4). */
+double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity);
+/* Allocates an empty cache (64-byte aligned, zeroed). Sizes must be >= 1 and within
+ * headroom.h's limits, and the total must fit max_bytes (0: no budget). On error returns
+ * HR_EUSAGE with a message naming the flag and allocates nothing. */
+int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_head,
+                    long capacity, double max_bytes);
+void hr_kvcache_free(hr_kvcache *c);
+
+/* Writes T new rows per (b, g) of layer l from k_new, v_new ([B][Hkv][T][d] views, any
+ * strides) at rows [length, length + T) and advances that layer's length. On error
+ * (layer out of range, T < 1, or length + T > capacity) returns HR_EUSAGE with a
+ * message and changes nothing. */
+int hr_kvcache_append(hr_kvcache *c, int layer, hr_cview k_new, hr_cview v_new, int T);
+/* Like append, but hands back writable views of the T new rows so the caller fills them
+ * in place (no staging copy); the layer's length is advanced. Same errors. */
+int hr_kvcache_extend(hr_kvcache *c, int layer, int T, hr_view *k_new, hr_view *v_new);
+/* Views of layer l's K and V ([B][Hkv][length][d] valid rows, head stride capacity*d). */
+hr_cview hr_kvcache_k(const hr_kvcache *c, int layer);
+hr_cview hr_kvcache_v(const hr_kvcache *c, int layer);
+/* Drops every layer's rows (length 0); the storage stays. */
+void hr_kvcache_reset(hr_kvcache *c);
+
+#endif

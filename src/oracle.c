@@ -1,0 +1,144 @@
+/* oracle.c — the double-precision reference attention and the comparison against it.
+ *
+ * The reference computes each output row independently in double: logits, the row max,
+ * exp(s - max), their sum, and the weighted sum of V rows — the textbook softmax, stable
+ * for any logit magnitude. Semantics are those of headroom.h (GQA mapping, bottom-right
+ * causal alignment, all-zero rows when no key is visible).
+ *
+ * Tolerance (fp32 kernels): relative to max|O_ref| over the checked rows,
+ *   pass = eps32 · (8·sqrt(d) + 16·log2(Nkv + 1) + 16) + logit term,
+ *   warn = 10 · pass,
+ * where the first part covers fp32 dot products and sums over up to Nkv keys, and the
+ * logit term 2·eps32·max_row(scale·Σ|q·k|)·max|V| / max|O_ref| covers the rounding any
+ * fp32 kernel must make in logits of large magnitude (the `large` distribution): a logit
+ * error δ (about eps32·scale·Σ|q·k| for an fp32 dot product) perturbs the softmax weights
+ * by a relative δ, and O_i by at most δ·max|V_j - O_i|. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "counts.h"
+#include "oracle.h"
+
+const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
+
+void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
+                   double *dot_abs)
+{
+    const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
+    const double scale = hr_problem_scale(p);
+    const float *q = hr_crow(a->q, b, h, i);
+    double m = -INFINITY, dabs = 0;
+    double *s = malloc(sizeof(double) * (size_t)(end > 0 ? end : 1));
+    for (int j = 0; j < end; j++) {
+        const float *k = hr_crow(a->k, b, g, j);
+        double acc = 0, aabs = 0;
+        for (int c = 0; c < d; c++) {
+            acc += (double)q[c] * k[c];
+            aabs += fabs((double)q[c] * k[c]);
+        }
+        s[j] = acc * scale;
+        if (s[j] > m) m = s[j];
+        if (aabs * scale > dabs) dabs = aabs * scale;
+    }
+    for (int c = 0; c < d; c++) out[c] = 0;
+    double sum = 0;
+    for (int j = 0; j < end; j++) {
+        double w = exp(s[j] - m);
+        sum += w;
+        const float *v = hr_crow(a->v, b, g, j);
+        for (int c = 0; c < d; c++) out[c] += w * v[c];
+    }
+    if (end > 0)
+        for (int c = 0; c < d; c++) out[c] /= sum;
+    free(s);
+    if (dot_abs) *dot_abs = dabs;
+}
+
+/* Counts NaN/inf in a [B][H][N][d] view and returns max |x|. */
+static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
+{
+    double mx = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int n = 0; n < N; n++) {
+                const float *r = hr_crow(v, b, h, n);
+                for (int c = 0; c < d; c++) {
+                    if (!isfinite(r[c])) (*nonfinite)++;
+                    else if (fabsf(r[c]) > mx) mx = fabsf(r[c]);
+                }
+            }
+    return mx;
+}
+
+hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
+{
+    hr_check c = {0};
+    const int B = p->batch, H = p->heads, G = p->kv_heads, Nq = p->seq_q, Nk = p->seq_kv;
+    const int d = p->d_head;
+    if (max_work <= 0) max_work = 2e8;
+    scan(a->q, B, H, Nq, d, &c.input_nonfinite);
+    scan(a->k, B, G, Nk, d, &c.input_nonfinite);
+    double vmax = scan(a->v, B, G, Nk, d, &c.input_nonfinite);
+    scan(hr_cv(a->o), B, H, Nq, d, &c.nonfinite);
+
+    /* Check every row while the work is small, else every stride-th row plus the first
+     * and last row of every head (the causal edge cases live there). */
+    double work = (double)B * H * d * hr_visible_pairs(p) * 2;
+    long stride = work <= max_work ? 1 : (long)ceil(work / max_work);
+    c.rows_total = (long)B * H * Nq;
+    double *ref = malloc(sizeof(double) * (size_t)d);
+    double omax = 0, dabs_max = 0, err2 = 0, ref2 = 0;
+    long r = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < Nq; i++, r++) {
+                if (r % stride && i != 0 && i != Nq - 1) continue;
+                double dabs;
+                hr_oracle_row(p, a, b, h, i, ref, &dabs);
+                const float *o = hr_crow(hr_cv(a->o), b, h, i);
+                int masked = hr_causal_end(p, i) == 0;
+                for (int k = 0; k < d; k++) {
+                    double e = fabs((double)o[k] - ref[k]);
+                    if (masked && o[k] != 0.0f) {
+                        c.masked_nonzero++;
+                        break;
+                    }
+                    if (!(e <= c.max_abs_err)) c.max_abs_err = isnan(e) ? INFINITY : e;
+                    if (fabs(ref[k]) > omax) omax = fabs(ref[k]);
+                    err2 += e * e;
+                    ref2 += ref[k] * ref[k];
+                }
+                if (dabs > dabs_max) dabs_max = dabs;
+                c.rows_checked++;
+            }
+    free(ref);
+    const double eps = FLT_EPSILON;
+    c.max_rel_err = omax > 0 ? c.max_abs_err / omax : c.max_abs_err;
+    c.nmse = ref2 > 0 ? err2 / ref2 : err2;
+    c.tol_pass = eps * (8 * sqrt((double)d) + 16 * log2((double)Nk + 1) + 16);
+    if (omax > 0) c.tol_pass += 2 * eps * dabs_max * vmax / omax;
+    c.tol_warn = 10 * c.tol_pass;
+    if (c.nonfinite || c.input_nonfinite || c.masked_nonzero || !(c.max_rel_err <= c.tol_warn))
+        c.verdict = HR_CHECK_FAIL;
+    else if (c.max_rel_err > c.tol_pass)
+        c.verdict = HR_CHECK_WARN;
+    else
+        c.verdict = HR_CHECK_PASS;
+    return c;
+}
+
+void hr_check_str(const hr_check *c, char *buf, size_t len)
+{
+    if (c->input_nonfinite)
+        snprintf(buf, len, "fail: the input contains %ld NaN/inf values", c->input_nonfinite);
+    else if (c->nonfinite)
+        snprintf(buf, len, "fail: the output contains %ld NaN/inf values", c->nonfinite);
+    else if (c->masked_nonzero)
+        snprintf(buf, len, "fail: %ld fully masked rows are not zero", c->masked_nonzero);
+    else
+        snprintf(buf, len, "%s max_rel %.2e (pass <= %.2e, warn <= %.2e) max_abs %.2e nmse %.2e%s",
+                 hr_check_names[c->verdict], c->max_rel_err, c->tol_pass, c->tol_warn,
+                 c->max_abs_err, c->nmse, c->rows_checked < c->rows_total ? " (sampled rows)" : "");
+}

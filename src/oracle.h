@@ -1,0 +1,39 @@
+/* oracle.h — the double-precision reference and the comparison against it. */
+#ifndef HR_ORACLE_H
+#define HR_ORACLE_H
+
+#include "headroom.h"
+
+/* Computes one output row O[b,h,i] (d doubles) in double precision with the exact
+ * semantics of headroom.h. Also returns, through dot_abs (may be NULL), the largest
+ * scale * sum_k |q_k * k_k| over the row's visible keys: the size of the logits'
+ * rounding error that any fp32 kernel must make. */
+void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
+                   double *dot_abs);
+
+typedef struct {
+    double max_abs_err;  /* max |O - ref|                                */
+    double max_rel_err;  /* max |O - ref| / max |ref|                    */
+    double nmse;         /* sum (O - ref)^2 / sum ref^2                  */
+    double tol_pass;     /* max_rel_err <= tol_pass: pass                */
+    double tol_warn;     /* tol_pass < max_rel_err <= tol_warn: warn     */
+    long nonfinite;      /* NaN or inf in O                              */
+    long input_nonfinite;/* NaN or inf in Q, K or V (the check then fails) */
+    long masked_nonzero; /* rows that see no key but are not exactly zero */
+    long rows_checked;   /* rows compared (a deterministic sample for big shapes) */
+    long rows_total;
+    int verdict;         /* HR_CHECK_PASS, _WARN or _FAIL                 */
+} hr_check;
+
+enum { HR_CHECK_PASS = 0, HR_CHECK_WARN = 1, HR_CHECK_FAIL = 2 };
+extern const char *const hr_check_names[]; /* "pass", "warn", "fail" */
+
+/* Compares a->o with the oracle. Rows are all checked while the oracle's work stays
+ * under max_work multiply-adds (0: a default of about 2e8); beyond that a deterministic
+ * spread of rows (always including the first and last of each head) is checked.
+ * Inputs containing NaN or inf fail with a message saying so. */
+hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work);
+/* One line: "pass max_rel 1.2e-07 (tol 2.4e-05) nmse 3e-15". */
+void hr_check_str(const hr_check *c, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,277 @@
+/* probe.c — FMA-chain loops per vector ISA and the short concurrent-ceiling probes (FMA and triad). */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headroom.h"
+#include "inputs.h"
+#include "probe.h"
+#include "roofline.h"
+#include "sysinfo.h"
+#include "timer.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HR_X86 1
+#include <immintrin.h>
+#else
+#define HR_X86 0
+#endif
+
+/* ---- FMA loops ------------------------------------------------------------------
+ * Chains per loop: an FMA has a latency of 4 cycles on current x86 cores and two
+ * ports issue one each per cycle, so 8 chains keep them busy; 16 (AVX-512, 32
+ * registers) and 12 (16 registers, 2 of them holding m and a) leave a margin for
+ * slower cores. mul + add chains (sse2, scalar) have twice the latency but also two
+ * add ports, so 12 chains cover 2 x 2 x 3 cycles. The inner loop over chains is fully
+ * unrolled and the chains live in registers (checked with objdump: no loads or stores
+ * in the loop). */
+
+#define CHAINS_512 16
+#define CHAINS_256 12
+#define CHAINS_128 12
+#define CHAINS_1 12
+
+#if HR_X86
+__attribute__((target("avx512f"))) static float fma_avx512(long iters, float m, float a)
+{
+    __m512 x[CHAINS_512], vm = _mm512_set1_ps(m), va = _mm512_set1_ps(a);
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_512; j++) x[j] = _mm512_set1_ps(1.0f + 0.01f * (float)j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_512; j++) x[j] = _mm512_fmadd_ps(x[j], vm, va);
+    }
+#pragma GCC unroll 16
+    for (int j = 1; j < CHAINS_512; j++) x[0] = _mm512_add_ps(x[0], x[j]);
+    return _mm512_reduce_add_ps(x[0]);
+}
+
+__attribute__((target("avx2,fma"))) static float fma_avx2(long iters, float m, float a)
+{
+    __m256 x[CHAINS_256], vm = _mm256_set1_ps(m), va = _mm256_set1_ps(a);
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_256; j++) x[j] = _mm256_set1_ps(1.0f + 0.01f * (float)j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_256; j++) x[j] = _mm256_fmadd_ps(x[j], vm, va);
+    }
+#pragma GCC unroll 16
+    for (int j = 1; j < CHAINS_256; j++) x[0] = _mm256_add_ps(x[0], x[j]);
+    float out[8];
+    _mm256_storeu_ps(out, x[0]);
+    return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
+}
+
+static float fma_sse2(long iters, float m, float a)
+{
+    __m128 x[CHAINS_128], vm = _mm_set1_ps(m), va = _mm_set1_ps(a);
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_128; j++) x[j] = _mm_set1_ps(1.0f + 0.01f * (float)j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_128; j++) x[j] = _mm_add_ps(_mm_mul_ps(x[j], vm), va);
+    }
+#pragma GCC unroll 16
+    for (int j = 1; j < CHAINS_128; j++) x[0] = _mm_add_ps(x[0], x[j]);
+    float out[4];
+    _mm_storeu_ps(out, x[0]);
+    return out[0] + out[1] + out[2] + out[3];
+}
+
+/* Scalar lanes via the _ss intrinsics, so the auto-vectorizer cannot pack the chains. */
+static float fma_scalar(long iters, float m, float a)
+{
+    __m128 x[CHAINS_1], vm = _mm_set_ss(m), va = _mm_set_ss(a);
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_1; j++) x[j] = _mm_set_ss(1.0f + 0.01f * (float)j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_1; j++) x[j] = _mm_add_ss(_mm_mul_ss(x[j], vm), va);
+    }
+    float s = 0;
+    for (int j = 0; j < CHAINS_1; j++) s += _mm_cvtss_f32(x[j]);
+    return s;
+}
+
+static bool has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
+static bool has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#else
+/* Not x86: one portable scalar loop (the compiler may vectorize or contract it; it is
+ * only a fallback). */
+static float fma_scalar(long iters, float m, float a)
+{
+    float x[CHAINS_1];
+    for (int j = 0; j < CHAINS_1; j++) x[j] = 1.0f + 0.01f * (float)j;
+    for (long i = 0; i < iters; i++)
+        for (int j = 0; j < CHAINS_1; j++) x[j] = x[j] * m + a;
+    float s = 0;
+    for (int j = 0; j < CHAINS_1; j++) s += x[j];
+    return s;
+}
+static bool has_avx512(void) { return false; }
+static bool has_avx2(void) { return false; }
+#define fma_avx512 NULL
+#define fma_avx2 NULL
+#define fma_sse2 NULL
+#endif
+
+static bool has_sse2(void) { return HR_X86; }
+static bool has_scalar(void) { return true; }
+
+const hr_fma_loop hr_fma_loops[HR_FMA_NISA] = {
+    [HR_FMA_AVX512] = {"avx512", CHAINS_512, 16, CHAINS_512 * 16 * 2, has_avx512, fma_avx512},
+    [HR_FMA_AVX2] = {"avx2", CHAINS_256, 8, CHAINS_256 * 8 * 2, has_avx2, fma_avx2},
+    [HR_FMA_SSE2] = {"sse2", CHAINS_128, 4, CHAINS_128 * 4 * 2, has_sse2, fma_sse2},
+    [HR_FMA_SCALAR] = {"scalar", CHAINS_1, 1, CHAINS_1 * 2, has_scalar, fma_scalar},
+};
+
+int hr_fma_build_loop(void)
+{
+    if (!strcmp(hr_isa, "avx512")) return HR_FMA_AVX512;
+    if (!strcmp(hr_isa, "avx2")) return HR_FMA_AVX2;
+    return HR_X86 ? HR_FMA_SSE2 : HR_FMA_SCALAR;
+}
+
+/* m and a are read from volatiles so the compiler cannot specialize the chains. */
+static volatile float probe_m = 0.9999999f, probe_a = 1e-7f;
+static volatile float probe_sink;
+
+/* ---- the concurrent FMA probe -------------------------------------------------- */
+
+#define PROBE_CHUNK 1024 /* iterations between clock reads: ~2-6 us */
+
+double hr_probe_run(int threads, double seconds, double *per_thread)
+{
+    const hr_fma_loop *L = &hr_fma_loops[hr_fma_build_loop()];
+    float m = probe_m, a = probe_a, sink = 0;
+    double min_rate = HUGE_VAL;
+    if (threads < 1) threads = 1;
+    if (per_thread)
+        for (int i = 0; i < threads; i++) per_thread[i] = 0; /* threads OpenMP withheld */
+#pragma omp parallel num_threads(threads) reduction(+ : sink) reduction(min : min_rate)
+    {
+        long chunks = 0;
+#pragma omp barrier
+        double t0 = hr_now(), t;
+        do {
+            sink += L->run(PROBE_CHUNK, m, a);
+            chunks++;
+        } while ((t = hr_now()) - t0 < seconds);
+        double rate = (double)chunks * PROBE_CHUNK * L->flops_per_iter / (t - t0) * 1e-9;
+        if (per_thread) per_thread[omp_get_thread_num()] = rate;
+        min_rate = rate;
+    }
+    probe_sink = sink;
+    return min_rate;
+}
+
+/* ---- the bandwidth probe -------------------------------------------------------- */
+
+/* Thread me's slice [*lo, *hi) of n elements, in whole cache lines. The same split is
+ * used for the first touch, so on NUMA machines each slice lives near its thread. */
+void hr_probe_slice(size_t n, int me, int nt, size_t *lo, size_t *hi)
+{
+    size_t lines = n / 16;
+    *lo = lines * (size_t)me / (size_t)nt * 16;
+    *hi = me == nt - 1 ? n : lines * (size_t)(me + 1) / (size_t)nt * 16;
+}
+
+size_t hr_probe_buf_default_bytes(void)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    size_t l2 = si->l2 ? si->l2 : (size_t)1 << 20;
+    size_t bytes = 8 * l2 * (size_t)(si->cpus > 0 ? si->cpus : 1);
+    return bytes < ((size_t)16 << 20) ? (size_t)16 << 20 : bytes;
+}
+
+int hr_probe_buf_alloc(hr_probe_buf *pb, size_t bytes, int threads)
+{
+    memset(pb, 0, sizeof *pb);
+    size_t n = bytes / (3 * sizeof(float)) / 16 * 16;
+    if (n < 16) return hr_fail("probe buffer of %zu bytes is too small", bytes);
+    pb->a = hr_alloc(n * sizeof(float));
+    pb->b = hr_alloc(n * sizeof(float));
+    pb->c = hr_alloc(n * sizeof(float));
+    if (!pb->a || !pb->b || !pb->c) {
+        hr_probe_buf_free(pb);
+        return hr_fail("cannot allocate %.1f MiB for the bandwidth probe", bytes / 1048576.0);
+    }
+    pb->n = n;
+    if (threads < 1) threads = 1;
+#pragma omp parallel num_threads(threads)
+    {
+        size_t lo, hi;
+        hr_probe_slice(n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            pb->a[i] = 0.0f;
+            pb->b[i] = 1.0f;
+            pb->c[i] = 2.0f;
+        }
+    }
+    return HR_OK;
+}
+
+void hr_probe_buf_free(hr_probe_buf *pb)
+{
+    free(pb->a);
+    free(pb->b);
+    free(pb->c);
+    memset(pb, 0, sizeof *pb);
+}
+
+static volatile float triad_scale = 3.0f;
+
+void hr_triad(float *restrict a, const float *restrict b, const float *restrict c, float s,
+              size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++) a[i] = b[i] + s * c[i];
+}
+
+double hr_probe_bw(int threads, const hr_probe_buf *pb, double seconds, double *per_thread)
+{
+    double total = 0;
+    float s = triad_scale;
+    if (threads < 1) threads = 1;
+    if (per_thread)
+        for (int i = 0; i < threads; i++) per_thread[i] = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+        size_t lo, hi;
+        hr_probe_slice(pb->n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+        long passes = 0;
+#pragma omp barrier
+        double t0 = hr_now(), t;
+        do {
+            hr_triad(pb->a, pb->b, pb->c, s, lo, hi);
+            passes++;
+        } while ((t = hr_now()) - t0 < seconds);
+        double rate = (double)passes * (double)(hi - lo) * 3 * sizeof(float) / (t - t0) * 1e-9;
+        if (per_thread) per_thread[omp_get_thread_num()] = rate;
+        total = rate;
+    }
+    return total;
+}
+
+/* ---- timer hooks ----------------------------------------------------------------- */
+
+static void probe_log(hr_probe_log *log, double *slot, int rep)
+{
+    if (rep < 0 || rep >= HR_MAX_REPS) return;
+    double sec = log->seconds > 0 ? log->seconds : 0.002;
+    int t = log->threads > 0 ? log->threads : 1;
+    slot[rep] = t * hr_probe_run(t, sec, NULL);
+    if (rep + 1 > log->n) log->n = rep + 1;
+}
+
+void hr_probe_before_rep(void *log, int rep)
+{
+    hr_probe_log *l = log;
+    probe_log(l, l->before, rep);
+}
+
+void hr_probe_after_rep(void *log, int rep)
+{
+    hr_probe_log *l = log;
+    probe_log(l, l->after, rep);
+}

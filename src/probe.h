@@ -1,0 +1,80 @@
+/* probe.h — FMA-chain loops per vector ISA and the short concurrent-ceiling probes run around timed repetitions. */
+#ifndef HR_PROBE_H
+#define HR_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "timer.h"
+
+/* ---- FMA loops -----------------------------------------------------------------
+ * Each loop runs `iters` iterations of `chains` independent multiply-add chains
+ * x = x * m + a (m slightly below 1, so x stays near a / (1 - m): no overflow, no
+ * denormals), enough chains to cover the operation's latency times the FP ports, and
+ * returns the sum of the chains so the work cannot be dropped. The loops are compiled
+ * with per-function target attributes, so any build can run every ISA the CPU has.
+ * Indexed by HR_FMA_* of roofline.h. */
+typedef struct {
+    const char *name;          /* "avx512", "avx2", "sse2", "scalar"               */
+    int chains, lanes;         /* independent chains, floats per vector             */
+    double flops_per_iter;     /* chains x lanes x 2                                */
+    bool (*supported)(void);   /* the CPU (and OS) can run it                       */
+    float (*run)(long iters, float m, float a);
+} hr_fma_loop;
+extern const hr_fma_loop hr_fma_loops[]; /* HR_FMA_NISA entries */
+/* Index of the loop matching this build's vector ISA (hr_isa): avx512, avx2 or, for a
+ * generic build, sse2. */
+int hr_fma_build_loop(void);
+
+/* ---- the concurrent-ceiling probe -------------------------------------------------
+ * Every thread of one OpenMP team of `threads` starts together (after a barrier) and
+ * runs the build ISA's FMA loop in chunks of about 1 us until `seconds` have passed on
+ * its own clock; its rate is its FLOPs over its own elapsed time. per_thread (may be
+ * NULL) receives the `threads` rates in GFLOP/s. Returns the smallest: a team's
+ * compute-bound figure is gated by its slowest vCPU, so threads x min is the
+ * concurrent ceiling right now.
+ * Overhead: `seconds` plus the team start and the final chunk, ~10-50 us (1-3 ms is
+ * enough: the rate of a few hundred chunks). Allocates nothing; must not be called
+ * from inside a parallel region. */
+double hr_probe_run(int threads, double seconds, double *per_thread);
+
+/* The bandwidth variant: a STREAM triad a = b + s*c over a caller-owned buffer, each
+ * thread repeatedly sweeping its own contiguous slice until `seconds` have passed.
+ * Bytes are counted as STREAM does (12 per element). The buffer must be larger than
+ * the caches it should miss (hr_probe_buf_default_bytes: beyond the L2s of all
+ * threads, so the figure is L3 or memory bandwidth by the machine's L3 size). */
+typedef struct {
+    float *a, *b, *c;
+    size_t n; /* elements per array */
+} hr_probe_buf;
+/* Thread me of nt's share [*lo, *hi) of n elements, in whole cache lines (16 floats);
+ * the probe, its first touch and the roofline triad split arrays this way. */
+void hr_probe_slice(size_t n, int me, int nt, size_t *lo, size_t *hi);
+/* a[i] = b[i] + s * c[i] for i in [lo, hi). */
+void hr_triad(float *restrict a, const float *restrict b, const float *restrict c, float s,
+              size_t lo, size_t hi);
+/* Bytes hr_probe_buf_alloc takes by default: 8 x L2 x online CPUs, at least 16 MiB. */
+size_t hr_probe_buf_default_bytes(void);
+/* Allocates and first-touches (with `threads` threads, the slices the probe uses) the
+ * three arrays, bytes in total. On error returns HR_EUSAGE with a message. */
+int hr_probe_buf_alloc(hr_probe_buf *pb, size_t bytes, int threads);
+void hr_probe_buf_free(hr_probe_buf *pb);
+/* per_thread (may be NULL) receives each thread's GB/s over its slice. Returns the
+ * team's GB/s (the sum: bandwidth is shared, not per thread). */
+double hr_probe_bw(int threads, const hr_probe_buf *pb, double seconds, double *per_thread);
+
+/* ---- timer hooks ----------------------------------------------------------------
+ * hr_timer_opts.before_rep/after_rep with hook_ctx = an hr_probe_log: runs the FMA
+ * probe before and after each timed repetition and keeps threads x min(per thread),
+ * the team's concurrent GFLOP/s, per repetition. A repetition whose probes read well
+ * below the stored ceiling ran on a throttled machine. */
+typedef struct {
+    int threads;    /* team size of the kernel being timed                     */
+    double seconds; /* probe length (0: 2 ms)                                  */
+    int n;          /* repetitions logged (highest rep + 1)                     */
+    double before[HR_MAX_REPS], after[HR_MAX_REPS]; /* GFLOP/s                  */
+} hr_probe_log;
+void hr_probe_before_rep(void *log, int rep);
+void hr_probe_after_rep(void *log, int rep);
+
+#endif

@@ -1,0 +1,41 @@
+/* registry.c — the one table of kernels built into this binary. */
+#include <string.h>
+
+#include <omp.h>
+
+#include "headroom.h"
+
+extern const hr_kernel hr_kernel_naive;
+extern const hr_kernel hr_kernel_blocked;
+extern const hr_kernel hr_kernel_simd;
+extern const hr_kernel hr_kernel_omp;
+extern const hr_kernel hr_kernel_flash, hr_kernel_gqa;
+extern const hr_kernel hr_kernel_decode;
+
+/* Reference first; the order is the order `headroom list` prints. */
+const hr_kernel *const hr_kernels[] = {
+    &hr_kernel_naive,
+    &hr_kernel_blocked,
+    &hr_kernel_simd,
+    &hr_kernel_omp,
+    &hr_kernel_flash,
+    &hr_kernel_gqa,
+    &hr_kernel_decode,
+    NULL,
+};
+
+const hr_kernel *hr_kernel_find(const char *name)
+{
+    for (int i = 0; hr_kernels[i]; i++)
+        if (!strcmp(hr_kernels[i]->name, name)) return hr_kernels[i];
+    return NULL;
+}
+
+hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
+{
+    hr_tune r = t ? *t : (hr_tune){0};
+    if (!(k->caps & HR_CAP_THREADED)) r.threads = 1;
+    else if (r.threads <= 0) r.threads = omp_get_max_threads();
+    if (k->resolve) k->resolve(p, &r);
+    return r;
+}

@@ -1,0 +1,286 @@
+/* results.c — the one results writer: Google Benchmark-schema JSON, CSV and text tables. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "counts.h"
+#include "results.h"
+#include "sysinfo.h"
+
+/* Counters that get their own CSV column, in this order (empty when a row lacks one). */
+const char *const hr_csv_counter_names[] = {
+    "AI", "ceiling_gflops", "ceiling_gbs", "attainable_gflops", "pct_of_roofline", "GBps",
+    "probe_gflops", "frac_of_ceiling", NULL,
+};
+
+void hr_result_set(hr_result *r, const char *name, double value)
+{
+    for (int i = 0; i < r->ncounters; i++)
+        if (!strcmp(r->counters[i].name, name)) {
+            r->counters[i].value = value;
+            return;
+        }
+    if (r->ncounters < HR_MAX_COUNTERS) r->counters[r->ncounters++] = (hr_counter){name, value};
+}
+
+static const hr_counter *get_counter(const hr_result *r, const char *name)
+{
+    for (int i = 0; i < r->ncounters; i++)
+        if (!strcmp(r->counters[i].name, name)) return &r->counters[i];
+    return NULL;
+}
+
+void hr_result_name(const hr_result *r, char *buf, size_t len)
+{
+    const hr_problem *p = &r->prob;
+    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d/%s/%s/T%d", r->kernel->name, p->batch,
+             p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal ? "causal" : "full",
+             hr_layout_names[r->layout], r->tune.threads);
+}
+
+double hr_result_gflops(const hr_result *r)
+{
+    return r->timing.s.median > 0 ? r->flops / r->timing.s.median * 1e-9 : 0;
+}
+
+cJSON *hr_context_json(const char *const *warnings, int nwarnings)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    char date[64];
+    hr_date_iso(date, sizeof date);
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "date", date);
+    cJSON_AddStringToObject(c, "host_name", si->host);
+    cJSON_AddStringToObject(c, "executable", "headroom");
+    cJSON_AddNumberToObject(c, "num_cpus", si->cpus);
+    cJSON_AddNumberToObject(c, "mhz_per_cpu", si->mhz);
+    cJSON_AddBoolToObject(c, "cpu_scaling_enabled", si->scaling_governor_on == 1);
+    cJSON *caches = cJSON_AddArrayToObject(c, "caches");
+    struct {
+        const char *type;
+        int level;
+        size_t size;
+        int shared;
+    } cs[] = {{"Data", 1, si->l1d, 1}, {"Unified", 2, si->l2, si->l2_shared},
+              {"Unified", 3, si->l3, si->l3_shared}};
+    for (int i = 0; i < 3; i++) {
+        if (!cs[i].size) continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", cs[i].type);
+        cJSON_AddNumberToObject(o, "level", cs[i].level);
+        cJSON_AddNumberToObject(o, "size", (double)cs[i].size);
+        cJSON_AddNumberToObject(o, "num_sharing", cs[i].shared ? cs[i].shared : 1);
+        cJSON_AddItemToArray(caches, o);
+    }
+    double load[3] = {0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = 0;
+        fclose(f);
+    }
+    cJSON_AddItemToObject(c, "load_avg", cJSON_CreateDoubleArray(load, 3));
+    cJSON_AddStringToObject(c, "library_build_type", "release");
+    cJSON_AddStringToObject(c, "cpu_model", si->cpu_model);
+    cJSON_AddStringToObject(c, "machine", si->machine);
+    cJSON_AddNumberToObject(c, "mem_bytes", si->mem_bytes);
+    cJSON_AddStringToObject(c, "isa", si->isa);
+    cJSON_AddStringToObject(c, "compiler", si->compiler);
+    cJSON_AddStringToObject(c, "cflags", si->cflags);
+    cJSON_AddStringToObject(c, "git_commit", si->git);
+    cJSON_AddStringToObject(c, "build_id", si->build_id);
+    cJSON_AddNumberToObject(c, "omp_max_threads", si->omp_max_threads);
+    cJSON_AddStringToObject(c, "omp_proc_bind", si->omp_proc_bind);
+    cJSON_AddStringToObject(c, "omp_places", si->omp_places);
+    cJSON *w = cJSON_AddArrayToObject(c, "warnings");
+    for (int i = 0; i < nwarnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
+    return c;
+}
+
+/* Fields every row of a result shares: the shape, tunables, counts and counters. */
+static void add_fields(cJSON *o, const hr_result *r)
+{
+    const hr_problem *p = &r->prob;
+    cJSON_AddStringToObject(o, "kernel", r->kernel->name);
+    cJSON_AddNumberToObject(o, "batch", p->batch);
+    cJSON_AddNumberToObject(o, "heads", p->heads);
+    cJSON_AddNumberToObject(o, "kv_heads", p->kv_heads);
+    cJSON_AddNumberToObject(o, "seq_q", p->seq_q);
+    cJSON_AddNumberToObject(o, "seq_kv", p->seq_kv);
+    cJSON_AddNumberToObject(o, "d_head", p->d_head);
+    cJSON_AddBoolToObject(o, "causal", p->causal);
+    cJSON_AddStringToObject(o, "layout", hr_layout_names[r->layout]);
+    cJSON_AddNumberToObject(o, "block_q", r->tune.block_q);
+    cJSON_AddNumberToObject(o, "block_kv", r->tune.block_kv);
+    cJSON_AddStringToObject(o, "tune_source", r->tune_source ? r->tune_source : "default");
+    cJSON_AddNumberToObject(o, "flops", r->flops);
+    cJSON_AddNumberToObject(o, "bytes", r->bytes);
+    cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
+    if (r->checked) {
+        cJSON_AddNumberToObject(o, "max_rel_err", r->check.max_rel_err);
+        cJSON_AddStringToObject(o, "check", hr_check_names[r->check.verdict]);
+    }
+    for (int i = 0; i < r->ncounters; i++)
+        if (isfinite(r->counters[i].value))
+            cJSON_AddNumberToObject(o, r->counters[i].name, r->counters[i].value);
+}
+
+static cJSON *row(const char *name, const char *run_name)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddNumberToObject(o, "family_index", 0);
+    cJSON_AddNumberToObject(o, "per_family_instance_index", 0);
+    cJSON_AddStringToObject(o, "run_name", run_name);
+    return o;
+}
+
+void hr_result_json_rows(const hr_result *r, cJSON *benchmarks)
+{
+    char name[256];
+    hr_result_name(r, name, sizeof name);
+    const hr_timing *tm = &r->timing;
+    for (int i = 0; i < tm->reps; i++) {
+        cJSON *o = row(name, name);
+        cJSON_AddStringToObject(o, "run_type", "iteration");
+        cJSON_AddNumberToObject(o, "repetitions", tm->reps);
+        cJSON_AddNumberToObject(o, "repetition_index", i);
+        cJSON_AddNumberToObject(o, "threads", r->tune.threads);
+        cJSON_AddNumberToObject(o, "iterations", (double)tm->iters);
+        cJSON_AddNumberToObject(o, "real_time", tm->rep_time[i] * 1e9);
+        cJSON_AddNumberToObject(o, "cpu_time", tm->rep_time[i] * 1e9);
+        cJSON_AddStringToObject(o, "time_unit", "ns");
+        add_fields(o, r);
+        cJSON_AddNumberToObject(o, "GFLOPS", tm->rep_time[i] > 0 ? r->flops / tm->rep_time[i] * 1e-9 : 0);
+        cJSON_AddItemToArray(benchmarks, o);
+    }
+    struct {
+        const char *agg;
+        double v;
+        int pct;
+    } aggs[] = {{"median", tm->s.median, 0}, {"mean", tm->s.mean, 0},
+                {"stddev", tm->s.stddev, 0}, {"cv", tm->s.cv, 1}};
+    for (int i = 0; i < 4; i++) {
+        char aname[300];
+        snprintf(aname, sizeof aname, "%s_%s", name, aggs[i].agg);
+        cJSON *o = row(aname, name);
+        cJSON_AddStringToObject(o, "run_type", "aggregate");
+        cJSON_AddNumberToObject(o, "repetitions", tm->reps);
+        cJSON_AddNumberToObject(o, "threads", r->tune.threads);
+        cJSON_AddStringToObject(o, "aggregate_name", aggs[i].agg);
+        cJSON_AddStringToObject(o, "aggregate_unit", aggs[i].pct ? "percentage" : "time");
+        cJSON_AddNumberToObject(o, "iterations", (double)tm->reps);
+        double v = aggs[i].pct ? aggs[i].v : aggs[i].v * 1e9;
+        cJSON_AddNumberToObject(o, "real_time", v);
+        cJSON_AddNumberToObject(o, "cpu_time", v);
+        cJSON_AddStringToObject(o, "time_unit", "ns");
+        add_fields(o, r);
+        if (i < 2) cJSON_AddNumberToObject(o, "GFLOPS", aggs[i].v > 0 ? r->flops / aggs[i].v * 1e-9 : 0);
+        cJSON_AddItemToArray(benchmarks, o);
+    }
+}
+
+cJSON *hr_result_json_summary(const hr_result *r)
+{
+    char name[256];
+    hr_result_name(r, name, sizeof name);
+    const hr_summary *s = &r->timing.s;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddNumberToObject(o, "threads", r->tune.threads);
+    cJSON_AddNumberToObject(o, "repetitions", r->timing.reps);
+    cJSON_AddNumberToObject(o, "iterations", (double)r->timing.iters);
+    cJSON_AddNumberToObject(o, "real_time", s->median * 1e9);
+    cJSON_AddStringToObject(o, "time_unit", "ns");
+    cJSON_AddNumberToObject(o, "min_time", s->min * 1e9);
+    cJSON_AddNumberToObject(o, "max_time", s->max * 1e9);
+    cJSON_AddNumberToObject(o, "mean_time", s->mean * 1e9);
+    cJSON_AddNumberToObject(o, "cv", s->cv);
+    add_fields(o, r);
+    cJSON_AddNumberToObject(o, "GFLOPS", hr_result_gflops(r));
+    return o;
+}
+
+void hr_csv_header(FILE *f)
+{
+    fprintf(f, "name,kernel,batch,heads,kv_heads,seq_q,seq_kv,d_head,causal,layout,threads,"
+               "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
+               "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err");
+    for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
+    fprintf(f, "\n");
+}
+
+void hr_csv_row(FILE *f, const hr_result *r)
+{
+    char name[256];
+    hr_result_name(r, name, sizeof name);
+    const hr_problem *p = &r->prob;
+    const hr_summary *s = &r->timing.s;
+    fprintf(f, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%d,%s,%d,%ld,%.9g,%.9g,%.9g,%.9g,%.5g,%.6g,%.9g,%.9g,%.9g,",
+            name, r->kernel->name, p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv,
+            p->d_head, p->causal, hr_layout_names[r->layout], r->tune.threads, r->tune.block_q,
+            r->tune.block_kv, r->tune_source ? r->tune_source : "default", r->timing.reps,
+            r->timing.iters, s->median, s->min, s->max, s->mean, s->cv, hr_result_gflops(r),
+            r->flops, r->bytes, r->workspace_bytes);
+    if (r->checked) fprintf(f, "%.3g", r->check.max_rel_err);
+    for (int i = 0; hr_csv_counter_names[i]; i++) {
+        const hr_counter *c = get_counter(r, hr_csv_counter_names[i]);
+        if (c && isfinite(c->value)) fprintf(f, ",%.6g", c->value);
+        else fprintf(f, ",");
+    }
+    fprintf(f, "\n");
+}
+
+void hr_table_header(FILE *f)
+{
+    fprintf(f, "%-8s %-30s %3s %11s %11s %11s %6s %9s %9s %10s\n", "kernel", "shape", "T",
+            "median ms", "min ms", "max ms", "cv%", "GFLOP/s", "ceiling", "check");
+}
+
+void hr_table_row(FILE *f, const hr_result *r)
+{
+    char shape[96], ceil_s[24] = "-";
+    hr_problem_str(&r->prob, shape, sizeof shape);
+    if (r->layout == HR_LAYOUT_BNHD) strncat(shape, " bnhd", sizeof shape - strlen(shape) - 1);
+    const hr_counter *c = get_counter(r, "attainable_gflops");
+    if (c) snprintf(ceil_s, sizeof ceil_s, "%.1f", c->value);
+    const hr_summary *s = &r->timing.s;
+    fprintf(f, "%-8s %-30s %3d %11.4f %11.4f %11.4f %6.1f %9.2f %9s %10s\n", r->kernel->name,
+            shape, r->tune.threads, s->median * 1e3, s->min * 1e3, s->max * 1e3, s->cv * 100,
+            hr_result_gflops(r), ceil_s, r->checked ? hr_check_names[r->check.verdict] : "-");
+}
+
+int hr_write_atomic(const char *path, const char *text)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return hr_fail("%s: cannot write (%s)", path, strerror(errno));
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        unlink(tmp);
+        return hr_fail("%s: cannot write (%s)", path, strerror(errno));
+    }
+    return HR_OK;
+}
+
+int hr_mkdirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *s = buf + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(buf, 0777) && errno != EEXIST) return hr_fail("%s: cannot create (%s)", buf, strerror(errno));
+        *s = '/';
+    }
+    if (mkdir(buf, 0777) && errno != EEXIST) return hr_fail("%s: cannot create (%s)", buf, strerror(errno));
+    return HR_OK;
+}

@@ -1,0 +1,43 @@
+/* stats.h — small-sample statistics for compare: median, geometric mean, Mann-Whitney U. */
+#ifndef HR_STATS_H
+#define HR_STATS_H
+
+#include <stddef.h>
+
+/* Median of x[0..n) (mean of the two middle values for even n); x is not modified.
+ * NAN for n == 0. */
+double hr_median(const double *x, size_t n);
+
+/* Geometric mean of x[0..n), all > 0 (exp of the mean log). NAN for n == 0. */
+double hr_geomean(const double *x, size_t n);
+
+/* Samples of at most this size on both sides and without ties get the exact null
+ * distribution of U; larger ones (or any ties) the normal approximation. */
+#define HR_MWU_EXACT_MAX 50
+
+typedef enum { HR_MWU_NONE = 0, HR_MWU_EXACT, HR_MWU_NORMAL } hr_mwu_method;
+extern const char *const hr_mwu_method_names[]; /* "none", "exact", "normal" */
+
+typedef struct {
+    double u1;            /* U of the first sample: pairs (x_i, y_j) with x_i > y_j,
+                           * ties counting one half (scipy's "statistic")          */
+    double p;             /* two-sided p-value in [0, 1]                          */
+    hr_mwu_method method;
+    int ties;             /* the pooled sample has tied values                    */
+} hr_mwu_result;
+
+/* Two-sided Mann-Whitney U test of x[0..n1) against y[0..n2) (n1, n2 >= 1).
+ * Exact: p = min(1, 2 P(U >= max(U1, U2))) under the permutation distribution of U,
+ * counted with the recurrence f(m, n, u) = f(m-1, n, u-n) + f(m, n-1, u).
+ * Normal: z = (max(U1, U2) - n1 n2 / 2 - 1/2) / sigma with the tie-corrected
+ * sigma^2 = n1 n2 / 12 ((n+1) - sum(t^3 - t) / (n (n-1))), p = min(1, erfc(z/sqrt 2)).
+ * Both agree with scipy.stats.mannwhitneyu(x, y, method=..., use_continuity=True).
+ * Returns the result; method HR_MWU_NONE (p = 1) when either side is empty. */
+hr_mwu_result hr_mwu(const double *x, size_t n1, const double *y, size_t n2);
+
+/* The smallest two-sided p the test can give for sample sizes n1, n2 (two fully
+ * separated samples without ties): 2 / C(n1+n2, n1) when exact. If this is >= alpha
+ * the test can never call a difference significant. */
+double hr_mwu_min_p(size_t n1, size_t n2);
+
+#endif

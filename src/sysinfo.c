@@ -1,0 +1,149 @@
+/* sysinfo.c — the machine and build a result came from: CPU, caches, memory, compiler,
+ * flags, OpenMP settings, git commit; the results' context is built from this. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <omp.h>
+
+#include "buildinfo.h"
+#include "gitinfo.h"
+#include "headroom.h"
+#include "sysinfo.h"
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok) buf[strcspn(buf, "\n")] = 0;
+    return ok;
+}
+
+/* "0-1" / "0,2" / "3" -> number of CPUs listed. */
+static int count_cpu_list(const char *s)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        long a = strtol(s, &end, 10), b = a;
+        if (end == s) break;
+        if (*end == '-') b = strtol(end + 1, &end, 10);
+        n += (int)(b - a + 1);
+        s = *end == ',' ? end + 1 : end;
+        if (!*end) break;
+    }
+    return n;
+}
+
+static void read_caches(hr_sysinfo *si)
+{
+    for (int i = 0; i < 8; i++) {
+        char path[128], level[16], type[32], size[32], shared[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (!read_line(path, level, sizeof level)) break;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        read_line(path, type, sizeof type);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (!read_line(path, size, sizeof size)) continue;
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
+        int nshared = read_line(path, shared, sizeof shared) ? count_cpu_list(shared) : 1;
+        char *end;
+        size_t bytes = strtoul(size, &end, 10);
+        if (*end == 'K') bytes <<= 10;
+        else if (*end == 'M') bytes <<= 20;
+        int lv = atoi(level);
+        if (lv == 1 && !strcmp(type, "Data")) si->l1d = bytes;
+        else if (lv == 2) si->l2 = bytes, si->l2_shared = nshared;
+        else if (lv == 3) si->l3 = bytes, si->l3_shared = nshared;
+    }
+}
+
+static void read_cpuinfo(hr_sysinfo *si)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(si->cpu_model, sizeof si->cpu_model, "unknown");
+    if (!f) return;
+    int got_model = 0, got_mhz = 0;
+    while (fgets(line, sizeof line, f) && !(got_model && got_mhz)) {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        char *val = colon + 1;
+        while (*val == ' ') val++;
+        val[strcspn(val, "\n")] = 0;
+        if (!got_model && !strncmp(line, "model name", 10)) {
+            snprintf(si->cpu_model, sizeof si->cpu_model, "%s", val);
+            got_model = 1;
+        } else if (!got_mhz && !strncmp(line, "cpu MHz", 7)) {
+            si->mhz = atof(val);
+            got_mhz = 1;
+        }
+    }
+    fclose(f);
+}
+
+/* FNV-1a, 64 bit. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+const hr_sysinfo *hr_sysinfo_get(void)
+{
+    static hr_sysinfo si;
+    static int done;
+    if (done) return &si;
+    done = 1;
+    read_cpuinfo(&si);
+    si.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    si.mem_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    read_caches(&si);
+    if (gethostname(si.host, sizeof si.host)) snprintf(si.host, sizeof si.host, "unknown");
+    si.host[sizeof si.host - 1] = 0;
+
+    /* Machine key: the CPU model made file-name safe, plus the CPU count. */
+    size_t n = 0;
+    for (const char *c = si.cpu_model; *c && n + 8 < sizeof si.machine; c++) {
+        if (isalnum((unsigned char)*c)) si.machine[n++] = (char)tolower((unsigned char)*c);
+        else if (n && si.machine[n - 1] != '-') si.machine[n++] = '-';
+    }
+    while (n && si.machine[n - 1] == '-') n--;
+    snprintf(si.machine + n, sizeof si.machine - n, "-%dc", si.cpus);
+
+    si.isa = hr_isa;
+    si.compiler = __VERSION__;
+    si.cflags = HR_BUILD_FLAGS;
+    si.git = HR_GIT;
+    uint64_t h = fnv(0xcbf29ce484222325ull, HR_BUILD_FLAGS);
+    h = fnv(h, __VERSION__);
+    for (int i = 0; hr_kernels[i]; i++) h = fnv(h, hr_kernels[i]->name);
+    snprintf(si.build_id, sizeof si.build_id, "%016llx", (unsigned long long)h);
+
+    si.omp_max_threads = omp_get_max_threads();
+    const char *e = getenv("OMP_PROC_BIND");
+    snprintf(si.omp_proc_bind, sizeof si.omp_proc_bind, "%s", e ? e : "unset");
+    e = getenv("OMP_PLACES");
+    snprintf(si.omp_places, sizeof si.omp_places, "%s", e ? e : "unset");
+
+    char gov[64];
+    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov))
+        si.scaling_governor_on = strcmp(gov, "performance") != 0;
+    else
+        si.scaling_governor_on = -1;
+    return &si;
+}
+
+void hr_date_iso(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm);
+}

@@ -1,0 +1,31 @@
+/* sysinfo.h — what machine and build a result came from (the results' context). */
+#ifndef HR_SYSINFO_H
+#define HR_SYSINFO_H
+
+#include <stddef.h>
+
+typedef struct {
+    char cpu_model[128];
+    char machine[96];      /* file-name-safe machine key: "amd-epyc-2c"          */
+    char host[64];
+    int cpus;              /* online logical CPUs                                */
+    double mhz;            /* nominal MHz from /proc/cpuinfo (0 if unknown)      */
+    double mem_bytes;      /* physical memory                                    */
+    size_t l1d, l2, l3;    /* cache sizes in bytes per instance (0 if unknown)   */
+    int l2_shared, l3_shared; /* CPUs sharing one instance                       */
+    const char *isa;       /* hr_isa                                             */
+    const char *compiler;  /* __VERSION__                                        */
+    const char *cflags;    /* the flags the build used                           */
+    const char *git;       /* commit the binary was built from ("unknown")       */
+    char build_id[17];     /* hex hash of flags + compiler + registry            */
+    int omp_max_threads;
+    char omp_proc_bind[32], omp_places[64];
+    int scaling_governor_on; /* 1 frequency scaling governor not "performance", 0 no, -1 unknown */
+} hr_sysinfo;
+
+/* Fills the machine and build description (cached after the first call). */
+const hr_sysinfo *hr_sysinfo_get(void);
+/* ISO-8601 local time now, "2026-11-22T01:30:00+00:00". */
+void hr_date_iso(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,117 @@
+/* timer.c — wall-clock timing with warm-up, calibration and repetitions (cf. FFTW's
+ * kernel/timer.c: grow the iteration count until one repetition exceeds a minimum time). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inputs.h"
+#include "sysinfo.h"
+#include "timer.h"
+
+double hr_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double hr_timer_resolution(void)
+{
+    double best = INFINITY;
+    for (int i = 0; i < 32; i++) {
+        double t0 = hr_now(), t1;
+        while ((t1 = hr_now()) == t0) {}
+        if (t1 - t0 < best) best = t1 - t0;
+    }
+    return best;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void hr_summarize(const double *x, int n, hr_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    if (n < 1) return;
+    double *y = malloc(sizeof(double) * (size_t)n), sum = 0;
+    memcpy(y, x, sizeof(double) * (size_t)n);
+    qsort(y, (size_t)n, sizeof(double), cmp_double);
+    for (int i = 0; i < n; i++) sum += y[i];
+    s->n = n;
+    s->min = y[0];
+    s->max = y[n - 1];
+    s->median = n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+    s->mean = sum / n;
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += (y[i] - s->mean) * (y[i] - s->mean);
+    s->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+    s->cv = s->mean > 0 ? s->stddev / s->mean : 0;
+    free(y);
+}
+
+static volatile float flush_sink;
+
+void hr_flush_caches(void)
+{
+    /* Four times the last-level cache, at least 64 MiB; kept for the process's life. */
+    static float *buf;
+    static size_t n;
+    if (!buf) {
+        const hr_sysinfo *si = hr_sysinfo_get();
+        size_t bytes = 4 * (si->l3 ? si->l3 : si->l2) ;
+        if (bytes < ((size_t)64 << 20)) bytes = (size_t)64 << 20;
+        n = bytes / sizeof(float);
+        buf = hr_alloc(n * sizeof(float));
+        if (!buf) return;
+        memset(buf, 0, n * sizeof(float));
+    }
+    float acc = 0;
+    for (size_t i = 0; i < n; i += 16) {
+        buf[i] += 1.0f;
+        acc += buf[i];
+    }
+    flush_sink = acc;
+}
+
+void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out)
+{
+    int reps = o->reps < 1 ? 1 : o->reps > HR_MAX_REPS ? HR_MAX_REPS : o->reps;
+    memset(out, 0, sizeof *out);
+
+    /* Warm-up: at least one call (first-touch, page faults, frequency ramp). */
+    double t0 = hr_now(), once;
+    fn(ctx);
+    once = hr_now() - t0;
+    while (hr_now() - t0 < o->warmup) fn(ctx);
+
+    /* Calibrate: double the iterations until one batch takes min_time. */
+    long iters = 1;
+    if (o->min_time > 0 && !o->cold) {
+        double dt = once;
+        while (dt < o->min_time && iters < (1L << 30)) {
+            long next = dt > 0 ? (long)ceil(iters * 1.2 * o->min_time / dt) : iters * 10;
+            if (next > iters * 10) next = iters * 10;
+            if (next <= iters) next = iters + 1;
+            iters = next;
+            double s = hr_now();
+            for (long i = 0; i < iters; i++) fn(ctx);
+            dt = hr_now() - s;
+        }
+    }
+    out->iters = iters;
+    out->reps = reps;
+    for (int r = 0; r < reps; r++) {
+        if (o->cold) hr_flush_caches();
+        if (o->before_rep) o->before_rep(o->hook_ctx, r);
+        double s = hr_now();
+        for (long i = 0; i < iters; i++) fn(ctx);
+        double e = hr_now();
+        if (o->after_rep) o->after_rep(o->hook_ctx, r);
+        out->rep_time[r] = (e - s) / (double)iters;
+    }
+    hr_summarize(out->rep_time, reps, &out->s);
+}

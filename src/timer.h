@@ -1,0 +1,46 @@
+/* timer.h — wall-clock timing: warm-up, calibrated iterations, repetitions, statistics. */
+#ifndef HR_TIMER_H
+#define HR_TIMER_H
+
+#include <stdbool.h>
+
+#define HR_MAX_REPS 1024
+
+/* Monotonic wall-clock seconds (CLOCK_MONOTONIC). Wall time, not CPU time: the kernels
+ * are multi-threaded. */
+double hr_now(void);
+/* The smallest nonzero step hr_now() can show, measured (seconds). */
+double hr_timer_resolution(void);
+
+typedef struct {
+    double min, median, mean, max, stddev, cv; /* cv = stddev / mean */
+    int n;
+} hr_summary;
+/* Summarizes x[0..n) (n >= 1). x is not modified. */
+void hr_summarize(const double *x, int n, hr_summary *s);
+
+typedef struct {
+    int reps;        /* repetitions (>= 1, <= HR_MAX_REPS)                         */
+    double min_time; /* each repetition runs >= this many seconds (iterations calibrated) */
+    double warmup;   /* seconds of untimed calls first (at least one call)        */
+    bool cold;       /* flush the caches before every repetition                   */
+    /* Optional hooks run around every timed repetition, outside its timing. */
+    void (*before_rep)(void *hook_ctx, int rep);
+    void (*after_rep)(void *hook_ctx, int rep);
+    void *hook_ctx;
+} hr_timer_opts;
+
+typedef struct {
+    long iters;                 /* calls per repetition                         */
+    int reps;
+    double rep_time[HR_MAX_REPS]; /* seconds per call, one entry per repetition  */
+    hr_summary s;               /* over rep_time                                 */
+} hr_timing;
+
+/* Times fn(ctx): warm-up, calibration of iterations so one repetition takes at least
+ * min_time, then reps repetitions. fn must do the whole unit of work each call. */
+void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out);
+/* Evicts the caches by streaming over a buffer larger than the last-level cache. */
+void hr_flush_caches(void);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# sh_cli.sh — the CLI's contract: exit codes, one-line errors naming the flag, --help,
+# the .npy files, and refusing absurd sizes without allocating them.
+SUITE=cli
+source "$(dirname "$0")/lib.sh"
+B=$HR_BIN
+
+expect no-command        2 'usage: headroom'          -- $B
+expect unknown-command   2 "unknown command 'frobnicate'" -- $B frobnicate
+expect top-help          0 'commands:'                -- $B --help
+for c in list run check; do
+    expect "help-$c" 0 "usage: headroom $c" -- $B $c --help
+done
+expect list-table        0 'naive'                    -- $B list
+expect list-json         0 '"name":[[:space:]]*"naive"' -- $B list --format json
+expect list-bad-format   2 '--format: expected one of table\|json' -- $B list --format xml
+expect run-no-kernel     2 '--kernel: required'     -- $B run
+expect run-unknown-kernel 2 "--kernel: unknown kernel 'nope'" -- $B run --kernel nope
+expect run-unknown-flag  2 "unknown option '--bogus'"  -- $B run --kernel naive --bogus 3
+expect run-seq-nonnum    2 "--seq: expected an integer" -- $B run --kernel naive --seq abc
+expect run-seq-zero      2 '--seq: must be in \[1, '   -- $B run --kernel naive --seq 0
+expect run-seq-negative  2 '--seq: must be in \[1, '   -- $B run --kernel naive --seq -5
+expect run-seq-huge      2 '--seq: must be in \[1, '   -- $B run --kernel naive --seq 2000000000
+expect run-seq-overflowll 2 '--seq: expected an integer' -- $B run --kernel naive --seq 99999999999999999999999
+expect run-missing-value 2 '--heads: missing value'  -- $B run --kernel naive --heads
+expect run-kv-not-divide 2 '--kv-heads: 3 does not divide --heads 8' -- $B run --kernel naive --heads 8 --kv-heads 3
+expect run-dhead-zero    2 '--d-head: must be in'    -- $B run --kernel naive --d-head 0
+expect run-bad-layout    2 '--layout: expected one of bhnd\|bnhd' -- $B run --kernel naive --layout nchw
+expect run-bad-dist      2 '--dist: expected one of'  -- $B run --kernel naive --dist cauchy
+expect run-bad-maxmem    2 '--max-mem: expected a number of bytes' -- $B run --kernel naive --max-mem lots
+expect run-flag-value    2 '--causal: takes no value' -- $B run --kernel naive --causal=yes
+expect run-extra-arg     2 "unexpected argument 'extra'" -- $B run --kernel naive extra
+# Absurd but in-range sizes: refused by the memory budget before any allocation (the
+# ulimit makes an attempted allocation of that size fail loudly instead).
+expect run-over-budget   2 '--max-mem: naive needs' -- bash -c "ulimit -v 4000000; $B run --kernel naive --seq 16000000 --heads 64"
+expect run-small-budget  2 '--max-mem: naive needs' -- $B run --kernel naive --seq 4096 --max-mem 1M
+expect check-unknown     2 "--kernel: unknown kernel 'nope'" -- $B check --kernel nope
+expect run-ok-check      0 'pass'                      -- $B run --kernel naive --heads 2 --seq 33 --d-head 7 --causal --check --reps 3 --min-time 0.001
+expect run-csv           0 '^name,kernel,batch'        -- $B run --kernel naive --seq 16 --reps 2 --min-time 0 --format csv
+expect run-json          0 '"run_type":[[:space:]]*"aggregate"' -- $B run --kernel naive --seq 16 --reps 2 --min-time 0 --format json
+expect run-oversub-warn  0 'warning: .*oversubscribed|naive' -- $B run --kernel naive --seq 16 --reps 2 --min-time 0 --threads 8
+
+# --save writes .npy files that read back; numpy (when present) recomputes attention.
+expect run-save 0 'pass' -- $B run --kernel naive --heads 4 --kv-heads 2 --seq 64 --seq-kv 80 --d-head 16 --causal --check --reps 1 --min-time 0 --save "$TMP/npy"
+if [ -f "$TMP/npy/o.npy" ] && [ "$(head -c 6 "$TMP/npy/o.npy" | tail -c 5)" = "NUMPY" ]; then ok save-files; else fail save-files "no o.npy"; fi
+PY=""
+for p in /usr/bin/python3 python3; do
+    if "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
+done
+if [ -n "$PY" ]; then
+    expect numpy-matches 0 'max_rel' -- "$PY" tests/npy_attention.py "$TMP/npy" --causal
+else
+    echo "note: numpy not installed; skipping the independent numpy check" >&2
+fi
+finish

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# sh_roofline.sh — `headroom roofline`: flag errors, a quick measurement, the ceilings file it writes.
+SUITE=roofline
+source "$(dirname "$0")/lib.sh"
+B=$HR_BIN
+
+expect help              0 'usage: headroom roofline'          -- $B roofline --help
+expect threads-zero      2 '^headroom roofline: --threads: counts must be in \[1, 1024\]' -- $B roofline --quick --threads 0
+expect threads-word      2 "--threads: expected N .*got 'abc'" -- $B roofline --quick --threads abc
+expect threads-trailing  2 "--threads: expected N .*got '1,'"  -- $B roofline --quick --threads 1,
+expect threads-backwards 2 '--threads: .*ranges increasing'     -- $B roofline --quick --threads 4-2
+expect threads-too-many  2 '--threads: at most 64 thread counts' -- $B roofline --quick --threads 1-100
+expect bad-format        2 '--format: expected one of table\|json' -- $B roofline --quick --format xml
+expect bad-reps          2 '--reps: must be in \[1, 100\]'      -- $B roofline --quick --reps 0
+expect bad-triad-bytes   2 '--triad-bytes: expected a number'   -- $B roofline --quick --triad-bytes lots
+expect unknown-flag      2 "unknown option '--bogus'"           -- $B roofline --bogus
+: > "$TMP/afile"
+expect unwritable-out    2 "^headroom roofline: $TMP/afile.*cannot" -- \
+    $B roofline --quick --threads 1 --out "$TMP/afile/c.json"
+
+# A quick measurement: the table shows the build's ISA and the scalar loop, and says
+# that --quick figures are not ceilings.
+expect quick-table       0 '^ +1 +scalar +[0-9.]+ ' -- $B roofline --quick --threads 1
+expect quick-not-ceiling 0 "NOT the machine's ceilings" -- $B roofline --quick --threads 1
+expect quick-saves       0 "ceilings saved to $TMP/c/ceilings.json" -- \
+    $B roofline --quick --threads 1-2 --out "$TMP/c/ceilings.json"
+expect file-rows         0 '^2$' -- grep -c '"threads":' "$TMP/c/ceilings.json"
+expect file-fields       0 '"triad_gbs":' -- cat "$TMP/c/ceilings.json"
+expect file-quick-flag   0 '"quick":[[:space:]]*true' -- cat "$TMP/c/ceilings.json"
+expect quick-json        0 '"headroom_ceilings":[[:space:]]*1' -- $B roofline --quick --threads 1 --format json
+# --threads N means 1..N
+expect threads-n-is-max  0 '^3$' -- bash -c "$B roofline --quick --threads 3 --format json 2>/dev/null | grep -c '\"threads\":'"
+finish

@@ -1,0 +1,346 @@
+/* test_compare.c — Mann-Whitney U against scipy, results-file parsing, compare verdicts. */
+#include <string.h>
+
+#include "compare.h"
+#include "headroom.h"
+#include "stats.h"
+#include "t.h"
+
+#define FIX "tests/fixtures/compare/"
+#define SLOW_ROW "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2"
+#define FAST_ROW "blocked/B1/H16/G16/N1024/M1024/d64/none/bhnd/T2"
+#define NOISY_ROW "naive/B1/H8/G8/N512/M512/d64/none/bhnd/T1"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Expected values computed offline with scipy 1.17.1:
+ *   scipy.stats.mannwhitneyu(x, y, method=M)  (use_continuity=True, two-sided)
+ * statistic is U1 (of x), pvalue the two-sided p. */
+HR_TEST(mwu_matches_scipy)
+{
+    static const double sep3x[] = {1, 2, 3}, sep3y[] = {4, 5, 6};
+    static const double sep9x[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const double sep9y[] = {10, 11, 12, 13, 14, 15, 16, 17, 18};
+    static const double ix[] = {1.1, 2.4, 3.3, 5.0, 7.2}, iy[] = {2.0, 4.1, 6.3, 8.8, 9.9, 10.5};
+    static const double tx[] = {1, 2, 2, 3, 3, 3, 4}, ty[] = {2, 3, 3, 4, 4, 5, 5, 6};
+    static const double ax[] = {5, 5, 5}, ay[] = {5, 5, 5, 5};
+    double bx[60], by[55];
+    for (int i = 0; i < 60; i++) bx[i] = i;
+    for (int i = 0; i < 55; i++) by[i] = i + 20.5;
+    struct {
+        const char *what;
+        const double *x, *y;
+        size_t n1, n2;
+        hr_mwu_method method;
+        double u1, p;
+    } cases[] = {
+        /* method="exact" */
+        {"separated 3/3", sep3x, sep3y, 3, 3, HR_MWU_EXACT, 0.0, 0.1},
+        {"separated 9/9", sep9x, sep9y, 9, 9, HR_MWU_EXACT, 0.0, 4.113533525298231e-05},
+        {"interleaved 5/6", ix, iy, 5, 6, HR_MWU_EXACT, 7.0, 0.17748917748917747},
+        {"separated 4/4 reversed", sep9y, sep9x, 4, 4, HR_MWU_EXACT, 16.0, 0.02857142857142857},
+        /* method="asymptotic" (ties, or a side larger than HR_MWU_EXACT_MAX) */
+        {"ties 7/8", tx, ty, 7, 8, HR_MWU_NORMAL, 11.0, 0.04988443697992588},
+        {"all equal 3/4", ax, ay, 3, 4, HR_MWU_NORMAL, 6.0, 1.0},
+        {"large 60/55", bx, by, 60, 55, HR_MWU_NORMAL, 780.0, 1.1258207796772894e-06},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        hr_mwu_result r = hr_mwu(cases[i].x, cases[i].n1, cases[i].y, cases[i].n2);
+        CHECKF(r.method == cases[i].method, "%s: method %s", cases[i].what,
+               hr_mwu_method_names[r.method]);
+        CHECKF(r.u1 == cases[i].u1, "%s: U1 %g, want %g", cases[i].what, r.u1, cases[i].u1);
+        CHECKF(fabs(r.p - cases[i].p) <= 1e-12 * cases[i].p, "%s: p %.17g, want %.17g",
+               cases[i].what, r.p, cases[i].p);
+    }
+}
+
+HR_TEST(mwu_min_p)
+{
+    CHECK_NEAR(hr_mwu_min_p(3, 3), 0.1, 1e-15);        /* 2 / C(6,3)   */
+    CHECK_NEAR(hr_mwu_min_p(4, 4), 2.0 / 70, 1e-15);   /* 2 / C(8,4)   */
+    CHECK_NEAR(hr_mwu_min_p(9, 9), 2.0 / 48620, 1e-18);/* 2 / C(18,9)  */
+    CHECK_NEAR(hr_mwu_min_p(2, 5), 2.0 / 21, 1e-15);   /* 2 / C(7,2)   */
+    CHECK(hr_mwu_min_p(1, 1) == 1);
+    CHECK(hr_mwu_min_p(0, 5) == 1);
+    /* symmetric in the order of the samples */
+    CHECK(hr_mwu_min_p(3, 7) == hr_mwu_min_p(7, 3));
+}
+
+HR_TEST(median_geomean)
+{
+    static const double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2}, g[] = {1, 4, 16};
+    CHECK(hr_median(odd, 3) == 3);
+    CHECK(hr_median(even, 4) == 2.5);
+    CHECK(isnan(hr_median(odd, 0)));
+    CHECK_NEAR(hr_geomean(g, 3), 4, 1e-12);
+    CHECK(even[0] == 4); /* input untouched */
+}
+
+static int parse(const char *text, hr_bench_file *f)
+{
+    return hr_bench_file_parse(text, strlen(text), "mem.json", f);
+}
+
+HR_TEST(parse_rejects_bad_input)
+{
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"", "empty"},
+        {"{\"benchmarks\": [{\"name\": \"a\", \"real_time\": 1, ", "truncated"},
+        {"{\"benchmarks\": [{\"name\": \"a\", real_time: 1}]}", "invalid JSON at line 1"},
+        {"[1, 2]", "not a JSON object"},
+        {"{\"context\": {}}", "no \"benchmarks\" array"},
+        {"{\"benchmarks\": {}}", "no \"benchmarks\" array"},
+        {"{\"benchmarks\": []}", "no benchmark rows"},
+        {"{\"benchmarks\": [3]}", "benchmarks[0] is not an object"},
+        {"{\"benchmarks\": [{\"real_time\": 1, \"time_unit\": \"ns\"}]}", "has no \"name\""},
+        {"{\"benchmarks\": [{\"name\": \"a\", \"real_time\": \"1\", \"time_unit\": \"ns\"}]}",
+         "real_time is not a number"},
+        {"{\"benchmarks\": [{\"name\": \"a\", \"real_time\": 1}]}", "without a time_unit"},
+        {"{\"benchmarks\": [{\"name\": \"a\", \"real_time\": 1, \"time_unit\": \"min\"}]}",
+         "unknown time_unit 'min'"},
+        {"{\"benchmarks\": [{\"name\": \"a\", \"error_occurred\": true}]}",
+         "every row has error_occurred"},
+    };
+    for (size_t i = 0; i < N(bad); i++) {
+        hr_bench_file f;
+        int st = parse(bad[i].text, &f);
+        CHECKF(st == HR_EUSAGE, "case %zu: status %d", i, st);
+        CHECKF(strstr(hr_errmsg(), "mem.json: ") == hr_errmsg(), "case %zu: '%s'", i,
+               hr_errmsg());
+        CHECKF(strstr(hr_errmsg(), bad[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i,
+               hr_errmsg(), bad[i].msg);
+        CHECK(f.nbench == 0 && f.bench == NULL);
+    }
+}
+
+HR_TEST(parse_groups_units_and_aggregates)
+{
+    /* Two repetitions of a (in us and ms), aggregates that must be ignored, b known only
+     * by its median aggregate (--benchmark_report_aggregates_only), an errored row. */
+    const char *text =
+        "{\"context\": {\"host_name\": \"h\"}, \"benchmarks\": ["
+        "{\"name\": \"a\", \"run_name\": \"a\", \"run_type\": \"iteration\", \"real_time\": 1.5,"
+        " \"time_unit\": \"us\", \"frac_of_ceiling\": 0.5},"
+        "{\"name\": \"b_mean\", \"run_name\": \"b\", \"run_type\": \"aggregate\","
+        " \"aggregate_name\": \"mean\", \"real_time\": 9, \"time_unit\": \"s\"},"
+        "{\"name\": \"a\", \"run_name\": \"a\", \"run_type\": \"iteration\", \"real_time\": 0.002,"
+        " \"time_unit\": \"ms\", \"unknown_field\": [1, 2]},"
+        "{\"name\": \"a_median\", \"run_name\": \"a\", \"run_type\": \"aggregate\","
+        " \"aggregate_name\": \"median\", \"real_time\": 1.75, \"time_unit\": \"us\"},"
+        "{\"name\": \"b_median\", \"run_name\": \"b\", \"run_type\": \"aggregate\","
+        " \"aggregate_name\": \"median\", \"real_time\": 2, \"time_unit\": \"s\"},"
+        "{\"name\": \"c\", \"error_occurred\": true, \"error_message\": \"x\"}"
+        "]}";
+    hr_bench_file f;
+    CHECKF(parse(text, &f) == HR_OK, "%s", hr_errmsg());
+    CHECK(f.nbench == 2);
+    CHECK(f.nerrored == 1);
+    CHECK(f.context != NULL);
+    if (f.nbench == 2) {
+        CHECK(!strcmp(f.bench[0].name, "a") && f.bench[0].n == 2 && !f.bench[0].from_aggregate);
+        CHECK_NEAR(f.bench[0].time_ns[0], 1500, 1e-9);
+        CHECK_NEAR(f.bench[0].time_ns[1], 2000, 1e-9);
+        CHECK(f.bench[0].frac[0] == 0.5 && isnan(f.bench[0].frac[1]));
+        CHECK(!strcmp(f.bench[1].name, "b") && f.bench[1].n == 1 && f.bench[1].from_aggregate);
+        CHECK_NEAR(f.bench[1].time_ns[0], 2e9, 1e-3);
+    }
+    hr_bench_file_free(&f);
+}
+
+/* Loads two fixtures and compares them with the given metric, threshold 5%, alpha 0.05. */
+static int run_cmp(const char *a, const char *b, hr_cmp_metric m, const char *filter,
+                   hr_bench_file *fa, hr_bench_file *fb, hr_cmp *c)
+{
+    hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = m, .filter = filter};
+    memset(c, 0, sizeof *c);
+    int st = hr_bench_file_load(a, fa);
+    if (st) return st;
+    if ((st = hr_bench_file_load(b, fb))) {
+        hr_bench_file_free(fa);
+        return st;
+    }
+    return hr_compare(fa, fb, &o, c);
+}
+
+static void done(hr_bench_file *fa, hr_bench_file *fb, hr_cmp *c)
+{
+    hr_cmp_free(c);
+    hr_bench_file_free(fa);
+    hr_bench_file_free(fb);
+}
+
+static const hr_cmp_row *row(const hr_cmp *c, const char *name)
+{
+    for (int i = 0; i < c->nrows; i++)
+        if (!strcmp(c->rows[i].name, name)) return &c->rows[i];
+    return NULL;
+}
+
+static int has_warn(const hr_cmp *c, const char *needle)
+{
+    for (int i = 0; i < c->nwarn; i++)
+        if (strstr(c->warn[i], needle)) return 1;
+    return 0;
+}
+
+HR_TEST(compare_identical_is_same)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    int st = run_cmp(FIX "base.json", FIX "same.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(c.nrows == 5 && c.count[HR_VERDICT_SAME] == 5);
+    CHECK(c.geomean_delta_pct == 0);
+    CHECK(c.nwarn == 0);
+    for (int i = 0; i < c.nrows; i++) {
+        CHECK(c.rows[i].tested && c.rows[i].n_base == 9 && c.rows[i].n_new == 9);
+        CHECK(c.rows[i].test.p == 1 && c.rows[i].delta_pct == 0);
+    }
+    done(&a, &b, &c);
+}
+
+HR_TEST(compare_planted_slowdown)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    int st = run_cmp(FIX "base.json", FIX "slow.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(c.count[HR_VERDICT_REGRESSION] == 1 && c.count[HR_VERDICT_SAME] == 4);
+    const hr_cmp_row *r = row(&c, SLOW_ROW);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK(r->verdict == HR_VERDICT_REGRESSION);
+        CHECK_NEAR(r->delta_pct, 10, 1e-9);
+        /* every new repetition above every base one: U1 = 0, p = 2 / C(18, 9) */
+        CHECK(r->test.method == HR_MWU_EXACT && r->test.u1 == 0);
+        CHECK_NEAR(r->test.p, 2.0 / 48620, 1e-18);
+    }
+    /* geometric mean of the ratios 1.1, 1, 1, 1, 1 */
+    CHECK_NEAR(c.geomean_delta_pct, 100 * (pow(1.1, 0.2) - 1), 1e-9);
+    cJSON *j = hr_cmp_json(&c);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "counts"), "regression")->valuedouble == 1);
+    cJSON_Delete(j);
+    done(&a, &b, &c);
+
+    /* the same file judged on frac_of_ceiling: lower is worse, 1/1.1 - 1 = -9.09% */
+    st = run_cmp(FIX "base.json", FIX "slow.json", HR_METRIC_NORMALIZED, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    r = row(&c, SLOW_ROW);
+    CHECK(c.count[HR_VERDICT_REGRESSION] == 1 && r && r->verdict == HR_VERDICT_REGRESSION);
+    if (r) CHECK_NEAR(r->delta_pct, 100 * (1 / 1.1 - 1), 1e-9);
+    done(&a, &b, &c);
+
+    /* --filter keeps only the rows it matches */
+    st = run_cmp(FIX "base.json", FIX "slow.json", HR_METRIC_TIME, "^(naive|gqa)/", &a, &b, &c);
+    CHECK(st == HR_OK && c.nrows == 2 && c.count[HR_VERDICT_REGRESSION] == 0);
+    done(&a, &b, &c);
+}
+
+HR_TEST(compare_improvement_and_noise)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    int st = run_cmp(FIX "base.json", FIX "fast.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    const hr_cmp_row *r = row(&c, FAST_ROW);
+    CHECK(r && r->verdict == HR_VERDICT_IMPROVEMENT && c.count[HR_VERDICT_REGRESSION] == 0);
+    if (r) CHECK_NEAR(r->delta_pct, -15, 1e-9);
+    done(&a, &b, &c);
+
+    /* 6% slower in the median with +-15% noise. scipy 1.17.1 on the fixture's 9 + 9
+     * real_time values: mannwhitneyu(base, new, method="exact") -> U1 24.0,
+     * p 0.16149732620320856. Beyond the threshold, not significant: noise. */
+    st = run_cmp(FIX "base.json", FIX "noisy.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    r = row(&c, NOISY_ROW);
+    CHECK(r && r->verdict == HR_VERDICT_NOISE && c.count[HR_VERDICT_REGRESSION] == 0);
+    if (r) {
+        CHECK_NEAR(r->delta_pct, 6, 1e-9);
+        CHECK(r->test.u1 == 24);
+        CHECK_NEAR(r->test.p, 0.16149732620320856, 1e-13);
+    }
+    done(&a, &b, &c);
+}
+
+HR_TEST(compare_units_and_context)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    /* the same times written in ms: equal up to rounding */
+    int st = run_cmp(FIX "base.json", FIX "ms.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(c.count[HR_VERDICT_SAME] == 5);
+    for (int i = 0; i < c.nrows; i++) CHECK(fabs(c.rows[i].delta_pct) < 1e-9);
+    CHECK(c.nwarn == 0);
+    done(&a, &b, &c);
+
+    st = run_cmp(FIX "base.json", FIX "other_machine.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(has_warn(&c, "different machines") && has_warn(&c, "cpu_model"));
+    CHECK(has_warn(&c, "different builds") && has_warn(&c, "build_id"));
+    done(&a, &b, &c);
+}
+
+HR_TEST(compare_too_few_repetitions)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    int st = run_cmp(FIX "few_base.json", FIX "few_slow.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    const hr_cmp_row *r = row(&c, SLOW_ROW);
+    /* 10% slower, fully separated, but with 3 + 3 samples p cannot go below 0.1 */
+    CHECK(r && r->verdict == HR_VERDICT_NOISE && !r->can_reach);
+    if (r) CHECK_NEAR(r->test.p, 0.1, 1e-15);
+    CHECK(has_warn(&c, "smallest possible p is 0.1") && has_warn(&c, "at least 4 repetitions"));
+    done(&a, &b, &c);
+}
+
+HR_TEST(compare_google_benchmark_without_repetitions)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    int st = run_cmp(FIX "gbench_base.json", FIX "gbench_slow.json", HR_METRIC_TIME, NULL, &a,
+                     &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(c.nrows == 4 && c.n_untested == 4 && a.nerrored == 1);
+    const hr_cmp_row *r = row(&c, "BM_attention/1024");
+    CHECK(r && !r->tested && r->verdict == HR_VERDICT_REGRESSION);
+    if (r) CHECK_NEAR(r->delta_pct, 10, 1e-9);
+    CHECK(c.count[HR_VERDICT_REGRESSION] == 1);
+    CHECK(has_warn(&c, "threshold alone"));
+    CHECK(has_warn(&c, "error_occurred"));
+    done(&a, &b, &c);
+
+    /* no frac_of_ceiling in Google Benchmark's rows */
+    st = run_cmp(FIX "gbench_base.json", FIX "gbench_slow.json", HR_METRIC_NORMALIZED, NULL, &a,
+                 &b, &c);
+    CHECK(st == HR_EUSAGE && strstr(hr_errmsg(), "frac_of_ceiling"));
+    CHECK(strstr(hr_errmsg(), "gbench_base.json") != NULL);
+    hr_bench_file_free(&a);
+    hr_bench_file_free(&b);
+}
+
+HR_TEST(compare_unusable_input)
+{
+    static const char *const files[] = {FIX "malformed.json", FIX "truncated.json",
+                                        FIX "nobench.json", FIX "does-not-exist.json"};
+    for (size_t i = 0; i < N(files); i++) {
+        hr_bench_file f;
+        CHECKF(hr_bench_file_load(files[i], &f) == HR_EUSAGE, "%s loaded", files[i]);
+        CHECKF(strstr(hr_errmsg(), files[i]) != NULL, "'%s' does not name %s", hr_errmsg(),
+               files[i]);
+    }
+    hr_bench_file a, b;
+    hr_cmp c;
+    /* no common names */
+    int st = run_cmp(FIX "base.json", FIX "gbench_base.json", HR_METRIC_TIME, NULL, &a, &b, &c);
+    CHECK(st == HR_EUSAGE && strstr(hr_errmsg(), "matches"));
+    hr_bench_file_free(&a);
+    hr_bench_file_free(&b);
+    st = run_cmp(FIX "base.json", FIX "same.json", HR_METRIC_TIME, "([", &a, &b, &c);
+    CHECK(st == HR_EUSAGE && strstr(hr_errmsg(), "--filter"));
+    hr_bench_file_free(&a);
+    hr_bench_file_free(&b);
+}

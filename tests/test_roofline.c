@@ -1,0 +1,329 @@
+/* test_roofline.c — ceilings file round trip and errors, the roofline bound, the FMA loops and the probes. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "headroom.h"
+#include "probe.h"
+#include "results.h"
+#include "roofline.h"
+#include "t.h"
+
+/* A fresh temporary directory for this process's files. */
+static const char *tmpdir(void)
+{
+    static char dir[64];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/hr_roof_XXXXXX");
+        if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
+    }
+    return dir;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Made-up ceilings: 1 thread 100/50/40/10 GFLOP/s (avx512/avx2/sse2/scalar), 20 GB/s;
+ * 4 threads four times the FLOPs, 40 GB/s. */
+static hr_ceilings made_up(void)
+{
+    hr_ceilings c;
+    memset(&c, 0, sizeof c);
+    c.nrows = 2;
+    c.reps = 7;
+    c.min_rep_time = 0.01;
+    c.triad_bytes = 3.0 * 1048576;
+    const double fma[HR_FMA_NISA] = {100, 50, 40, 10};
+    const int threads[2] = {1, 4};
+    const double bw[2] = {20, 40};
+    for (int i = 0; i < 2; i++) {
+        hr_ceiling_row *r = &c.rows[i];
+        r->threads = threads[i];
+        for (int m = 0; m < HR_FMA_NISA; m++)
+            r->fma[m] = (hr_roof_stat){fma[m] * threads[i], fma[m] * threads[i] * 0.9,
+                                       fma[m] * threads[i] * 0.6};
+        r->triad = (hr_roof_stat){bw[i], bw[i] * 0.95, bw[i] * 0.5};
+        r->exp = (hr_roof_stat){2.5 * threads[i], 2.0 * threads[i], 1.0 * threads[i]};
+    }
+    return c;
+}
+
+/* The build's FMA figure in made_up() at one thread. */
+static double build_peak1(void)
+{
+    return !strcmp(hr_isa, "avx512") ? 100 : !strcmp(hr_isa, "avx2") ? 50 : 40;
+}
+
+HR_TEST(roofline_file_round_trip)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/sub/dir/ceilings.json", tmpdir());
+    hr_ceilings c = made_up(), d;
+    CHECK(hr_ceilings_save(&c, path) == HR_OK);
+    CHECKF(hr_ceilings_load(path, &d) == HR_OK, "%s", hr_errmsg());
+    CHECK(d.nrows == 2);
+    CHECK(!d.quick && d.reps == 7);
+    CHECK_NEAR(d.triad_bytes, c.triad_bytes, 0);
+    CHECK(strcmp(d.path, path) == 0);
+    CHECK(d.machine[0] != 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK(d.rows[i].threads == c.rows[i].threads);
+        for (int m = 0; m < HR_FMA_NISA; m++) {
+            CHECK_NEAR(d.rows[i].fma[m].best, c.rows[i].fma[m].best, 1e-9);
+            CHECK_NEAR(d.rows[i].fma[m].median, c.rows[i].fma[m].median, 1e-9);
+            CHECK_NEAR(d.rows[i].fma[m].worst, c.rows[i].fma[m].worst, 1e-9);
+        }
+        CHECK_NEAR(d.rows[i].triad.best, c.rows[i].triad.best, 1e-9);
+        CHECK_NEAR(d.rows[i].triad.median, c.rows[i].triad.median, 1e-9);
+        CHECK_NEAR(d.rows[i].triad.worst, c.rows[i].triad.worst, 1e-9);
+        CHECK_NEAR(d.rows[i].exp.best, c.rows[i].exp.best, 1e-9);
+        CHECK_NEAR(d.rows[i].exp.worst, c.rows[i].exp.worst, 1e-9);
+    }
+}
+
+/* A real (tiny) measurement: every figure the CPU has is positive, the file holds it. */
+HR_TEST(roofline_measure_quick_round_trip)
+{
+    const int threads[] = {2, 1, 2};
+    hr_roofline_opts o = {.threads = threads, .nthreads = 3, .reps = 2, .min_time = 1e-4,
+                          .triad_bytes = 1 << 20, .quick = true};
+    hr_ceilings c, d;
+    CHECKF(hr_roofline_measure(&o, &c) == HR_OK, "%s", hr_errmsg());
+    CHECK(c.nrows == 2); /* sorted, duplicate dropped */
+    CHECK(c.rows[0].threads == 1 && c.rows[1].threads == 2);
+    CHECK(c.quick && c.reps == 2);
+    for (int i = 0; i < c.nrows; i++) {
+        const hr_ceiling_row *r = &c.rows[i];
+        for (int m = 0; m < HR_FMA_NISA; m++) {
+            bool has = hr_fma_loops[m].supported();
+            CHECKF(has ? r->fma[m].best > 0 : r->fma[m].best == 0, "isa %s", hr_fma_isa_names[m]);
+            CHECK(r->fma[m].worst <= r->fma[m].median && r->fma[m].median <= r->fma[m].best);
+        }
+        CHECK(r->fma[hr_fma_build_loop()].best > 0);
+        CHECK(r->triad.best > 0 && r->triad.worst <= r->triad.best);
+        CHECK(r->exp.best > 0);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/quick.json", tmpdir());
+    CHECK(hr_ceilings_save(&c, path) == HR_OK);
+    CHECKF(hr_ceilings_load(path, &d) == HR_OK, "%s", hr_errmsg());
+    CHECK(d.quick && d.nrows == 2);
+    CHECK_NEAR(d.rows[1].triad.best, c.rows[1].triad.best, 1e-9 * c.rows[1].triad.best);
+    CHECK_NEAR(hr_ceiling_fma(&d, 2, hr_isa), c.rows[1].fma[hr_fma_build_loop()].best,
+               1e-9 * c.rows[1].fma[hr_fma_build_loop()].best);
+}
+
+HR_TEST(roofline_measure_rejects_bad_threads)
+{
+    const int zero[] = {0};
+    hr_roofline_opts o = {.threads = zero, .nthreads = 1, .reps = 1, .min_time = 1e-4,
+                          .triad_bytes = 1 << 20};
+    hr_ceilings c;
+    CHECK(hr_roofline_measure(&o, &c) == HR_EUSAGE);
+    CHECK(strstr(hr_errmsg(), "--threads") != NULL);
+    o.nthreads = 0;
+    CHECK(hr_roofline_measure(&o, &c) == HR_EUSAGE);
+}
+
+HR_TEST(roofline_lookup_nearest_thread_count)
+{
+    hr_ceilings c = made_up();
+    CHECK(hr_ceiling_threads(&c, 1) == 1);
+    CHECK(hr_ceiling_threads(&c, 2) == 1); /* |2-1| < |2-4|                          */
+    CHECK(hr_ceiling_threads(&c, 3) == 4);
+    CHECK(hr_ceiling_threads(&c, 64) == 4); /* never extrapolated                     */
+    c.rows[1].threads = 3;
+    CHECK(hr_ceiling_threads(&c, 2) == 1); /* tie: the lower count                   */
+    c = made_up();
+    CHECK_NEAR(hr_ceiling_fma(&c, 1, "avx512"), 100, 0);
+    CHECK_NEAR(hr_ceiling_fma(&c, 4, "avx2"), 200, 0);
+    CHECK_NEAR(hr_ceiling_fma(&c, 1, "generic"), 40, 0); /* a generic build: sse2 */
+    CHECK_NEAR(hr_ceiling_fma(&c, 1, "scalar"), 10, 0);
+    CHECK(hr_ceiling_fma(&c, 1, "neon") == 0);
+    CHECK_NEAR(hr_ceiling_bw(&c, 3), 40, 0);
+    hr_ceilings empty;
+    memset(&empty, 0, sizeof empty);
+    CHECK(hr_ceiling_threads(&empty, 1) == 0 && hr_ceiling_bw(&empty, 1) == 0);
+}
+
+/* A result row with the given counts, thread count and median time. */
+static hr_result row(double flops, double bytes, int threads, double median)
+{
+    hr_result r;
+    memset(&r, 0, sizeof r);
+    r.flops = flops;
+    r.bytes = bytes;
+    r.tune.threads = threads;
+    r.timing.reps = 1;
+    r.timing.rep_time[0] = median;
+    r.timing.s = (hr_summary){median, median, median, median, 0, 0, 1};
+    return r;
+}
+
+static double counter(const hr_result *r, const char *name)
+{
+    for (int i = 0; i < r->ncounters; i++)
+        if (!strcmp(r->counters[i].name, name)) return r->counters[i].value;
+    return -1;
+}
+
+HR_TEST(roofline_attach_memory_and_compute_bound)
+{
+    hr_ceilings c = made_up();
+    double peak1 = build_peak1();
+    /* AI = 1 FLOP/byte at 1 thread: attainable min(peak, 1 * 20) = 20 (memory bound);
+     * 1e9 FLOPs in 0.1 s = 10 GFLOP/s = 50% of it. */
+    hr_result r = row(1e9, 1e9, 1, 0.1);
+    hr_roofline_attach(&r, &c);
+    CHECK_NEAR(counter(&r, "ceiling_threads"), 1, 0);
+    CHECK_NEAR(counter(&r, "ceiling_gflops"), peak1, 1e-12);
+    CHECK_NEAR(counter(&r, "ceiling_gbs"), 20, 1e-12);
+    CHECK_NEAR(counter(&r, "AI"), 1, 1e-12);
+    CHECK_NEAR(counter(&r, "attainable_gflops"), 20, 1e-12);
+    CHECK_NEAR(counter(&r, "pct_of_roofline"), 50, 1e-9);
+    /* AI = 1000 at 3 threads -> the 4-thread row: attainable = its peak, compute bound. */
+    r = row(1e12, 1e9, 3, 10.0);
+    hr_roofline_attach(&r, &c);
+    CHECK_NEAR(counter(&r, "ceiling_threads"), 4, 0);
+    CHECK_NEAR(counter(&r, "attainable_gflops"), 4 * peak1, 1e-9);
+    CHECK_NEAR(counter(&r, "pct_of_roofline"), 100.0 / (4 * peak1) * 100, 1e-9);
+    /* Right at the ridge, AI = peak / BW: both bounds agree. */
+    r = row(peak1 / 20 * 1e9, 1e9, 1, 1.0);
+    hr_roofline_attach(&r, &c);
+    CHECK_NEAR(counter(&r, "attainable_gflops"), peak1, 1e-9);
+    /* No byte count: the ceilings are set, AI and the bound are not. */
+    r = row(1e9, 0, 1, 0.1);
+    hr_roofline_attach(&r, &c);
+    CHECK(counter(&r, "ceiling_gflops") > 0);
+    CHECK(counter(&r, "AI") == -1 && counter(&r, "pct_of_roofline") == -1);
+    /* Attaching twice replaces, never duplicates. */
+    r = row(1e9, 1e9, 1, 0.1);
+    hr_roofline_attach(&r, &c);
+    int n = r.ncounters;
+    hr_roofline_attach(&r, &c);
+    CHECK(r.ncounters == n);
+}
+
+/* Writes text to NAME in the temp dir, loads it and expects HR_EUSAGE with a message
+ * naming the file and containing want. */
+static void expect_load_error(const char *name, const char *text, const char *want)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmpdir(), name);
+    if (text) write_text(path, text);
+    hr_ceilings c;
+    int rc = hr_ceilings_load(path, &c);
+    CHECKF(rc == HR_EUSAGE, "%s: status %d", name, rc);
+    CHECKF(strstr(hr_errmsg(), path) != NULL, "%s: message '%s' does not name the file", name,
+           hr_errmsg());
+    CHECKF(strstr(hr_errmsg(), want) != NULL, "%s: message '%s' lacks '%s'", name, hr_errmsg(),
+           want);
+    CHECK(c.nrows == 0);
+}
+
+HR_TEST(roofline_load_errors_name_the_file)
+{
+    expect_load_error("missing.json", NULL, "cannot read");
+    expect_load_error("empty.json", "", "not valid JSON");
+    expect_load_error("trunc.json", "{\"headroom_ceilings\": 1, \"ceilings\": [", "not valid JSON");
+    expect_load_error("other.json", "{\"benchmarks\": []}", "not a headroom ceilings file");
+    expect_load_error("norows.json", "{\"headroom_ceilings\": 1, \"ceilings\": []}", "ceilings");
+    expect_load_error("nothreads.json",
+                      "{\"headroom_ceilings\": 1, \"ceilings\": [{\"fma_gflops\": {}, "
+                      "\"triad_gbs\": 10}]}",
+                      "threads");
+    expect_load_error("zerothreads.json",
+                      "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 0, "
+                      "\"fma_gflops\": {}, \"triad_gbs\": 10}]}",
+                      "threads");
+    expect_load_error("nobw.json",
+                      "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, "
+                      "\"fma_gflops\": {\"avx2\": 50}}]}",
+                      "triad_gbs");
+    expect_load_error("badfma.json",
+                      "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, "
+                      "\"fma_gflops\": {\"avx2\": \"fast\"}, \"triad_gbs\": 10}]}",
+                      "avx2");
+    expect_load_error("order.json",
+                      "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 2, "
+                      "\"fma_gflops\": {}, \"triad_gbs\": 10}, {\"threads\": 1, "
+                      "\"fma_gflops\": {}, \"triad_gbs\": 10}]}",
+                      "increase");
+    /* a minimal valid file loads */
+    char path[256];
+    snprintf(path, sizeof path, "%s/min.json", tmpdir());
+    write_text(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 2, "
+                     "\"fma_gflops\": {\"sse2\": 30}, \"triad_gbs\": 12.5}]}");
+    hr_ceilings c;
+    CHECKF(hr_ceilings_load(path, &c) == HR_OK, "%s", hr_errmsg());
+    CHECK(c.nrows == 1 && c.rows[0].threads == 2);
+    CHECK_NEAR(hr_ceiling_fma(&c, 1, "generic"), 30, 0);
+    CHECK_NEAR(hr_ceiling_bw(&c, 8), 12.5, 0);
+    CHECK(hr_ceiling_fma(&c, 2, "avx512") == 0);
+}
+
+/* Each FMA loop does the work it claims: replay its chains in scalar float. */
+HR_TEST(roofline_fma_loops_compute_their_chains)
+{
+    const float m = 0.75f, a = 0.5f;
+    const long iters = 37;
+    const int lanes[HR_FMA_NISA] = {16, 8, 4, 1};
+    for (int k = 0; k < HR_FMA_NISA; k++) {
+        const hr_fma_loop *L = &hr_fma_loops[k];
+        if (!L->supported()) continue;
+        int chains = L->chains;
+        CHECKF(L->lanes == lanes[k] && L->flops_per_iter == 2.0 * chains * lanes[k], "%s",
+               L->name);
+        double want = 0;
+        for (int j = 0; j < chains; j++) {
+            float x = 1.0f + 0.01f * (float)j;
+            for (long i = 0; i < iters; i++) x = k <= HR_FMA_AVX2 ? fmaf(x, m, a) : x * m + a;
+            want += (double)x * lanes[k];
+        }
+        float got = L->run(iters, m, a);
+        CHECKF(fabs(got - want) <= 1e-5 * fabs(want), "%s: %.9g, replay %.9g", L->name, got, want);
+    }
+}
+
+HR_TEST(roofline_probes)
+{
+    double per[4] = {-1, -1, -1, -1};
+    double min = hr_probe_run(2, 0.0005, per);
+    CHECK(min > 0);
+    CHECK(per[0] > 0 && per[1] > 0);
+    CHECK(min == (per[0] < per[1] ? per[0] : per[1]));
+    CHECK(per[2] == -1); /* nothing written past the team */
+    CHECK(hr_probe_run(1, 0.0002, NULL) > 0);
+
+    hr_probe_buf pb;
+    CHECK(hr_probe_buf_alloc(&pb, 1 << 20, 2) == HR_OK);
+    CHECK(pb.n > 0 && pb.n % 16 == 0);
+    double bw = hr_probe_bw(2, &pb, 0.0005, per);
+    CHECK(bw > 0);
+    CHECK_NEAR(bw, per[0] + per[1], 1e-9 * bw);
+    /* the triad wrote b + 3c everywhere */
+    int bad = 0;
+    for (size_t i = 0; i < pb.n; i++) bad += pb.a[i] != 7.0f;
+    CHECK(bad == 0);
+    hr_probe_buf_free(&pb);
+    CHECK(pb.a == NULL);
+    CHECK(hr_probe_buf_alloc(&pb, 16, 1) == HR_EUSAGE);
+    CHECK(hr_probe_buf_default_bytes() >= ((size_t)16 << 20));
+
+    hr_probe_log log;
+    memset(&log, 0, sizeof log);
+    log.threads = 2;
+    log.seconds = 0.0002;
+    hr_probe_before_rep(&log, 0);
+    hr_probe_after_rep(&log, 0);
+    hr_probe_before_rep(&log, 1);
+    hr_probe_after_rep(&log, 1);
+    hr_probe_after_rep(&log, HR_MAX_REPS); /* out of range: ignored */
+    CHECK(log.n == 2);
+    CHECK(log.before[0] > 0 && log.after[0] > 0 && log.before[1] > 0 && log.after[1] > 0);
+}
