@@ -35,6 +35,11 @@ else
 BUILD := build/$(ISA)
 BIN := $(BUILD)/headroom
 endif
+# BUILDDIR=DIR builds everything, the binary included, under DIR (scripts/hyperfine-compare.sh).
+ifneq ($(BUILDDIR),)
+BUILD := $(BUILDDIR)
+BIN := $(BUILD)/headroom
+endif
 
 PKGS := libcjson inih
 HAVE_BLAS := 0
@@ -115,6 +120,21 @@ test-long: $(BIN) $(UNIT)
 
 bench: $(BIN)
 	$(Q)bash scripts/bench.sh $(BIN)
+
+# Google Benchmark front end: every registered kernel x a set of shapes, linked against
+# the same objects; built only where pkg-config knows `benchmark`.
+GBENCH := $(BUILD)/headroom_gbench
+gbench:
+ifeq ($(shell pkg-config --exists benchmark && echo yes),yes)
+	$(Q)$(MAKE) --no-print-directory $(GBENCH)
+$(GBENCH): gbench/headroom_gbench.cc $(LIBOBJ)
+	@$(if $(Q),echo "  CXX     $@")
+	$(Q)$(CXX) -std=c++17 $(OPTIMIZATION) $(ARCHFLAGS) -fopenmp $(CPPFLAGS_ALL) \
+	  $(shell pkg-config --cflags benchmark) $< $(LIBOBJ) -o $@ \
+	  $(shell pkg-config --libs benchmark) $(LDLIBS_ALL) -lpthread
+else
+	@echo "notice: Google Benchmark not found (pkg-config benchmark): gbench not built"
+endif
 
 plots: $(BIN)
 	$(Q)bash scripts/plots.sh

@@ -8,7 +8,7 @@
  * (four independent accumulators), which hides the add latency a single sum is bound
  * by; each key's sum is still taken in the order c = 0..d-1, as in naive.
  *
- * Defaults: block_kv = L1d / (8 d) (a K tile of a quarter of L1d), block_q such that the
+ * Defaults: block_kv = L1d / (8 d) (a K or V tile takes half of L1d), block_q such that the
  * score block, the output accumulator and the Q tile take half of L2. Plain C with no
  * vector code of its own: the compiler may vectorize the P·V row update (no reduction
  * is reordered). */

@@ -362,12 +362,18 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
                 attend(&c, b, g, j0, j1, q, s, slot[seg == lo / N ? 0 : 1]);
             }
         }
+        /* When every thread boundary falls between segments (B*Hkv a multiple of T,
+         * the usual case with many heads) nothing was split: no barrier, no merge. */
+        bool split = false;
+        for (int u = 1; u < T && !split; u++) split = range_lo(S, u, T) % N != 0;
+        if (split) {
 #pragma omp barrier
+        }
         /* Merge: the thread holding the first key of a segment that runs past its
          * range combines its last piece with slot 0 of every later thread whose
          * (nonempty) range starts inside the segment. */
         const long long seg = lo < hi ? (hi - 1) / N : -1, s0 = seg * N;
-        if (seg >= 0 && s0 >= lo && s0 + N > hi) {
+        if (split && seg >= 0 && s0 >= lo && s0 + N > hi) {
             int uend = tid + 1;
             while (uend < T && range_lo(S, uend, T) < s0 + N) uend++;
             merge_rows(&c, ws, (int)(seg / p->kv_heads), (int)(seg % p->kv_heads),

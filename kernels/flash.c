@@ -30,7 +30,7 @@
  * 2 * 16 * 64 / 16 = 128 vector FMAs; the softmax is ~13 vector ops (max, sub, exp2:
  * max+roundscale+sub+6 FMA+scalef, sum, store) that use the same two FP pipes, so the
  * ceiling is ~128/141 = 91% of FMA peak at d = 64 and ~95% at d = 128, before the
- * packing (~2*d*Bkv moves per tile, ~1-2% at Bq = 96) and the per-tile O load/store.
+ * packing (~2*d*Bkv moves per tile, ~1% at Bq = 192) and the per-tile O load/store.
  * With a 6x4 tile the loads (0.42/FMA) stay under Zen 4's two loads per cycle, and the
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic; the measured
@@ -61,6 +61,10 @@
 #else
 #define MR 4
 #define NV 2
+#endif
+
+#ifndef HR_FT_PF
+#define HR_FT_PF 3
 #endif
 
 #define FT_INLINE static inline __attribute__((always_inline))
@@ -197,17 +201,24 @@ static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n};
 
 int hr_ft_mr(void) { return MR; }
 
-/* Bq = 96 rows: a multiple of MR on every path, and the packing of a K/V tile
- * (2 * d * Bkv moves) is spread over 96 * Bkv * d * 2 FMAs. Bkv = 64 keys: 4 zmm of
- * keys per micro-tile row (the 6x4 tile), and kt + vp = 32 KiB at d = 64. */
-int hr_ft_default_block_q(int d) { return 96; }
+/* Bq = 192 rows (a multiple of MR on every path): the packing of a K/V tile (2*d*Bkv
+ * moves and their cache misses) is spread over 192*Bkv*d*2 FMAs; measured interleaved
+ * against 96 and 144 rows it was 5-10% faster at d = 64 and 128. Q and O of the stack,
+ * 2*Bq*d*4 B = 192 KiB at d = 128, stay in the 1 MiB L2; for larger d, Bq shrinks to
+ * keep them under 384 KiB (at least 12 rows). Bkv = 64 keys: the 6x4 tile's 4 zmm of
+ * keys, and kt + vp = 32 KiB at d = 64 (64 KiB at d = 128, L2); 32 and 128 were slower. */
+int hr_ft_default_block_q(int d)
+{
+    int bq = 384 * 1024 / (8 * d) / 12 * 12;
+    return bq > 192 ? 192 : bq < 12 ? 12 : bq;
+}
 int hr_ft_default_block_kv(int d) { return 64; }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
     size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW);
     size_t rc = (size_t)rows_cap, f = sizeof(float);
-    return align64(rc * (size_t)d * f) + align64(rc * dp * f) + 2 * align64(rc * f) +
+    return align64(rc * (size_t)d * f) + align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) +
            align64(rc * sizeof(int)) + align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) +
            align64((size_t)MR * bkvp * f);
 }
@@ -224,7 +235,7 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->q = (float *)p, p += align64(rc * (size_t)d * f);
     w->o = (float *)p, p += align64(rc * (size_t)w->dp * f);
     w->m = (float *)p, p += align64(rc * f);
-    w->l = (float *)p, p += align64(rc * f);
+    w->l = (float *)p, p += align64(rc * HR_VW * f);
     w->end = (int *)p, p += align64(rc * sizeof(int));
     w->kt = (float *)p, p += align64((size_t)d * (size_t)w->bkvp * f);
     w->vp = (float *)p, p += align64((size_t)w->bkvp * (size_t)w->dp * f);
@@ -237,16 +248,57 @@ void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_
     for (int k = 0; k < w->d; k++) q[k] = q_row[k] * qscale;
     memset(o, 0, (size_t)w->dp * sizeof(float));
     w->m[r] = -INFINITY;
-    w->l[r] = 0.0f;
+    hr_vstore(w->l + (size_t)r * HR_VW, hr_vzero());
     w->end[r] = end_r;
 }
+
+#if defined(HR_VEC_AVX512)
+/* dst[c][r] = src[r][c] for a 16 x 16 block: four rounds of in-register shuffles
+ * (pairs, quads, 128-bit lanes, 256-bit halves), 64 shuffles for 256 floats instead
+ * of 256 scalar strided stores. */
+static void transpose16(const float *src, ptrdiff_t ss, float *dst, ptrdiff_t ds)
+{
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * ss);
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
+            t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xDD);
+        }
+    for (int j = 0; j < 8; j++) {
+        r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+        r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xDD);
+    }
+    for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * ds, r[i]);
+}
+#endif
 
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
  * boundary are zeroed (their scores are computed, then masked). */
 static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
 {
     const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
-    for (int j = 0; j < nk; j++) {
+    int j = 0;
+#if defined(HR_VEC_AVX512)
+    for (; j + 16 <= nk; j += 16) {
+        int kk = 0;
+        for (; kk + 16 <= d; kk += 16)
+            transpose16(k + j * k_sn + kk, k_sn, w->kt + (ptrdiff_t)kk * ld + j, ld);
+        for (int jj = j; jj < j + 16; jj++)
+            for (int k2 = kk; k2 < d; k2++) w->kt[(ptrdiff_t)k2 * ld + jj] = k[jj * k_sn + k2];
+    }
+#endif
+    for (; j < nk; j++) {
         const float *src = k + j * k_sn;
         for (int kk = 0; kk < d; kk++) w->kt[(ptrdiff_t)kk * ld + j] = src[kk];
     }
@@ -285,7 +337,8 @@ static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
             hr_vf av = hr_vset1(alpha);
             float *o = w->o + (size_t)r * w->dp;
             for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
-            w->l[r] *= alpha;
+            float *l = w->l + (size_t)r * HR_VW;
+            hr_vstore(l, hr_vmul(hr_vload(l), av));
         }
         w->m[r] = m_old = m_new;
     }
@@ -295,7 +348,20 @@ static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
         hr_vstore(s + c, pv);
         sum = hr_vadd(sum, pv);
     }
-    w->l[r] += hr_vreduce_add(sum);
+    float *l = w->l + (size_t)r * HR_VW; /* lane sums; reduced once, in hr_ft_store */
+    hr_vstore(l, hr_vadd(hr_vload(l), sum));
+}
+
+/* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
+ * every tile waits on L3/DRAM latency (measured: ~20% of the time at d = 64), since
+ * the next tile's rows start on new pages the hardware prefetcher has not seen. */
+static void prefetch_rows(const float *base, ptrdiff_t sn, int a, int b, int d)
+{
+    for (int j = a; j < b; j++) {
+        const char *row = (const char *)(base + j * sn);
+        const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63);
+        for (; line < row + (size_t)d * sizeof(float); line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
+    }
 }
 
 void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const float *v,
@@ -309,8 +375,16 @@ void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const f
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
         pack_k(w, k + j0 * k_sn, k_sn, nk);
         pack_v(w, v + j0 * v_sn, v_sn, nk);
+        /* The next tile's rows, spread over this tile's micro-tiles. */
+        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+        const int nmt = ceil_div(rows, MR);
         for (int r0 = 0; r0 < rows; r0 += MR) {
-            const int mr = rows - r0 < MR ? rows - r0 : MR;
+            const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
+            if (nk_next > 0) {
+                const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+                prefetch_rows(k + jn * k_sn, k_sn, a, b, d);
+                prefetch_rows(v + jn * v_sn, v_sn, a, b, d);
+            }
             int lim = 0; /* keys of this tile visible to any row of the micro-tile */
             for (int r = 0; r < mr; r++)
                 if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
@@ -336,7 +410,7 @@ void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const f
 void hr_ft_store(const hr_ft_ws *w, int r, float *o_row)
 {
     const int d = w->d, full = d / HR_VW * HR_VW;
-    const float l = w->l[r];
+    const float l = hr_vreduce_add(hr_vload(w->l + (size_t)r * HR_VW));
     if (w->end[r] == 0 || !(l > 0.0f)) {
         memset(o_row, 0, (size_t)d * sizeof(float));
         return;

@@ -22,7 +22,7 @@ typedef struct {
     float *q;        /* [rows_cap][d]   Q * scale * log2(e)                     */
     float *o;        /* [rows_cap][dp]  unnormalized running output             */
     float *m;        /* [rows_cap]      running row max (log2 units), -inf at start */
-    float *l;        /* [rows_cap]      running row sum of exp2(s - m)           */
+    float *l;        /* [rows_cap][VW]  running row sum of exp2(s - m), by lane     */
     int *end;        /* [rows_cap]      keys [0, end) are visible to the row     */
     float *kt;       /* [d][bkvp]       K tile, transposed (keys along vectors)  */
     float *vp;       /* [bkvp][dp]      V tile, zero-padded columns              */

@@ -9,7 +9,7 @@
  * A row's causal limit depends only on its query index, so the stack is masked row by
  * row exactly like flash. With Hkv = Hq (G = 1) this is flash with the same blocks.
  *
- * Bq here is per head; the default keeps the stack near flash's 96 rows (at least one
+ * Bq here is per head; the default keeps the stack near flash's Bq rows (at least one
  * micro-tile per head), so the slab per thread stays O(G * Bq * (d + Bkv)),
  * independent of N. */
 

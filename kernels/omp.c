@@ -28,7 +28,7 @@ static int omp_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void
     if (per_head < by_block) per_head = by_block;
     if (per_head > Nq) per_head = Nq;
     const int rows = (int)((Nq + per_head - 1) / per_head);
-    const long items = units * (long)((Nq + rows - 1) / rows);
+    const long per = (Nq + rows - 1) / rows, items = units * per;
 
 #pragma omp parallel num_threads(nt)
     {
@@ -39,7 +39,6 @@ static int omp_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void
             for (int b = 0; b < B; b++)
                 for (int h = 0; h < H; h++) hr_simd_rows(p, t, a, b, h, 0, Nq, &sc);
         } else {
-            const long per = (Nq + rows - 1) / rows;
 #pragma omp for schedule(static, 1)
             for (long w = 0; w < items; w++) {
                 const long u = w / per;

@@ -15,8 +15,8 @@
  * d not a multiple of the width W: Kᵀ has no d tail; V is packed with zero padding to
  * whole vectors, and only O's store is masked.
  *
- * Defaults: block_kv = L1d / (8 d) rounded to 2W (Kᵀ and V tiles fill L1d), block_q such
- * that the score block and accumulators take half of L2, a multiple of 4. */
+ * Defaults: block_kv = L1d / (8 d) rounded to 2W (a Kᵀ or V tile takes half of L1d),
+ * block_q such that the score block and accumulators take half of L2, a multiple of 4. */
 #include <math.h>
 
 #include "headroom.h"

@@ -1,4 +1,4 @@
-/* vec.h — the one SIMD layer: fp32 vectors for AVX-512, AVX2+FMA or portable C, chosen at build time. */
+/* vec.h — the one SIMD layer: fp32 vectors for AVX-512, AVX2+FMA or portable C, by build flags. */
 #ifndef HR_VEC_H
 #define HR_VEC_H
 
@@ -165,8 +165,14 @@ static inline hr_vf hr_vzero(void) { return _mm256_setzero_ps(); }
 static inline hr_vf hr_vset1(float x) { return _mm256_set1_ps(x); }
 static inline hr_vf hr_vload(const float *p) { return _mm256_loadu_ps(p); }
 static inline void hr_vstore(float *p, hr_vf v) { _mm256_storeu_ps(p, v); }
-static inline hr_vf hr_vload_n(const float *p, int n) { return _mm256_maskload_ps(p, hr_vmask_(n)); }
-static inline void hr_vstore_n(float *p, hr_vf v, int n) { _mm256_maskstore_ps(p, hr_vmask_(n), v); }
+static inline hr_vf hr_vload_n(const float *p, int n)
+{
+    return _mm256_maskload_ps(p, hr_vmask_(n));
+}
+static inline void hr_vstore_n(float *p, hr_vf v, int n)
+{
+    _mm256_maskstore_ps(p, hr_vmask_(n), v);
+}
 static inline hr_vf hr_vadd(hr_vf a, hr_vf b) { return _mm256_add_ps(a, b); }
 static inline hr_vf hr_vsub(hr_vf a, hr_vf b) { return _mm256_sub_ps(a, b); }
 static inline hr_vf hr_vmul(hr_vf a, hr_vf b) { return _mm256_mul_ps(a, b); }

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "counts.h"
+#include "likwid_markers.h"
 #include "npy.h"
 #include "sysinfo.h"
 
@@ -97,7 +98,12 @@ int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
             goto done;
         }
     }
+    /* likwid region (LIKWID=1 only), named like the result row so counters merge by name. */
+    char region[256];
+    hr_result_name(out, region, sizeof region);
+    hr_marker_start(region, out->tune.threads);
     hr_time(call, &c, &s->timer, &out->timing);
+    hr_marker_stop(region, out->tune.threads);
     if (out->timing.s.median > 0) hr_result_set(out, "GBps", out->bytes / out->timing.s.median * 1e-9);
     hr_result_set(out, "AI", out->bytes > 0 ? out->flops / out->bytes : 0);
     if (s->save_dir) st = save(s->save_dir, p, &t);

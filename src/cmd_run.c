@@ -1,22 +1,25 @@
 /* cmd_run.c — `headroom run`: time one kernel on one shape. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
+#include "roofline.h"
+#include "wisdom.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
 
 int cmd_run(int argc, char **argv)
 {
-    const char *kname = NULL, *save_dir = NULL;
+    const char *kname = NULL, *save_dir = NULL, *wisdom = NULL;
     int batch = 1, heads = 8, kv_heads = 0, seq = 512, seq_kv = 0, d = 64, threads = 0;
     int reps = 9, seed = 1, dist = HR_DIST_NORMAL, layout = HR_LAYOUT_BHND, format = 0;
     int block_q = 0, block_kv = 0;
     double min_time = 0.05, warmup = 0.1, max_mem = 0, scale = 0;
-    bool causal = false, check = false, cold = false;
+    bool causal = false, check = false, cold = false, no_wisdom = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
@@ -41,6 +44,8 @@ int cmd_run(int argc, char **argv)
         {"--save", HR_OPT_STR, &save_dir, 0, 0, NULL, "DIR", "write q.npy k.npy v.npy o.npy to DIR"},
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
         {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
+        {"--no-wisdom", HR_OPT_FLAG, &no_wisdom, 0, 0, NULL, NULL, "ignore wisdom: kernel defaults unless flags"},
         {NULL},
     };
     const char *syn = "run --kernel NAME [options]";
@@ -69,9 +74,27 @@ int cmd_run(int argc, char **argv)
         .max_mem = max_mem,
         .save_dir = save_dir,
     };
+    /* Wisdom fills the parameters no flag set; the source says which came from where. */
+    if (!no_wisdom) {
+        hr_tune w = s.tune;
+        int found = hr_wisdom_lookup(wisdom, k, &s.prob, &w);
+        if (found < 0) {
+            st = HR_EUSAGE;
+            goto err;
+        }
+        if (found && memcmp(&w, &s.tune, sizeof w)) {
+            s.tune_source = (block_q || block_kv) ? "flag+wisdom" : "wisdom";
+            s.tune = w;
+        }
+    }
     hr_result r;
     st = hr_bench_run(k, &s, &r);
     if (st) goto err;
+    /* Roofline counters when this machine's ceilings were measured (headroom roofline). */
+    static hr_ceilings ceilings;
+    char cpath[512];
+    hr_ceilings_default_path(cpath, sizeof cpath);
+    if (hr_ceilings_load(cpath, &ceilings) == HR_OK) hr_roofline_attach(&r, &ceilings);
 
     char warn[16][200];
     int nw = 0;

@@ -4,7 +4,15 @@
 
 int cmd_list(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
+int cmd_kvcache(int argc, char **argv);
+int cmd_layer(int argc, char **argv);
+int cmd_crossover(int argc, char **argv);
+int cmd_decode_loop(int argc, char **argv);
 
 #endif

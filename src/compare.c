@@ -174,7 +174,9 @@ int hr_bench_file_parse(const char *text, size_t len, const char *path, hr_bench
         size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
         int line, col;
         line_col(text, off, &line, &col);
-        if (len == 0 || strspn(text, " \t\r\n") == len)
+        size_t blank = 0;
+        while (blank < len && strchr(" \t\r\n", text[blank]) && text[blank]) blank++;
+        if (blank == len)
             st = hr_fail("%s: empty file, not JSON", path);
         else if (json_unclosed(text, len))
             st = hr_fail("%s: JSON ends before its closing brackets (truncated file?)", path);
@@ -382,6 +384,20 @@ static void few_names(const char **list, int n, char *buf, size_t len)
     if (n > 3) snprintf(buf + k, len - k, " and %d more", n - 3);
 }
 
+/* The number of samples to test. A counter that is one figure per result, written
+ * unchanged into every repetition's row (headroom writes its per-result counters that
+ * way), is one observation, not n: testing n copies would report a significance the
+ * data does not have. So for a counter metric, n identical values count as one (and
+ * *ncopied is incremented). Identical times are left alone: every time is measured. */
+static int distinct_samples(const double *x, int n, hr_cmp_metric m, int *ncopied)
+{
+    if (m == HR_METRIC_TIME || n < 2) return n;
+    for (int i = 1; i < n; i++)
+        if (x[i] != x[0]) return n;
+    ++*ncopied;
+    return 1;
+}
+
 static int cmp_bench_ptr_name(const void *a, const void *b)
 {
     return strcmp((*(const hr_bench *const *)a)->name, (*(const hr_bench *const *)b)->name);
@@ -439,6 +455,7 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
     qsort(byname, (size_t)nw->nbench, sizeof *byname, cmp_bench_ptr_name);
 
     int untested_base = 0, untested_new = 0, weak = 0, weak_nb = 0, weak_nn = 0;
+    int n_copied = 0;
     for (int i = 0; i < base->nbench; i++) {
         const hr_bench *b = &base->bench[i];
         if (o->filter && regexec(&re, b->name, 0, NULL, 0)) continue;
@@ -454,8 +471,8 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
             goto out;
         hr_cmp_row *r = &c->rows[c->nrows];
         r->name = b->name;
-        r->n_base = b->n;
-        r->n_new = (*hit)->n;
+        r->n_base = distinct_samples(xb, b->n, o->metric, &n_copied);
+        r->n_new = distinct_samples(xn, (*hit)->n, o->metric, &n_copied);
         judge(r, xb, xn, o);
         ratio[c->nrows++] = r->new_ / r->base;
         c->count[r->verdict]++;
@@ -497,6 +514,11 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
                  : untested_base               ? base->path
                                                : nw->path,
                  o->threshold_pct);
+    if (n_copied)
+        add_warn(c,
+                 "%d sample set(s) carry one %s for all their repetitions (a per-result "
+                 "counter, not one per repetition): counted as a single value",
+                 n_copied, HR_CMP_FRAC_COUNTER);
     char names[320];
     if (c->n_only_base) {
         few_names(c->only_base, c->n_only_base, names, sizeof names);

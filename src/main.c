@@ -1,5 +1,6 @@
 /* main.c — the headroom binary: dispatches to a subcommand from one table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -12,8 +13,16 @@ static const struct {
 } commands[] = {
     {"list", cmd_list, "list the kernels built into this binary"},
     {"run", cmd_run, "time one kernel on one shape (optionally checked and saved)"},
+    {"tune", cmd_tune, "search a kernel's block sizes and threads per shape; store the winners as wisdom"},
+    {"sweep", cmd_sweep, "measure a config's cartesian product of kernels and shapes (configs/*.ini)"},
+    {"report", cmd_report, "merge results of several machines: per-shape tables and side-by-side charts"},
     {"check", cmd_check, "check kernels against the fp64 oracle over a battery of shapes"},
+    {"compare", cmd_compare, "judge a results file against a baseline (exit 1 on a regression)"},
     {"roofline", cmd_roofline, "measure the machine's ceilings: FMA peak, triad bandwidth, exp"},
+    {"kvcache", cmd_kvcache, "KV-cache memory of model presets by context, precision, MHA vs GQA"},
+    {"layer", cmd_layer, "time the full MHA layer by phase: QKV projection, core, output projection"},
+    {"crossover", cmd_crossover, "measure the N where the attention core overtakes the projections vs 2*d_model"},
+    {"decode-loop", cmd_decode_loop, "generate tokens over a growing KV cache: per-step time, tokens/s"},
 };
 
 static void usage(FILE *f)
@@ -26,6 +35,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Pin threads by default, before the OpenMP runtime starts: one thread per core,
+     * packed. A user's own OMP_PROC_BIND/OMP_PLACES win; sysinfo records what was used. */
+    setenv("OMP_PROC_BIND", "close", 0);
+    setenv("OMP_PLACES", "cores", 0);
     if (argc < 2) {
         usage(stderr);
         return HR_EUSAGE;

@@ -1,10 +1,12 @@
 /* models.c — the model presets loader: inih parsing with file:line validation. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -133,9 +135,9 @@ static int handler(void *user, const char *section, const char *name, const char
     errno = 0;
     long v = strtol(value, &end, 10);
     if (errno || end == value || *end || v < keys[k].lo || v > keys[k].hi) {
-        char range[64];
-        snprintf(range, sizeof range, "%s: expected an integer in [%ld, %ld]", name, keys[k].lo,
-                 keys[k].hi);
+        char range[160];
+        snprintf(range, sizeof range, "[%.63s]: %s: expected an integer in [%ld, %ld]", m->name,
+                 name, keys[k].lo, keys[k].hi);
         perr(P, P->line, "%s, got '%s'", range, value);
         return 0;
     }
@@ -194,4 +196,24 @@ void hr_models_free(hr_models *m)
 {
     free(m->v);
     memset(m, 0, sizeof *m);
+}
+
+/* configs/models.ini in the working directory, else beside the executable (so a
+ * checkout works from anywhere). */
+int hr_models_open(const char *path, hr_models *out)
+{
+    const char *rel = "configs/models.ini";
+    char buf[PATH_MAX + 32];
+    if (!path) {
+        path = rel;
+        char exe[PATH_MAX];
+        ssize_t n = access(rel, R_OK) ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
+        char *slash = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
+        if (slash) {
+            *slash = 0;
+            snprintf(buf, sizeof buf, "%s/%s", exe, rel);
+            if (access(buf, R_OK) == 0) path = buf;
+        }
+    }
+    return hr_models_load(path, out);
 }

@@ -21,6 +21,9 @@ typedef struct {
  * errors. On error returns HR_EUSAGE with a message "FILE:LINE: what" and *out is
  * empty. */
 int hr_models_load(const char *path, hr_models *out);
+/* hr_models_load of path, or when path is NULL of the default presets file:
+ * configs/models.ini in the working directory, else beside the executable. */
+int hr_models_open(const char *path, hr_models *out);
 /* The model called name (case-insensitive), or NULL. */
 const hr_model *hr_models_find(const hr_models *m, const char *name);
 void hr_models_free(hr_models *m);

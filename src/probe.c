@@ -158,7 +158,7 @@ double hr_probe_run(int threads, double seconds, double *per_thread)
             sink += L->run(PROBE_CHUNK, m, a);
             chunks++;
         } while ((t = hr_now()) - t0 < seconds);
-        double rate = (double)chunks * PROBE_CHUNK * L->flops_per_iter / (t - t0) * 1e-9;
+        double rate = (double)chunks * PROBE_CHUNK * L->flops_per_iter / fmax(t - t0, 1e-9) * 1e-9;
         if (per_thread) per_thread[omp_get_thread_num()] = rate;
         min_rate = rate;
     }
@@ -246,7 +246,7 @@ double hr_probe_bw(int threads, const hr_probe_buf *pb, double seconds, double *
             hr_triad(pb->a, pb->b, pb->c, s, lo, hi);
             passes++;
         } while ((t = hr_now()) - t0 < seconds);
-        double rate = (double)passes * (double)(hi - lo) * 3 * sizeof(float) / (t - t0) * 1e-9;
+        double rate = (double)passes * (double)(hi - lo) * 3 * sizeof(float) / fmax(t - t0, 1e-9) * 1e-9;
         if (per_thread) per_thread[omp_get_thread_num()] = rate;
         total = rate;
     }

@@ -33,16 +33,20 @@ int hr_fma_build_loop(void);
  * NULL) receives the `threads` rates in GFLOP/s. Returns the smallest: a team's
  * compute-bound figure is gated by its slowest vCPU, so threads x min is the
  * concurrent ceiling right now.
- * Overhead: `seconds` plus the team start and the final chunk, ~10-50 us (1-3 ms is
- * enough: the rate of a few hundred chunks). Allocates nothing; must not be called
- * from inside a parallel region. */
+ * Overhead beyond `seconds` (measured on the 2-vCPU dev machine, 15 calls each): 2-7 us
+ * (team start, last chunk); but when another process holds one of the vCPUs the team
+ * cannot start until it is scheduled, 5-15 ms there, which is the throttling the probe
+ * exists to show. 1-3 ms is enough: a few hundred chunks. Allocates nothing; must not
+ * be called from inside a parallel region. */
 double hr_probe_run(int threads, double seconds, double *per_thread);
 
 /* The bandwidth variant: a STREAM triad a = b + s*c over a caller-owned buffer, each
  * thread repeatedly sweeping its own contiguous slice until `seconds` have passed.
  * Bytes are counted as STREAM does (12 per element). The buffer must be larger than
  * the caches it should miss (hr_probe_buf_default_bytes: beyond the L2s of all
- * threads, so the figure is L3 or memory bandwidth by the machine's L3 size). */
+ * threads, so the figure is L3 or memory bandwidth by the machine's L3 size).
+ * Overhead beyond `seconds`: up to one pass over the thread's slice (0.3 ms for 15 MiB
+ * at L3 speed on the dev machine), plus the team start as above. */
 typedef struct {
     float *a, *b, *c;
     size_t n; /* elements per array */

@@ -11,6 +11,9 @@ extern const hr_kernel hr_kernel_simd;
 extern const hr_kernel hr_kernel_omp;
 extern const hr_kernel hr_kernel_flash, hr_kernel_gqa;
 extern const hr_kernel hr_kernel_decode;
+#if HR_HAVE_BLAS
+extern const hr_kernel hr_kernel_blas;
+#endif
 
 /* Reference first; the order is the order `headroom list` prints. */
 const hr_kernel *const hr_kernels[] = {
@@ -21,6 +24,9 @@ const hr_kernel *const hr_kernels[] = {
     &hr_kernel_flash,
     &hr_kernel_gqa,
     &hr_kernel_decode,
+#if HR_HAVE_BLAS
+    &hr_kernel_blas,
+#endif
     NULL,
 };
 

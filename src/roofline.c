@@ -111,7 +111,7 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
             hr_triad(p->a, p->b, p->c, s, lo, hi);
 #pragma omp barrier
             if (me == 0) {
-                double dt = hr_now() - t0;
+                double dt = fmax(hr_now() - t0, 1e-9);
                 p->iters[M_TRIAD] = dt >= p->min_time ? 1 : (long)ceil(p->min_time / dt);
             }
         }

@@ -86,13 +86,13 @@ void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *o
     double t0 = hr_now(), once;
     fn(ctx);
     once = hr_now() - t0;
-    while (hr_now() - t0 < o->warmup) fn(ctx);
+    while (hr_now() - t0 < o->warmup && !(o->stop && *o->stop)) fn(ctx);
 
     /* Calibrate: double the iterations until one batch takes min_time. */
     long iters = 1;
     if (o->min_time > 0 && !o->cold) {
         double dt = once;
-        while (dt < o->min_time && iters < (1L << 30)) {
+        while (dt < o->min_time && iters < (1L << 30) && !(o->stop && *o->stop)) {
             long next = dt > 0 ? (long)ceil(iters * 1.2 * o->min_time / dt) : iters * 10;
             if (next > iters * 10) next = iters * 10;
             if (next <= iters) next = iters + 1;
@@ -105,6 +105,11 @@ void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *o
     out->iters = iters;
     out->reps = reps;
     for (int r = 0; r < reps; r++) {
+        if (o->stop && *o->stop) {
+            out->aborted = true;
+            out->reps = r;
+            break;
+        }
         if (o->cold) hr_flush_caches();
         if (o->before_rep) o->before_rep(o->hook_ctx, r);
         double s = hr_now();
@@ -113,5 +118,5 @@ void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *o
         if (o->after_rep) o->after_rep(o->hook_ctx, r);
         out->rep_time[r] = (e - s) / (double)iters;
     }
-    hr_summarize(out->rep_time, reps, &out->s);
+    hr_summarize(out->rep_time, out->reps, &out->s);
 }

@@ -2,6 +2,7 @@
 #ifndef HR_TIMER_H
 #define HR_TIMER_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #define HR_MAX_REPS 1024
@@ -28,6 +29,9 @@ typedef struct {
     void (*before_rep)(void *hook_ctx, int rep);
     void (*after_rep)(void *hook_ctx, int rep);
     void *hook_ctx;
+    /* Optional: when *stop becomes nonzero (a signal handler sets it), hr_time returns
+     * after the current batch of calls with out->aborted set; the timing is then partial. */
+    const volatile sig_atomic_t *stop;
 } hr_timer_opts;
 
 typedef struct {
@@ -35,6 +39,7 @@ typedef struct {
     int reps;
     double rep_time[HR_MAX_REPS]; /* seconds per call, one entry per repetition  */
     hr_summary s;               /* over rep_time                                 */
+    bool aborted;               /* opts.stop was raised: reps holds those completed */
 } hr_timing;
 
 /* Times fn(ctx): warm-up, calibration of iterations so one repetition takes at least

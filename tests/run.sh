@@ -5,6 +5,8 @@
 set -u
 cd "$(dirname "$0")/.."
 export HR_BIN=${HR_BIN:-./headroom} HR_UNIT=${HR_UNIT:-build/native/unit_tests}
+# Tests never read the developer's tuned wisdom (results/<machine>/wisdom.json).
+export HEADROOM_WISDOM=${HEADROOM_WISDOM:-/nonexistent/headroom-test-wisdom.json}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

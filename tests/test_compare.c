@@ -344,3 +344,40 @@ HR_TEST(compare_unusable_input)
     hr_bench_file_free(&a);
     hr_bench_file_free(&b);
 }
+
+/* A counter written unchanged into every repetition row is one observation: compare
+ * must not test nine copies of it as nine samples. */
+HR_TEST(compare_counter_copied_per_repetition)
+{
+    char a[2048], b[2048];
+    const char *fmt = "{\"benchmarks\": ["
+                      "{\"name\": \"k\", \"real_time\": 10, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
+                      "{\"name\": \"k\", \"real_time\": 11, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
+                      "{\"name\": \"k\", \"real_time\": 12, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
+                      "{\"name\": \"k\", \"real_time\": 13, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
+                      "{\"name\": \"k\", \"real_time\": 14, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g}]}";
+    snprintf(a, sizeof a, fmt, 0.5, 0.5, 0.5, 0.5, 0.5);
+    snprintf(b, sizeof b, fmt, 0.4, 0.4, 0.4, 0.4, 0.4);
+    hr_bench_file fa, fb;
+    CHECK(hr_bench_file_parse(a, strlen(a), "a.json", &fa) == HR_OK);
+    CHECK(hr_bench_file_parse(b, strlen(b), "b.json", &fb) == HR_OK);
+    hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = HR_METRIC_NORMALIZED};
+    hr_cmp c;
+    CHECK(hr_compare(&fa, &fb, &o, &c) == HR_OK);
+    CHECK(c.nrows == 1);
+    if (c.nrows == 1) {
+        /* one value per side: untested, -20% judged on the threshold alone */
+        CHECK(c.rows[0].n_base == 1 && c.rows[0].n_new == 1 && !c.rows[0].tested);
+        CHECK(c.rows[0].verdict == HR_VERDICT_REGRESSION);
+        CHECK_NEAR(c.rows[0].delta_pct, -20, 1e-9);
+    }
+    CHECK(has_warn(&c, "per-result counter") && has_warn(&c, "threshold alone"));
+    hr_cmp_free(&c);
+    /* the times of the same rows are real repetitions and are tested */
+    o.metric = HR_METRIC_TIME;
+    CHECK(hr_compare(&fa, &fb, &o, &c) == HR_OK);
+    CHECK(c.nrows == 1 && c.rows[0].tested && c.rows[0].n_base == 5);
+    hr_cmp_free(&c);
+    hr_bench_file_free(&fa);
+    hr_bench_file_free(&fb);
+}

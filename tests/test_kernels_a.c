@@ -1,4 +1,4 @@
-/* test_kernels_a.c — blocked, simd and omp against the oracle at odd block sizes and thread counts. */
+/* test_kernels_a.c — blocked, simd and omp vs the oracle at odd block sizes and thread counts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,21 +10,17 @@
 
 /* Shapes that stress the tiling: prime sizes, d with vector tails, GQA/MQA, causal with
  * Nq < Nkv, Nq = Nkv and Nq > Nkv (leading rows fully masked), both layouts. */
+#define SHAPE(B, H, G, NQ, NKV, D, CAUSAL, LAYOUT)                                          \
+    {{.batch = B, .heads = H, .kv_heads = G, .seq_q = NQ, .seq_kv = NKV, .d_head = D,          \
+      .causal = CAUSAL},                                                                       \
+     HR_LAYOUT_##LAYOUT}
 static const struct {
     hr_problem p;
     hr_layout layout;
 } shapes[] = {
-    {{.batch = 2, .heads = 4, .kv_heads = 2, .seq_q = 13, .seq_kv = 29, .d_head = 7, .causal = true},
-     HR_LAYOUT_BHND},
-    {{.batch = 1, .heads = 3, .kv_heads = 1, .seq_q = 37, .seq_kv = 37, .d_head = 80, .causal = true},
-     HR_LAYOUT_BNHD},
-    {{.batch = 1, .heads = 2, .kv_heads = 2, .seq_q = 40, .seq_kv = 17, .d_head = 16, .causal = true},
-     HR_LAYOUT_BHND},
-    {{.batch = 2, .heads = 2, .kv_heads = 1, .seq_q = 5, .seq_kv = 70, .d_head = 63},
-     HR_LAYOUT_BNHD},
-    {{.batch = 1, .heads = 1, .kv_heads = 1, .seq_q = 1, .seq_kv = 1, .d_head = 1}, HR_LAYOUT_BHND},
-    {{.batch = 1, .heads = 1, .kv_heads = 1, .seq_q = 33, .seq_kv = 65, .d_head = 33, .causal = true},
-     HR_LAYOUT_BHND},
+    SHAPE(2, 4, 2, 13, 29, 7, true, BHND),  SHAPE(1, 3, 1, 37, 37, 80, true, BNHD),
+    SHAPE(1, 2, 2, 40, 17, 16, true, BHND), SHAPE(2, 2, 1, 5, 70, 63, false, BNHD),
+    SHAPE(1, 1, 1, 1, 1, 1, false, BHND),   SHAPE(1, 1, 1, 33, 65, 33, true, BHND),
 };
 static const int blocks[][2] = {{0, 0}, {1, 1}, {3, 7}, {5, 33}, {64, 1000}};
 
@@ -92,9 +88,11 @@ HR_TEST(kernels_a_omp_matches_simd)
     CHECK(simd && omp);
     if (!simd || !omp) return;
     const hr_problem probs[] = {
-        {.batch = 1, .heads = 1, .kv_heads = 1, .seq_q = 50, .seq_kv = 50, .d_head = 24, .causal = true},
+        {.batch = 1, .heads = 1, .kv_heads = 1, .seq_q = 50, .seq_kv = 50, .d_head = 24,
+         .causal = true},
         {.batch = 3, .heads = 4, .kv_heads = 1, .seq_q = 9, .seq_kv = 31, .d_head = 17},
-        {.batch = 1, .heads = 2, .kv_heads = 2, .seq_q = 1, .seq_kv = 40, .d_head = 64, .causal = true},
+        {.batch = 1, .heads = 2, .kv_heads = 2, .seq_q = 1, .seq_kv = 40, .d_head = 64,
+         .causal = true},
     };
     for (size_t s = 0; s < sizeof probs / sizeof probs[0]; s++) {
         const hr_problem *p = &probs[s];

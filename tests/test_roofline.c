@@ -1,4 +1,5 @@
 /* test_roofline.c — ceilings file round trip and errors, the roofline bound, the FMA loops and the probes. */
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,15 +10,25 @@
 #include "roofline.h"
 #include "t.h"
 
-/* A fresh temporary directory for this process's files. */
+static char tmp_dir[64];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void rm_tmpdir(void) { nftw(tmp_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS); }
+
+/* A fresh temporary directory for this process's files, removed at exit. */
 static const char *tmpdir(void)
 {
-    static char dir[64];
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/hr_roof_XXXXXX");
-        if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
+    if (!tmp_dir[0]) {
+        snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hr_roof_XXXXXX");
+        if (mkdtemp(tmp_dir)) atexit(rm_tmpdir);
+        else snprintf(tmp_dir, sizeof tmp_dir, "/tmp");
     }
-    return dir;
+    return tmp_dir;
 }
 
 static void write_text(const char *path, const char *text)

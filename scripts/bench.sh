@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# bench.sh — the main job (make bench): ceilings if none are saved for this machine, the
+# default sweep, then the plots. Usage: scripts/bench.sh [HEADROOM_BINARY] [CONFIG]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-./headroom}
+case $bin in */*) ;; *) bin=./$bin ;; esac
+config=${2:-configs/default.ini}
+t0=$(date +%s)
+
+# The machine key results are filed under (results/<machine>/), as the binary computes it.
+machine=$("$bin" run --kernel naive --heads 1 --seq 16 --d-head 16 --reps 1 --min-time 0 \
+          --warmup 0 --format json 2>/dev/null | sed -n 's/.*"machine":[[:space:]]*"\([^"]*\)".*/\1/p')
+if [ -z "$machine" ]; then
+    echo "bench.sh: cannot ask $bin for the machine key" >&2
+    exit 2
+fi
+ceilings=results/$machine/ceilings.json
+if [ -s "$ceilings" ]; then
+    echo "bench.sh: using the saved ceilings $ceilings (delete it to measure again)"
+else
+    echo "bench.sh: no ceilings for $machine: measuring them (headroom roofline)"
+    "$bin" roofline
+fi
+
+"$bin" sweep "$config"
+dir=results/$machine/latest
+echo "bench.sh: results in $(readlink -f "$dir")"
+
+if [ -x scripts/plots.sh ] || [ -f scripts/plots.sh ]; then
+    bash scripts/plots.sh || echo "bench.sh: note: scripts/plots.sh failed (status $?); the results are kept"
+else
+    echo "bench.sh: note: scripts/plots.sh is not there yet: no plots rendered"
+fi
+echo "bench.sh: done in $(( $(date +%s) - t0 )) s"

@@ -1,0 +1,200 @@
+/* cmd_layer.c — `headroom layer`: time the full attention layer phase by phase (QKV projection, core, output projection). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "commands.h"
+#include "layer.h"
+#include "results.h"
+
+static const char *const formats[] = {"table", "csv", "json", NULL};
+
+/* "layer/flash/own/B1/N1024/D512/H8/G8/d64/full/T2": the key a compare run matches on. */
+static void layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len)
+{
+    const hr_problem *p = &r->prob;
+    snprintf(buf, len, "layer/%s/%s/B%d/N%d/D%d/H%d/G%d/d%d/%s/T%d", s->kernel->name,
+             hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads, p->kv_heads,
+             p->d_head, p->causal ? "causal" : "full", r->gemm_threads);
+}
+
+static void print_table(const hr_layer_spec *s, const hr_layer_result *r)
+{
+    const hr_problem *p = &r->prob;
+    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s; threads: GEMM %d, core %d\n",
+           s->kernel->name, hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads,
+           p->kv_heads, p->d_head, p->causal ? "causal" : "full", r->gemm_threads, r->tune.threads);
+    printf("%-9s %11s %11s %11s %6s %10s %9s %7s\n", "phase", "median ms", "min ms", "max ms",
+           "cv%", "GFLOP", "GFLOP/s", "time%");
+    const double total = hr_layer_total_seconds(r);
+    for (int i = 0; i < HR_NPHASES; i++) {
+        const hr_summary *m = &r->phase[i].timing.s;
+        printf("%-9s %11.4f %11.4f %11.4f %6.1f %10.4f %9.2f %7.1f\n", hr_phase_names[i],
+               m->median * 1e3, m->min * 1e3, m->max * 1e3, m->cv * 100, r->phase[i].flops * 1e-9,
+               hr_layer_phase_gflops(r, i), total > 0 ? 100 * m->median / total : 0);
+    }
+    const double tf = hr_layer_total_flops(r);
+    printf("%-9s %11.4f %11s %11s %6s %10.4f %9.2f %7.1f\n", "total", total * 1e3, "", "", "",
+           tf * 1e-9, total > 0 ? tf / total * 1e-9 : 0, 100.0);
+    if (r->checked)
+        printf("check: %s max_rel %.3g (tol %.3g, warn %.3g) over %ld of %ld rows\n",
+               hr_check_names[r->check.verdict], r->check.max_rel_err, r->check.tol_pass,
+               r->check.tol_warn, r->check.rows_checked, r->check.rows_total);
+}
+
+/* CSV columns (one row per phase, then "total"; times are medians per call). */
+static void print_csv(const hr_layer_spec *s, const hr_layer_result *r)
+{
+    const hr_problem *p = &r->prob;
+    char name[256];
+    layer_name(s, r, name, sizeof name);
+    printf("name,kernel,gemm,batch,seq,d_model,heads,kv_heads,d_head,causal,gemm_threads,"
+           "core_threads,phase,reps,iters,time_median_s,time_min_s,time_max_s,cv,flops,GFLOPS,"
+           "max_rel_err\n");
+    for (int i = 0; i <= HR_NPHASES; i++) {
+        const int tot = i == HR_NPHASES;
+        const hr_summary *m = tot ? NULL : &r->phase[i].timing.s;
+        const double t = tot ? hr_layer_total_seconds(r) : m->median;
+        const double f = tot ? hr_layer_total_flops(r) : r->phase[i].flops;
+        printf("%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%ld,%.9g,", name, s->kernel->name,
+               hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads, p->kv_heads,
+               p->d_head, p->causal, r->gemm_threads, r->tune.threads,
+               tot ? "total" : hr_phase_names[i], tot ? 0 : r->phase[i].timing.reps,
+               tot ? 0L : r->phase[i].timing.iters, t);
+        if (tot) printf(",,,");
+        else printf("%.9g,%.9g,%.5g,", m->min, m->max, m->cv);
+        printf("%.9g,%.6g,", f, t > 0 ? f / t * 1e-9 : 0);
+        if (r->checked) printf("%.3g", r->check.max_rel_err);
+        printf("\n");
+    }
+}
+
+/* Google Benchmark schema: per phase one "iteration" row per repetition and a "median"
+ * aggregate; the name ends in the phase. */
+static void print_json(const hr_layer_spec *s, const hr_layer_result *r, char (*warn)[200], int nw)
+{
+    const char *wp[16];
+    for (int i = 0; i < nw; i++) wp[i] = warn[i];
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
+    cJSON *rows = cJSON_AddArrayToObject(doc, "benchmarks");
+    char base[256], name[300], agg[320];
+    layer_name(s, r, base, sizeof base);
+    for (int ph = 0; ph < HR_NPHASES; ph++) {
+        const hr_timing *tm = &r->phase[ph].timing;
+        snprintf(name, sizeof name, "%s/%s", base, hr_phase_names[ph]);
+        for (int i = 0; i <= tm->reps; i++) {
+            const int is_agg = i == tm->reps;
+            const double t = is_agg ? tm->s.median : tm->rep_time[i];
+            snprintf(agg, sizeof agg, "%s_median", name);
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", is_agg ? agg : name);
+            cJSON_AddStringToObject(o, "run_name", name);
+            cJSON_AddStringToObject(o, "run_type", is_agg ? "aggregate" : "iteration");
+            cJSON_AddNumberToObject(o, "repetitions", tm->reps);
+            if (is_agg) cJSON_AddStringToObject(o, "aggregate_name", "median");
+            else cJSON_AddNumberToObject(o, "repetition_index", i);
+            cJSON_AddNumberToObject(o, "threads", ph == HR_PHASE_CORE ? r->tune.threads : r->gemm_threads);
+            cJSON_AddNumberToObject(o, "iterations", is_agg ? tm->reps : (double)tm->iters);
+            cJSON_AddNumberToObject(o, "real_time", t * 1e9);
+            cJSON_AddNumberToObject(o, "cpu_time", t * 1e9);
+            cJSON_AddStringToObject(o, "time_unit", "ns");
+            cJSON_AddStringToObject(o, "kernel", s->kernel->name);
+            cJSON_AddStringToObject(o, "gemm", hr_gemm_names[s->gemm]);
+            cJSON_AddStringToObject(o, "phase", hr_phase_names[ph]);
+            cJSON_AddNumberToObject(o, "batch", r->prob.batch);
+            cJSON_AddNumberToObject(o, "seq", r->prob.seq_q);
+            cJSON_AddNumberToObject(o, "d_model", s->d_model);
+            cJSON_AddNumberToObject(o, "heads", r->prob.heads);
+            cJSON_AddNumberToObject(o, "kv_heads", r->prob.kv_heads);
+            cJSON_AddNumberToObject(o, "d_head", r->prob.d_head);
+            cJSON_AddBoolToObject(o, "causal", r->prob.causal);
+            cJSON_AddNumberToObject(o, "flops", r->phase[ph].flops);
+            cJSON_AddNumberToObject(o, "GFLOPS", t > 0 ? r->phase[ph].flops / t * 1e-9 : 0);
+            if (r->checked) cJSON_AddNumberToObject(o, "max_rel_err", r->check.max_rel_err);
+            cJSON_AddItemToArray(rows, o);
+        }
+    }
+    char *txt = cJSON_Print(doc);
+    printf("%s\n", txt);
+    free(txt);
+    cJSON_Delete(doc);
+}
+
+int cmd_layer(int argc, char **argv)
+{
+    const char *kname = "flash";
+    int batch = 1, d_model = 512, heads = 0, kv_heads = 0, d = 64, seq = 512, threads = 0;
+    int reps = 5, seed = 1, format = 0, gemm = HR_GEMM_OWN, block_q = 0, block_kv = 0;
+    double min_time = 0.05, warmup = 0.05, max_mem = 0;
+    bool causal = false, check = false;
+    const hr_opt opts[] = {
+        {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
+        {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM: own or blas (own)"},
+        {"--d-model", HR_OPT_INT, &d_model, 1, 65536, NULL, "DM", "model width (512)"},
+        {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (d_model / d_head)"},
+        {"--kv-heads", HR_OPT_INT, &kv_heads, 1, HR_MAX_HEADS, NULL, "G", "KV heads, divides H (H)"},
+        {"--d-head", HR_OPT_INT, &d, 1, HR_MAX_DHEAD, NULL, "D", "head dimension (64)"},
+        {"--seq", HR_OPT_INT, &seq, 1, HR_MAX_SEQ, NULL, "N", "sequence length (512)"},
+        {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
+        {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask"},
+        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for GEMMs and core (all CPUs)"},
+        {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "core: query rows per tile"},
+        {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "core: keys per tile"},
+        {"--reps", HR_OPT_INT, &reps, 1, HR_MAX_REPS, NULL, "R", "timed repetitions per phase (5)"},
+        {"--min-time", HR_OPT_DOUBLE, &min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (0.05)"},
+        {"--warmup", HR_OPT_DOUBLE, &warmup, 0, 3600, NULL, "SEC", "untimed warm-up seconds per phase (0.05)"},
+        {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input and weight seed (1)"},
+        {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check Y against the fp64 layer first; exit 1 if it fails"},
+        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        {NULL},
+    };
+    const char *syn = "layer [--kernel NAME] [--gemm own|blas] [--d-model DM] [--seq N] [options]";
+    int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
+    if (st < 0) return HR_OK;
+    if (st) goto err;
+    const hr_kernel *k = hr_kernel_find(kname);
+    if (!k) {
+        st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
+        goto err;
+    }
+    if (!heads) {
+        if (d_model % d) {
+            st = hr_fail("--heads: d_model %d is not a multiple of d_head %d; give --heads", d_model, d);
+            goto err;
+        }
+        heads = d_model / d;
+    }
+    hr_layer_spec s = {
+        .batch = batch, .seq = seq, .d_model = d_model, .heads = heads,
+        .kv_heads = kv_heads ? kv_heads : heads, .d_head = d, .causal = causal, .kernel = k,
+        .tune = {block_q, block_kv, threads}, .gemm = (hr_gemm_backend)gemm, .threads = threads,
+        .timer = {.reps = reps, .min_time = min_time, .warmup = warmup},
+        .seed = (uint64_t)seed, .check = check, .max_mem = max_mem,
+    };
+    hr_layer_result r;
+    st = hr_layer_bench(&s, &r);
+    if (st == HR_EFAIL) {
+        fprintf(stderr, "headroom layer: %s\n", hr_errmsg());
+        return st;
+    }
+    if (st) goto err;
+    char warn[16][200];
+    int nw = 0;
+    hr_env_warnings(warn, 16, &nw);
+    for (int i = 0; i < HR_NPHASES && nw < 16; i++)
+        if (r.phase[i].timing.reps > 1 && r.phase[i].timing.s.cv > 0.05)
+            snprintf(warn[nw++], 200, "phase %s: CV %.1f%% > 5%%: the machine is noisy",
+                     hr_phase_names[i], r.phase[i].timing.s.cv * 100);
+    for (int i = 0; i < nw; i++) fprintf(stderr, "headroom layer: warning: %s\n", warn[i]);
+    if (format == 0) print_table(&s, &r);
+    else if (format == 1) print_csv(&s, &r);
+    else print_json(&s, &r, warn, nw);
+    return HR_OK;
+err:
+    fprintf(stderr, "headroom layer: %s\n", hr_errmsg());
+    return st;
+}

@@ -1,0 +1,122 @@
+/* cmd_report.c — `headroom report`: results of several machines side by side (markdown or
+ * CSV tables per shape, gnuplot bar charts). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "report.h"
+#include "results.h"
+
+static const char *const formats[] = {"markdown", "csv", NULL};
+
+/* plots/report.gp: $HEADROOM_PLOTS, next to the binary, or under the current directory. */
+static int find_script(char *buf, size_t len)
+{
+    const char *env = getenv("HEADROOM_PLOTS");
+    if (env && *env) {
+        snprintf(buf, len, "%s/report.gp", env);
+        if (!access(buf, R_OK)) return 1;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        /* The binary sits in the repository root, or in build/<isa>/. */
+        const char *rel[] = {"plots", "../../plots"};
+        for (int i = 0; i < 2; i++) {
+            snprintf(buf, len, "%s/%s/report.gp", exe, rel[i]);
+            if (!access(buf, R_OK)) return 1;
+        }
+    }
+    snprintf(buf, len, "plots/report.gp");
+    return !access(buf, R_OK);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *out = "results/report";
+    int format = 0;
+    bool no_charts = false;
+    const hr_opt opts[] = {
+        {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here (results/report)"},
+        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
+        {"--no-charts", HR_OPT_FLAG, &no_charts, 0, 0, NULL, NULL, "tables only, do not run gnuplot"},
+        {NULL},
+    };
+    const char *syn = "report RESULTS... [--out DIR] [--format markdown|csv]\n"
+                      "  RESULTS: a results.json, or a directory holding one "
+                      "(results/<machine>/<stamp>-<config>)";
+    char *pos[HR_REPORT_MAX_MACHINES + 1];
+    int npos = 0;
+    hr_report r = {0};
+    int *images = NULL;
+    int st = hr_parse(argc, argv, opts, syn, pos, HR_REPORT_MAX_MACHINES + 1, &npos);
+    if (st < 0) return HR_OK;
+    if (st) goto err;
+    if (npos == 0) {
+        st = hr_fail("give at least one results directory or results.json");
+        goto err;
+    }
+    if (npos > HR_REPORT_MAX_MACHINES) {
+        st = hr_fail("at most %d results files", HR_REPORT_MAX_MACHINES);
+        goto err;
+    }
+    for (int i = 0; i < npos; i++)
+        if ((st = hr_report_add(&r, pos[i]))) goto err;
+    if ((st = hr_mkdirs(out))) goto err;
+    images = calloc((size_t)r.nshapes + 1, sizeof *images);
+    if (!images) {
+        st = hr_fail("out of memory");
+        goto err;
+    }
+    int ncharts = 0;
+    if (!no_charts) {
+        char script[PATH_MAX + 32], why[256];
+        if (!find_script(script, sizeof script)) {
+            fprintf(stderr, "headroom report: notice: plots/report.gp not found (set HEADROOM_PLOTS); "
+                            "no charts, the tables are still written\n");
+        } else if ((ncharts = hr_report_charts(&r, out, script, images, why, sizeof why)) < 0) {
+            fprintf(stderr, "headroom report: notice: no charts: %s; the tables are still written\n", why);
+            memset(images, 0, sizeof *images * (size_t)r.nshapes);
+            ncharts = 0;
+        }
+    }
+    /* The files, then the chosen format on stdout. */
+    char path[4096];
+    const char *names[] = {"report.md", "report.csv"};
+    for (int i = 0; i < 2; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f) {
+            st = hr_fail("out of memory");
+            goto err;
+        }
+        if (i == 0) hr_report_markdown(&r, f, images);
+        else hr_report_csv(&r, f);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/%s", out, names[i]);
+        st = hr_write_atomic(path, buf);
+        if (!st && i == format) fputs(buf, stdout);
+        free(buf);
+        if (st) goto err;
+    }
+    fprintf(stderr, "headroom report: %d machine%s, %d shape%s: wrote %s/report.md, %s/report.csv",
+            r.nmachines, r.nmachines == 1 ? "" : "s", r.nshapes, r.nshapes == 1 ? "" : "s", out, out);
+    if (ncharts) fprintf(stderr, " and %d chart%s (shape-N.png, .svg)", ncharts, ncharts == 1 ? "" : "s");
+    fprintf(stderr, "\n");
+    free(images);
+    hr_report_free(&r);
+    return HR_OK;
+err:
+    fprintf(stderr, "headroom report: %s\n", hr_errmsg());
+    free(images);
+    hr_report_free(&r);
+    return st;
+}

@@ -1,0 +1,389 @@
+/* config.c — sweep configuration files parsed with inih: value lists, ranges, file:line errors. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "cli.h"
+#include "config.h"
+#include "inputs.h"
+#include "timer.h"
+
+const char *const hr_mode_names[] = {"attention", "layer", NULL};
+
+/* The keys of [sweep]; the index is the bit in the "seen" mask. */
+static const char *const keys[] = {
+    "description", "mode",   "kernels", "batch",    "heads",   "kv_heads", "seq",
+    "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
+    "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
+    "check",       "cold",   "max_mem", NULL,
+};
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+    size_t i = 0;
+    while (isspace((unsigned char)s[i])) i++;
+    memmove(s, s + i, n - i + 1);
+}
+
+/* Splits s at commas into at most max trimmed items (pointers into s). -1 when there are
+ * more, or an item is empty. */
+static int split(char *s, char **items, int max)
+{
+    int n = 0;
+    for (char *p = s;;) {
+        char *c = strchr(p, ',');
+        if (c) *c = 0;
+        trim(p);
+        if (!*p || n >= max) return -1;
+        items[n++] = p;
+        if (!c) return n;
+        p = c + 1;
+    }
+}
+
+static int parse_int(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno) return -1;
+    *out = v;
+    return 0;
+}
+
+int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
+{
+    char buf[512], *items[HR_CFG_MAXV];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = split(buf, items, HR_CFG_MAXV);
+    if (n < 0) return hr_fail("expected a comma-separated list of at most %d values", HR_CFG_MAXV);
+    l->n = 0;
+    for (int i = 0; i < n; i++) {
+        char *it = items[i], *dots = strstr(it, "..");
+        long long a, b, step;
+        if (!dots) {
+            if (parse_int(it, &a)) return hr_fail("'%s' is not an integer", it);
+            if (a < lo || a > hi) return hr_fail("%lld is outside [%d, %d]", a, lo, hi);
+            if (l->n >= HR_CFG_MAXV) return hr_fail("more than %d values", HR_CFG_MAXV);
+            l->v[l->n++] = (int)a;
+            continue;
+        }
+        /* A range: START..END*FACTOR (geometric) or START..END+STEP (arithmetic). */
+        *dots = 0;
+        char *rest = dots + 2, *op = strpbrk(rest, "*+");
+        if (!op) return hr_fail("range '%s..%s' needs a step: START..END*FACTOR or START..END+STEP", it, rest);
+        char opc = *op;
+        *op = 0;
+        trim(it);
+        trim(rest);
+        char *stp = op + 1;
+        trim(stp);
+        if (parse_int(it, &a) || parse_int(rest, &b) || parse_int(stp, &step))
+            return hr_fail("range '%s..%s%c%s': expected integers", it, rest, opc, stp);
+        if (a < lo || b > hi || a > hi)
+            return hr_fail("range %lld..%lld is outside [%d, %d]", a, b, lo, hi);
+        if (b < a) return hr_fail("range %lld..%lld ends below its start", a, b);
+        if (opc == '*' && step < 2)
+            return hr_fail("range %lld..%lld*%lld never ends: the factor must be >= 2", a, b, step);
+        if (opc == '+' && step < 1)
+            return hr_fail("range %lld..%lld+%lld never ends: the step must be >= 1", a, b, step);
+        if (opc == '*' && a < 1)
+            return hr_fail("range %lld..%lld*%lld never ends: a geometric range starts at >= 1", a, b, step);
+        for (long long v = a; v <= b; v = opc == '*' ? v * step : v + step) {
+            if (l->n >= HR_CFG_MAXV)
+                return hr_fail("range %lld..%lld%c%lld has more than %d values", a, b, opc, step, HR_CFG_MAXV);
+            l->v[l->n++] = (int)v;
+        }
+    }
+    return HR_OK;
+}
+
+static int parse_bool(const char *s, bool *b)
+{
+    static const char *const t[] = {"true", "yes", "on", "1", NULL}, *const f[] = {"false", "no", "off", "0", NULL};
+    for (int i = 0; t[i]; i++)
+        if (!strcmp(s, t[i])) return *b = true, 0;
+    for (int i = 0; f[i]; i++)
+        if (!strcmp(s, f[i])) return *b = false, 0;
+    return -1;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v)) return hr_fail("'%s' is not a number", s);
+    if (v < lo || v > hi) return hr_fail("%s is outside [%g, %g]", s, lo, hi);
+    *out = v;
+    return HR_OK;
+}
+
+/* A byte count with an optional binary K/M/G/T suffix ("512M", "4GiB"). */
+static int parse_bytes(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end != s && *end) {
+        const char *k = strchr("KMGT", toupper((unsigned char)*end));
+        if (k) {
+            v *= pow(1024.0, (double)(k - "KMGT" + 1));
+            end++;
+            if (*end == 'i') end++;
+            if (*end == 'B') end++;
+        }
+    }
+    if (end == s || *end || !isfinite(v) || v < 1)
+        return hr_fail("'%s' is not a byte count (e.g. 512M, 4G)", s);
+    *out = v;
+    return HR_OK;
+}
+
+/* Parse state: the config being filled, the line being read, keys seen. */
+typedef struct {
+    hr_sweep_config *c;
+    const char *text; /* the rest of the text                             */
+    int line;         /* number of the line inih handed over last         */
+    int seen_line[32];
+    char err[400];
+} parse_ctx;
+
+/* inih reads lines through this, so the handler knows the current line number. */
+static char *reader(char *str, int num, void *stream)
+{
+    parse_ctx *x = stream;
+    if (!*x->text) return NULL;
+    int n = 0;
+    while (x->text[n] && x->text[n] != '\n' && n < num - 1) n++;
+    memcpy(str, x->text, (size_t)n);
+    str[n] = 0;
+    x->text += n;
+    if (*x->text == '\n') {
+        x->text++;
+        x->line++;
+    } else if (!*x->text) {
+        x->line++;
+    }
+    return str;
+}
+
+static int set_value(hr_sweep_config *c, int key, char *val)
+{
+    char *items[HR_CFG_MAXV];
+    int n;
+    switch (key) {
+    case 0: snprintf(c->description, sizeof c->description, "%.199s", val); return HR_OK;
+    case 1: {
+        int m = hr_choice(hr_mode_names, val);
+        if (m < 0) return hr_fail("expected attention or layer, got '%s'", val);
+        c->mode = (hr_sweep_mode)m;
+        return HR_OK;
+    }
+    case 2:
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of kernel names");
+        c->nkernels = 0;
+        for (int i = 0; i < n; i++) {
+            if (!strcmp(items[i], "all")) {
+                for (int j = 0; hr_kernels[j] && c->nkernels < HR_CFG_MAXKERNELS; j++)
+                    c->kernels[c->nkernels++] = hr_kernels[j];
+                continue;
+            }
+            const hr_kernel *k = hr_kernel_find(items[i]);
+            if (!k) return hr_fail("unknown kernel '%s' (see headroom list)", items[i]);
+            if (c->nkernels >= HR_CFG_MAXKERNELS) return hr_fail("more than %d kernels", HR_CFG_MAXKERNELS);
+            c->kernels[c->nkernels++] = k;
+        }
+        return HR_OK;
+    case 3: return hr_ilist_parse(val, 1, HR_MAX_BATCH, &c->batch);
+    case 4: return hr_ilist_parse(val, 1, HR_MAX_HEADS, &c->heads);
+    case 5:
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list");
+        c->nkv = 0;
+        for (int i = 0; i < n; i++) {
+            hr_kv_spec *s = &c->kv[c->nkv++];
+            long long v;
+            if (!strcmp(items[i], "mha")) *s = (hr_kv_spec){HR_KV_MHA, 0};
+            else if (!strcmp(items[i], "mqa")) *s = (hr_kv_spec){HR_KV_MQA, 1};
+            else if (!strncmp(items[i], "ratio:", 6) && !parse_int(items[i] + 6, &v) && v >= 1 && v <= HR_MAX_HEADS)
+                *s = (hr_kv_spec){HR_KV_RATIO, (int)v};
+            else if (!parse_int(items[i], &v) && v >= 1 && v <= HR_MAX_HEADS)
+                *s = (hr_kv_spec){HR_KV_COUNT, (int)v};
+            else
+                return hr_fail("'%s': expected mha, mqa, a count or ratio:R (R = Hq/Hkv)", items[i]);
+        }
+        return HR_OK;
+    case 6: return hr_ilist_parse(val, 1, HR_MAX_SEQ, &c->seq);
+    case 7:
+        c->seq_kv_same = !strcmp(val, "same");
+        return c->seq_kv_same ? HR_OK : hr_ilist_parse(val, 1, HR_MAX_SEQ, &c->seq_kv);
+    case 8: return hr_ilist_parse(val, 1, HR_MAX_DHEAD, &c->d_head);
+    case 9: return hr_ilist_parse(val, 1, HR_MAX_HEADS * HR_MAX_DHEAD / 16, &c->d_model);
+    case 10:
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of true/false");
+        c->ncausal = 0;
+        for (int i = 0; i < n; i++)
+            if (parse_bool(items[i], &c->causal[c->ncausal++]))
+                return hr_fail("'%s': expected true or false", items[i]);
+        return HR_OK;
+    case 11:
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of layouts");
+        c->nlayout = 0;
+        for (int i = 0; i < n; i++) {
+            int l = hr_choice(hr_layout_names, items[i]);
+            if (l < 0) return hr_fail("'%s': expected bhnd or bnhd", items[i]);
+            c->layout[c->nlayout++] = (hr_layout)l;
+        }
+        return HR_OK;
+    case 12: return hr_ilist_parse(val, 0, 1024, &c->threads);
+    case 13: return hr_ilist_parse(val, 0, 1 << 16, &c->block_q);
+    case 14: return hr_ilist_parse(val, 0, 1 << 16, &c->block_kv);
+    case 15:
+    case 16:
+    case 20: {
+        long long v;
+        int hi = key == 15 ? HR_MAX_REPS : key == 16 ? 100 : 2147483647, lo = key == 20 ? 0 : 1;
+        if (parse_int(val, &v) || v < lo || v > hi) return hr_fail("expected an integer in [%d, %d], got '%s'", lo, hi, val);
+        *(key == 15 ? &c->reps : key == 16 ? &c->passes : &c->seed) = (int)v;
+        return HR_OK;
+    }
+    case 17: return parse_double(val, 0, 3600, &c->min_time);
+    case 18: return parse_double(val, 0, 3600, &c->warmup);
+    case 19:
+        if ((c->dist = hr_choice(hr_dist_names, val)) < 0) return hr_fail("'%s': expected normal, uniform or large", val);
+        return HR_OK;
+    case 21:
+    case 22:
+        if (parse_bool(val, key == 21 ? &c->check : &c->cold)) return hr_fail("'%s': expected true or false", val);
+        return HR_OK;
+    case 23: return parse_bytes(val, &c->max_mem);
+    }
+    return hr_fail("unhandled key");
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *x = user;
+    if (x->err[0]) return 0;
+    if (strcmp(section, "sweep")) {
+        snprintf(x->err, sizeof x->err, "%d: %s '%s': only a [sweep] section is understood", x->line,
+                 *section ? "section" : "key outside a section", *section ? section : name);
+        return 0;
+    }
+    int key = hr_choice(keys, name);
+    if (key < 0) {
+        snprintf(x->err, sizeof x->err, "%d: unknown key '%s' in [sweep]", x->line, name);
+        return 0;
+    }
+    if (x->seen_line[key]) {
+        snprintf(x->err, sizeof x->err, "%d: key '%s' given twice (first on line %d)", x->line, name,
+                 x->seen_line[key]);
+        return 0;
+    }
+    x->seen_line[key] = x->line;
+    char val[512];
+    snprintf(val, sizeof val, "%s", value);
+    trim(val);
+    if (!*val && key != 0) {
+        snprintf(x->err, sizeof x->err, "%d: %s: empty value", x->line, name);
+        return 0;
+    }
+    if (set_value(x->c, key, val)) {
+        snprintf(x->err, sizeof x->err, "%d: %s: %s", x->line, name, hr_errmsg());
+        return 0;
+    }
+    return 1;
+}
+
+double hr_config_points(const hr_sweep_config *c)
+{
+    const hr_ilist *shape = c->d_model.n ? &c->d_model : &c->heads;
+    return (double)c->nkernels * c->batch.n * shape->n * c->nkv * c->d_head.n * c->seq.n *
+           (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal * c->nlayout * c->threads.n *
+           c->block_q.n * c->block_kv.n * c->passes;
+}
+
+int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    const char *base = strrchr(path, '/');
+    snprintf(c->name, sizeof c->name, "%s", base ? base + 1 : path);
+    char *dot = strrchr(c->name, '.');
+    if (dot && dot != c->name) *dot = 0;
+    for (char *s = c->name; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_') *s = '_';
+
+    c->batch = (hr_ilist){1, {1}};
+    c->heads = (hr_ilist){1, {8}};
+    c->d_head = (hr_ilist){1, {64}};
+    c->seq = (hr_ilist){1, {512}};
+    c->seq_kv_same = true;
+    c->threads = c->block_q = c->block_kv = (hr_ilist){1, {0}};
+    c->nkv = 1;
+    c->kv[0] = (hr_kv_spec){HR_KV_MHA, 0};
+    c->ncausal = 1;
+    c->nlayout = 1;
+    c->reps = 9;
+    c->passes = 1;
+    c->seed = 1;
+    c->min_time = 0.05;
+    c->warmup = 0.1;
+    for (int j = 0; hr_kernels[j] && c->nkernels < HR_CFG_MAXKERNELS; j++) c->kernels[c->nkernels++] = hr_kernels[j];
+
+    parse_ctx x = {.c = c, .text = text};
+    int rc = ini_parse_stream(reader, &x, handler, &x);
+    if (x.err[0]) return hr_fail("%s:%s", path, x.err);
+    if (rc > 0) return hr_fail("%s:%d: not an INI line (expected [section] or key = value)", path, rc);
+    if (rc < 0) return hr_fail("%s: cannot parse", path);
+    int kh = hr_choice(keys, "heads"), km = hr_choice(keys, "d_model");
+    if (x.seen_line[kh] && x.seen_line[km]) {
+        int l = x.seen_line[kh] > x.seen_line[km] ? x.seen_line[kh] : x.seen_line[km];
+        return hr_fail("%s:%d: give heads or d_model, not both (with d_model, heads = d_model / d_head)", path, l);
+    }
+    if (c->mode == HR_MODE_LAYER && !c->d_model.n)
+        return hr_fail("%s:%d: mode = layer needs d_model", path, x.seen_line[hr_choice(keys, "mode")]);
+    double pts = hr_config_points(c);
+    if (pts > HR_CFG_MAXPOINTS)
+        return hr_fail("%s: the cartesian product has %.0f points, more than %d: split the sweep",
+                       path, pts, HR_CFG_MAXPOINTS);
+    return HR_OK;
+}
+
+int hr_config_load(const char *path, hr_sweep_config *c)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return hr_fail("%s: cannot open (%s)", path, strerror(errno));
+    char *text = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 8192;
+            if (cap > (1u << 22)) {
+                free(text);
+                fclose(f);
+                return hr_fail("%s: larger than 4 MiB, not a sweep config", path);
+            }
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return hr_fail("%s: out of memory", path);
+            }
+            text = t;
+        }
+        size_t got = fread(text + n, 1, 4096, f);
+        n += got;
+        if (got < 4096) break;
+    }
+    fclose(f);
+    text[n] = 0;
+    int st = hr_config_parse(text, path, c);
+    free(text);
+    return st;
+}

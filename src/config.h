@@ -1,0 +1,67 @@
+/* config.h — sweep configuration files: an INI [sweep] section of value lists and ranges. */
+#ifndef HR_CONFIG_H
+#define HR_CONFIG_H
+
+#include <stdbool.h>
+
+#include "headroom.h"
+
+#define HR_CFG_MAXV 64       /* values per dimension (a range may expand to this many) */
+#define HR_CFG_MAXPOINTS 20000 /* the cartesian product is refused beyond this         */
+#define HR_CFG_MAXKERNELS 32
+
+/* A list of integers: "128, 256", a geometric range "128..4096*2" (start, start*f, ...
+ * up to end) or an arithmetic one "1..8+1". Values keep their order; duplicates stay. */
+typedef struct {
+    int n;
+    int v[HR_CFG_MAXV];
+} hr_ilist;
+
+/* How the KV heads follow from the query heads: mha (Hkv = Hq), mqa (1), a count, or
+ * ratio:r (Hkv = Hq / r). */
+typedef enum { HR_KV_MHA, HR_KV_MQA, HR_KV_COUNT, HR_KV_RATIO } hr_kv_kind;
+typedef struct {
+    hr_kv_kind kind;
+    int n;
+} hr_kv_spec;
+
+typedef enum { HR_MODE_ATTENTION = 0, HR_MODE_LAYER = 1 } hr_sweep_mode;
+extern const char *const hr_mode_names[]; /* "attention", "layer", NULL */
+
+typedef struct {
+    char path[512];
+    char name[96];          /* file name without directory and ".ini"               */
+    char description[200];
+    hr_sweep_mode mode;
+    int nkernels;
+    const hr_kernel *kernels[HR_CFG_MAXKERNELS];
+    hr_ilist batch, heads, d_head, d_model, seq, seq_kv, threads, block_q, block_kv;
+    bool seq_kv_same;       /* seq_kv = same (the default): Nkv = Nq                 */
+    int nkv;
+    hr_kv_spec kv[HR_CFG_MAXV];
+    int ncausal;
+    bool causal[HR_CFG_MAXV];
+    int nlayout;
+    hr_layout layout[HR_CFG_MAXV];
+    int reps, passes, seed;
+    double min_time, warmup, max_mem; /* max_mem 0: half of RAM                    */
+    int dist;               /* hr_dist                                               */
+    bool check, cold;
+} hr_sweep_config;
+
+/* Reads a sweep config. Defaults: kernels = all, batch = 1, heads = 8, kv_heads = mha,
+ * seq = 512, seq_kv = same, d_head = 64, causal = false, layout = bhnd, threads = 0 (the
+ * kernel's default), block_q = block_kv = 0 (defaults), reps = 9, passes = 1,
+ * min_time = 0.05, warmup = 0.1, dist = normal, seed = 1, check = false, cold = false.
+ * On error returns HR_EUSAGE with "FILE:LINE: message" (unknown section or key, a key
+ * given twice, a bad value, a range that never ends, a product over HR_CFG_MAXPOINTS). */
+int hr_config_load(const char *path, hr_sweep_config *c);
+/* Same, from text (path is only used in messages and for the name). */
+int hr_config_parse(const char *text, const char *path, hr_sweep_config *c);
+/* Parses one integer list or range into l, values in [lo, hi]. HR_EUSAGE with a message
+ * (no file:line) on error. */
+int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l);
+/* Points in the cartesian product (before skipping and deduplication). */
+double hr_config_points(const hr_sweep_config *c);
+
+#endif

@@ -1,0 +1,393 @@
+/* layer.c — the full attention layer: QKV projections (GEMM), any kernel as the core on BNHD views, output projection; per-phase timing and an fp64 check.
+ *
+ * Data flow (B·N = M rows, all row major, one allocation each):
+ *   X  [M][d_model]                       input
+ *   Q  [M][Hq·d]   = X · Wq [d_model][Hq·d]
+ *   K  [M][Hkv·d]  = X · Wk,  V likewise  (GQA/MQA: narrower than Q)
+ *   O  [M][Hq·d]   = attention(Q, K, V)   the kernel reads Q/K/V and writes O as BNHD
+ *                                         views: sb = N·cols, sh = d, sn = cols
+ *   Y  [M][d_model] = O · Wo [Hq·d][d_model]
+ * Heads are an axis of the projection output, so no transpose copy exists anywhere.
+ *
+ * Timing: each phase is timed on its own with the same timer options (warm-up,
+ * calibrated iterations, repetitions, medians): phase 1 is the three projection GEMMs,
+ * phase 2 one kernel call, phase 3 the output GEMM. Phases run in data-flow order, so
+ * every phase reads real outputs of the one before.
+ *
+ * The check computes Y in double from the same fp32 X and weights: K and V of every
+ * row in double, then for a deterministic spread of query rows Q, the attention (same
+ * semantics as the oracle: scale, GQA index arithmetic, bottom-right causal, a row with
+ * no visible key is zero) and Y, all in double. */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "counts.h"
+#include "inputs.h"
+#include "layer.h"
+#include "likwid_markers.h"
+
+const char *const hr_phase_names[] = {"qkv_proj", "core", "out_proj", NULL};
+
+#define LAYER_MAX_DMODEL 65536
+#define CHECK_ROWS 48 /* query rows per batch checked when N is larger */
+
+typedef struct {
+    const hr_layer_spec *s;
+    hr_problem prob;
+    hr_tune tune;
+    int M, dm, qc, kc, gt; /* rows, d_model, Hq·d, Hkv·d, GEMM threads */
+    float *X, *Wq, *Wk, *Wv, *Wo, *Q, *K, *V, *O, *Y;
+    void *gws, *kws;
+    hr_args args;
+} layer;
+
+/* Sizes of every buffer, in floats, in allocation order (X Wq Wk Wv Wo Q K V O Y). */
+static void buffer_sizes(int M, int dm, int qc, int kc, size_t n[10])
+{
+    const size_t m = (size_t)M;
+    n[0] = m * dm;
+    n[1] = (size_t)dm * qc;
+    n[2] = n[3] = (size_t)dm * kc;
+    n[4] = (size_t)qc * dm;
+    n[5] = m * qc;
+    n[6] = n[7] = m * kc;
+    n[8] = m * qc;
+    n[9] = m * dm;
+}
+
+static hr_problem core_problem(const hr_layer_spec *s)
+{
+    const int hkv = s->kv_heads ? s->kv_heads : s->heads;
+    return (hr_problem){s->batch, s->heads, hkv, s->seq, s->seq, s->d_head, s->causal, 0};
+}
+
+static int gemm_threads(const hr_layer_spec *s)
+{
+    return s->threads > 0 ? s->threads : omp_get_max_threads();
+}
+
+/* Validates everything but the budget; fills *p. */
+static int validate(const hr_layer_spec *s, hr_problem *p)
+{
+    if (!s->kernel) return hr_fail("--kernel: required (see headroom list)");
+    if (s->d_model < 1 || s->d_model > LAYER_MAX_DMODEL)
+        return hr_fail("--d-model: expected an integer in [1, %d], got %d", LAYER_MAX_DMODEL, s->d_model);
+    if (!hr_gemm_available(s->gemm))
+        return hr_fail("--gemm: back end '%s' is not built into this binary (no OpenBLAS)",
+                       hr_gemm_names[s->gemm]);
+    *p = core_problem(s);
+    int st = hr_problem_validate(p);
+    if (st) return st;
+    /* GEMM sizes are ints (cblas): rows B·N and every matrix's element count must fit. */
+    const double M = (double)s->batch * s->seq, qc = (double)s->heads * s->d_head;
+    if (M > INT32_MAX || qc > INT32_MAX || M * qc > INT32_MAX * 64.0 || M * s->d_model > INT32_MAX * 64.0)
+        return hr_fail("--seq/--batch: B·N = %.0f rows x %.0f columns is too large for a GEMM", M,
+                       qc > s->d_model ? qc : s->d_model);
+    const char *why = s->kernel->applicable ? s->kernel->applicable(p) : NULL;
+    if (why) return hr_fail("kernel %s cannot run this shape: %s", s->kernel->name, why);
+    return HR_OK;
+}
+
+/* Validates s and fills L's shape, threads and the core's resolved tunables. */
+static int setup(const hr_layer_spec *s, layer *L)
+{
+    memset(L, 0, sizeof *L);
+    L->s = s;
+    int st = validate(s, &L->prob);
+    if (st) return st;
+    const hr_problem *p = &L->prob;
+    L->M = s->batch * s->seq;
+    L->dm = s->d_model;
+    L->qc = p->heads * p->d_head;
+    L->kc = p->kv_heads * p->d_head;
+    L->gt = gemm_threads(s);
+    hr_tune t = s->tune;
+    if (t.threads <= 0) t.threads = s->threads;
+    L->tune = hr_kernel_tune(s->kernel, p, &t);
+    return HR_OK;
+}
+
+/* One GEMM workspace serves the four GEMMs: the largest of their sizes. */
+static size_t gemm_ws(const layer *L)
+{
+    const hr_gemm_backend be = L->s->gemm;
+    size_t a = hr_sgemm_workspace(be, L->M, L->qc, L->dm, L->gt);
+    size_t b = hr_sgemm_workspace(be, L->M, L->kc, L->dm, L->gt);
+    size_t c = hr_sgemm_workspace(be, L->M, L->dm, L->qc, L->gt);
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+static double layer_bytes(const layer *L)
+{
+    size_t n[10];
+    buffer_sizes(L->M, L->dm, L->qc, L->kc, n);
+    double f = 0;
+    for (int i = 0; i < 10; i++) f += (double)n[i];
+    return 4.0 * f + (double)gemm_ws(L) + (double)L->s->kernel->workspace_bytes(&L->prob, &L->tune);
+}
+
+double hr_layer_bytes(const hr_layer_spec *s)
+{
+    layer L;
+    return setup(s, &L) ? 0 : layer_bytes(&L);
+}
+
+/* X ~ N(0, 1); a weight with fan-in f ~ N(0, 1/f), so activations stay O(1) through
+ * the layer and the softmax sees logits of order 1, as in a trained model. */
+static void fill(float *x, size_t n, double sd, uint64_t seed, int stream)
+{
+    hr_rng r;
+    hr_rng_seed(&r, seed * 0x9e3779b97f4a7c15ull + (uint64_t)stream * 0x100000001b3ull + 7);
+    for (size_t i = 0; i < n; i++) x[i] = (float)(sd * hr_rng_normal(&r));
+}
+
+static void phase_qkv(void *c)
+{
+    layer *L = c;
+    const hr_gemm_backend be = L->s->gemm;
+    hr_sgemm(be, L->M, L->qc, L->dm, 1, L->X, L->dm, L->Wq, L->qc, 0, L->Q, L->qc, L->gt, L->gws);
+    hr_sgemm(be, L->M, L->kc, L->dm, 1, L->X, L->dm, L->Wk, L->kc, 0, L->K, L->kc, L->gt, L->gws);
+    hr_sgemm(be, L->M, L->kc, L->dm, 1, L->X, L->dm, L->Wv, L->kc, 0, L->V, L->kc, L->gt, L->gws);
+    __asm__ __volatile__("" : : "r"(L->Q), "r"(L->K), "r"(L->V) : "memory");
+}
+
+static void phase_core(void *c)
+{
+    layer *L = c;
+    L->s->kernel->run(&L->prob, &L->tune, &L->args, L->kws);
+    __asm__ __volatile__("" : : "r"(L->O) : "memory");
+}
+
+static void phase_out(void *c)
+{
+    layer *L = c;
+    hr_sgemm(L->s->gemm, L->M, L->dm, L->qc, 1, L->O, L->qc, L->Wo, L->dm, 0, L->Y, L->dm, L->gt,
+             L->gws);
+    __asm__ __volatile__("" : : "r"(L->Y) : "memory");
+}
+
+/* out[0:cols] = x[0:dm] · W[dm][cols] in double. */
+static void row_times(const float *x, const float *W, int dm, int cols, double *out)
+{
+    for (int j = 0; j < cols; j++) out[j] = 0;
+    for (int k = 0; k < dm; k++) {
+        const double xk = x[k];
+        const float *w = W + (size_t)k * cols;
+        for (int j = 0; j < cols; j++) out[j] += xk * w[j];
+    }
+}
+static void drow_times(const double *x, const float *W, int dm, int cols, double *out)
+{
+    for (int j = 0; j < cols; j++) out[j] = 0;
+    for (int k = 0; k < dm; k++) {
+        const double xk = x[k];
+        const float *w = W + (size_t)k * cols;
+        for (int j = 0; j < cols; j++) out[j] += xk * w[j];
+    }
+}
+
+/* Compares L->Y with the fp64 layer. Tolerance: as the oracle's, grown by the three
+ * fp32 accumulations a Y element goes through (d_model terms in Q/K/V, Nkv in the core,
+ * Hq·d in the output projection): eps·(8·sqrt(d_model) + 8·sqrt(d) + 16·log2(Nkv+1) +
+ * 8·sqrt(Hq·d) + 16), relative to max |Y_ref|; warn at 10x, fail beyond. */
+static int check_layer(const layer *L, hr_layer_check *c)
+{
+    const hr_problem *p = &L->prob;
+    const int N = p->seq_q, d = p->d_head, group = hr_group(p), dm = L->dm, qc = L->qc, kc = L->kc;
+    const double scale = hr_problem_scale(p);
+    memset(c, 0, sizeof *c);
+    double *Kd = malloc(sizeof(double) * (size_t)N * kc), *Vd = malloc(sizeof(double) * (size_t)N * kc);
+    double *qd = malloc(sizeof(double) * (size_t)qc), *od = malloc(sizeof(double) * (size_t)qc);
+    double *yd = malloc(sizeof(double) * (size_t)dm), *w = malloc(sizeof(double) * (size_t)N);
+    if (!Kd || !Vd || !qd || !od || !yd || !w) {
+        free(Kd), free(Vd), free(qd), free(od), free(yd), free(w);
+        return hr_fail("--check: cannot allocate the fp64 reference (%.1f MiB)",
+                       16.0 * N * kc / 1048576);
+    }
+    double ymax = 0, errmax = 0;
+    const int rows = N <= CHECK_ROWS ? N : CHECK_ROWS;
+    for (int b = 0; b < p->batch; b++) {
+        const float *Xb = L->X + (size_t)b * N * dm;
+        for (int n = 0; n < N; n++) {
+            row_times(Xb + (size_t)n * dm, L->Wk, dm, kc, Kd + (size_t)n * kc);
+            row_times(Xb + (size_t)n * dm, L->Wv, dm, kc, Vd + (size_t)n * kc);
+        }
+        for (int r = 0; r < rows; r++) {
+            /* A deterministic spread that always includes the first and the last row. */
+            const int i = rows == N ? r : (int)((long)r * (N - 1) / (rows - 1));
+            row_times(Xb + (size_t)i * dm, L->Wq, dm, qc, qd);
+            const int end = hr_causal_end(p, i);
+            for (int h = 0; h < p->heads; h++) {
+                const int g = h / group;
+                const double *q = qd + (size_t)h * d;
+                double m = -INFINITY, sum = 0;
+                for (int j = 0; j < end; j++) {
+                    const double *k = Kd + (size_t)j * kc + (size_t)g * d;
+                    double s = 0;
+                    for (int x = 0; x < d; x++) s += q[x] * k[x];
+                    w[j] = s * scale;
+                    m = w[j] > m ? w[j] : m;
+                }
+                for (int j = 0; j < end; j++) sum += (w[j] = exp(w[j] - m));
+                double *o = od + (size_t)h * d;
+                for (int x = 0; x < d; x++) o[x] = 0;
+                for (int j = 0; j < end; j++) {
+                    const double *v = Vd + (size_t)j * kc + (size_t)g * d;
+                    for (int x = 0; x < d; x++) o[x] += w[j] / sum * v[x];
+                }
+            }
+            drow_times(od, L->Wo, qc, dm, yd);
+            const float *y = L->Y + ((size_t)b * N + i) * dm;
+            for (int j = 0; j < dm; j++) {
+                if (!isfinite(y[j])) c->nonfinite++;
+                const double e = fabs(y[j] - yd[j]);
+                errmax = e > errmax || e != e ? e : errmax;
+                ymax = fabs(yd[j]) > ymax ? fabs(yd[j]) : ymax;
+            }
+            c->rows_checked++;
+        }
+    }
+    c->rows_total = (long)p->batch * N;
+    const double eps = 1.0 / (1 << 24); /* unit roundoff of fp32 */
+    c->max_abs_err = errmax;
+    c->max_rel_err = ymax > 0 ? errmax / ymax : errmax;
+    c->tol_pass = eps * (8 * sqrt((double)dm) + 8 * sqrt((double)d) + 16 * log2((double)N + 1) +
+                         8 * sqrt((double)qc) + 16);
+    c->tol_warn = 10 * c->tol_pass;
+    c->verdict = c->nonfinite || !(c->max_rel_err <= c->tol_warn) ? HR_CHECK_FAIL
+                 : c->max_rel_err > c->tol_pass                    ? HR_CHECK_WARN
+                                                                   : HR_CHECK_PASS;
+    free(Kd), free(Vd), free(qd), free(od), free(yd), free(w);
+    return HR_OK;
+}
+
+int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
+{
+    memset(out, 0, sizeof *out);
+    layer L;
+    int st = setup(s, &L);
+    if (st) return st;
+    const hr_problem *p = &L.prob;
+    out->prob = *p;
+    out->tune = L.tune;
+    out->gemm_threads = L.gt;
+    out->bytes = layer_bytes(&L);
+    const double budget = s->max_mem > 0 ? s->max_mem : hr_default_max_mem();
+    if (out->bytes > budget)
+        return hr_fail("--max-mem: the layer needs %.1f MiB (activations, weights, workspaces), "
+                       "over the budget of %.1f MiB", out->bytes / 1048576, budget / 1048576);
+    out->phase[HR_PHASE_QKV].flops =
+        hr_proj_flops(s->batch, s->seq, s->d_model, p->heads, p->kv_heads, p->d_head);
+    out->phase[HR_PHASE_CORE].flops = hr_core_flops(p);
+    out->phase[HR_PHASE_OUT].flops = hr_out_proj_flops(s->batch, s->seq, s->d_model, p->heads, p->d_head);
+
+    size_t n[10], total = 0;
+    buffer_sizes(L.M, L.dm, L.qc, L.kc, n);
+    for (int i = 0; i < 10; i++) total += (n[i] + 15) / 16 * 16; /* keep each 64-byte aligned */
+    float *mem = hr_alloc(total * sizeof(float));
+    const size_t gwsb = gemm_ws(&L), kwsb = s->kernel->workspace_bytes(p, &L.tune);
+    L.gws = hr_alloc(gwsb ? gwsb : 64);
+    L.kws = hr_alloc(kwsb ? kwsb : 64);
+    if (!mem || !L.gws || !L.kws) {
+        free(mem), free(L.gws), free(L.kws);
+        return hr_fail("cannot allocate %.1f MiB for the layer", out->bytes / 1048576);
+    }
+    float **bufs[10] = {&L.X, &L.Wq, &L.Wk, &L.Wv, &L.Wo, &L.Q, &L.K, &L.V, &L.O, &L.Y};
+    float *at = mem;
+    for (int i = 0; i < 10; i++) {
+        *bufs[i] = at;
+        at += (n[i] + 15) / 16 * 16;
+    }
+    fill(L.X, n[0], 1.0, s->seed, 0);
+    fill(L.Wq, n[1], 1 / sqrt((double)L.dm), s->seed, 1);
+    fill(L.Wk, n[2], 1 / sqrt((double)L.dm), s->seed, 2);
+    fill(L.Wv, n[3], 1 / sqrt((double)L.dm), s->seed, 3);
+    fill(L.Wo, n[4], 1 / sqrt((double)L.qc), s->seed, 4);
+    memset(L.O, 0, n[8] * sizeof(float));
+
+    /* BNHD views straight onto the projection outputs. */
+    const ptrdiff_t N = s->seq;
+    L.args.q = (hr_cview){L.Q, N * L.qc, p->d_head, L.qc};
+    L.args.k = (hr_cview){L.K, N * L.kc, p->d_head, L.kc};
+    L.args.v = (hr_cview){L.V, N * L.kc, p->d_head, L.kc};
+    L.args.o = (hr_view){L.O, N * L.qc, p->d_head, L.qc};
+
+    if (s->check) {
+        phase_qkv(&L);
+        phase_core(&L);
+        phase_out(&L);
+        out->checked = true;
+        if ((st = check_layer(&L, &out->check))) goto done;
+        if (out->check.verdict == HR_CHECK_FAIL) {
+            st = hr_failc(HR_EFAIL, "layer with kernel %s failed the fp64 check: max_rel %.3g (tol %.3g)%s",
+                          s->kernel->name, out->check.max_rel_err, out->check.tol_warn,
+                          out->check.nonfinite ? ", non-finite outputs" : "");
+            goto done;
+        }
+    }
+    void (*fn[HR_NPHASES])(void *) = {phase_qkv, phase_core, phase_out};
+    static const char *const region[HR_NPHASES] = {"layer_qkv_proj", "layer_core", "layer_out_proj"};
+    for (int ph = 0; ph < HR_NPHASES; ph++) {
+        const int th = ph == HR_PHASE_CORE ? L.tune.threads : L.gt;
+        hr_marker_start(region[ph], th);
+        hr_time(fn[ph], &L, &s->timer, &out->phase[ph].timing);
+        hr_marker_stop(region[ph], th);
+    }
+done:
+    free(mem), free(L.gws), free(L.kws);
+    return st;
+}
+
+double hr_layer_phase_gflops(const hr_layer_result *r, int phase)
+{
+    const double t = r->phase[phase].timing.s.median;
+    return t > 0 ? r->phase[phase].flops / t * 1e-9 : 0;
+}
+
+double hr_layer_total_seconds(const hr_layer_result *r)
+{
+    double t = 0;
+    for (int i = 0; i < HR_NPHASES; i++) t += r->phase[i].timing.s.median;
+    return t;
+}
+
+double hr_layer_total_flops(const hr_layer_result *r)
+{
+    double f = 0;
+    for (int i = 0; i < HR_NPHASES; i++) f += r->phase[i].flops;
+    return f;
+}
+
+/* Core minus projection FLOPs (QKV + output) of one sequence of length n. */
+static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_head, bool causal)
+{
+    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0};
+    return hr_core_flops(&p) - hr_proj_flops(1, n, d_model, heads, kv_heads, d_head) -
+           hr_out_proj_flops(1, n, d_model, heads, d_head);
+}
+
+/* Core FLOPs grow like N², projections like N, so the excess changes sign once: double
+ * N until it does, bisect on integers, interpolate inside the last unit step. Everything
+ * comes from counts.c; no closed form is hard-coded. */
+double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal)
+{
+    if (kv_heads <= 0) kv_heads = heads;
+    int lo = 1, hi = 1;
+    while (hi < HR_MAX_SEQ && flops_excess(hi, d_model, heads, kv_heads, d_head, causal) < 0)
+        lo = hi, hi *= 2;
+    double dlo = flops_excess(lo, d_model, heads, kv_heads, d_head, causal);
+    double dhi = flops_excess(hi, d_model, heads, kv_heads, d_head, causal);
+    if (dhi < 0) return INFINITY;
+    if (dlo >= 0) return lo;
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        const double dmid = flops_excess(mid, d_model, heads, kv_heads, d_head, causal);
+        if (dmid < 0) lo = mid, dlo = dmid;
+        else hi = mid, dhi = dmid;
+    }
+    return lo + (dhi > dlo ? -dlo / (dhi - dlo) : 0);
+}

@@ -1,0 +1,447 @@
+/* report.c — merges results.json files from several machines into per-shape comparison
+ * tables (markdown, CSV) and grouped bar charts rendered by gnuplot. */
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cjson/cJSON.h>
+
+#include "headroom.h"
+#include "report.h"
+#include "stats.h"
+
+extern char **environ;
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *t = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 + 1 > cap) {
+            cap = cap ? 2 * cap : 131072;
+            char *x = realloc(t, cap);
+            if (!x) {
+                free(t);
+                fclose(f);
+                return NULL;
+            }
+            t = x;
+        }
+        size_t got = fread(t + n, 1, 65536, f);
+        n += got;
+        if (got < 65536) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(t);
+        return NULL;
+    }
+    t[n] = 0;
+    return t;
+}
+
+static const char *jstr(const cJSON *o, const char *k, const char *def)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : def;
+}
+
+static double jnum(const cJSON *o, const char *k, double def)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsNumber(x)) return x->valuedouble;
+    if (cJSON_IsBool(x)) return cJSON_IsTrue(x);
+    return def;
+}
+
+static int shape_index(hr_report *r, const hr_report_shape *s)
+{
+    for (int i = 0; i < r->nshapes; i++)
+        if (!memcmp(&r->shapes[i], s, sizeof *s)) return i;
+    if (r->nshapes == r->cap_shapes) {
+        int cap = r->cap_shapes ? 2 * r->cap_shapes : 16;
+        hr_report_shape *x = realloc(r->shapes, (size_t)cap * sizeof *x);
+        if (!x) return -1;
+        r->shapes = x, r->cap_shapes = cap;
+    }
+    r->shapes[r->nshapes] = *s;
+    return r->nshapes++;
+}
+
+/* One benchmark row, before grouping. agg: a median aggregate or a summary row. */
+typedef struct {
+    int shape, threads, agg;
+    char kernel[32];
+    double g, pct, ceil;
+} raw_row;
+
+static int cmp_raw(const void *a, const void *b)
+{
+    const raw_row *x = a, *y = b;
+    if (x->shape != y->shape) return x->shape - y->shape;
+    int c = strcmp(x->kernel, y->kernel);
+    if (c) return c;
+    return x->threads - y->threads;
+}
+
+/* Median of the finite values of v[0..n) (NAN when none). */
+static double fmedian(double *v, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i])) v[m++] = v[i];
+    return m ? hr_median(v, (size_t)m) : NAN;
+}
+
+static double row_gflops(const cJSON *b)
+{
+    double g = jnum(b, "GFLOPS", NAN);
+    if (isfinite(g)) return g;
+    /* Fall back to flops / time for rows written without the counter. */
+    double flops = jnum(b, "flops", NAN), t = jnum(b, "real_time", NAN);
+    const char *u = jstr(b, "time_unit", "ns");
+    double scale = !strcmp(u, "s") ? 1 : !strcmp(u, "ms") ? 1e-3 : !strcmp(u, "us") ? 1e-6 : 1e-9;
+    return flops > 0 && t > 0 ? flops / (t * scale) * 1e-9 : NAN;
+}
+
+int hr_report_add(hr_report *r, const char *path)
+{
+    char file[1100];
+    struct stat st;
+    if (stat(path, &st)) return hr_fail("%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(file, sizeof file, "%s/results.json", path);
+        if (stat(file, &st))
+            return hr_fail("%s: no results.json in this directory (give a sweep directory "
+                           "results/<machine>/<stamp>-<config> or a results.json)", path);
+    } else {
+        snprintf(file, sizeof file, "%s", path);
+    }
+    if (r->nmachines == HR_REPORT_MAX_MACHINES)
+        return hr_fail("%s: more than %d results files", path, HR_REPORT_MAX_MACHINES);
+    char *text = read_text(file);
+    if (!text) return hr_fail("%s: cannot read (%s)", file, strerror(errno));
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    const cJSON *ctx = doc ? cJSON_GetObjectItemCaseSensitive(doc, "context") : NULL;
+    const cJSON *bench = doc ? cJSON_GetObjectItemCaseSensitive(doc, "benchmarks") : NULL;
+    if (!doc || !cJSON_IsObject(ctx) || !cJSON_IsArray(bench)) {
+        cJSON_Delete(doc);
+        return hr_fail("%s: not a results file (expected JSON with \"context\" and \"benchmarks\")", file);
+    }
+    hr_report_machine *m = &r->machines[r->nmachines];
+    memset(m, 0, sizeof *m);
+    snprintf(m->path, sizeof m->path, "%s", file);
+    snprintf(m->machine, sizeof m->machine, "%s", jstr(ctx, "machine", jstr(ctx, "host_name", "unknown")));
+    snprintf(m->cpu_model, sizeof m->cpu_model, "%s", jstr(ctx, "cpu_model", "unknown"));
+    snprintf(m->isa, sizeof m->isa, "%s", jstr(ctx, "isa", "?"));
+    snprintf(m->date, sizeof m->date, "%s", jstr(ctx, "date", "?"));
+    m->cpus = (int)jnum(ctx, "num_cpus", 0);
+    /* Column titles must differ: a second file of the same machine gets " #2". */
+    int same = 1;
+    for (int i = 0; i < r->nmachines; i++) same += !strcmp(r->machines[i].machine, m->machine);
+    char label[sizeof m->label];
+    if (same > 1) snprintf(label, sizeof label, "%.100s #%d", m->machine, same);
+    else snprintf(label, sizeof label, "%s", m->machine);
+    memcpy(m->label, label, sizeof label);
+
+    int nb = cJSON_GetArraySize(bench), n = 0;
+    raw_row *rows = calloc((size_t)(nb ? nb : 1), sizeof *rows);
+    if (!rows) {
+        cJSON_Delete(doc);
+        return hr_fail("%s: out of memory", file);
+    }
+    const cJSON *b;
+    cJSON_ArrayForEach(b, bench)
+    {
+        const char *kernel = jstr(b, "kernel", NULL), *rt = jstr(b, "run_type", NULL);
+        if (!kernel) continue;
+        int agg;
+        if (!rt) agg = 1; /* a summary row (run --format json of older builds) */
+        else if (!strcmp(rt, "iteration")) agg = 0;
+        else if (!strcmp(rt, "aggregate") && !strcmp(jstr(b, "aggregate_name", ""), "median")) agg = 1;
+        else continue;
+        hr_report_shape s = {(int)jnum(b, "batch", 0), (int)jnum(b, "heads", 0),
+                             (int)jnum(b, "kv_heads", 0), (int)jnum(b, "seq_q", 0),
+                             (int)jnum(b, "seq_kv", 0), (int)jnum(b, "d_head", 0),
+                             (int)jnum(b, "causal", 0), {0}};
+        snprintf(s.layout, sizeof s.layout, "%s", jstr(b, "layout", "bhnd"));
+        if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.d_head < 1) continue;
+        raw_row *x = &rows[n];
+        if ((x->shape = shape_index(r, &s)) < 0) break;
+        snprintf(x->kernel, sizeof x->kernel, "%s", kernel);
+        x->threads = (int)jnum(b, "threads", 1);
+        x->agg = agg;
+        x->g = row_gflops(b);
+        x->pct = jnum(b, "pct_of_roofline", NAN);
+        x->ceil = jnum(b, "ceiling_gflops", NAN);
+        n++;
+    }
+    cJSON_Delete(doc);
+    if (!n) {
+        free(rows);
+        return hr_fail("%s: no benchmark rows with a kernel and shape", file);
+    }
+    /* Group equal (shape, kernel, threads) and take medians; aggregates win over
+     * iterations when a group has both. */
+    qsort(rows, (size_t)n, sizeof *rows, cmp_raw);
+    double *g = malloc(3 * sizeof(double) * (size_t)n);
+    if (!g) {
+        free(rows);
+        return hr_fail("%s: out of memory", file);
+    }
+    for (int i = 0; i < n;) {
+        int j = i, any_agg = 0;
+        while (j < n && !cmp_raw(&rows[i], &rows[j])) any_agg |= rows[j++].agg;
+        int k = 0;
+        for (int x = i; x < j; x++)
+            if (rows[x].agg == any_agg) {
+                g[k] = rows[x].g;
+                g[n + k] = rows[x].pct;
+                g[2 * n + k] = rows[x].ceil;
+                k++;
+            }
+        if (r->ncells == r->cap_cells) {
+            int cap = r->cap_cells ? 2 * r->cap_cells : 64;
+            hr_report_cell *c = realloc(r->cells, (size_t)cap * sizeof *c);
+            if (!c) break;
+            r->cells = c, r->cap_cells = cap;
+        }
+        hr_report_cell *c = &r->cells[r->ncells++];
+        c->machine = r->nmachines;
+        c->shape = rows[i].shape;
+        snprintf(c->kernel, sizeof c->kernel, "%s", rows[i].kernel);
+        c->threads = rows[i].threads;
+        c->gflops = fmedian(g, k);
+        c->pct_roofline = fmedian(g + n, k);
+        c->ceiling_gflops = fmedian(g + 2 * n, k);
+        i = j;
+    }
+    free(g);
+    free(rows);
+    r->nmachines++;
+    return HR_OK;
+}
+
+void hr_report_free(hr_report *r)
+{
+    free(r->shapes);
+    free(r->cells);
+    memset(r, 0, sizeof *r);
+}
+
+void hr_report_shape_str(const hr_report_shape *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s", s->batch, s->heads, s->kv_heads, s->seq_q,
+             s->seq_kv, s->d_head, s->causal ? " causal" : "", strcmp(s->layout, "bhnd") ? " bnhd" : "");
+}
+
+const hr_report_cell *hr_report_pick(const hr_report *r, int s, int m, const char *kernel)
+{
+    const hr_report_cell *best = NULL;
+    for (int i = 0; i < r->ncells; i++) {
+        const hr_report_cell *c = &r->cells[i];
+        if (c->shape == s && c->machine == m && !strcmp(c->kernel, kernel) &&
+            (!best || c->threads > best->threads))
+            best = c;
+    }
+    return best;
+}
+
+/* Registry position of a kernel name (kernels this binary lacks sort after). */
+static int kernel_rank(const char *name)
+{
+    int i = 0;
+    for (; hr_kernels[i]; i++)
+        if (!strcmp(hr_kernels[i]->name, name)) return i;
+    return i;
+}
+
+int hr_report_kernels(const hr_report *r, int s, const char **names, int max)
+{
+    int n = 0;
+    for (int i = 0; i < r->ncells && n < max; i++) {
+        if (r->cells[i].shape != s) continue;
+        int seen = 0;
+        for (int j = 0; j < n; j++) seen |= !strcmp(names[j], r->cells[i].kernel);
+        if (!seen) names[n++] = r->cells[i].kernel;
+    }
+    /* The registry's order (reference first), as `headroom list` prints it. */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            int a = kernel_rank(names[j - 1]), b = kernel_rank(names[j]);
+            if (a < b || (a == b && strcmp(names[j - 1], names[j]) <= 0)) break;
+            const char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    return n;
+}
+
+/* The percentage shown in a cell: of the roofline bound, else of the FMA peak. */
+static void pct_str(const hr_report_cell *c, char *buf, size_t len)
+{
+    if (isfinite(c->pct_roofline)) snprintf(buf, len, " (%.0f%%)", c->pct_roofline);
+    else if (isfinite(c->ceiling_gflops) && c->ceiling_gflops > 0)
+        snprintf(buf, len, " (%.0f%% of peak)", 100 * c->gflops / c->ceiling_gflops);
+    else buf[0] = 0;
+}
+
+void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
+{
+    fprintf(f, "# headroom report\n\n");
+    fprintf(f, "| machine | CPU | CPUs | ISA | date | results |\n|---|---|---:|---|---|---|\n");
+    for (int m = 0; m < r->nmachines; m++) {
+        const hr_report_machine *x = &r->machines[m];
+        fprintf(f, "| %s | %s | %d | %s | %s | `%s` |\n", x->label, x->cpu_model, x->cpus, x->isa,
+                x->date, x->path);
+    }
+    fprintf(f, "\nCells: median GFLOP/s over the repetitions, (in brackets) percent of that "
+               "machine's own roofline bound min(peak, AI x bandwidth) when its ceilings were "
+               "attached, and the thread count (the most threads measured). `-`: not measured "
+               "there.\n");
+    for (int s = 0; s < r->nshapes; s++) {
+        char shape[128];
+        hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
+        fprintf(f, "\n## %s\n\n| kernel |", shape);
+        for (int m = 0; m < r->nmachines; m++) fprintf(f, " %s |", r->machines[m].label);
+        fprintf(f, "\n|---|");
+        for (int m = 0; m < r->nmachines; m++) fprintf(f, "---:|");
+        fprintf(f, "\n");
+        const char *names[64];
+        int nk = hr_report_kernels(r, s, names, 64);
+        for (int k = 0; k < nk; k++) {
+            fprintf(f, "| %s |", names[k]);
+            for (int m = 0; m < r->nmachines; m++) {
+                const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
+                char pct[48];
+                if (!c || !isfinite(c->gflops)) {
+                    fprintf(f, " - |");
+                    continue;
+                }
+                pct_str(c, pct, sizeof pct);
+                fprintf(f, " %.2f%s T%d |", c->gflops, pct, c->threads);
+            }
+            fprintf(f, "\n");
+        }
+        if (images && images[s])
+            fprintf(f, "\n![GFLOP/s per kernel and machine, %s](shape-%d.svg)\n", shape, s + 1);
+    }
+}
+
+void hr_report_csv(const hr_report *r, FILE *f)
+{
+    fprintf(f, "machine,cpu_model,cpus,isa,shape,kernel,threads,gflops,pct_of_roofline,ceiling_gflops,results\n");
+    for (int s = 0; s < r->nshapes; s++) {
+        char shape[128];
+        hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
+        const char *names[64];
+        int nk = hr_report_kernels(r, s, names, 64);
+        for (int k = 0; k < nk; k++)
+            for (int m = 0; m < r->nmachines; m++) {
+                const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
+                if (!c) continue;
+                const hr_report_machine *x = &r->machines[m];
+                fprintf(f, "%s,\"%s\",%d,%s,%s,%s,%d,%.6g,", x->label, x->cpu_model, x->cpus, x->isa,
+                        shape, c->kernel, c->threads, c->gflops);
+                if (isfinite(c->pct_roofline)) fprintf(f, "%.4g", c->pct_roofline);
+                fprintf(f, ",");
+                if (isfinite(c->ceiling_gflops)) fprintf(f, "%.6g", c->ceiling_gflops);
+                fprintf(f, ",%s\n", x->path);
+            }
+    }
+}
+
+/* Runs argv (argv[0] looked up in PATH) and waits. 0 ok, else -1 with why. */
+static int spawn(char *const *argv, char *why, size_t len)
+{
+    pid_t pid;
+    int e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (e) {
+        snprintf(why, len, "cannot run %s (%s)", argv[0], strerror(e));
+        return -1;
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        snprintf(why, len, "%s failed (status %d)", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return -1;
+    }
+    return 0;
+}
+
+/* gnuplot strings are single-quoted here; a path holding a quote is refused. */
+static int gp_safe(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
+
+int hr_report_charts(const hr_report *r, const char *out_dir, const char *script, int *images,
+                     char *why, size_t whylen)
+{
+    const char *gp = getenv("HEADROOM_GNUPLOT");
+    if (!gp || !*gp) gp = "gnuplot";
+    char *probe[] = {(char *)gp, "--version", NULL};
+    /* Quiet probe: a missing gnuplot is a notice, not an error. */
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    int e = posix_spawnp(&pid, gp, &fa, NULL, probe, environ), status = 0;
+    posix_spawn_file_actions_destroy(&fa);
+    if (e || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        snprintf(why, whylen, "%s not found or not working", gp);
+        return -1;
+    }
+    if (!gp_safe(out_dir) || !gp_safe(script)) {
+        snprintf(why, whylen, "paths with a quote cannot be passed to gnuplot");
+        return -1;
+    }
+    int done = 0;
+    for (int s = 0; s < r->nshapes; s++) {
+        images[s] = 0;
+        char dat[1200], shape[128];
+        hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
+        snprintf(dat, sizeof dat, "%s/shape-%d.dat", out_dir, s + 1);
+        FILE *f = fopen(dat, "w");
+        if (!f) {
+            snprintf(why, whylen, "%s: cannot write (%s)", dat, strerror(errno));
+            return -1;
+        }
+        /* Header: "kernel" and one column per machine (gnuplot columnheader). Missing
+         * values are "NaN", which gnuplot leaves out of the histogram. */
+        fprintf(f, "kernel");
+        for (int m = 0; m < r->nmachines; m++) fprintf(f, " \"%s\"", r->machines[m].label);
+        fprintf(f, "\n");
+        const char *names[64];
+        int nk = hr_report_kernels(r, s, names, 64);
+        for (int k = 0; k < nk; k++) {
+            fprintf(f, "%s", names[k]);
+            for (int m = 0; m < r->nmachines; m++) {
+                const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
+                if (c && isfinite(c->gflops)) fprintf(f, " %.6g", c->gflops);
+                else fprintf(f, " NaN");
+            }
+            fprintf(f, "\n");
+        }
+        fclose(f);
+        int ok = 1;
+        for (int t = 0; t < 2 && ok; t++) {
+            const char *ext = t ? "svg" : "png";
+            char vars[4096];
+            snprintf(vars, sizeof vars,
+                     "datafile='%s'; outfile='%s/shape-%d.%s'; fmt='%s'; ttl='%s'; ncols=%d",
+                     dat, out_dir, s + 1, ext, ext, shape, r->nmachines + 1);
+            char *argv[] = {(char *)gp, "-e", vars, (char *)script, NULL};
+            if (spawn(argv, why, whylen)) ok = 0;
+        }
+        if (ok) images[s] = 1, done++;
+        else return -1;
+    }
+    return done;
+}

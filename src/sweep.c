@@ -1,0 +1,689 @@
+/* sweep.c — runs a config's cartesian product point by point: skips with notes, rows.jsonl
+ * appended and fsync'ed per finished row, results.json/csv rewritten atomically, resume. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "counts.h"
+#include "roofline.h"
+#include "sweep.h"
+#include "sysinfo.h"
+
+/* ---- expansion ------------------------------------------------------------------- */
+
+void hr_sweep_key(const hr_result *r, int pass, char *buf, size_t len)
+{
+    char name[256];
+    hr_result_name(r, name, sizeof name);
+    snprintf(buf, len, "%s/bq%d/bkv%d/pass%d", name, r->tune.block_q, r->tune.block_kv, pass);
+}
+
+/* A set of strings by open addressing on FNV-1a; enough for HR_CFG_MAXPOINTS keys. */
+typedef struct {
+    size_t cap;
+    const char **slot;
+} strset;
+
+static size_t fnv(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Adds s (not copied: it must outlive the set); returns 1 if it was already there. */
+static int strset_add(strset *t, const char *s)
+{
+    size_t i = fnv(s) & (t->cap - 1);
+    for (; t->slot[i]; i = (i + 1) & (t->cap - 1))
+        if (!strcmp(t->slot[i], s)) return 1;
+    t->slot[i] = s;
+    return 0;
+}
+
+static int strset_has(const strset *t, const char *s)
+{
+    for (size_t i = fnv(s) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+        if (!strcmp(t->slot[i], s)) return 1;
+    return 0;
+}
+
+static int strset_init(strset *t, size_t n)
+{
+    t->cap = 64;
+    while (t->cap < 2 * n + 2) t->cap *= 2;
+    t->slot = calloc(t->cap, sizeof *t->slot);
+    return t->slot ? HR_OK : hr_fail("out of memory");
+}
+
+static bool in_filter(const char *filter, const char *name)
+{
+    if (!filter) return true;
+    size_t n = strlen(name);
+    for (const char *s = filter; *s;) {
+        size_t m = strcspn(s, ",");
+        if (m == n && !strncmp(s, name, n)) return true;
+        s += m + (s[m] == ',');
+    }
+    return false;
+}
+
+/* Fills the derived fields of a point: resolved name, key and skip reason. */
+static void finish_point(hr_sweep_point *pt, const hr_sweep_config *c, double max_mem)
+{
+    const hr_kernel *k = pt->kernel;
+    hr_result r = {.kernel = k, .prob = pt->prob, .layout = pt->layout};
+    bool valid = !pt->skip[0] && hr_problem_validate(&pt->prob) == HR_OK;
+    if (!pt->skip[0] && !valid) snprintf(pt->skip, sizeof pt->skip, "invalid shape: %s", hr_errmsg());
+    r.tune = valid ? hr_kernel_tune(k, &pt->prob, &pt->tune) : pt->tune;
+    if (!valid && !(k->caps & HR_CAP_THREADED)) r.tune.threads = 1;
+    hr_sweep_key(&r, pt->pass, pt->key, sizeof pt->key);
+    hr_result_name(&r, pt->name, sizeof pt->name);
+    if (pt->skip[0]) return;
+    if (c->mode == HR_MODE_LAYER) {
+        snprintf(pt->skip, sizeof pt->skip,
+                 "mode = layer (d_model %d): the full-layer benchmark is not wired into sweep in "
+                 "this build; run headroom layer",
+                 pt->d_model);
+        return;
+    }
+    const char *why = k->applicable ? k->applicable(&pt->prob) : NULL;
+    if (why) {
+        snprintf(pt->skip, sizeof pt->skip, "not applicable: %s", why);
+        return;
+    }
+    double need = hr_bench_bytes(k, &pt->prob, &r.tune);
+    double budget = max_mem > 0 ? max_mem : hr_default_max_mem();
+    if (need > budget)
+        snprintf(pt->skip, sizeof pt->skip, "over the memory budget: needs %.1f MiB, budget %.1f MiB",
+                 need / 1048576, budget / 1048576);
+}
+
+int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem,
+                    hr_sweep_point **pts, int *n, int *ndup)
+{
+    for (const char *s = filter; s && *s;) {
+        size_t m = strcspn(s, ",");
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.*s", (int)(m < 63 ? m : 63), s);
+        if (!hr_kernel_find(nm)) return hr_fail("--filter: unknown kernel '%s' (see headroom list)", nm);
+        s += m + (s[m] == ',');
+    }
+    size_t cap = (size_t)hr_config_points(c) + 1;
+    hr_sweep_point *p = calloc(cap, sizeof *p);
+    strset seen;
+    if (!p || strset_init(&seen, cap)) {
+        free(p);
+        return hr_fail("out of memory");
+    }
+    int np = 0, nd = 0;
+    const hr_ilist *hd = c->d_model.n ? &c->d_model : &c->heads;
+    const hr_ilist one = {1, {0}};
+    const hr_ilist *skv = c->seq_kv_same ? &one : &c->seq_kv;
+    for (int pass = 1; pass <= c->passes; pass++)
+    for (int ib = 0; ib < c->batch.n; ib++)
+    for (int ih = 0; ih < hd->n; ih++)
+    for (int ig = 0; ig < c->nkv; ig++)
+    for (int id = 0; id < c->d_head.n; id++)
+    for (int is = 0; is < c->seq.n; is++)
+    for (int im = 0; im < skv->n; im++)
+    for (int ic = 0; ic < c->ncausal; ic++)
+    for (int il = 0; il < c->nlayout; il++)
+    for (int it = 0; it < c->threads.n; it++)
+    for (int iq = 0; iq < c->block_q.n; iq++)
+    for (int ik = 0; ik < c->block_kv.n; ik++)
+    for (int kk = 0; kk < c->nkernels; kk++) {
+        const hr_kernel *k = c->kernels[kk];
+        if (!in_filter(filter, k->name)) continue;
+        hr_sweep_point *pt = &p[np];
+        memset(pt, 0, sizeof *pt);
+        pt->kernel = k;
+        pt->pass = pass;
+        int d = c->d_head.v[id], heads = hd->v[ih];
+        if (c->d_model.n) {
+            pt->d_model = hd->v[ih];
+            heads = pt->d_model / d;
+            if (pt->d_model % d)
+                snprintf(pt->skip, sizeof pt->skip, "d_model %d is not a multiple of d_head %d", pt->d_model, d);
+            if (heads < 1) heads = 1;
+        }
+        const hr_kv_spec *kv = &c->kv[ig];
+        int g = kv->kind == HR_KV_MHA ? heads : kv->kind == HR_KV_MQA ? 1 : kv->kind == HR_KV_COUNT ? kv->n : heads / kv->n;
+        if (!pt->skip[0] && kv->kind == HR_KV_RATIO && (heads % kv->n || g < 1))
+            snprintf(pt->skip, sizeof pt->skip, "kv_heads ratio:%d does not divide heads %d", kv->n, heads);
+        if (pt->skip[0] && kv->kind == HR_KV_RATIO) g = 0; /* named G0 in the skip note */
+        int seq = c->seq.v[is];
+        pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, c->seq_kv_same ? seq : skv->v[im], d,
+                                c->causal[ic], 0};
+        pt->layout = c->layout[il];
+        pt->tune = (hr_tune){(k->caps & HR_CAP_BLOCK_Q) ? c->block_q.v[iq] : 0,
+                             (k->caps & HR_CAP_BLOCK_KV) ? c->block_kv.v[ik] : 0, c->threads.v[it]};
+        finish_point(pt, c, max_mem);
+        if (strset_add(&seen, pt->key)) {
+            nd++;
+            continue;
+        }
+        np++;
+    }
+    free(seen.slot);
+    *pts = p;
+    *n = np;
+    if (ndup) *ndup = nd;
+    return HR_OK;
+}
+
+/* ---- rows.jsonl ------------------------------------------------------------------- */
+
+/* Counter names read back from rows.jsonl live for the process (hr_counter holds a
+ * pointer); each distinct name is kept once. */
+static const char *intern(const char *s)
+{
+    static char *pool[256];
+    static int n;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(pool[i], s)) return pool[i];
+    if (n >= 256) return NULL;
+    return pool[n++] = strdup(s);
+}
+
+cJSON *hr_result_to_json(const hr_result *r)
+{
+    const hr_problem *p = &r->prob;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kernel", r->kernel->name);
+    cJSON_AddNumberToObject(o, "batch", p->batch);
+    cJSON_AddNumberToObject(o, "heads", p->heads);
+    cJSON_AddNumberToObject(o, "kv_heads", p->kv_heads);
+    cJSON_AddNumberToObject(o, "seq_q", p->seq_q);
+    cJSON_AddNumberToObject(o, "seq_kv", p->seq_kv);
+    cJSON_AddNumberToObject(o, "d_head", p->d_head);
+    cJSON_AddBoolToObject(o, "causal", p->causal);
+    cJSON_AddNumberToObject(o, "scale", p->scale);
+    cJSON_AddStringToObject(o, "layout", hr_layout_names[r->layout]);
+    cJSON_AddNumberToObject(o, "block_q", r->tune.block_q);
+    cJSON_AddNumberToObject(o, "block_kv", r->tune.block_kv);
+    cJSON_AddNumberToObject(o, "threads", r->tune.threads);
+    cJSON_AddStringToObject(o, "tune_source", r->tune_source ? r->tune_source : "default");
+    cJSON_AddNumberToObject(o, "flops", r->flops);
+    cJSON_AddNumberToObject(o, "bytes", r->bytes);
+    cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
+    cJSON_AddNumberToObject(o, "iters", (double)r->timing.iters);
+    cJSON_AddItemToObject(o, "rep_time", cJSON_CreateDoubleArray(r->timing.rep_time, r->timing.reps));
+    if (r->checked) {
+        const hr_check *c = &r->check;
+        cJSON *k = cJSON_AddObjectToObject(o, "check");
+        const struct {
+            const char *n;
+            double v;
+        } f[] = {{"max_abs_err", c->max_abs_err}, {"max_rel_err", c->max_rel_err}, {"nmse", c->nmse},
+                 {"tol_pass", c->tol_pass}, {"tol_warn", c->tol_warn}, {"nonfinite", (double)c->nonfinite},
+                 {"input_nonfinite", (double)c->input_nonfinite}, {"masked_nonzero", (double)c->masked_nonzero},
+                 {"rows_checked", (double)c->rows_checked}, {"rows_total", (double)c->rows_total},
+                 {"verdict", c->verdict}};
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) cJSON_AddNumberToObject(k, f[i].n, f[i].v);
+    }
+    cJSON *cs = cJSON_AddObjectToObject(o, "counters");
+    for (int i = 0; i < r->ncounters; i++)
+        if (isfinite(r->counters[i].value)) cJSON_AddNumberToObject(cs, r->counters[i].name, r->counters[i].value);
+    return o;
+}
+
+static int num(const cJSON *o, const char *name, double *v)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsNumber(x)) return hr_fail("field '%s' missing or not a number", name);
+    *v = x->valuedouble;
+    return HR_OK;
+}
+
+int hr_result_from_json(const cJSON *o, hr_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const cJSON *kn = cJSON_GetObjectItemCaseSensitive(o, "kernel");
+    if (!cJSON_IsString(kn)) return hr_fail("field 'kernel' missing");
+    if (!(r->kernel = hr_kernel_find(kn->valuestring)))
+        return hr_fail("kernel '%s' is not in this binary", kn->valuestring);
+    static const char *const ints[] = {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "d_head",
+                                       "block_q", "block_kv", "threads", NULL};
+    int *dst[] = {&r->prob.batch, &r->prob.heads, &r->prob.kv_heads, &r->prob.seq_q, &r->prob.seq_kv,
+                  &r->prob.d_head, &r->tune.block_q, &r->tune.block_kv, &r->tune.threads};
+    double v = 0;
+    for (int i = 0; ints[i]; i++) {
+        if (num(o, ints[i], &v)) return HR_EUSAGE;
+        *dst[i] = (int)v;
+    }
+    if (num(o, "scale", &v)) return HR_EUSAGE;
+    r->prob.scale = (float)v;
+    r->prob.causal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "causal"));
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "layout");
+    int li = cJSON_IsString(l) ? hr_choice(hr_layout_names, l->valuestring) : -1;
+    if (li < 0) return hr_fail("field 'layout' missing or unknown");
+    r->layout = (hr_layout)li;
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
+    static const char *const sources[] = {"default", "flag", "wisdom", NULL};
+    int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;
+    r->tune_source = sources[si < 0 ? 0 : si];
+    if (num(o, "flops", &r->flops) || num(o, "bytes", &r->bytes) ||
+        num(o, "workspace_bytes", &r->workspace_bytes) || num(o, "iters", &v))
+        return HR_EUSAGE;
+    r->timing.iters = (long)v;
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(o, "rep_time"), *x;
+    if (!cJSON_IsArray(rt)) return hr_fail("field 'rep_time' missing");
+    cJSON_ArrayForEach(x, rt)
+    {
+        if (!cJSON_IsNumber(x) || r->timing.reps >= HR_MAX_REPS) return hr_fail("field 'rep_time' malformed");
+        r->timing.rep_time[r->timing.reps++] = x->valuedouble;
+    }
+    if (r->timing.reps < 1) return hr_fail("field 'rep_time' is empty");
+    hr_summarize(r->timing.rep_time, r->timing.reps, &r->timing.s);
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "check");
+    if (cJSON_IsObject(ck)) {
+        hr_check *c = &r->check;
+        double f[11];
+        static const char *const names[] = {"max_abs_err", "max_rel_err", "nmse", "tol_pass", "tol_warn",
+                                            "nonfinite", "input_nonfinite", "masked_nonzero",
+                                            "rows_checked", "rows_total", "verdict"};
+        for (int i = 0; i < 11; i++)
+            if (num(ck, names[i], &f[i])) return HR_EUSAGE;
+        *c = (hr_check){f[0], f[1], f[2], f[3], f[4], (long)f[5], (long)f[6], (long)f[7], (long)f[8],
+                        (long)f[9], (int)f[10]};
+        r->checked = true;
+    }
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(o, "counters");
+    cJSON_ArrayForEach(x, cs)
+    {
+        const char *nm = cJSON_IsNumber(x) ? intern(x->string) : NULL;
+        if (nm) hr_result_set(r, nm, x->valuedouble);
+    }
+    return HR_OK;
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+typedef struct {
+    char name[256], reason[320];
+} note;
+
+typedef struct {
+    const hr_sweep_config *c;
+    hr_sweep_opts *o;
+    hr_result *res;
+    int *res_pass;
+    int nres, capres;
+    note *skipped;
+    int nskipped;
+    int measured, resumed, failed;
+    char env_warn[8][200];
+    int nenv;
+    double timer_res;
+    FILE *jsonl;
+} run_state;
+
+static char *read_text(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *t = malloc(max + 1);
+    size_t n = t ? fread(t, 1, max, f) : 0;
+    fclose(f);
+    if (t) t[n] = 0;
+    return t;
+}
+
+static int add_result(run_state *s, const hr_result *r, int pass)
+{
+    if (s->nres == s->capres) {
+        int cap = s->capres ? 2 * s->capres : 64;
+        hr_result *nr = realloc(s->res, (size_t)cap * sizeof *nr);
+        if (!nr) return hr_fail("out of memory");
+        s->res = nr;
+        int *np = realloc(s->res_pass, (size_t)cap * sizeof *np);
+        if (!np) return hr_fail("out of memory");
+        s->res_pass = np;
+        s->capres = cap;
+    }
+    s->res[s->nres] = *r;
+    s->res_pass[s->nres++] = pass;
+    return HR_OK;
+}
+
+/* Rewrites results.json and results.csv from everything measured so far. */
+static int write_outputs(run_state *s, bool interrupted)
+{
+    enum { MAXW = 256 };
+    static char w[MAXW][200];
+    const char *wp[MAXW];
+    int nw = 0;
+    for (int i = 0; i < s->nenv; i++) memcpy(w[nw++], s->env_warn[i], 200);
+    for (int i = 0; i < s->nres && nw < MAXW; i++) hr_bench_warnings(&s->res[i], w, MAXW, &nw);
+    for (int i = 0; i < nw; i++) wp[i] = w[i];
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
+    cJSON *b = cJSON_AddArrayToObject(doc, "benchmarks");
+    for (int i = 0; i < s->nres; i++) hr_result_json_rows(&s->res[i], b);
+    cJSON *sk = cJSON_AddArrayToObject(doc, "skipped");
+    for (int i = 0; i < s->nskipped; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", s->skipped[i].name);
+        cJSON_AddStringToObject(o, "reason", s->skipped[i].reason);
+        cJSON_AddItemToArray(sk, o);
+    }
+    cJSON *sw = cJSON_AddObjectToObject(doc, "sweep");
+    cJSON_AddStringToObject(sw, "config", s->c->name);
+    cJSON_AddStringToObject(sw, "description", s->c->description);
+    cJSON_AddStringToObject(sw, "mode", hr_mode_names[s->c->mode]);
+    cJSON_AddNumberToObject(sw, "rows", s->nres);
+    cJSON_AddNumberToObject(sw, "resumed", s->resumed);
+    cJSON_AddNumberToObject(sw, "skipped", s->nskipped);
+    cJSON_AddNumberToObject(sw, "failed_checks", s->failed);
+    cJSON_AddNumberToObject(sw, "timer_resolution_s", s->timer_res);
+    cJSON_AddBoolToObject(sw, "interrupted", interrupted);
+    char *txt = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/results.json", s->o->dir);
+    int st = txt ? hr_write_atomic(path, txt) : hr_fail("out of memory");
+    free(txt);
+    if (st) return st;
+
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    if (!f) return hr_fail("out of memory");
+    hr_csv_header(f);
+    for (int i = 0; i < s->nres; i++) hr_csv_row(f, &s->res[i]);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/results.csv", s->o->dir);
+    st = hr_write_atomic(path, csv);
+    free(csv);
+    return st;
+}
+
+/* Appends one finished result to rows.jsonl and forces it to disk. */
+static int append_row(run_state *s, const hr_result *r, int pass)
+{
+    char key[320];
+    hr_sweep_key(r, pass, key, sizeof key);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", key);
+    cJSON_AddNumberToObject(o, "pass", pass);
+    cJSON_AddItemToObject(o, "result", hr_result_to_json(r));
+    char *line = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!line) return hr_fail("out of memory");
+    int bad = fprintf(s->jsonl, "%s\n", line) < 0;
+    free(line);
+    bad |= fflush(s->jsonl) != 0;
+    bad |= fsync(fileno(s->jsonl)) != 0;
+    return bad ? hr_fail("%s/rows.jsonl: cannot write (%s)", s->o->dir, strerror(errno)) : HR_OK;
+}
+
+/* Reloads rows.jsonl of a resumed directory. A torn last line (the process was killed
+ * while writing it) is dropped with a note. */
+static int load_rows(run_state *s)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/rows.jsonl", s->o->dir);
+    char *t = read_text(path, (size_t)1 << 30);
+    if (!t) return HR_OK;
+    int line = 0, st = HR_OK;
+    for (char *p = t; *p && !st;) {
+        char *e = strchr(p, '\n');
+        line++;
+        if (!e) {
+            /* Cut the torn line off, so the rows appended next start on a line of their own. */
+            fprintf(stderr, "headroom sweep: %s:%d: incomplete last line dropped\n", path, line);
+            if (truncate(path, (off_t)(p - t))) st = hr_fail("%s: cannot truncate (%s)", path, strerror(errno));
+            break;
+        }
+        *e = 0;
+        cJSON *o = cJSON_Parse(p), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+        hr_result r;
+        if (!o || !cJSON_IsNumber(pass) ||
+            hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r))
+            st = hr_fail("%s:%d: not a headroom row%s%s", path, line, o ? ": " : "", o ? hr_errmsg() : "");
+        else
+            st = add_result(s, &r, pass->valueint);
+        cJSON_Delete(o);
+        p = e + 1;
+    }
+    free(t);
+    s->resumed = s->nres;
+    return st;
+}
+
+static int make_dir(const hr_sweep_config *c, hr_sweep_opts *o)
+{
+    if (o->resume_dir) {
+        struct stat sb;
+        if (stat(o->resume_dir, &sb) || !S_ISDIR(sb.st_mode))
+            return hr_fail("--resume: %s is not a directory", o->resume_dir);
+        snprintf(o->dir, sizeof o->dir, "%s", o->resume_dir);
+        return HR_OK;
+    }
+    if (o->out_dir) {
+        snprintf(o->dir, sizeof o->dir, "%s", o->out_dir);
+        return hr_mkdirs(o->dir);
+    }
+    char parent[256], stamp[32];
+    snprintf(parent, sizeof parent, "results/%s", hr_sysinfo_get()->machine);
+    int st = hr_mkdirs(parent);
+    if (st) return st;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    /* A new directory each time: a second sweep in the same second gets a suffix. */
+    for (int i = 1; i < 100; i++) {
+        if (i == 1) snprintf(o->dir, sizeof o->dir, "%s/%s-%s", parent, stamp, c->name);
+        else snprintf(o->dir, sizeof o->dir, "%s/%s-%s-%d", parent, stamp, c->name, i);
+        if (!mkdir(o->dir, 0777)) return HR_OK;
+        if (errno != EEXIST) return hr_fail("%s: cannot create (%s)", o->dir, strerror(errno));
+    }
+    return hr_fail("%s: too many sweeps in one second", parent);
+}
+
+/* results/<machine>/latest -> the sweep directory, when it lives in results/<machine>. */
+static void update_latest(const char *dir)
+{
+    char parent[256], link[300], tmp[320];
+    snprintf(parent, sizeof parent, "results/%s", hr_sysinfo_get()->machine);
+    size_t n = strlen(parent);
+    const char *base = dir + n + 1;
+    if (strncmp(dir, parent, n) || dir[n] != '/' || !*base || strchr(base, '/')) return;
+    snprintf(link, sizeof link, "%s/latest", parent);
+    snprintf(tmp, sizeof tmp, "%s/.latest.%d", parent, (int)getpid());
+    unlink(tmp);
+    if (symlink(base, tmp) || rename(tmp, link)) {
+        unlink(tmp);
+        fprintf(stderr, "headroom sweep: note: cannot update %s (%s)\n", link, strerror(errno));
+    }
+}
+
+static void fmt_dur(double s, char *buf, size_t len)
+{
+    if (s < 60) snprintf(buf, len, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void progress(const hr_sweep_opts *o, int done, int total, double elapsed, int measured_now,
+                     int to_measure, const char *name, const hr_result *r)
+{
+    if (o->progress_tty) {
+        char eta[32] = "?";
+        if (measured_now > 0) fmt_dur(elapsed / measured_now * (to_measure - measured_now), eta, sizeof eta);
+        int w = 24, fill = total ? done * w / total : w;
+        fprintf(stderr, "\r\033[K[%.*s%.*s] %d/%d ETA %s %.60s", fill, "########################", w - fill,
+                "........................", done, total, eta, name);
+        if (done == total) fputc('\n', stderr);
+    } else if (r) {
+        fprintf(stderr, "headroom sweep: [%d/%d] %s  median %.4g ms  %.2f GFLOP/s  cv %.1f%%\n", done, total,
+                name, r->timing.s.median * 1e3, hr_result_gflops(r), r->timing.s.cv * 100);
+    }
+    fflush(stderr);
+}
+
+static void note_line(const hr_sweep_opts *o, const char *what, const char *name, const char *reason)
+{
+    fprintf(stderr, "%sheadroom sweep: %s %s: %s\n", o->progress_tty ? "\r\033[K" : "", what, name, reason);
+}
+
+static int copy_config(const hr_sweep_config *c, const char *dir)
+{
+    const char *base = strrchr(c->path, '/');
+    base = base ? base + 1 : c->path;
+    char dst[1600];
+    snprintf(dst, sizeof dst, "%s/%s", dir, base);
+    if (!strcmp(dst, c->path)) return HR_OK;
+    char *t = read_text(c->path, (size_t)1 << 22);
+    if (!t) return hr_fail("%s: cannot read (%s)", c->path, strerror(errno));
+    int st = hr_write_atomic(dst, t);
+    free(t);
+    return st;
+}
+
+int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
+{
+    double max_mem = o->max_mem > 0 ? o->max_mem : c->max_mem;
+    hr_sweep_point *pts;
+    int npts, ndup, st;
+    if ((st = hr_sweep_expand(c, o->filter, max_mem, &pts, &npts, &ndup))) return st;
+
+    if (o->dry_run) {
+        int nskip = 0;
+        for (int i = 0; i < npts; i++) {
+            printf("%-70s %s\n", pts[i].key, pts[i].skip[0] ? pts[i].skip : "run");
+            nskip += pts[i].skip[0] != 0;
+        }
+        printf("%d points: %d to run, %d skipped; %d duplicates dropped\n", npts, npts - nskip, nskip, ndup);
+        free(pts);
+        return HR_OK;
+    }
+
+    run_state s = {.c = c, .o = o};
+    s.skipped = calloc((size_t)npts + 1, sizeof *s.skipped);
+    if (!s.skipped) {
+        free(pts);
+        return hr_fail("out of memory");
+    }
+    static hr_ceilings ceilings;
+    char cpath[512];
+    hr_ceilings_default_path(cpath, sizeof cpath);
+    bool have_ceil = hr_ceilings_load(cpath, &ceilings) == HR_OK;
+
+    /* The timer is checked before anything is measured; environment warnings go to
+     * stderr now and into every results.json written. */
+    s.timer_res = hr_timer_resolution();
+    hr_env_warnings(s.env_warn, 8, &s.nenv);
+    for (int i = 0; i < s.nenv; i++) fprintf(stderr, "headroom sweep: warning: %s\n", s.env_warn[i]);
+
+    if ((st = make_dir(c, o)) || (o->resume_dir && (st = load_rows(&s))) || (st = copy_config(c, o->dir)))
+        goto out;
+    strset done;
+    if ((st = strset_init(&done, (size_t)s.nres + 1))) goto out;
+    char (*keys)[320] = calloc((size_t)s.nres + 1, sizeof *keys);
+    for (int i = 0; keys && i < s.nres; i++) {
+        hr_sweep_key(&s.res[i], s.res_pass[i], keys[i], sizeof keys[i]);
+        strset_add(&done, keys[i]);
+    }
+    char jpath[1100];
+    snprintf(jpath, sizeof jpath, "%s/rows.jsonl", o->dir);
+    if (!(s.jsonl = fopen(jpath, "a"))) {
+        st = hr_fail("%s: cannot write (%s)", jpath, strerror(errno));
+        goto out2;
+    }
+    fprintf(stderr, "headroom sweep: %s: %d points (%d duplicates dropped)%s -> %s\n", c->name, npts, ndup,
+            s.resumed ? ", resuming" : "", o->dir);
+    if (!have_ceil)
+        fprintf(stderr, "headroom sweep: note: no ceilings at %s (run headroom roofline): no roofline counters\n", cpath);
+
+    int to_measure = 0, measured_now = 0;
+    for (int i = 0; i < npts; i++) to_measure += !pts[i].skip[0] && !strset_has(&done, pts[i].key);
+    double t0 = hr_now();
+    bool interrupted = false;
+    for (int i = 0; i < npts && !st; i++) {
+        hr_sweep_point *pt = &pts[i];
+        if (o->stop && *o->stop) {
+            interrupted = true;
+            break;
+        }
+        if (pt->skip[0]) {
+            note *n = &s.skipped[s.nskipped++];
+            snprintf(n->name, sizeof n->name, "%s", pt->name);
+            snprintf(n->reason, sizeof n->reason, "%s", pt->skip);
+            note_line(o, "skipped", pt->name, pt->skip);
+            continue;
+        }
+        if (strset_has(&done, pt->key)) continue;
+        progress(o, i, npts, hr_now() - t0, measured_now, to_measure, pt->name, NULL);
+        hr_bench_spec spec = {
+            .prob = pt->prob,
+            .layout = pt->layout,
+            .tune = pt->tune,
+            .tune_source = (pt->tune.block_q || pt->tune.block_kv) ? "flag" : "default",
+            .dist = (hr_dist)c->dist,
+            .seed = (uint64_t)c->seed,
+            .timer = {.reps = o->reps > 0 ? o->reps : c->reps,
+                      .min_time = o->min_time >= 0 ? o->min_time : c->min_time,
+                      .warmup = c->warmup,
+                      .cold = c->cold,
+                      .stop = o->stop},
+            .check = o->check || c->check,
+            .max_mem = max_mem,
+        };
+        hr_result r;
+        int rs = hr_bench_run(pt->kernel, &spec, &r);
+        if (r.timing.aborted || (o->stop && *o->stop)) {
+            interrupted = true; /* the point in flight is abandoned, not recorded */
+            break;
+        }
+        measured_now++;
+        if (rs) {
+            note *n = &s.skipped[s.nskipped++];
+            snprintf(n->name, sizeof n->name, "%s", pt->name);
+            snprintf(n->reason, sizeof n->reason, "%s", hr_errmsg());
+            note_line(o, rs == HR_EFAIL ? "FAILED" : "skipped", pt->name, hr_errmsg());
+            s.failed += rs == HR_EFAIL;
+            st = write_outputs(&s, false);
+            continue;
+        }
+        if (c->passes > 1) hr_result_set(&r, "pass", pt->pass);
+        if (have_ceil) hr_roofline_attach(&r, &ceilings);
+        if ((st = add_result(&s, &r, pt->pass)) || (st = append_row(&s, &r, pt->pass))) break;
+        s.measured++;
+        char w[4][200];
+        int nw = 0;
+        hr_bench_warnings(&r, w, 4, &nw);
+        for (int j = 0; j < nw; j++)
+            fprintf(stderr, "%sheadroom sweep: warning: %s\n", o->progress_tty ? "\r\033[K" : "", w[j]);
+        st = write_outputs(&s, false);
+        progress(o, i + 1, npts, hr_now() - t0, measured_now, to_measure, pt->name, &r);
+    }
+    if (o->progress_tty && !interrupted) progress(o, npts, npts, hr_now() - t0, measured_now, to_measure, "", NULL);
+    if (!st) st = write_outputs(&s, interrupted);
+    if (!st) update_latest(o->dir);
+    if (!st)
+        fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",
+                s.nres, s.measured, s.resumed, s.nskipped - s.failed, s.failed,
+                interrupted ? ", INTERRUPTED" : "", o->dir);
+    if (!st) st = interrupted ? 130 : s.failed ? HR_EFAIL : HR_OK;
+    fclose(s.jsonl);
+out2:
+    free(keys);
+    free(done.slot);
+out:
+    free(s.skipped);
+    free(s.res);
+    free(s.res_pass);
+    free(pts);
+    return st;
+}

@@ -1,0 +1,60 @@
+/* sweep.h — sweeps: the cartesian product of a config, measured point by point into a results directory. */
+#ifndef HR_SWEEP_H
+#define HR_SWEEP_H
+
+#include <signal.h>
+
+#include "config.h"
+#include "results.h"
+
+/* One point of the product. */
+typedef struct {
+    const hr_kernel *kernel;
+    hr_problem prob;
+    hr_layout layout;
+    hr_tune tune;     /* as requested (0: the kernel's default); block sizes a kernel
+                       * does not read are 0                                        */
+    int pass;         /* 1..passes                                                  */
+    int d_model;      /* layer mode                                                 */
+    char name[256];   /* hr_result_name of the point (resolved tunables)            */
+    char key[320];    /* name + block sizes + pass: what --resume matches on         */
+    char skip[320];   /* non-empty: why the point is not measured                    */
+} hr_sweep_point;
+
+/* Expands the product in order (pass, batch, heads|d_model, kv_heads, d_head, seq,
+ * seq_kv, causal, layout, threads, block_q, block_kv, kernel innermost, so kernels are
+ * compared side by side in time). Points whose resolved tunables equal an earlier
+ * point's (threads of an unthreaded kernel, say) are dropped and counted in *ndup.
+ * filter: NULL or a comma list of kernel names to keep. A point that cannot run (invalid
+ * shape, kernel not applicable, over max_mem bytes, 0: half of RAM) gets a skip reason.
+ * *pts is malloc'ed. Returns HR_OK, or HR_EUSAGE for an unknown kernel in filter. */
+int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem,
+                    hr_sweep_point **pts, int *n, int *ndup);
+
+/* The resume key of a result measured in pass `pass`. */
+void hr_sweep_key(const hr_result *r, int pass, char *buf, size_t len);
+
+/* rows.jsonl: one line per finished result holding everything its rows are built from. */
+cJSON *hr_result_to_json(const hr_result *r);
+/* Rebuilds a result from hr_result_to_json's object. HR_EUSAGE on a malformed object or
+ * a kernel not in this binary. */
+int hr_result_from_json(const cJSON *o, hr_result *r);
+
+typedef struct {
+    const char *out_dir;    /* NULL: results/<machine>/<stamp>-<config>            */
+    const char *resume_dir; /* reuse this directory, skipping measured points       */
+    const char *filter;     /* comma list of kernels (NULL: all of the config's)    */
+    int reps;               /* > 0: overrides the config                            */
+    double min_time;        /* >= 0: overrides the config (< 0: keep)               */
+    double max_mem;         /* > 0: overrides the config                            */
+    bool check, dry_run;
+    bool progress_tty;      /* draw a progress bar (stderr is a terminal)           */
+    volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
+    char dir[1024];         /* out: the results directory used                      */
+} hr_sweep_opts;
+
+/* Runs the sweep. Returns 0; 1 when a point failed its oracle check; 2 on bad input
+ * (message in hr_errmsg); 130 when *o->stop was raised (every finished row is kept). */
+int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o);
+
+#endif

@@ -1,0 +1,292 @@
+/* wisdom.c — the wisdom file: tuned parameters keyed by machine, binary and shape class.
+ *
+ * Like FFTW's wisdom, an entry is only trusted by the binary and machine that measured
+ * it: each carries the CPU model, ISA, CPU count and build_id (hash of flags, compiler
+ * and kernel registry). Entries of other machines/builds stay in the file (it may be
+ * shared) but are never used. Format:
+ *   {"format": "headroom-wisdom-1", "entries": [{"class": "flash/full/d64/g1/nq2048/
+ *     nkv2048/bh16", "kernel": "flash", "fixed_threads": 0, "cpu_model": ..., "isa": ...,
+ *     "cpus": 2, "build_id": ..., "block_q": 64, "block_kv": 128, "threads": 2,
+ *     "gflops": 51.2, "default_gflops": 44.0, "date": ..., "shape": ...}, ...]} */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "results.h"
+#include "sysinfo.h"
+#include "wisdom.h"
+
+#define WISDOM_FORMAT "headroom-wisdom-1"
+
+static long pow2_ceil(long x)
+{
+    long p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
+
+hr_shape_class hr_shape_class_of(const hr_kernel *k, const hr_problem *p)
+{
+    hr_shape_class c = {0};
+    snprintf(c.kernel, sizeof c.kernel, "%s", k->name);
+    c.causal = p->causal;
+    c.d_head = p->d_head;
+    c.group = p->kv_heads > 0 ? p->heads / p->kv_heads : 1;
+    c.nq = pow2_ceil(p->seq_q);
+    c.nkv = pow2_ceil(p->seq_kv);
+    c.bh = pow2_ceil((long)p->batch * p->heads);
+    return c;
+}
+
+void hr_shape_class_key(const hr_shape_class *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s/d%d/g%d/nq%ld/nkv%ld/bh%ld", c->kernel, c->causal ? "causal" : "full",
+             c->d_head, c->group, c->nq, c->nkv, c->bh);
+}
+
+const char *hr_wisdom_default_path(void)
+{
+    static char path[512];
+    const char *e = getenv("HEADROOM_WISDOM");
+    if (e && *e) return e;
+    snprintf(path, sizeof path, "results/%s/wisdom.json", hr_sysinfo_get()->machine);
+    return path;
+}
+
+/* Reads and parses the file. *doc = NULL when it does not exist. -1 on a read or parse
+ * error or a wrong structure (message names the file). */
+static int load(const char *path, cJSON **doc)
+{
+    *doc = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT) return 0;
+        hr_fail("%s: cannot read wisdom (%s)", path, strerror(errno));
+        return -1;
+    }
+    char *text = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 8192;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                hr_fail("%s: out of memory reading wisdom", path);
+                return -1;
+            }
+            text = t;
+        }
+        size_t got = fread(text + n, 1, 4096, f);
+        n += got;
+        if (got < 4096) break;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(text);
+        hr_fail("%s: cannot read wisdom", path);
+        return -1;
+    }
+    text[n] = 0;
+    cJSON *d = cJSON_Parse(text);
+    free(text);
+    const cJSON *fmt = d ? cJSON_GetObjectItemCaseSensitive(d, "format") : NULL;
+    const cJSON *ents = d ? cJSON_GetObjectItemCaseSensitive(d, "entries") : NULL;
+    if (!d || !cJSON_IsObject(d)) {
+        cJSON_Delete(d);
+        hr_fail("%s: corrupt wisdom file (not JSON); delete it or re-run headroom tune", path);
+        return -1;
+    }
+    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, WISDOM_FORMAT) || !cJSON_IsArray(ents)) {
+        cJSON_Delete(d);
+        hr_fail("%s: corrupt wisdom file (expected \"format\": \"%s\" and an \"entries\" array)",
+                path, WISDOM_FORMAT);
+        return -1;
+    }
+    static const char *const strs[] = {"class", "kernel", "cpu_model", "isa", "build_id", NULL};
+    static const char *const nums[] = {"fixed_threads", "cpus", "block_q", "block_kv", "threads", NULL};
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ents)
+    {
+        for (int j = 0; strs[j]; j++)
+            if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, strs[j]))) goto bad;
+        for (int j = 0; nums[j]; j++)
+            if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, nums[j]))) goto bad;
+        i++;
+        continue;
+    bad:
+        cJSON_Delete(d);
+        hr_fail("%s: corrupt wisdom file (entry %d lacks a field or has a wrong type)", path, i);
+        return -1;
+    }
+    *doc = d;
+    return 0;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+/* Whether entry e was made by this machine and binary. */
+static int ours(const cJSON *e)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    return !strcmp(str(e, "cpu_model"), si->cpu_model) && !strcmp(str(e, "isa"), si->isa) &&
+           (int)num(e, "cpus") == si->cpus && !strcmp(str(e, "build_id"), si->build_id);
+}
+
+/* One note per file per process about entries that are not ours. */
+static void note_foreign(const char *path, const cJSON *ents)
+{
+    static char noted[8][512];
+    static int nnoted;
+    int foreign = 0;
+    const cJSON *e, *first = NULL;
+    cJSON_ArrayForEach(e, ents) if (!ours(e)) foreign++, first = first ? first : e;
+    if (!foreign) return;
+    for (int i = 0; i < nnoted; i++)
+        if (!strcmp(noted[i], path)) return;
+    if (nnoted < 8) snprintf(noted[nnoted++], sizeof noted[0], "%s", path);
+    const hr_sysinfo *si = hr_sysinfo_get();
+    fprintf(stderr,
+            "headroom: note: %s: ignoring %d wisdom entr%s from another machine or build "
+            "(e.g. '%s' %s %dc build %s; this is '%s' %s %dc build %s)\n",
+            path, foreign, foreign == 1 ? "y" : "ies", str(first, "cpu_model"), str(first, "isa"),
+            (int)num(first, "cpus"), str(first, "build_id"), si->cpu_model, si->isa, si->cpus,
+            si->build_id);
+}
+
+int hr_wisdom_find(const char *path, const hr_kernel *k, const hr_problem *p,
+                   int fixed_threads, hr_wisdom_entry *out)
+{
+    if (!path) path = hr_wisdom_default_path();
+    cJSON *doc;
+    if (load(path, &doc)) return -1;
+    if (!doc) return 0;
+    const cJSON *ents = cJSON_GetObjectItemCaseSensitive(doc, "entries");
+    note_foreign(path, ents);
+    char key[160];
+    hr_shape_class c = hr_shape_class_of(k, p);
+    hr_shape_class_key(&c, key, sizeof key);
+    const cJSON *e, *hit = NULL;
+    cJSON_ArrayForEach(e, ents)
+    {
+        if (!ours(e) || strcmp(str(e, "class"), key)) continue;
+        if ((int)num(e, "fixed_threads") != fixed_threads) continue;
+        hit = e; /* the last one wins: stores replace in place, so there is one */
+    }
+    if (hit && out) {
+        memset(out, 0, sizeof *out);
+        out->tune = (hr_tune){(int)num(hit, "block_q"), (int)num(hit, "block_kv"),
+                              (int)num(hit, "threads")};
+        out->fixed_threads = (int)num(hit, "fixed_threads");
+        out->gflops = num(hit, "gflops");
+        out->default_gflops = num(hit, "default_gflops");
+        snprintf(out->date, sizeof out->date, "%s", str(hit, "date"));
+        snprintf(out->shape, sizeof out->shape, "%s", str(hit, "shape"));
+    }
+    cJSON_Delete(doc);
+    return hit != NULL;
+}
+
+int hr_wisdom_lookup(const char *path, const hr_kernel *k, const hr_problem *p, hr_tune *out)
+{
+    hr_wisdom_entry e;
+    int found = 0;
+    /* An explicit thread count first asks for wisdom tuned at exactly that count. */
+    if (out->threads > 0) found = hr_wisdom_find(path, k, p, out->threads, &e);
+    if (found == 0) found = hr_wisdom_find(path, k, p, 0, &e);
+    if (found != 1) return found;
+    if (out->block_q <= 0 && (k->caps & HR_CAP_BLOCK_Q)) out->block_q = e.tune.block_q;
+    if (out->block_kv <= 0 && (k->caps & HR_CAP_BLOCK_KV)) out->block_kv = e.tune.block_kv;
+    if (out->threads <= 0 && (k->caps & HR_CAP_THREADED)) out->threads = e.tune.threads;
+    return 1;
+}
+
+int hr_wisdom_store(const char *path, const hr_kernel *k, const hr_problem *p,
+                    const hr_wisdom_entry *w)
+{
+    if (!path) path = hr_wisdom_default_path();
+    cJSON *doc;
+    if (load(path, &doc)) return HR_EUSAGE;
+    if (!doc) {
+        /* A new file: create its directory. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+            *slash = 0;
+            int st = hr_mkdirs(dir);
+            if (st) return st;
+        }
+        doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "format", WISDOM_FORMAT);
+        cJSON_AddArrayToObject(doc, "entries");
+    }
+    cJSON *ents = cJSON_GetObjectItemCaseSensitive(doc, "entries");
+    char key[160];
+    hr_shape_class c = hr_shape_class_of(k, p);
+    hr_shape_class_key(&c, key, sizeof key);
+
+    const hr_sysinfo *si = hr_sysinfo_get();
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "class", key);
+    cJSON_AddStringToObject(e, "kernel", k->name);
+    cJSON_AddNumberToObject(e, "fixed_threads", w->fixed_threads);
+    cJSON_AddStringToObject(e, "cpu_model", si->cpu_model);
+    cJSON_AddStringToObject(e, "isa", si->isa);
+    cJSON_AddNumberToObject(e, "cpus", si->cpus);
+    cJSON_AddStringToObject(e, "build_id", si->build_id);
+    cJSON_AddNumberToObject(e, "block_q", w->tune.block_q);
+    cJSON_AddNumberToObject(e, "block_kv", w->tune.block_kv);
+    cJSON_AddNumberToObject(e, "threads", w->tune.threads);
+    cJSON_AddNumberToObject(e, "gflops", w->gflops);
+    cJSON_AddNumberToObject(e, "default_gflops", w->default_gflops);
+    char date[40];
+    if (w->date[0]) snprintf(date, sizeof date, "%s", w->date);
+    else hr_date_iso(date, sizeof date);
+    cJSON_AddStringToObject(e, "date", date);
+    char shape[96];
+    hr_problem_str(p, shape, sizeof shape);
+    cJSON_AddStringToObject(e, "shape", w->shape[0] ? w->shape : shape);
+
+    int i = 0, replaced = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, ents)
+    {
+        if (ours(x) && !strcmp(str(x, "class"), key) &&
+            (int)num(x, "fixed_threads") == w->fixed_threads) {
+            cJSON_ReplaceItemInArray(ents, i, e);
+            replaced = 1;
+            break;
+        }
+        i++;
+    }
+    if (!replaced) cJSON_AddItemToArray(ents, e);
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    if (!text) return hr_fail("%s: out of memory writing wisdom", path);
+    size_t n = strlen(text);
+    char *t2 = realloc(text, n + 2);
+    if (t2) {
+        text = t2;
+        memcpy(text + n, "\n", 2);
+    }
+    int st = hr_write_atomic(path, text);
+    free(text);
+    return st;
+}

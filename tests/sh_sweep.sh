@@ -1,0 +1,119 @@
+# sh_sweep.sh — headroom sweep from the command line: errors, results files, Google
+# Benchmark shape, resume, SIGINT keeping finished rows.
+SUITE=sweep
+. "$(dirname "$0")/lib.sh"
+
+cfg=$TMP/tiny.ini
+cat > "$cfg" <<'EOF'
+[sweep]
+description = test: two kernels, two N, causal and not
+kernels = naive, flash, decode
+heads = 2
+d_head = 16
+seq = 32, 64
+causal = false, true
+threads = 1
+reps = 3
+min_time = 0.001
+warmup = 0
+EOF
+
+expect usage 2 'CONFIG: required' -- "$HR_BIN" sweep
+expect missing_file 2 'nosuch.ini: cannot open' -- "$HR_BIN" sweep "$TMP/nosuch.ini"
+printf '[sweep]\nseq = 64\nseq = 128\n' > "$TMP/dup.ini"
+expect dup_key 2 'dup.ini:3: key .seq. given twice' -- "$HR_BIN" sweep "$TMP/dup.ini"
+printf '[sweep]\nseq = 64..128*1\n' > "$TMP/inf.ini"
+expect endless_range 2 'inf.ini:2: seq: range 64..128\*1 never ends' -- "$HR_BIN" sweep "$TMP/inf.ini"
+expect bad_filter 2 "unknown kernel 'nosuch'" -- "$HR_BIN" sweep "$cfg" --filter nosuch --dry-run
+expect dry_run 0 '12 points: 8 to run, 4 skipped' -- "$HR_BIN" sweep "$cfg" --dry-run
+
+out=$TMP/run1
+expect run 0 '8 rows \(8 new, 0 resumed\), 4 skipped' -- "$HR_BIN" sweep "$cfg" --out "$out" --check
+for f in results.json results.csv rows.jsonl tiny.ini; do
+    [ -s "$out/$f" ] && ok "file_$f" || fail "file_$f" "missing or empty"
+done
+[ "$(wc -l < "$out/rows.jsonl")" -eq 8 ] && ok rows_jsonl_lines || fail rows_jsonl_lines "$(wc -l < "$out/rows.jsonl") lines"
+[ "$(wc -l < "$out/results.csv")" -eq 9 ] && ok csv_lines || fail csv_lines "$(wc -l < "$out/results.csv") lines"
+
+# Google Benchmark's tools/compare.py is not installed here (the Debian package ships no
+# tools/); this reads results.json the way its gbench/util.py and report.py do: sort by
+# family/instance index, partition by name, iteration rows vs aggregate rows by run_type
+# and aggregate_name, times in time_unit, repetitions.
+gbcheck=$TMP/gbcheck.py
+cat > "$gbcheck" <<'EOF'
+import json, sys
+units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+d = json.load(open(sys.argv[1]))
+assert isinstance(d.get("context"), dict) and "date" in d["context"], "context"
+bs = sorted(d["benchmarks"], key=lambda b: (b.get("family_index", -1), b.get("per_family_instance_index", -1)))
+assert bs, "no benchmarks"
+parts = {}
+for b in bs:
+    assert b["time_unit"] in units, b["time_unit"]
+    assert isinstance(b["real_time"], (int, float)) and isinstance(b["cpu_time"], (int, float))
+    assert b["run_type"] in ("iteration", "aggregate"), b["run_type"]
+    key = b.get("run_name", b["name"])
+    parts.setdefault(key, []).append(b)
+for name, rows in parts.items():
+    it = [r for r in rows if r["run_type"] == "iteration"]
+    ag = {r["aggregate_name"]: r for r in rows if r["run_type"] == "aggregate"}
+    assert len(it) == it[0]["repetitions"], (name, len(it))
+    assert set(ag) >= {"mean", "median", "stddev"}, (name, sorted(ag))
+    assert ag["median"]["name"] == name + "_median"
+    med = sorted(r["real_time"] for r in it)[len(it) // 2]
+    assert abs(ag["median"]["real_time"] - med) <= 1e-6 * med + 1e-9 or len(it) % 2 == 0, name
+    assert all(r["real_time"] > 0 for r in it), name
+print("gbench-shape ok", len(parts), "benchmarks")
+EOF
+if command -v python3 >/dev/null; then
+    expect gbench_shape 0 'gbench-shape ok 8 benchmarks' -- python3 "$gbcheck" "$out/results.json"
+    expect skipped_array 0 '^4 decode' -- python3 -c "
+import json; d = json.load(open('$out/results.json')); s = d['skipped']
+print(len(s), ' '.join(sorted({x['name'].split('/')[0] for x in s})), s[0]['reason'])"
+else
+    ok "gbench_shape (skipped: no python3)"
+fi
+
+# Resume: keep 3 finished rows plus a torn fourth, resume, expect 8 rows again.
+head -n 3 "$out/rows.jsonl" > "$TMP/rows3"
+cp "$TMP/rows3" "$out/rows.jsonl"
+printf '{"key":"torn' >> "$out/rows.jsonl"
+expect resume 0 '8 rows \(5 new, 3 resumed\)' -- "$HR_BIN" sweep --resume "$out"
+[ "$(wc -l < "$out/rows.jsonl")" -eq 8 ] && ok resume_rows || fail resume_rows "$(wc -l < "$out/rows.jsonl") lines"
+expect resume_noop 0 '8 rows \(0 new, 8 resumed\)' -- "$HR_BIN" sweep "$cfg" --resume "$out"
+
+# SIGINT: a sweep of slow-ish points; interrupt once the first row is on disk.
+slow=$TMP/slow.ini
+cat > "$slow" <<'EOF'
+[sweep]
+kernels = naive
+heads = 2
+d_head = 16
+seq = 64, 128, 256, 512, 1024
+passes = 20
+threads = 1
+reps = 5
+min_time = 0.05
+warmup = 0
+EOF
+sout=$TMP/sig
+"$HR_BIN" sweep "$slow" --out "$sout" 2> "$TMP/sig.err" &
+pid=$!
+for _ in $(seq 1 300); do
+    [ -s "$sout/rows.jsonl" ] && break
+    sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && ok sigint_status || fail sigint_status "exit $rc: $(tail -n 1 "$TMP/sig.err")"
+if command -v python3 >/dev/null; then
+    expect sigint_rows 0 'rows [1-9]' -- python3 -c "
+import json; d = json.load(open('$sout/results.json'))
+assert d['sweep']['interrupted'] is True
+n = len({b['name'] for b in d['benchmarks'] if b['run_type'] == 'iteration'})
+lines = sum(1 for _ in open('$sout/rows.jsonl'))
+assert n == d['sweep']['rows'] == lines >= 1, (n, d['sweep']['rows'], lines)
+print('rows', n)"
+fi
+finish

@@ -1,0 +1,150 @@
+/* test_decode.c — the flash-decoding kernel against the oracle: splits, merges, GQA/MQA, causal, layouts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inputs.h"
+#include "oracle.h"
+#include "t.h"
+
+static const hr_kernel *decode(void) { return hr_kernel_find("decode"); }
+
+/* Runs decode on p with the given threads/block and returns the oracle's verdict. */
+static int run_case(const hr_problem *p, hr_layout lay, hr_dist dist, int threads, int block,
+                    double *rel)
+{
+    const hr_kernel *k = decode();
+    hr_tensors ts;
+    *rel = NAN;
+    if (hr_tensors_alloc(&ts, p, lay, dist, 11)) return -1;
+    hr_tune t = hr_kernel_tune(k, p, &(hr_tune){0, block, threads});
+    size_t wb = k->workspace_bytes(p, &t);
+    void *ws = hr_alloc(wb ? wb : 64);
+    /* O starts as garbage: every row must be written, including rows with no key. */
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int i = 0; i < p->seq_q; i++)
+                for (int x = 0; x < p->d_head; x++) hr_row(ts.args.o, b, h, i)[x] = 1e30f;
+    k->run(p, &t, &ts.args, ws);
+    hr_check c = hr_oracle_check(p, &ts.args, 0);
+    *rel = c.max_rel_err;
+    free(ws);
+    hr_tensors_free(&ts);
+    return c.verdict;
+}
+
+HR_TEST(decode_registered)
+{
+    const hr_kernel *k = decode();
+    CHECK(k != NULL);
+    if (!k) return;
+    CHECK((k->caps & (HR_CAP_DECODE | HR_CAP_GQA | HR_CAP_CAUSAL | HR_CAP_THREADED)) ==
+          (HR_CAP_DECODE | HR_CAP_GQA | HR_CAP_CAUSAL | HR_CAP_THREADED));
+    CHECK(k->traffic == HR_TRAFFIC_KV_PER_GROUP);
+    hr_problem p = {1, 8, 2, 16, 100, 64, true, 0};
+    CHECK(k->applicable(&p) == NULL);
+    p.seq_q = 17;
+    CHECK(k->applicable(&p) != NULL);
+}
+
+/* Shapes chosen to hit every path: the cache split inside one head (B*Hkv < threads),
+ * pieces spanning heads, threads with empty ranges (S < T), blocks not dividing the
+ * cache, d not a multiple of the vector width, rows of fewer than 4 keys. */
+HR_TEST(decode_matches_oracle)
+{
+    static const int shapes[][6] = {
+        /* B, Hq, Hkv, Nq, Nkv, d */
+        {1, 1, 1, 1, 1, 4},     {1, 4, 4, 1, 100, 16},  {2, 8, 2, 3, 257, 64},
+        {1, 32, 8, 1, 1000, 128}, {1, 6, 1, 16, 77, 33}, {3, 4, 2, 5, 5, 7},
+        {1, 4, 1, 7, 3, 128},   {2, 2, 2, 1, 999, 96},  {1, 16, 16, 2, 130, 200},
+    };
+    static const int threads[] = {1, 2, 3, 5};
+    int fails = 0, n = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int causal = 0; causal < 2; causal++)
+            for (int lay = 0; lay < 2; lay++)
+                for (size_t ti = 0; ti < 4; ti++) {
+                    const int *x = shapes[s];
+                    hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], causal, 0};
+                    int block = (int)(s + ti) % 3 == 0 ? 0 : (int)(s + ti) % 3 == 1 ? 5 : 64;
+                    hr_dist dist = (hr_dist)((s + ti + causal) % 3);
+                    double rel = NAN;
+                    int v = run_case(&p, (hr_layout)lay, dist, threads[ti], block, &rel);
+                    n++;
+                    if (v != HR_CHECK_PASS) {
+                        fails++;
+                        CHECKF(0, "B%d H%d/%d Nq%d Nkv%d d%d causal %d %s T%d block %d %s: "
+                                  "verdict %d max_rel %g",
+                               x[0], x[1], x[2], x[3], x[4], x[5], causal, hr_layout_names[lay],
+                               threads[ti], block, hr_dist_names[dist], v, rel);
+                    }
+                }
+    CHECK(n == 9 * 2 * 2 * 4 && fails == 0);
+}
+
+/* Causal with Nq > Nkv: the first Nq - Nkv rows see no key and must be exactly 0. */
+HR_TEST(decode_rows_without_keys_are_zero)
+{
+    const hr_kernel *k = decode();
+    hr_problem p = {1, 2, 1, 6, 2, 8, true, 0};
+    hr_tensors ts;
+    CHECK(hr_tensors_alloc(&ts, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL, 5) == HR_OK);
+    for (int T = 1; T <= 4; T++) {
+        hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){0, 0, T});
+        void *ws = hr_alloc(k->workspace_bytes(&p, &t));
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < 6; i++)
+                for (int x = 0; x < 8; x++) hr_row(ts.args.o, 0, h, i)[x] = 7.0f;
+        k->run(&p, &t, &ts.args, ws);
+        int nonzero = 0;
+        for (int h = 0; h < 2; h++)
+            for (int i = 0; i < 4; i++)
+                for (int x = 0; x < 8; x++) nonzero += hr_row(ts.args.o, 0, h, i)[x] != 0.0f;
+        CHECKF(nonzero == 0, "T%d: %d nonzero values in rows without keys", T, nonzero);
+        CHECK(hr_oracle_check(&p, &ts.args, 0).verdict == HR_CHECK_PASS);
+        free(ws);
+    }
+    hr_tensors_free(&ts);
+}
+
+/* The workspace is O(threads x group x Nq x d): it does not grow with the cache. */
+HR_TEST(decode_workspace_independent_of_cache)
+{
+    const hr_kernel *k = decode();
+    hr_problem a = {1, 32, 8, 1, 1024, 128, false, 0}, b = a;
+    b.seq_kv = 131072;
+    hr_tune t = hr_kernel_tune(k, &a, &(hr_tune){0, 0, 2});
+    CHECK(k->workspace_bytes(&a, &t) == k->workspace_bytes(&b, &t));
+    CHECK(k->workspace_bytes(&a, &t) < 64 * 1024);
+    hr_tune t4 = t;
+    t4.threads = 4;
+    CHECK(k->workspace_bytes(&a, &t4) == 2 * k->workspace_bytes(&a, &t));
+}
+
+/* Splitting the cache across threads changes only rounding: 1 vs 4 threads agree
+ * closely, and a call is deterministic for a fixed thread count. */
+HR_TEST(decode_split_agrees_with_single_thread)
+{
+    const hr_kernel *k = decode();
+    hr_problem p = {1, 8, 2, 2, 3000, 64, true, 0};
+    hr_tensors ts;
+    CHECK(hr_tensors_alloc(&ts, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL, 9) == HR_OK);
+    size_t n = (size_t)p.batch * p.heads * p.seq_q * p.d_head;
+    float *o1 = malloc(n * sizeof *o1), *o4 = malloc(n * sizeof *o4);
+    for (int pass = 0; pass < 3; pass++) {
+        int T = pass == 0 ? 1 : 4;
+        hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){0, 0, T});
+        void *ws = hr_alloc(k->workspace_bytes(&p, &t));
+        k->run(&p, &t, &ts.args, ws);
+        if (pass == 0) memcpy(o1, ts.args.o.p, n * sizeof *o1);
+        else if (pass == 1) memcpy(o4, ts.args.o.p, n * sizeof *o4);
+        else CHECK(memcmp(o4, ts.args.o.p, n * sizeof *o4) == 0);
+        free(ws);
+    }
+    double maxd = 0;
+    for (size_t i = 0; i < n; i++) maxd = fmax(maxd, fabs((double)o1[i] - o4[i]));
+    CHECKF(maxd < 1e-5, "1 vs 4 threads differ by %g", maxd);
+    free(o1);
+    free(o4);
+    hr_tensors_free(&ts);
+}
