@@ -4,133 +4,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
 #include "cli.h"
 #include "commands.h"
+#include "config.h"
 #include "sysinfo.h"
 #include "timer.h"
 #include "tune.h"
 #include "wisdom.h"
 
 #define MAX_SHAPES 256
-#define MAX_VALS 32
 
-/* --config: every [section] is a set of shapes; each key may hold a comma-separated
- * list and the set is their cross product. Keys not given come from the flags. */
-static const char *const shape_keys[] = {"batch", "heads", "kv_heads", "seq", "seq_kv", "d_head",
-                                         "causal", "layout", NULL};
-enum { K_B, K_H, K_G, K_N, K_M, K_D, K_CAUSAL, K_LAYOUT, NKEYS };
-
-typedef struct {
-    char name[64];
-    int nv[NKEYS];
-    int v[NKEYS][MAX_VALS];
-} shape_set;
-
-typedef struct {
-    const char *file;
-    shape_set sets[32];
-    int nsets;
-    char err[256];
-} ini_ctx;
-
-static int parse_val(int key, const char *s, int *out)
+/* --config: a sweep config (configs/NAME.ini, config.h); the shapes are the product of its
+ * batch, heads x kv_heads, d_head, seq, seq_kv, causal and layout lists. Its kernels,
+ * threads and block lists are not used: those are what tune searches. */
+static int load_config(const char *file, double scale, hr_problem *shapes, int *layouts, int *n)
 {
-    if (key == K_CAUSAL) {
-        if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "yes")) return *out = 1, 1;
-        if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "no")) return *out = 0, 1;
-        return 0;
-    }
-    if (key == K_LAYOUT) return (*out = hr_choice(hr_layout_names, s)) >= 0;
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (end == s || *end || x < 1 || x > HR_MAX_SEQ) return 0;
-    *out = (int)x;
-    return 1;
-}
-
-static int on_ini(void *user, const char *section, const char *name, const char *value)
-{
-    ini_ctx *c = user;
-    int key = hr_choice(shape_keys, name);
-    if (key < 0) {
-        snprintf(c->err, sizeof c->err, "unknown key '%s' (shape keys: batch heads kv_heads seq "
-                 "seq_kv d_head causal layout)", name);
-        return 0;
-    }
-    shape_set *s = c->nsets ? &c->sets[c->nsets - 1] : NULL;
-    if (!s || strcmp(s->name, section)) {
-        if (c->nsets == 32) {
-            snprintf(c->err, sizeof c->err, "more than 32 sections");
-            return 0;
-        }
-        s = &c->sets[c->nsets++];
-        memset(s, 0, sizeof *s);
-        snprintf(s->name, sizeof s->name, "%s", section);
-    }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", value);
-    s->nv[key] = 0;
-    for (char *tok = strtok(buf, ", \t"); tok; tok = strtok(NULL, ", \t")) {
-        if (s->nv[key] == MAX_VALS) {
-            snprintf(c->err, sizeof c->err, "%s: more than %d values", name, MAX_VALS);
-            return 0;
-        }
-        if (!parse_val(key, tok, &s->v[key][s->nv[key]])) {
-            snprintf(c->err, sizeof c->err, "%s: bad value '%s'", name, tok);
-            return 0;
-        }
-        s->nv[key]++;
-    }
-    return 1;
-}
-
-/* Expands the config into shapes; base supplies keys a section omits. */
-static int load_config(const char *file, const hr_problem *base, int base_layout, hr_problem *shapes,
-                       int *layouts, int *n)
-{
-    ini_ctx *c = calloc(1, sizeof *c);
+    hr_sweep_config *c = malloc(sizeof *c);
     if (!c) return hr_fail("--config: out of memory");
-    c->file = file;
-    int line = ini_parse(file, on_ini, c);
-    if (line < 0) {
-        free(c);
-        return hr_fail("--config: cannot open %s", file);
-    }
-    if (line > 0) {
-        int st = hr_fail("--config: %s:%d: %s", file, line, c->err[0] ? c->err : "syntax error");
-        free(c);
-        return st;
-    }
+    int st = hr_config_load(file, c);
+    if (!st && c->mode != HR_MODE_ATTENTION)
+        st = hr_fail("--config: %s is a layer-mode sweep; tune takes attention shapes", file);
     *n = 0;
-    for (int i = 0; i < c->nsets; i++) {
-        shape_set *s = &c->sets[i];
-        const int basev[NKEYS] = {base->batch, base->heads, base->kv_heads, base->seq_q,
-                                  base->seq_kv, base->d_head, base->causal, base_layout};
-        for (int k = 0; k < NKEYS; k++)
-            if (!s->nv[k]) s->nv[k] = 1, s->v[k][0] = basev[k];
-        /* kv_heads and seq_kv default to heads and seq of the same shape when the flags
-         * did not set them (base value 0). */
-        long total = 1;
-        for (int k = 0; k < NKEYS; k++) total *= s->nv[k];
-        for (long idx = 0; idx < total; idx++) {
-            if (*n == MAX_SHAPES) {
-                free(c);
-                return hr_fail("--config: %s expands to more than %d shapes", file, MAX_SHAPES);
-            }
-            int v[NKEYS];
-            long r = idx;
-            for (int k = 0; k < NKEYS; k++) v[k] = s->v[k][r % s->nv[k]], r /= s->nv[k];
-            shapes[*n] = (hr_problem){v[K_B], v[K_H], v[K_G] ? v[K_G] : v[K_H], v[K_N],
-                                      v[K_M] ? v[K_M] : v[K_N], v[K_D], v[K_CAUSAL] != 0, base->scale};
-            layouts[*n] = v[K_LAYOUT];
-            (*n)++;
-        }
-    }
+    /* d_model, when given, replaces heads: heads = d_model / d_head. */
+    const hr_ilist *hd = c->d_model.n ? &c->d_model : &c->heads;
+    for (int ib = 0; !st && ib < c->batch.n; ib++)
+        for (int ih = 0; !st && ih < hd->n; ih++)
+            for (int ik = 0; !st && ik < c->nkv; ik++)
+                for (int id = 0; !st && id < c->d_head.n; id++)
+                    for (int is = 0; !st && is < c->seq.n; is++)
+                        for (int im = 0; !st && im < (c->seq_kv_same ? 1 : c->seq_kv.n); im++)
+                            for (int ic = 0; !st && ic < c->ncausal; ic++)
+                                for (int il = 0; !st && il < c->nlayout; il++) {
+                                    if (*n == MAX_SHAPES) {
+                                        st = hr_fail("--config: %s has more than %d shapes", file, MAX_SHAPES);
+                                        break;
+                                    }
+                                    int H = c->d_model.n ? hd->v[ih] / c->d_head.v[id] : hd->v[ih], G;
+                                    if (c->d_model.n && hd->v[ih] % c->d_head.v[id]) {
+                                        st = hr_fail("--config: %s: d_model %d is not a multiple of d_head %d",
+                                                     file, hd->v[ih], c->d_head.v[id]);
+                                        break;
+                                    }
+                                    hr_kv_spec kv = c->kv[ik];
+                                    G = kv.kind == HR_KV_MHA ? H : kv.kind == HR_KV_MQA ? 1
+                                      : kv.kind == HR_KV_COUNT ? kv.n : (kv.n > 0 ? H / kv.n : 0);
+                                    int N = c->seq.v[is];
+                                    shapes[*n] = (hr_problem){c->batch.v[ib], H, G, N,
+                                                              c->seq_kv_same ? N : c->seq_kv.v[im],
+                                                              c->d_head.v[id], c->causal[ic], (float)scale};
+                                    layouts[*n] = c->layout[il];
+                                    (*n)++;
+                                }
     free(c);
-    if (!*n) return hr_fail("--config: %s defines no shapes", file);
-    return HR_OK;
+    return st;
 }
 
 static const char *const formats[] = {"table", "csv", NULL};
@@ -154,7 +80,7 @@ int cmd_tune(int argc, char **argv)
         {"--scale", HR_OPT_DOUBLE, &scale, 0, 1e30, NULL, "S", "softmax scale (1/sqrt(D))"},
         {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
         {"--layout", HR_OPT_ENUM, &layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
-        {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune: [sections] of keys batch heads kv_heads seq seq_kv d_head causal layout, lists allowed"},
+        {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune from a sweep config (its batch heads kv_heads d_head seq seq_kv causal layout)"},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "hold threads at T (default: searched)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "hold block_q at BQ (default: searched)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "hold block_kv at BKV (default: searched)"},
@@ -198,7 +124,7 @@ int cmd_tune(int argc, char **argv)
     }
     hr_problem base = {batch, heads, kv_heads, seq, seq_kv, d, causal, (float)scale};
     if (config) {
-        if ((st = load_config(config, &base, layout, shapes, layouts, &nshapes))) goto err;
+        if ((st = load_config(config, scale, shapes, layouts, &nshapes))) goto err;
     } else {
         base.kv_heads = kv_heads ? kv_heads : heads;
         base.seq_kv = seq_kv ? seq_kv : seq;

@@ -14,5 +14,6 @@ int cmd_kvcache(int argc, char **argv);
 int cmd_layer(int argc, char **argv);
 int cmd_crossover(int argc, char **argv);
 int cmd_decode_loop(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct {
     {"layer", cmd_layer, "time the full MHA layer by phase: QKV projection, core, output projection"},
     {"crossover", cmd_crossover, "measure the N where the attention core overtakes the projections vs 2*d_model"},
     {"decode-loop", cmd_decode_loop, "generate tokens over a growing KV cache: per-step time, tokens/s"},
+    {"plot", cmd_plot, "draw gnuplot charts (PNG, SVG) from a results directory"},
 };
 
 static void usage(FILE *f)

@@ -40,15 +40,16 @@ expect bandit          0 'simd +B1 H2/2 N64x64 d32'         -- $B tune "${SHAPE[
 expect csv             0 '^kernel,batch,.*speedup'          -- $B tune "${SHAPE[@]}" "${FAST[@]}" --dry-run --format csv
 
 cat > $TMP/shapes.ini <<'INI'
-; two shapes: seq is a list
-[small]
+# a sweep config: two shapes (seq is a list); kernels/threads are not used by tune
+[sweep]
+kernels = all
 heads = 2
-seq = 32, 48
 d_head = 16
+seq = 32, 48
 INI
 expect config          0 'N48x48 d16'                        -- $B tune --kernel simd --config $TMP/shapes.ini --budget 1 --min-time 0.002 --rounds 3 --dry-run
-printf '[x]\nheads = 2\nwidth = 3\n' > $TMP/badkey.ini
-expect config-bad-key  2 "headroom tune: --config: .*badkey.ini:3: unknown key 'width'" -- $B tune --kernel simd --config $TMP/badkey.ini
+printf '[sweep]\nheads = 2\nwidth = 3\n' > $TMP/badkey.ini
+expect config-bad-key  2 "headroom tune: .*badkey.ini:3: .*width" -- $B tune --kernel simd --config $TMP/badkey.ini
 expect no-tunables     2 'naive declares no tunable parameters' -- $B tune --kernel naive --budget 1
 expect even-rounds     2 '\-\-rounds: must be odd'          -- $B tune "${SHAPE[@]}" --rounds 4
 expect bad-shape       2 '\-\-kv-heads: 3 does not divide'  -- $B tune --kernel simd --heads 4 --kv-heads 3

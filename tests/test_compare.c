@@ -350,14 +350,16 @@ HR_TEST(compare_unusable_input)
 HR_TEST(compare_counter_copied_per_repetition)
 {
     char a[2048], b[2048];
-    const char *fmt = "{\"benchmarks\": ["
-                      "{\"name\": \"k\", \"real_time\": 10, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
-                      "{\"name\": \"k\", \"real_time\": 11, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
-                      "{\"name\": \"k\", \"real_time\": 12, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
-                      "{\"name\": \"k\", \"real_time\": 13, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g},"
-                      "{\"name\": \"k\", \"real_time\": 14, \"time_unit\": \"ns\", \"frac_of_ceiling\": %g}]}";
-    snprintf(a, sizeof a, fmt, 0.5, 0.5, 0.5, 0.5, 0.5);
-    snprintf(b, sizeof b, fmt, 0.4, 0.4, 0.4, 0.4, 0.4);
+    for (int side = 0; side < 2; side++) {
+        char *t = side ? b : a;
+        int len = snprintf(t, 2048, "{\"benchmarks\": [");
+        for (int rep = 0; rep < 5; rep++)
+            len += snprintf(t + len, 2048 - (size_t)len,
+                            "%s{\"name\": \"k\", \"real_time\": %d, \"time_unit\": \"ns\", "
+                            "\"frac_of_ceiling\": %g}",
+                            rep ? ", " : "", 10 + rep + 10 * side, side ? 0.4 : 0.5);
+        snprintf(t + len, 2048 - (size_t)len, "]}");
+    }
     hr_bench_file fa, fb;
     CHECK(hr_bench_file_parse(a, strlen(a), "a.json", &fa) == HR_OK);
     CHECK(hr_bench_file_parse(b, strlen(b), "b.json", &fb) == HR_OK);
