@@ -41,6 +41,16 @@ BUILD := $(BUILDDIR)
 BIN := $(BUILD)/headroom
 endif
 
+# SANITIZE=1: the whole build with ASan + UBSan under build/sanitize (make test-sanitize).
+SANITIZE ?= 0
+SANFLAGS :=
+ifeq ($(SANITIZE),1)
+BUILD := build/sanitize
+BIN := $(BUILD)/headroom
+OPTIMIZATION := -O1 -g
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+endif
+
 PKGS := libcjson inih
 HAVE_BLAS := 0
 ifneq ($(BLAS),0)
@@ -56,7 +66,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unu
 CFLAGS ?=
 CPPFLAGS_ALL := -Isrc -Ikernels -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
-CFLAGS_ALL := -std=c11 $(OPTIMIZATION) $(ARCHFLAGS) -fopenmp $(WARN) -MMD -MP $(CFLAGS)
+CFLAGS_ALL := -std=c11 $(OPTIMIZATION) $(ARCHFLAGS) -fopenmp $(WARN) -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(shell pkg-config --libs $(PKGS)) -fopenmp -lm $(LDLIBS)
 
 ifeq ($(LIKWID),1)
@@ -80,7 +90,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long bench plots clean FORCE gbench
+.PHONY: all test test-long test-sanitize fuzz bench plots clean FORCE gbench
 
 all: $(BIN)
 
@@ -118,6 +128,44 @@ test: $(BIN) $(UNIT)
 test-long: $(BIN) $(UNIT)
 	$(Q)HR_LONG=1 HR_BIN=$(abspath $(BIN)) HR_UNIT=$(abspath $(UNIT)) bash tests/run.sh
 
+# The whole suite (unit + shell) against an ASan+UBSan build; any report fails the run
+# (exit code 86). Leak checking is on; see README "Robustness".
+SAN_ENV := HR_SANITIZE=1 \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:allocator_may_return_null=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86
+test-sanitize:
+	$(Q)$(SAN_ENV) $(MAKE) --no-print-directory SANITIZE=1 test
+
+# libFuzzer targets fuzz/fuzz_*.c, linked with the library built by clang under
+# build/fuzz; each runs FUZZ_SECONDS from its seed corpus fuzz/corpus/<target>/ (new
+# inputs go to build/fuzz/corpus/, crashes to build/fuzz/crash-*).
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_BUILD := build/fuzz
+FUZZ_CFLAGS := -std=c11 -g -O1 $(ARCHFLAGS) -fopenmp -fno-omit-frame-pointer \
+  -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIBOBJ := $(LIBOBJ:$(BUILD)/%=$(FUZZ_BUILD)/%)
+FUZZ_BINS := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
+$(FUZZ_BUILD)/%.o: %.c $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIBOBJ)
+	@$(if $(Q),echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIBOBJ) -o $@ $(LDLIBS_ALL)
+fuzz: $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do \
+	  t=$${f#$(FUZZ_BUILD)/fuzz_}; mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  echo "== $$f: $(FUZZ_SECONDS) s"; \
+	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/$$t- \
+	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
+	  grep -E '^(INFO: seed|#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|SUMMARY)|(Sanitizer|runtime error|deadly signal|Test unit written)' \
+	    $(FUZZ_BUILD)/$$t.log; \
+	  [ $$rc -eq 0 ] || { echo "fuzz: $$f failed (log $(FUZZ_BUILD)/$$t.log, inputs $(FUZZ_BUILD)/$$t-*)"; exit 1; }; \
+	done
+
 bench: $(BIN)
 	$(Q)bash scripts/bench.sh $(BIN)
 
@@ -142,4 +190,4 @@ plots: $(BIN)
 clean:
 	rm -rf build headroom
 
--include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_LIBOBJ:.o=.d)

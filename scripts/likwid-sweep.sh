@@ -6,7 +6,7 @@
 #   OUTDIR   results directory (default results/<machine>/likwid-<stamp>)
 # env:
 #   HR_BIN         a headroom built with make LIKWID=1 (default build/likwid/headroom,
-#                  built here when missing: make LIKWID=1 BUILD=build/likwid BIN=build/likwid/headroom)
+#                  built here when missing: make LIKWID=1 BUILDDIR=build/likwid)
 #   LIKWID_GROUPS  performance groups, one sweep each (default "FLOPS_SP MEM L2 L3")
 #   LIKWID_CPUS    cores to count on, -C list (default 0-(nproc-1)); pin the threads there
 #
@@ -33,7 +33,7 @@ groups=${LIKWID_GROUPS:-FLOPS_SP MEM L2 L3}
 cpus=${LIKWID_CPUS:-0-$(($(nproc) - 1))}
 bin=${HR_BIN:-build/likwid/headroom}
 if [ ! -x "$bin" ]; then
-    make -s LIKWID=1 BUILD=build/likwid BIN=build/likwid/headroom >&2
+    make -s LIKWID=1 BUILDDIR=build/likwid >&2
     bin=build/likwid/headroom
 fi
 machine=$("$bin" run --kernel naive --seq 8 --heads 1 --d-head 8 --reps 1 --min-time 0 --warmup 0 \

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# sh_plots.sh — `headroom plot` and scripts/plots.sh on the made-up fixture tests/fixtures/plots.
+SUITE=plots
+source "$(dirname "$0")/lib.sh"
+B=$HR_BIN
+F=tests/fixtures/plots
+CHARTS="roofline kernels workspace scaling crossover kvcache decode"
+
+expect help 0 'usage: headroom plot' -- $B plot --help
+expect no-dir 2 'headroom plot: .*nowhere: not a directory' -- $B plot "$TMP/nowhere"
+expect no-arg 2 'headroom plot: give a results directory' -- $B plot
+if ! command -v "${HEADROOM_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+    echo "ok   $SUITE/skipped-rendering (note: gnuplot not installed; charts not tested)"
+    finish
+    exit
+fi
+
+# is_png FILE / is_svg FILE: non-empty, and the format's signature.
+is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+is_svg() { [ -s "$1" ] && grep -q '<svg' "$1"; }
+# check NAME COND...: one case from a shell condition.
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else fail "$name" "failed: $*"; fi
+}
+
+O=$TMP/all
+expect render-all 0 '7 chart\(s\) in' -- $B plot $F --out "$O"
+for c in $CHARTS; do
+    check "$c-png" is_png "$O/$c.png"
+    check "$c-svg" is_svg "$O/$c.svg"
+    check "$c-no-log" test ! -e "$O/$c.gnuplot.log"
+done
+# The titles carry the machine and date of the results' context.
+check title-machine grep -q 'fixture-made-up-zen4-2c, 2024-01-01' "$O/roofline.svg"
+# The data behind the charts (the fixture's numbers, reproduced exactly):
+# roof at 1 thread: 131.2 GFLOP/s / 24.8 GB/s, ridge at 5.29 FLOP/byte.
+check roof-ridge grep -q '^5.29032258 131.2 0$' "$O/roofline.dat"
+# naive scores N x N fp32: 2048^2 * 4 B = 16 MiB; flash tiles stay flat (0.09375 MiB).
+check ws-naive-n2 grep -q '^2048 16 0$' "$O/workspace.dat"
+check ws-flash-flat test "$(grep -A5 '^# flash T2' "$O/workspace.dat" | grep -c ' 0.09375 0$')" = 5
+# kernels: each of 7 kernels x {non-causal, causal} a block of 5 Ns, at its largest thread count.
+check kernels-blocks test "$(grep -c '^# ' "$O/kernels.dat")" = 15
+check kernels-maxthreads grep -q '^# flash T2 causal$' "$O/kernels.dat"
+# scaling: flash 1 -> 2 threads, z = speed-up 1.92 (fixture); the ceiling 131.2 -> 259.
+check scaling-speedup grep -q '^2 [0-9.]* 1\.920[0-9]*$' "$O/scaling.dat"
+check scaling-ceiling grep -q '^2 259 1.97408537$' "$O/scaling.dat"
+# crossover: the measured N* 412 of d_model 512 and its FLOP line at 1024.
+check cross-nstar grep -q '^412 ' "$O/crossover.dat"
+check cross-flops grep -q '^1024 [0-9.e-]* 0$' "$O/crossover.dat"
+# kvcache: llama3-8b at 8192 tokens fp16 = 1 GiB, its MHA equivalent 4 GiB.
+check kv-gqa grep -q '^8192 1 0$' "$O/kvcache.dat"
+check kv-mha grep -q '^8192 4 0$' "$O/kvcache.dat"
+
+# Default output directory, and a results/<machine> directory read through latest/.
+M=$TMP/res/fixture-machine
+mkdir -p "$M/20240101-000000-default"
+cp $F/results.csv $F/results.json "$M/20240101-000000-default/"
+cp $F/ceilings.json "$M/"
+ln -s 20240101-000000-default "$M/latest"
+expect machine-dir 0 'wrote .*latest/plots/roofline.png' -- $B plot "$M"
+check machine-dir-png is_png "$M/20240101-000000-default/plots/scaling.png"
+expect machine-dir-skips 0 'skipped crossover: no crossover.csv' -- $B plot "$M" --out "$TMP/m2"
+
+# Only some inputs: the others are skipped with a note.
+mkdir -p "$TMP/kvonly"
+cp $F/kvcache.csv "$TMP/kvonly/"
+expect partial 0 'skipped roofline: no ceilings.json and no sweep' -- $B plot "$TMP/kvonly"
+check partial-png is_png "$TMP/kvonly/plots/kvcache.png"
+
+# Bad input: exit 2 with one line naming the problem.
+mkdir -p "$TMP/empty"
+expect empty 2 'headroom plot: .*empty: nothing to plot' -- $B plot "$TMP/empty"
+expect missing-flag-file 2 'headroom plot: --kvcache: .*nope.csv: no such file' -- $B plot $F --out "$TMP/x" --kvcache "$TMP/nope.csv"
+echo '{"headroom_ceilings": 1, "ceilings": []}' >"$TMP/badceil.json"
+expect bad-ceilings 2 'headroom plot: .*badceil.json: "ceilings" must be an array' -- $B plot $F --out "$TMP/x" --ceilings "$TMP/badceil.json"
+printf 'kernel,batch\nnaive,1\n' >"$TMP/empty/results.csv"
+expect bad-csv 2 "headroom plot: .*results.csv: no column 'heads'" -- $B plot "$TMP/empty"
+expect no-gnuplot 2 'headroom plot: /nonexistent/gnuplot not found' -- env HEADROOM_GNUPLOT=/nonexistent/gnuplot $B plot $F --out "$TMP/x"
+
+# make plots: scripts/plots.sh over a results tree, copies in results/<machine>/plots/.
+cp -r $F "$TMP/res/fixture-machine/crossover-20240101-000000"
+cp $F/decode.csv "$M/decode-loop.csv"
+expect plots-sh 0 'copied to .*fixture-machine/plots/' -- env HR_BIN=$B HR_RESULTS=$TMP/res bash scripts/plots.sh
+for c in $CHARTS; do check "plots-sh-$c" is_png "$M/plots/$c.png"; done
+finish
