@@ -153,6 +153,7 @@ $(FUZZ_BUILD)/%.o: %.c $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIBOBJ) -o $@ $(LDLIBS_ALL)
+.SECONDARY: $(FUZZ_LIBOBJ)
 fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do \
 	  t=$${f#$(FUZZ_BUILD)/fuzz_}; mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
