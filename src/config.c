@@ -341,6 +341,10 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     if (x.err[0]) return hr_fail("%s:%s", path, x.err);
     if (rc > 0) return hr_fail("%s:%d: not an INI line (expected [section] or key = value)", path, rc);
     if (rc < 0) return hr_fail("%s: cannot parse", path);
+    int nseen = 0;
+    for (int k = 0; keys[k]; k++) nseen += x.seen_line[k] != 0;
+    if (!nseen) /* an empty or truncated file must not silently run the default sweep */
+        return hr_fail("%s: no settings: a sweep config needs a [sweep] section with at least one key", path);
     int kh = hr_choice(keys, "heads"), km = hr_choice(keys, "d_model");
     if (x.seen_line[kh] && x.seen_line[km]) {
         int l = x.seen_line[kh] > x.seen_line[km] ? x.seen_line[kh] : x.seen_line[km];
@@ -381,7 +385,16 @@ int hr_config_load(const char *path, hr_sweep_config *c)
         n += got;
         if (got < 4096) break;
     }
+    int bad = ferror(f); /* a directory opens, then fails to read */
     fclose(f);
+    if (bad) {
+        free(text);
+        return hr_fail("%s: cannot read (%s)", path, strerror(errno));
+    }
+    if (memchr(text, 0, n)) {
+        free(text);
+        return hr_fail("%s: contains NUL bytes: a binary file, not a sweep config", path);
+    }
     text[n] = 0;
     int st = hr_config_parse(text, path, c);
     free(text);

@@ -77,18 +77,15 @@ void hr_flush_caches(void)
     flush_sink = acc;
 }
 
-void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out)
+long hr_time_calibrate(void (*fn)(void *), void *ctx, const hr_timer_opts *o)
 {
-    int reps = o->reps < 1 ? 1 : o->reps > HR_MAX_REPS ? HR_MAX_REPS : o->reps;
-    memset(out, 0, sizeof *out);
-
     /* Warm-up: at least one call (first-touch, page faults, frequency ramp). */
     double t0 = hr_now(), once;
     fn(ctx);
     once = hr_now() - t0;
     while (hr_now() - t0 < o->warmup && !(o->stop && *o->stop)) fn(ctx);
 
-    /* Calibrate: double the iterations until one batch takes min_time. */
+    /* Calibrate: grow the iterations until one batch takes min_time. */
     long iters = 1;
     if (o->min_time > 0 && !o->cold) {
         double dt = once;
@@ -102,6 +99,25 @@ void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *o
             dt = hr_now() - s;
         }
     }
+    return iters;
+}
+
+double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep)
+{
+    if (o->cold) hr_flush_caches();
+    if (o->before_rep) o->before_rep(o->hook_ctx, rep);
+    double s = hr_now();
+    for (long i = 0; i < iters; i++) fn(ctx);
+    double e = hr_now();
+    if (o->after_rep) o->after_rep(o->hook_ctx, rep);
+    return (e - s) / (double)iters;
+}
+
+void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out)
+{
+    int reps = o->reps < 1 ? 1 : o->reps > HR_MAX_REPS ? HR_MAX_REPS : o->reps;
+    memset(out, 0, sizeof *out);
+    long iters = hr_time_calibrate(fn, ctx, o);
     out->iters = iters;
     out->reps = reps;
     for (int r = 0; r < reps; r++) {
@@ -110,13 +126,7 @@ void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *o
             out->reps = r;
             break;
         }
-        if (o->cold) hr_flush_caches();
-        if (o->before_rep) o->before_rep(o->hook_ctx, r);
-        double s = hr_now();
-        for (long i = 0; i < iters; i++) fn(ctx);
-        double e = hr_now();
-        if (o->after_rep) o->after_rep(o->hook_ctx, r);
-        out->rep_time[r] = (e - s) / (double)iters;
+        out->rep_time[r] = hr_time_rep(fn, ctx, o, iters, r);
     }
     hr_summarize(out->rep_time, out->reps, &out->s);
 }
