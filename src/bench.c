@@ -17,21 +17,21 @@ double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
     return hr_tensors_bytes(p) + (double)k->workspace_bytes(p, t);
 }
 
-typedef struct {
-    const hr_kernel *k;
-    const hr_problem *p;
-    const hr_tune *t;
-    const hr_args *a;
-    void *ws;
-} call_ctx;
-
+/* One call of the kernel under test. plant > 0 (test only, HEADROOM_PLANT_DELAY) adds
+ * a busy-wait of plant x the call's own duration, so the planted slowdown is a fixed
+ * fraction whatever the machine's phase. */
 static void call(void *c)
 {
-    call_ctx *x = c;
-    x->k->run(x->p, x->t, x->a, x->ws);
+    hr_bench_session *x = c;
+    double t0 = x->plant > 0 ? hr_now() : 0;
+    x->k->run(&x->out->prob, &x->out->tune, x->args, x->ws);
     /* The output is read by the caller after timing; this barrier keeps the compiler
      * from assuming the stores are dead. */
-    __asm__ __volatile__("" : : "r"(x->a->o.p) : "memory");
+    __asm__ __volatile__("" : : "r"(x->args->o.p) : "memory");
+    if (x->plant > 0) {
+        double until = hr_now() + x->plant * (hr_now() - t0);
+        while (hr_now() < until) {}
+    }
 }
 
 static int save(const char *dir, const hr_problem *p, const hr_tensors *t)
@@ -55,14 +55,22 @@ static int save(const char *dir, const hr_problem *p, const hr_tensors *t)
     return HR_OK;
 }
 
-int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
+int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *shared,
+                  hr_bench_session *b, hr_result *out)
 {
     memset(out, 0, sizeof *out);
+    memset(b, 0, sizeof *b);
     const hr_problem *p = &s->prob;
     int st = hr_problem_validate(p);
     if (st) return st;
     const char *why = k->applicable ? k->applicable(p) : NULL;
     if (why) return hr_fail("kernel %s cannot run this shape: %s", k->name, why);
+    if ((b->plant = hr_phase_plant_delay()) < 0)
+        return hr_fail("HEADROOM_PLANT_DELAY: expected a fraction in (0, 1], got '%s'",
+                       getenv("HEADROOM_PLANT_DELAY"));
+    b->k = k;
+    b->spec = s;
+    b->out = out;
     out->kernel = k;
     out->prob = *p;
     out->layout = s->layout;
@@ -72,45 +80,115 @@ int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
     out->bytes = hr_kernel_bytes(k, p, &out->tune);
     size_t wsb = k->workspace_bytes(p, &out->tune);
     out->workspace_bytes = (double)wsb;
-    double need = hr_bench_bytes(k, p, &out->tune);
+    double need = shared ? (double)wsb : hr_bench_bytes(k, p, &out->tune);
     double budget = s->max_mem > 0 ? s->max_mem : hr_default_max_mem();
     if (need > budget)
         return hr_fail("--max-mem: %s needs %.1f MiB (tensors + %.1f MiB workspace), over the "
                        "budget of %.1f MiB",
                        k->name, need / 1048576, out->workspace_bytes / 1048576, budget / 1048576);
 
-    hr_tensors t;
-    if ((st = hr_tensors_alloc(&t, p, s->layout, s->dist, s->seed))) return st;
-    void *ws = hr_alloc(wsb ? wsb : 64);
-    if (!ws) {
-        hr_tensors_free(&t);
-        return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
+    hr_probe_kind kind = s->probe;
+    if (kind == HR_PROBE_AUTO) kind = hr_phase_kind_for(out->flops, out->bytes, out->tune.threads);
+    const hr_probe_buf *pb = NULL;
+    if (kind == HR_PROBE_BW && !(pb = hr_phase_bw_buf(out->tune.threads))) return HR_EUSAGE;
+    b->probe = (hr_phase_probe){kind, out->tune.threads, 0, pb, &out->timing};
+
+    if (!shared) {
+        if ((st = hr_tensors_alloc(&b->own, p, s->layout, s->dist, s->seed))) return st;
+        shared = &b->own;
     }
-    call_ctx c = {k, p, &out->tune, &t.args, ws};
+    b->args = &shared->args;
+    b->ws = hr_alloc(wsb ? wsb : 64);
+    if (!b->ws) {
+        st = hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
+        goto fail;
+    }
     if (s->check) {
-        call(&c);
+        double plant = b->plant;
+        b->plant = 0;
+        call(b);
+        b->plant = plant;
         out->checked = true;
-        out->check = hr_oracle_check(p, &t.args, 0);
+        out->check = hr_oracle_check(p, b->args, 0);
         if (out->check.verdict == HR_CHECK_FAIL) {
             char msg[256];
             hr_check_str(&out->check, msg, sizeof msg);
             st = hr_failc(HR_EFAIL, "kernel %s failed the oracle check: %s", k->name, msg);
-            goto done;
+            goto fail;
         }
     }
     /* likwid region (LIKWID=1 only), named like the result row so counters merge by name. */
-    char region[256];
-    hr_result_name(out, region, sizeof region);
-    hr_marker_start(region, out->tune.threads);
-    hr_time(call, &c, &s->timer, &out->timing);
-    hr_marker_stop(region, out->tune.threads);
+    hr_result_name(out, b->region, sizeof b->region);
+    b->iters = hr_time_calibrate(call, b, &s->timer);
+    out->timing.iters = b->iters;
+    return HR_OK;
+fail:
+    hr_bench_abandon(b);
+    return st;
+}
+
+void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm)
+{
+    if (rep < 0 || rep >= HR_MAX_REPS) return;
+    const hr_timer_opts *o = &b->spec->timer;
+    if (rewarm && !o->cold) call(b);
+    if (o->cold) hr_flush_caches();
+    if (b->probe.kind) hr_phase_before(&b->probe, rep);
+    if (o->before_rep) o->before_rep(o->hook_ctx, rep);
+    hr_marker_start(b->region, b->out->tune.threads);
+    double s = hr_now();
+    for (long i = 0; i < b->iters; i++) call(b);
+    double e = hr_now();
+    hr_marker_stop(b->region, b->out->tune.threads);
+    if (o->after_rep) o->after_rep(o->hook_ctx, rep);
+    if (b->probe.kind) hr_phase_after(&b->probe, rep);
+    b->out->timing.rep_time[rep] = (e - s) / (double)b->iters;
+    if (rep + 1 > b->out->timing.reps) b->out->timing.reps = rep + 1;
+}
+
+void hr_bench_abandon(hr_bench_session *b)
+{
+    free(b->ws);
+    b->ws = NULL;
+    if (b->args == &b->own.args) hr_tensors_free(&b->own);
+    b->args = NULL;
+}
+
+int hr_bench_close(hr_bench_session *b, int reps)
+{
+    hr_result *out = b->out;
+    const hr_bench_spec *s = b->spec;
+    int st = HR_OK;
+    out->timing.reps = reps;
+    hr_summarize(out->timing.rep_time, reps, &out->timing.s);
+    hr_phase_mark(&out->timing, s->phase_threshold > 0 ? s->phase_threshold : HR_PHASE_THRESHOLD,
+                  s->phase_filter);
+    hr_phase_attach(out);
     if (out->timing.s.median > 0) hr_result_set(out, "GBps", out->bytes / out->timing.s.median * 1e-9);
     hr_result_set(out, "AI", out->bytes > 0 ? out->flops / out->bytes : 0);
-    if (s->save_dir) st = save(s->save_dir, p, &t);
-done:
-    free(ws);
-    hr_tensors_free(&t);
+    if (s->save_dir) {
+        hr_tensors view = {.args = *b->args};
+        st = save(s->save_dir, &out->prob, &view);
+    }
+    hr_bench_abandon(b);
     return st;
+}
+
+int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
+{
+    hr_bench_session b;
+    int st = hr_bench_open(k, s, NULL, &b, out);
+    if (st) return st;
+    int reps = s->timer.reps < 1 ? 1 : s->timer.reps > HR_MAX_REPS ? HR_MAX_REPS : s->timer.reps;
+    for (int r = 0; r < reps; r++) {
+        if (s->timer.stop && *s->timer.stop) {
+            out->timing.aborted = true;
+            reps = r;
+            break;
+        }
+        hr_bench_rep(&b, r, false);
+    }
+    return hr_bench_close(&b, reps);
 }
 
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n)
@@ -124,6 +202,7 @@ void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n)
     if (*n < max && r->tune.threads > si->cpus)
         snprintf(w[(*n)++], 200, "%.100s: %d threads on %d CPUs: oversubscribed",
                  name, r->tune.threads, si->cpus);
+    if (*n < max && hr_phase_note(r, w[*n], 200)) ++*n;
 }
 
 void hr_env_warnings(char (*w)[200], int max, int *n)

@@ -3,6 +3,7 @@
 #define HR_BENCH_H
 
 #include "inputs.h"
+#include "phase.h"
 #include "results.h"
 
 typedef struct {
@@ -16,6 +17,9 @@ typedef struct {
     bool check;              /* compare with the oracle before timing              */
     double max_mem;          /* bytes: refuse shapes whose memory exceeds this     */
     const char *save_dir;    /* write q/k/v/o .npy here after the run (NULL: no)   */
+    hr_probe_kind probe;     /* probe around each repetition (0: none; phase.h)    */
+    double phase_threshold;  /* phase-change threshold (0: HR_PHASE_THRESHOLD)     */
+    bool phase_filter;       /* leave flagged repetitions out of the statistics     */
 } hr_bench_spec;
 
 /* Default memory budget: half of physical memory. */
@@ -27,6 +31,35 @@ double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
  * HR_OK; HR_EFAIL when the check failed (out->check says how; not timed); HR_EUSAGE
  * (message in hr_errmsg) when the shape is invalid, not applicable or over budget. */
 int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out);
+
+/* hr_bench_run in three steps, so a caller can interleave the repetitions of several
+ * kernels (sweep.c): open (everything up to and including warm-up and calibration),
+ * one repetition at a time, close (statistics, counters, free). The session must not
+ * move between open and close. shared: tensors of the same shape, layout, dist and seed
+ * to use instead of allocating (NULL: allocate). Open returns as hr_bench_run; after a
+ * failed open there is nothing to close. */
+typedef struct {
+    const hr_kernel *k;
+    const hr_bench_spec *spec;
+    hr_result *out;
+    hr_tensors own;           /* allocated when not shared                          */
+    const hr_args *args;
+    void *ws;
+    long iters;
+    double plant;             /* HEADROOM_PLANT_DELAY (test only), 0: none           */
+    hr_phase_probe probe;
+    char region[256];         /* likwid region name                                 */
+} hr_bench_session;
+int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *shared,
+                  hr_bench_session *b, hr_result *out);
+/* Repetition rep (0-based, in order): the probe, one untimed call first when rewarm
+ * (another kernel ran since), the timed calls, the probe. */
+void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm);
+/* Closes after reps repetitions: summary, phase flags, counters; saves tensors when the
+ * spec says so. Returns HR_OK or an error of the save. */
+int hr_bench_close(hr_bench_session *b, int reps);
+/* Closes without a result (an interrupted interleaved round). */
+void hr_bench_abandon(hr_bench_session *b);
 /* Appends warnings about this result and the environment (CV > 5%, more threads than
  * CPUs, frequency scaling, coarse timer) to w[*n] (each at most 200 chars). */
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n);

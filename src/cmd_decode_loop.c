@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,7 @@
 #include "kvcache.h"
 #include "models.h"
 #include "oracle.h"
+#include "roofline.h"
 #include "timer.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
@@ -69,7 +71,7 @@ static void ranges(const double *step, const double *attn, const double *bytes, 
 
 int cmd_decode_loop(int argc, char **argv)
 {
-    const char *kname = "decode", *model = NULL, *models_flag = NULL;
+    const char *kname = "decode", *model = NULL, *models_flag = NULL, *ceil_path = NULL;
     int heads = 0, kv_heads = 0, d = 0, layers = 0, batch = 1, prompt = 2048, tokens = 64;
     int threads = 0, block_kv = 0, seed = 1, dist = HR_DIST_NORMAL, nrows = 8, format = 0;
     double max_mem = 0;
@@ -94,6 +96,8 @@ int cmd_decode_loop(int argc, char **argv)
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL,
          "after the loop, check every layer's last step against the oracle; exit 1 if it fails"},
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        {"--ceilings", HR_OPT_STR, &ceil_path, 0, 0, NULL, "FILE",
+         "roofline ceilings for % of triad (results/<machine>/ceilings.json if present)"},
         {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
         {NULL},
     };
@@ -107,6 +111,18 @@ int cmd_decode_loop(int argc, char **argv)
     if (!k) {
         st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
         goto err;
+    }
+    /* The triad ceiling puts GB/s in proportion: given file must load; the default
+     * one is optional. */
+    static hr_ceilings ceil;
+    char defpath[512];
+    bool have_ceil = false;
+    if (ceil_path) {
+        if ((st = hr_ceilings_load(ceil_path, &ceil))) goto err;
+        have_ceil = true;
+    } else {
+        hr_ceilings_default_path(defpath, sizeof defpath);
+        have_ceil = access(defpath, R_OK) == 0 && hr_ceilings_load(defpath, &ceil) == HR_OK;
     }
     if (model) {
         hr_models ms;
@@ -232,6 +248,8 @@ int cmd_decode_loop(int argc, char **argv)
     }
 
     ranges(step, attn, bytes, tokens, prompt, nrows, rows);
+    /* Best triad GB/s at the nearest measured thread count (0: no ceilings). */
+    const double bw = have_ceil ? hr_ceiling_bw(&ceil, tune.threads) : 0;
     double tot = 0, tot_attn = 0, tot_bytes = 0;
     for (int s = 0; s < tokens; s++) tot += step[s], tot_attn += attn[s], tot_bytes += bytes[s];
     char warn[16][200];
@@ -250,15 +268,17 @@ int cmd_decode_loop(int argc, char **argv)
                "KV cache %.1f MiB (fp32) at the end\n",
                k->name, batch, heads, kv_heads, d, layers, prompt, tokens, tune.threads,
                hr_kvcache_bytes(layers, batch, kv_heads, d, capacity) / 1048576.0);
-        printf("%13s  %17s  %9s  %9s  %9s  %10s  %8s\n", "steps", "cache tokens", "step ms",
-               "min ms", "attn ms", "tokens/s", "GB/s");
+        printf("%13s  %17s  %9s  %9s  %9s  %10s  %8s%s\n", "steps", "cache tokens", "step ms",
+               "min ms", "attn ms", "tokens/s", "GB/s", bw > 0 ? "  % triad" : "");
         for (int r = 0; r < nrows; r++) {
             char a[32], b[40];
             snprintf(a, sizeof a, "%d-%d", rows[r].first, rows[r].last);
             snprintf(b, sizeof b, "%d-%d", rows[r].len0, rows[r].len1);
-            printf("%13s  %17s  %9.3f  %9.3f  %9.3f  %10.1f  %8.2f\n", a, b,
+            printf("%13s  %17s  %9.3f  %9.3f  %9.3f  %10.1f  %8.2f", a, b,
                    rows[r].step_med * 1e3, rows[r].step_min * 1e3, rows[r].attn_med * 1e3,
                    rows[r].tokens_per_s, rows[r].kv_gbps);
+            if (bw > 0) printf("  %8.0f", 100 * rows[r].kv_gbps / bw);
+            printf("\n");
         }
         printf("total: %d tokens in %.3f s: %.1f tokens/s (batch %d: %.1f sequence-tokens/s); "
                "attention %.0f%% of the step time at %.2f GB/s\n",
@@ -267,17 +287,27 @@ int cmd_decode_loop(int argc, char **argv)
         printf("step = append the token's K/V + attention, over all layers (no projections "
                "or MLP); medians per range;\nGB/s = the kernel's bytes (counts.c traffic model: "
                "K/V of the cache + Q/O) / attention time\n");
+        if (bw > 0)
+            printf("%% triad = GB/s / best triad %.2f GB/s at %d thread%s (%s)\n", bw,
+                   hr_ceiling_threads(&ceil, tune.threads),
+                   hr_ceiling_threads(&ceil, tune.threads) == 1 ? "" : "s", ceil.path);
+        else
+            printf("no roofline ceilings (headroom roofline, or --ceilings FILE): no %% of "
+                   "triad\n");
         if (check) printf("check: %s\n", chkbuf);
     } else if (format == 1) {
         printf("kernel,batch,heads,kv_heads,d_head,layers,prompt,threads,step_first,step_last,"
                "cache_first,cache_last,step_ms_median,step_ms_min,attn_ms_median,tokens_per_s,"
-               "gbps\n");
-        for (int r = 0; r < nrows; r++)
-            printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.4f\n", k->name,
+               "gbps,pct_of_triad\n");
+        for (int r = 0; r < nrows; r++) {
+            printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.4f,", k->name,
                    batch, heads, kv_heads, d, layers, prompt, tune.threads, rows[r].first,
                    rows[r].last, rows[r].len0, rows[r].len1, rows[r].step_med * 1e3,
                    rows[r].step_min * 1e3, rows[r].attn_med * 1e3, rows[r].tokens_per_s,
                    rows[r].kv_gbps);
+            if (bw > 0) printf("%.2f", 100 * rows[r].kv_gbps / bw);
+            printf("\n");
+        }
         if (check) fprintf(stderr, "check: %s\n", chkbuf);
     } else {
         cJSON *root = cJSON_CreateObject();
@@ -301,6 +331,10 @@ int cmd_decode_loop(int argc, char **argv)
         cJSON_AddNumberToObject(sum, "tokens_per_s", tokens / tot);
         cJSON_AddNumberToObject(sum, "attention_fraction", tot_attn / tot);
         cJSON_AddNumberToObject(sum, "gbps", tot_bytes / tot_attn * 1e-9);
+        if (bw > 0) {
+            cJSON_AddNumberToObject(sum, "triad_gbs", bw);
+            cJSON_AddNumberToObject(sum, "pct_of_triad", 100 * tot_bytes / tot_attn * 1e-9 / bw);
+        }
         if (check) cJSON_AddStringToObject(sum, "check", chkbuf);
         cJSON *jr = cJSON_AddArrayToObject(root, "ranges");
         for (int r = 0; r < nrows; r++) {
@@ -314,6 +348,7 @@ int cmd_decode_loop(int argc, char **argv)
             cJSON_AddNumberToObject(x, "attn_ms_median", rows[r].attn_med * 1e3);
             cJSON_AddNumberToObject(x, "tokens_per_s", rows[r].tokens_per_s);
             cJSON_AddNumberToObject(x, "gbps", rows[r].kv_gbps);
+            if (bw > 0) cJSON_AddNumberToObject(x, "pct_of_triad", 100 * rows[r].kv_gbps / bw);
             cJSON_AddItemToArray(jr, x);
         }
         cJSON *js = cJSON_AddArrayToObject(root, "steps_ms");

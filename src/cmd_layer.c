@@ -11,15 +11,6 @@
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
 
-/* "layer/flash/own/B1/N1024/D512/H8/G8/d64/full/T2": the key a compare run matches on. */
-static void layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len)
-{
-    const hr_problem *p = &r->prob;
-    snprintf(buf, len, "layer/%s/%s/B%d/N%d/D%d/H%d/G%d/d%d/%s/T%d", s->kernel->name,
-             hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads, p->kv_heads,
-             p->d_head, p->causal ? "causal" : "full", r->gemm_threads);
-}
-
 static void print_table(const hr_layer_spec *s, const hr_layer_result *r)
 {
     const hr_problem *p = &r->prob;
@@ -49,7 +40,7 @@ static void print_csv(const hr_layer_spec *s, const hr_layer_result *r)
 {
     const hr_problem *p = &r->prob;
     char name[256];
-    layer_name(s, r, name, sizeof name);
+    hr_layer_name(s, r, name, sizeof name);
     printf("name,kernel,gemm,batch,seq,d_model,heads,kv_heads,d_head,causal,gemm_threads,"
            "core_threads,phase,reps,iters,time_median_s,time_min_s,time_max_s,cv,flops,GFLOPS,"
            "max_rel_err\n");
@@ -81,7 +72,7 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, char (*
     cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
     cJSON *rows = cJSON_AddArrayToObject(doc, "benchmarks");
     char base[256], name[300], agg[320];
-    layer_name(s, r, base, sizeof base);
+    hr_layer_name(s, r, base, sizeof base);
     for (int ph = 0; ph < HR_NPHASES; ph++) {
         const hr_timing *tm = &r->phase[ph].timing;
         snprintf(name, sizeof name, "%s/%s", base, hr_phase_names[ph]);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
+#include "phase.h"
 #include "roofline.h"
 #include "wisdom.h"
 
@@ -20,6 +21,9 @@ int cmd_run(int argc, char **argv)
     int block_q = 0, block_kv = 0;
     double min_time = 0.05, warmup = 0.1, max_mem = 0, scale = 0;
     bool causal = false, check = false, cold = false, no_wisdom = false;
+    bool probe = false, no_probe = false, phase_filter = false;
+    int probe_kind = HR_PROBE_AUTO;
+    double phase_pct = HR_PHASE_THRESHOLD * 100;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
@@ -46,6 +50,13 @@ int cmd_run(int argc, char **argv)
         {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
         {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
         {"--no-wisdom", HR_OPT_FLAG, &no_wisdom, 0, 0, NULL, NULL, "ignore wisdom: kernel defaults unless flags"},
+        {"--probe", HR_OPT_FLAG, &probe, 0, 0, NULL, NULL, "probe the concurrent ceiling around every repetition (default)"},
+        {"--no-probe", HR_OPT_FLAG, &no_probe, 0, 0, NULL, NULL, "no probes: no frac_of_ceiling, no phase flags"},
+        {"--probe-kind", HR_OPT_ENUM, &probe_kind, 0, 0, hr_probe_kind_names, NULL,
+         "fma, bw, or auto: bw when AI < machine balance (auto)"},
+        {"--phase-filter", HR_OPT_FLAG, &phase_filter, 0, 0, NULL, NULL, "leave repetitions that changed phase out of the medians"},
+        {"--phase-threshold", HR_OPT_DOUBLE, &phase_pct, 0.1, 100, NULL, "PCT",
+         "phase change: the probes before and after a repetition differ by more than PCT% (10)"},
         {NULL},
     };
     const char *syn = "run --kernel NAME [options]";
@@ -54,6 +65,18 @@ int cmd_run(int argc, char **argv)
     if (st) goto err;
     if (!kname) {
         st = hr_fail("--kernel: required (see headroom list)");
+        goto err;
+    }
+    if (probe && no_probe) {
+        st = hr_fail("--probe: not with --no-probe");
+        goto err;
+    }
+    if (probe_kind == HR_PROBE_OFF) {
+        st = hr_fail("--probe-kind: expected fma, bw or auto (use --no-probe for none)");
+        goto err;
+    }
+    if (no_probe && phase_filter) {
+        st = hr_fail("--phase-filter: needs the probes (not with --no-probe)");
         goto err;
     }
     const hr_kernel *k = hr_kernel_find(kname);
@@ -73,6 +96,9 @@ int cmd_run(int argc, char **argv)
         .check = check,
         .max_mem = max_mem,
         .save_dir = save_dir,
+        .probe = no_probe ? HR_PROBE_OFF : (hr_probe_kind)probe_kind,
+        .phase_threshold = phase_pct / 100,
+        .phase_filter = phase_filter,
     };
     /* Wisdom fills the parameters no flag set; the source says which came from where. */
     if (!no_wisdom) {
@@ -108,6 +134,14 @@ int cmd_run(int argc, char **argv)
             char msg[256];
             hr_check_str(&r.check, msg, sizeof msg);
             printf("check: %s\n", msg);
+        }
+        if (r.timing.probe_kind) {
+            bool fma = r.timing.probe_kind == HR_PROBE_FMA;
+            printf("probe: %s, concurrent ceiling %.4g %s, frac_of_ceiling %.4f (medians); phase changes %d of %d"
+                   "%s\n",
+                   hr_probe_kind_names[r.timing.probe_kind], hr_phase_median(&r, 0), fma ? "GFLOP/s" : "GB/s",
+                   hr_phase_median(&r, 1), r.timing.nphase, r.timing.reps,
+                   r.timing.nexcluded ? " (excluded)" : "");
         }
     } else if (format == 1) {
         hr_csv_header(stdout);

@@ -43,7 +43,8 @@ int cmd_sweep(int argc, char **argv)
     const char *out = NULL, *resume = NULL, *filter = NULL;
     int reps = 0;
     double min_time = -1, max_mem = 0;
-    bool check = false, dry = false;
+    bool check = false, dry = false, probe = false, no_probe = false, phase_filter = false;
+    bool interleave = false, no_interleave = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
         {"--resume", HR_OPT_STR, &resume, 0, 0, NULL, "DIR", "continue an interrupted sweep in DIR, skipping measured points"},
@@ -53,6 +54,11 @@ int cmd_sweep(int argc, char **argv)
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every point against the oracle before timing"},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "list the points and skips, measure nothing"},
         {"--filter", HR_OPT_STR, &filter, 0, 0, NULL, "K1,K2", "only these kernels (comma list)"},
+        {"--probe", HR_OPT_FLAG, &probe, 0, 0, NULL, NULL, "probe the concurrent ceiling around every repetition (config; on)"},
+        {"--no-probe", HR_OPT_FLAG, &no_probe, 0, 0, NULL, NULL, "no probes: no frac_of_ceiling, no phase flags"},
+        {"--phase-filter", HR_OPT_FLAG, &phase_filter, 0, 0, NULL, NULL, "leave repetitions that changed phase out of the medians"},
+        {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
+        {"--no-interleave", HR_OPT_FLAG, &no_interleave, 0, 0, NULL, NULL, "measure point after point"},
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "
@@ -71,6 +77,8 @@ int cmd_sweep(int argc, char **argv)
     } else if (!st) {
         snprintf(cfgpath, sizeof cfgpath, "%s", pos[0]);
     }
+    if (!st && probe && no_probe) st = hr_fail("--probe: not with --no-probe");
+    if (!st && interleave && no_interleave) st = hr_fail("--interleave: not with --no-interleave");
     if (!st && out && resume) st = hr_fail("--out: not with --resume (the results go to the resumed directory)");
     static hr_sweep_config cfg;
     if (!st) st = hr_config_load(cfgpath, &cfg);
@@ -80,6 +88,8 @@ int cmd_sweep(int argc, char **argv)
     }
     hr_sweep_opts o = {.out_dir = out, .resume_dir = resume, .filter = filter, .reps = reps,
                        .min_time = min_time, .max_mem = max_mem, .check = check, .dry_run = dry,
+                       .probe_flag = probe ? 1 : no_probe ? 2 : 0, .phase_filter = phase_filter,
+                       .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
                        .progress_tty = isatty(2), .stop = &stop_flag};
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);

@@ -10,7 +10,9 @@
 
 #include "cli.h"
 #include "config.h"
+#include "gemm.h"
 #include "inputs.h"
+#include "phase.h"
 #include "timer.h"
 
 const char *const hr_mode_names[] = {"attention", "layer", NULL};
@@ -20,7 +22,8 @@ static const char *const keys[] = {
     "description", "mode",   "kernels", "batch",    "heads",   "kv_heads", "seq",
     "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
     "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
-    "check",       "cold",   "max_mem", NULL,
+    "check",       "cold",   "max_mem", "probe",   "phase_filter", "phase_threshold",
+    "interleave",  "gemm",  NULL,
 };
 
 static void trim(char *s)
@@ -161,6 +164,10 @@ static char *reader(char *str, int num, void *stream)
     if (!*x->text) return NULL;
     int n = 0;
     while (x->text[n] && x->text[n] != '\n' && n < num - 1) n++;
+    if (x->text[n] && x->text[n] != '\n') { /* inih's buffer is full: refuse, never split */
+        snprintf(x->err, sizeof x->err, "%d: line longer than %d characters", x->line + 1, num - 1);
+        return NULL;
+    }
     memcpy(str, x->text, (size_t)n);
     str[n] = 0;
     x->text += n;
@@ -177,6 +184,14 @@ static int set_value(hr_sweep_config *c, int key, char *val)
 {
     char *items[HR_CFG_MAXV];
     int n;
+    if (!strcmp(keys[key], "gemm")) { /* layer mode: the projections' GEMM back ends */
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0 || n > HR_CFG_MAXGEMM) return hr_fail("expected a list of own, blas");
+        c->ngemm = 0;
+        for (int i = 0; i < n; i++)
+            if ((c->gemm[c->ngemm++] = hr_choice(hr_gemm_names, items[i])) < 0)
+                return hr_fail("'%s': expected own or blas", items[i]);
+        return HR_OK;
+    }
     switch (key) {
     case 0: snprintf(c->description, sizeof c->description, "%.199s", val); return HR_OK;
     case 1: {
@@ -262,6 +277,25 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         if (parse_bool(val, key == 21 ? &c->check : &c->cold)) return hr_fail("'%s': expected true or false", val);
         return HR_OK;
     case 23: return parse_bytes(val, &c->max_mem);
+    case 24: {
+        bool b;
+        int k = hr_choice(hr_probe_kind_names, val);
+        if (!parse_bool(val, &b)) c->probe = b ? HR_PROBE_AUTO : HR_PROBE_OFF;
+        else if (k == HR_PROBE_FMA || k == HR_PROBE_BW || k == HR_PROBE_AUTO) c->probe = k;
+        else return hr_fail("'%s': expected true, false, auto, fma or bw", val);
+        return HR_OK;
+    }
+    case 25:
+    case 27:
+        if (parse_bool(val, key == 25 ? &c->phase_filter : &c->interleave))
+            return hr_fail("'%s': expected true or false", val);
+        return HR_OK;
+    case 26: {
+        double pct;
+        if (parse_double(val, 0.1, 100, &pct)) return HR_EUSAGE;
+        c->phase_threshold = pct / 100;
+        return HR_OK;
+    }
     }
     return hr_fail("unhandled key");
 }
@@ -305,7 +339,7 @@ double hr_config_points(const hr_sweep_config *c)
     const hr_ilist *shape = c->d_model.n ? &c->d_model : &c->heads;
     return (double)c->nkernels * c->batch.n * shape->n * c->nkv * c->d_head.n * c->seq.n *
            (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal * c->nlayout * c->threads.n *
-           c->block_q.n * c->block_kv.n * c->passes;
+           c->block_q.n * c->block_kv.n * c->passes * (c->ngemm > 1 ? c->ngemm : 1);
 }
 
 int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
@@ -329,11 +363,15 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     c->kv[0] = (hr_kv_spec){HR_KV_MHA, 0};
     c->ncausal = 1;
     c->nlayout = 1;
+    c->ngemm = 1;
     c->reps = 9;
     c->passes = 1;
     c->seed = 1;
     c->min_time = 0.05;
     c->warmup = 0.1;
+    c->probe = HR_PROBE_AUTO;
+    c->phase_threshold = HR_PHASE_THRESHOLD;
+    c->interleave = true;
     for (int j = 0; hr_kernels[j] && c->nkernels < HR_CFG_MAXKERNELS; j++) c->kernels[c->nkernels++] = hr_kernels[j];
 
     parse_ctx x = {.c = c, .text = text};
@@ -352,6 +390,8 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     }
     if (c->mode == HR_MODE_LAYER && !c->d_model.n)
         return hr_fail("%s:%d: mode = layer needs d_model", path, x.seen_line[hr_choice(keys, "mode")]);
+    if (c->mode != HR_MODE_LAYER && x.seen_line[hr_choice(keys, "gemm")])
+        return hr_fail("%s:%d: gemm: only with mode = layer", path, x.seen_line[hr_choice(keys, "gemm")]);
     double pts = hr_config_points(c);
     if (pts > HR_CFG_MAXPOINTS)
         return hr_fail("%s: the cartesian product has %.0f points, more than %d: split the sweep",

@@ -9,6 +9,7 @@
 #define HR_CFG_MAXV 64       /* values per dimension (a range may expand to this many) */
 #define HR_CFG_MAXPOINTS 20000 /* the cartesian product is refused beyond this         */
 #define HR_CFG_MAXKERNELS 32
+#define HR_CFG_MAXGEMM 4
 
 /* A list of integers: "128, 256", a geometric range "128..4096*2" (start, start*f, ...
  * up to end) or an arithmetic one "1..8+1". Values keep their order; duplicates stay. */
@@ -47,12 +48,22 @@ typedef struct {
     double min_time, warmup, max_mem; /* max_mem 0: half of RAM                    */
     int dist;               /* hr_dist                                               */
     bool check, cold;
+    int probe;              /* hr_probe_kind: probe = true|auto (auto), fma, bw, false */
+    bool phase_filter;      /* phase_filter = true: drop repetitions that changed phase */
+    double phase_threshold; /* phase_threshold = PCT (10), stored as a fraction       */
+    bool interleave;        /* interleave = true: spread repetitions over rounds      */
+    int ngemm;              /* mode = layer: gemm = own, blas (hr_gemm_backend; own)  */
+    int gemm[HR_CFG_MAXGEMM];
+    /* Not from the file; the caller sets them (headroom sweep --wisdom, --no-wisdom). */
+    bool wisdom;            /* fill tunables the config leaves 0 from the wisdom file */
+    const char *wisdom_path; /* NULL: hr_wisdom_default_path()                       */
 } hr_sweep_config;
 
 /* Reads a sweep config. Defaults: kernels = all, batch = 1, heads = 8, kv_heads = mha,
  * seq = 512, seq_kv = same, d_head = 64, causal = false, layout = bhnd, threads = 0 (the
  * kernel's default), block_q = block_kv = 0 (defaults), reps = 9, passes = 1,
- * min_time = 0.05, warmup = 0.1, dist = normal, seed = 1, check = false, cold = false.
+ * min_time = 0.05, warmup = 0.1, dist = normal, seed = 1, check = false, cold = false,
+ * probe = auto, phase_filter = false, phase_threshold = 10 (%), interleave = true.
  * On error returns HR_EUSAGE with "FILE:LINE: message" (unknown section or key, a key
  * given twice, a bad value, a range that never ends, a product over HR_CFG_MAXPOINTS). */
 int hr_config_load(const char *path, hr_sweep_config *c);

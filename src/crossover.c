@@ -41,19 +41,78 @@ static int split(char *s, char **items, int max)
     return n;
 }
 
-typedef struct {
-    int n;
-    double proj_s, core_s, proj_gflops, core_gflops;
-} point;
+/* ---- shared with sweep (layer.h) ------------------------------------------------ */
 
-/* The bracket of one kernel x d_model and what was found. */
-typedef struct {
-    const hr_kernel *k;
-    int d_model;
-    double n_star, n_flops;       /* NaN when not bracketed                          */
-    double core_gflops, proj_gflops; /* at N*, interpolated like N*                  */
-    char note[96];
-} crossing;
+void hr_crossover_csv_header(FILE *f)
+{
+    fprintf(f, "kernel,d_model,N,proj_s,core_s,proj_gflops,core_gflops\n");
+}
+
+void hr_crossover_csv_row(FILE *f, const char *kernel, int d_model, const hr_xpoint *p)
+{
+    fprintf(f, "%s,%d,%d,%.9g,%.9g,%.6g,%.6g\n", kernel, d_model, p->n, p->proj_s, p->core_s,
+            p->proj_gflops, p->core_gflops);
+}
+
+static double lratio(const hr_xpoint *p) { return log(p->core_s / p->proj_s); }
+
+void hr_crossover_interp(const hr_xpoint *lo, const hr_xpoint *hi, hr_crossing *x)
+{
+    const double rl = lratio(lo), rh = lratio(hi);
+    const double w = rh > rl ? -rl / (rh - rl) : 0.5; /* in [0, 1]: rl <= 0 < rh */
+    x->n_star = exp(log(lo->n) + w * (log(hi->n) - log(lo->n)));
+    x->core_gflops = exp(log(lo->core_gflops) + w * (log(hi->core_gflops) - log(lo->core_gflops)));
+    x->proj_gflops = exp(log(lo->proj_gflops) + w * (log(hi->proj_gflops) - log(lo->proj_gflops)));
+}
+
+void hr_crossover_series(const hr_xpoint *pts, int n, hr_crossing *x)
+{
+    x->n_star = x->core_gflops = x->proj_gflops = NAN;
+    x->note[0] = 0;
+    if (n < 1) {
+        snprintf(x->note, sizeof x->note, "no point measured");
+        return;
+    }
+    int i = 0;
+    while (i < n && !(pts[i].core_s > pts[i].proj_s)) i++;
+    if (i == n) snprintf(x->note, sizeof x->note, "> %d: core never overtook the projections", pts[n - 1].n);
+    else if (i == 0) snprintf(x->note, sizeof x->note, "< %d: core already slower at the smallest N", pts[0].n);
+    else hr_crossover_interp(&pts[i - 1], &pts[i], x);
+}
+
+int hr_crossover_table_write(const char *path, const hr_crossing *xs, int n, FILE *print)
+{
+    size_t cap = 256 + (size_t)n * 320, len = 0;
+    char *tab = malloc(cap);
+    if (!tab) return hr_fail("out of memory");
+    len += (size_t)snprintf(tab + len, cap - len, "kernel,d_model,n_star_measured,n_star_flops,ratio,core_gflops,proj_gflops,note\n");
+    if (print)
+        fprintf(print, "%-8s %8s %12s %12s %8s %12s %12s  %s\n", "kernel", "d_model", "N*_measured",
+                "N*_flops", "ratio", "core GF/s", "proj GF/s", "note");
+    for (int i = 0; i < n; i++) {
+        const hr_crossing *x = &xs[i];
+        char ns[32] = "", rs[32] = "", cg[32] = "", pg[32] = "";
+        if (isfinite(x->n_star)) {
+            snprintf(ns, sizeof ns, "%.0f", x->n_star);
+            snprintf(rs, sizeof rs, "%.3f", x->n_star / x->n_flops);
+            snprintf(cg, sizeof cg, "%.2f", x->core_gflops);
+            snprintf(pg, sizeof pg, "%.2f", x->proj_gflops);
+        }
+        len += (size_t)snprintf(tab + len, cap - len, "%s,%d,%s,%.1f,%s,%s,%s,%s\n", x->kernel,
+                                x->d_model, ns, x->n_flops, rs, cg, pg, x->note);
+        if (print)
+            fprintf(print, "%-8s %8d %12s %12.0f %8s %12s %12s  %s\n", x->kernel, x->d_model,
+                    *ns ? ns : "-", x->n_flops, *rs ? rs : "-", *cg ? cg : "-", *pg ? pg : "-", x->note);
+    }
+    if (print)
+        fprintf(print, "ratio = measured / FLOP-predicted N*: below 1 when the core runs at a lower fraction "
+                       "of peak than the GEMMs (core GF/s < proj GF/s at N*), above 1 when faster.\n");
+    int st = hr_write_atomic(path, tab);
+    free(tab);
+    return st;
+}
+
+/* ---- headroom crossover ------------------------------------------------------------ */
 
 typedef struct {
     hr_layer_spec base;
@@ -63,7 +122,7 @@ typedef struct {
 
 /* Measures one point; returns HR_OK, or the status of hr_layer_bench (over budget: the
  * message says so). */
-static int measure(sweep_ctx *c, const hr_kernel *k, int d_model, int n, point *pt)
+static int measure(sweep_ctx *c, const hr_kernel *k, int d_model, int n, hr_xpoint *pt)
 {
     hr_layer_spec s = c->base;
     s.kernel = k;
@@ -79,27 +138,24 @@ static int measure(sweep_ctx *c, const hr_kernel *k, int d_model, int n, point *
     const double pf = r.phase[HR_PHASE_QKV].flops + r.phase[HR_PHASE_OUT].flops;
     pt->proj_gflops = pt->proj_s > 0 ? pf / pt->proj_s * 1e-9 : 0;
     pt->core_gflops = hr_layer_phase_gflops(&r, HR_PHASE_CORE);
-    fprintf(c->csv, "%s,%d,%d,%.9g,%.9g,%.6g,%.6g\n", k->name, d_model, n, pt->proj_s,
-            pt->core_s, pt->proj_gflops, pt->core_gflops);
+    hr_crossover_csv_row(c->csv, k->name, d_model, pt);
     fflush(c->csv);
     fprintf(stderr, "  %-6s d_model %5d N %6d: proj %9.3f ms (%6.1f GFLOP/s)  core %9.3f ms (%6.1f GFLOP/s)\n",
             k->name, d_model, n, pt->proj_s * 1e3, pt->proj_gflops, pt->core_s * 1e3, pt->core_gflops);
     return HR_OK;
 }
 
-static double lratio(const point *p) { return log(p->core_s / p->proj_s); }
-
 /* Sweeps N for one kernel x d_model and fills x. */
 static int sweep_one(sweep_ctx *c, const hr_kernel *k, int d_model, int seq_min, int seq_max,
-                     int refine, crossing *x)
+                     int refine, hr_crossing *x)
 {
     const int H = d_model / c->base.d_head;
-    x->k = k;
+    snprintf(x->kernel, sizeof x->kernel, "%s", k->name);
     x->d_model = d_model;
     x->n_star = x->core_gflops = x->proj_gflops = NAN;
     x->n_flops = hr_layer_flops_crossover(d_model, H, H, c->base.d_head, c->base.causal);
     x->note[0] = 0;
-    point lo = {0}, hi = {0}, pt;
+    hr_xpoint lo = {0}, hi = {0}, pt;
     int have_lo = 0;
     for (long n = seq_min; n <= seq_max; n *= 2) {
         hr_layer_spec s = c->base;
@@ -133,11 +189,7 @@ static int sweep_one(sweep_ctx *c, const hr_kernel *k, int d_model, int seq_min,
         if (pt.core_s > pt.proj_s) hi = pt;
         else lo = pt;
     }
-    const double rl = lratio(&lo), rh = lratio(&hi);
-    const double w = rh > rl ? -rl / (rh - rl) : 0.5; /* in [0, 1]: rl <= 0 < rh */
-    x->n_star = exp(log(lo.n) + w * (log(hi.n) - log(lo.n)));
-    x->core_gflops = exp(log(lo.core_gflops) + w * (log(hi.core_gflops) - log(lo.core_gflops)));
-    x->proj_gflops = exp(log(lo.proj_gflops) + w * (log(hi.proj_gflops) - log(lo.proj_gflops)));
+    hr_crossover_interp(&lo, &hi, x);
     return HR_OK;
 }
 
@@ -234,12 +286,12 @@ int cmd_crossover(int argc, char **argv)
      *   core_s       median seconds of the attention core
      *   proj_gflops  projection FLOPs (counts.c) / proj_s / 1e9
      *   core_gflops  core FLOPs (counts.c) / core_s / 1e9 */
-    fprintf(c.csv, "kernel,d_model,N,proj_s,core_s,proj_gflops,core_gflops\n");
+    hr_crossover_csv_header(c.csv);
     fflush(c.csv);
     fprintf(stderr, "headroom crossover: %s GEMM, d_head %d, B%d%s; points in %s\n",
             hr_gemm_names[gemm], d, batch, causal ? ", causal" : "", path);
 
-    crossing xs[MAX_LIST * MAX_LIST];
+    static hr_crossing xs[MAX_LIST * MAX_LIST];
     int nx = 0;
     for (int i = 0; i < nk && !st; i++)
         for (int j = 0; j < ndm && !st; j++) st = sweep_one(&c, kv[i], dmv[j], seq_min, seq_max, refine, &xs[nx++]);
@@ -254,30 +306,8 @@ int cmd_crossover(int argc, char **argv)
      *   ratio             n_star_measured / n_star_flops
      *   core_gflops, proj_gflops   the two phases' rates at N* (interpolated likewise)
      *   note              why there is no N* (not bracketed in [seq-min, seq-max], budget) */
-    size_t cap = 256 + (size_t)nx * 200, len = 0;
-    char *tab = malloc(cap);
-    len += (size_t)snprintf(tab + len, cap - len, "kernel,d_model,n_star_measured,n_star_flops,ratio,core_gflops,proj_gflops,note\n");
-    printf("%-8s %8s %12s %12s %8s %12s %12s  %s\n", "kernel", "d_model", "N*_measured",
-           "N*_flops", "ratio", "core GF/s", "proj GF/s", "note");
-    for (int i = 0; i < nx; i++) {
-        const crossing *x = &xs[i];
-        char ns[32] = "", rs[32] = "", cg[32] = "", pg[32] = "";
-        if (isfinite(x->n_star)) {
-            snprintf(ns, sizeof ns, "%.0f", x->n_star);
-            snprintf(rs, sizeof rs, "%.3f", x->n_star / x->n_flops);
-            snprintf(cg, sizeof cg, "%.2f", x->core_gflops);
-            snprintf(pg, sizeof pg, "%.2f", x->proj_gflops);
-        }
-        len += (size_t)snprintf(tab + len, cap - len, "%s,%d,%s,%.1f,%s,%s,%s,%s\n", x->k->name,
-                                x->d_model, ns, x->n_flops, rs, cg, pg, x->note);
-        printf("%-8s %8d %12s %12.0f %8s %12s %12s  %s\n", x->k->name, x->d_model, *ns ? ns : "-",
-               x->n_flops, *rs ? rs : "-", *cg ? cg : "-", *pg ? pg : "-", x->note);
-    }
-    printf("ratio = measured / FLOP-predicted N*: below 1 when the core runs at a lower fraction "
-           "of peak than the GEMMs (core GF/s < proj GF/s at N*), above 1 when faster.\n");
     snprintf(path, sizeof path, "%s/crossover_table.csv", dir);
-    st = hr_write_atomic(path, tab);
-    free(tab);
+    st = hr_crossover_table_write(path, xs, nx, stdout);
     if (st) goto err;
     printf("wrote %s/crossover.csv and %s\n", dir, path);
     return HR_OK;

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,4 +391,12 @@ double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head
         else hi = mid, dhi = dmid;
     }
     return lo + (dhi > dlo ? -dlo / (dhi - dlo) : 0);
+}
+
+void hr_layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len)
+{
+    const hr_problem *p = &r->prob;
+    snprintf(buf, len, "layer/%s/%s/B%d/N%d/D%d/H%d/G%d/d%d/%s/T%d", s->kernel->name,
+             hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads, p->kv_heads,
+             p->d_head, p->causal ? "causal" : "full", r->gemm_threads);
 }

@@ -100,7 +100,16 @@ static char *reader(char *str, int num, void *stream)
     parser *P = stream;
     if (!fgets(str, num, P->f)) return NULL;
     size_t n = strlen(str);
-    if (n && str[n - 1] == '\n') P->line++;
+    /* inih's buffer is full: refuse an over-long line rather than parse its tail as a
+     * line of its own. */
+    int full = n == (size_t)num - 1 && str[n - 1] != '\n', ch = full ? getc(P->f) : 0;
+    if (full && ch != EOF && ch != '\n') {
+        char lim[16];
+        snprintf(lim, sizeof lim, "%d", num - 1);
+        perr(P, P->line + 1, "line longer than %s characters%s", lim, "");
+        return NULL;
+    }
+    if ((n && str[n - 1] == '\n') || ch == '\n') P->line++;
     else if (feof(P->f)) P->line++; /* last line without a newline */
     const char *s = str;
     while (*s && isspace((unsigned char)*s)) s++;
@@ -154,7 +163,9 @@ int hr_models_load(const char *path, hr_models *out)
     P.f = fopen(path, "r");
     if (!P.f) return hr_fail("%s: cannot open: %s", path, strerror(errno));
     int rc = ini_parse_stream(reader, &P, handler, &P);
+    int read_errno = ferror(P.f) ? errno : 0; /* e.g. a directory: opens, then EISDIR */
     fclose(P.f);
+    if (read_errno) perr(&P, 0, "cannot read: %s%s", strerror(read_errno), "");
     /* inih's own syntax errors (no '=' or ']') come back as a line number only. */
     if (rc > 0 && (!P.err || rc < P.err)) {
         P.err = 0;

@@ -8,13 +8,14 @@
 #include <unistd.h>
 
 #include "counts.h"
+#include "phase.h"
 #include "results.h"
 #include "sysinfo.h"
 
 /* Counters that get their own CSV column, in this order (empty when a row lacks one). */
 const char *const hr_csv_counter_names[] = {
     "AI", "ceiling_gflops", "ceiling_gbs", "attainable_gflops", "pct_of_roofline", "GBps",
-    "probe_gflops", "frac_of_ceiling", NULL,
+    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", NULL,
 };
 
 void hr_result_set(hr_result *r, const char *name, double value)
@@ -37,6 +38,10 @@ static const hr_counter *get_counter(const hr_result *r, const char *name)
 void hr_result_name(const hr_result *r, char *buf, size_t len)
 {
     const hr_problem *p = &r->prob;
+    if (r->label[0]) {
+        snprintf(buf, len, "%s", r->label);
+        return;
+    }
     snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d/%s/%s/T%d", r->kernel->name, p->batch,
              p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal ? "causal" : "full",
              hr_layout_names[r->layout], r->tune.threads);
@@ -100,6 +105,12 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     return c;
 }
 
+/* Counters written per repetition by add_probe_fields, not copied into every row. */
+static bool per_rep_counter(const char *name)
+{
+    return !strcmp(name, "probe_gflops") || !strcmp(name, "probe_gbs") || !strcmp(name, "frac_of_ceiling");
+}
+
 /* Fields every row of a result shares: the shape, tunables, counts and counters. */
 static void add_fields(cJSON *o, const hr_result *r)
 {
@@ -124,8 +135,40 @@ static void add_fields(cJSON *o, const hr_result *r)
         cJSON_AddStringToObject(o, "check", hr_check_names[r->check.verdict]);
     }
     for (int i = 0; i < r->ncounters; i++)
-        if (isfinite(r->counters[i].value))
+        if (isfinite(r->counters[i].value) && !(r->timing.probe_kind && per_rep_counter(r->counters[i].name)))
             cJSON_AddNumberToObject(o, r->counters[i].name, r->counters[i].value);
+}
+
+/* The probe fields of a row (phase.h): for repetition rep, its concurrent ceiling,
+ * frac_of_ceiling and phase flag; for an aggregate row (rep < 0), aggregate agg (0
+ * median, 1 mean, 2 stddev, 3 cv) of them over the repetitions not excluded, as Google
+ * Benchmark aggregates its counters. */
+static void add_probe_fields(cJSON *o, const hr_result *r, int rep, int agg)
+{
+    const hr_timing *t = &r->timing;
+    if (!t->probe_kind) return;
+    const char *cname = t->probe_kind == HR_PROBE_FMA ? "probe_gflops" : "probe_gbs";
+    cJSON_AddStringToObject(o, "probe_kind", hr_probe_kind_names[t->probe_kind]);
+    if (rep >= 0) {
+        cJSON_AddNumberToObject(o, cname, hr_phase_ceiling(r, rep));
+        cJSON_AddNumberToObject(o, "frac_of_ceiling", hr_phase_frac(r, rep));
+        cJSON_AddBoolToObject(o, "phase_change", t->phase_change[rep]);
+        if (hr_phase_excluded(t, rep)) cJSON_AddBoolToObject(o, "excluded", true);
+        return;
+    }
+    double c[HR_MAX_REPS], f[HR_MAX_REPS];
+    int n = 0;
+    for (int i = 0; i < t->reps; i++)
+        if (!hr_phase_excluded(t, i)) {
+            c[n] = hr_phase_ceiling(r, i);
+            f[n++] = hr_phase_frac(r, i);
+        }
+    hr_summary sc, sf;
+    hr_summarize(c, n, &sc);
+    hr_summarize(f, n, &sf);
+    const double vc[4] = {sc.median, sc.mean, sc.stddev, sc.cv}, vf[4] = {sf.median, sf.mean, sf.stddev, sf.cv};
+    cJSON_AddNumberToObject(o, cname, vc[agg]);
+    cJSON_AddNumberToObject(o, "frac_of_ceiling", vf[agg]);
 }
 
 static cJSON *row(const char *name, const char *run_name)
@@ -155,6 +198,7 @@ void hr_result_json_rows(const hr_result *r, cJSON *benchmarks)
         cJSON_AddStringToObject(o, "time_unit", "ns");
         add_fields(o, r);
         cJSON_AddNumberToObject(o, "GFLOPS", tm->rep_time[i] > 0 ? r->flops / tm->rep_time[i] * 1e-9 : 0);
+        add_probe_fields(o, r, i, 0);
         cJSON_AddItemToArray(benchmarks, o);
     }
     struct {
@@ -179,6 +223,7 @@ void hr_result_json_rows(const hr_result *r, cJSON *benchmarks)
         cJSON_AddStringToObject(o, "time_unit", "ns");
         add_fields(o, r);
         if (i < 2) cJSON_AddNumberToObject(o, "GFLOPS", aggs[i].v > 0 ? r->flops / aggs[i].v * 1e-9 : 0);
+        add_probe_fields(o, r, -1, i);
         cJSON_AddItemToArray(benchmarks, o);
     }
 }
@@ -201,6 +246,7 @@ cJSON *hr_result_json_summary(const hr_result *r)
     cJSON_AddNumberToObject(o, "cv", s->cv);
     add_fields(o, r);
     cJSON_AddNumberToObject(o, "GFLOPS", hr_result_gflops(r));
+    add_probe_fields(o, r, -1, 0);
     return o;
 }
 

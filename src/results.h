@@ -33,12 +33,17 @@ typedef struct {
     hr_check check;
     int ncounters;         /* extra counters (roofline, probes, ...)                   */
     hr_counter counters[HR_MAX_COUNTERS];
+    /* Non-empty: the row's benchmark name, for rows of a composite benchmark that the
+     * kernel x shape name cannot tell apart (one phase of a full layer:
+     * "layer/flash/blas/B1/N1024/D512/H8/G8/d64/full/T2/core", see hr_layer_name).
+     * Empty: the kernel x shape name below. */
+    char label[160];
 } hr_result;
 
 /* Sets counter name to value (adds it, or replaces an existing one). */
 void hr_result_set(hr_result *r, const char *name, double value);
 /* Benchmark name shared by every row of this result, the key compare matches on:
- * "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2". */
+ * r->label when set, else "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2". */
 void hr_result_name(const hr_result *r, char *buf, size_t len);
 /* Median GFLOP/s (flops / median time). */
 double hr_result_gflops(const hr_result *r);

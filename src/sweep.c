@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "phase.h"
 #include "counts.h"
 #include "roofline.h"
 #include "sweep.h"
@@ -217,6 +218,14 @@ cJSON *hr_result_to_json(const hr_result *r)
     cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
     cJSON_AddNumberToObject(o, "iters", (double)r->timing.iters);
     cJSON_AddItemToObject(o, "rep_time", cJSON_CreateDoubleArray(r->timing.rep_time, r->timing.reps));
+    if (r->timing.probe_kind) {
+        const hr_timing *t = &r->timing;
+        cJSON_AddStringToObject(o, "probe_kind", hr_probe_kind_names[t->probe_kind]);
+        cJSON_AddItemToObject(o, "probe_before", cJSON_CreateDoubleArray(t->probe_before, t->reps));
+        cJSON_AddItemToObject(o, "probe_after", cJSON_CreateDoubleArray(t->probe_after, t->reps));
+        cJSON_AddNumberToObject(o, "phase_threshold", t->phase_threshold);
+        cJSON_AddBoolToObject(o, "phase_filter", t->phase_filter);
+    }
     if (r->checked) {
         const hr_check *c = &r->check;
         cJSON *k = cJSON_AddObjectToObject(o, "check");
@@ -284,6 +293,30 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     }
     if (r->timing.reps < 1) return hr_fail("field 'rep_time' is empty");
     hr_summarize(r->timing.rep_time, r->timing.reps, &r->timing.s);
+    const cJSON *pk = cJSON_GetObjectItemCaseSensitive(o, "probe_kind");
+    if (pk) {
+        /* Probed: the per-repetition probes come back and the phase flags and filtered
+         * statistics are recomputed from them. */
+        hr_timing *t = &r->timing;
+        int kind = cJSON_IsString(pk) ? hr_choice(hr_probe_kind_names, pk->valuestring) : -1;
+        if (kind != HR_PROBE_FMA && kind != HR_PROBE_BW) return hr_fail("field 'probe_kind' malformed");
+        double *dst2[] = {t->probe_before, t->probe_after};
+        static const char *const arr[] = {"probe_before", "probe_after"};
+        for (int i = 0; i < 2; i++) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, arr[i]);
+            if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != t->reps) return hr_fail("field '%s' malformed", arr[i]);
+            int j = 0;
+            cJSON_ArrayForEach(x, a)
+            {
+                if (!cJSON_IsNumber(x)) return hr_fail("field '%s' malformed", arr[i]);
+                dst2[i][j++] = x->valuedouble;
+            }
+        }
+        double thr = HR_PHASE_THRESHOLD;
+        if (cJSON_GetObjectItemCaseSensitive(o, "phase_threshold") && num(o, "phase_threshold", &thr)) return HR_EUSAGE;
+        t->probe_kind = kind;
+        hr_phase_mark(t, thr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "phase_filter")));
+    }
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "check");
     if (cJSON_IsObject(ck)) {
         hr_check *c = &r->check;
@@ -325,6 +358,14 @@ typedef struct {
     int nenv;
     double timer_res;
     FILE *jsonl;
+    /* measuring (measure_group) */
+    int probe;              /* hr_probe_kind for every point                          */
+    bool phase_filter, interleave;
+    bool have_ceil;
+    const hr_ceilings *ceilings;
+    int npts, ndone, to_measure, ngroups;
+    double t0;
+    int nphase, nexcluded;  /* repetitions flagged / excluded over the sweep           */
 } run_state;
 
 static char *read_text(const char *path, size_t max)
@@ -386,6 +427,14 @@ static int write_outputs(run_state *s, bool interrupted)
     cJSON_AddNumberToObject(sw, "failed_checks", s->failed);
     cJSON_AddNumberToObject(sw, "timer_resolution_s", s->timer_res);
     cJSON_AddBoolToObject(sw, "interrupted", interrupted);
+    cJSON_AddStringToObject(sw, "probe", hr_probe_kind_names[s->probe]);
+    cJSON_AddNumberToObject(sw, "probe_seconds", s->probe ? HR_PHASE_PROBE_SECONDS : 0);
+    cJSON_AddNumberToObject(sw, "phase_threshold", s->c->phase_threshold);
+    cJSON_AddBoolToObject(sw, "phase_filter", s->phase_filter);
+    cJSON_AddNumberToObject(sw, "phase_changes", s->nphase);
+    cJSON_AddNumberToObject(sw, "phase_excluded", s->nexcluded);
+    cJSON_AddBoolToObject(sw, "interleave", s->interleave);
+    cJSON_AddNumberToObject(sw, "interleave_seed", s->c->seed);
     char *txt = cJSON_Print(doc);
     cJSON_Delete(doc);
     char path[1100];
@@ -551,6 +600,142 @@ static int copy_config(const hr_sweep_config *c, const char *dir)
     return st;
 }
 
+/* Measures the points g[0..ng) of one shape: opens each (oracle check, warm-up,
+ * calibration) on one shared set of tensors, then runs the repetitions in rounds, each
+ * round every point once in an order shuffled by a PRNG seeded from the config's seed,
+ * so every point sees the same phases of the machine (Google Benchmark's
+ * --benchmark_enable_random_interleaving). With ng == 1 this is the plain sequence of
+ * repetitions. Finished rows are written when the group is done; an interruption
+ * abandons the group in flight. */
+static int measure_group(run_state *s, hr_sweep_point **g, int ng, int *measured_now, bool *interrupted)
+{
+    const hr_sweep_config *c = s->c;
+    hr_sweep_opts *o = s->o;
+    double max_mem = o->max_mem > 0 ? o->max_mem : c->max_mem;
+    int reps = o->reps > 0 ? o->reps : c->reps, st = HR_OK;
+    if (reps > HR_MAX_REPS) reps = HR_MAX_REPS;
+    hr_bench_spec *spec = calloc((size_t)ng, sizeof *spec);
+    hr_result *res = calloc((size_t)ng, sizeof *res);
+    hr_bench_session *ses = calloc((size_t)ng, sizeof *ses);
+    int *live = calloc((size_t)ng, sizeof *live), nlive = 0;
+    hr_tensors tens = {0};
+    bool shared = ng > 1;
+    if (!spec || !res || !ses || !live) {
+        st = hr_fail("out of memory");
+        goto out;
+    }
+    if (shared && (st = hr_tensors_alloc(&tens, &g[0]->prob, g[0]->layout, (hr_dist)c->dist, (uint64_t)c->seed))) {
+        /* Not enough memory for this group's tensors: every point is noted, none measured. */
+        for (int i = 0; i < ng; i++) {
+            note *n = &s->skipped[s->nskipped++];
+            snprintf(n->name, sizeof n->name, "%s", g[i]->name);
+            snprintf(n->reason, sizeof n->reason, "%s", hr_errmsg());
+            note_line(o, "skipped", g[i]->name, hr_errmsg());
+        }
+        st = write_outputs(s, false);
+        goto out;
+    }
+    for (int i = 0; i < ng; i++) {
+        hr_sweep_point *pt = g[i];
+        if (o->stop && *o->stop) {
+            *interrupted = true;
+            goto out;
+        }
+        progress(o, s->ndone, s->npts, hr_now() - s->t0, *measured_now, s->to_measure, pt->name, NULL);
+        spec[i] = (hr_bench_spec){
+            .prob = pt->prob,
+            .layout = pt->layout,
+            .tune = pt->tune,
+            .tune_source = (pt->tune.block_q || pt->tune.block_kv) ? "flag" : "default",
+            .dist = (hr_dist)c->dist,
+            .seed = (uint64_t)c->seed,
+            .timer = {.reps = reps,
+                      .min_time = o->min_time >= 0 ? o->min_time : c->min_time,
+                      .warmup = c->warmup,
+                      .cold = c->cold,
+                      .stop = o->stop},
+            .check = o->check || c->check,
+            .max_mem = max_mem,
+            .probe = (hr_probe_kind)s->probe,
+            .phase_threshold = c->phase_threshold,
+            .phase_filter = s->phase_filter,
+        };
+        int rs = hr_bench_open(pt->kernel, &spec[i], shared ? &tens : NULL, &ses[i], &res[i]);
+        if (!rs && o->stop && *o->stop) {
+            hr_bench_abandon(&ses[i]);
+            *interrupted = true;
+            goto out;
+        }
+        if (rs) {
+            note *n = &s->skipped[s->nskipped++];
+            snprintf(n->name, sizeof n->name, "%s", pt->name);
+            snprintf(n->reason, sizeof n->reason, "%s", hr_errmsg());
+            note_line(o, rs == HR_EFAIL ? "FAILED" : "skipped", pt->name, hr_errmsg());
+            s->failed += rs == HR_EFAIL;
+            ++*measured_now;
+            s->ndone++;
+            continue;
+        }
+        live[nlive++] = i;
+    }
+    hr_rng rng;
+    hr_rng_seed(&rng, (uint64_t)c->seed * 0x9e3779b97f4a7c15ull + (uint64_t)s->ngroups++);
+    int *order = malloc((size_t)(nlive ? nlive : 1) * sizeof *order);
+    if (!order) {
+        st = hr_fail("out of memory");
+        goto out;
+    }
+    for (int r = 0; r < reps && !*interrupted; r++) {
+        memcpy(order, live, (size_t)nlive * sizeof *order);
+        for (int k = nlive - 1; k > 0; k--) { /* Fisher-Yates */
+            int j = (int)(hr_rng_next(&rng) % (uint64_t)(k + 1)), tmp = order[k];
+            order[k] = order[j];
+            order[j] = tmp;
+        }
+        for (int k = 0; k < nlive; k++) {
+            if (o->stop && *o->stop) {
+                *interrupted = true;
+                break;
+            }
+            hr_bench_rep(&ses[order[k]], r, nlive > 1);
+        }
+    }
+    free(order);
+    if (*interrupted) goto out;
+    for (int k = 0; k < nlive && !st; k++) {
+        int i = live[k];
+        hr_result *r = &res[i];
+        st = hr_bench_close(&ses[i], reps);
+        live[k] = -1;
+        if (st) break;
+        if (c->passes > 1) hr_result_set(r, "pass", g[i]->pass);
+        if (nlive > 1) hr_result_set(r, "interleaved", nlive);
+        if (s->have_ceil) hr_roofline_attach(r, s->ceilings);
+        if ((st = add_result(s, r, g[i]->pass)) || (st = append_row(s, r, g[i]->pass))) break;
+        s->measured++;
+        ++*measured_now;
+        s->ndone++;
+        s->nphase += r->timing.nphase;
+        s->nexcluded += r->timing.nexcluded;
+        char w[4][200];
+        int nw = 0;
+        hr_bench_warnings(r, w, 4, &nw);
+        for (int j = 0; j < nw; j++)
+            fprintf(stderr, "%sheadroom sweep: warning: %s\n", o->progress_tty ? "\r\033[K" : "", w[j]);
+        progress(o, s->ndone, s->npts, hr_now() - s->t0, *measured_now, s->to_measure, g[i]->name, r);
+    }
+    if (!st) st = write_outputs(s, false);
+out:
+    for (int k = 0; live && k < nlive; k++)
+        if (live[k] >= 0) hr_bench_abandon(&ses[live[k]]);
+    if (shared) hr_tensors_free(&tens);
+    free(spec);
+    free(res);
+    free(ses);
+    free(live);
+    return st;
+}
+
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
 {
     double max_mem = o->max_mem > 0 ? o->max_mem : c->max_mem;
@@ -579,6 +764,17 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     char cpath[512];
     hr_ceilings_default_path(cpath, sizeof cpath);
     bool have_ceil = hr_ceilings_load(cpath, &ceilings) == HR_OK;
+    s.have_ceil = have_ceil;
+    s.ceilings = &ceilings;
+    s.probe = o->probe_flag == 1 ? (c->probe ? c->probe : HR_PROBE_AUTO) : o->probe_flag == 2 ? HR_PROBE_OFF : c->probe;
+    s.phase_filter = o->phase_filter || c->phase_filter;
+    s.interleave = o->interleave_flag ? o->interleave_flag == 1 : c->interleave;
+    if (s.phase_filter && !s.probe) {
+        st = hr_fail("--phase-filter: needs the probes (probe = false or --no-probe given)");
+        free(s.skipped);
+        free(pts);
+        return st;
+    }
 
     /* The timer is checked before anything is measured; environment warnings go to
      * stderr now and into every results.json written. */
@@ -610,8 +806,21 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     for (int i = 0; i < npts; i++) to_measure += !pts[i].skip[0] && !strset_has(&done, pts[i].key);
     double t0 = hr_now();
     bool interrupted = false;
-    for (int i = 0; i < npts && !st; i++) {
+    s.t0 = t0;
+    s.npts = npts;
+    s.to_measure = to_measure;
+    /* Points are measured in groups: with interleave, every not yet measured point of the
+     * same shape and layout as the first one left (kernels, threads, block sizes and
+     * passes), as many as the memory budget allows with one shared set of tensors; else
+     * one point at a time. */
+    bool *handled = calloc((size_t)npts + 1, sizeof *handled);
+    hr_sweep_point **grp = calloc((size_t)npts + 1, sizeof *grp);
+    if (!handled || !grp) st = hr_fail("out of memory");
+    double budget = max_mem > 0 ? max_mem : hr_default_max_mem();
+    for (int i = 0; i < npts && !st && !interrupted; i++) {
         hr_sweep_point *pt = &pts[i];
+        if (handled[i]) continue;
+        handled[i] = true;
         if (o->stop && *o->stop) {
             interrupted = true;
             break;
@@ -624,50 +833,28 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
             continue;
         }
         if (strset_has(&done, pt->key)) continue;
-        progress(o, i, npts, hr_now() - t0, measured_now, to_measure, pt->name, NULL);
-        hr_bench_spec spec = {
-            .prob = pt->prob,
-            .layout = pt->layout,
-            .tune = pt->tune,
-            .tune_source = (pt->tune.block_q || pt->tune.block_kv) ? "flag" : "default",
-            .dist = (hr_dist)c->dist,
-            .seed = (uint64_t)c->seed,
-            .timer = {.reps = o->reps > 0 ? o->reps : c->reps,
-                      .min_time = o->min_time >= 0 ? o->min_time : c->min_time,
-                      .warmup = c->warmup,
-                      .cold = c->cold,
-                      .stop = o->stop},
-            .check = o->check || c->check,
-            .max_mem = max_mem,
-        };
-        hr_result r;
-        int rs = hr_bench_run(pt->kernel, &spec, &r);
-        if (r.timing.aborted || (o->stop && *o->stop)) {
-            interrupted = true; /* the point in flight is abandoned, not recorded */
-            break;
+        int ng = 0;
+        grp[ng++] = pt;
+        if (s.interleave) {
+            hr_tune t0r = hr_kernel_tune(pt->kernel, &pt->prob, &pt->tune);
+            double need = hr_tensors_bytes(&pt->prob) + (double)pt->kernel->workspace_bytes(&pt->prob, &t0r);
+            for (int j = i + 1; j < npts; j++) {
+                hr_sweep_point *q = &pts[j];
+                if (handled[j] || q->skip[0] || q->layout != pt->layout ||
+                    memcmp(&q->prob, &pt->prob, sizeof q->prob) || strset_has(&done, q->key))
+                    continue;
+                hr_tune tq = hr_kernel_tune(q->kernel, &q->prob, &q->tune);
+                double ws = (double)q->kernel->workspace_bytes(&q->prob, &tq);
+                if (need + ws > budget) continue; /* measured in a later group */
+                need += ws;
+                handled[j] = true;
+                grp[ng++] = q;
+            }
         }
-        measured_now++;
-        if (rs) {
-            note *n = &s.skipped[s.nskipped++];
-            snprintf(n->name, sizeof n->name, "%s", pt->name);
-            snprintf(n->reason, sizeof n->reason, "%s", hr_errmsg());
-            note_line(o, rs == HR_EFAIL ? "FAILED" : "skipped", pt->name, hr_errmsg());
-            s.failed += rs == HR_EFAIL;
-            st = write_outputs(&s, false);
-            continue;
-        }
-        if (c->passes > 1) hr_result_set(&r, "pass", pt->pass);
-        if (have_ceil) hr_roofline_attach(&r, &ceilings);
-        if ((st = add_result(&s, &r, pt->pass)) || (st = append_row(&s, &r, pt->pass))) break;
-        s.measured++;
-        char w[4][200];
-        int nw = 0;
-        hr_bench_warnings(&r, w, 4, &nw);
-        for (int j = 0; j < nw; j++)
-            fprintf(stderr, "%sheadroom sweep: warning: %s\n", o->progress_tty ? "\r\033[K" : "", w[j]);
-        st = write_outputs(&s, false);
-        progress(o, i + 1, npts, hr_now() - t0, measured_now, to_measure, pt->name, &r);
+        st = measure_group(&s, grp, ng, &measured_now, &interrupted);
     }
+    free(handled);
+    free(grp);
     if (o->progress_tty && !interrupted) progress(o, npts, npts, hr_now() - t0, measured_now, to_measure, "", NULL);
     if (!st) st = write_outputs(&s, interrupted);
     if (!st) update_latest(o->dir);
@@ -675,6 +862,10 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
         fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",
                 s.nres, s.measured, s.resumed, s.nskipped - s.failed, s.failed,
                 interrupted ? ", INTERRUPTED" : "", o->dir);
+    if (!st && s.nphase)
+        fprintf(stderr, "headroom sweep: %d repetitions changed phase (probe before/after differ > %.0f%%), %d "
+                        "excluded from the medians%s\n",
+                s.nphase, c->phase_threshold * 100, s.nexcluded, s.phase_filter ? "" : " (use --phase-filter)");
     if (!st) st = interrupted ? 130 : s.failed ? HR_EFAIL : HR_OK;
     fclose(s.jsonl);
 out2:

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include "bench.h"
 #include "config.h"
 #include "results.h"
 
@@ -16,6 +17,8 @@ typedef struct {
                        * does not read are 0                                        */
     int pass;         /* 1..passes                                                  */
     int d_model;      /* layer mode                                                 */
+    int gemm;         /* layer mode: the projections' hr_gemm_backend                */
+    const char *tune_source; /* "default", "flag", "wisdom" or "flag+wisdom"         */
     char name[256];   /* hr_result_name of the point (resolved tunables)            */
     char key[320];    /* name + block sizes + pass: what --resume matches on         */
     char skip[320];   /* non-empty: why the point is not measured                    */
@@ -30,6 +33,20 @@ typedef struct {
  * *pts is malloc'ed. Returns HR_OK, or HR_EUSAGE for an unknown kernel in filter. */
 int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem,
                     hr_sweep_point **pts, int *n, int *ndup);
+
+/* sweep_layer.c. Merges wisdom into pt->tune when c->wisdom (fields the config set win)
+ * and sets pt->tune_source. HR_OK, or HR_EUSAGE when the wisdom file is corrupt. */
+int hr_sweep_point_wisdom(const hr_sweep_config *c, hr_sweep_point *pt);
+/* Layer mode: names the point ("layer/<kernel>/<gemm>/B/N/D/H/G/d/causal|full/T"), its
+ * resume key (that of its "total" row) and the skip reason, if any. */
+void hr_sweep_layer_finish(const hr_sweep_config *c, hr_sweep_point *pt, double max_mem);
+/* Layer mode: measures the point with hr_layer_bench (timer, check, seed and budget from
+ * spec) and fills rows[0..HR_NPHASES] with one result per phase (hr_phase_names) and the
+ * total, each named "<point name>/<phase>". Returns hr_layer_bench's status. */
+int hr_sweep_layer_run(const hr_sweep_point *pt, const hr_bench_spec *spec, hr_result *rows, int *nrows);
+/* After a layer sweep: crossover.csv and crossover_table.csv in dir from the "total"...
+ * rows of res (see sweep_layer.c). HR_OK, or HR_EUSAGE when a file cannot be written. */
+int hr_sweep_layer_crossover(const hr_result *res, int nres, const char *dir);
 
 /* The resume key of a result measured in pass `pass`. */
 void hr_sweep_key(const hr_result *r, int pass, char *buf, size_t len);
@@ -48,6 +65,9 @@ typedef struct {
     double min_time;        /* >= 0: overrides the config (< 0: keep)               */
     double max_mem;         /* > 0: overrides the config                            */
     bool check, dry_run;
+    int probe_flag;         /* 0: the config's probe; 1: --probe (auto); 2: --no-probe */
+    bool phase_filter;      /* --phase-filter (or the config's phase_filter)          */
+    int interleave_flag;    /* 0: the config's; 1: --interleave; 2: --no-interleave   */
     bool progress_tty;      /* draw a progress bar (stderr is a terminal)           */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
     char dir[1024];         /* out: the results directory used                      */

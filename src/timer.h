@@ -38,10 +38,27 @@ typedef struct {
     long iters;                 /* calls per repetition                         */
     int reps;
     double rep_time[HR_MAX_REPS]; /* seconds per call, one entry per repetition  */
-    hr_summary s;               /* over rep_time                                 */
+    hr_summary s;               /* over rep_time (without excluded repetitions)   */
     bool aborted;               /* opts.stop was raised: reps holds those completed */
+    /* Per-repetition concurrent-ceiling probes (phase.h); probe_kind 0: not probed.
+     * probe_before/after[r]: the probe just before and just after repetition r, FMA
+     * (kind 1) the slowest thread's GFLOP/s, bandwidth (kind 2) the team's triad GB/s. */
+    int probe_kind;
+    double probe_before[HR_MAX_REPS], probe_after[HR_MAX_REPS];
+    /* Phase detection (hr_phase_mark): phase_change[r] when the two probes of r differ
+     * by more than phase_threshold (relative); with phase_filter those repetitions are
+     * left out of s (nexcluded of them; 0 when that would leave none). */
+    double phase_threshold;
+    bool phase_filter;
+    unsigned char phase_change[HR_MAX_REPS];
+    int nphase, nexcluded;
 } hr_timing;
 
+/* The two halves of hr_time, for callers that interleave repetitions of several
+ * kernels: warm-up and calibration (returns the calls per repetition), and one
+ * repetition (cache flush if cold, hooks, the timed calls; returns seconds per call). */
+long hr_time_calibrate(void (*fn)(void *), void *ctx, const hr_timer_opts *o);
+double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep);
 /* Times fn(ctx): warm-up, calibration of iterations so one repetition takes at least
  * min_time, then reps repetitions. fn must do the whole unit of work each call. */
 void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out);

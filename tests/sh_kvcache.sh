@@ -53,4 +53,9 @@ expect loop-unknown-model 2 "--model: unknown model 'gpt5'" -- $B decode-loop --
 expect loop-tokens-zero   2 '--tokens: must be in \[1, '   -- $B decode-loop --tokens 0
 expect loop-over-budget   2 '--max-mem: the KV cache and buffers need' -- $B decode-loop --layers 80 --prompt 100000 --tokens 1 --max-mem 1G
 expect loop-too-long      2 '--tokens: prompt \+ tokens'   -- $B decode-loop --prompt 16777000 --tokens 1000
+# --ceilings: GB/s as a percentage of the measured triad; a missing file is an error.
+$B roofline --quick --threads 1 --out "$TMP/ceil.json" >/dev/null 2>&1
+expect loop-ceilings      0 '% triad = GB/s / best triad [0-9.]+ GB/s at 1 thread' -- $B decode-loop --layers 1 --heads 2 --d-head 8 --prompt 8 --tokens 2 --threads 1 --ceilings "$TMP/ceil.json"
+expect loop-ceilings-csv  0 ',[0-9.]+$' -- sh -c "$B decode-loop --layers 1 --heads 2 --d-head 8 --prompt 8 --tokens 2 --threads 1 --format csv --ceilings $TMP/ceil.json | tail -n 1"
+expect loop-ceilings-missing 2 'nope\.json: cannot read the ceilings' -- $B decode-loop --ceilings "$TMP/nope.json"
 finish

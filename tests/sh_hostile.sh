@@ -1,0 +1,181 @@
+# sh_hostile.sh — the bad-input battery: every row is hostile input that must give its
+# exit status, one line on stderr naming what is wrong and where (flag or file:line),
+# and no crash, sanitizer report or hang (each case runs under a timeout).
+SUITE=hostile
+. "$(dirname "$0")/lib.sh"
+
+HOSTILE=$(cd "$(dirname "$0")/hostile" && pwd) # input files (tests/hostile/README)
+export HR_BIN HOSTILE TMP
+# A case may take this long; a hang is a failure. Sanitized builds run slower.
+LIMIT=${HR_HOSTILE_TIMEOUT:-10}
+[ "${HR_SANITIZE:-0}" = 1 ] && LIMIT=60
+
+mkdir -p "$TMP/adir"
+: > "$TMP/afile"
+B=$HR_BIN
+S=$HOSTILE/small.json
+
+# name | status | regex the last stderr line must match | command (bash; $B is the binary,
+# $HOSTILE the input files, $TMP a scratch directory). Rows starting with ulimit cap the
+# address space, so an allocation the budget let through fails loudly instead of
+# swapping; they are skipped under ASan, which reserves terabytes of shadow memory.
+run_table() {
+    local name want pat cmd out err rc lines
+    while IFS='|' read -r name want pat cmd; do
+        case "$name" in '' | '#'*) continue ;; esac
+        if [ "${HR_SANITIZE:-0}" = 1 ] && [ "${cmd#ulimit}" != "$cmd" ]; then
+            ok "$name (skipped under ASan: ulimit -v)"
+            continue
+        fi
+        timeout -k 2 "$LIMIT" bash -c "B='$B'; S='$S'; $cmd" > "$TMP/out" 2> "$TMP/err"
+        rc=$?
+        err=$(cat "$TMP/err")
+        lines=$(grep -c '' "$TMP/err")
+        if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+            fail "$name" "timed out after ${LIMIT}s (a hang): $cmd"
+        elif [ "$rc" != "$want" ]; then
+            fail "$name" "exit $rc, expected $want: $(printf '%s' "$err" | tail -n 2 | tr '\n' ' ')"
+        elif [ "$want" = 2 ] && [ "$lines" -lt 1 -o "$lines" -gt 2 ]; then
+            fail "$name" "expected one error line on stderr, got $lines: $(printf '%s' "$err" | head -n 3 | tr '\n' ' ')"
+        elif ! printf '%s' "$err" | tail -n 1 | grep -Eq -- "$pat"; then
+            fail "$name" "stderr does not match /$pat/: $(printf '%s' "$err" | tail -n 1)"
+        elif grep -Eq 'Sanitizer|runtime error|Segmentation|core dumped' "$TMP/err"; then
+            fail "$name" "sanitizer or crash report: $(grep -Em1 'Sanitizer|runtime error' "$TMP/err")"
+        else
+            ok "$name"
+        fi
+    done
+}
+
+run_table <<'EOF'
+# ---- flags: unknown, malformed, out of range ------------------------------------------------
+unknown_command|2|^headroom: unknown command 'frobnicate'|$B frobnicate
+unknown_flag|2|^headroom run: unknown option '--sequence'|$B run --kernel naive --sequence 64
+unknown_kernel|2|^headroom run: --kernel: unknown kernel 'nosuch'|$B run --kernel nosuch
+unknown_kernel_check|2|^headroom check: --kernel: unknown kernel 'nosuch'|$B check --kernel nosuch
+missing_value|2|^headroom run: --seq: missing value|$B run --kernel naive --seq
+flag_takes_no_value|2|^headroom run: --causal: takes no value|$B run --kernel naive --causal=yes
+seq_not_numeric|2|^headroom run: --seq: expected an integer .*got 'abc'|$B run --kernel naive --seq abc
+seq_float|2|^headroom run: --seq: expected an integer .*got '1e3'|$B run --kernel naive --seq 1e3
+seq_negative|2|^headroom run: --seq: must be in \[1, 16777216\], got -5|$B run --kernel naive --seq -5
+seq_zero|2|^headroom run: --seq: must be in \[1, 16777216\], got 0|$B run --kernel naive --seq 0
+seq_int_overflow|2|^headroom run: --seq: expected an integer .*got '99999999999999999999'|$B run --kernel naive --seq 99999999999999999999
+seq_beyond_limit|2|^headroom run: --seq: must be in \[1, 16777216\], got 16777217|$B run --kernel naive --seq 16777217
+dhead_beyond_limit|2|^headroom run: --d-head: must be in \[1, 4096\], got 5000|$B run --kernel naive --d-head 5000
+batch_zero|2|^headroom run: --batch: must be in \[1, 4096\]|$B run --kernel naive --batch 0
+empty_value|2|^headroom run: --seq-kv: expected a number, got an empty string|$B run --kernel naive --seq-kv=
+kv_heads_not_dividing|2|^headroom run: --kv-heads: 3 does not divide --heads 8|$B run --kernel naive --heads 8 --kv-heads 3
+kv_heads_above_heads|2|^headroom run: --kv-heads: 16 does not divide --heads 8|$B run --kernel naive --heads 8 --kv-heads 16
+scale_nan|2|^headroom run: --scale: expected a number, got 'nan'|$B run --kernel naive --scale nan
+scale_inf|2|^headroom run: --scale: expected a number, got 'inf'|$B run --kernel naive --scale inf
+scale_negative|2|^headroom run: --scale: must be in|$B run --kernel naive --scale -1
+threads_zero|2|^headroom run: --threads: must be in \[1, 1024\], got 0|$B run --kernel naive --threads 0
+threads_absurd|2|^headroom run: --threads: must be in \[1, 1024\], got 100000|$B run --kernel naive --threads 100000
+reps_zero|2|^headroom run: --reps: must be in|$B run --kernel naive --reps 0
+min_time_negative|2|^headroom run: --min-time: must be in \[0, 3600\]|$B run --kernel naive --min-time -1
+bad_layout|2|^headroom run: --layout: expected one of bhnd.bnhd, got 'bshd'|$B run --kernel naive --layout bshd
+bad_max_mem|2|^headroom run: --max-mem: expected a number of bytes|$B run --kernel naive --max-mem 5X
+block_q_absurd|2|^headroom run: --block-q: must be in|$B run --kernel flash --block-q 99999999
+not_applicable|2|^headroom run: kernel decode cannot run this shape|$B run --kernel decode --seq 512
+# ---- sizes whose products overflow, or that do not fit ---------------------------------------
+overflow_q|2|^headroom run: --seq: Q/O size B\*Hq\*Nq\*d = .* overflows the 2\^48 limit|$B run --kernel naive --batch 4096 --heads 4096 --seq 16777216 --d-head 4096
+overflow_kv|2|^headroom run: --seq-kv: K/V size .* overflows|$B run --kernel flash --seq 1 --seq-kv 16777216 --batch 4096 --heads 4096 --d-head 4096
+overflow_tune|2|^headroom tune: --seq: Q/O size .* overflows|$B tune --kernel flash --batch 4096 --heads 4096 --seq 16777216 --d-head 4096
+overflow_layer|2|^headroom layer: --seq: Q/O size .* overflows|$B layer --d-model 65536 --seq 16777216 --batch 4096 --d-head 4096
+over_budget_naive_scores|2|^headroom run: --max-mem: naive needs .* MiB .*over the budget|$B run --kernel naive --seq 1000000 --heads 64
+over_small_budget|2|^headroom run: --max-mem: naive needs .* over the budget of 1.0 MiB|$B run --kernel naive --seq 65536 --max-mem 1M
+over_budget_decode_loop|2|^headroom decode-loop: --max-mem: the KV cache and buffers need|$B decode-loop --prompt 1000000 --heads 64 --kv-heads 64 --layers 32 --max-mem 100G
+ulimit_tensors|2|^headroom run: cannot allocate .* MiB for Q, K, V and O|ulimit -v 1000000; $B run --kernel flash --seq 100000 --heads 64 --max-mem 100G
+ulimit_workspace|2|^headroom run: cannot allocate .* MiB of workspace|ulimit -v 1000000; $B run --kernel naive --seq 30000 --heads 2 --max-mem 100G
+ulimit_exact_2p48|2|^headroom run: cannot allocate .* for Q, K, V and O|ulimit -v 1000000; $B run --kernel gqa --seq 16777216 --heads 4096 --batch 4096 --d-head 1 --max-mem 1e18 --causal
+ulimit_layer|2|^headroom layer: cannot allocate .* MiB for the layer|ulimit -v 1000000; $B layer --d-model 4096 --seq 100000 --max-mem 100G
+ulimit_tune|2|^headroom tune: cannot allocate .* for Q, K, V and O|ulimit -v 1000000; $B tune --kernel flash --seq 100000 --heads 64 --max-mem 100G --budget 1 --dry-run
+ulimit_triad|2|^headroom roofline: cannot allocate .* for the triad arrays|ulimit -v 1000000; $B roofline --quick --triad-bytes 100G --out $TMP/ceil.json
+save_into_a_file|2|^headroom run: .*/afile/sub: cannot create|$B run --kernel naive --seq 8 --reps 1 --min-time 0 --warmup 0 --save $TMP/afile/sub
+# ---- sweep configs ------------------------------------------------------------------------
+sweep_no_config|2|^headroom sweep: CONFIG: required|$B sweep
+sweep_nonexistent|2|^headroom sweep: .*/nosuch.ini: cannot open \(No such file|$B sweep $HOSTILE/nosuch.ini --dry-run
+sweep_directory|2|^headroom sweep: .*/adir: cannot read \(Is a directory\)|$B sweep $TMP/adir --dry-run
+sweep_empty|2|^headroom sweep: .*/empty: no settings|$B sweep $HOSTILE/empty --dry-run
+sweep_only_header|2|^headroom sweep: .*/only_header.ini: no settings|$B sweep $HOSTILE/only_header.ini --dry-run
+sweep_binary|2|^headroom sweep: .*/binary.bin: contains NUL bytes|$B sweep $HOSTILE/binary.bin --dry-run
+sweep_results_as_config|2|^headroom sweep: .*/small.json:1: key outside a section|$B sweep $S --dry-run
+sweep_dup_key|2|^headroom sweep: .*/dup_key.ini:5: key 'seq' given twice \(first on line 3\)|$B sweep $HOSTILE/dup_key.ini --dry-run
+sweep_endless_geometric|2|^headroom sweep: .*/endless_geometric.ini:2: seq: range 1..100\*1 never ends|$B sweep $HOSTILE/endless_geometric.ini --dry-run
+sweep_endless_arith|2|^headroom sweep: .*/endless_arith.ini:2: heads: range 1..8\+0 never ends|$B sweep $HOSTILE/endless_arith.ini --dry-run
+sweep_backwards|2|^headroom sweep: .*/backwards.ini:2: seq: range 512..64 ends below its start|$B sweep $HOSTILE/backwards.ini --dry-run
+sweep_too_many_values|2|^headroom sweep: .*/too_many_values.ini:2: seq: .*more than 64 values|$B sweep $HOSTILE/too_many_values.ini --dry-run
+sweep_huge_product|2|^headroom sweep: .*/huge_product.ini: the cartesian product has 262144 points|$B sweep $HOSTILE/huge_product.ini --dry-run
+sweep_unknown_key|2|^headroom sweep: .*/unknown_key.ini:3: unknown key 'sequence'|$B sweep $HOSTILE/unknown_key.ini --dry-run
+sweep_unknown_section|2|^headroom sweep: .*/unknown_section.ini:4: section 'swep'|$B sweep $HOSTILE/unknown_section.ini --dry-run
+sweep_key_outside|2|^headroom sweep: .*/key_outside.ini:1: key outside a section|$B sweep $HOSTILE/key_outside.ini --dry-run
+sweep_not_ini|2|^headroom sweep: .*/not_ini.ini:3: not an INI line|$B sweep $HOSTILE/not_ini.ini --dry-run
+sweep_long_line|2|^headroom sweep: .*/long_line.ini:2: line longer than 199 characters|$B sweep $HOSTILE/long_line.ini --dry-run
+sweep_int_overflow|2|^headroom sweep: .*/int_overflow.ini:2: seq: '99999999999999999999' is not an integer|$B sweep $HOSTILE/int_overflow.ini --dry-run
+sweep_negative|2|^headroom sweep: .*/negative.ini:2: heads: -8 is outside|$B sweep $HOSTILE/negative.ini --dry-run
+sweep_zero|2|^headroom sweep: .*/zero.ini:2: d_head: 0 is outside|$B sweep $HOSTILE/zero.ini --dry-run
+sweep_beyond_limit|2|^headroom sweep: .*/beyond_limit.ini:2: d_head: 8192 is outside \[1, 4096\]|$B sweep $HOSTILE/beyond_limit.ini --dry-run
+sweep_empty_value|2|^headroom sweep: .*/empty_value.ini:2: seq: empty value|$B sweep $HOSTILE/empty_value.ini --dry-run
+sweep_unknown_kernel|2|^headroom sweep: .*/unknown_kernel.ini:2: kernels: unknown kernel 'flashy'|$B sweep $HOSTILE/unknown_kernel.ini --dry-run
+sweep_bad_bool|2|^headroom sweep: .*/bad_bool.ini:2: causal: 'maybe'|$B sweep $HOSTILE/bad_bool.ini --dry-run
+sweep_bad_kv|2|^headroom sweep: .*/bad_kv.ini:2: kv_heads: 'ratio:0'|$B sweep $HOSTILE/bad_kv.ini --dry-run
+sweep_bad_bytes|2|^headroom sweep: .*/bad_bytes.ini:2: max_mem: 'lots' is not a byte count|$B sweep $HOSTILE/bad_bytes.ini --dry-run
+sweep_heads_and_dmodel|2|^headroom sweep: .*/heads_and_dmodel.ini:3: give heads or d_model, not both|$B sweep $HOSTILE/heads_and_dmodel.ini --dry-run
+sweep_layer_no_dmodel|2|^headroom sweep: .*/layer_no_dmodel.ini:2: mode = layer needs d_model|$B sweep $HOSTILE/layer_no_dmodel.ini --dry-run
+sweep_resume_nothing|2|^headroom sweep: |$B sweep --resume $TMP/adir
+tune_config_empty|2|^headroom tune: .*/empty: no settings|$B tune --kernel flash --config $HOSTILE/empty
+tune_config_endless|2|^headroom tune: .*/endless_geometric.ini:2: seq: range 1..100\*1 never ends|$B tune --kernel flash --config $HOSTILE/endless_geometric.ini
+tune_config_binary|2|^headroom tune: .*/binary.bin: contains NUL bytes|$B tune --kernel flash --config $HOSTILE/binary.bin
+tune_bad_margin|2|^headroom tune: --margin: must be in \[0, 1\], got 5|$B tune --kernel flash --margin 5
+tune_untunable|2|^headroom tune: --kernel: naive declares no tunable parameters|$B tune --kernel naive
+# ---- results files: compare and report ---------------------------------------------------------
+compare_one_file|2|^headroom compare: expected two results files|$B compare $S
+compare_nonexistent|2|^headroom compare: .*/nosuch.json: No such file|$B compare $HOSTILE/nosuch.json $S
+compare_directory|2|^headroom compare: .*/adir: not a regular file|$B compare $TMP/adir $S
+compare_empty|2|^headroom compare: .*/empty: empty file, not JSON|$B compare $HOSTILE/empty $S
+compare_binary|2|^headroom compare: .*/binary.bin: invalid JSON at line 1, column|$B compare $S $HOSTILE/binary.bin
+compare_truncated|2|^headroom compare: .*/truncated.json: JSON ends before its closing brackets|$B compare $HOSTILE/truncated.json $S
+compare_not_object|2|^headroom compare: .*/not_object.json: not a results file|$B compare $S $HOSTILE/not_object.json
+compare_no_rows|2|^headroom compare: .*/no_benchmarks.json: no benchmark rows|$B compare $HOSTILE/no_benchmarks.json $S
+compare_name_not_string|2|^headroom compare: .*/name_not_string.json: benchmarks\[0\] has no "name"|$B compare $S $HOSTILE/name_not_string.json
+compare_bad_unit|2|^headroom compare: .*/bad_unit.json: benchmark 'flash/N64': unknown time_unit 'fortnights'|$B compare $S $HOSTILE/bad_unit.json
+compare_time_string|2|^headroom compare: .*/time_string.json: benchmark 'flash/N64': real_time is not a number|$B compare $S $HOSTILE/time_string.json
+compare_time_zero|2|^headroom compare: .*/zero_time.json: .*real_time must be a positive number, got 0|$B compare $S $HOSTILE/zero_time.json
+compare_time_inf|2|^headroom compare: .*/time_inf.json: .*real_time must be a positive number, got inf|$B compare $S $HOSTILE/time_inf.json
+compare_deep_nesting|2|^headroom compare: .*/deep.json: invalid JSON|$B compare $S $HOSTILE/deep.json
+compare_config_as_results|2|^headroom compare: .*/dup_key.ini: invalid JSON at line 1|$B compare $S $HOSTILE/dup_key.ini
+compare_threshold_negative|2|^headroom compare: --threshold: must be in \[0, 1000\], got -5|$B compare $S $S --threshold -5
+compare_threshold_text|2|^headroom compare: --threshold: expected a number, got 'five'|$B compare $S $S --threshold five
+compare_alpha_out_of_range|2|^headroom compare: --alpha: must be in|$B compare $S $S --alpha 2
+compare_bad_regex|2|^headroom compare: .*--filter|$B compare $S $S --filter '('
+report_nonexistent|2|^headroom report: .*/nosuch.json: No such file|$B report $HOSTILE/nosuch.json --no-charts --out $TMP/rep
+report_directory_without_results|2|^headroom report: .*/adir: no results.json in this directory|$B report $TMP/adir --no-charts --out $TMP/rep
+report_empty|2|^headroom report: .*/empty: |$B report $HOSTILE/empty --no-charts --out $TMP/rep
+report_binary|2|^headroom report: .*/binary.bin: |$B report $HOSTILE/binary.bin --no-charts --out $TMP/rep
+report_truncated|2|^headroom report: .*/truncated.json: |$B report $HOSTILE/truncated.json --no-charts --out $TMP/rep
+report_no_rows|2|^headroom report: .*/small.json: no benchmark rows with a kernel and shape|$B report $S --no-charts --out $TMP/rep
+# ---- model presets (kvcache, decode-loop) ---------------------------------------------------
+kvcache_nonexistent|2|^headroom kvcache: .*/nosuch.ini: cannot open|$B kvcache --models $HOSTILE/nosuch.ini
+kvcache_directory|2|^headroom kvcache: .*/adir: cannot read: Is a directory|$B kvcache --models $TMP/adir
+kvcache_empty|2|^headroom kvcache: .*/empty: no \[model\] sections|$B kvcache --models $HOSTILE/empty
+kvcache_binary|2|^headroom kvcache: .*/binary.bin:[0-9]+: |$B kvcache --models $HOSTILE/binary.bin
+kvcache_dup_key|2|^headroom kvcache: .*/models_dup_key.ini:7: \[tiny\]: duplicate key 'heads'|$B kvcache --models $HOSTILE/models_dup_key.ini
+kvcache_dup_section|2|^headroom kvcache: .*/models_dup_section.ini:7: duplicate model \[tiny\]|$B kvcache --models $HOSTILE/models_dup_section.ini
+kvcache_not_dividing|2|^headroom kvcache: .*/models_nodiv.ini:1: \[tiny\]: kv_heads does not divide heads|$B kvcache --models $HOSTILE/models_nodiv.ini
+kvcache_missing_key|2|^headroom kvcache: .*/models_missing.ini:1: \[tiny\]: missing key 'heads'|$B kvcache --models $HOSTILE/models_missing.ini
+kvcache_unknown_key|2|^headroom kvcache: .*/models_unknown_key.ini:7: \[tiny\]: unknown key 'rope'|$B kvcache --models $HOSTILE/models_unknown_key.ini
+kvcache_huge_context|2|^headroom kvcache: .*/models_huge.ini:7: \[tiny\]: context: expected an integer|$B kvcache --models $HOSTILE/models_huge.ini
+kvcache_long_line|2|^headroom kvcache: .*/models_long_line.ini:2: line longer than 199 characters|$B kvcache --models $HOSTILE/models_long_line.ini
+kvcache_unknown_model|2|^headroom kvcache: --model: unknown model 'nosuch'|$B kvcache --model nosuch
+kvcache_context_zero|2|^headroom kvcache: --context: token counts must be in|$B kvcache --context 0
+kvcache_context_garbage|2|^headroom kvcache: --context: expected a list of token counts|$B kvcache --context 1,,2
+decode_loop_bad_models|2|^headroom decode-loop: .*/models_nodiv.ini:1: |$B decode-loop --models $HOSTILE/models_nodiv.ini --model tiny
+# ---- other readers: wisdom, ceilings ---------------------------------------------------------
+wisdom_binary|2|^headroom run: .*/binary.bin: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/binary.bin
+wisdom_truncated|2|^headroom run: .*/truncated.json: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/truncated.json
+plot_bad_ceilings|2|^headroom plot: .*/binary.bin: not valid JSON|$B plot $TMP/adir --ceilings $HOSTILE/binary.bin --out $TMP/plots
+roofline_bad_threads|2|^headroom roofline: --threads: |$B roofline --threads 5-1
+crossover_backwards|2|^headroom crossover: --seq-min: 100 is larger than --seq-max 10|$B crossover --seq-min 100 --seq-max 10 --out $TMP/co
+EOF
+
+finish
