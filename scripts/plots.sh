@@ -5,7 +5,8 @@
 # plot`, which prepares the data and runs gnuplot on plots/*.gp:
 #   sweep      results/<machine>/latest (else the newest directory holding a results.csv)
 #   ceilings   results/<machine>/ceilings.json                (headroom roofline)
-#   crossover  the newest results/<machine>/crossover-*/       (headroom crossover)
+#   crossover  the newest results/<machine>/*/crossover.csv    (headroom crossover, or a
+#              mode = layer sweep such as configs/crossover.ini)
 #   decode     the newest results/<machine>/decode*.csv or */decode*.csv
 #              (headroom decode-loop --format csv > results/<machine>/decode-loop.csv)
 #   kvcache    `headroom kvcache --format csv`, run on the spot (presets, no measurement)
@@ -44,7 +45,7 @@ for m in "$RESULTS"/*/; do
     fi
     args=(--kvcache "$tmp/kvcache.csv")
     [ -f "$m/ceilings.json" ] && args+=(--ceilings "$m/ceilings.json")
-    cross=$(newest "$m"/crossover-*/crossover.csv)
+    cross=$(newest "$m"/*/crossover.csv)
     [ -n "$cross" ] && args+=(--crossover "$cross")
     dec=$(newest "$m"/decode*.csv "$m"/*/decode*.csv)
     [ -n "$dec" ] && args+=(--decode "$dec")

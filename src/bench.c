@@ -133,7 +133,9 @@ void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm)
     const hr_timer_opts *o = &b->spec->timer;
     if (rewarm && !o->cold) call(b);
     if (o->cold) hr_flush_caches();
+    double p0 = hr_now();
     if (b->probe.kind) hr_phase_before(&b->probe, rep);
+    b->probe_time += hr_now() - p0;
     if (o->before_rep) o->before_rep(o->hook_ctx, rep);
     hr_marker_start(b->region, b->out->tune.threads);
     double s = hr_now();
@@ -141,7 +143,9 @@ void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm)
     double e = hr_now();
     hr_marker_stop(b->region, b->out->tune.threads);
     if (o->after_rep) o->after_rep(o->hook_ctx, rep);
+    p0 = hr_now();
     if (b->probe.kind) hr_phase_after(&b->probe, rep);
+    b->probe_time += hr_now() - p0;
     b->out->timing.rep_time[rep] = (e - s) / (double)b->iters;
     if (rep + 1 > b->out->timing.reps) b->out->timing.reps = rep + 1;
 }
@@ -164,6 +168,8 @@ int hr_bench_close(hr_bench_session *b, int reps)
     hr_phase_mark(&out->timing, s->phase_threshold > 0 ? s->phase_threshold : HR_PHASE_THRESHOLD,
                   s->phase_filter);
     hr_phase_attach(out);
+    /* The probes' cost in wall time: both probes of a repetition, averaged. */
+    if (out->timing.probe_kind && reps > 0) hr_result_set(out, "probe_overhead_s", b->probe_time / reps);
     if (out->timing.s.median > 0) hr_result_set(out, "GBps", out->bytes / out->timing.s.median * 1e-9);
     hr_result_set(out, "AI", out->bytes > 0 ? out->flops / out->bytes : 0);
     if (s->save_dir) {

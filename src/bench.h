@@ -48,6 +48,7 @@ typedef struct {
     long iters;
     double plant;             /* HEADROOM_PLANT_DELAY (test only), 0: none           */
     hr_phase_probe probe;
+    double probe_time;        /* seconds spent in the probes so far                 */
     char region[256];         /* likwid region name                                 */
 } hr_bench_session;
 int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *shared,

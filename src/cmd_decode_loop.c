@@ -114,15 +114,15 @@ int cmd_decode_loop(int argc, char **argv)
     }
     /* The triad ceiling puts GB/s in proportion: given file must load; the default
      * one is optional. */
-    static hr_ceilings ceil;
+    static hr_ceilings ceilings;
     char defpath[512];
     bool have_ceil = false;
     if (ceil_path) {
-        if ((st = hr_ceilings_load(ceil_path, &ceil))) goto err;
+        if ((st = hr_ceilings_load(ceil_path, &ceilings))) goto err;
         have_ceil = true;
     } else {
         hr_ceilings_default_path(defpath, sizeof defpath);
-        have_ceil = access(defpath, R_OK) == 0 && hr_ceilings_load(defpath, &ceil) == HR_OK;
+        have_ceil = access(defpath, R_OK) == 0 && hr_ceilings_load(defpath, &ceilings) == HR_OK;
     }
     if (model) {
         hr_models ms;
@@ -160,7 +160,7 @@ int cmd_decode_loop(int argc, char **argv)
         goto err;
     }
     hr_tune tune = hr_kernel_tune(k, &p, &(hr_tune){0, block_kv, threads});
-    /* Workspace at the largest cache; every step needs at most this (checked below). */
+    /* Workspace at the full cache; no step may need more (checked each step). */
     size_t ws_bytes = k->workspace_bytes ? k->workspace_bytes(&p, &tune) : 0;
     double need = hr_kvcache_bytes(layers, batch, kv_heads, d, capacity) + (double)ws_bytes +
                   4.0 * batch * (2.0 * kv_heads + 2.0 * heads) * POOL * d;
@@ -218,6 +218,11 @@ int cmd_decode_loop(int argc, char **argv)
             if ((st = hr_kvcache_append(&cache, l, pool_row(kp, slot), pool_row(vp, slot), 1)))
                 goto done;
             p.seq_kv = cache.length[l];
+            if (k->workspace_bytes && k->workspace_bytes(&p, &tune) > ws_bytes) {
+                st = hr_fail("--kernel: %s needs more workspace at %d keys than at the full "
+                             "cache", k->name, p.seq_kv);
+                goto done;
+            }
             args.q = pool_row(qp, slot);
             args.k = hr_kvcache_k(&cache, l);
             args.v = hr_kvcache_v(&cache, l);
@@ -249,7 +254,7 @@ int cmd_decode_loop(int argc, char **argv)
 
     ranges(step, attn, bytes, tokens, prompt, nrows, rows);
     /* Best triad GB/s at the nearest measured thread count (0: no ceilings). */
-    const double bw = have_ceil ? hr_ceiling_bw(&ceil, tune.threads) : 0;
+    const double bw = have_ceil ? hr_ceiling_bw(&ceilings, tune.threads) : 0;
     double tot = 0, tot_attn = 0, tot_bytes = 0;
     for (int s = 0; s < tokens; s++) tot += step[s], tot_attn += attn[s], tot_bytes += bytes[s];
     char warn[16][200];
@@ -289,8 +294,8 @@ int cmd_decode_loop(int argc, char **argv)
                "K/V of the cache + Q/O) / attention time\n");
         if (bw > 0)
             printf("%% triad = GB/s / best triad %.2f GB/s at %d thread%s (%s)\n", bw,
-                   hr_ceiling_threads(&ceil, tune.threads),
-                   hr_ceiling_threads(&ceil, tune.threads) == 1 ? "" : "s", ceil.path);
+                   hr_ceiling_threads(&ceilings, tune.threads),
+                   hr_ceiling_threads(&ceilings, tune.threads) == 1 ? "" : "s", ceilings.path);
         else
             printf("no roofline ceilings (headroom roofline, or --ceilings FILE): no %% of "
                    "triad\n");

@@ -8,15 +8,18 @@
 #include "commands.h"
 #include "layer.h"
 #include "results.h"
+#include "wisdom.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
 
-static void print_table(const hr_layer_spec *s, const hr_layer_result *r)
+static void print_table(const hr_layer_spec *s, const hr_layer_result *r, const char *src)
 {
     const hr_problem *p = &r->prob;
-    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s; threads: GEMM %d, core %d\n",
+    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s; threads: GEMM %d, core %d; "
+           "core bq=%d bkv=%d (%s)\n",
            s->kernel->name, hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads,
-           p->kv_heads, p->d_head, p->causal ? "causal" : "full", r->gemm_threads, r->tune.threads);
+           p->kv_heads, p->d_head, p->causal ? "causal" : "full", r->gemm_threads, r->tune.threads,
+           r->tune.block_q, r->tune.block_kv, src);
     printf("%-9s %11s %11s %11s %6s %10s %9s %7s\n", "phase", "median ms", "min ms", "max ms",
            "cv%", "GFLOP", "GFLOP/s", "time%");
     const double total = hr_layer_total_seconds(r);
@@ -36,14 +39,14 @@ static void print_table(const hr_layer_spec *s, const hr_layer_result *r)
 }
 
 /* CSV columns (one row per phase, then "total"; times are medians per call). */
-static void print_csv(const hr_layer_spec *s, const hr_layer_result *r)
+static void print_csv(const hr_layer_spec *s, const hr_layer_result *r, const char *src)
 {
     const hr_problem *p = &r->prob;
     char name[256];
     hr_layer_name(s, r, name, sizeof name);
     printf("name,kernel,gemm,batch,seq,d_model,heads,kv_heads,d_head,causal,gemm_threads,"
            "core_threads,phase,reps,iters,time_median_s,time_min_s,time_max_s,cv,flops,GFLOPS,"
-           "max_rel_err\n");
+           "max_rel_err,block_q,block_kv,tune_source\n");
     for (int i = 0; i <= HR_NPHASES; i++) {
         const int tot = i == HR_NPHASES;
         const hr_summary *m = tot ? NULL : &r->phase[i].timing.s;
@@ -58,13 +61,14 @@ static void print_csv(const hr_layer_spec *s, const hr_layer_result *r)
         else printf("%.9g,%.9g,%.5g,", m->min, m->max, m->cv);
         printf("%.9g,%.6g,", f, t > 0 ? f / t * 1e-9 : 0);
         if (r->checked) printf("%.3g", r->check.max_rel_err);
-        printf("\n");
+        printf(",%d,%d,%s\n", r->tune.block_q, r->tune.block_kv, src);
     }
 }
 
 /* Google Benchmark schema: per phase one "iteration" row per repetition and a "median"
  * aggregate; the name ends in the phase. */
-static void print_json(const hr_layer_spec *s, const hr_layer_result *r, char (*warn)[200], int nw)
+static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const char *src, char (*warn)[200],
+                       int nw)
 {
     const char *wp[16];
     for (int i = 0; i < nw; i++) wp[i] = warn[i];
@@ -105,6 +109,10 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, char (*
             cJSON_AddNumberToObject(o, "flops", r->phase[ph].flops);
             cJSON_AddNumberToObject(o, "GFLOPS", t > 0 ? r->phase[ph].flops / t * 1e-9 : 0);
             if (r->checked) cJSON_AddNumberToObject(o, "max_rel_err", r->check.max_rel_err);
+            cJSON_AddNumberToObject(o, "block_q", r->tune.block_q);
+            cJSON_AddNumberToObject(o, "block_kv", r->tune.block_kv);
+            cJSON_AddNumberToObject(o, "core_threads", r->tune.threads);
+            cJSON_AddStringToObject(o, "tune_source", src);
             cJSON_AddItemToArray(rows, o);
         }
     }
@@ -116,11 +124,11 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, char (*
 
 int cmd_layer(int argc, char **argv)
 {
-    const char *kname = "flash";
+    const char *kname = "flash", *wisdom = NULL;
     int batch = 1, d_model = 512, heads = 0, kv_heads = 0, d = 64, seq = 512, threads = 0;
     int reps = 5, seed = 1, format = 0, gemm = HR_GEMM_OWN, block_q = 0, block_kv = 0;
     double min_time = 0.05, warmup = 0.05, max_mem = 0;
-    bool causal = false, check = false;
+    bool causal = false, check = false, no_wisdom = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
         {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM: own or blas (own)"},
@@ -141,6 +149,8 @@ int cmd_layer(int argc, char **argv)
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check Y against the fp64 layer first; exit 1 if it fails"},
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
         {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "core's tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
+        {"--no-wisdom", HR_OPT_FLAG, &no_wisdom, 0, 0, NULL, NULL, "ignore wisdom: kernel defaults unless flags"},
         {NULL},
     };
     const char *syn = "layer [--kernel NAME] [--gemm own|blas] [--d-model DM] [--seq N] [options]";
@@ -166,6 +176,21 @@ int cmd_layer(int argc, char **argv)
         .timer = {.reps = reps, .min_time = min_time, .warmup = warmup},
         .seed = (uint64_t)seed, .check = check, .max_mem = max_mem,
     };
+    /* Wisdom fills the core's parameters no flag set, looked up for the core's shape. */
+    const char *src = (block_q || block_kv) ? "flag" : "default";
+    if (!no_wisdom) {
+        const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0};
+        hr_tune w = s.tune;
+        int found = hr_wisdom_lookup(wisdom, k, &p, &w);
+        if (found < 0) {
+            st = HR_EUSAGE;
+            goto err;
+        }
+        if (found && memcmp(&w, &s.tune, sizeof w)) {
+            src = (block_q || block_kv) ? "flag+wisdom" : "wisdom";
+            s.tune = w;
+        }
+    }
     hr_layer_result r;
     st = hr_layer_bench(&s, &r);
     if (st == HR_EFAIL) {
@@ -181,9 +206,9 @@ int cmd_layer(int argc, char **argv)
             snprintf(warn[nw++], 200, "phase %s: CV %.1f%% > 5%%: the machine is noisy",
                      hr_phase_names[i], r.phase[i].timing.s.cv * 100);
     for (int i = 0; i < nw; i++) fprintf(stderr, "headroom layer: warning: %s\n", warn[i]);
-    if (format == 0) print_table(&s, &r);
-    else if (format == 1) print_csv(&s, &r);
-    else print_json(&s, &r, warn, nw);
+    if (format == 0) print_table(&s, &r, src);
+    else if (format == 1) print_csv(&s, &r, src);
+    else print_json(&s, &r, src, warn, nw);
     return HR_OK;
 err:
     fprintf(stderr, "headroom layer: %s\n", hr_errmsg());

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "sweep.h"
+#include "wisdom.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -40,7 +41,8 @@ static int find_config(const char *dir, char *buf, size_t len)
 
 int cmd_sweep(int argc, char **argv)
 {
-    const char *out = NULL, *resume = NULL, *filter = NULL;
+    const char *out = NULL, *resume = NULL, *filter = NULL, *wisdom = NULL;
+    bool no_wisdom = false;
     int reps = 0;
     double min_time = -1, max_mem = 0;
     bool check = false, dry = false, probe = false, no_probe = false, phase_filter = false;
@@ -54,6 +56,8 @@ int cmd_sweep(int argc, char **argv)
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every point against the oracle before timing"},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "list the points and skips, measure nothing"},
         {"--filter", HR_OPT_STR, &filter, 0, 0, NULL, "K1,K2", "only these kernels (comma list)"},
+        {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
+        {"--no-wisdom", HR_OPT_FLAG, &no_wisdom, 0, 0, NULL, NULL, "ignore wisdom: the config's tunables, else kernel defaults"},
         {"--probe", HR_OPT_FLAG, &probe, 0, 0, NULL, NULL, "probe the concurrent ceiling around every repetition (config; on)"},
         {"--no-probe", HR_OPT_FLAG, &no_probe, 0, 0, NULL, NULL, "no probes: no frac_of_ceiling, no phase flags"},
         {"--phase-filter", HR_OPT_FLAG, &phase_filter, 0, 0, NULL, NULL, "leave repetitions that changed phase out of the medians"},
@@ -82,6 +86,12 @@ int cmd_sweep(int argc, char **argv)
     if (!st && out && resume) st = hr_fail("--out: not with --resume (the results go to the resumed directory)");
     static hr_sweep_config cfg;
     if (!st) st = hr_config_load(cfgpath, &cfg);
+    cfg.wisdom = !no_wisdom;
+    cfg.wisdom_path = wisdom;
+    if (!st && cfg.wisdom) { /* a corrupt wisdom file is bad input, found before anything runs */
+        const hr_problem p = {1, 1, 1, 1, 1, 1, false, 0};
+        if (hr_wisdom_find(wisdom, cfg.kernels[0] ? cfg.kernels[0] : hr_kernels[0], &p, 0, NULL) < 0) st = HR_EUSAGE;
+    }
     if (st) {
         fprintf(stderr, "headroom sweep: %s\n", hr_errmsg());
         return st;

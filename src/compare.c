@@ -101,6 +101,12 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
         *errored = 1;
         return 1;
     }
+    /* A repetition the phase filter left out of its result's medians (phase.h) is left
+     * out of the test too, so compare judges the same samples the result reports. */
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "excluded"))) {
+        *errored = 2;
+        return 1;
+    }
     /* Old Google Benchmark versions write no run_type: those rows are iterations. */
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "run_type");
     if (cJSON_IsString(type) && !strcmp(type->valuestring, "aggregate")) {
@@ -211,7 +217,8 @@ int hr_bench_file_parse(const char *text, size_t len, const char *path, hr_bench
             st = r;
             goto out;
         }
-        f->nerrored += errored;
+        f->nerrored += errored == 1;
+        f->nexcluded += errored == 2;
     }
     if (nrows == 0) {
         st = hr_fail("%s: no benchmark rows%s", path,
@@ -532,6 +539,10 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
     }
     if (base->nerrored)
         add_warn(c, "%s: %d row(s) with error_occurred skipped", base->path, base->nerrored);
+    if (base->nexcluded)
+        add_warn(c, "%s: %d repetition(s) excluded by the phase filter left out", base->path, base->nexcluded);
+    if (nw->nexcluded)
+        add_warn(c, "%s: %d repetition(s) excluded by the phase filter left out", nw->path, nw->nexcluded);
     if (nw->nerrored)
         add_warn(c, "%s: %d row(s) with error_occurred skipped", nw->path, nw->nerrored);
 out:

@@ -29,6 +29,8 @@ typedef struct {
     int nbench;
     hr_bench *bench;    /* in order of first appearance                              */
     int nerrored;       /* rows with error_occurred, skipped                         */
+    int nexcluded;      /* iteration rows with "excluded": true (left out of the
+                         * result's statistics by --phase-filter), skipped            */
 } hr_bench_file;
 
 /* Parses text as a results file; path names it in messages. Rows are grouped by

@@ -23,7 +23,7 @@ static const char *const keys[] = {
     "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
     "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
     "check",       "cold",   "max_mem", "probe",   "phase_filter", "phase_threshold",
-    "interleave",  "gemm",  NULL,
+    "interleave",  "gemm",  "stop_after_crossover", NULL,
 };
 
 static void trim(char *s)
@@ -184,6 +184,10 @@ static int set_value(hr_sweep_config *c, int key, char *val)
 {
     char *items[HR_CFG_MAXV];
     int n;
+    if (!strcmp(keys[key], "stop_after_crossover")) {
+        if (parse_bool(val, &c->stop_after_crossover)) return hr_fail("'%s': expected true or false", val);
+        return HR_OK;
+    }
     if (!strcmp(keys[key], "gemm")) { /* layer mode: the projections' GEMM back ends */
         if ((n = split(val, items, HR_CFG_MAXV)) < 0 || n > HR_CFG_MAXGEMM) return hr_fail("expected a list of own, blas");
         c->ngemm = 0;
@@ -390,8 +394,9 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     }
     if (c->mode == HR_MODE_LAYER && !c->d_model.n)
         return hr_fail("%s:%d: mode = layer needs d_model", path, x.seen_line[hr_choice(keys, "mode")]);
-    if (c->mode != HR_MODE_LAYER && x.seen_line[hr_choice(keys, "gemm")])
-        return hr_fail("%s:%d: gemm: only with mode = layer", path, x.seen_line[hr_choice(keys, "gemm")]);
+    for (int i = hr_choice(keys, "gemm"), j = 0; j < 2; j++, i = hr_choice(keys, "stop_after_crossover"))
+        if (c->mode != HR_MODE_LAYER && x.seen_line[i])
+            return hr_fail("%s:%d: %s: only with mode = layer", path, x.seen_line[i], keys[i]);
     double pts = hr_config_points(c);
     if (pts > HR_CFG_MAXPOINTS)
         return hr_fail("%s: the cartesian product has %.0f points, more than %d: split the sweep",

@@ -54,6 +54,8 @@ typedef struct {
     bool interleave;        /* interleave = true: spread repetitions over rounds      */
     int ngemm;              /* mode = layer: gemm = own, blas (hr_gemm_backend; own)  */
     int gemm[HR_CFG_MAXGEMM];
+    bool stop_after_crossover; /* mode = layer: once a series' core is slower than its
+                              * projections at some N, larger N are skipped with a note */
     /* Not from the file; the caller sets them (headroom sweep --wisdom, --no-wisdom). */
     bool wisdom;            /* fill tunables the config leaves 0 from the wisdom file */
     const char *wisdom_path; /* NULL: hr_wisdom_default_path()                       */

@@ -209,7 +209,7 @@ static int check_layer(const layer *L, hr_layer_check *c)
         return hr_fail("--check: cannot allocate the fp64 reference (%.1f MiB)",
                        16.0 * N * kc / 1048576);
     }
-    double ymax = 0, errmax = 0;
+    double ymax = 0, errmax = 0, se = 0, sr = 0;
     const int rows = N <= CHECK_ROWS ? N : CHECK_ROWS;
     for (int b = 0; b < p->batch; b++) {
         const float *Xb = L->X + (size_t)b * N * dm;
@@ -247,6 +247,7 @@ static int check_layer(const layer *L, hr_layer_check *c)
                 if (!isfinite(y[j])) c->nonfinite++;
                 const double e = fabs(y[j] - yd[j]);
                 errmax = e > errmax || e != e ? e : errmax;
+                se += e * e, sr += yd[j] * yd[j];
                 ymax = fabs(yd[j]) > ymax ? fabs(yd[j]) : ymax;
             }
             c->rows_checked++;
@@ -256,6 +257,7 @@ static int check_layer(const layer *L, hr_layer_check *c)
     const double eps = 1.0 / (1 << 24); /* unit roundoff of fp32 */
     c->max_abs_err = errmax;
     c->max_rel_err = ymax > 0 ? errmax / ymax : errmax;
+    c->nmse = sr > 0 ? se / sr : se;
     c->tol_pass = eps * (8 * sqrt((double)dm) + 8 * sqrt((double)d) + 16 * log2((double)N + 1) +
                          8 * sqrt((double)qc) + 16);
     c->tol_warn = 10 * c->tol_pass;

@@ -36,6 +36,7 @@ typedef struct {
 /* Check of the whole layer's Y against the fp64 reference. */
 typedef struct {
     double max_abs_err, max_rel_err; /* rel: max |Y - ref| / max |ref| over the rows checked */
+    double nmse;                     /* sum (Y - ref)^2 / sum ref^2 over the same rows      */
     double tol_pass, tol_warn;
     long rows_checked, rows_total, nonfinite;
     int verdict; /* HR_CHECK_* */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,13 @@ static double jnum(const cJSON *o, const char *k, double def)
     if (cJSON_IsNumber(x)) return x->valuedouble;
     if (cJSON_IsBool(x)) return cJSON_IsTrue(x);
     return def;
+}
+
+/* A JSON number as an int: def when absent, not finite or beyond int (a cast would be UB). */
+static int jint(const cJSON *o, const char *k, int def)
+{
+    double v = jnum(o, k, def);
+    return v >= INT_MIN && v <= INT_MAX ? (int)v : def;
 }
 
 static int shape_index(hr_report *r, const hr_report_shape *s)
@@ -144,7 +152,7 @@ int hr_report_add(hr_report *r, const char *path)
     snprintf(m->cpu_model, sizeof m->cpu_model, "%s", jstr(ctx, "cpu_model", "unknown"));
     snprintf(m->isa, sizeof m->isa, "%s", jstr(ctx, "isa", "?"));
     snprintf(m->date, sizeof m->date, "%s", jstr(ctx, "date", "?"));
-    m->cpus = (int)jnum(ctx, "num_cpus", 0);
+    m->cpus = jint(ctx, "num_cpus", 0);
     /* Column titles must differ: a second file of the same machine gets " #2". */
     int same = 1;
     for (int i = 0; i < r->nmachines; i++) same += !strcmp(r->machines[i].machine, m->machine);
@@ -169,16 +177,16 @@ int hr_report_add(hr_report *r, const char *path)
         else if (!strcmp(rt, "iteration")) agg = 0;
         else if (!strcmp(rt, "aggregate") && !strcmp(jstr(b, "aggregate_name", ""), "median")) agg = 1;
         else continue;
-        hr_report_shape s = {(int)jnum(b, "batch", 0), (int)jnum(b, "heads", 0),
-                             (int)jnum(b, "kv_heads", 0), (int)jnum(b, "seq_q", 0),
-                             (int)jnum(b, "seq_kv", 0), (int)jnum(b, "d_head", 0),
-                             (int)jnum(b, "causal", 0), {0}};
+        hr_report_shape s = {jint(b, "batch", 0), jint(b, "heads", 0),
+                             jint(b, "kv_heads", 0), jint(b, "seq_q", 0),
+                             jint(b, "seq_kv", 0), jint(b, "d_head", 0),
+                             jint(b, "causal", 0), {0}};
         snprintf(s.layout, sizeof s.layout, "%s", jstr(b, "layout", "bhnd"));
         if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.d_head < 1) continue;
         raw_row *x = &rows[n];
         if ((x->shape = shape_index(r, &s)) < 0) break;
         snprintf(x->kernel, sizeof x->kernel, "%s", kernel);
-        x->threads = (int)jnum(b, "threads", 1);
+        x->threads = jint(b, "threads", 1);
         x->agg = agg;
         x->g = row_gflops(b);
         x->pct = jnum(b, "pct_of_roofline", NAN);

@@ -37,7 +37,7 @@ typedef struct {
      * kernel x shape name cannot tell apart (one phase of a full layer:
      * "layer/flash/blas/B1/N1024/D512/H8/G8/d64/full/T2/core", see hr_layer_name).
      * Empty: the kernel x shape name below. */
-    char label[160];
+    char label[256];
 } hr_result;
 
 /* Sets counter name to value (adds it, or replaces an existing one). */

@@ -2,6 +2,7 @@
  * appended and fsync'ed per finished row, results.json/csv rewritten atomically, resume. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cli.h"
 #include "phase.h"
 #include "counts.h"
+#include "layer.h"
 #include "roofline.h"
 #include "sweep.h"
 #include "sysinfo.h"
@@ -81,6 +83,7 @@ static bool in_filter(const char *filter, const char *name)
 static void finish_point(hr_sweep_point *pt, const hr_sweep_config *c, double max_mem)
 {
     const hr_kernel *k = pt->kernel;
+    if (hr_sweep_point_wisdom(c, pt)) snprintf(pt->skip, sizeof pt->skip, "%s", hr_errmsg());
     hr_result r = {.kernel = k, .prob = pt->prob, .layout = pt->layout};
     bool valid = !pt->skip[0] && hr_problem_validate(&pt->prob) == HR_OK;
     if (!pt->skip[0] && !valid) snprintf(pt->skip, sizeof pt->skip, "invalid shape: %s", hr_errmsg());
@@ -88,14 +91,11 @@ static void finish_point(hr_sweep_point *pt, const hr_sweep_config *c, double ma
     if (!valid && !(k->caps & HR_CAP_THREADED)) r.tune.threads = 1;
     hr_sweep_key(&r, pt->pass, pt->key, sizeof pt->key);
     hr_result_name(&r, pt->name, sizeof pt->name);
-    if (pt->skip[0]) return;
     if (c->mode == HR_MODE_LAYER) {
-        snprintf(pt->skip, sizeof pt->skip,
-                 "mode = layer (d_model %d): the full-layer benchmark is not wired into sweep in "
-                 "this build; run headroom layer",
-                 pt->d_model);
+        hr_sweep_layer_finish(c, pt, max_mem);
         return;
     }
+    if (pt->skip[0]) return;
     const char *why = k->applicable ? k->applicable(&pt->prob) : NULL;
     if (why) {
         snprintf(pt->skip, sizeof pt->skip, "not applicable: %s", why);
@@ -141,12 +141,14 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
     for (int it = 0; it < c->threads.n; it++)
     for (int iq = 0; iq < c->block_q.n; iq++)
     for (int ik = 0; ik < c->block_kv.n; ik++)
+    for (int ie = 0; ie < (c->ngemm > 0 ? c->ngemm : 1); ie++)
     for (int kk = 0; kk < c->nkernels; kk++) {
         const hr_kernel *k = c->kernels[kk];
         if (!in_filter(filter, k->name)) continue;
         hr_sweep_point *pt = &p[np];
         memset(pt, 0, sizeof *pt);
         pt->kernel = k;
+        pt->gemm = c->ngemm > 0 ? c->gemm[ie] : 0;
         pt->pass = pass;
         int d = c->d_head.v[id], heads = hd->v[ih];
         if (c->d_model.n) {
@@ -200,6 +202,7 @@ cJSON *hr_result_to_json(const hr_result *r)
     const hr_problem *p = &r->prob;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "kernel", r->kernel->name);
+    if (r->label[0]) cJSON_AddStringToObject(o, "label", r->label);
     cJSON_AddNumberToObject(o, "batch", p->batch);
     cJSON_AddNumberToObject(o, "heads", p->heads);
     cJSON_AddNumberToObject(o, "kv_heads", p->kv_heads);
@@ -260,6 +263,8 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     if (!cJSON_IsString(kn)) return hr_fail("field 'kernel' missing");
     if (!(r->kernel = hr_kernel_find(kn->valuestring)))
         return hr_fail("kernel '%s' is not in this binary", kn->valuestring);
+    const cJSON *lb = cJSON_GetObjectItemCaseSensitive(o, "label");
+    if (cJSON_IsString(lb)) snprintf(r->label, sizeof r->label, "%s", lb->valuestring);
     static const char *const ints[] = {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "d_head",
                                        "block_q", "block_kv", "threads", NULL};
     int *dst[] = {&r->prob.batch, &r->prob.heads, &r->prob.kv_heads, &r->prob.seq_q, &r->prob.seq_kv,
@@ -267,6 +272,8 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     double v = 0;
     for (int i = 0; ints[i]; i++) {
         if (num(o, ints[i], &v)) return HR_EUSAGE;
+        if (!(v >= INT_MIN && v <= INT_MAX)) /* a cast out of range is UB */
+            return hr_fail("field '%s' out of range", ints[i]);
         *dst[i] = (int)v;
     }
     if (num(o, "scale", &v)) return HR_EUSAGE;
@@ -277,12 +284,13 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     if (li < 0) return hr_fail("field 'layout' missing or unknown");
     r->layout = (hr_layout)li;
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
-    static const char *const sources[] = {"default", "flag", "wisdom", NULL};
+    static const char *const sources[] = {"default", "flag", "wisdom", "flag+wisdom", NULL};
     int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;
     r->tune_source = sources[si < 0 ? 0 : si];
     if (num(o, "flops", &r->flops) || num(o, "bytes", &r->bytes) ||
         num(o, "workspace_bytes", &r->workspace_bytes) || num(o, "iters", &v))
         return HR_EUSAGE;
+    if (!(v >= 0 && v <= 1e18)) return hr_fail("field 'iters' out of range");
     r->timing.iters = (long)v;
     const cJSON *rt = cJSON_GetObjectItemCaseSensitive(o, "rep_time"), *x;
     if (!cJSON_IsArray(rt)) return hr_fail("field 'rep_time' missing");
@@ -326,6 +334,10 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
                                             "rows_checked", "rows_total", "verdict"};
         for (int i = 0; i < 11; i++)
             if (num(ck, names[i], &f[i])) return HR_EUSAGE;
+        for (int i = 5; i < 10; i++) /* counts: a cast out of range is UB */
+            if (!(f[i] >= 0 && f[i] <= 1e18)) return hr_fail("field 'check.%s' out of range", names[i]);
+        if (f[10] != HR_CHECK_PASS && f[10] != HR_CHECK_WARN && f[10] != HR_CHECK_FAIL)
+            return hr_fail("field 'check.verdict' is not 0, 1 or 2"); /* indexes hr_check_names */
         *c = (hr_check){f[0], f[1], f[2], f[3], f[4], (long)f[5], (long)f[6], (long)f[7], (long)f[8],
                         (long)f[9], (int)f[10]};
         r->checked = true;
@@ -497,9 +509,12 @@ static int load_rows(run_state *s)
         cJSON *o = cJSON_Parse(p), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
         hr_result r;
         if (!o || !cJSON_IsNumber(pass) ||
-            hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r))
-            st = hr_fail("%s:%d: not a headroom row%s%s", path, line, o ? ": " : "", o ? hr_errmsg() : "");
-        else
+            hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r)) {
+            /* hr_errmsg() is the buffer hr_fail writes: copy it before formatting. */
+            char why[400] = "";
+            if (o) snprintf(why, sizeof why, ": %s", cJSON_IsNumber(pass) ? hr_errmsg() : "field 'pass' missing");
+            st = hr_fail("%s:%d: not a headroom row%s", path, line, why);
+        } else
             st = add_result(s, &r, pass->valueint);
         cJSON_Delete(o);
         p = e + 1;
@@ -646,7 +661,7 @@ static int measure_group(run_state *s, hr_sweep_point **g, int ng, int *measured
             .prob = pt->prob,
             .layout = pt->layout,
             .tune = pt->tune,
-            .tune_source = (pt->tune.block_q || pt->tune.block_kv) ? "flag" : "default",
+            .tune_source = pt->tune_source ? pt->tune_source : "default",
             .dist = (hr_dist)c->dist,
             .seed = (uint64_t)c->seed,
             .timer = {.reps = reps,
@@ -734,6 +749,55 @@ out:
     free(ses);
     free(live);
     return st;
+}
+
+/* Layer mode: one point, hr_sweep_layer_run (sweep_layer.c), its phase rows recorded in
+ * order with the total row, the point's key, last. */
+static int measure_layer(run_state *s, hr_sweep_point *pt, int *measured_now, bool *interrupted)
+{
+    const hr_sweep_config *c = s->c;
+    hr_sweep_opts *o = s->o;
+    char why[200];
+    if (c->stop_after_crossover && hr_sweep_layer_past(pt, s->res, s->nres, why, sizeof why)) {
+        note *nt = &s->skipped[s->nskipped++];
+        snprintf(nt->name, sizeof nt->name, "%s", pt->name);
+        snprintf(nt->reason, sizeof nt->reason, "%s", why);
+        note_line(o, "skipped", pt->name, why);
+        s->ndone++;
+        return HR_OK;
+    }
+    progress(o, s->ndone, s->npts, hr_now() - s->t0, *measured_now, s->to_measure, pt->name, NULL);
+    hr_bench_spec spec = {.seed = (uint64_t)c->seed,
+                          .timer = {.reps = o->reps > 0 ? o->reps : c->reps,
+                                    .min_time = o->min_time >= 0 ? o->min_time : c->min_time,
+                                    .warmup = c->warmup, .cold = c->cold, .stop = o->stop},
+                          .check = o->check || c->check,
+                          .max_mem = o->max_mem > 0 ? o->max_mem : c->max_mem};
+    hr_result rows[HR_NPHASES + 1];
+    int n, st = HR_OK, rs = hr_sweep_layer_run(pt, &spec, rows, &n);
+    if (rows[HR_NPHASES].timing.aborted || (o->stop && *o->stop)) {
+        *interrupted = true; /* the point in flight is abandoned, not recorded */
+        return HR_OK;
+    }
+    ++*measured_now;
+    s->ndone++;
+    if (rs) {
+        note *nt = &s->skipped[s->nskipped++];
+        snprintf(nt->name, sizeof nt->name, "%s", pt->name);
+        snprintf(nt->reason, sizeof nt->reason, "%s", hr_errmsg());
+        note_line(o, rs == HR_EFAIL ? "FAILED" : "skipped", pt->name, hr_errmsg());
+        s->failed += rs == HR_EFAIL;
+        return write_outputs(s, false);
+    }
+    for (int i = 0; i < n && !st; i++) {
+        if (c->passes > 1) hr_result_set(&rows[i], "pass", pt->pass);
+        if (s->have_ceil) hr_roofline_attach(&rows[i], s->ceilings);
+        if (!(st = add_result(s, &rows[i], pt->pass))) st = append_row(s, &rows[i], pt->pass);
+    }
+    if (st) return st;
+    s->measured++;
+    progress(o, s->ndone, s->npts, hr_now() - s->t0, *measured_now, s->to_measure, pt->name, &rows[n - 1]);
+    return write_outputs(s, false);
 }
 
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
@@ -833,6 +897,10 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
             continue;
         }
         if (strset_has(&done, pt->key)) continue;
+        if (c->mode == HR_MODE_LAYER) {
+            st = measure_layer(&s, pt, &measured_now, &interrupted);
+            continue;
+        }
         int ng = 0;
         grp[ng++] = pt;
         if (s.interleave) {
@@ -857,6 +925,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     free(grp);
     if (o->progress_tty && !interrupted) progress(o, npts, npts, hr_now() - t0, measured_now, to_measure, "", NULL);
     if (!st) st = write_outputs(&s, interrupted);
+    if (!st && c->mode == HR_MODE_LAYER) st = hr_sweep_layer_crossover(s.res, s.nres, o->dir);
     if (!st) update_latest(o->dir);
     if (!st)
         fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",

@@ -18,6 +18,7 @@ typedef struct {
     int pass;         /* 1..passes                                                  */
     int d_model;      /* layer mode                                                 */
     int gemm;         /* layer mode: the projections' hr_gemm_backend                */
+    int threads;      /* the config's threads (layer mode: the GEMMs'; 0: all CPUs)  */
     const char *tune_source; /* "default", "flag", "wisdom" or "flag+wisdom"         */
     char name[256];   /* hr_result_name of the point (resolved tunables)            */
     char key[320];    /* name + block sizes + pass: what --resume matches on         */
@@ -44,8 +45,13 @@ void hr_sweep_layer_finish(const hr_sweep_config *c, hr_sweep_point *pt, double 
  * spec) and fills rows[0..HR_NPHASES] with one result per phase (hr_phase_names) and the
  * total, each named "<point name>/<phase>". Returns hr_layer_bench's status. */
 int hr_sweep_layer_run(const hr_sweep_point *pt, const hr_bench_spec *spec, hr_result *rows, int *nrows);
-/* After a layer sweep: crossover.csv and crossover_table.csv in dir from the "total"...
- * rows of res (see sweep_layer.c). HR_OK, or HR_EUSAGE when a file cannot be written. */
+/* stop_after_crossover: when an earlier row of pt's series (same name but N, same pass)
+ * at a smaller N had core time > projection time, writes why pt is skipped to buf and
+ * returns it; else NULL. */
+const char *hr_sweep_layer_past(const hr_sweep_point *pt, const hr_result *res, int nres, char *buf, size_t len);
+/* After a layer sweep: crossover.csv and crossover_table.csv (the columns of headroom
+ * crossover) in dir, from the layer phase rows among res. HR_OK, or HR_EUSAGE when a
+ * file cannot be written. */
 int hr_sweep_layer_crossover(const hr_result *res, int nres, const char *dir);
 
 /* The resume key of a result measured in pass `pass`. */

@@ -32,7 +32,7 @@ expect run-flag-value    2 '--causal: takes no value' -- $B run --kernel naive -
 expect run-extra-arg     2 "unexpected argument 'extra'" -- $B run --kernel naive extra
 # Absurd but in-range sizes: refused by the memory budget before any allocation (the
 # ulimit makes an attempted allocation of that size fail loudly instead).
-expect run-over-budget   2 '--max-mem: naive needs' -- bash -c "ulimit -v 4000000; $B run --kernel naive --seq 16000000 --heads 64"
+expect run-over-budget   2 '--max-mem: naive needs' -- bash -c "[ \"\${HR_SANITIZE:-0}\" = 1 ] || ulimit -v 4000000; $B run --kernel naive --seq 16000000 --heads 64"
 expect run-small-budget  2 '--max-mem: naive needs' -- $B run --kernel naive --seq 4096 --max-mem 1M
 expect check-unknown     2 "--kernel: unknown kernel 'nope'" -- $B check --kernel nope
 expect run-ok-check      0 'pass'                      -- $B run --kernel naive --heads 2 --seq 33 --d-head 7 --causal --check --reps 3 --min-time 0.001

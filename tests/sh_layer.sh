@@ -30,4 +30,46 @@ expect crossover-table   0 '^naive,64,[0-9]*,128\.0,' -- cat "$out/crossover_tab
 expect crossover-bad-dm  2 "--d-model: '100' is not a positive multiple" -- $B crossover --d-model 100 --out "$TMP/x2"
 expect crossover-bad-k   2 "--kernels: unknown kernel 'nope'" -- $B crossover --kernels nope --out "$TMP/x3"
 expect crossover-range   2 '--seq-min: 512 is larger'  -- $B crossover --seq-min 512 --seq-max 64 --out "$TMP/x4"
+
+# mode = layer in a sweep: four rows per point, the crossover files, resume, wisdom.
+lcfg=$TMP/tiny_layer.ini
+cat > "$lcfg" <<'EOF'
+[sweep]
+mode = layer
+kernels = flash, naive
+d_model = 64
+d_head = 32
+seq = 16, 64
+threads = 1
+reps = 2
+min_time = 0
+warmup = 0
+EOF
+lo=$TMP/lsweep
+expect sweep-layer-dry   0 '4 points: 4 to run, 0 skipped' -- $B sweep "$lcfg" --dry-run
+expect sweep-layer-run   0 '16 rows \(4 new, 0 resumed\), 0 skipped' -- $B sweep "$lcfg" --out "$lo" --check
+expect sweep-layer-csv   0 '^layer/naive/own/B1/N64/D64/H2/G2/d32/full/T1/out_proj,naive,1,2,2,64,64,32,0,bnhd,1,' -- cat "$lo/results.csv"
+expect sweep-layer-json  0 '"run_name":[[:space:]]*"layer/flash/own/B1/N16/D64/H2/G2/d32/full/T1/total"' -- cat "$lo/results.json"
+expect sweep-layer-xcsv  0 '^flash,64,64,[0-9.e-]+,[0-9.e-]+,' -- cat "$lo/crossover.csv"
+expect sweep-layer-xtab  0 '^naive,64,[0-9]*,128\.0,' -- cat "$lo/crossover_table.csv"
+expect sweep-layer-resume 0 '16 rows \(0 new, 16 resumed\)' -- $B sweep --resume "$lo"
+printf '[sweep]\nmode = layer\nkernels = naive\nd_model = 64\nd_head = 32\nseq = 16..256*2\nreps = 1\nmin_time = 0\nwarmup = 0\nstop_after_crossover = true\n' > "$TMP/stop.ini"
+expect sweep-layer-stop  0 'past the crossover' -- $B sweep "$TMP/stop.ini" --out "$TMP/lstop"
+printf '[sweep]\nheads = 2\ngemm = blas\n' > "$TMP/gemm_attn.ini"
+expect sweep-gemm-attn   2 'gemm_attn.ini:3: gemm: only with mode = layer' -- $B sweep "$TMP/gemm_attn.ini" --dry-run
+
+W=$TMP/layer_wisdom.json
+TSHAPE=(--kernel flash --heads 2 --seq 64 --d-head 32 --threads 1 --budget 1 --min-time 0.002 --rounds 3)
+expect tune-for-layer    0 'wisdom written' -- $B tune "${TSHAPE[@]}" --wisdom "$W"
+expect sweep-wisdom      0 '' -- $B sweep "$lcfg" --filter flash --out "$TMP/lw" --wisdom "$W"
+expect sweep-wisdom-row  0 '^layer/flash/own/B1/N64/D64/H2/G2/d32/full/T1/core,flash,.*,wisdom,' -- cat "$TMP/lw/results.csv"
+expect sweep-wisdom-json 0 '"tune_source":[[:space:]]*"wisdom"' -- cat "$TMP/lw/results.json"
+expect sweep-no-wisdom   0 '' -- $B sweep "$lcfg" --filter flash --out "$TMP/lnw" --wisdom "$W" --no-wisdom
+if grep -q wisdom "$TMP/lnw/results.csv"; then fail sweep-no-wisdom-rows "wisdom used with --no-wisdom"; else ok sweep-no-wisdom-rows; fi
+expect layer-wisdom      0 'core bq=[0-9]+ bkv=[0-9]+ \(wisdom\)' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --wisdom "$W" "${Q[@]}"
+expect layer-wisdom-flag 0 ',flag\+wisdom$' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --block-q 16 --wisdom "$W" --format csv "${Q[@]}"
+expect layer-no-wisdom   0 '\(default\)' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --wisdom "$W" --no-wisdom "${Q[@]}"
+echo '{bad' > "$TMP/bad_wisdom.json"
+expect layer-bad-wisdom  2 'bad_wisdom.json: corrupt wisdom file' -- $B layer --wisdom "$TMP/bad_wisdom.json" "${Q[@]}"
+expect sweep-bad-wisdom  2 'bad_wisdom.json: corrupt wisdom file' -- $B sweep "$lcfg" --dry-run --wisdom "$TMP/bad_wisdom.json"
 finish

@@ -1,0 +1,78 @@
+# sh_phase.sh — per-repetition probes, phase filter, interleaved sweeps and compare on the normalized metric, from the command line.
+SUITE=phase
+. "$(dirname "$0")/lib.sh"
+
+RUN=("$HR_BIN" run --heads 2 --seq 64 --d-head 16 --threads 1 --reps 4 --min-time 0 --warmup 0)
+
+expect probe_both 2 '--probe: not with --no-probe' -- "${RUN[@]}" --kernel flash --probe --no-probe
+expect filter_needs_probe 2 '--phase-filter: needs the probes' -- "${RUN[@]}" --kernel flash --no-probe --phase-filter
+expect threshold_range 2 '--phase-threshold' -- "${RUN[@]}" --kernel flash --phase-threshold 0
+expect probe_kind_none 2 '--probe-kind: expected fma, bw or auto' -- "${RUN[@]}" --kernel flash --probe-kind none
+expect plant_bad 2 'HEADROOM_PLANT_DELAY: expected a fraction' -- env HEADROOM_PLANT_DELAY=1.5 "${RUN[@]}" --kernel flash
+expect table_line 0 '^probe: fma, concurrent ceiling .* frac_of_ceiling [0-9.]+ \(medians\); phase changes [0-9]+ of 4' \
+    -- "${RUN[@]}" --kernel flash
+
+"${RUN[@]}" --kernel flash --format json > "$TMP/flash.json" 2> /dev/null
+"${RUN[@]}" --kernel flash --format json --no-probe > "$TMP/noprobe.json" 2> /dev/null
+"$HR_BIN" run --kernel decode --heads 2 --seq 1 --seq-kv 4096 --d-head 16 --threads 1 --reps 4 --min-time 0 \
+    --warmup 0 --format json > "$TMP/decode.json" 2> /dev/null
+"${RUN[@]}" --kernel flash --format json --probe-kind bw > "$TMP/forcebw.json" 2> /dev/null
+if command -v python3 > /dev/null; then
+    # rows.py FILE CODE: runs CODE with d (the document), it (iteration rows), ag (aggregates).
+    cat > "$TMP/rows.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); it = [b for b in d['benchmarks'] if b['run_type'] == 'iteration']
+ag = {b['aggregate_name']: b for b in d['benchmarks'] if b['run_type'] == 'aggregate'}
+exec(sys.argv[2])
+PY
+    expect per_rep_frac 0 '^fma 4 ok' -- python3 "$TMP/rows.py" "$TMP/flash.json" "
+assert all(0 < b['frac_of_ceiling'] and b['probe_gflops'] > 0 and b['phase_change'] in (True, False) for b in it)
+fr = sorted(b['frac_of_ceiling'] for b in it)
+assert abs(ag['median']['frac_of_ceiling'] - (fr[1] + fr[2]) / 2) < 1e-12 * fr[2]
+print(it[0]['probe_kind'], len(it), 'ok')"
+    expect no_probe_fields 0 '^none' -- python3 "$TMP/rows.py" "$TMP/noprobe.json" "
+assert not any('frac_of_ceiling' in b or 'probe_kind' in b for b in d['benchmarks']); print('none')"
+    expect decode_bw 0 '^bw probe_gbs' -- python3 "$TMP/rows.py" "$TMP/decode.json" "
+assert all('probe_gbs' in b and 'probe_gflops' not in b for b in it); print(it[0]['probe_kind'], 'probe_gbs')"
+    expect forced_bw 0 '^bw' -- python3 "$TMP/rows.py" "$TMP/forcebw.json" "print(it[0]['probe_kind'])"
+fi
+
+# compare on the normalized metric sees one sample per repetition (4/4), not one copied value.
+expect compare_reps 0 ' 4/4  same' -- "$HR_BIN" compare "$TMP/flash.json" "$TMP/flash.json" --metric normalized
+expect compare_no_counter 2 "has no 'frac_of_ceiling' counter" -- "$HR_BIN" compare "$TMP/noprobe.json" \
+    "$TMP/flash.json" --metric normalized
+
+# Sweeps: interleaved rounds over the kernels of a shape; config keys and flags.
+cfg=$TMP/il.ini
+cat > "$cfg" <<'EOF'
+[sweep]
+kernels = naive, flash, simd
+heads = 2
+d_head = 16
+seq = 32, 64
+threads = 1
+reps = 3
+min_time = 0
+warmup = 0
+passes = 2
+EOF
+expect sweep_interleaved 0 '12 rows \(12 new' -- "$HR_BIN" sweep "$cfg" --out "$TMP/il" --check
+if command -v python3 > /dev/null; then
+    expect sweep_fields 0 '^interleave True 6 (fma|bw)$' -- python3 -c "
+import json; d = json.load(open('$TMP/il/results.json')); it = [b for b in d['benchmarks'] if b['run_type'] == 'iteration']
+assert {b['interleaved'] for b in it} == {6}, {b.get('interleaved') for b in it}
+assert len(it) == 36 and all('frac_of_ceiling' in b for b in it)
+print('interleave', d['sweep']['interleave'], it[0]['interleaved'], d['sweep']['probe'] == 'auto' and it[0]['probe_kind'])"
+fi
+expect sweep_resume 0 '12 rows \(0 new, 12 resumed\)' -- "$HR_BIN" sweep --resume "$TMP/il"
+expect sweep_sequential 0 '12 rows' -- "$HR_BIN" sweep "$cfg" --out "$TMP/seq" --no-interleave --no-probe
+if command -v python3 > /dev/null; then
+    expect sweep_seq_fields 0 '^plain' -- python3 -c "
+import json; d = json.load(open('$TMP/seq/results.json'))
+assert not any('interleaved' in b or 'frac_of_ceiling' in b for b in d['benchmarks'])
+assert d['sweep']['interleave'] is False and d['sweep']['probe'] == 'none'; print('plain')"
+fi
+expect sweep_filter_noprobe 2 '--phase-filter: needs the probes' -- "$HR_BIN" sweep "$cfg" --out "$TMP/x" --no-probe --phase-filter
+printf '[sweep]\nkernels = flash\ninterleave = sometimes\n' > "$TMP/bad.ini"
+expect sweep_bad_key 2 "bad.ini:3: interleave: 'sometimes'" -- "$HR_BIN" sweep "$TMP/bad.ini"
+finish
