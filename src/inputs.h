@@ -38,7 +38,8 @@ void hr_tensors_free(hr_tensors *t);
 /* Bytes hr_tensors_alloc would take (Q, K, V, O). */
 double hr_tensors_bytes(const hr_problem *p);
 
-/* 64-byte aligned allocation; NULL on failure. Free with free(). */
+/* 64-byte aligned allocation (2 MiB aligned, transparent huge pages, from 2 MiB up);
+ * NULL on failure. Free with free(). */
 void *hr_alloc(size_t bytes);
 
 #endif

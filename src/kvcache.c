@@ -1,25 +1,9 @@
 /* kvcache.c — the KV cache: allocation with a budget, appends checked against capacity, zero-copy views. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "inputs.h"
 #include "kvcache.h"
-
-/* The tensors' memory: 64-byte aligned; from 2 MiB up, 2 MiB aligned and marked for
- * transparent huge pages (a decode step streams the whole cache: with 4 KiB pages it
- * measured 15-25% slower on this machine's EPYC, from TLB misses). */
-static float *cache_alloc(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (bytes < huge) return hr_alloc(bytes);
-    size_t n = (bytes + huge - 1) / huge * huge;
-    float *p = aligned_alloc(huge, n);
-#ifdef MADV_HUGEPAGE
-    if (p) madvise(p, n, MADV_HUGEPAGE); /* advice only: failure changes nothing */
-#endif
-    return p;
-}
 
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity)
 {
@@ -47,7 +31,7 @@ int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_he
     if (max_bytes > 0 && bytes > max_bytes)
         return hr_fail("KV cache needs %.2f GiB, over the memory budget of %.2f GiB "
                        "(--max-mem)", bytes / 1073741824.0, max_bytes / 1073741824.0);
-    c->mem = cache_alloc((size_t)bytes);
+    c->mem = hr_alloc((size_t)bytes);
     c->length = calloc((size_t)layers, sizeof *c->length);
     if (!c->mem || !c->length) {
         free(c->mem);

@@ -199,9 +199,8 @@ static void case_numerics_denormal_inputs(const hr_kernel *k, const hr_problem *
     }
     fill_const(ts.q, p->batch, p->heads, p->seq_q, p->d_head, tiny);
     fill_const(ts.k, p->batch, p->kv_heads, p->seq_kv, p->d_head, tiny);
-    hr_check c = {0};
     run(k, p, &ts, 0);
-    c = hr_oracle_check(p, &ts.args, 0);
+    hr_check c = hr_oracle_check(p, &ts.args, 0);
     CHECKF(c.nonfinite == 0 && c.masked_nonzero == 0 && c.verdict == HR_CHECK_PASS,
            "%s denormal Q,K: %s", k->name, hr_check_names[c.verdict]);
     fill_const(ts.v, p->batch, p->kv_heads, p->seq_kv, p->d_head, tiny);
