@@ -90,15 +90,18 @@ static int set_opt(const hr_opt *o, const char *val)
         return HR_OK;
     }
     case HR_OPT_FLAG: *(bool *)o->dst = true; return HR_OK;
+    case HR_OPT_GROUP: break;
     }
     return hr_fail("%s: unknown option kind", o->name);
 }
 
-void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts)
+static void print_opts(FILE *f, const hr_opt *opts)
 {
-    fprintf(f, "usage: headroom %s\n", synopsis);
-    if (opts && opts[0].name) fprintf(f, "\noptions:\n");
     for (const hr_opt *o = opts; o && o->name; o++) {
+        if (o->kind == HR_OPT_GROUP) {
+            print_opts(f, o->dst);
+            continue;
+        }
         char left[96];
         if (o->kind == HR_OPT_FLAG) snprintf(left, sizeof left, "%s", o->name);
         else if (o->kind == HR_OPT_ENUM) {
@@ -109,7 +112,27 @@ void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts)
             snprintf(left, sizeof left, "%s %s", o->name, o->metavar ? o->metavar : "X");
         fprintf(f, "  %-30s %s\n", left, o->help ? o->help : "");
     }
+}
+
+void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts)
+{
+    fprintf(f, "usage: headroom %s\n", synopsis);
+    if (opts && opts[0].name) fprintf(f, "\noptions:\n");
+    print_opts(f, opts);
     fprintf(f, "  %-30s %s\n", "--help", "show this help");
+}
+
+/* The option called name[0..len) in opts or the groups it splices in, or NULL. */
+static const hr_opt *find_opt(const hr_opt *opts, const char *name, size_t len)
+{
+    const hr_opt *found = NULL;
+    for (const hr_opt *x = opts; x && x->name; x++) {
+        const hr_opt *o = x->kind == HR_OPT_GROUP ? find_opt(x->dst, name, len)
+                          : strlen(x->name) == len && !strncmp(x->name, name, len) ? x
+                                                                                  : NULL;
+        if (o) found = o;
+    }
+    return found;
 }
 
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
@@ -134,9 +157,7 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
         }
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        const hr_opt *o = NULL;
-        for (const hr_opt *x = opts; x && x->name; x++)
-            if (strlen(x->name) == len && !strncmp(x->name, a, len)) o = x;
+        const hr_opt *o = find_opt(opts, a, len);
         if (!o) return hr_fail("unknown option '%.*s' (see --help)", (int)len, a);
         const char *val = NULL;
         if (o->kind == HR_OPT_FLAG) {
@@ -152,4 +173,30 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
     }
     if (npos) *npos = np;
     return HR_OK;
+}
+
+void hr_shape_flags_init(hr_shape_flags *f)
+{
+    *f = (hr_shape_flags){.batch = 1, .heads = 8, .seq = 512, .d_head = 64};
+    const hr_opt o[] = {
+        {"--batch", HR_OPT_INT, &f->batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
+        {"--heads", HR_OPT_INT, &f->heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (8)"},
+        {"--kv-heads", HR_OPT_INT, &f->kv_heads, 1, HR_MAX_HEADS, NULL, "G", "KV heads, divides H (H)"},
+        {"--seq", HR_OPT_INT, &f->seq, 1, HR_MAX_SEQ, NULL, "N", "query rows Nq (512)"},
+        {"--seq-kv", HR_OPT_INT, &f->seq_kv, 1, HR_MAX_SEQ, NULL, "M", "key rows Nkv (N)"},
+        {"--d-head", HR_OPT_INT, &f->d_head, 1, HR_MAX_DHEAD, NULL, "D", "head dimension (64)"},
+        {"--scale", HR_OPT_DOUBLE, &f->scale, 0, 1e30, NULL, "S", "softmax scale (1/sqrt(D))"},
+        {"--causal", HR_OPT_FLAG, &f->causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
+        {"--layout", HR_OPT_ENUM, &f->layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
+        {NULL},
+    };
+    _Static_assert(sizeof o <= sizeof f->opts, "hr_shape_flags.opts too small");
+    memcpy(f->opts, o, sizeof o);
+}
+
+hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
+{
+    return (hr_problem){f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
+                        f->seq,    f->seq_kv ? f->seq_kv : f->seq,
+                        f->d_head, f->causal, (float)f->scale};
 }

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "headroom.h"
+
 typedef enum {
     HR_OPT_INT,    /* int*, range [lo, hi]                                  */
     HR_OPT_DOUBLE, /* double*, range [lo, hi]                               */
@@ -12,6 +14,7 @@ typedef enum {
     HR_OPT_FLAG,   /* bool*, no argument                                    */
     HR_OPT_ENUM,   /* int*, index into choices (NULL-terminated)            */
     HR_OPT_BYTES,  /* double*, a size with optional K/M/G/T suffix (binary)  */
+    HR_OPT_GROUP,  /* const hr_opt*: another table spliced in here (name unused) */
 } hr_opt_kind;
 
 typedef struct {
@@ -35,5 +38,19 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
 void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts);
 /* Index of s in a NULL-terminated list, or -1. */
 int hr_choice(const char *const *choices, const char *s);
+
+/* The shape flags every command that takes one shape shares (run, tune): --batch
+ * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout. Splice
+ * f->opts into a table with {"shape", HR_OPT_GROUP, f->opts}. */
+typedef struct {
+    int batch, heads, kv_heads, seq, seq_kv, d_head, layout;
+    double scale;
+    bool causal;
+    hr_opt opts[10];
+} hr_shape_flags;
+/* Defaults B1 H8 (G = H) N512 (M = N) d64, bhnd, non-causal; fills f->opts. */
+void hr_shape_flags_init(hr_shape_flags *f);
+/* The problem the flags describe (not yet validated). */
+hr_problem hr_shape_flags_problem(const hr_shape_flags *f);
 
 #endif

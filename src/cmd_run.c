@@ -16,25 +16,18 @@ static const char *const formats[] = {"table", "csv", "json", NULL};
 int cmd_run(int argc, char **argv)
 {
     const char *kname = NULL, *save_dir = NULL, *wisdom = NULL;
-    int batch = 1, heads = 8, kv_heads = 0, seq = 512, seq_kv = 0, d = 64, threads = 0;
-    int reps = 9, seed = 1, dist = HR_DIST_NORMAL, layout = HR_LAYOUT_BHND, format = 0;
+    hr_shape_flags shape;
+    hr_shape_flags_init(&shape);
+    int threads = 0, reps = 9, seed = 1, dist = HR_DIST_NORMAL, format = 0;
     int block_q = 0, block_kv = 0;
-    double min_time = 0.05, warmup = 0.1, max_mem = 0, scale = 0;
-    bool causal = false, check = false, cold = false, no_wisdom = false;
+    double min_time = 0.05, warmup = 0.1, max_mem = 0;
+    bool check = false, cold = false, no_wisdom = false;
     bool probe = false, no_probe = false, phase_filter = false;
     int probe_kind = HR_PROBE_AUTO;
     double phase_pct = HR_PHASE_THRESHOLD * 100;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
-        {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
-        {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (8)"},
-        {"--kv-heads", HR_OPT_INT, &kv_heads, 1, HR_MAX_HEADS, NULL, "G", "KV heads, divides H (H)"},
-        {"--seq", HR_OPT_INT, &seq, 1, HR_MAX_SEQ, NULL, "N", "query rows Nq (512)"},
-        {"--seq-kv", HR_OPT_INT, &seq_kv, 1, HR_MAX_SEQ, NULL, "M", "key rows Nkv (N)"},
-        {"--d-head", HR_OPT_INT, &d, 1, HR_MAX_DHEAD, NULL, "D", "head dimension (64)"},
-        {"--scale", HR_OPT_DOUBLE, &scale, 0, 1e30, NULL, "S", "softmax scale (1/sqrt(D))"},
-        {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
-        {"--layout", HR_OPT_ENUM, &layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
+        {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (kernel default)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (kernel default)"},
@@ -85,9 +78,8 @@ int cmd_run(int argc, char **argv)
         goto err;
     }
     hr_bench_spec s = {
-        .prob = {batch, heads, kv_heads ? kv_heads : heads, seq, seq_kv ? seq_kv : seq, d, causal,
-                 (float)scale},
-        .layout = (hr_layout)layout,
+        .prob = hr_shape_flags_problem(&shape),
+        .layout = (hr_layout)shape.layout,
         .tune = {block_q, block_kv, threads},
         .tune_source = (block_q || block_kv) ? "flag" : "default",
         .dist = (hr_dist)dist,

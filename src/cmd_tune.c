@@ -64,22 +64,15 @@ static const char *const formats[] = {"table", "csv", NULL};
 int cmd_tune(int argc, char **argv)
 {
     const char *kname = NULL, *config = NULL, *wisdom = NULL;
-    int batch = 1, heads = 8, kv_heads = 0, seq = 512, seq_kv = 0, d = 64, threads = 0;
-    int seed = 1, dist = HR_DIST_NORMAL, layout = HR_LAYOUT_BHND, block_q = 0, block_kv = 0;
+    hr_shape_flags shape;
+    hr_shape_flags_init(&shape);
+    int threads = 0, seed = 1, dist = HR_DIST_NORMAL, block_q = 0, block_kv = 0;
     int strategy = HR_TUNE_COORD, rounds = 5, format = 0;
-    double budget = 60, margin = 0.03, min_time = 0.02, max_mem = 0, scale = 0;
-    bool causal = false, dry = false, verbose = false;
+    double budget = 60, margin = 0.03, min_time = 0.02, max_mem = 0;
+    bool dry = false, verbose = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
-        {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
-        {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (8)"},
-        {"--kv-heads", HR_OPT_INT, &kv_heads, 1, HR_MAX_HEADS, NULL, "G", "KV heads, divides H (H)"},
-        {"--seq", HR_OPT_INT, &seq, 1, HR_MAX_SEQ, NULL, "N", "query rows Nq (512)"},
-        {"--seq-kv", HR_OPT_INT, &seq_kv, 1, HR_MAX_SEQ, NULL, "M", "key rows Nkv (N)"},
-        {"--d-head", HR_OPT_INT, &d, 1, HR_MAX_DHEAD, NULL, "D", "head dimension (64)"},
-        {"--scale", HR_OPT_DOUBLE, &scale, 0, 1e30, NULL, "S", "softmax scale (1/sqrt(D))"},
-        {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
-        {"--layout", HR_OPT_ENUM, &layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
+        {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
         {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune from a sweep config (its batch heads kv_heads d_head seq seq_kv causal layout)"},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "hold threads at T (default: searched)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "hold block_q at BQ (default: searched)"},
@@ -122,14 +115,11 @@ int cmd_tune(int argc, char **argv)
         st = hr_fail("out of memory");
         goto err;
     }
-    hr_problem base = {batch, heads, kv_heads, seq, seq_kv, d, causal, (float)scale};
     if (config) {
-        if ((st = load_config(config, scale, shapes, layouts, &nshapes))) goto err;
+        if ((st = load_config(config, shape.scale, shapes, layouts, &nshapes))) goto err;
     } else {
-        base.kv_heads = kv_heads ? kv_heads : heads;
-        base.seq_kv = seq_kv ? seq_kv : seq;
-        shapes[0] = base;
-        layouts[0] = layout;
+        shapes[0] = hr_shape_flags_problem(&shape);
+        layouts[0] = shape.layout;
         nshapes = 1;
     }
     if (!wisdom) wisdom = hr_wisdom_default_path();
@@ -162,12 +152,12 @@ int cmd_tune(int argc, char **argv)
             .max_mem = max_mem,
             .log = verbose ? stderr : NULL,
         };
-        char shape[96];
-        hr_problem_str(&s.prob, shape, sizeof shape);
-        if (s.layout == HR_LAYOUT_BNHD) strncat(shape, " bnhd", sizeof shape - strlen(shape) - 1);
+        char desc[96];
+        hr_problem_str(&s.prob, desc, sizeof desc);
+        if (s.layout == HR_LAYOUT_BNHD) strncat(desc, " bnhd", sizeof desc - strlen(desc) - 1);
         st = hr_tune_run(k, &s, r);
         if (st == HR_EFAIL) {
-            fprintf(stderr, "headroom tune: %s: %s\n", shape, hr_errmsg());
+            fprintf(stderr, "headroom tune: %s: %s\n", desc, hr_errmsg());
             failed = 1;
             continue;
         }
@@ -181,17 +171,17 @@ int cmd_tune(int argc, char **argv)
                 char ts[64];
                 hr_tune_str(k, &r->cands[j].tune, ts, sizeof ts);
                 fprintf(stderr, "headroom tune: %s: rejected %s: oracle check %s (max_rel %.3g)\n",
-                        shape, ts, hr_check_names[r->cands[j].verdict], r->cands[j].max_rel_err);
+                        desc, ts, hr_check_names[r->cands[j].verdict], r->cands[j].max_rel_err);
             }
         if (r->budget_spent)
             fprintf(stderr, "headroom tune: %s: budget of %.1f s spent before the search converged "
                     "(%d candidates timed); raise --budget for a fuller search\n",
-                    shape, budget, r->ntimed);
+                    desc, budget, r->ntimed);
         char ds[64], bs[64];
         hr_tune_str(k, &r->def, ds, sizeof ds);
         hr_tune_str(k, &r->best, bs, sizeof bs);
         if (format == 0)
-            printf("%-8s %-28s %-20s %-20s %10.2f %10.2f %7.3fx %5d %5d %5d %7.1f\n", k->name, shape,
+            printf("%-8s %-28s %-20s %-20s %10.2f %10.2f %7.3fx %5d %5d %5d %7.1f\n", k->name, desc,
                    ds, bs, r->def_gflops, r->best_gflops, r->speedup, r->nchecked, r->nrejected,
                    r->ntimed, r->elapsed);
         else
