@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
+#include "sweep.h"
 #include "sysinfo.h"
 #include "timer.h"
 #include "tune.h"
@@ -14,47 +15,38 @@
 
 #define MAX_SHAPES 256
 
-/* --config: a sweep config (configs/NAME.ini, config.h); the shapes are the product of its
- * batch, heads x kv_heads, d_head, seq, seq_kv, causal and layout lists. Its kernels,
+/* --config: a sweep config (configs/NAME.ini, config.h); the shapes are the distinct
+ * (problem, layout) pairs of its product as hr_sweep_expand makes it. Its kernels,
  * threads and block lists are not used: those are what tune searches. */
 static int load_config(const char *file, double scale, hr_problem *shapes, int *layouts, int *n)
 {
     hr_sweep_config *c = malloc(sizeof *c);
     if (!c) return hr_fail("--config: out of memory");
-    int st = hr_config_load(file, c);
+    hr_sweep_point *pts = NULL;
+    int np = 0, ndup = 0, st = hr_config_load(file, c);
     if (!st && c->mode != HR_MODE_ATTENTION)
         st = hr_fail("--config: %s is a layer-mode sweep; tune takes attention shapes", file);
+    if (!st) st = hr_sweep_expand(c, NULL, 0, &pts, &np, &ndup);
     *n = 0;
-    /* d_model, when given, replaces heads: heads = d_model / d_head. */
-    const hr_ilist *hd = c->d_model.n ? &c->d_model : &c->heads;
-    for (int ib = 0; !st && ib < c->batch.n; ib++)
-        for (int ih = 0; !st && ih < hd->n; ih++)
-            for (int ik = 0; !st && ik < c->nkv; ik++)
-                for (int id = 0; !st && id < c->d_head.n; id++)
-                    for (int is = 0; !st && is < c->seq.n; is++)
-                        for (int im = 0; !st && im < (c->seq_kv_same ? 1 : c->seq_kv.n); im++)
-                            for (int ic = 0; !st && ic < c->ncausal; ic++)
-                                for (int il = 0; !st && il < c->nlayout; il++) {
-                                    if (*n == MAX_SHAPES) {
-                                        st = hr_fail("--config: %s has more than %d shapes", file, MAX_SHAPES);
-                                        break;
-                                    }
-                                    int H = c->d_model.n ? hd->v[ih] / c->d_head.v[id] : hd->v[ih], G;
-                                    if (c->d_model.n && hd->v[ih] % c->d_head.v[id]) {
-                                        st = hr_fail("--config: %s: d_model %d is not a multiple of d_head %d",
-                                                     file, hd->v[ih], c->d_head.v[id]);
-                                        break;
-                                    }
-                                    hr_kv_spec kv = c->kv[ik];
-                                    G = kv.kind == HR_KV_MHA ? H : kv.kind == HR_KV_MQA ? 1
-                                      : kv.kind == HR_KV_COUNT ? kv.n : (kv.n > 0 ? H / kv.n : 0);
-                                    int N = c->seq.v[is];
-                                    shapes[*n] = (hr_problem){c->batch.v[ib], H, G, N,
-                                                              c->seq_kv_same ? N : c->seq_kv.v[im],
-                                                              c->d_head.v[id], c->causal[ic], (float)scale};
-                                    layouts[*n] = c->layout[il];
-                                    (*n)++;
-                                }
+    for (int i = 0; !st && i < np; i++) {
+        hr_problem p = pts[i].prob;
+        p.scale = (float)scale;
+        int seen = 0;
+        for (int j = 0; j < *n && !seen; j++) {
+            const hr_problem *q = &shapes[j];
+            seen = layouts[j] == (int)pts[i].layout && q->batch == p.batch && q->heads == p.heads &&
+                   q->kv_heads == p.kv_heads && q->seq_q == p.seq_q && q->seq_kv == p.seq_kv &&
+                   q->d_head == p.d_head && q->causal == p.causal;
+        }
+        if (seen) continue;
+        if (*n == MAX_SHAPES) {
+            st = hr_fail("--config: %s has more than %d shapes", file, MAX_SHAPES);
+            break;
+        }
+        shapes[*n] = p;
+        layouts[(*n)++] = pts[i].layout;
+    }
+    free(pts);
     free(c);
     return st;
 }
