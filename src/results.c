@@ -1,5 +1,6 @@
 /* results.c — the one results writer: Google Benchmark-schema JSON, CSV and text tables. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "counts.h"
 #include "phase.h"
 #include "results.h"
@@ -111,8 +113,8 @@ static bool per_rep_counter(const char *name)
     return !strcmp(name, "probe_gflops") || !strcmp(name, "probe_gbs") || !strcmp(name, "frac_of_ceiling");
 }
 
-/* Fields every row of a result shares: the shape, tunables, counts and counters. */
-static void add_fields(cJSON *o, const hr_result *r)
+/* The shape, tunables and counts of a result: what its rows and its rows.jsonl line share. */
+static void shape_fields(cJSON *o, const hr_result *r)
 {
     const hr_problem *p = &r->prob;
     cJSON_AddStringToObject(o, "kernel", r->kernel->name);
@@ -130,6 +132,12 @@ static void add_fields(cJSON *o, const hr_result *r)
     cJSON_AddNumberToObject(o, "flops", r->flops);
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
+}
+
+/* Fields every row of a result shares: the shape, tunables, counts and counters. */
+static void add_fields(cJSON *o, const hr_result *r)
+{
+    shape_fields(o, r);
     if (r->checked) {
         cJSON_AddNumberToObject(o, "max_rel_err", r->check.max_rel_err);
         cJSON_AddStringToObject(o, "check", hr_check_names[r->check.verdict]);
@@ -328,5 +336,158 @@ int hr_mkdirs(const char *path)
         *s = '/';
     }
     if (mkdir(buf, 0777) && errno != EEXIST) return hr_fail("%s: cannot create (%s)", buf, strerror(errno));
+    return HR_OK;
+}
+
+/* ---- rows.jsonl: a result as one JSON object, and back ------------------------------------------------------------------- */
+
+/* Counter names read back from rows.jsonl live for the process (hr_counter holds a
+ * pointer); each distinct name is kept once. */
+static const char *intern(const char *s)
+{
+    static char *pool[256];
+    static int n;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(pool[i], s)) return pool[i];
+    if (n >= 256) return NULL;
+    return pool[n++] = strdup(s);
+}
+
+cJSON *hr_result_to_json(const hr_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    shape_fields(o, r);
+    if (r->label[0]) cJSON_AddStringToObject(o, "label", r->label);
+    cJSON_AddNumberToObject(o, "scale", r->prob.scale);
+    cJSON_AddNumberToObject(o, "threads", r->tune.threads);
+    cJSON_AddNumberToObject(o, "iters", (double)r->timing.iters);
+    cJSON_AddItemToObject(o, "rep_time", cJSON_CreateDoubleArray(r->timing.rep_time, r->timing.reps));
+    if (r->timing.probe_kind) {
+        const hr_timing *t = &r->timing;
+        cJSON_AddStringToObject(o, "probe_kind", hr_probe_kind_names[t->probe_kind]);
+        cJSON_AddItemToObject(o, "probe_before", cJSON_CreateDoubleArray(t->probe_before, t->reps));
+        cJSON_AddItemToObject(o, "probe_after", cJSON_CreateDoubleArray(t->probe_after, t->reps));
+        cJSON_AddNumberToObject(o, "phase_threshold", t->phase_threshold);
+        cJSON_AddBoolToObject(o, "phase_filter", t->phase_filter);
+    }
+    if (r->checked) {
+        const hr_check *c = &r->check;
+        cJSON *k = cJSON_AddObjectToObject(o, "check");
+        const struct {
+            const char *n;
+            double v;
+        } f[] = {{"max_abs_err", c->max_abs_err}, {"max_rel_err", c->max_rel_err}, {"nmse", c->nmse},
+                 {"tol_pass", c->tol_pass}, {"tol_warn", c->tol_warn}, {"nonfinite", (double)c->nonfinite},
+                 {"input_nonfinite", (double)c->input_nonfinite}, {"masked_nonzero", (double)c->masked_nonzero},
+                 {"rows_checked", (double)c->rows_checked}, {"rows_total", (double)c->rows_total},
+                 {"verdict", c->verdict}};
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) cJSON_AddNumberToObject(k, f[i].n, f[i].v);
+    }
+    cJSON *cs = cJSON_AddObjectToObject(o, "counters");
+    for (int i = 0; i < r->ncounters; i++)
+        if (isfinite(r->counters[i].value)) cJSON_AddNumberToObject(cs, r->counters[i].name, r->counters[i].value);
+    return o;
+}
+
+static int num(const cJSON *o, const char *name, double *v)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsNumber(x)) return hr_fail("field '%s' missing or not a number", name);
+    *v = x->valuedouble;
+    return HR_OK;
+}
+
+int hr_result_from_json(const cJSON *o, hr_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const cJSON *kn = cJSON_GetObjectItemCaseSensitive(o, "kernel");
+    if (!cJSON_IsString(kn)) return hr_fail("field 'kernel' missing");
+    if (!(r->kernel = hr_kernel_find(kn->valuestring)))
+        return hr_fail("kernel '%s' is not in this binary", kn->valuestring);
+    const cJSON *lb = cJSON_GetObjectItemCaseSensitive(o, "label");
+    if (cJSON_IsString(lb)) snprintf(r->label, sizeof r->label, "%s", lb->valuestring);
+    static const char *const ints[] = {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "d_head",
+                                       "block_q", "block_kv", "threads", NULL};
+    int *dst[] = {&r->prob.batch, &r->prob.heads, &r->prob.kv_heads, &r->prob.seq_q, &r->prob.seq_kv,
+                  &r->prob.d_head, &r->tune.block_q, &r->tune.block_kv, &r->tune.threads};
+    double v = 0;
+    for (int i = 0; ints[i]; i++) {
+        if (num(o, ints[i], &v)) return HR_EUSAGE;
+        if (!(v >= INT_MIN && v <= INT_MAX)) /* a cast out of range is UB */
+            return hr_fail("field '%s' out of range", ints[i]);
+        *dst[i] = (int)v;
+    }
+    if (num(o, "scale", &v)) return HR_EUSAGE;
+    r->prob.scale = (float)v;
+    r->prob.causal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "causal"));
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "layout");
+    int li = cJSON_IsString(l) ? hr_choice(hr_layout_names, l->valuestring) : -1;
+    if (li < 0) return hr_fail("field 'layout' missing or unknown");
+    r->layout = (hr_layout)li;
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
+    static const char *const sources[] = {"default", "flag", "wisdom", "flag+wisdom", NULL};
+    int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;
+    r->tune_source = sources[si < 0 ? 0 : si];
+    if (num(o, "flops", &r->flops) || num(o, "bytes", &r->bytes) ||
+        num(o, "workspace_bytes", &r->workspace_bytes) || num(o, "iters", &v))
+        return HR_EUSAGE;
+    if (!(v >= 0 && v <= 1e18)) return hr_fail("field 'iters' out of range");
+    r->timing.iters = (long)v;
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(o, "rep_time"), *x;
+    if (!cJSON_IsArray(rt)) return hr_fail("field 'rep_time' missing");
+    cJSON_ArrayForEach(x, rt)
+    {
+        if (!cJSON_IsNumber(x) || r->timing.reps >= HR_MAX_REPS) return hr_fail("field 'rep_time' malformed");
+        r->timing.rep_time[r->timing.reps++] = x->valuedouble;
+    }
+    if (r->timing.reps < 1) return hr_fail("field 'rep_time' is empty");
+    hr_summarize(r->timing.rep_time, r->timing.reps, &r->timing.s);
+    const cJSON *pk = cJSON_GetObjectItemCaseSensitive(o, "probe_kind");
+    if (pk) {
+        /* Probed: the per-repetition probes come back and the phase flags and filtered
+         * statistics are recomputed from them. */
+        hr_timing *t = &r->timing;
+        int kind = cJSON_IsString(pk) ? hr_choice(hr_probe_kind_names, pk->valuestring) : -1;
+        if (kind != HR_PROBE_FMA && kind != HR_PROBE_BW) return hr_fail("field 'probe_kind' malformed");
+        double *dst2[] = {t->probe_before, t->probe_after};
+        static const char *const arr[] = {"probe_before", "probe_after"};
+        for (int i = 0; i < 2; i++) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, arr[i]);
+            if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != t->reps) return hr_fail("field '%s' malformed", arr[i]);
+            int j = 0;
+            cJSON_ArrayForEach(x, a)
+            {
+                if (!cJSON_IsNumber(x)) return hr_fail("field '%s' malformed", arr[i]);
+                dst2[i][j++] = x->valuedouble;
+            }
+        }
+        double thr = HR_PHASE_THRESHOLD;
+        if (cJSON_GetObjectItemCaseSensitive(o, "phase_threshold") && num(o, "phase_threshold", &thr)) return HR_EUSAGE;
+        t->probe_kind = kind;
+        hr_phase_mark(t, thr, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "phase_filter")));
+    }
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(o, "check");
+    if (cJSON_IsObject(ck)) {
+        hr_check *c = &r->check;
+        double f[11];
+        static const char *const names[] = {"max_abs_err", "max_rel_err", "nmse", "tol_pass", "tol_warn",
+                                            "nonfinite", "input_nonfinite", "masked_nonzero",
+                                            "rows_checked", "rows_total", "verdict"};
+        for (int i = 0; i < 11; i++)
+            if (num(ck, names[i], &f[i])) return HR_EUSAGE;
+        for (int i = 5; i < 10; i++) /* counts: a cast out of range is UB */
+            if (!(f[i] >= 0 && f[i] <= 1e18)) return hr_fail("field 'check.%s' out of range", names[i]);
+        if (f[10] != HR_CHECK_PASS && f[10] != HR_CHECK_WARN && f[10] != HR_CHECK_FAIL)
+            return hr_fail("field 'check.verdict' is not 0, 1 or 2"); /* indexes hr_check_names */
+        *c = (hr_check){f[0], f[1], f[2], f[3], f[4], (long)f[5], (long)f[6], (long)f[7], (long)f[8],
+                        (long)f[9], (int)f[10]};
+        r->checked = true;
+    }
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(o, "counters");
+    cJSON_ArrayForEach(x, cs)
+    {
+        const char *nm = cJSON_IsNumber(x) ? intern(x->string) : NULL;
+        if (nm) hr_result_set(r, nm, x->valuedouble);
+    }
     return HR_OK;
 }

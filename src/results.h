@@ -58,6 +58,13 @@ void hr_result_json_rows(const hr_result *r, cJSON *benchmarks);
 /* A single summary object (median figures) for --format json of one run. */
 cJSON *hr_result_json_summary(const hr_result *r);
 
+/* A result as one JSON object (a sweep's rows.jsonl line) holding everything its rows are
+ * built from. */
+cJSON *hr_result_to_json(const hr_result *r);
+/* Rebuilds a result from hr_result_to_json's object. HR_EUSAGE on a malformed object or
+ * a kernel not in this binary. */
+int hr_result_from_json(const cJSON *o, hr_result *r);
+
 /* CSV: a header and one row per result (median figures; counters as extra columns
  * in the order of hr_csv_counter_names). */
 void hr_csv_header(FILE *f);

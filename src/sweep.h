@@ -57,11 +57,6 @@ int hr_sweep_layer_crossover(const hr_result *res, int nres, const char *dir);
 /* The resume key of a result measured in pass `pass`. */
 void hr_sweep_key(const hr_result *r, int pass, char *buf, size_t len);
 
-/* rows.jsonl: one line per finished result holding everything its rows are built from. */
-cJSON *hr_result_to_json(const hr_result *r);
-/* Rebuilds a result from hr_result_to_json's object. HR_EUSAGE on a malformed object or
- * a kernel not in this binary. */
-int hr_result_from_json(const cJSON *o, hr_result *r);
 
 typedef struct {
     const char *out_dir;    /* NULL: results/<machine>/<stamp>-<config>            */
