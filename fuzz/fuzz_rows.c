@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "headroom.h"
-#include "sweep.h"
+#include "results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -99,10 +99,14 @@ int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
             return hr_fail("range %lld..%lld+%lld never ends: the step must be >= 1", a, b, step);
         if (opc == '*' && a < 1)
             return hr_fail("range %lld..%lld*%lld never ends: a geometric range starts at >= 1", a, b, step);
-        for (long long v = a; v <= b; v = opc == '*' ? v * step : v + step) {
+        for (long long v = a;;) {
             if (l->n >= HR_CFG_MAXV)
                 return hr_fail("range %lld..%lld%c%lld has more than %d values", a, b, opc, step, HR_CFG_MAXV);
             l->v[l->n++] = (int)v;
+            /* Stop when the next value would pass b, tested without computing it (a huge
+             * step would overflow); a <= v <= b holds throughout. */
+            if (opc == '*' ? v > b / step : step > b - v) break;
+            v = opc == '*' ? v * step : v + step;
         }
     }
     return HR_OK;

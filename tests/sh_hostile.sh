@@ -15,12 +15,14 @@ mkdir -p "$TMP/adir"
 B=$HR_BIN
 S=$HOSTILE/small.json
 
-# name | status | regex the last stderr line must match | command (bash; $B is the binary,
-# $HOSTILE the input files, $TMP a scratch directory). Rows starting with ulimit cap the
-# address space, so an allocation the budget let through fails loudly instead of
-# swapping; they are skipped under ASan, which reserves terabytes of shadow memory.
+# name | status | regex the last stderr line must match | command (bash; $B is the
+# binary, $HOSTILE the input files, $TMP a scratch directory; the command may contain
+# '|', the other fields may not). Status-2 rows must print exactly one line on stderr.
+# Rows starting with ulimit cap the address space, so an allocation the budget let
+# through fails loudly instead of swapping; they are skipped under ASan, which reserves
+# terabytes of shadow memory.
 run_table() {
-    local name want pat cmd out err rc lines
+    local name want pat cmd err rc lines
     while IFS='|' read -r name want pat cmd; do
         case "$name" in '' | '#'*) continue ;; esac
         if [ "${HR_SANITIZE:-0}" = 1 ] && [ "${cmd#ulimit}" != "$cmd" ]; then
@@ -105,6 +107,7 @@ sweep_dup_key|2|^headroom sweep: .*/dup_key.ini:5: key 'seq' given twice \(first
 sweep_endless_geometric|2|^headroom sweep: .*/endless_geometric.ini:2: seq: range 1..100\*1 never ends|$B sweep $HOSTILE/endless_geometric.ini --dry-run
 sweep_endless_arith|2|^headroom sweep: .*/endless_arith.ini:2: heads: range 1..8\+0 never ends|$B sweep $HOSTILE/endless_arith.ini --dry-run
 sweep_backwards|2|^headroom sweep: .*/backwards.ini:2: seq: range 512..64 ends below its start|$B sweep $HOSTILE/backwards.ini --dry-run
+sweep_huge_step|0|^1 points: 1 to run|$B sweep $HOSTILE/huge_step.ini --dry-run 2>&1 | tail -n 1 >&2
 sweep_too_many_values|2|^headroom sweep: .*/too_many_values.ini:2: seq: .*more than 64 values|$B sweep $HOSTILE/too_many_values.ini --dry-run
 sweep_huge_product|2|^headroom sweep: .*/huge_product.ini: the cartesian product has 262144 points|$B sweep $HOSTILE/huge_product.ini --dry-run
 sweep_unknown_key|2|^headroom sweep: .*/unknown_key.ini:3: unknown key 'sequence'|$B sweep $HOSTILE/unknown_key.ini --dry-run
