@@ -403,8 +403,12 @@ void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const f
             for (; c + NV <= nvec; c += NV)
                 qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
             for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
-            for (int r = 0; r < mr; r++)
-                softmax_row(w, r0 + r, w->s + r * ld, nvec * HR_VW, w->end[r0 + r] - j0);
+            /* Columns past nk are padding up to the vector width (zero K, so score 0):
+             * they are masked like keys past the causal end. */
+            for (int r = 0; r < mr; r++) {
+                const int cut = w->end[r0 + r] - j0;
+                softmax_row(w, r0 + r, w->s + r * ld, nvec * HR_VW, cut < nk ? cut : nk);
+            }
             float *o = w->o + (size_t)r0 * dp;
             int cv = 0;
             for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)

@@ -55,14 +55,14 @@ int hr_battery(hr_case *c, int max, bool quick)
     return n;
 }
 
-int hr_check_case(const hr_kernel *k, const hr_case *c, int threads, uint64_t seed,
+int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uint64_t seed,
                   hr_check *res, char *line, size_t len)
 {
     const hr_problem *p = &c->prob;
     char shape[96], msg[300];
     hr_problem_str(p, shape, sizeof shape);
     if (hr_problem_validate(p) || (k->applicable && k->applicable(p))) return -1;
-    hr_tune t = hr_kernel_tune(k, p, &(hr_tune){.threads = threads});
+    hr_tune t = hr_kernel_tune(k, p, tune);
     hr_tensors ten;
     void *ws = NULL;
     if (hr_tensors_alloc(&ten, p, c->layout, c->dist, seed) ||
@@ -83,8 +83,8 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, int threads, uint64_t se
     k->run(p, &t, &ten.args, ws);
     *res = hr_oracle_check(p, &ten.args, 0);
     hr_check_str(res, msg, sizeof msg);
-    snprintf(line, len, "%s %s %s %s T%d: %s", k->name, shape, hr_layout_names[c->layout],
-             hr_dist_names[c->dist], t.threads, msg);
+    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d: %s", k->name, shape,
+             hr_layout_names[c->layout], hr_dist_names[c->dist], t.threads, t.block_q, t.block_kv, msg);
     free(ws);
     hr_tensors_free(&ten);
     return res->verdict;
