@@ -183,8 +183,10 @@ int hr_bench_close(hr_bench_session *b, int reps)
 int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
 {
     hr_bench_session b;
-    int st = hr_bench_open(k, s, NULL, &b, out);
+    /* --save's directory is made first, so a bad path fails before the timing, not after. */
+    int st = s->save_dir ? hr_mkdirs(s->save_dir) : HR_OK;
     if (st) return st;
+    if ((st = hr_bench_open(k, s, NULL, &b, out))) return st;
     int reps = s->timer.reps < 1 ? 1 : s->timer.reps > HR_MAX_REPS ? HR_MAX_REPS : s->timer.reps;
     for (int r = 0; r < reps; r++) {
         if (s->timer.stop && *s->timer.stop) {

@@ -769,6 +769,11 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
                         "excluded from the medians%s\n",
                 s.nphase, c->phase_threshold * 100, s.nexcluded, s.phase_filter ? "" : " (use --phase-filter)");
     if (!st) st = interrupted ? 130 : s.failed ? HR_EFAIL : HR_OK;
+    /* A sweep that measured nothing is not a pass: a CI job gating on it would read an
+     * empty results file as "no regression". The files are written for the record. */
+    if (st == HR_OK && s.nres == 0 && !o->dry_run)
+        st = hr_fail("nothing measured: all %d points were skipped (see the notes above and "
+                     "'skipped' in %s/results.json)", npts, o->dir);
     fclose(s.jsonl);
 out2:
     free(keys);

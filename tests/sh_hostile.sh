@@ -108,6 +108,7 @@ sweep_endless_geometric|2|^headroom sweep: .*/endless_geometric.ini:2: seq: rang
 sweep_endless_arith|2|^headroom sweep: .*/endless_arith.ini:2: heads: range 1..8\+0 never ends|$B sweep $HOSTILE/endless_arith.ini --dry-run
 sweep_backwards|2|^headroom sweep: .*/backwards.ini:2: seq: range 512..64 ends below its start|$B sweep $HOSTILE/backwards.ini --dry-run
 sweep_huge_step|0|^1 points: 1 to run|$B sweep $HOSTILE/huge_step.ini --dry-run 2>&1 | tail -n 1 >&2
+sweep_all_skipped|2|^headroom sweep: nothing measured: all 1 points were skipped|$B sweep $HOSTILE/all_skipped.ini --out $TMP/allskip 2>&1 | tail -n 1 >&2; exit "${PIPESTATUS[0]}"
 sweep_too_many_values|2|^headroom sweep: .*/too_many_values.ini:2: seq: .*more than 64 values|$B sweep $HOSTILE/too_many_values.ini --dry-run
 sweep_huge_product|2|^headroom sweep: .*/huge_product.ini: the cartesian product has 262144 points|$B sweep $HOSTILE/huge_product.ini --dry-run
 sweep_unknown_key|2|^headroom sweep: .*/unknown_key.ini:3: unknown key 'sequence'|$B sweep $HOSTILE/unknown_key.ini --dry-run
