@@ -25,6 +25,13 @@ fi
 
 "$bin" sweep "$config"
 dir=results/$machine/latest
+# Decode time per token against the cache length, for the decode chart: one layer of
+# H32/Hkv8 d128 (Llama-3-8B's attention), 16 generated tokens after each prompt length.
+echo "bench.sh: decode-loop at cache lengths 1K..64K -> $dir/decode-loop.csv"
+for P in 1024 4096 16384 65536; do
+    "$bin" decode-loop --layers 1 --prompt "$P" --tokens 16 --rows 1 --format csv
+done | awk 'NR == 1 || !/^kernel,/' > "$dir/decode-loop.csv.tmp"
+mv "$dir/decode-loop.csv.tmp" "$dir/decode-loop.csv"
 echo "bench.sh: results in $(readlink -f "$dir")"
 
 if [ -x scripts/plots.sh ] || [ -f scripts/plots.sh ]; then

@@ -755,11 +755,42 @@ static void chart_crossover(plotter *P, const char *pts_path, const char *tab_pa
         for (int g = 0; g < ng && !seen; g++) seen = !strcmp(keys[g], key);
         if (!seen) snprintf(keys[ng++], sizeof keys[0], "%s", key);
     }
-    int nkern = 0; /* several kernels: name them in the key */
+    /* One panel per kernel (in order of first appearance), its groups together: kidx[g] is
+     * group g's panel; colour = the rank of its d_model among all d_models, the same in
+     * every panel. */
+    char kerns[16][48];
+    int nkern = 0, kidx[32];
     for (int g = 0; g < ng; g++) {
-        int same = 0;
-        for (int h = 0; h < g && !same; h++) same = strncmp(keys[g], keys[h], strcspn(keys[g], " ")) == 0;
-        nkern += !same;
+        int len = (int)strcspn(keys[g], " "), k = 0;
+        while (k < nkern && (strncmp(kerns[k], keys[g], (size_t)len) || kerns[k][len])) k++;
+        if (k == nkern && nkern < 16) snprintf(kerns[nkern++], sizeof kerns[0], "%.*s", len, keys[g]);
+        kidx[g] = k < nkern ? k : nkern - 1;
+    }
+    for (int g = 1; g < ng; g++) /* stable insertion sort by panel */
+        for (int h = g; h > 0 && kidx[h - 1] > kidx[h]; h--) {
+            char tk[64];
+            int ti = kidx[h];
+            memcpy(tk, keys[h], sizeof tk), memcpy(keys[h], keys[h - 1], sizeof tk), memcpy(keys[h - 1], tk, sizeof tk);
+            kidx[h] = kidx[h - 1], kidx[h - 1] = ti;
+        }
+    double dms[32];
+    int ndm = 0, gcol[32];
+    for (int g = 0; g < ng; g++) {
+        double d = atof(strchr(keys[g], ' ') + 1);
+        int j = 0;
+        while (j < ndm && dms[j] != d) j++;
+        if (j == ndm) dms[ndm++] = d;
+    }
+    for (int i = 1; i < ndm; i++)
+        for (int j = i; j > 0 && dms[j - 1] > dms[j]; j--) {
+            double x = dms[j];
+            dms[j] = dms[j - 1], dms[j - 1] = x;
+        }
+    for (int g = 0; g < ng; g++) {
+        double d = atof(strchr(keys[g], ' ') + 1);
+        gcol[g] = 1;
+        for (int j = 0; j < ndm; j++)
+            if (dms[j] == d) gcol[g] = j + 1;
     }
     double ylo = INFINITY, yhi = 0;
     sset ss = {0};
@@ -856,8 +887,28 @@ static void chart_crossover(plotter *P, const char *pts_path, const char *tab_pa
     }
     free(text);
     if (o) fclose(o);
+    /* Per panel: kernel name, first group and group count; per group its colour; the
+     * d_models in colour order. */
+    char kw[1024] = "", k0[256] = "", kn[256] = "", gc[256] = "", dw[512] = "";
+    for (int k = 0; k < nkern; k++) {
+        int first = 0, cnt = 0;
+        for (int g = ng - 1; g >= 0; g--)
+            if (kidx[g] == k) first = g + 1, cnt++;
+        words_add(kw, sizeof kw, kerns[k]);
+        snprintf(k0 + strlen(k0), sizeof k0 - strlen(k0), "%s%d", k ? " " : "", first);
+        snprintf(kn + strlen(kn), sizeof kn - strlen(kn), "%s%d", k ? " " : "", cnt);
+    }
+    for (int g = 0; g < ng; g++) snprintf(gc + strlen(gc), sizeof gc - strlen(gc), "%s%d", g ? " " : "", gcol[g]);
+    for (int j = 0; j < ndm; j++) {
+        char d[32];
+        snprintf(d, sizeof d, "%g", dms[j]);
+        words_add(dw, sizeof dw, d);
+    }
     char vars[12288];
-    snprintf(vars, sizeof vars, "ng=%d; tit='%s'; ymin=%g; ymax=%g", ng, tit, ymin, ymax);
+    snprintf(vars, sizeof vars,
+             "ng=%d; tit='%s'; ymin=%g; ymax=%g; nk=%d; kerns='%s'; kfirst='%s'; kcount='%s'; gcol='%s'; "
+             "ndm=%d; dms='%s'; flopsrule=%d",
+             ng, tit, ymin, ymax, nkern, kw, k0, kn, gc, ndm, dw, !have_tab);
     render(P, "crossover", vars);
 }
 
