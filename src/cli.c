@@ -91,6 +91,12 @@ static int set_opt(const hr_opt *o, const char *val)
     }
     case HR_OPT_FLAG: *(bool *)o->dst = true; return HR_OK;
     case HR_OPT_GROUP: break;
+    case HR_OPT_KERNEL: {
+        const hr_kernel *k = hr_kernel_find(val);
+        if (!k) return hr_fail("%s: unknown kernel '%s' (see headroom list)", o->name, val);
+        *(const hr_kernel **)o->dst = k;
+        return HR_OK;
+    }
     }
     return hr_fail("%s: unknown option kind", o->name);
 }

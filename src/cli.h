@@ -15,6 +15,7 @@ typedef enum {
     HR_OPT_ENUM,   /* int*, index into choices (NULL-terminated)            */
     HR_OPT_BYTES,  /* double*, a size with optional K/M/G/T suffix (binary)  */
     HR_OPT_GROUP,  /* const hr_opt*: another table spliced in here (name unused) */
+    HR_OPT_KERNEL, /* const hr_kernel **: a kernel of the registry by name           */
 } hr_opt_kind;
 
 typedef struct {

@@ -71,13 +71,14 @@ static void ranges(const double *step, const double *attn, const double *bytes, 
 
 int cmd_decode_loop(int argc, char **argv)
 {
-    const char *kname = "decode", *model = NULL, *models_flag = NULL, *ceil_path = NULL;
+    const hr_kernel *k = hr_kernel_find("decode");
+    const char *model = NULL, *models_flag = NULL, *ceil_path = NULL;
     int heads = 0, kv_heads = 0, d = 0, layers = 0, batch = 1, prompt = 2048, tokens = 64;
     int threads = 0, block_kv = 0, seed = 1, dist = HR_DIST_NORMAL, nrows = 8, format = 0;
     double max_mem = 0;
     bool check = false;
     const hr_opt opts[] = {
-        {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "attention kernel (decode)"},
+        {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention kernel (decode)"},
         {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME",
          "take heads, kv-heads, d-head, layers from a preset (headroom kvcache)"},
         {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE", "model presets (configs/models.ini)"},
@@ -107,11 +108,6 @@ int cmd_decode_loop(int argc, char **argv)
     if (st < 0) return HR_OK;
     if (st) goto err;
 
-    const hr_kernel *k = hr_kernel_find(kname);
-    if (!k) {
-        st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
-        goto err;
-    }
     /* The triad ceiling puts GB/s in proportion: given file must load; the default
      * one is optional. */
     static hr_ceilings ceilings;

@@ -124,13 +124,14 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const c
 
 int cmd_layer(int argc, char **argv)
 {
-    const char *kname = "flash", *wisdom = NULL;
+    const hr_kernel *k = hr_kernel_find("flash");
+    const char *wisdom = NULL;
     int batch = 1, d_model = 512, heads = 0, kv_heads = 0, d = 64, seq = 512, threads = 0;
     int reps = 5, seed = 1, format = 0, gemm = HR_GEMM_OWN, block_q = 0, block_kv = 0;
     double min_time = 0.05, warmup = 0.05, max_mem = 0;
     bool causal = false, check = false, no_wisdom = false;
     const hr_opt opts[] = {
-        {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
+        {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
         {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM: own or blas (own)"},
         {"--d-model", HR_OPT_INT, &d_model, 1, 65536, NULL, "DM", "model width (512)"},
         {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (d_model / d_head)"},
@@ -157,11 +158,6 @@ int cmd_layer(int argc, char **argv)
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) goto err;
-    const hr_kernel *k = hr_kernel_find(kname);
-    if (!k) {
-        st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
-        goto err;
-    }
     if (!heads) {
         if (d_model % d) {
             st = hr_fail("--heads: d_model %d is not a multiple of d_head %d; give --heads", d_model, d);

@@ -15,7 +15,8 @@ static const char *const formats[] = {"table", "csv", "json", NULL};
 
 int cmd_run(int argc, char **argv)
 {
-    const char *kname = NULL, *save_dir = NULL, *wisdom = NULL;
+    const hr_kernel *k = NULL;
+    const char *save_dir = NULL, *wisdom = NULL;
     hr_shape_flags shape;
     hr_shape_flags_init(&shape);
     int threads = 0, reps = 9, seed = 1, dist = HR_DIST_NORMAL, format = 0;
@@ -26,7 +27,7 @@ int cmd_run(int argc, char **argv)
     int probe_kind = HR_PROBE_AUTO;
     double phase_pct = HR_PHASE_THRESHOLD * 100;
     const hr_opt opts[] = {
-        {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
+        {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (kernel default)"},
@@ -56,7 +57,7 @@ int cmd_run(int argc, char **argv)
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) goto err;
-    if (!kname) {
+    if (!k) {
         st = hr_fail("--kernel: required (see headroom list)");
         goto err;
     }
@@ -70,11 +71,6 @@ int cmd_run(int argc, char **argv)
     }
     if (no_probe && phase_filter) {
         st = hr_fail("--phase-filter: needs the probes (not with --no-probe)");
-        goto err;
-    }
-    const hr_kernel *k = hr_kernel_find(kname);
-    if (!k) {
-        st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
         goto err;
     }
     hr_bench_spec s = {

@@ -55,7 +55,8 @@ static const char *const formats[] = {"table", "csv", NULL};
 
 int cmd_tune(int argc, char **argv)
 {
-    const char *kname = NULL, *config = NULL, *wisdom = NULL;
+    const hr_kernel *k = NULL;
+    const char *config = NULL, *wisdom = NULL;
     hr_shape_flags shape;
     hr_shape_flags_init(&shape);
     int threads = 0, seed = 1, dist = HR_DIST_NORMAL, block_q = 0, block_kv = 0;
@@ -63,7 +64,7 @@ int cmd_tune(int argc, char **argv)
     double budget = 60, margin = 0.03, min_time = 0.02, max_mem = 0;
     bool dry = false, verbose = false;
     const hr_opt opts[] = {
-        {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
+        {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
         {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune from a sweep config (its batch heads kv_heads d_head seq seq_kv causal layout)"},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "hold threads at T (default: searched)"},
@@ -88,13 +89,8 @@ int cmd_tune(int argc, char **argv)
     int *layouts = NULL, nshapes = 0, st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) goto err;
-    if (!kname) {
-        st = hr_fail("--kernel: required (see headroom list)");
-        goto err;
-    }
-    const hr_kernel *k = hr_kernel_find(kname);
     if (!k) {
-        st = hr_fail("--kernel: unknown kernel '%s' (see headroom list)", kname);
+        st = hr_fail("--kernel: required (see headroom list)");
         goto err;
     }
     if (rounds % 2 == 0) {

@@ -299,7 +299,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
             return hr_fail("'%s': expected true or false", val);
         return HR_OK;
     case 26: {
-        double pct;
+        double pct = 0;
         if (parse_double(val, 0.1, 100, &pct)) return HR_EUSAGE;
         c->phase_threshold = pct / 100;
         return HR_OK;
