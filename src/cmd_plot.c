@@ -15,26 +15,22 @@
  * kvcache.csv (headroom kvcache --format csv), decode.csv (headroom decode-loop --format
  * csv). A chart whose inputs are missing is skipped with a note. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "gnuplot.h"
 #include "headroom.h"
 #include "results.h"
 #include "roofline.h"
-
-extern char **environ;
 
 /* ---- CSV by header name ----------------------------------------------------------- */
 
@@ -260,52 +256,6 @@ typedef struct {
     int made, failed;
 } plotter;
 
-/* Runs argv and waits; its stdout and stderr go to errlog when given (truncated). Returns
- * the exit status, -1 when it could not run or died. */
-static int run_wait(char *const *argv, const char *errlog)
-{
-    pid_t pid;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (errlog) {
-        posix_spawn_file_actions_addopen(&fa, 1, errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    }
-    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), status = 0;
-    posix_spawn_file_actions_destroy(&fa);
-    if (e) return -1;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
-    return WEXITSTATUS(status);
-}
-
-/* plots/ holding the .gp scripts: $HEADROOM_PLOTS, next to the binary (repository root,
- * or build/<isa>/ two levels down), or under the current directory. */
-static int find_scripts(char *buf, size_t len)
-{
-    char probe[PATH_MAX + 32];
-    const char *env = getenv("HEADROOM_PLOTS");
-    if (env && *env) {
-        snprintf(buf, len, "%s", env);
-        snprintf(probe, sizeof probe, "%s/roofline.gp", buf);
-        if (!access(probe, R_OK)) return 1;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        const char *rel[] = {"plots", "../../plots"};
-        for (int i = 0; i < 2; i++) {
-            if (snprintf(buf, len, "%s/%s", exe, rel[i]) >= (int)len) continue;
-            snprintf(probe, sizeof probe, "%s/roofline.gp", buf);
-            if (!access(probe, R_OK)) return 1;
-        }
-    }
-    snprintf(buf, len, "plots");
-    return !access("plots/roofline.gp", R_OK);
-}
-
 /* Renders chart NAME (plots/NAME.gp) as NAME.png and NAME.svg in the output directory.
  * vars: further gnuplot assignments ("a=1; b='x'"). */
 static void render(plotter *P, const char *name, const char *vars)
@@ -323,12 +273,10 @@ static void render(plotter *P, const char *name, const char *vars)
         if (!e) return;
         snprintf(e, len, "datafile='%s/%s.dat'; outfile='%s/%s.%s'; fmt='%s'; who='%s'; gpdir='%s'; %s",
                  P->out, name, P->out, name, fmts[i], fmts[i], P->who, P->scripts, vars);
-        char *argv[] = {(char *)P->gp, "-e", e, script, NULL};
-        if (ok && run_wait(argv, log)) ok = 0;
+        if (ok && hr_gnuplot_run(P->gp, script, e, log)) ok = 0;
         free(e);
     }
     if (ok) {
-        unlink(log);
         P->made++;
         printf("wrote %s/%s.png and .svg\n", P->out, name);
     } else {
@@ -1075,9 +1023,6 @@ static int context_label(const char *path, char *buf, size_t len, char *isa, siz
 
 static int exists(const char *p) { return !access(p, R_OK); }
 
-/* gnuplot strings are single-quoted: a path or label holding a quote is refused. */
-static int gp_safe(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
-
 int cmd_plot(int argc, char **argv)
 {
     const char *out = NULL, *ceil_path = NULL, *cross = NULL, *kv_path = NULL, *dec_path = NULL, *label = NULL;
@@ -1149,24 +1094,24 @@ int cmd_plot(int argc, char **argv)
         }
 
     plotter P = {.out = outdir};
-    P.gp = getenv("HEADROOM_GNUPLOT");
-    if (!P.gp || !*P.gp) P.gp = "gnuplot";
-    char *probe[] = {(char *)P.gp, "--version", NULL};
-    if (run_wait(probe, "/dev/null")) {
+    P.gp = hr_gnuplot_exe();
+    if (!hr_gnuplot_works(P.gp)) {
         st = hr_fail("%s not found or not working (install gnuplot or set HEADROOM_GNUPLOT)", P.gp);
         goto err;
     }
-    if (!find_scripts(P.scripts, sizeof P.scripts)) {
+    /* The scripts' directory: where roofline.gp is found. */
+    if (!hr_plot_script("roofline.gp", P.scripts, sizeof P.scripts)) {
         st = hr_fail("plots/roofline.gp not found (set HEADROOM_PLOTS to the plots/ directory)");
         goto err;
     }
+    *strrchr(P.scripts, '/') = 0;
     char isa[32] = "";
     if (label) snprintf(P.who, sizeof P.who, "%s", label);
     else if (!context_label(p_json, P.who, sizeof P.who, isa, sizeof isa) &&
              !context_label(p_ceil, P.who, sizeof P.who, NULL, 0))
         snprintf(P.who, sizeof P.who, "machine unknown");
     if (!*isa) context_label(p_json, (char[160]){0}, 160, isa, sizeof isa);
-    if (!gp_safe(outdir) || !gp_safe(P.scripts) || !gp_safe(P.who)) {
+    if (!hr_gnuplot_quotable(outdir) || !hr_gnuplot_quotable(P.scripts) || !hr_gnuplot_quotable(P.who)) {
         st = hr_fail("paths and labels holding a quote cannot be passed to gnuplot");
         goto err;
     }

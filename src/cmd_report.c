@@ -4,39 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "gnuplot.h"
 #include "report.h"
 #include "results.h"
 
 static const char *const formats[] = {"markdown", "csv", NULL};
-
-/* plots/report.gp: $HEADROOM_PLOTS, next to the binary, or under the current directory. */
-static int find_script(char *buf, size_t len)
-{
-    const char *env = getenv("HEADROOM_PLOTS");
-    if (env && *env) {
-        snprintf(buf, len, "%s/report.gp", env);
-        if (!access(buf, R_OK)) return 1;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        /* The binary sits in the repository root, or in build/<isa>/. */
-        const char *rel[] = {"plots", "../../plots"};
-        for (int i = 0; i < 2; i++) {
-            snprintf(buf, len, "%s/%s/report.gp", exe, rel[i]);
-            if (!access(buf, R_OK)) return 1;
-        }
-    }
-    snprintf(buf, len, "plots/report.gp");
-    return !access(buf, R_OK);
-}
 
 int cmd_report(int argc, char **argv)
 {
@@ -78,7 +53,7 @@ int cmd_report(int argc, char **argv)
     int ncharts = 0;
     if (!no_charts) {
         char script[PATH_MAX + 32], why[256];
-        if (!find_script(script, sizeof script)) {
+        if (!hr_plot_script("report.gp", script, sizeof script)) {
             fprintf(stderr, "headroom report: notice: plots/report.gp not found (set HEADROOM_PLOTS); "
                             "no charts, the tables are still written\n");
         } else if ((ncharts = hr_report_charts(&r, out, script, images, why, sizeof why)) < 0) {

@@ -2,21 +2,17 @@
  * tables (markdown, CSV) and grouped bar charts rendered by gnuplot. */
 #include <errno.h>
 #include <math.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cjson/cJSON.h>
 
+#include "gnuplot.h"
 #include "headroom.h"
 #include "report.h"
 #include "stats.h"
-
-extern char **environ;
 
 static char *read_text(const char *path)
 {
@@ -368,45 +364,16 @@ void hr_report_csv(const hr_report *r, FILE *f)
     }
 }
 
-/* Runs argv (argv[0] looked up in PATH) and waits. 0 ok, else -1 with why. */
-static int spawn(char *const *argv, char *why, size_t len)
-{
-    pid_t pid;
-    int e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (e) {
-        snprintf(why, len, "cannot run %s (%s)", argv[0], strerror(e));
-        return -1;
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        snprintf(why, len, "%s failed (status %d)", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        return -1;
-    }
-    return 0;
-}
-
-/* gnuplot strings are single-quoted here; a path holding a quote is refused. */
-static int gp_safe(const char *s) { return !strchr(s, '\'') && !strchr(s, '\n'); }
-
 int hr_report_charts(const hr_report *r, const char *out_dir, const char *script, int *images,
                      char *why, size_t whylen)
 {
-    const char *gp = getenv("HEADROOM_GNUPLOT");
-    if (!gp || !*gp) gp = "gnuplot";
-    char *probe[] = {(char *)gp, "--version", NULL};
+    const char *gp = hr_gnuplot_exe();
     /* Quiet probe: a missing gnuplot is a notice, not an error. */
-    pid_t pid;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    int e = posix_spawnp(&pid, gp, &fa, NULL, probe, environ), status = 0;
-    posix_spawn_file_actions_destroy(&fa);
-    if (e || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+    if (!hr_gnuplot_works(gp)) {
         snprintf(why, whylen, "%s not found or not working", gp);
         return -1;
     }
-    if (!gp_safe(out_dir) || !gp_safe(script)) {
+    if (!hr_gnuplot_quotable(out_dir) || !hr_gnuplot_quotable(script)) {
         snprintf(why, whylen, "paths with a quote cannot be passed to gnuplot");
         return -1;
     }
@@ -445,8 +412,10 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
             snprintf(vars, sizeof vars,
                      "datafile='%s'; outfile='%s/shape-%d.%s'; fmt='%s'; ttl='%s'; ncols=%d",
                      dat, out_dir, s + 1, ext, ext, shape, r->nmachines + 1);
-            char *argv[] = {(char *)gp, "-e", vars, (char *)script, NULL};
-            if (spawn(argv, why, whylen)) ok = 0;
+            int rc = hr_gnuplot_run(gp, script, vars, NULL);
+            if (rc == -1) snprintf(why, whylen, "cannot run %s (%s)", gp, strerror(errno));
+            else if (rc) snprintf(why, whylen, "%s failed (status %d)", gp, rc > 0 ? rc : -1);
+            if (rc) ok = 0;
         }
         if (ok) images[s] = 1, done++;
         else return -1;
