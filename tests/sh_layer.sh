@@ -54,7 +54,10 @@ expect sweep-layer-xcsv  0 '^flash,64,64,[0-9.e-]+,[0-9.e-]+,' -- cat "$lo/cross
 expect sweep-layer-xtab  0 '^naive,64,[0-9]*,128\.0,' -- cat "$lo/crossover_table.csv"
 expect sweep-layer-resume 0 '16 rows \(0 new, 16 resumed\)' -- $B sweep --resume "$lo"
 printf '[sweep]\nmode = layer\nkernels = naive\nd_model = 64\nd_head = 32\nseq = 16..256*2\nreps = 1\nmin_time = 0\nwarmup = 0\nstop_after_crossover = true\n' > "$TMP/stop.ini"
-expect sweep-layer-stop  0 'past the crossover' -- $B sweep "$TMP/stop.ini" --out "$TMP/lstop"
+# Whether the core overtakes the projections inside this range depends on timings, so
+# only the run is asserted here; the stopping rule itself is unit-tested on synthetic
+# rows (test_sweep_layer.c: layer_past_stops_after_the_crossing).
+expect sweep-layer-stop  0 'rows \([0-9]+ new, 0 resumed\)' -- $B sweep "$TMP/stop.ini" --out "$TMP/lstop"
 printf '[sweep]\nheads = 2\ngemm = blas\n' > "$TMP/gemm_attn.ini"
 expect sweep-gemm-attn   2 'gemm_attn.ini:3: gemm: only with mode = layer' -- $B sweep "$TMP/gemm_attn.ini" --dry-run
 

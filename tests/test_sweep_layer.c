@@ -249,3 +249,34 @@ HR_TEST(sweep_reads_wisdom)
     CHECK(txt && !strstr(txt, "wisdom"));
     free(txt);
 }
+
+/* stop_after_crossover on synthetic rows: a point is past the crossover when a smaller N
+ * of the same series (kernel, gemm, shape but N, threads, pass) had core > projections. */
+HR_TEST(layer_past_stops_after_the_crossing)
+{
+    hr_sweep_point pt;
+    memset(&pt, 0, sizeof pt);
+    snprintf(pt.name, sizeof pt.name, "layer/naive/own/B1/N128/D64/H2/G2/d32/full/T1");
+    pt.prob.seq_q = 128;
+    pt.pass = 1;
+    hr_result r[2];
+    memset(r, 0, sizeof r);
+    snprintf(r[0].label, sizeof r[0].label, "layer/naive/own/B1/N64/D64/H2/G2/d32/full/T1/total");
+    r[0].prob.seq_q = 64;
+    hr_result_set(&r[0], "core_over_proj", 1.5);
+    /* the same N in another series (d_model 128) must not count */
+    snprintf(r[1].label, sizeof r[1].label, "layer/naive/own/B1/N64/D128/H2/G2/d32/full/T1/total");
+    r[1].prob.seq_q = 64;
+    hr_result_set(&r[1], "core_over_proj", 3.0);
+    char buf[256];
+    CHECK(hr_sweep_layer_past(&pt, r, 2, buf, sizeof buf) != NULL);
+    CHECK(strstr(buf, "N=64") != NULL);
+    hr_result_set(&r[0], "core_over_proj", 0.8); /* core still faster: keep measuring */
+    CHECK(hr_sweep_layer_past(&pt, r, 2, buf, sizeof buf) == NULL);
+    hr_result_set(&r[0], "core_over_proj", 1.5);
+    pt.prob.seq_q = 64; /* not a larger N */
+    CHECK(hr_sweep_layer_past(&pt, r, 2, buf, sizeof buf) == NULL);
+    pt.prob.seq_q = 128;
+    pt.pass = 2; /* another pass is measured on its own */
+    CHECK(hr_sweep_layer_past(&pt, r, 2, buf, sizeof buf) == NULL);
+}
