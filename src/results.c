@@ -325,6 +325,21 @@ int hr_write_atomic(const char *path, const char *text)
     return HR_OK;
 }
 
+int hr_write_json_atomic(const char *path, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    if (!text) return hr_fail("%s: out of memory formatting JSON", path);
+    size_t n = strlen(text);
+    char *nl = realloc(text, n + 2);
+    if (nl) {
+        text = nl;
+        memcpy(text + n, "\n", 2);
+    }
+    int st = hr_write_atomic(path, text);
+    free(text);
+    return st;
+}
+
 int hr_mkdirs(const char *path)
 {
     char buf[4096];

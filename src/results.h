@@ -77,6 +77,8 @@ void hr_table_row(FILE *f, const hr_result *r);
 
 /* Writes text to path atomically (temp file in the same directory + rename). */
 int hr_write_atomic(const char *path, const char *text);
+/* Writes doc, indented and ending in a newline, to path atomically. */
+int hr_write_json_atomic(const char *path, const cJSON *doc);
 /* mkdir -p. */
 int hr_mkdirs(const char *path);
 

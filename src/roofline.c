@@ -315,17 +315,8 @@ int hr_ceilings_save(const hr_ceilings *c, const char *path)
         if (rc) return rc;
     }
     cJSON *root = hr_ceilings_json(c);
-    char *text = cJSON_Print(root);
+    int rc = hr_write_json_atomic(path, root);
     cJSON_Delete(root);
-    if (!text) return hr_fail("%s: out of memory formatting the ceilings", path);
-    size_t n = strlen(text);
-    char *nl = realloc(text, n + 2);
-    if (nl) {
-        text = nl;
-        memcpy(text + n, "\n", 2);
-    }
-    int rc = hr_write_atomic(path, text);
-    free(text);
     return rc;
 }
 

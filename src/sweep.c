@@ -280,12 +280,10 @@ static int write_outputs(run_state *s, bool interrupted)
     cJSON_AddNumberToObject(sw, "phase_excluded", s->nexcluded);
     cJSON_AddBoolToObject(sw, "interleave", s->interleave);
     cJSON_AddNumberToObject(sw, "interleave_seed", s->c->seed);
-    char *txt = cJSON_Print(doc);
-    cJSON_Delete(doc);
     char path[1100];
     snprintf(path, sizeof path, "%s/results.json", s->o->dir);
-    int st = txt ? hr_write_atomic(path, txt) : hr_fail("out of memory");
-    free(txt);
+    int st = hr_write_json_atomic(path, doc);
+    cJSON_Delete(doc);
     if (st) return st;
 
     char *csv = NULL;

@@ -277,16 +277,7 @@ int hr_wisdom_store(const char *path, const hr_kernel *k, const hr_problem *p,
         i++;
     }
     if (!replaced) cJSON_AddItemToArray(ents, e);
-    char *text = cJSON_Print(doc);
+    int st = hr_write_json_atomic(path, doc);
     cJSON_Delete(doc);
-    if (!text) return hr_fail("%s: out of memory writing wisdom", path);
-    size_t n = strlen(text);
-    char *t2 = realloc(text, n + 2);
-    if (t2) {
-        text = t2;
-        memcpy(text + n, "\n", 2);
-    }
-    int st = hr_write_atomic(path, text);
-    free(text);
     return st;
 }
