@@ -309,6 +309,15 @@ void hr_table_row(FILE *f, const hr_result *r)
 
 int hr_write_atomic(const char *path, const char *text)
 {
+    /* The file's directory is made first (results/<machine>/ may not exist yet). */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        int st = hr_mkdirs(dir);
+        if (st) return st;
+    }
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");

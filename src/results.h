@@ -75,7 +75,8 @@ extern const char *const hr_csv_counter_names[];
 void hr_table_header(FILE *f);
 void hr_table_row(FILE *f, const hr_result *r);
 
-/* Writes text to path atomically (temp file in the same directory + rename). */
+/* Writes text to path atomically (temp file in the same directory + rename), making
+ * the directory first if needed. */
 int hr_write_atomic(const char *path, const char *text);
 /* Writes doc, indented and ending in a newline, to path atomically. */
 int hr_write_json_atomic(const char *path, const cJSON *doc);

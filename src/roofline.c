@@ -306,14 +306,6 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
 
 int hr_ceilings_save(const hr_ceilings *c, const char *path)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = 0;
-        int rc = hr_mkdirs(dir);
-        if (rc) return rc;
-    }
     cJSON *root = hr_ceilings_json(c);
     int rc = hr_write_json_atomic(path, root);
     cJSON_Delete(root);

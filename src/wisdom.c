@@ -224,15 +224,6 @@ int hr_wisdom_store(const char *path, const hr_kernel *k, const hr_problem *p,
     cJSON *doc;
     if (load(path, &doc)) return HR_EUSAGE;
     if (!doc) {
-        /* A new file: create its directory. */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-            *slash = 0;
-            int st = hr_mkdirs(dir);
-            if (st) return st;
-        }
         doc = cJSON_CreateObject();
         cJSON_AddStringToObject(doc, "format", WISDOM_FORMAT);
         cJSON_AddArrayToObject(doc, "entries");
