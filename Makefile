@@ -114,9 +114,12 @@ $(BUILD)/buildinfo.h: FORCE
 	  '$(subst ",,$(FLAGS_TEXT))' '$(ISA)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+# gitinfo.h: the commit, and a checksum of the kernels' source, which goes into the
+# build_id so that wisdom tuned for other kernel code is not used.
 $(BUILD)/gitinfo.h: FORCE
 	@mkdir -p $(BUILD)
-	@printf '#define HR_GIT "%s"\n' '$(GIT_REV)' > $@.tmp
+	@printf '#define HR_GIT "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' \
+	  "$$(cat kernels/*.c kernels/*.h | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/src/sysinfo.o: $(BUILD)/gitinfo.h
 

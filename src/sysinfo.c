@@ -123,6 +123,7 @@ const hr_sysinfo *hr_sysinfo_get(void)
     si.git = HR_GIT;
     uint64_t h = fnv(0xcbf29ce484222325ull, HR_BUILD_FLAGS);
     h = fnv(h, __VERSION__);
+    h = fnv(h, HR_KERNELS_HASH);
     for (int i = 0; hr_kernels[i]; i++) h = fnv(h, hr_kernels[i]->name);
     snprintf(si.build_id, sizeof si.build_id, "%016llx", (unsigned long long)h);
 

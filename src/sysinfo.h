@@ -17,7 +17,7 @@ typedef struct {
     const char *compiler;  /* __VERSION__                                        */
     const char *cflags;    /* the flags the build used                           */
     const char *git;       /* commit the binary was built from ("unknown")       */
-    char build_id[17];     /* hex hash of flags + compiler + registry            */
+    char build_id[17];     /* hex hash of flags, compiler, kernels' source, registry */
     int omp_max_threads;
     char omp_proc_bind[32], omp_places[64];
     int scaling_governor_on; /* 1 frequency scaling governor not "performance", 0 no, -1 unknown */
