@@ -3,7 +3,7 @@
 #
 # For each results/<machine>/ it gathers the newest inputs and hands them to `headroom
 # plot`, which prepares the data and runs gnuplot on plots/*.gp:
-#   sweep      results/<machine>/latest (else the newest directory holding a results.csv)
+#   sweep      the newest results/<machine>/*/results.csv with attention (not layer) rows
 #   ceilings   results/<machine>/ceilings.json                (headroom roofline)
 #   crossover  the newest results/<machine>/*/crossover.csv    (headroom crossover, or a
 #              mode = layer sweep such as configs/crossover.ini)
@@ -36,13 +36,16 @@ status=0 done=0
 for m in "$RESULTS"/*/; do
     m=${m%/}
     [ -d "$m" ] || continue
+    # The attention charts need a sweep with attention rows: the newest results.csv
+    # holding a row that is not a layer phase (a crossover sweep, mode = layer, may be
+    # newer; its rows feed the crossover chart only).
     sweep=""
-    if [ -f "$m/latest/results.csv" ]; then
-        sweep="$m/latest"
-    else
-        csv=$(newest "$m"/*/results.csv)
-        [ -n "$csv" ] && sweep=$(dirname "$csv")
-    fi
+    for csv in $(ls -1t -- "$m"/*/results.csv 2>/dev/null); do
+        if tail -n +2 "$csv" | grep -qv '^layer/'; then
+            sweep=$(dirname "$csv")
+            break
+        fi
+    done
     args=(--kvcache "$tmp/kvcache.csv")
     [ -f "$m/ceilings.json" ] && args+=(--ceilings "$m/ceilings.json")
     cross=$(newest "$m"/*/crossover.csv)
