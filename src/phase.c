@@ -40,7 +40,7 @@ const hr_probe_buf *hr_phase_bw_buf(int threads)
     static hr_probe_buf buf;
     if (buf.n) return &buf;
     size_t bytes = hr_probe_buf_default_bytes(), l3 = hr_sysinfo_get()->l3;
-    if (bytes < 2 * l3) bytes = 2 * l3;
+    if (bytes < 4 * l3) bytes = 4 * l3;
     return hr_probe_buf_alloc(&buf, bytes, threads) == HR_OK ? &buf : NULL;
 }
 

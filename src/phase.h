@@ -32,7 +32,7 @@ typedef struct {
 void hr_phase_before(void *probe, int rep);
 void hr_phase_after(void *probe, int rep);
 
-/* The process-wide buffer of the bandwidth probe: three arrays of max(2 x L3,
+/* The process-wide buffer of the bandwidth probe: three arrays of max(4 x L3,
  * hr_probe_buf_default_bytes()) bytes together, so the triad streams from memory, not
  * from the last-level cache; allocated on first use (first-touched by `threads`).
  * NULL with a message (hr_errmsg) when it cannot be allocated. */

@@ -193,7 +193,8 @@ int hr_probe_buf_alloc(hr_probe_buf *pb, size_t bytes, int threads)
     pb->a = hr_alloc(n * sizeof(float));
     pb->b = hr_alloc(n * sizeof(float));
     pb->c = hr_alloc(n * sizeof(float));
-    if (!pb->a || !pb->b || !pb->c) {
+    pb->pos = calloc(HR_PROBE_MAX_THREADS, sizeof *pb->pos);
+    if (!pb->a || !pb->b || !pb->c || !pb->pos) {
         hr_probe_buf_free(pb);
         return hr_fail("cannot allocate %.1f MiB for the bandwidth probe", bytes / 1048576.0);
     }
@@ -217,6 +218,7 @@ void hr_probe_buf_free(hr_probe_buf *pb)
     free(pb->a);
     free(pb->b);
     free(pb->c);
+    free(pb->pos);
     memset(pb, 0, sizeof *pb);
 }
 
@@ -233,21 +235,30 @@ double hr_probe_bw(int threads, const hr_probe_buf *pb, double seconds, double *
     double total = 0;
     float s = triad_scale;
     if (threads < 1) threads = 1;
+    if (threads > HR_PROBE_MAX_THREADS) threads = HR_PROBE_MAX_THREADS;
     if (per_thread)
         for (int i = 0; i < threads; i++) per_thread[i] = 0;
+    /* 64 KiB chunks of each array: a clock read every ~10 us of streaming. */
+    const size_t chunk = 16384;
 #pragma omp parallel num_threads(threads) reduction(+ : total)
     {
+        const int me = omp_get_thread_num();
         size_t lo, hi;
-        hr_probe_slice(pb->n, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-        long passes = 0;
+        hr_probe_slice(pb->n, me, omp_get_num_threads(), &lo, &hi);
+        size_t at = pb->pos[me], done = 0;
+        if (at < lo || at >= hi) at = lo; /* first probe, or the team size changed */
 #pragma omp barrier
         double t0 = hr_now(), t;
         do {
-            hr_triad(pb->a, pb->b, pb->c, s, lo, hi);
-            passes++;
-        } while ((t = hr_now()) - t0 < seconds);
-        double rate = (double)passes * (double)(hi - lo) * 3 * sizeof(float) / fmax(t - t0, 1e-9) * 1e-9;
-        if (per_thread) per_thread[omp_get_thread_num()] = rate;
+            size_t end = hi - at < chunk ? hi : at + chunk;
+            hr_triad(pb->a, pb->b, pb->c, s, at, end);
+            done += end - at;
+            at = end == hi ? lo : end;
+        } while (hi > lo && (t = hr_now()) - t0 < seconds);
+        if (hi <= lo) t = hr_now();
+        pb->pos[me] = at;
+        double rate = (double)done * 3 * sizeof(float) / fmax(t - t0, 1e-9) * 1e-9;
+        if (per_thread) per_thread[me] = rate;
         total = rate;
     }
     return total;

@@ -41,15 +41,20 @@ int hr_fma_build_loop(void);
 double hr_probe_run(int threads, double seconds, double *per_thread);
 
 /* The bandwidth variant: a STREAM triad a = b + s*c over a caller-owned buffer, each
- * thread repeatedly sweeping its own contiguous slice until `seconds` have passed.
+ * thread sweeping its own contiguous slice, in 64 KiB chunks from where its previous
+ * probe stopped (wrapping around), until `seconds` have passed.
  * Bytes are counted as STREAM does (12 per element). The buffer must be larger than
  * the caches it should miss (hr_probe_buf_default_bytes: beyond the L2s of all
  * threads, so the figure is L3 or memory bandwidth by the machine's L3 size).
- * Overhead beyond `seconds`: up to one pass over the thread's slice (0.3 ms for 15 MiB
- * at L3 speed on the dev machine), plus the team start as above. */
+ * Overhead beyond `seconds`: up to one 64 KiB chunk per array (~10 us), plus the team
+ * start as above. */
+#define HR_PROBE_MAX_THREADS 1024
 typedef struct {
     float *a, *b, *c;
-    size_t n; /* elements per array */
+    size_t n;   /* elements per array                                             */
+    size_t *pos; /* per thread: where its next probe starts in its slice; a probe
+                  * continues where the last one stopped, so the lines it reads were
+                  * last touched a whole buffer ago, not by the probe just before it */
 } hr_probe_buf;
 /* Thread me of nt's share [*lo, *hi) of n elements, in whole cache lines (16 floats);
  * the probe, its first touch and the roofline triad split arrays this way. */
