@@ -154,6 +154,9 @@ test-sanitize:
 # build/fuzz; each runs FUZZ_SECONDS from its seed corpus fuzz/corpus/<target>/ (new
 # inputs go to build/fuzz/corpus/, crashes to build/fuzz/crash-*).
 FUZZ_SECONDS ?= 60
+# FUZZ_SEED=0 lets libFuzzer pick a seed (exploration); CI fixes one, so a commit's
+# fuzz step explores the same paths each run and a red CI is the commit's own.
+FUZZ_SEED ?= 0
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_CFLAGS := -std=c11 -g -O1 $(ARCHFLAGS) -fopenmp -fno-omit-frame-pointer \
@@ -173,7 +176,7 @@ fuzz: $(FUZZ_BINS)
 	  t=$${f#$(FUZZ_BUILD)/fuzz_}; mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
 	  echo "== $$f: $(FUZZ_SECONDS) s"; \
 	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+	  $$f -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/$$t- \
 	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/$$t.log 2>&1; rc=$$?; \
 	  grep -E '^(INFO: seed|#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|SUMMARY)|(Sanitizer|runtime error|deadly signal|Test unit written)' \

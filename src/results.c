@@ -508,9 +508,10 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
         r->checked = true;
     }
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(o, "counters");
+    if (cs && !cJSON_IsObject(cs)) return hr_fail("field 'counters' is not an object");
     cJSON_ArrayForEach(x, cs)
     {
-        const char *nm = cJSON_IsNumber(x) ? intern(x->string) : NULL;
+        const char *nm = cJSON_IsNumber(x) && x->string ? intern(x->string) : NULL;
         if (nm) hr_result_set(r, nm, x->valuedouble);
     }
     return HR_OK;

@@ -140,6 +140,10 @@ HR_TEST(sweep_row_json_roundtrip)
     CHECK(b.timing.s.median == r.timing.s.median && !strcmp(b.tune_source, "flag"));
     CHECK(b.checked && b.check.verdict == HR_CHECK_WARN && b.check.rows_total == 64);
     CHECK(b.ncounters == 1 && !strcmp(b.counters[0].name, "GBps") && b.counters[0].value == 12.5);
+    /* counters as an array (a fuzzer find): members without names are refused, not read */
+    cJSON_ReplaceItemInObject(back, "counters", cJSON_Parse("[1, 2]"));
+    CHECK(hr_result_from_json(back, &b) == HR_EUSAGE && strstr(hr_errmsg(), "counters"));
+    cJSON_DeleteItemFromObject(back, "counters");
     cJSON_DeleteItemFromObject(back, "rep_time");
     CHECK(hr_result_from_json(back, &b) == HR_EUSAGE);
     cJSON_Delete(back);
