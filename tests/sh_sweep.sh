@@ -35,10 +35,10 @@ done
 [ "$(wc -l < "$out/rows.jsonl")" -eq 8 ] && ok rows_jsonl_lines || fail rows_jsonl_lines "$(wc -l < "$out/rows.jsonl") lines"
 [ "$(wc -l < "$out/results.csv")" -eq 9 ] && ok csv_lines || fail csv_lines "$(wc -l < "$out/results.csv") lines"
 
-# Google Benchmark's tools/compare.py is not installed here (the Debian package ships no
-# tools/); this reads results.json the way its gbench/util.py and report.py do: sort by
-# family/instance index, partition by name, iteration rows vs aggregate rows by run_type
-# and aggregate_name, times in time_unit, repetitions.
+# results.json read the way Google Benchmark's gbench/util.py and report.py read it:
+# sort by family/instance index, partition by name, iteration rows vs aggregate rows by
+# run_type and aggregate_name, times in time_unit, repetitions. Then, where Debian's
+# libbenchmark-tools is installed (.ci/run installs it), its compare.py itself.
 gbcheck=$TMP/gbcheck.py
 cat > "$gbcheck" <<'EOF'
 import json, sys
@@ -67,6 +67,13 @@ print("gbench-shape ok", len(parts), "benchmarks")
 EOF
 if command -v python3 >/dev/null; then
     expect gbench_shape 0 'gbench-shape ok 8 benchmarks' -- python3 "$gbcheck" "$out/results.json"
+    gbcompare=${GBENCH_COMPARE:-/usr/share/benchmark/compare.py}
+    if [ -f "$gbcompare" ] && python3 -c 'import scipy' 2>/dev/null; then
+        expect gbench_compare_py 0 'U Test, Repetitions: [0-9]+ vs [0-9]+' \
+            -- python3 "$gbcompare" -a benchmarks "$out/results.json" "$out/results.json"
+    else
+        echo "note $SUITE/gbench_compare_py: $gbcompare or scipy not installed (Debian: libbenchmark-tools python3-scipy), not run"
+    fi
     expect skipped_array 0 '^4 decode' -- python3 -c "
 import json; d = json.load(open('$out/results.json')); s = d['skipped']
 print(len(s), ' '.join(sorted({x['name'].split('/')[0] for x in s})), s[0]['reason'])"
@@ -81,6 +88,35 @@ printf '{"key":"torn' >> "$out/rows.jsonl"
 expect resume 0 '8 rows \(5 new, 3 resumed\)' -- "$HR_BIN" sweep --resume "$out"
 [ "$(wc -l < "$out/rows.jsonl")" -eq 8 ] && ok resume_rows || fail resume_rows "$(wc -l < "$out/rows.jsonl") lines"
 expect resume_noop 0 '8 rows \(0 new, 8 resumed\)' -- "$HR_BIN" sweep "$cfg" --resume "$out"
+
+# Names stay distinct when a config varies block sizes and repeats the product:
+# compare and compare.py match rows by name. naive has no block knobs (no suffix, one
+# point per pass); flash gets /bqQ/bkvK; both get /passP. Resume still matches them.
+named=$TMP/named.ini
+cat > "$named" <<'EOF'
+[sweep]
+kernels = naive, flash
+heads = 2
+d_head = 16
+seq = 32
+block_q = 16, 32
+threads = 1
+passes = 2
+reps = 2
+min_time = 0.001
+warmup = 0
+EOF
+nout=$TMP/named
+expect named_run 0 '6 rows \(6 new, 0 resumed\)' -- "$HR_BIN" sweep "$named" --out "$nout"
+if command -v python3 >/dev/null; then
+    expect named_distinct 0 '^flash/B1/H2/G2/N32/M32/d16/full/bhnd/T1/bq16/bkv[0-9]+/pass1,flash/B1/H2/G2/N32/M32/d16/full/bhnd/T1/bq16/bkv[0-9]+/pass2,.*naive/B1/H2/G2/N32/M32/d16/full/bhnd/T1/pass2 6$' -- python3 -c "
+import json, sys
+b = json.load(open(sys.argv[1]))['benchmarks']
+names = sorted({r['run_name'] for r in b})
+print(','.join(names), len(names))" "$nout/results.json"
+fi
+head -n 3 "$nout/rows.jsonl" > "$TMP/rows3n" && cp "$TMP/rows3n" "$nout/rows.jsonl"
+expect named_resume 0 '6 rows \(3 new, 3 resumed\)' -- "$HR_BIN" sweep --resume "$nout"
 
 # SIGINT: a sweep of slow-ish points; interrupt once the first row is on disk.
 slow=$TMP/slow.ini
