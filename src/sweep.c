@@ -89,8 +89,19 @@ static void finish_point(hr_sweep_point *pt, const hr_sweep_config *c, double ma
     if (!pt->skip[0] && !valid) snprintf(pt->skip, sizeof pt->skip, "invalid shape: %s", hr_errmsg());
     r.tune = valid ? hr_kernel_tune(k, &pt->prob, &pt->tune) : pt->tune;
     if (!valid && !(k->caps & HR_CAP_THREADED)) r.tune.threads = 1;
-    hr_sweep_key(&r, pt->pass, pt->key, sizeof pt->key);
     hr_result_name(&r, pt->name, sizeof pt->name);
+    /* compare and compare.py match rows by name: points that differ only in block sizes
+     * or pass must not share one (layer mode names its rows itself) */
+    const bool by_block = (c->block_q.n > 1 && (k->caps & HR_CAP_BLOCK_Q)) ||
+                          (c->block_kv.n > 1 && (k->caps & HR_CAP_BLOCK_KV));
+    if (c->mode != HR_MODE_LAYER && (by_block || c->passes > 1)) {
+        size_t n = strlen(pt->name);
+        if (by_block) n += (size_t)snprintf(pt->name + n, sizeof pt->name - n, "/bq%d/bkv%d", r.tune.block_q, r.tune.block_kv);
+        if (c->passes > 1 && n < sizeof pt->name) snprintf(pt->name + n, sizeof pt->name - n, "/pass%d", pt->pass);
+        snprintf(r.label, sizeof r.label, "%s", pt->name);
+        pt->named = true;
+    }
+    hr_sweep_key(&r, pt->pass, pt->key, sizeof pt->key);
     if (c->mode == HR_MODE_LAYER) {
         hr_sweep_layer_finish(c, pt, max_mem);
         return;
@@ -555,6 +566,7 @@ static int measure_group(run_state *s, hr_sweep_point **g, int ng, int *measured
         live[k] = -1;
         if (st) break;
         if (c->passes > 1) hr_result_set(r, "pass", g[i]->pass);
+        if (g[i]->named) snprintf(r->label, sizeof r->label, "%s", g[i]->name);
         if (nlive > 1) hr_result_set(r, "interleaved", nlive);
         if (s->have_ceil) hr_roofline_attach(r, s->ceilings);
         if ((st = add_result(s, r, g[i]->pass)) || (st = append_row(s, r, g[i]->pass))) break;

@@ -20,7 +20,10 @@ typedef struct {
     int gemm;         /* layer mode: the projections' hr_gemm_backend                */
     int threads;      /* the config's threads (layer mode: the GEMMs'; 0: all CPUs)  */
     const char *tune_source; /* "default", "flag", "wisdom" or "flag+wisdom"         */
-    char name[256];   /* hr_result_name of the point (resolved tunables)            */
+    char name[256];   /* hr_result_name of the point (resolved tunables), with
+                       * /bqQ/bkvK when the config varies block sizes and /passP when
+                       * passes > 1, so the names in one results.json are distinct  */
+    bool named;       /* name carries such a suffix: the row's label is set to it   */
     char key[320];    /* name + block sizes + pass: what --resume matches on         */
     char skip[320];   /* non-empty: why the point is not measured                    */
 } hr_sweep_point;
