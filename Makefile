@@ -101,7 +101,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long test-sanitize fuzz bench plots clean FORCE gbench
+.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench
 
 all: $(BIN)
 
@@ -149,6 +149,11 @@ SAN_ENV := HR_SANITIZE=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86
 test-sanitize:
 	$(Q)$(SAN_ENV) $(MAKE) --no-print-directory SANITIZE=1 test
+
+# The whole suite against a build without OpenBLAS (build/noblas): the optional
+# dependency must degrade (blas left out with a note), not break the rest.
+test-noblas:
+	$(Q)$(MAKE) --no-print-directory BLAS=0 BUILDDIR=build/noblas test
 
 # libFuzzer targets fuzz/fuzz_*.c, linked with the library built by clang under
 # build/fuzz; each runs FUZZ_SECONDS from its seed corpus fuzz/corpus/<target>/ (new

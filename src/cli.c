@@ -93,7 +93,7 @@ static int set_opt(const hr_opt *o, const char *val)
     case HR_OPT_GROUP: break;
     case HR_OPT_KERNEL: {
         const hr_kernel *k = hr_kernel_find(val);
-        if (!k) return hr_fail("%s: unknown kernel '%s' (see headroom list)", o->name, val);
+        if (!k) return hr_kernel_unknown(o->name, val);
         *(const hr_kernel **)o->dst = k;
         return HR_OK;
     }

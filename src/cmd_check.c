@@ -33,7 +33,7 @@ int cmd_check(int argc, char **argv)
     }
     const hr_kernel *only = NULL;
     if (strcmp(kname, "all") && !(only = hr_kernel_find(kname))) {
-        fprintf(stderr, "headroom check: --kernel: unknown kernel '%s' (see headroom list)\n", kname);
+        fprintf(stderr, "headroom check: %s\n", (hr_kernel_unknown("--kernel", kname), hr_errmsg()));
         return HR_EUSAGE;
     }
     hr_case cases[HR_MAX_CASES];

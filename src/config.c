@@ -218,7 +218,12 @@ static int set_value(hr_sweep_config *c, int key, char *val)
                 continue;
             }
             const hr_kernel *k = hr_kernel_find(items[i]);
-            if (!k) return hr_fail("unknown kernel '%s' (see headroom list)", items[i]);
+            if (!k && hr_kernel_absent(items[i])) { /* an optional dependency: degrade */
+                fprintf(stderr, "headroom: note: kernel '%s' left out of this sweep: %s\n", items[i],
+                        hr_kernel_absent(items[i]));
+                continue;
+            }
+            if (!k) return hr_kernel_unknown(NULL, items[i]);
             if (c->nkernels >= HR_CFG_MAXKERNELS) return hr_fail("more than %d kernels", HR_CFG_MAXKERNELS);
             c->kernels[c->nkernels++] = k;
         }
@@ -396,6 +401,9 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
         int l = x.seen_line[kh] > x.seen_line[km] ? x.seen_line[kh] : x.seen_line[km];
         return hr_fail("%s:%d: give heads or d_model, not both (with d_model, heads = d_model / d_head)", path, l);
     }
+    int kk = hr_choice(keys, "kernels");
+    if (x.seen_line[kk] && !c->nkernels) /* every kernel named is left out of this build */
+        return hr_fail("%s:%d: kernels: none of these kernels is in this build", path, x.seen_line[kk]);
     if (c->mode == HR_MODE_LAYER && !c->d_model.n)
         return hr_fail("%s:%d: mode = layer needs d_model", path, x.seen_line[hr_choice(keys, "mode")]);
     for (int i = hr_choice(keys, "gemm"), j = 0; j < 2; j++, i = hr_choice(keys, "stop_after_crossover"))

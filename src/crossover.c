@@ -248,7 +248,7 @@ int cmd_crossover(int argc, char **argv)
     }
     for (int i = 0; i < nk; i++)
         if (!(kv[i] = hr_kernel_find(ks[i]))) {
-            st = hr_fail("--kernels: unknown kernel '%s' (see headroom list)", ks[i]);
+            st = hr_kernel_unknown("--kernels", ks[i]);
             goto err;
         }
     if (!hr_gemm_available((hr_gemm_backend)gemm)) {

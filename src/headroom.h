@@ -137,6 +137,11 @@ typedef struct hr_kernel {
 extern const hr_kernel *const hr_kernels[];
 /* The kernel called name, or NULL. */
 const hr_kernel *hr_kernel_find(const char *name);
+/* For a suite kernel left out of this build (blas without OpenBLAS), why; else NULL. */
+const char *hr_kernel_absent(const char *name);
+/* hr_fail for a name hr_kernel_find did not know: "WHERE: unknown kernel 'x' (see
+ * headroom list)" or, for a kernel left out of this build, why it is missing. */
+int hr_kernel_unknown(const char *where, const char *name);
 /* Calls k->resolve on a copy of *t and also sets threads (1 for unthreaded kernels). */
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 

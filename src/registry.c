@@ -37,6 +37,22 @@ const hr_kernel *hr_kernel_find(const char *name)
     return NULL;
 }
 
+const char *hr_kernel_absent(const char *name)
+{
+#if !HR_HAVE_BLAS
+    if (!strcmp(name, "blas")) return "OpenBLAS was not found when it was built (install libopenblas-dev, rebuild)";
+#endif
+    (void)name;
+    return NULL;
+}
+
+int hr_kernel_unknown(const char *where, const char *name)
+{
+    const char *why = hr_kernel_absent(name);
+    if (why) return hr_fail("%s%skernel '%s' is not in this build: %s", where ? where : "", where ? ": " : "", name, why);
+    return hr_fail("%s%sunknown kernel '%s' (see headroom list)", where ? where : "", where ? ": " : "", name);
+}
+
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {
     hr_tune r = t ? *t : (hr_tune){0};

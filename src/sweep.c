@@ -126,7 +126,7 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         size_t m = strcspn(s, ",");
         char nm[64];
         snprintf(nm, sizeof nm, "%.*s", (int)(m < 63 ? m : 63), s);
-        if (!hr_kernel_find(nm)) return hr_fail("--filter: unknown kernel '%s' (see headroom list)", nm);
+        if (!hr_kernel_find(nm)) return hr_kernel_unknown("--filter", nm);
         s += m + (s[m] == ',');
     }
     size_t cap = (size_t)hr_config_points(c) + 1;

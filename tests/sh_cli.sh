@@ -52,4 +52,19 @@ if [ -n "$PY" ]; then
 else
     echo "note: numpy not installed; skipping the independent numpy check" >&2
 fi
+
+# The optional blas kernel: with OpenBLAS it runs; without (make BLAS=0, make test-noblas)
+# naming it says why it is missing, and a config that lists it degrades with a note.
+if $B list | grep -q '^blas '; then
+    expect blas-present 0 'blas ' -- $B run --kernel blas --seq 16 --reps 1 --min-time 0
+else
+    expect noblas-run    2 "^headroom run: --kernel: kernel 'blas' is not in this build: OpenBLAS was not found" \
+                            -- $B run --kernel blas
+    expect noblas-check  2 "kernel 'blas' is not in this build" -- $B check --kernel blas
+    printf '[sweep]\nkernels = naive, blas\nseq = 16\nheads = 1\n' > "$TMP/nb.ini"
+    expect noblas-sweep  0 "note: kernel 'blas' left out of this sweep: OpenBLAS" -- $B sweep "$TMP/nb.ini" --dry-run
+    expect noblas-sweep-rest 0 '^1 points: 1 to run' -- $B sweep "$TMP/nb.ini" --dry-run
+    printf '[sweep]\nkernels = blas\n' > "$TMP/nb1.ini"
+    expect noblas-none   2 'nb1.ini:2: kernels: none of these kernels is in this build' -- $B sweep "$TMP/nb1.ini" --dry-run
+fi
 finish

@@ -110,7 +110,7 @@ sweep_backwards|2|^headroom sweep: .*/backwards.ini:2: seq: range 512..64 ends b
 sweep_huge_step|0|^1 points: 1 to run|$B sweep $HOSTILE/huge_step.ini --dry-run 2>&1 | tail -n 1 >&2
 sweep_all_skipped|2|^headroom sweep: nothing measured: all 1 points were skipped|$B sweep $HOSTILE/all_skipped.ini --out $TMP/allskip 2>&1 | tail -n 1 >&2; exit "${PIPESTATUS[0]}"
 sweep_too_many_values|2|^headroom sweep: .*/too_many_values.ini:2: seq: .*more than 64 values|$B sweep $HOSTILE/too_many_values.ini --dry-run
-sweep_huge_product|2|^headroom sweep: .*/huge_product.ini: the cartesian product has 262144 points|$B sweep $HOSTILE/huge_product.ini --dry-run
+sweep_huge_product|2|^headroom sweep: .*/huge_product.ini: the cartesian product has [0-9]+ points, more than 20000|$B sweep $HOSTILE/huge_product.ini --dry-run
 sweep_unknown_key|2|^headroom sweep: .*/unknown_key.ini:3: unknown key 'sequence'|$B sweep $HOSTILE/unknown_key.ini --dry-run
 sweep_unknown_section|2|^headroom sweep: .*/unknown_section.ini:4: section 'swep'|$B sweep $HOSTILE/unknown_section.ini --dry-run
 sweep_key_outside|2|^headroom sweep: .*/key_outside.ini:1: key outside a section|$B sweep $HOSTILE/key_outside.ini --dry-run
