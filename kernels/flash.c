@@ -89,41 +89,38 @@ static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 /* 2^x for x <= 0 (and -inf, which gives exactly 0). x = n + f, n = round(x),
  * |f| <= 1/2, 2^f = 1 + f P(f) with Cephes exp2f's degree-5 P (max relative error
- * 7.9e-8 in fp32 over [-1/2, 1/2]); scalef multiplies by 2^n. x is clamped at -150 so
- * -inf gives 2^-150, which rounds to exactly 0. */
+ * 7.9e-8 in fp32 over [-1/2, 1/2]), times 2^n. */
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
+FT_INLINE hr_vf exp2_frac(hr_vf f)
+{
+    hr_vf p = hr_vset1(1.535336188319500e-4f);
+    p = hr_vfma(p, f, hr_vset1(1.339887440266574e-3f));
+    p = hr_vfma(p, f, hr_vset1(9.618437357674640e-3f));
+    p = hr_vfma(p, f, hr_vset1(5.550332471162809e-2f));
+    p = hr_vfma(p, f, hr_vset1(2.402264791363012e-1f));
+    p = hr_vfma(p, f, hr_vset1(6.931472028550421e-1f));
+    return hr_vfma(p, f, hr_vset1(1.0f));
+}
+#endif
 #if defined(HR_VEC_AVX512)
+/* scalef multiplies by 2^n; x is clamped at -150 so -inf gives 2^-150, which rounds
+ * to exactly 0. */
 FT_INLINE hr_vf exp2v(hr_vf x)
 {
     x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
     __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 f = _mm512_sub_ps(x, n);
-    __m512 p = _mm512_set1_ps(1.535336188319500e-4f);
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.339887440266574e-3f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.618437357674640e-3f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.550332471162809e-2f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.402264791363012e-1f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931472028550421e-1f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
-    return _mm512_scalef_ps(p, n);
+    return _mm512_scalef_ps(exp2_frac(_mm512_sub_ps(x, n)), n);
 }
 #elif defined(HR_VEC_AVX2)
-/* The same polynomial; 2^n is built in the exponent field. x is clamped at -127, where
- * n = -127 gives a zero exponent field and so exactly 0: results below 2^-126.5 (and
- * -inf) are 0, not denormals, which no softmax sum (>= 1) can see. */
+/* 2^n is built in the exponent field. x is clamped at -127, where n = -127 gives a
+ * zero exponent field and so exactly 0: results below 2^-126.5 (and -inf) are 0, not
+ * denormals, which no softmax sum (>= 1) can see. */
 FT_INLINE hr_vf exp2v(hr_vf x)
 {
     x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
     __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 f = _mm256_sub_ps(x, n);
-    __m256 p = _mm256_set1_ps(1.535336188319500e-4f);
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.339887440266574e-3f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(9.618437357674640e-3f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(5.550332471162809e-2f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(2.402264791363012e-1f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(6.931472028550421e-1f));
-    p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(1.0f));
     __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+    return _mm256_mul_ps(exp2_frac(_mm256_sub_ps(x, n)), _mm256_castsi256_ps(e));
 }
 #else
 /* The portable path: exp(x ln 2) by the SIMD layer's expf (exactly 0 below ln FLT_MIN). */
