@@ -67,52 +67,6 @@ for g in $groups; do
         "$bin" sweep "$config" --out "$out/likwid_run_$g" >/dev/null
 done
 
-# Merge: from each file's "Group N Metric STAT" tables (several cores) or "Group N
-# Metric" tables (one core), one row per region x metric.
-python3 - "$out" $groups <<'PY'
-import csv, sys, os
-out, groups = sys.argv[1], sys.argv[2:]
-rows = []
-for g in groups:
-    path = os.path.join(out, f"likwid_{g}.csv")
-    if not os.path.exists(path):
-        continue
-    region, kind, header, stat_seen = None, None, None, set()
-    plain = {}
-    with open(path, newline="") as f:
-        for rec in csv.reader(f):
-            if not rec:
-                continue
-            if rec[0] == "TABLE":
-                region = rec[1][len("Region "):] if rec[1].startswith("Region ") else None
-                kind = "stat" if rec[2].endswith("Metric STAT") else "metric" if rec[2].endswith("Metric") else None
-                header = None
-                continue
-            if rec[0] == "STRUCT":
-                region = kind = None
-                continue
-            if region is None or kind is None:
-                continue
-            if header is None:
-                header = rec
-                continue
-            name = rec[0]
-            vals = [v for v in rec[1:] if v != ""]
-            if kind == "stat":
-                stat_seen.add(region)
-                metric = name[:-len(" STAT")] if name.endswith(" STAT") else name
-                rows.append([region, g, metric] + vals[:4])
-            else:
-                plain.setdefault(region, []).append((name, vals))
-    for region, ms in plain.items():
-        if region in stat_seen:
-            continue
-        for name, vals in ms:  # one core: the value is its own sum, min, max and mean
-            v = vals[0] if vals else ""
-            rows.append([region, g, name, v, v, v, v])
-with open(os.path.join(out, "likwid.csv"), "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(["name", "group", "metric", "sum", "min", "max", "avg"])
-    w.writerows(rows)
-print(f"likwid-sweep: {len(rows)} counter rows in {out}/likwid.csv (match 'name' with results.csv)")
-PY
+# Merge the per-group CSVs into OUTDIR/likwid.csv (scripts/likwid-merge.py; tested on
+# fixtures in the format likwid.lua's printOutput writes).
+python3 scripts/likwid-merge.py "$out" $groups
