@@ -81,7 +81,7 @@ int cmd_decode_loop(int argc, char **argv)
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention kernel (decode)"},
         {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME",
          "take heads, kv-heads, d-head, layers from a preset (headroom kvcache)"},
-        {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE", "model presets (configs/models.ini)"},
+        {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE", "model presets (configs/model-presets.ini)"},
         {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (32)"},
         {"--kv-heads", HR_OPT_INT, &kv_heads, 1, HR_MAX_HEADS, NULL, "G", "KV heads, divides H (8)"},
         {"--d-head", HR_OPT_INT, &d, 1, HR_MAX_DHEAD, NULL, "D", "head dimension (128)"},

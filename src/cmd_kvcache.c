@@ -174,7 +174,7 @@ int cmd_kvcache(int argc, char **argv)
          "token counts, K/M suffixes binary (1K,2K,4K,8K,16K,32K,64K,128K)"},
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "sequences in the batch (1)"},
         {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE",
-         "model presets (configs/models.ini)"},
+         "model presets (configs/model-presets.ini)"},
         {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
         {NULL},
     };

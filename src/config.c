@@ -23,7 +23,7 @@ static const char *const keys[] = {
     "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
     "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
     "check",       "cold",   "max_mem", "probe",   "phase_filter", "phase_threshold",
-    "interleave",  "gemm",  "stop_after_crossover", NULL,
+    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", NULL,
 };
 
 static void trim(char *s)
@@ -157,7 +157,7 @@ typedef struct {
     hr_sweep_config *c;
     const char *text; /* the rest of the text                             */
     int line;         /* number of the line inih handed over last         */
-    int seen_line[32];
+    int seen_line[40];
     char err[400];
 } parse_ctx;
 
@@ -190,6 +190,20 @@ static int set_value(hr_sweep_config *c, int key, char *val)
     int n;
     if (!strcmp(keys[key], "stop_after_crossover")) {
         if (parse_bool(val, &c->stop_after_crossover)) return hr_fail("'%s': expected true or false", val);
+        return HR_OK;
+    }
+    if (!strcmp(keys[key], "models")) { /* names now; looked up in the presets at the end */
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of model names");
+        c->nmodels = 0;
+        for (int i = 0; i < n; i++) {
+            if (strlen(items[i]) >= sizeof c->model[0].name) return hr_fail("'%.40s...': name too long", items[i]);
+            snprintf(c->model[c->nmodels++].name, sizeof c->model[0].name, "%s", items[i]);
+        }
+        return HR_OK;
+    }
+    if (!strcmp(keys[key], "models_file")) {
+        if (strlen(val) >= sizeof c->models_file) return hr_fail("path too long");
+        snprintf(c->models_file, sizeof c->models_file, "%s", val);
         return HR_OK;
     }
     if (!strcmp(keys[key], "gemm")) { /* layer mode: the projections' GEMM back ends */
@@ -347,10 +361,49 @@ static int handler(void *user, const char *section, const char *name, const char
     return 1;
 }
 
+/* models = ...: each name looked up in the presets file; the shape keys it replaces must
+ * not be given too. */
+static int resolve_models(hr_sweep_config *c, const char *path, const parse_ctx *x)
+{
+    const int lm = x->seen_line[hr_choice(keys, "models")];
+    static const char *const shape_keys[] = {"heads", "kv_heads", "d_head", "d_model"};
+    for (int i = 0; i < 4; i++) {
+        const int l = x->seen_line[hr_choice(keys, shape_keys[i])];
+        if (l) return hr_fail("%s:%d: give models or %s, not both (a model fixes heads, kv_heads, d_head, d_model)",
+                              path, l > lm ? l : lm, shape_keys[i]);
+    }
+    hr_models ms;
+    if (hr_models_open(c->models_file[0] ? c->models_file : NULL, &ms)) {
+        char why[512]; /* hr_fail formats into the buffer hr_errmsg returns */
+        snprintf(why, sizeof why, "%s", hr_errmsg());
+        return hr_fail("%s:%d: models: %s", path, lm, why);
+    }
+    int st = HR_OK;
+    for (int i = 0; i < c->nmodels && !st; i++) {
+        const hr_model *m = hr_models_find(&ms, c->model[i].name);
+        if (!m) {
+            char known[400] = "";
+            size_t len = 0;
+            for (int j = 0; j < ms.n && len < sizeof known; j++)
+                len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", j ? ", " : "", ms.v[j].name);
+            st = hr_fail("%s:%d: models: unknown model '%s' (presets: %s)", path, lm, c->model[i].name, known);
+        } else {
+            c->model[i] = *m;
+        }
+    }
+    hr_models_free(&ms);
+    if (!st) {
+        c->heads = (hr_ilist){1, {c->model[0].heads}}; /* unused with models; kept consistent */
+        if (c->mode == HR_MODE_LAYER) c->d_model = (hr_ilist){1, {c->model[0].d_model}};
+    }
+    return st;
+}
+
 double hr_config_points(const hr_sweep_config *c)
 {
     const hr_ilist *shape = c->d_model.n ? &c->d_model : &c->heads;
-    return (double)c->nkernels * c->batch.n * shape->n * c->nkv * c->d_head.n * c->seq.n *
+    const double shapes = c->nmodels ? c->nmodels : (double)shape->n * c->nkv * c->d_head.n;
+    return (double)c->nkernels * c->batch.n * shapes * c->seq.n *
            (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal * c->nlayout * c->threads.n *
            c->block_q.n * c->block_kv.n * c->passes * (c->ngemm > 1 ? c->ngemm : 1);
 }
@@ -400,6 +453,10 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     if (x.seen_line[kh] && x.seen_line[km]) {
         int l = x.seen_line[kh] > x.seen_line[km] ? x.seen_line[kh] : x.seen_line[km];
         return hr_fail("%s:%d: give heads or d_model, not both (with d_model, heads = d_model / d_head)", path, l);
+    }
+    if (x.seen_line[hr_choice(keys, "models")]) {
+        int st = resolve_models(c, path, &x);
+        if (st) return st;
     }
     int kk = hr_choice(keys, "kernels");
     if (x.seen_line[kk] && !c->nkernels) /* every kernel named is left out of this build */

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "headroom.h"
+#include "models.h"
 
 #define HR_CFG_MAXV 64       /* values per dimension (a range may expand to this many) */
 #define HR_CFG_MAXPOINTS 20000 /* the cartesian product is refused beyond this         */
@@ -54,6 +55,11 @@ typedef struct {
     bool interleave;        /* interleave = true: spread repetitions over rounds      */
     int ngemm;              /* mode = layer: gemm = own, blas (hr_gemm_backend; own)  */
     int gemm[HR_CFG_MAXGEMM];
+    int nmodels;            /* models = NAME, ...: each model's (heads, kv_heads, d_head,
+                             * and in layer mode d_model) is one shape, in place of the
+                             * product of those keys; from models_file (the presets)   */
+    hr_model model[HR_CFG_MAXV];
+    char models_file[512];  /* "" : configs/model-presets.ini (hr_models_open's default)    */
     bool stop_after_crossover; /* mode = layer: once a series' core is slower than its
                               * projections at some N, larger N are skipped with a note */
     /* Not from the file; the caller sets them (headroom sweep --wisdom, --no-wisdom). */

@@ -209,11 +209,11 @@ void hr_models_free(hr_models *m)
     memset(m, 0, sizeof *m);
 }
 
-/* configs/models.ini in the working directory, else beside the executable (so a
+/* configs/model-presets.ini in the working directory, else beside the executable (so a
  * checkout works from anywhere). */
 int hr_models_open(const char *path, hr_models *out)
 {
-    const char *rel = "configs/models.ini";
+    const char *rel = "configs/model-presets.ini";
     char buf[PATH_MAX + 32];
     if (!path) {
         path = rel;

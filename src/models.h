@@ -1,4 +1,4 @@
-/* models.h — model presets (published attention shapes) loaded from an INI file such as configs/models.ini. */
+/* models.h — model presets (published attention shapes) loaded from an INI file such as configs/model-presets.ini. */
 #ifndef HR_MODELS_H
 #define HR_MODELS_H
 
@@ -22,7 +22,7 @@ typedef struct {
  * empty. */
 int hr_models_load(const char *path, hr_models *out);
 /* hr_models_load of path, or when path is NULL of the default presets file:
- * configs/models.ini in the working directory, else beside the executable. */
+ * configs/model-presets.ini in the working directory, else beside the executable. */
 int hr_models_open(const char *path, hr_models *out);
 /* The model called name (case-insensitive), or NULL. */
 const hr_model *hr_models_find(const hr_models *m, const char *name);

@@ -140,11 +140,14 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
     const hr_ilist *hd = c->d_model.n ? &c->d_model : &c->heads;
     const hr_ilist one = {1, {0}};
     const hr_ilist *skv = c->seq_kv_same ? &one : &c->seq_kv;
+    /* models = ...: one shape per model in place of heads|d_model x kv_heads x d_head */
+    const int nshape = c->nmodels ? c->nmodels : hd->n, nkv = c->nmodels ? 1 : c->nkv,
+              nd_head = c->nmodels ? 1 : c->d_head.n;
     for (int pass = 1; pass <= c->passes; pass++)
     for (int ib = 0; ib < c->batch.n; ib++)
-    for (int ih = 0; ih < hd->n; ih++)
-    for (int ig = 0; ig < c->nkv; ig++)
-    for (int id = 0; id < c->d_head.n; id++)
+    for (int ih = 0; ih < nshape; ih++)
+    for (int ig = 0; ig < nkv; ig++)
+    for (int id = 0; id < nd_head; id++)
     for (int is = 0; is < c->seq.n; is++)
     for (int im = 0; im < skv->n; im++)
     for (int ic = 0; ic < c->ncausal; ic++)
@@ -161,15 +164,17 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         pt->kernel = k;
         pt->gemm = c->ngemm > 0 ? c->gemm[ie] : 0;
         pt->pass = pass;
-        int d = c->d_head.v[id], heads = hd->v[ih];
-        if (c->d_model.n) {
+        int d = c->nmodels ? c->model[ih].d_head : c->d_head.v[id], heads = c->nmodels ? c->model[ih].heads : hd->v[ih];
+        if (c->nmodels) {
+            if (c->mode == HR_MODE_LAYER) pt->d_model = c->model[ih].d_model;
+        } else if (c->d_model.n) {
             pt->d_model = hd->v[ih];
             heads = pt->d_model / d;
             if (pt->d_model % d)
                 snprintf(pt->skip, sizeof pt->skip, "d_model %d is not a multiple of d_head %d", pt->d_model, d);
             if (heads < 1) heads = 1;
         }
-        const hr_kv_spec *kv = &c->kv[ig];
+        const hr_kv_spec *kv = c->nmodels ? &(const hr_kv_spec){HR_KV_COUNT, c->model[ih].kv_heads} : &c->kv[ig];
         int g = kv->kind == HR_KV_MHA ? heads : kv->kind == HR_KV_MQA ? 1 : kv->kind == HR_KV_COUNT ? kv->n : heads / kv->n;
         if (!pt->skip[0] && kv->kind == HR_KV_RATIO && (heads % kv->n || g < 1))
             snprintf(pt->skip, sizeof pt->skip, "kv_heads ratio:%d does not divide heads %d", kv->n, heads);

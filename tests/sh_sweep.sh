@@ -118,6 +118,22 @@ fi
 head -n 3 "$nout/rows.jsonl" > "$TMP/rows3n" && cp "$TMP/rows3n" "$nout/rows.jsonl"
 expect named_resume 0 '6 rows \(3 new, 3 resumed\)' -- "$HR_BIN" sweep --resume "$nout"
 
+# models = NAME, ...: one shape per preset, in place of heads x kv_heads x d_head.
+printf '[sweep]\nkernels = naive\nmodels = llama3-8b, falcon-7b\nseq = 16\n' > "$TMP/models.ini"
+expect models_shapes 0 'naive/B1/H32/G8/N16/M16/d128/full/bhnd/T1' -- "$HR_BIN" sweep "$TMP/models.ini" --dry-run
+expect models_shapes2 0 'naive/B1/H71/G1/N16/M16/d64/full/bhnd/T1' -- "$HR_BIN" sweep "$TMP/models.ini" --dry-run
+expect models_count 0 '^2 points: 2 to run' -- "$HR_BIN" sweep "$TMP/models.ini" --dry-run
+printf '[sweep]\nmodels = llama3-8b\nd_head = 64\n' > "$TMP/models_both.ini"
+expect models_and_shape 2 'models_both.ini:3: give models or d_head, not both' -- "$HR_BIN" sweep "$TMP/models_both.ini" --dry-run
+printf '[sweep]\nmodels = llama9-1t\n' > "$TMP/models_unknown.ini"
+expect models_unknown 2 "models_unknown.ini:2: models: unknown model 'llama9-1t' \\(presets: gpt2-small, .*falcon-7b\\)" \
+    -- "$HR_BIN" sweep "$TMP/models_unknown.ini" --dry-run
+printf '[sweep]\nmodels = llama3-8b\nmodels_file = %s/nosuch.ini\n' "$TMP" > "$TMP/models_nofile.ini"
+expect models_nofile 2 'models_nofile.ini:2: models: .*nosuch.ini: cannot open' -- "$HR_BIN" sweep "$TMP/models_nofile.ini" --dry-run
+printf '[sweep]\nmode = layer\nkernels = flash\nmodels = gpt2-small\nseq = 64\n' > "$TMP/models_layer.ini"
+expect models_layer 0 'layer/flash/.*/D768/H12/G12/d64/' -- "$HR_BIN" sweep "$TMP/models_layer.ini" --dry-run
+expect models_config 0 '^30 points: 30 to run' -- "$HR_BIN" sweep configs/models.ini --dry-run --no-wisdom
+
 # SIGINT: a sweep of slow-ish points; interrupt once the first row is on disk.
 slow=$TMP/slow.ini
 cat > "$slow" <<'EOF'

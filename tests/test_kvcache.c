@@ -35,7 +35,7 @@ HR_TEST(kv_bytes_worked_examples)
 HR_TEST(models_ini_presets)
 {
     hr_models ms;
-    int st = hr_models_load("configs/models.ini", &ms);
+    int st = hr_models_load("configs/model-presets.ini", &ms);
     CHECKF(st == HR_OK, "%s", hr_errmsg());
     if (st) return;
     static const struct {
