@@ -25,6 +25,11 @@
  *   log-sum-exp:  M = max_k m_k,  L = sum_k l_k e^(m_k - M),  O = sum_k acc_k e^(m_k - M) / L.
  *   A row that sees no key (causal, Nq > Nkv) keeps m = -inf, l = 0 and is written as 0.
  *
+ *   When the K and V rows of one key lie side by side for all KV heads (BNHD), a segment
+ *   is (b) and covers every KV head: the thread walks a key block for head 0, 1, ... in
+ *   turn, keeping a state per head, so memory is read row of heads after row of heads
+ *   (see attend_heads); splits and merges are the same, per head.
+ *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
 #include <math.h>
@@ -36,6 +41,15 @@
 #include "vec.h"
 
 #define DECODE_MAX_Q 16      /* query rows per head this kernel accepts            */
+#define DECODE_MAX_HEADS 256 /* KV heads interleaved at most (BNHD); more: per head  */
+/* Interleaved (BNHD) key blocks hold at most this many floats of K over all heads:
+ * 64 KiB, 16 keys at Hkv 8, d 128. H32/8 L16384 d128 against the bandwidth probe:
+ * blocks of 64 keys 0.52 (1 thread) / 0.52-0.57 (2), 32 keys 0.56 / 0.69-0.72,
+ * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74. */
+#define DECODE_HEADS_BLOCK_F 16384
+/* The block steps are inlined into both walks (one head, interleaved heads): with two
+ * callers gcc stopped inlining them and one-core decode lost ~8% (measured). */
+#define DECODE_INLINE static inline __attribute__((always_inline))
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
 #define DECODE_ROWS 4        /* query rows per register tile in P·V                 */
 
@@ -49,6 +63,8 @@ typedef struct {
     float scale;
     size_t slot_f;            /* floats of one partial state {m[R], l[R], acc[R][dp]}  */
     size_t thread_f;          /* floats of one thread's workspace                      */
+    int hs;                   /* KV heads attended side by side: Hkv when the heads of
+                               * one key are adjacent in memory (BNHD), else 1           */
 } dctx;
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
@@ -56,6 +72,18 @@ typedef struct {
  *   s [R][kbp]  one key block's scores, then its probabilities
  *   w           a partial state for whole pieces
  *   slot 0, 1   partial states of the thread's first and last piece */
+/* Head-interleaved when the K and V rows of one key lie side by side for all KV heads
+ * (BNHD: head stride d, row stride Hkv*d). Walking one head's keys there jumps a whole
+ * row of heads per key, a page-sized stride the L2 stream prefetcher does not follow
+ * (decode ran at ~10 GB/s per core); walking a key block for every head in turn reads
+ * each row of heads once, in address order. */
+static int heads_side_by_side(const hr_problem *p, const hr_args *a)
+{
+    if (!a || p->kv_heads < 2) return 0;
+    const ptrdiff_t d = p->d_head;
+    return a->k.sh == d && a->v.sh == d && a->k.sn >= d * p->kv_heads && a->v.sn >= d * p->kv_heads;
+}
+
 static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_args *a)
 {
     c->p = p;
@@ -68,7 +96,23 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
     c->scale = hr_problem_scale(p);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
-    c->thread_f = round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) + 3 * c->slot_f;
+    /* The workspace is sized for the interleaved path (a is NULL there), which needs the
+     * most: a q block and three states per KV head. */
+    const int hs_max = p->kv_heads > 1 ? p->kv_heads : 1;
+    c->hs = a && heads_side_by_side(p, a) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
+    c->thread_f = (size_t)hs_max * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
+                  3 * (size_t)hs_max * c->slot_f;
+    /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
+     * rows (and as many of V), so the block being read and the next one being
+     * prefetched both stay in L2. block_kv remains the upper bound. */
+    if (c->hs > 1) {
+        int cap = (int)(DECODE_HEADS_BLOCK_F / ((long)c->hs * c->d));
+        cap = cap < 8 ? 8 : cap;
+        if (c->kb > cap) {
+            c->kb = cap;
+            c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
+        }
+    }
 }
 
 /* The partial state stored in a slot. */
@@ -98,7 +142,7 @@ static float dot_tail(const float *q, const float *k, int x, int d)
  * L2: a block ahead, not the current one, and into L2 rather than L1, each measured
  * faster on DRAM-resident caches (+18% and +50% single-thread); the hardware prefetcher
  * alone reaches only ~45% of the triad. */
-static void block_scores(const dctx *c, const float *q, const float *k0, ptrdiff_t sn,
+DECODE_INLINE void block_scores(const dctx *c, const float *q, const float *k0, ptrdiff_t sn,
                          const float *v0, ptrdiff_t vsn, int n, float *s, int nv)
 {
     const int d = c->d, R = c->R, dfull = d / HR_VW * HR_VW;
@@ -147,7 +191,7 @@ static void block_scores(const dctx *c, const float *q, const float *k0, ptrdiff
  * masked): afterwards m is the max over every visible key seen so far, l the sum of
  * exp(s - m) over them, acc rescaled to the new m, and sr holds exp(s - m) with zeros
  * for masked keys. */
-static void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l,
+DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l,
                           float *acc)
 {
     if (vis <= 0) {
@@ -193,7 +237,7 @@ static void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, fl
  * the concurrent bandwidth probe, interleaved: 1 thread 0.60 -> 0.84, 2 threads
  * 0.63-0.80 -> 0.84-1.0 (a plain read loop here: ~27 GB/s per core in address order,
  * ~10-14 GB/s in decode's 4-row and column orders). */
-static void block_pv(const dctx *c, const float *s, const float *v0, ptrdiff_t sn,
+DECODE_INLINE void block_pv(const dctx *c, const float *s, const float *v0, ptrdiff_t sn,
                      const float *knext, ptrdiff_t ksn, int nnext, int n, float *acc)
 {
     const int d = c->d, R = c->R, dp = c->dp, kbp = c->kbp, lpr = (d + 15) / 16;
@@ -240,17 +284,12 @@ static void block_pv(const dctx *c, const float *s, const float *v0, ptrdiff_t s
     }
 }
 
-/* Attends keys [j0, j1) of KV head g of batch b for the group's rows into st (state
- * initialized here). q and s are this thread's scratch. */
-static void attend(const dctx *c, int b, int g, int j0, int j1, float *q, float *s, dstate st)
+/* Scales the group's query rows of KV head g (batch b) into q and clears the state. */
+static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
 {
-    const hr_problem *p = c->p;
-    const hr_args *a = c->a;
-    const int R = c->R, d = c->d;
-    int end[DECODE_MAX_Q];
-    for (int i = 0; i < p->seq_q; i++) end[i] = hr_causal_end(p, i);
-    for (int r = 0; r < R; r++) {
-        const float *src = hr_crow(a->q, b, row_head(c, g, r), row_i(c, r));
+    const int d = c->d;
+    for (int r = 0; r < c->R; r++) {
+        const float *src = hr_crow(c->a->q, b, row_head(c, g, r), row_i(c, r));
         float *dst = q + (size_t)r * c->dp;
         for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
         for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
@@ -258,26 +297,78 @@ static void attend(const dctx *c, int b, int g, int j0, int j1, float *q, float 
         st.l[r] = 0.0f;
         memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));
     }
-    /* Keys at or beyond the last row's causal end are seen by no row of this group. */
-    int jmax = 0;
-    for (int i = 0; i < p->seq_q; i++) jmax = end[i] > jmax ? end[i] : jmax;
-    if (j1 > jmax) j1 = jmax;
+}
+
+/* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V. The
+ * prefetch arguments (V of the next block during the scores, K of the block after
+ * next during P·V) may be empty (nv, n2 = 0). */
+DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    const hr_args *a = c->a;
     const float *kbase = hr_crow(a->k, b, g, 0), *vbase = hr_crow(a->v, b, g, 0);
     const ptrdiff_t ksn = a->k.sn, vsn = a->v.sn;
+    block_scores(c, q, kbase + jb * ksn, ksn, vbase + (ptrdiff_t)jpf_v * vsn, vsn, n, s, nv);
+    for (int r = 0; r < c->R; r++) {
+        int vis = end[row_i(c, r)] - jb;
+        vis = vis < 0 ? 0 : vis > n ? n : vis;
+        block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
+    }
+    block_pv(c, s, vbase + jb * vsn, vsn, kbase + (ptrdiff_t)jpf_k * ksn, ksn, n2, n, st.acc);
+}
+
+/* The causal ends of the query rows and the last key any row of a group sees. */
+static int causal_ends(const dctx *c, int *end)
+{
+    int jmax = 0;
+    for (int i = 0; i < c->p->seq_q; i++) {
+        end[i] = hr_causal_end(c->p, i);
+        jmax = end[i] > jmax ? end[i] : jmax;
+    }
+    return jmax;
+}
+
+/* Attends keys [j0, j1) of KV head g of batch b for the group's rows into st (state
+ * initialized here). q and s are this thread's scratch. */
+static void attend(const dctx *c, int b, int g, int j0, int j1, float *q, float *s, dstate st)
+{
+    int end[DECODE_MAX_Q];
+    const int jmax = causal_ends(c, end); /* keys at or past it are seen by no row */
+    if (j1 > jmax) j1 = jmax;
+    attend_init(c, b, g, q, st);
     for (int jb = j0; jb < j1; jb += c->kb) {
         const int n = j1 - jb < c->kb ? j1 - jb : c->kb;
         const int nnext = j1 - (jb + n) < c->kb ? j1 - (jb + n) : c->kb;
         /* Prefetch distance: V of the next block during the scores, K of the block
          * after next during P·V (the next block's K was prefetched a step earlier). */
         const int jn = jb + n, n2 = j1 - (jn + nnext) < c->kb ? j1 - (jn + nnext) : c->kb;
-        block_scores(c, q, kbase + jb * ksn, ksn, vbase + jn * vsn, vsn, n, s, nnext);
-        for (int r = 0; r < R; r++) {
-            int vis = end[row_i(c, r)] - jb;
-            vis = vis < 0 ? 0 : vis > n ? n : vis;
-            block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r],
-                          st.acc + (size_t)r * c->dp);
+        attend_block(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
+    }
+}
+
+/* Interleaved heads (BNHD): keys [j0, j1) of batch b for every KV head, a key block at a
+ * time for head 0, 1, ... in turn, states st[g]. The next block's rows of all heads are
+ * prefetched into L2 in address order, a share before each head's block. */
+static void attend_heads(const dctx *c, int b, int j0, int j1, float *const *q, float *s, const dstate *st)
+{
+    int end[DECODE_MAX_Q];
+    const int jmax = causal_ends(c, end), H = c->hs;
+    if (j1 > jmax) j1 = jmax;
+    for (int g = 0; g < H; g++) attend_init(c, b, g, q[g], st[g]);
+    const hr_args *a = c->a;
+    /* one key's rows of all heads: from head 0's row to the end of head H-1's */
+    const int kline = (int)(((H - 1) * a->k.sh + c->d + 15) / 16), vline = (int)(((H - 1) * a->v.sh + c->d + 15) / 16);
+    for (int jb = j0; jb < j1; jb += c->kb) {
+        const int n = j1 - jb < c->kb ? j1 - jb : c->kb, jn = jb + n;
+        const int nnext = j1 - jn < c->kb ? j1 - jn : c->kb, lines = nnext * (kline + vline);
+        for (int g = 0; g < H; g++) {
+            for (int i = lines * g / H; i < lines * (g + 1) / H; i++) {
+                const int kv = i >= nnext * kline, li = kv ? i - nnext * kline : i, per = kv ? vline : kline;
+                const float *row = kv ? hr_crow(a->v, b, 0, jn + li / per) : hr_crow(a->k, b, 0, jn + li / per);
+                __builtin_prefetch(row + (li % per) * 16, 0, 2);
+            }
+            attend_block(c, b, g, jb, n, end, q[g], s, st[g], 0, 0, 0, 0);
         }
-        block_pv(c, s, vbase + jb * vsn, vsn, kbase + (jn + nnext) * ksn, ksn, n2, n, st.acc);
     }
 }
 
@@ -292,28 +383,34 @@ static void write_rows(const dctx *c, int b, int g, const dstate *st)
     }
 }
 
-/* Thread t's key range [lo, hi) of the S keys split among T threads. */
+/* Thread t's range [lo, hi) of the S units split among T threads. */
 static long long range_lo(long long S, int t, int T) { return S * t / T; }
 
-/* State slot of thread u: k = -1 the whole-piece state, 0 and 1 the partial slots. */
-static dstate thread_slot(const dctx *c, void *ws, int u, int k)
+/* Thread u's workspace, in floats, each part 64-byte aligned: one key block's scores
+ * (R x kbp), the query block of each of up to hmax heads (q[g], R x dp), then per head
+ * a whole-piece state and two partial states (slot k = -1, 0, 1). hmax is Hkv (or 1). */
+static int hmax(const dctx *c) { return c->p->kv_heads > 1 ? c->p->kv_heads : 1; }
+static float *thread_s(const dctx *c, void *ws, int u) { return (float *)ws + (size_t)u * c->thread_f; }
+static float *thread_q(const dctx *c, void *ws, int u, int g)
 {
-    float *w = (float *)ws + (size_t)u * c->thread_f;
-    return slot_at(c, w + round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
-                          (size_t)(1 + k) * c->slot_f);
+    return thread_s(c, ws, u) + round16((size_t)c->R * c->kbp) + (size_t)g * round16((size_t)c->R * c->dp);
+}
+static dstate thread_slot(const dctx *c, void *ws, int u, int k, int g)
+{
+    return slot_at(c, thread_q(c, ws, u, hmax(c)) + ((size_t)(1 + k) * (size_t)hmax(c) + (size_t)g) * c->slot_f);
 }
 
-/* Writes the group's O rows from the log-sum-exp merge of piece `mine` and slot 0 of
- * threads [u0, u1) with a nonempty range:  M = max m_k,  L = sum l_k e^(m_k - M),
+/* Writes the group's O rows from the log-sum-exp merge of piece `mine` and slot (0, gs)
+ * of threads [u0, u1) with a nonempty range:  M = max m_k,  L = sum l_k e^(m_k - M),
  * O = sum acc_k e^(m_k - M) / L; rows where every m_k = -inf saw no key and are 0. */
-static void merge_rows(const dctx *c, void *ws, int b, int g, dstate mine, int u0, int u1,
+static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate mine, int u0, int u1,
                        long long S, int T)
 {
     for (int r = 0; r < c->R; r++) {
         float M = mine.m[r];
         for (int u = u0; u < u1; u++)
             if (range_lo(S, u, T) < range_lo(S, u + 1, T)) {
-                float mu = thread_slot(c, ws, u, 0).m[r];
+                float mu = thread_slot(c, ws, u, 0, gs).m[r];
                 M = mu > M ? mu : M;
             }
         float *o = hr_row(c->a->o, b, row_head(c, g, r), row_i(c, r));
@@ -326,7 +423,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, dstate mine, int u
         for (int x = 0; x < c->d; x++) o[x] = acc[x] * e;
         for (int u = u0; u < u1; u++) {
             if (range_lo(S, u, T) == range_lo(S, u + 1, T)) continue;
-            dstate su = thread_slot(c, ws, u, 0);
+            dstate su = thread_slot(c, ws, u, 0, gs);
             float eu = expf(su.m[r] - M);
             L += su.l[r] * eu;
             const float *au = su.acc + (size_t)r * c->dp;
@@ -358,31 +455,43 @@ static size_t decode_workspace(const hr_problem *p, const hr_tune *t)
     return c.thread_f * sizeof(float) * (size_t)(t->threads > 0 ? t->threads : 1);
 }
 
+/* The work is a sequence of segments of N keys each, split evenly among the threads:
+ * one segment per (b, g) when each head is walked alone (c->hs = 1), one per batch b
+ * covering every KV head when heads are interleaved (c->hs = Hkv). A piece (a segment
+ * cut by a thread's range) that covers its whole segment is written straight to O;
+ * partial pieces go to the thread's slots and are merged after one barrier by the
+ * thread holding the segment's first key. */
 static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
 {
     dctx c;
     ctx_init(&c, p, t, a);
-    const long long N = p->seq_kv, S = (long long)p->batch * p->kv_heads * N;
+    const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads; /* segments per batch */
+    const long long N = p->seq_kv, S = (long long)p->batch * nseg_h * N;
     const int maxthreads = t->threads > 0 ? t->threads : 1;
 #pragma omp parallel num_threads(maxthreads)
     {
         const int T = omp_get_num_threads(), tid = omp_get_thread_num();
-        float *q = (float *)ws + (size_t)tid * c.thread_f, *s = q + round16((size_t)c.R * c.dp);
-        dstate whole = thread_slot(&c, ws, tid, -1);
-        dstate slot[2] = {thread_slot(&c, ws, tid, 0), thread_slot(&c, ws, tid, 1)};
+        float *q[DECODE_MAX_HEADS], *s = thread_s(&c, ws, tid);
+        dstate whole[DECODE_MAX_HEADS], slot[2][DECODE_MAX_HEADS];
+        for (int g = 0; g < HS; g++) {
+            q[g] = thread_q(&c, ws, tid, g);
+            whole[g] = thread_slot(&c, ws, tid, -1, g);
+            slot[0][g] = thread_slot(&c, ws, tid, 0, g);
+            slot[1][g] = thread_slot(&c, ws, tid, 1, g);
+        }
         const long long lo = range_lo(S, tid, T), hi = range_lo(S, tid + 1, T);
         /* Pieces of this thread's range, segment by segment. */
         for (long long seg = lo / N; lo < hi && seg <= (hi - 1) / N; seg++) {
             const long long s0 = seg * N;
             const int j0 = (int)((lo > s0 ? lo : s0) - s0);
             const int j1 = (int)((hi < s0 + N ? hi : s0 + N) - s0);
-            const int b = (int)(seg / p->kv_heads), g = (int)(seg % p->kv_heads);
-            if (j0 == 0 && j1 == N) {
-                attend(&c, b, g, j0, j1, q, s, whole);
-                write_rows(&c, b, g, &whole);
-            } else {
-                attend(&c, b, g, j0, j1, q, s, slot[seg == lo / N ? 0 : 1]);
-            }
+            const int b = (int)(seg / nseg_h), g0 = (int)(seg % nseg_h);
+            const bool full = j0 == 0 && j1 == N;
+            const dstate *st = full ? whole : slot[seg == lo / N ? 0 : 1];
+            if (HS > 1) attend_heads(&c, b, j0, j1, q, s, st);
+            else attend(&c, b, g0, j0, j1, q[0], s, st[0]);
+            if (full)
+                for (int g = 0; g < HS; g++) write_rows(&c, b, HS > 1 ? g : g0, &st[g]);
         }
         /* When every thread boundary falls between segments (B*Hkv a multiple of T,
          * the usual case with many heads) nothing was split: no barrier, no merge. */
@@ -398,8 +507,9 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
         if (split && seg >= 0 && s0 >= lo && s0 + N > hi) {
             int uend = tid + 1;
             while (uend < T && range_lo(S, uend, T) < s0 + N) uend++;
-            merge_rows(&c, ws, (int)(seg / p->kv_heads), (int)(seg % p->kv_heads),
-                       slot[seg == lo / N ? 0 : 1], tid + 1, uend, S, T);
+            const int b = (int)(seg / nseg_h), g0 = (int)(seg % nseg_h);
+            for (int g = 0; g < HS; g++)
+                merge_rows(&c, ws, b, HS > 1 ? g : g0, g, slot[seg == lo / N ? 0 : 1][g], tid + 1, uend, S, T);
         }
     }
     return HR_OK;

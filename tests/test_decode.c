@@ -107,7 +107,8 @@ HR_TEST(decode_rows_without_keys_are_zero)
     hr_tensors_free(&ts);
 }
 
-/* The workspace is O(threads x group x Nq x d): it does not grow with the cache. */
+/* The workspace is O(threads x Hq x Nq x d) (a query block and three states per KV
+ * head, for the interleaved BNHD path): it does not grow with the cache. */
 HR_TEST(decode_workspace_independent_of_cache)
 {
     const hr_kernel *k = decode();
@@ -115,7 +116,7 @@ HR_TEST(decode_workspace_independent_of_cache)
     b.seq_kv = 131072;
     hr_tune t = hr_kernel_tune(k, &a, &(hr_tune){0, 0, 2});
     CHECK(k->workspace_bytes(&a, &t) == k->workspace_bytes(&b, &t));
-    CHECK(k->workspace_bytes(&a, &t) < 64 * 1024);
+    CHECK(k->workspace_bytes(&a, &t) < 2 * 4 * 32 * 1 * (128 + 16) * sizeof(float)); /* 2 threads, 4 per head */
     hr_tune t4 = t;
     t4.threads = 4;
     CHECK(k->workspace_bytes(&a, &t4) == 2 * k->workspace_bytes(&a, &t));
