@@ -84,6 +84,9 @@ static int heads_side_by_side(const hr_problem *p, const hr_args *a)
     return a->k.sh == d && a->v.sh == d && a->k.sn >= d * p->kv_heads && a->v.sn >= d * p->kv_heads;
 }
 
+/* Heads whose q block and states the workspace holds: Hkv (or 1), whichever walk runs. */
+static int hmax(const dctx *c) { return c->p->kv_heads > 1 ? c->p->kv_heads : 1; }
+
 static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_args *a)
 {
     c->p = p;
@@ -96,12 +99,12 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
     c->scale = hr_problem_scale(p);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
-    /* The workspace is sized for the interleaved path (a is NULL there), which needs the
-     * most: a q block and three states per KV head. */
-    const int hs_max = p->kv_heads > 1 ? p->kv_heads : 1;
+    /* The workspace is sized for the interleaved walk, which needs the most (a q block
+     * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
+     * cannot know the layout. */
     c->hs = a && heads_side_by_side(p, a) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
-    c->thread_f = (size_t)hs_max * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
-                  3 * (size_t)hs_max * c->slot_f;
+    c->thread_f = (size_t)hmax(c) * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
+                  3 * (size_t)hmax(c) * c->slot_f;
     /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
      * rows (and as many of V), so the block being read and the next one being
      * prefetched both stay in L2. block_kv remains the upper bound. */
@@ -389,7 +392,6 @@ static long long range_lo(long long S, int t, int T) { return S * t / T; }
 /* Thread u's workspace, in floats, each part 64-byte aligned: one key block's scores
  * (R x kbp), the query block of each of up to hmax heads (q[g], R x dp), then per head
  * a whole-piece state and two partial states (slot k = -1, 0, 1). hmax is Hkv (or 1). */
-static int hmax(const dctx *c) { return c->p->kv_heads > 1 ? c->p->kv_heads : 1; }
 static float *thread_s(const dctx *c, void *ws, int u) { return (float *)ws + (size_t)u * c->thread_f; }
 static float *thread_q(const dctx *c, void *ws, int u, int g)
 {

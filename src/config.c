@@ -232,9 +232,9 @@ static int set_value(hr_sweep_config *c, int key, char *val)
                 continue;
             }
             const hr_kernel *k = hr_kernel_find(items[i]);
-            if (!k && hr_kernel_absent(items[i])) { /* an optional dependency: degrade */
-                fprintf(stderr, "headroom: note: kernel '%s' left out of this sweep: %s\n", items[i],
-                        hr_kernel_absent(items[i]));
+            const char *absent = k ? NULL : hr_kernel_absent(items[i]);
+            if (absent) { /* an optional dependency: degrade */
+                fprintf(stderr, "headroom: note: kernel '%s' left out of this sweep: %s\n", items[i], absent);
                 continue;
             }
             if (!k) return hr_kernel_unknown(NULL, items[i]);
@@ -392,10 +392,6 @@ static int resolve_models(hr_sweep_config *c, const char *path, const parse_ctx 
         }
     }
     hr_models_free(&ms);
-    if (!st) {
-        c->heads = (hr_ilist){1, {c->model[0].heads}}; /* unused with models; kept consistent */
-        if (c->mode == HR_MODE_LAYER) c->d_model = (hr_ilist){1, {c->model[0].d_model}};
-    }
     return st;
 }
 
@@ -461,8 +457,8 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     int kk = hr_choice(keys, "kernels");
     if (x.seen_line[kk] && !c->nkernels) /* every kernel named is left out of this build */
         return hr_fail("%s:%d: kernels: none of these kernels is in this build", path, x.seen_line[kk]);
-    if (c->mode == HR_MODE_LAYER && !c->d_model.n)
-        return hr_fail("%s:%d: mode = layer needs d_model", path, x.seen_line[hr_choice(keys, "mode")]);
+    if (c->mode == HR_MODE_LAYER && !c->d_model.n && !c->nmodels)
+        return hr_fail("%s:%d: mode = layer needs d_model (or models)", path, x.seen_line[hr_choice(keys, "mode")]);
     for (int i = hr_choice(keys, "gemm"), j = 0; j < 2; j++, i = hr_choice(keys, "stop_after_crossover"))
         if (c->mode != HR_MODE_LAYER && x.seen_line[i])
             return hr_fail("%s:%d: %s: only with mode = layer", path, x.seen_line[i], keys[i]);
