@@ -73,9 +73,13 @@ $(info notice: OpenBLAS not found (pkg-config openblas); building without the 'b
 endif
 endif
 
-WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# The rooms, lowest first: a file may include headers of its own room and of the rooms
+# before it, never after (tests/check_layers.sh, docs/ARCHITECTURE.md "Layers").
+ROOMS := kernels harness/base harness/measure harness/formats harness/analyses harness/cli
+
+WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS ?=
-CPPFLAGS_ALL := -Isrc -Ikernels -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
+CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
 CFLAGS_ALL := -std=c11 $(OPTIMIZATION) $(ARCHFLAGS) -fopenmp $(WARN) -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(shell pkg-config --libs $(PKGS)) $(if $(filter openblas,$(PKGS)),$(OPENBLAS_RPATH)) -fopenmp -lm $(LDLIBS)
@@ -91,12 +95,12 @@ else
 Q := @
 endif
 
-SRC := $(wildcard src/*.c) $(wildcard kernels/*.c)
+SRC := $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 ifeq ($(HAVE_BLAS),0)
-SRC := $(filter-out kernels/blas.c src/gemm_blas.c,$(SRC))
+SRC := $(filter-out kernels/blas.c kernels/gemm_blas.c,$(SRC))
 endif
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
-LIBOBJ := $(filter-out $(BUILD)/src/main.o,$(OBJ))
+LIBOBJ := $(filter-out $(BUILD)/harness/cli/main.o,$(OBJ))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 UNIT := $(BUILD)/unit_tests
@@ -121,7 +125,7 @@ $(BUILD)/gitinfo.h: FORCE
 	@printf '#define HR_GIT "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' \
 	  "$$(cat kernels/*.c kernels/*.h | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(BUILD)/src/sysinfo.o: $(BUILD)/gitinfo.h
+$(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h
 
 $(BUILD)/%.o: %.c $(BUILD)/buildinfo.h
 	@mkdir -p $(dir $@)

@@ -180,7 +180,7 @@ decode_loop_bad_models|2|^headroom decode-loop: .*/models_nodiv.ini:1: |$B decod
 # ---- other readers: wisdom, ceilings ---------------------------------------------------------
 wisdom_binary|2|^headroom run: .*/binary.bin: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/binary.bin
 wisdom_truncated|2|^headroom run: .*/truncated.json: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/truncated.json
-plot_bad_ceilings|2|^headroom plot: .*/binary.bin: not valid JSON|$B plot $TMP/adir --ceilings $HOSTILE/binary.bin --out $TMP/plots
+plot_bad_ceilings|2|^headroom plot: .*/binary.bin:1: NUL byte in a ceilings file|$B plot $TMP/adir --ceilings $HOSTILE/binary.bin --out $TMP/plots
 roofline_bad_threads|2|^headroom roofline: --threads: |$B roofline --threads 5-1
 crossover_backwards|2|^headroom crossover: --seq-min: 100 is larger than --seq-max 10|$B crossover --seq-min 100 --seq-max 10 --out $TMP/co
 EOF

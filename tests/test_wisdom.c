@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "files.h"
 #include "results.h"
 #include "sysinfo.h"
 #include "t.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "files.h"
 #include "counts.h"
 #include "likwid_markers.h"
 #include "npy.h"

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "bench.h"
-#include "cli.h"
 #include "phase.h"
 #include "counts.h"
 #include "layer.h"

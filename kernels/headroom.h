@@ -18,6 +18,8 @@ enum {
 int hr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, returning the given status. */
 int hr_failc(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Index of s in a NULL-terminated list of names (hr_layout_names, ...), or -1. */
+int hr_choice(const char *const *choices, const char *s);
 /* The message recorded by the last hr_fail on this thread ("" if none). */
 const char *hr_errmsg(void);
 

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "counts.h"
 #include "phase.h"
 #include "results.h"
@@ -20,91 +19,11 @@ const char *const hr_csv_counter_names[] = {
     "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", NULL,
 };
 
-void hr_result_set(hr_result *r, const char *name, double value)
-{
-    for (int i = 0; i < r->ncounters; i++)
-        if (!strcmp(r->counters[i].name, name)) {
-            r->counters[i].value = value;
-            return;
-        }
-    if (r->ncounters < HR_MAX_COUNTERS) r->counters[r->ncounters++] = (hr_counter){name, value};
-}
-
 static const hr_counter *get_counter(const hr_result *r, const char *name)
 {
     for (int i = 0; i < r->ncounters; i++)
         if (!strcmp(r->counters[i].name, name)) return &r->counters[i];
     return NULL;
-}
-
-void hr_result_name(const hr_result *r, char *buf, size_t len)
-{
-    const hr_problem *p = &r->prob;
-    if (r->label[0]) {
-        snprintf(buf, len, "%s", r->label);
-        return;
-    }
-    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d/%s/%s/T%d", r->kernel->name, p->batch,
-             p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal ? "causal" : "full",
-             hr_layout_names[r->layout], r->tune.threads);
-}
-
-double hr_result_gflops(const hr_result *r)
-{
-    return r->timing.s.median > 0 ? r->flops / r->timing.s.median * 1e-9 : 0;
-}
-
-cJSON *hr_context_json(const char *const *warnings, int nwarnings)
-{
-    const hr_sysinfo *si = hr_sysinfo_get();
-    char date[64];
-    hr_date_iso(date, sizeof date);
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "date", date);
-    cJSON_AddStringToObject(c, "host_name", si->host);
-    cJSON_AddStringToObject(c, "executable", "headroom");
-    cJSON_AddNumberToObject(c, "num_cpus", si->cpus);
-    cJSON_AddNumberToObject(c, "mhz_per_cpu", si->mhz);
-    cJSON_AddBoolToObject(c, "cpu_scaling_enabled", si->scaling_governor_on == 1);
-    cJSON *caches = cJSON_AddArrayToObject(c, "caches");
-    struct {
-        const char *type;
-        int level;
-        size_t size;
-        int shared;
-    } cs[] = {{"Data", 1, si->l1d, 1}, {"Unified", 2, si->l2, si->l2_shared},
-              {"Unified", 3, si->l3, si->l3_shared}};
-    for (int i = 0; i < 3; i++) {
-        if (!cs[i].size) continue;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "type", cs[i].type);
-        cJSON_AddNumberToObject(o, "level", cs[i].level);
-        cJSON_AddNumberToObject(o, "size", (double)cs[i].size);
-        cJSON_AddNumberToObject(o, "num_sharing", cs[i].shared ? cs[i].shared : 1);
-        cJSON_AddItemToArray(caches, o);
-    }
-    double load[3] = {0};
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = 0;
-        fclose(f);
-    }
-    cJSON_AddItemToObject(c, "load_avg", cJSON_CreateDoubleArray(load, 3));
-    cJSON_AddStringToObject(c, "library_build_type", "release");
-    cJSON_AddStringToObject(c, "cpu_model", si->cpu_model);
-    cJSON_AddStringToObject(c, "machine", si->machine);
-    cJSON_AddNumberToObject(c, "mem_bytes", si->mem_bytes);
-    cJSON_AddStringToObject(c, "isa", si->isa);
-    cJSON_AddStringToObject(c, "compiler", si->compiler);
-    cJSON_AddStringToObject(c, "cflags", si->cflags);
-    cJSON_AddStringToObject(c, "git_commit", si->git);
-    cJSON_AddStringToObject(c, "build_id", si->build_id);
-    cJSON_AddNumberToObject(c, "omp_max_threads", si->omp_max_threads);
-    cJSON_AddStringToObject(c, "omp_proc_bind", si->omp_proc_bind);
-    cJSON_AddStringToObject(c, "omp_places", si->omp_places);
-    cJSON *w = cJSON_AddArrayToObject(c, "warnings");
-    for (int i = 0; i < nwarnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
-    return c;
 }
 
 /* Counters written per repetition by add_probe_fields, not copied into every row. */
@@ -305,62 +224,6 @@ void hr_table_row(FILE *f, const hr_result *r)
     fprintf(f, "%-8s %-30s %3d %11.4f %11.4f %11.4f %6.1f %9.2f %9s %10s\n", r->kernel->name,
             shape, r->tune.threads, s->median * 1e3, s->min * 1e3, s->max * 1e3, s->cv * 100,
             hr_result_gflops(r), ceil_s, r->checked ? hr_check_names[r->check.verdict] : "-");
-}
-
-int hr_write_atomic(const char *path, const char *text)
-{
-    /* The file's directory is made first (results/<machine>/ may not exist yet). */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = 0;
-        int st = hr_mkdirs(dir);
-        if (st) return st;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return hr_fail("%s: cannot write (%s)", path, strerror(errno));
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fflush(f) != 0;
-    bad |= fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
-        unlink(tmp);
-        return hr_fail("%s: cannot write (%s)", path, strerror(errno));
-    }
-    return HR_OK;
-}
-
-int hr_write_json_atomic(const char *path, const cJSON *doc)
-{
-    char *text = cJSON_Print(doc);
-    if (!text) return hr_fail("%s: out of memory formatting JSON", path);
-    size_t n = strlen(text);
-    char *nl = realloc(text, n + 2);
-    if (nl) {
-        text = nl;
-        memcpy(text + n, "\n", 2);
-    }
-    int st = hr_write_atomic(path, text);
-    free(text);
-    return st;
-}
-
-int hr_mkdirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *s = buf + 1; *s; s++) {
-        if (*s != '/') continue;
-        *s = 0;
-        if (mkdir(buf, 0777) && errno != EEXIST) return hr_fail("%s: cannot create (%s)", buf, strerror(errno));
-        *s = '/';
-    }
-    if (mkdir(buf, 0777) && errno != EEXIST) return hr_fail("%s: cannot create (%s)", buf, strerror(errno));
-    return HR_OK;
 }
 
 /* ---- rows.jsonl: a result as one JSON object, and back ------------------------------------------------------------------- */

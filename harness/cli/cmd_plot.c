@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "files.h"
 #include "cli.h"
 #include "commands.h"
 #include "gnuplot.h"

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "sysinfo.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "files.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"

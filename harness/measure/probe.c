@@ -7,7 +7,7 @@
 #include "headroom.h"
 #include "inputs.h"
 #include "probe.h"
-#include "roofline.h"
+#include "ceilings.h"
 #include "sysinfo.h"
 #include "timer.h"
 

@@ -14,6 +14,8 @@
 #include "headroom.h"
 #include "sysinfo.h"
 
+#include <cjson/cJSON.h>
+
 static int read_line(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "r");
@@ -147,4 +149,57 @@ void hr_date_iso(char *buf, size_t len)
     struct tm tm;
     localtime_r(&t, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm);
+}
+
+cJSON *hr_context_json(const char *const *warnings, int nwarnings)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    char date[64];
+    hr_date_iso(date, sizeof date);
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "date", date);
+    cJSON_AddStringToObject(c, "host_name", si->host);
+    cJSON_AddStringToObject(c, "executable", "headroom");
+    cJSON_AddNumberToObject(c, "num_cpus", si->cpus);
+    cJSON_AddNumberToObject(c, "mhz_per_cpu", si->mhz);
+    cJSON_AddBoolToObject(c, "cpu_scaling_enabled", si->scaling_governor_on == 1);
+    cJSON *caches = cJSON_AddArrayToObject(c, "caches");
+    struct {
+        const char *type;
+        int level;
+        size_t size;
+        int shared;
+    } cs[] = {{"Data", 1, si->l1d, 1}, {"Unified", 2, si->l2, si->l2_shared},
+              {"Unified", 3, si->l3, si->l3_shared}};
+    for (int i = 0; i < 3; i++) {
+        if (!cs[i].size) continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "type", cs[i].type);
+        cJSON_AddNumberToObject(o, "level", cs[i].level);
+        cJSON_AddNumberToObject(o, "size", (double)cs[i].size);
+        cJSON_AddNumberToObject(o, "num_sharing", cs[i].shared ? cs[i].shared : 1);
+        cJSON_AddItemToArray(caches, o);
+    }
+    double load[3] = {0};
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = 0;
+        fclose(f);
+    }
+    cJSON_AddItemToObject(c, "load_avg", cJSON_CreateDoubleArray(load, 3));
+    cJSON_AddStringToObject(c, "library_build_type", "release");
+    cJSON_AddStringToObject(c, "cpu_model", si->cpu_model);
+    cJSON_AddStringToObject(c, "machine", si->machine);
+    cJSON_AddNumberToObject(c, "mem_bytes", si->mem_bytes);
+    cJSON_AddStringToObject(c, "isa", si->isa);
+    cJSON_AddStringToObject(c, "compiler", si->compiler);
+    cJSON_AddStringToObject(c, "cflags", si->cflags);
+    cJSON_AddStringToObject(c, "git_commit", si->git);
+    cJSON_AddStringToObject(c, "build_id", si->build_id);
+    cJSON_AddNumberToObject(c, "omp_max_threads", si->omp_max_threads);
+    cJSON_AddStringToObject(c, "omp_proc_bind", si->omp_proc_bind);
+    cJSON_AddStringToObject(c, "omp_places", si->omp_places);
+    cJSON *w = cJSON_AddArrayToObject(c, "warnings");
+    for (int i = 0; i < nwarnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
+    return c;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "counts.h"
 #include "layer.h"
 #include "sweep.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sysinfo.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"

@@ -4,7 +4,7 @@
 
 #include "inputs.h"
 #include "phase.h"
-#include "results.h"
+#include "result.h"
 
 typedef struct {
     hr_problem prob;

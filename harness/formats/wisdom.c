@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "files.h"
 #include "results.h"
 #include "sysinfo.h"
 #include "wisdom.h"

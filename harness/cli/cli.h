@@ -37,8 +37,6 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
              int maxpos, int *npos);
 /* Prints "usage: headroom SYNOPSIS" and the options table. */
 void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts);
-/* Index of s in a NULL-terminated list, or -1. */
-int hr_choice(const char *const *choices, const char *s);
 
 /* The shape flags every command that takes one shape shares (run, tune): --batch
  * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout. Splice

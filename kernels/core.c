@@ -100,3 +100,10 @@ hr_view hr_view_dense(float *base, hr_layout layout, int batch, int heads, int r
     if (layout == HR_LAYOUT_BNHD) return (hr_view){base, N * H * D, D, H * D};
     return (hr_view){base, H * N * D, N * D, D};
 }
+
+int hr_choice(const char *const *choices, const char *s)
+{
+    for (int i = 0; choices && choices[i]; i++)
+        if (!strcmp(choices[i], s)) return i;
+    return -1;
+}

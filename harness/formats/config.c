@@ -8,7 +8,6 @@
 
 #include <ini.h>
 
-#include "cli.h"
 #include "config.h"
 #include "gemm.h"
 #include "inputs.h"

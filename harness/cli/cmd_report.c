@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "cli.h"
 #include "commands.h"
 #include "gnuplot.h"

@@ -6,7 +6,7 @@
 
 #include "headroom.h"
 #include "phase.h"
-#include "roofline.h"
+#include "ceilings.h"
 #include "sysinfo.h"
 
 const char *const hr_probe_kind_names[] = {"none", "fma", "bw", "auto", NULL};

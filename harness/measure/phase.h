@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "probe.h"
-#include "results.h"
+#include "result.h"
 
 /* Which probe brackets each timed repetition. The values of hr_timing.probe_kind are
  * HR_PROBE_OFF, HR_PROBE_FMA and HR_PROBE_BW; HR_PROBE_AUTO is only a request: FMA for

@@ -28,4 +28,8 @@ const hr_sysinfo *hr_sysinfo_get(void);
 /* ISO-8601 local time now, "2026-11-22T01:30:00+00:00". */
 void hr_date_iso(char *buf, size_t len);
 
+/* The "context" object of every results and ceilings file: machine, caches, ISA,
+ * compiler, flags, OpenMP, git, date, plus any warnings given. Caller owns it. */
+struct cJSON *hr_context_json(const char *const *warnings, int nwarnings);
+
 #endif

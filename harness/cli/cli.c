@@ -7,12 +7,6 @@
 #include "cli.h"
 #include "headroom.h"
 
-int hr_choice(const char *const *choices, const char *s)
-{
-    for (int i = 0; choices && choices[i]; i++)
-        if (!strcmp(choices[i], s)) return i;
-    return -1;
-}
 
 static void choices_str(const char *const *c, char *buf, size_t len)
 {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results.h"
+#include "sysinfo.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"

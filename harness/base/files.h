@@ -1,0 +1,32 @@
+/* files.h — the one way headroom reads and writes whole files: a capped, checked reader, atomic writes, mkdir -p. */
+#ifndef HR_FILES_H
+#define HR_FILES_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* Size caps per kind of file: no real file of the kind comes near its cap, so a larger
+ * one is refused before it is read rather than allocated blindly. */
+#define HR_CAP_CONFIG ((size_t)1 << 20)   /* sweep configs, model presets      */
+#define HR_CAP_SMALL ((size_t)64 << 20)   /* ceilings, wisdom                  */
+#define HR_CAP_RESULTS ((size_t)1 << 30)  /* results.json, rows.jsonl, CSVs    */
+
+/* Reads the whole regular file at path (at most cap bytes) into a NUL-terminated buffer
+ * the caller frees; *len (may be NULL) gets its length. Refused, with a one-line message
+ * naming the file (hr_errmsg) and NULL returned: a missing or unreadable file, a
+ * directory or other non-regular file, a file over cap, a read error, and text holding
+ * a NUL byte (reported as FILE:LINE). `what` names the kind in messages ("config",
+ * "results file"). */
+char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len);
+
+/* Writes text to path atomically (temp file in the same directory, fsync, rename),
+ * making the directory first if needed. HR_OK, or HR_EUSAGE with a message naming the
+ * file; on error the old file is left as it was. */
+int hr_write_atomic(const char *path, const char *text);
+/* Writes doc, indented and ending in a newline, to path atomically. */
+int hr_write_json_atomic(const char *path, const cJSON *doc);
+/* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory. */
+int hr_mkdirs(const char *path);
+
+#endif

@@ -1,0 +1,50 @@
+/* result.h — one measured kernel x shape (hr_result): what ran, its timing, its check, named counters. */
+#ifndef HR_RESULT_H
+#define HR_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "headroom.h"
+#include "oracle.h"
+#include "timer.h"
+
+#define HR_MAX_COUNTERS 24
+
+/* A named number attached to a result row ("GFLOPS", "ceiling_gflops", ...). */
+typedef struct {
+    const char *name;
+    double value;
+} hr_counter;
+
+/* One measured kernel x shape. */
+typedef struct {
+    const hr_kernel *kernel;
+    hr_problem prob;
+    hr_layout layout;
+    hr_tune tune;          /* resolved parameters that ran                           */
+    const char *tune_source; /* "default", "flag" or "wisdom"                        */
+    double flops;          /* from counts.c                                          */
+    double bytes;          /* from counts.c (the kernel's traffic model)             */
+    double workspace_bytes;
+    hr_timing timing;
+    bool checked;          /* the oracle comparison ran                               */
+    hr_check check;
+    int ncounters;         /* extra counters (roofline, probes, ...)                   */
+    hr_counter counters[HR_MAX_COUNTERS];
+    /* Non-empty: the row's benchmark name, for rows of a composite benchmark that the
+     * kernel x shape name cannot tell apart (one phase of a full layer:
+     * "layer/flash/blas/B1/N1024/D512/H8/G8/d64/full/T2/core", see hr_layer_name).
+     * Empty: the kernel x shape name below. */
+    char label[256];
+} hr_result;
+
+/* Sets counter name to value (adds it, or replaces an existing one). */
+void hr_result_set(hr_result *r, const char *name, double value);
+/* Benchmark name shared by every row of this result, the key compare matches on:
+ * r->label when set, else "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2". */
+void hr_result_name(const hr_result *r, char *buf, size_t len);
+/* Median GFLOP/s (flops / median time). */
+double hr_result_gflops(const hr_result *r);
+
+#endif
