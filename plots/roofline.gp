@@ -2,8 +2,8 @@
 # Called by `headroom plot` with -e: datafile, outfile, fmt ('png'|'svg'), who (machine,
 # date), gpdir (this directory, for style.gp), nroof (roof blocks: min(peak, AI*BW) per
 # thread count), npeak (dashed peaks of the other ISAs), npts (point blocks, one per
-# kernel x threads), rtit/ptit (block titles as quoted words), pcol/ptyp (colour index and
-# point type per point block), xmin, xmax.
+# kernel x threads; 0 without a sweep: the roofs alone), rtit/ptit (block titles as quoted
+# words), pcol/ptyp (colour index and point type per point block), xmin, xmax.
 w = 1200; h = 680
 load gpdir.'/style.gp'
 set title sprintf("Roofline (FP32) — %s", who) noenhanced
@@ -18,4 +18,4 @@ set key outside right top noenhanced box Left reverse spacing 1.1 width 1
 plot \
   for [i=1:nroof] datafile index (i-1) using 1:2 with lines lw 2 lc rgb '#303030' dt i title word(rtit, i), \
   for [i=1:npeak] datafile index (nroof+i-1) using 1:2 with lines lw 1 lc rgb '#999999' dt i+1 title word(rtit, nroof+i), \
-  for [i=1:npts] datafile index (nroof+npeak+i-1) using 1:2 with points lc (word(pcol, i)+0) pt (word(ptyp, i)+0) ps 1.3 title word(ptit, i)
+  for [i=1:npts] datafile index (nroof+npeak+i-1) using 1:2 with points lc wnum(pcol, i) pt wnum(ptyp, i) ps 1.3 title word(ptit, i)

@@ -16,13 +16,13 @@ set title 'GFLOP/s (log scale) and the FMA ceiling'
 set ylabel 'GFLOP/s (median)'
 set logscale y 2
 set format y '%g'
-plot for [i=1:ns] datafile index (i-1) using 1:2 with linespoints lt (word(cols, i)+0) title word(tit, i), \
+plot for [i=1:ns] datafile index (i-1) using 1:2 with linespoints lt wnum(cols, i) title word(tit, i), \
      for [i=1:nceil] datafile index ns using 1:2 with linespoints lc rgb '#303030' dt 2 pt 1 title word(tit, ns+1)
 set title 'speed-up over the fewest threads measured'
 set ylabel 'speed-up (x)'
 unset logscale y
 set yrange [0:*]
-plot for [i=1:ns] datafile index (i-1) using 1:3 with linespoints lt (word(cols, i)+0) title word(tit, i), \
+plot for [i=1:ns] datafile index (i-1) using 1:3 with linespoints lt wnum(cols, i) title word(tit, i), \
      for [i=1:nceil] datafile index ns using 1:3 with linespoints lc rgb '#303030' dt 2 pt 1 title word(tit, ns+1), \
      x / tmin0 with lines lc rgb '#999999' dt 3 title 'ideal (linear)'
 unset multiplot

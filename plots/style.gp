@@ -24,3 +24,7 @@ set linetype 10 lc rgb '#BCBD22' lw 2 pt 10
 set linetype cycle 10
 set datafile missing 'NaN'
 set grid xtics ytics mxtics mytics lc rgb '#e0e0e0' lw 1
+# wnum(list, i): the i-th word of a list of numbers as a number, 0 past its end. A plot's
+# `for [i=1:0]` draws nothing but still evaluates its options once, so `word(list, i)+0`
+# on an empty list stops gnuplot ("Non-numeric string found").
+wnum(list, i) = (i <= words(list)) ? word(list, i) + 0 : 0

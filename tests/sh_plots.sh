@@ -69,6 +69,41 @@ cp $F/kvcache.csv "$TMP/kvonly/"
 expect partial 0 'skipped roofline: no ceilings.json and no sweep' -- $B plot "$TMP/kvonly"
 check partial-png is_png "$TMP/kvonly/plots/kvcache.png"
 
+# Ceilings but no sweep yet (right after `headroom roofline`): the roofs alone, the sweep's
+# charts skipped with a note each, exit 0 (gnuplot once stopped on the empty point lists).
+C=$TMP/ceilonly
+mkdir -p "$C"
+cp $F/ceilings.json "$C/"
+expect ceil-only 0 'wrote .*ceilonly/plots/roofline.png' -- $B plot "$C"
+expect ceil-only-notes 0 'skipped kernels: no sweep results.csv' -- $B plot "$C" --out "$TMP/c2"
+check ceil-only-png is_png "$C/plots/roofline.png"
+check ceil-only-no-log test ! -e "$C/plots/roofline.gnuplot.log"
+check ceil-only-roofs grep -q '^5.29032258 131.2 0$' "$C/plots/roofline.dat"
+
+# A sweep of causal rows only: the kernels chart draws that panel alone; a sweep whose
+# kernels have no workspace skips that chart instead of failing in gnuplot.
+mkdir -p "$TMP/causal" "$TMP/nows"
+awk -F, 'NR == 1 || $9 == 1' $F/results.csv >"$TMP/causal/results.csv"
+expect causal-only 0 'wrote .*/kernels.png' -- $B plot "$TMP/causal"
+check causal-only-png is_png "$TMP/causal/plots/kernels.png"
+awk -F, -v OFS=, 'NR > 1 { $25 = 0 } 1' $F/results.csv >"$TMP/nows/results.csv"
+expect no-workspace 0 'skipped workspace: no kernel of the sweep has a workspace' -- $B plot "$TMP/nows"
+
+# Repeated x (two sweep passes) collapse to their median: the mean of the two middle ones.
+mkdir -p "$TMP/passes"
+{ cat $F/results.csv; awk -F, -v OFS=, 'NR > 1 { $22 += 1 } NR > 1' $F/results.csv; } >"$TMP/passes/results.csv"
+expect passes 0 '' -- $B plot "$TMP/passes"
+check passes-median grep -q '^2048 55.707 0$' "$TMP/passes/plots/kernels.dat"
+
+# gnuplot failing on real data: the other charts are drawn, its messages shown, its log
+# kept, exit 2.
+printf '#!/bin/sh\ncase "$*" in *kernels.gp*) echo "made-up failure"; exit 1;; esac\nexec %s "$@"\n' \
+    "$(command -v "${HEADROOM_GNUPLOT:-gnuplot}")" >"$TMP/gp-fail"
+chmod +x "$TMP/gp-fail"
+expect gnuplot-fails 2 '^  made-up failure' -- env HEADROOM_GNUPLOT=$TMP/gp-fail $B plot $F --out "$TMP/gpf"
+check gnuplot-fails-log grep -q 'made-up failure' "$TMP/gpf/kernels.gnuplot.log"
+check gnuplot-fails-others is_png "$TMP/gpf/decode.png"
+
 # Bad input: exit 2 with one line naming the problem.
 mkdir -p "$TMP/empty"
 expect empty 2 'headroom plot: .*empty: nothing to plot' -- $B plot "$TMP/empty"
@@ -84,4 +119,9 @@ cp -r $F "$TMP/res/fixture-machine/crossover-20240101-000000"
 cp $F/decode.csv "$M/decode-loop.csv"
 expect plots-sh 0 'copied to .*fixture-machine/plots/' -- env HR_BIN=$B HR_RESULTS=$TMP/res bash scripts/plots.sh
 for c in $CHARTS; do check "plots-sh-$c" is_png "$M/plots/$c.png"; done
+# make plots on a results tree holding only a machine's ceilings: exit 0, roofs and presets.
+mkdir -p "$TMP/res-ceil/ceil-machine"
+cp $F/ceilings.json "$TMP/res-ceil/ceil-machine/"
+expect plots-sh-ceil-only 0 'wrote .*ceil-machine/plots/roofline.png' -- env HR_BIN=$B HR_RESULTS=$TMP/res-ceil bash scripts/plots.sh
+for c in roofline kvcache; do check "plots-sh-ceil-only-$c" is_png "$TMP/res-ceil/ceil-machine/plots/$c.png"; done
 finish

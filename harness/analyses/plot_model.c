@@ -1,0 +1,305 @@
+/* plot_model.c — the charts of whole-model runs: crossover (a full layer), kvcache (model presets), decode (the decode loop). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headroom.h"
+#include "plot_int.h"
+
+/* ---- crossover ----------------------------------------------------------------------- */
+
+/* The crossover's groups (kernel, d_model) and panels (one per kernel). */
+typedef struct {
+    char keys[32][64];     /* "kernel d_model", grouped by panel (stable)        */
+    int ng;
+    char kerns[16][48];    /* panel titles, in order of first appearance         */
+    int nkern, kidx[32];   /* kidx[g]: group g's panel                           */
+    double dms[32];        /* the d_models, ascending                            */
+    int ndm, gcol[32];     /* gcol[g]: the rank of group g's d_model (its colour) */
+} cross_groups;
+
+static void find_groups(const pl_csv *c, cross_groups *G)
+{
+    int ck = pl_col(c, "kernel"), cd = pl_col(c, "d_model");
+    G->ng = G->nkern = G->ndm = 0;
+    for (int i = 0; i < c->nrows && G->ng < 32; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s %s", pl_str(&c->rows[i], ck), pl_str(&c->rows[i], cd));
+        int seen = 0;
+        for (int g = 0; g < G->ng && !seen; g++) seen = !strcmp(G->keys[g], key);
+        if (!seen) snprintf(G->keys[G->ng++], sizeof G->keys[0], "%s", key);
+    }
+    for (int g = 0; g < G->ng; g++) {
+        int len = (int)strcspn(G->keys[g], " "), k = 0;
+        while (k < G->nkern && (strncmp(G->kerns[k], G->keys[g], (size_t)len) || G->kerns[k][len])) k++;
+        if (k == G->nkern && G->nkern < 16) snprintf(G->kerns[G->nkern++], sizeof G->kerns[0], "%.*s", len, G->keys[g]);
+        G->kidx[g] = k < G->nkern ? k : G->nkern - 1;
+    }
+    for (int g = 1; g < G->ng; g++) /* stable insertion sort by panel */
+        for (int h = g; h > 0 && G->kidx[h - 1] > G->kidx[h]; h--) {
+            char tk[64];
+            int ti = G->kidx[h];
+            memcpy(tk, G->keys[h], sizeof tk), memcpy(G->keys[h], G->keys[h - 1], sizeof tk);
+            memcpy(G->keys[h - 1], tk, sizeof tk);
+            G->kidx[h] = G->kidx[h - 1], G->kidx[h - 1] = ti;
+        }
+    for (int g = 0; g < G->ng; g++) {
+        double d = atof(strchr(G->keys[g], ' ') + 1);
+        int j = 0;
+        while (j < G->ndm && G->dms[j] != d) j++;
+        if (j == G->ndm) G->dms[G->ndm++] = d;
+    }
+    for (int i = 1; i < G->ndm; i++)
+        for (int j = i; j > 0 && G->dms[j - 1] > G->dms[j]; j--) {
+            double x = G->dms[j];
+            G->dms[j] = G->dms[j - 1], G->dms[j - 1] = x;
+        }
+    for (int g = 0; g < G->ng; g++) {
+        double d = atof(strchr(G->keys[g], ' ') + 1);
+        G->gcol[g] = 1;
+        for (int j = 0; j < G->ndm; j++)
+            if (G->dms[j] == d) G->gcol[g] = j + 1;
+    }
+}
+
+/* The measured and FLOP-predicted N* of (kern, dm) from crossover_table.csv (NaN: absent). */
+static void n_stars(const pl_inputs *in, const char *kern, const char *dm, double *nm, double *nf)
+{
+    const pl_csv *t = &in->table;
+    *nm = *nf = NAN;
+    if (!in->have_table) return;
+    int tk = pl_col(t, "kernel"), td = pl_col(t, "d_model");
+    for (int i = 0; i < t->nrows; i++)
+        if (!strcmp(pl_str(&t->rows[i], tk), kern) && !strcmp(pl_str(&t->rows[i], td), dm)) {
+            *nm = pl_num(&t->rows[i], pl_col(t, "n_star_measured"));
+            *nf = pl_num(&t->rows[i], pl_col(t, "n_star_flops"));
+        }
+}
+
+/* Crossover: per (kernel, d_model) projection and core time vs N, the measured N* (a
+ * point at the crossing: projection time interpolated log-linearly there) and the
+ * FLOP-predicted N* as a vertical line over the data's y range. */
+void pl_crossover(const pl_inputs *in, pl_chart *c)
+{
+    const pl_csv *x = &in->cross;
+    static const char *const need[] = {"kernel", "d_model", "N", "proj_s", "core_s", NULL};
+    if (pl_need(x, in->cross_path, need)) return pl_skip(c, hr_errmsg());
+    cross_groups *G = malloc(sizeof *G);
+    pl_set *ss = calloc(1, sizeof *ss);
+    if (!G || !ss) {
+        free(G), free(ss);
+        return pl_skip(c, "out of memory");
+    }
+    find_groups(x, G);
+    int ck = pl_col(x, "kernel"), cd = pl_col(x, "d_model"), cn = pl_col(x, "N");
+    int cp = pl_col(x, "proj_s"), cc = pl_col(x, "core_s");
+    /* First the series of every group (2 each: projections, core) and the y range. */
+    double ylo = INFINITY, yhi = 0;
+    char pre[32][80], kern[32][48], dm[32][16];
+    pl_series *sp[32], *sc[32];
+    for (int g = 0; g < G->ng; g++) {
+        sscanf(G->keys[g], "%47s %15s", kern[g], dm[g]);
+        if (G->nkern > 1) snprintf(pre[g], sizeof pre[g], "%s d_model %s", kern[g], dm[g]);
+        else snprintf(pre[g], sizeof pre[g], "d_model %s", dm[g]);
+        char t[160];
+        snprintf(t, sizeof t, "%.79s: projections", pre[g]);
+        sp[g] = pl_get(ss, t);
+        snprintf(t, sizeof t, "%.79s: core", pre[g]);
+        sc[g] = pl_get(ss, t);
+        for (int i = 0; i < x->nrows; i++) {
+            const pl_row *r = &x->rows[i];
+            if (strcmp(pl_str(r, ck), kern[g]) || strcmp(pl_str(r, cd), dm[g])) continue;
+            double n = pl_num(r, cn), p = pl_num(r, cp), q = pl_num(r, cc);
+            if (!(n > 0) || !(p > 0) || !(q > 0)) continue;
+            pl_add(sp[g], n, p, 0), pl_add(sc[g], n, q, 0);
+            ylo = fmin(ylo, fmin(p, q)), yhi = fmax(yhi, fmax(p, q));
+        }
+    }
+    if (!(yhi > 0)) {
+        pl_set_free(ss);
+        free(G), free(ss);
+        return pl_skip(c, "crossover.csv has no positive times");
+    }
+    double ymin = exp2(floor(log2(ylo))), ymax = exp2(ceil(log2(yhi)));
+    fprintf(c->dat, "# crossover: x = N, y = seconds; per group 4 blocks: projections, core, measured N*\n"
+                    "# (at the interpolated projection time), FLOP-predicted N* (vertical line)\n\n");
+    char tit[8192] = "";
+    for (int g = 0; g < G->ng; g++) {
+        const pl_series *p = sp[g];
+        pl_block(c, sp[g]);
+        pl_block(c, sc[g]);
+        char t[160];
+        snprintf(t, sizeof t, "%.79s: projections", pre[g]);
+        pl_words(tit, sizeof tit, t);
+        snprintf(t, sizeof t, "%.79s: core", pre[g]);
+        pl_words(tit, sizeof tit, t);
+        double nm, nf;
+        n_stars(in, kern[g], dm[g], &nm, &nf);
+        /* The measured N* sits where the two curves meet: place it on the projection
+         * curve, interpolated log-linearly between the measured Ns around it. */
+        double yt = NAN;
+        for (int i = 0; p && i + 1 < p->n && isfinite(nm); i++)
+            if (p->p[i][0] <= nm && nm <= p->p[i + 1][0]) {
+                double w = log(nm / p->p[i][0]) / log(p->p[i + 1][0] / p->p[i][0]);
+                yt = exp(log(p->p[i][1]) + w * log(p->p[i + 1][1] / p->p[i][1]));
+            }
+        char t3[160] = "", t4[160] = "";
+        if (isfinite(yt)) {
+            fprintf(c->dat, "# measured N*\n");
+            pl_point(c, nm, yt, 0);
+            fprintf(c->dat, "\n\n");
+            snprintf(t3, sizeof t3, "%.79s: N* measured %.0f", pre[g], nm);
+        } else {
+            fprintf(c->dat, "# no measured N*\nNaN NaN NaN\n\n\n");
+        }
+        if (!in->have_table) nf = 2 * atof(dm[g]); /* no table: the MHA non-causal rule */
+        if (isfinite(nf)) {
+            fprintf(c->dat, "# FLOP-predicted N*\n");
+            pl_point(c, nf, ymin, 0);
+            pl_point(c, nf, ymax, 0);
+            fprintf(c->dat, "\n\n");
+            snprintf(t4, sizeof t4, in->have_table ? "%.79s: N* by FLOPs %.0f" : "%.79s: 2 d_model = %.0f", pre[g], nf);
+        } else {
+            fprintf(c->dat, "# no FLOP-predicted N*\nNaN NaN NaN\n\n\n");
+        }
+        pl_words(tit, sizeof tit, t3);
+        pl_words(tit, sizeof tit, t4);
+    }
+    pl_set_free(ss);
+    /* Per panel: kernel name, first group and group count; per group its colour; the
+     * d_models in colour order. */
+    char kw[1024] = "", k0[256] = "", kn[256] = "", gc[256] = "", dw[512] = "";
+    for (int k = 0; k < G->nkern; k++) {
+        int first = 0, cnt = 0;
+        for (int g = G->ng - 1; g >= 0; g--)
+            if (G->kidx[g] == k) first = g + 1, cnt++;
+        pl_words(kw, sizeof kw, G->kerns[k]);
+        pl_ints(k0, sizeof k0, first);
+        pl_ints(kn, sizeof kn, cnt);
+    }
+    for (int g = 0; g < G->ng; g++) pl_ints(gc, sizeof gc, G->gcol[g]);
+    for (int j = 0; j < G->ndm; j++) {
+        char d[32];
+        snprintf(d, sizeof d, "%g", G->dms[j]);
+        pl_words(dw, sizeof dw, d);
+    }
+    snprintf(c->vars, sizeof c->vars,
+             "ng=%d; tit='%s'; ymin=%g; ymax=%g; nk=%d; kerns='%s'; kfirst='%s'; kcount='%s'; gcol='%s'; "
+             "ndm=%d; dms='%s'; flopsrule=%d",
+             G->ng, tit, ymin, ymax, G->nkern, kw, k0, kn, gc, G->ndm, dw, !in->have_table);
+    free(G), free(ss);
+}
+
+/* ---- kvcache ------------------------------------------------------------------------- */
+
+/* KV-cache memory vs context length per model preset (fp16), and the MHA equivalent of
+ * GQA/MQA models dashed. */
+void pl_kvcache(const pl_inputs *in, pl_chart *c)
+{
+    const pl_csv *x = &in->kv;
+    static const char *const need[] = {"model", "attention", "heads", "kv_heads", "tokens", "bytes_fp16", "mha_bytes_fp16", NULL};
+    if (pl_need(x, in->kv_path, need)) return pl_skip(c, hr_errmsg());
+    int cm = pl_col(x, "model"), ca = pl_col(x, "attention"), ch = pl_col(x, "heads"), cg = pl_col(x, "kv_heads");
+    int ct = pl_col(x, "tokens"), cb = pl_col(x, "bytes_fp16"), cmha = pl_col(x, "mha_bytes_fp16");
+    const double gib = 1073741824.0;
+    pl_set *ss = calloc(1, sizeof *ss);
+    if (!ss) return pl_skip(c, "out of memory");
+    char tit[8192] = "";
+    int nm = 0;
+    for (int i = 0; i < x->nrows; i++) {
+        const pl_row *r = &x->rows[i];
+        const char *model = pl_str(r, cm);
+        size_t len = strlen(model);
+        int seen = 0;
+        for (int k = 0; k < nm && !seen; k++)
+            seen = !strncmp(ss->s[2 * k].title, model, len) && ss->s[2 * k].title[len] == ' ';
+        if (seen || ss->n + 2 > PL_MAXS) continue;
+        char t1[128], t2[128];
+        int mha = !strcmp(pl_str(r, ca), "MHA");
+        snprintf(t1, sizeof t1, "%s %s (%sq/%skv heads)", model, pl_str(r, ca), pl_str(r, ch), pl_str(r, cg));
+        snprintf(t2, sizeof t2, "%s as MHA", model);
+        pl_series *s1 = pl_get(ss, t1), *s2 = pl_get(ss, t2);
+        for (int j = 0; j < x->nrows; j++) {
+            const pl_row *q = &x->rows[j];
+            if (strcmp(pl_str(q, cm), model)) continue;
+            pl_add(s1, pl_num(q, ct), pl_num(q, cb) / gib, 0);
+            if (!mha) pl_add(s2, pl_num(q, ct), pl_num(q, cmha) / gib, 0);
+        }
+        pl_words(tit, sizeof tit, t1);
+        pl_words(tit, sizeof tit, mha ? "" : t2);
+        nm++;
+    }
+    if (!nm) {
+        free(ss);
+        return pl_skip(c, "the kvcache CSV has no rows");
+    }
+    const char *batch = pl_str(&x->rows[0], pl_col(x, "batch"));
+    fprintf(c->dat, "# kvcache: x = tokens in the cache, y = GiB at fp16; per model 2 blocks: its own\n"
+                    "# attention, the MHA equivalent (empty for MHA models)\n\n");
+    for (int i = 0; i < ss->n; i++) pl_block(c, &ss->s[i]);
+    pl_set_free(ss);
+    free(ss);
+    snprintf(c->vars, sizeof c->vars, "nm=%d; tit='%s'; batch='%.15s'", nm, tit, *batch ? batch : "1");
+}
+
+/* ---- decode -------------------------------------------------------------------------- */
+
+/* Decode: step time per generated token vs cache length (headroom decode-loop --format
+ * csv); without one, the sweep's one-query rows (one layer's attention per step). */
+void pl_decode(const pl_inputs *in, pl_chart *c)
+{
+    pl_set *ss = calloc(1, sizeof *ss);
+    if (!ss) return pl_skip(c, "out of memory");
+    char tit[8192] = "", ylab[128];
+    if (in->dec.text) {
+        const pl_csv *x = &in->dec;
+        static const char *const need[] = {"kernel", "cache_first", "cache_last", "step_ms_median", NULL};
+        if (pl_need(x, in->dec_path, need)) {
+            free(ss);
+            return pl_skip(c, hr_errmsg());
+        }
+        static const char *const key[] = {"heads", "kv_heads", "d_head", "layers", "threads", "batch"};
+        int kc[6];
+        for (int k = 0; k < 6; k++) kc[k] = pl_col(x, key[k]);
+        int ck = pl_col(x, "kernel"), c0 = pl_col(x, "cache_first"), c1 = pl_col(x, "cache_last");
+        int cs = pl_col(x, "step_ms_median");
+        for (int i = 0; i < x->nrows; i++) {
+            const pl_row *r = &x->rows[i];
+            char t[128];
+            snprintf(t, sizeof t, "%s T%s: H%s/%s d%s, %s layers, B%s", pl_str(r, ck), pl_str(r, kc[4]),
+                     pl_str(r, kc[0]), pl_str(r, kc[1]), pl_str(r, kc[2]), pl_str(r, kc[3]), pl_str(r, kc[5]));
+            pl_add(pl_get(ss, t), (pl_num(r, c0) + pl_num(r, c1)) / 2, pl_num(r, cs), 0);
+        }
+        snprintf(ylab, sizeof ylab, "step time per token, all layers (ms, median over the range)");
+    } else {
+        const pl_sweep *S = &in->S;
+        for (int i = 0; i < S->n; i++) {
+            const pl_srow *r = &S->r[i];
+            if (r->seq_q != 1 || r->seq_kv < 2) continue;
+            char t[128];
+            snprintf(t, sizeof t, "%s T%d: B%d H%d/%d d%d", r->kernel, r->threads, r->batch, r->heads, r->kv_heads, r->d_head);
+            pl_add(pl_get(ss, t), r->seq_kv, r->t_med * 1e3, 0);
+        }
+        snprintf(ylab, sizeof ylab, "attention time of one decode step, one layer (ms)");
+    }
+    int n = 0;
+    double xlo = INFINITY, xhi = 0;
+    for (int i = 0; i < ss->n; i++) {
+        n += ss->s[i].n > 0;
+        for (int j = 0; j < ss->s[i].n; j++) xlo = fmin(xlo, ss->s[i].p[j][0]), xhi = fmax(xhi, ss->s[i].p[j][0]);
+    }
+    if (!n) {
+        pl_set_free(ss);
+        free(ss);
+        return pl_skip(c, "no decode.csv (headroom decode-loop --format csv) and no one-query rows in the sweep");
+    }
+    fprintf(c->dat, "# decode: x = tokens in the KV cache, y = %s\n\n", ylab);
+    for (int i = 0; i < ss->n; i++) {
+        pl_block(c, &ss->s[i]);
+        pl_words(tit, sizeof tit, ss->s[i].title);
+    }
+    snprintf(c->vars, sizeof c->vars, "ns=%d; tit='%s'; ylab='%s'; logx=%d", ss->n, tit, ylab, xhi > 16 * xlo);
+    pl_set_free(ss);
+    free(ss);
+}

@@ -1,0 +1,289 @@
+/* plot_sweep.c — the charts of a sweep and the ceilings: roofline, kernels, workspace, scaling. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot_int.h"
+
+/* The FMA ceiling's ISA for a build: the results' context isa ("generic" issues SSE2),
+ * else the widest one the ceilings file measured. */
+static int roof_isa(const hr_ceilings *C, const char *isa)
+{
+    if (*isa) {
+        const char *name = !strcmp(isa, "generic") ? "sse2" : isa;
+        for (int m = 0; m < HR_FMA_NISA; m++)
+            if (!strcmp(hr_fma_isa_names[m], name) && C->rows[0].fma[m].best > 0) return m;
+    }
+    for (int m = 0; m < HR_FMA_NISA; m++)
+        if (C->rows[0].fma[m].best > 0) return m;
+    return 0;
+}
+
+/* The distinct thread counts of S's rows, ascending (at most max). */
+static int thread_counts(const pl_sweep *S, int *t, int max)
+{
+    int n = 0;
+    for (int i = 0; i < S->n; i++) {
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++) seen = t[j] == S->r[i].threads;
+        if (!seen && n < max) t[n++] = S->r[i].threads;
+    }
+    for (int i = 0; i < n; i++) /* insertion sort: few values */
+        for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+            int x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+    return n;
+}
+
+/* Roofline: every (kernel, threads) as points at (AI, GFLOP/s); per thread count the roof
+ * min(peak, AI·BW) of the build's ISA; the other ISAs' peaks at the largest thread count
+ * as dashed lines. Without a sweep, the roofs alone. */
+void pl_roofline(const pl_inputs *in, pl_chart *c)
+{
+    const pl_sweep *S = &in->S;
+    const hr_ceilings *C = &in->C;
+    double lo = INFINITY, hi = 0;
+    pl_set pts = {0};
+    char ptit[8192] = "", pcol[1024] = "", ptyp[1024] = "";
+    const char *names[PL_MAXS];
+    int nk = pl_kernels(S, 0, names, PL_MAXS), tlist[16];
+    int nt = thread_counts(S, tlist, 16);
+    static const int ptypes[] = {6, 7, 4, 5, 8, 9, 12, 13, 10, 11, 14, 15, 1, 2, 3, 0};
+    for (int k = 0; k < nk; k++)
+        for (int t = 0; t < nt; t++) {
+            char title[128];
+            snprintf(title, sizeof title, nt > 1 ? "%s T%d" : "%s", names[k], tlist[t]);
+            pl_series *s = NULL;
+            for (int i = 0; i < S->n; i++) {
+                const pl_srow *r = &S->r[i];
+                if (strcmp(r->kernel, names[k]) || r->threads != tlist[t]) continue;
+                if (!(r->ai > 0) || !(r->gflops > 0)) continue;
+                if (!s && !(s = pl_get(&pts, title))) break;
+                /* Each (kernel, shape) is its own point: no collapsing by x here. */
+                pl_add(s, r->ai, r->gflops, 0);
+                lo = fmin(lo, r->ai), hi = fmax(hi, r->ai);
+            }
+            if (!s) continue;
+            pl_words(ptit, sizeof ptit, title);
+            pl_ints(pcol, sizeof pcol, k + 1);
+            pl_ints(ptyp, sizeof ptyp, ptypes[t % 16]);
+        }
+    int m = C->nrows ? roof_isa(C, in->isa) : 0;
+    for (int i = 0; i < C->nrows; i++) {
+        double ridge = C->rows[i].fma[m].best / C->rows[i].triad.best;
+        lo = fmin(lo, ridge), hi = fmax(hi, ridge);
+    }
+    if (!(hi > 0)) {
+        pl_set_free(&pts);
+        return pl_skip(c, "no row has both an arithmetic intensity and GFLOP/s (AI, GFLOPS) and no ceilings");
+    }
+    double xmin = exp2(floor(log2(lo)) - 1), xmax = exp2(ceil(log2(hi)) + 1);
+    fprintf(c->dat, "# roofline: x = arithmetic intensity (FLOP/byte), y = GFLOP/s\n"
+                    "# blocks 0..nroof-1: roof min(peak, AI*BW) per thread count; then npeak other-ISA\n"
+                    "# peaks at the largest thread count; then npts point sets (kernel, threads)\n\n");
+    char rtit[4096] = "";
+    int nroof = 0, npeak = 0;
+    for (int i = 0; i < C->nrows; i++) {
+        const hr_ceiling_row *r = &C->rows[i];
+        double peak = r->fma[m].best, bw = r->triad.best, ridge = peak / bw;
+        char t[160];
+        snprintf(t, sizeof t, "roof T%d: %s %.0f GFLOP/s, triad %.1f GB/s", r->threads,
+                 hr_fma_isa_names[m], peak, bw);
+        pl_words(rtit, sizeof rtit, t);
+        fprintf(c->dat, "# %s\n", t);
+        pl_point(c, xmin, xmin * bw, 0);
+        if (ridge > xmin && ridge < xmax) pl_point(c, ridge, peak, 0);
+        pl_point(c, xmax, fmin(peak, xmax * bw), 0);
+        fprintf(c->dat, "\n\n");
+        nroof++;
+    }
+    if (C->nrows) {
+        const hr_ceiling_row *r = &C->rows[C->nrows - 1];
+        for (int k = 0; k < HR_FMA_NISA; k++) {
+            if (k == m || r->fma[k].best <= 0) continue;
+            char t[160];
+            snprintf(t, sizeof t, "%s peak T%d: %.0f GFLOP/s", hr_fma_isa_names[k], r->threads, r->fma[k].best);
+            pl_words(rtit, sizeof rtit, t);
+            fprintf(c->dat, "# %s\n", t);
+            pl_point(c, xmin, r->fma[k].best, 0);
+            pl_point(c, xmax, r->fma[k].best, 0);
+            fprintf(c->dat, "\n\n");
+            npeak++;
+        }
+    }
+    for (int i = 0; i < pts.n; i++) {
+        const pl_series *s = &pts.s[i];
+        fprintf(c->dat, "# %s\n", s->title);
+        for (int j = 0; j < s->n; j++) pl_point(c, s->p[j][0], s->p[j][1], 0);
+        fprintf(c->dat, "\n\n");
+    }
+    snprintf(c->vars, sizeof c->vars,
+             "nroof=%d; npeak=%d; npts=%d; rtit='%s'; ptit='%s'; pcol='%s'; ptyp='%s'; xmin=%g; xmax=%g",
+             nroof, npeak, pts.n, rtit, ptit, pcol, ptyp, xmin, xmax);
+    pl_set_free(&pts);
+}
+
+/* Kernels: GFLOP/s vs N per kernel (base shape, each kernel at its largest thread count);
+ * left panel non-causal, right causal; one panel when the sweep has one kind. */
+void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
+{
+    const pl_sweep *S = &in->S;
+    const char *names[PL_MAXS / 2];
+    int nk = pl_kernels(S, 1, names, PL_MAXS / 2);
+    if (!nk) return pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep");
+    pl_set ss = {0};
+    char tit[2][4096] = {"", ""};
+    int has[2] = {0, 0};
+    for (int causal = 0; causal < 2; causal++)
+        for (int k = 0; k < nk; k++) {
+            int t = pl_max_threads(S, names[k]);
+            char title[128];
+            snprintf(title, sizeof title, "%s T%d%s", names[k], t, causal ? " causal" : "");
+            pl_series *s = pl_get(&ss, title);
+            for (int i = 0; i < S->n; i++) {
+                const pl_srow *r = &S->r[i];
+                if (pl_in_base(S, r) && r->causal == causal && r->threads == t && !strcmp(r->kernel, names[k]))
+                    pl_add(s, r->seq_kv, r->gflops, 0);
+            }
+            snprintf(title, sizeof title, "%s T%d", names[k], t);
+            pl_words(tit[causal], sizeof tit[causal], s && s->n ? title : "");
+            has[causal] |= s && s->n;
+        }
+    if (!has[0] && !has[1]) {
+        pl_set_free(&ss);
+        return pl_skip(c, "no GFLOPS in the sweep's prefill rows");
+    }
+    fprintf(c->dat, "# kernels: x = N, y = median GFLOP/s; blocks 0..nk-1 non-causal, nk..2nk-1 causal\n\n");
+    for (int i = 0; i < ss.n; i++) pl_block(c, &ss.s[i]);
+    pl_set_free(&ss);
+    int n = snprintf(c->vars, sizeof c->vars, "nk=%d; tit0='%s'; tit1='%s'; shape='%s'", nk, tit[0], tit[1], S->shape);
+    if (has[0] != has[1] && n > 0 && (size_t)n < sizeof c->vars) /* a panel without data is left out */
+        snprintf(c->vars + n, sizeof c->vars - (size_t)n, "; only=%d", has[1]);
+}
+
+/* Workspace: working memory vs N per kernel (base shape, largest thread count, the larger
+ * of the causal and non-causal figures). */
+void pl_workspace(const pl_inputs *in, pl_chart *c)
+{
+    const pl_sweep *S = &in->S;
+    const char *names[PL_MAXS];
+    int nk = pl_kernels(S, 1, names, PL_MAXS);
+    if (!nk) return pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep");
+    pl_set ss = {0};
+    char tit[8192] = "", none[512] = "";
+    for (int k = 0; k < nk; k++) {
+        int t = pl_max_threads(S, names[k]);
+        char title[128];
+        snprintf(title, sizeof title, "%s T%d", names[k], t);
+        pl_series *s = pl_get(&ss, title);
+        int zero = 0;
+        for (int i = 0; i < S->n; i++) {
+            const pl_srow *r = &S->r[i];
+            if (!pl_in_base(S, r) || r->threads != t || strcmp(r->kernel, names[k])) continue;
+            if (r->ws > 0) pl_add(s, r->seq_kv, r->ws / 1048576.0, 0);
+            else zero = 1;
+        }
+        /* Keep the larger figure per N: sort by (x, y) and drop all but the last of each x. */
+        if (s && s->n) {
+            qsort(s->p, (size_t)s->n, sizeof *s->p, pl_by_x_then_y);
+            int out = 0;
+            for (int i = 0; i < s->n; i++)
+                if (i + 1 == s->n || s->p[i + 1][0] != s->p[i][0]) memmove(s->p[out++], s->p[i], sizeof *s->p);
+            s->n = out;
+        }
+        pl_words(tit, sizeof tit, s && s->n ? title : "");
+        if (zero && !(s && s->n)) {
+            if (*none) strncat(none, ", ", sizeof none - strlen(none) - 1);
+            strncat(none, names[k], sizeof none - strlen(none) - 1);
+        }
+    }
+    fprintf(c->dat, "# workspace: x = N, y = workspace MiB (harness-allocated scratch of the kernel)\n\n");
+    for (int i = 0; i < ss.n; i++) pl_block(c, &ss.s[i]);
+    pl_set_free(&ss);
+    if (!c->points) return pl_skip(c, "no kernel of the sweep has a workspace (workspace_bytes)");
+    snprintf(c->vars, sizeof c->vars, "nk=%d; tit='%s'; shape='%s'; none='%s'", nk, tit, S->shape, none);
+}
+
+/* The largest N kernel was measured at with two or more thread counts on the base shape,
+ * non-causal if it has one (*causal says which); 0 when none. */
+static int scaling_n(const pl_sweep *S, const char *kernel, int *causal)
+{
+    int bestn = 0;
+    *causal = -1;
+    for (int c = 0; c < 2 && *causal < 0; c++)
+        for (int i = 0; i < S->n; i++) {
+            const pl_srow *a = &S->r[i];
+            if (!pl_in_base(S, a) || a->causal != c || strcmp(a->kernel, kernel) || a->seq_kv <= bestn) continue;
+            int other = 0;
+            for (int j = 0; j < S->n && !other; j++) {
+                const pl_srow *b = &S->r[j];
+                other = pl_in_base(S, b) && b->causal == c && b->seq_kv == a->seq_kv &&
+                        b->threads != a->threads && !strcmp(b->kernel, a->kernel);
+            }
+            if (other) bestn = a->seq_kv, *causal = c;
+        }
+    return bestn;
+}
+
+/* Scaling: per threaded kernel, GFLOP/s vs threads at the largest N measured at two or
+ * more thread counts; the FMA ceiling per thread count. z = speed-up over the series'
+ * smallest thread count. */
+void pl_scaling(const pl_inputs *in, pl_chart *c)
+{
+    const pl_sweep *S = &in->S;
+    const hr_ceilings *C = &in->C;
+    const char *names[PL_MAXS];
+    int nk = pl_kernels(S, 1, names, PL_MAXS - 1), ns = 0, tmin0 = 0;
+    pl_set ss = {0};
+    char tit[8192] = "", cols[1024] = "";
+    for (int k = 0; k < nk; k++) {
+        int causal, n = scaling_n(S, names[k], &causal);
+        if (causal < 0) continue;
+        char title[128];
+        snprintf(title, sizeof title, "%s N%d%s", names[k], n, causal ? " causal" : "");
+        pl_series *s = pl_get(&ss, title);
+        if (!s) break;
+        for (int i = 0; i < S->n; i++) {
+            const pl_srow *r = &S->r[i];
+            if (pl_in_base(S, r) && r->causal == causal && r->seq_kv == n && !strcmp(r->kernel, names[k]))
+                pl_add(s, r->threads, r->gflops, 0);
+        }
+        if (!s->n) { /* no GFLOP/s in its rows */
+            pl_drop_last(&ss);
+            continue;
+        }
+        pl_tidy(s);
+        for (int i = 0; i < s->n; i++) s->p[i][2] = s->p[i][1] / s->p[0][1];
+        tmin0 = tmin0 ? (int)fmin(tmin0, s->p[0][0]) : (int)s->p[0][0];
+        pl_words(tit, sizeof tit, title);
+        pl_ints(cols, sizeof cols, k + 1); /* the kernels chart's colour */
+        ns++;
+    }
+    if (!ns) {
+        pl_set_free(&ss);
+        return pl_skip(c, "no kernel has GFLOP/s at two or more thread counts on one shape");
+    }
+    int tmax = 0;
+    for (int i = 0; i < ss.n; i++) tmax = (int)fmax(tmax, ss.s[i].p[ss.s[i].n - 1][0]);
+    fprintf(c->dat, "# scaling: x = threads, y = median GFLOP/s, z = speed-up over the series' fewest threads\n"
+                    "# blocks 0..ns-1 kernels; block ns (when nceil=1) the FMA ceiling\n\n");
+    for (int i = 0; i < ss.n; i++) pl_block(c, &ss.s[i]);
+    pl_set_free(&ss);
+    int nceil = 0;
+    if (C->nrows) {
+        int m = roof_isa(C, in->isa);
+        char t[96];
+        snprintf(t, sizeof t, "FMA ceiling (%s)", hr_fma_isa_names[m]);
+        pl_words(tit, sizeof tit, t);
+        fprintf(c->dat, "# %s\n", t);
+        double base = C->rows[0].fma[m].best;
+        for (int i = 0; i < C->nrows && (C->rows[i].threads <= tmax || i == 0); i++)
+            pl_point(c, C->rows[i].threads, C->rows[i].fma[m].best, C->rows[i].fma[m].best / base);
+        fprintf(c->dat, "\n\n");
+        nceil = 1;
+    }
+    snprintf(c->vars, sizeof c->vars, "ns=%d; nceil=%d; tit='%s'; cols='%s'; shape='%s'; tmax=%d; tmin0=%d", ns,
+             nceil, tit, cols, S->shape, tmax, tmin0);
+}
