@@ -84,12 +84,12 @@ void pl_crossover(const pl_inputs *in, pl_chart *c)
 {
     const pl_csv *x = &in->cross;
     static const char *const need[] = {"kernel", "d_model", "N", "proj_s", "core_s", NULL};
-    if (pl_need(x, in->cross_path, need)) return pl_skip(c, hr_errmsg());
+    if (pl_need(x, in->cross_path, need)) { pl_skip(c, hr_errmsg()); return; }
     cross_groups *G = malloc(sizeof *G);
     pl_set *ss = calloc(1, sizeof *ss);
     if (!G || !ss) {
         free(G), free(ss);
-        return pl_skip(c, "out of memory");
+        { pl_skip(c, "out of memory"); return; }
     }
     find_groups(x, G);
     int ck = pl_col(x, "kernel"), cd = pl_col(x, "d_model"), cn = pl_col(x, "N");
@@ -119,7 +119,7 @@ void pl_crossover(const pl_inputs *in, pl_chart *c)
     if (!(yhi > 0)) {
         pl_set_free(ss);
         free(G), free(ss);
-        return pl_skip(c, "crossover.csv has no positive times");
+        { pl_skip(c, "crossover.csv has no positive times"); return; }
     }
     double ymin = exp2(floor(log2(ylo))), ymax = exp2(ceil(log2(yhi)));
     fprintf(c->dat, "# crossover: x = N, y = seconds; per group 4 blocks: projections, core, measured N*\n"
@@ -199,12 +199,12 @@ void pl_kvcache(const pl_inputs *in, pl_chart *c)
 {
     const pl_csv *x = &in->kv;
     static const char *const need[] = {"model", "attention", "heads", "kv_heads", "tokens", "bytes_fp16", "mha_bytes_fp16", NULL};
-    if (pl_need(x, in->kv_path, need)) return pl_skip(c, hr_errmsg());
+    if (pl_need(x, in->kv_path, need)) { pl_skip(c, hr_errmsg()); return; }
     int cm = pl_col(x, "model"), ca = pl_col(x, "attention"), ch = pl_col(x, "heads"), cg = pl_col(x, "kv_heads");
     int ct = pl_col(x, "tokens"), cb = pl_col(x, "bytes_fp16"), cmha = pl_col(x, "mha_bytes_fp16");
     const double gib = 1073741824.0;
     pl_set *ss = calloc(1, sizeof *ss);
-    if (!ss) return pl_skip(c, "out of memory");
+    if (!ss) { pl_skip(c, "out of memory"); return; }
     char tit[8192] = "";
     int nm = 0;
     for (int i = 0; i < x->nrows; i++) {
@@ -232,7 +232,7 @@ void pl_kvcache(const pl_inputs *in, pl_chart *c)
     }
     if (!nm) {
         free(ss);
-        return pl_skip(c, "the kvcache CSV has no rows");
+        { pl_skip(c, "the kvcache CSV has no rows"); return; }
     }
     const char *batch = pl_str(&x->rows[0], pl_col(x, "batch"));
     fprintf(c->dat, "# kvcache: x = tokens in the cache, y = GiB at fp16; per model 2 blocks: its own\n"
@@ -250,14 +250,14 @@ void pl_kvcache(const pl_inputs *in, pl_chart *c)
 void pl_decode(const pl_inputs *in, pl_chart *c)
 {
     pl_set *ss = calloc(1, sizeof *ss);
-    if (!ss) return pl_skip(c, "out of memory");
+    if (!ss) { pl_skip(c, "out of memory"); return; }
     char tit[8192] = "", ylab[128];
     if (in->dec.text) {
         const pl_csv *x = &in->dec;
         static const char *const need[] = {"kernel", "cache_first", "cache_last", "step_ms_median", NULL};
         if (pl_need(x, in->dec_path, need)) {
             free(ss);
-            return pl_skip(c, hr_errmsg());
+            { pl_skip(c, hr_errmsg()); return; }
         }
         static const char *const key[] = {"heads", "kv_heads", "d_head", "layers", "threads", "batch"};
         int kc[6];
@@ -292,7 +292,7 @@ void pl_decode(const pl_inputs *in, pl_chart *c)
     if (!n) {
         pl_set_free(ss);
         free(ss);
-        return pl_skip(c, "no decode.csv (headroom decode-loop --format csv) and no one-query rows in the sweep");
+        { pl_skip(c, "no decode.csv (headroom decode-loop --format csv) and no one-query rows in the sweep"); return; }
     }
     fprintf(c->dat, "# decode: x = tokens in the KV cache, y = %s\n\n", ylab);
     for (int i = 0; i < ss->n; i++) {

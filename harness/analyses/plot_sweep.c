@@ -77,7 +77,7 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
     }
     if (!(hi > 0)) {
         pl_set_free(&pts);
-        return pl_skip(c, "no row has both an arithmetic intensity and GFLOP/s (AI, GFLOPS) and no ceilings");
+        { pl_skip(c, "no row has both an arithmetic intensity and GFLOP/s (AI, GFLOPS) and no ceilings"); return; }
     }
     double xmin = exp2(floor(log2(lo)) - 1), xmax = exp2(ceil(log2(hi)) + 1);
     fprintf(c->dat, "# roofline: x = arithmetic intensity (FLOP/byte), y = GFLOP/s\n"
@@ -132,7 +132,7 @@ void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
     const pl_sweep *S = &in->S;
     const char *names[PL_MAXS / 2];
     int nk = pl_kernels(S, 1, names, PL_MAXS / 2);
-    if (!nk) return pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep");
+    if (!nk) { pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep"); return; }
     pl_set ss = {0};
     char tit[2][4096] = {"", ""};
     int has[2] = {0, 0};
@@ -153,7 +153,7 @@ void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
         }
     if (!has[0] && !has[1]) {
         pl_set_free(&ss);
-        return pl_skip(c, "no GFLOPS in the sweep's prefill rows");
+        { pl_skip(c, "no GFLOPS in the sweep's prefill rows"); return; }
     }
     fprintf(c->dat, "# kernels: x = N, y = median GFLOP/s; blocks 0..nk-1 non-causal, nk..2nk-1 causal\n\n");
     for (int i = 0; i < ss.n; i++) pl_block(c, &ss.s[i]);
@@ -170,7 +170,7 @@ void pl_workspace(const pl_inputs *in, pl_chart *c)
     const pl_sweep *S = &in->S;
     const char *names[PL_MAXS];
     int nk = pl_kernels(S, 1, names, PL_MAXS);
-    if (!nk) return pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep");
+    if (!nk) { pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep"); return; }
     pl_set ss = {0};
     char tit[8192] = "", none[512] = "";
     for (int k = 0; k < nk; k++) {
@@ -202,7 +202,7 @@ void pl_workspace(const pl_inputs *in, pl_chart *c)
     fprintf(c->dat, "# workspace: x = N, y = workspace MiB (harness-allocated scratch of the kernel)\n\n");
     for (int i = 0; i < ss.n; i++) pl_block(c, &ss.s[i]);
     pl_set_free(&ss);
-    if (!c->points) return pl_skip(c, "no kernel of the sweep has a workspace (workspace_bytes)");
+    if (!c->points) { pl_skip(c, "no kernel of the sweep has a workspace (workspace_bytes)"); return; }
     snprintf(c->vars, sizeof c->vars, "nk=%d; tit='%s'; shape='%s'; none='%s'", nk, tit, S->shape, none);
 }
 
@@ -263,7 +263,7 @@ void pl_scaling(const pl_inputs *in, pl_chart *c)
     }
     if (!ns) {
         pl_set_free(&ss);
-        return pl_skip(c, "no kernel has GFLOP/s at two or more thread counts on one shape");
+        { pl_skip(c, "no kernel has GFLOP/s at two or more thread counts on one shape"); return; }
     }
     int tmax = 0;
     for (int i = 0; i < ss.n; i++) tmax = (int)fmax(tmax, ss.s[i].p[ss.s[i].n - 1][0]);
