@@ -389,7 +389,7 @@ static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : o
 /* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
 static const char *flash_applicable(const hr_problem *p) { return NULL; }
 
-static void flash_resolve(const hr_problem *p, hr_tune *t)
+static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(p->d_head);
     if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(p->d_head);

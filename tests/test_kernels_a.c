@@ -137,3 +137,37 @@ HR_TEST(kernels_a_workspace_and_defaults)
     CHECK(blk->workspace_bytes(&p, &tb) < (size_t)p.seq_q * p.seq_kv * sizeof(float) / 2);
     CHECK(ts.block_q % 4 == 0 && ts.block_kv >= 8);
 }
+
+/* Default tiles follow the machine resolve is given and nothing else: block_kv from L1d,
+ * block_q from L2 (d = 64, Nkv = 1024); unknown caches (0) give the fixed 32 KiB / 1 MiB.
+ * hr_kernel_tune hands resolve what hr_kernel_set_machine set. */
+HR_TEST(kernels_a_defaults_follow_the_machine)
+{
+    const hr_kernel *blk = hr_kernel_find("blocked"), *simd = hr_kernel_find("simd");
+    CHECK(blk && simd);
+    if (!blk || !simd) return;
+    const hr_problem p = {.batch = 1, .heads = 2, .kv_heads = 2, .seq_q = 1024, .seq_kv = 1024,
+                          .d_head = 64};
+    static const struct {
+        hr_machine m;
+        int blk_q, blk_kv, simd_q, simd_kv;
+    } cases[] = {
+        {{49152, 1 << 20}, 113, 96, 120, 96},
+        {{0, 0}, 113, 64, 120, 64},
+        {{49152, 2 << 20}, 227, 96, 240, 96},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hr_tune tb = {0}, ts = {0};
+        blk->resolve(&p, &cases[i].m, &tb);
+        simd->resolve(&p, &cases[i].m, &ts);
+        CHECKF(tb.block_q == cases[i].blk_q && tb.block_kv == cases[i].blk_kv,
+               "blocked case %zu: bq %d bkv %d", i, tb.block_q, tb.block_kv);
+        CHECKF(ts.block_q == cases[i].simd_q && ts.block_kv == cases[i].simd_kv,
+               "simd case %zu: bq %d bkv %d", i, ts.block_q, ts.block_kv);
+        hr_kernel_set_machine(&cases[i].m);
+        hr_tune tk = hr_kernel_tune(blk, &p, NULL);
+        CHECKF(tk.block_q == tb.block_q && tk.block_kv == tb.block_kv,
+               "hr_kernel_tune case %zu: bq %d bkv %d", i, tk.block_q, tk.block_kv);
+    }
+    hr_kernel_set_machine(&(hr_machine){0}); /* unit tests run with unknown caches */
+}
