@@ -1,4 +1,5 @@
-/* test_kernels_a.c — blocked, simd and omp vs the oracle at odd block sizes and thread counts. */
+/* test_blocked.c — the blocked family (blocked, simd, omp): the oracle at odd block sizes
+ * and thread counts, omp against simd, workspaces and default block sizes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int run_one(const hr_kernel *k, const hr_problem *p, hr_tensors *ts, hr_t
     return res.verdict;
 }
 
-HR_TEST(kernels_a_block_sizes)
+HR_TEST(blocked_block_sizes)
 {
     const char *names[] = {"blocked", "simd", "omp"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
@@ -82,7 +83,7 @@ HR_TEST(kernels_a_block_sizes)
 
 /* omp runs the simd body row by row, and each row's arithmetic does not depend on how
  * rows are grouped or split, so every thread count gives simd's output bit for bit. */
-HR_TEST(kernels_a_omp_matches_simd)
+HR_TEST(blocked_omp_matches_simd)
 {
     const hr_kernel *simd = hr_kernel_find("simd"), *omp = hr_kernel_find("omp");
     CHECK(simd && omp);
@@ -117,7 +118,7 @@ HR_TEST(kernels_a_omp_matches_simd)
     }
 }
 
-HR_TEST(kernels_a_workspace_and_defaults)
+HR_TEST(blocked_workspace_and_defaults)
 {
     const hr_kernel *simd = hr_kernel_find("simd"), *omp = hr_kernel_find("omp"),
                     *blk = hr_kernel_find("blocked");
@@ -141,7 +142,7 @@ HR_TEST(kernels_a_workspace_and_defaults)
 /* Default tiles follow the machine resolve is given and nothing else: block_kv from L1d,
  * block_q from L2 (d = 64, Nkv = 1024); unknown caches (0) give the fixed 32 KiB / 1 MiB.
  * hr_kernel_tune hands resolve what hr_kernel_set_machine set. */
-HR_TEST(kernels_a_defaults_follow_the_machine)
+HR_TEST(blocked_defaults_follow_the_machine)
 {
     const hr_kernel *blk = hr_kernel_find("blocked"), *simd = hr_kernel_find("simd");
     CHECK(blk && simd);
