@@ -13,6 +13,7 @@ extern "C" {
 #include "counts.h"
 #include "headroom.h"
 #include "inputs.h"
+#include "sysinfo.h"
 }
 
 namespace {
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
     // Same default pinning as the headroom binary (a user's settings win).
     setenv("OMP_PROC_BIND", "close", 0);
     setenv("OMP_PLACES", "cores", 0);
+    // The machine's caches for the kernels' default tiles, as the headroom binary does.
+    const hr_sysinfo *si = hr_sysinfo_get();
+    const hr_machine m = {si->l1d, si->l2};
+    hr_kernel_set_machine(&m);
     for (int i = 0; hr_kernels[i]; i++) {
         const hr_kernel *k = hr_kernels[i];
         for (const Shape &s : kShapes) {

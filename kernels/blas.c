@@ -8,9 +8,10 @@
  * masked ones get weight exactly 0, so a row that sees no key comes out all zeros.
  *
  * Threads: tune.threads is passed to openblas_set_num_threads before the sgemms, and the
- * softmax runs in an OpenMP region of the same size. The Debian OpenBLAS is the pthreads
- * build, whose workers are not OpenMP threads; they yield while idle, so the two pools
- * take turns on the cores rather than running together. */
+ * softmax runs in an OpenMP region of the same size. The Makefile links Debian's OpenMP
+ * build of OpenBLAS when it is installed (libopenblas-openmp-dev): its workers are
+ * libgomp's, the softmax's own pool. The pthreads build keeps workers of its own, which
+ * fight OpenMP's over the cores between calls (20 ms stalls seen). */
 #include <math.h>
 
 #include <cblas.h>

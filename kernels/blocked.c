@@ -9,23 +9,22 @@
  * by; each key's sum is still taken in the order c = 0..d-1, as in naive.
  *
  * Defaults: block_kv = L1d / (8 d) (a K or V tile takes half of L1d), block_q such that the
- * score block, the output accumulator and the Q tile take half of L2. Plain C with no
- * vector code of its own: the compiler may vectorize the P·V row update (no reduction
- * is reordered). */
+ * score block, the output accumulator and the Q tile take half of L2; the cache sizes
+ * are resolve's hr_machine (32 KiB and 1 MiB when unknown).
+ * Plain C with no vector code of its own: the compiler may vectorize the P·V row update
+ * (no reduction is reordered). */
 #include <math.h>
 
 #include "headroom.h"
-#include "sysinfo.h"
 
 #define BLK_MAX_Q 256
 #define BLK_MAX_KV 1024
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-static void blocked_resolve(const hr_problem *p, hr_tune *t)
+static void blocked_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    const hr_sysinfo *si = hr_sysinfo_get();
-    size_t l1 = si->l1d ? si->l1d : 32768, l2 = si->l2 ? si->l2 : 1u << 20;
+    size_t l1 = m->l1d ? m->l1d : 32768, l2 = m->l2 ? m->l2 : 1u << 20;
     if (t->block_kv <= 0) {
         size_t kv = l1 / (8 * (size_t)p->d_head) / 8 * 8;
         t->block_kv = kv < 8 ? 8 : kv > BLK_MAX_KV ? BLK_MAX_KV : (int)kv;

@@ -442,7 +442,7 @@ static const char *decode_applicable(const hr_problem *p)
     return NULL;
 }
 
-static void decode_resolve(const hr_problem *p, hr_tune *t)
+static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     (void)p;
     if (t->block_kv <= 0) t->block_kv = DECODE_BLOCK_KV;

@@ -18,10 +18,10 @@
  *          block's last visible key are never visited, and a micro-tile whose rows see
  *          none of the tile's keys is skipped.
  *   softmax  Q was multiplied once by scale*log2(e), so s is in log2 units and
- *          p = exp2(s - m) is a 6-FMA polynomial plus scalef. Invariant after each
- *          tile: m_i = max of row i's visible scores so far, l_i = sum exp2(s - m_i),
- *          o_i = sum exp2(s - m_i) v_j (unnormalized). When m_i rises, l_i and o_i are
- *          rescaled by exp2(m_old - m_new) -- only then.
+ *          p = exp2(s - m) is a 6-FMA polynomial plus scalef (vec.h's hr_vexp2).
+ *          Invariant after each tile: m_i = max of row i's visible scores so far,
+ *          l_i = sum exp2(s - m_i), o_i = sum exp2(s - m_i) v_j (unnormalized). When
+ *          m_i rises, l_i and o_i are rescaled by exp2(m_old - m_new) -- only then.
  *   O     += P vp for MR rows: an MR x 4-vector tile of O (64 columns) per pass,
  *          loaded and stored once per tile; per key, 4 loads of vp + MR broadcasts of P.
  *   end   o_i / l_i; a row with no visible key is exactly 0.
@@ -84,48 +84,6 @@
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static int round_up(int a, int m) { return ceil_div(a, m) * m; }
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
-
-/* ---- exp2 ------------------------------------------------------------------------- */
-
-/* 2^x for x <= 0 (and -inf, which gives exactly 0). x = n + f, n = round(x),
- * |f| <= 1/2, 2^f = 1 + f P(f) with Cephes exp2f's degree-5 P (max relative error
- * 7.9e-8 in fp32 over [-1/2, 1/2]), times 2^n. */
-#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
-FT_INLINE hr_vf exp2_frac(hr_vf f)
-{
-    hr_vf p = hr_vset1(1.535336188319500e-4f);
-    p = hr_vfma(p, f, hr_vset1(1.339887440266574e-3f));
-    p = hr_vfma(p, f, hr_vset1(9.618437357674640e-3f));
-    p = hr_vfma(p, f, hr_vset1(5.550332471162809e-2f));
-    p = hr_vfma(p, f, hr_vset1(2.402264791363012e-1f));
-    p = hr_vfma(p, f, hr_vset1(6.931472028550421e-1f));
-    return hr_vfma(p, f, hr_vset1(1.0f));
-}
-#endif
-#if defined(HR_VEC_AVX512)
-/* scalef multiplies by 2^n; x is clamped at -150 so -inf gives 2^-150, which rounds
- * to exactly 0. */
-FT_INLINE hr_vf exp2v(hr_vf x)
-{
-    x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
-    __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return _mm512_scalef_ps(exp2_frac(_mm512_sub_ps(x, n)), n);
-}
-#elif defined(HR_VEC_AVX2)
-/* 2^n is built in the exponent field. x is clamped at -127, where n = -127 gives a
- * zero exponent field and so exactly 0: results below 2^-126.5 (and -inf) are 0, not
- * denormals, which no softmax sum (>= 1) can see. */
-FT_INLINE hr_vf exp2v(hr_vf x)
-{
-    x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
-    __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(exp2_frac(_mm256_sub_ps(x, n)), _mm256_castsi256_ps(e));
-}
-#else
-/* The portable path: exp(x ln 2) by the SIMD layer's expf (exactly 0 below ln FLT_MIN). */
-FT_INLINE hr_vf exp2v(hr_vf x) { return hr_vexp(hr_vmul(x, hr_vset1(0.693147180559945f))); }
-#endif
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
@@ -280,49 +238,20 @@ void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_
     w->end[r] = end_r;
 }
 
-#if defined(HR_VEC_AVX512)
-/* dst[c][r] = src[r][c] for a 16 x 16 block: four rounds of in-register shuffles
- * (pairs, quads, 128-bit lanes, 256-bit halves), 64 shuffles for 256 floats instead
- * of 256 scalar strided stores. */
-static void transpose16(const float *src, ptrdiff_t ss, float *dst, ptrdiff_t ds)
-{
-    __m512 r[16], t[16];
-    for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * ss);
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 4; i++) {
-        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-    }
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 4; j++) {
-            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
-            t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xDD);
-        }
-    for (int j = 0; j < 8; j++) {
-        r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
-        r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xDD);
-    }
-    for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * ds, r[i]);
-}
-#endif
-
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
- * boundary are zeroed (their scores are computed, then masked). */
+ * boundary are zeroed (their scores are computed, then masked). On AVX-512 whole
+ * 16 x 16 blocks go through the register transpose; the AVX2 and portable paths copy
+ * element by element, as they always have (the 8 x 8 transpose is unmeasured here). */
 static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
 {
     const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
     int j = 0;
 #if defined(HR_VEC_AVX512)
-    for (; j + 16 <= nk; j += 16) {
+    for (; j + HR_VW <= nk; j += HR_VW) {
         int kk = 0;
-        for (; kk + 16 <= d; kk += 16)
-            transpose16(k + j * k_sn + kk, k_sn, w->kt + (ptrdiff_t)kk * ld + j, ld);
-        for (int jj = j; jj < j + 16; jj++)
+        for (; kk + HR_VW <= d; kk += HR_VW)
+            hr_vtranspose(k + j * k_sn + kk, k_sn, w->kt + (ptrdiff_t)kk * ld + j, ld);
+        for (int jj = j; jj < j + HR_VW; jj++)
             for (int k2 = kk; k2 < d; k2++) w->kt[(ptrdiff_t)k2 * ld + jj] = k[jj * k_sn + k2];
     }
 #endif
@@ -372,7 +301,7 @@ static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
     }
     hr_vf mv = hr_vset1(m_old), sum = hr_vzero();
     for (int c = 0; c < ncols; c += HR_VW) {
-        hr_vf pv = exp2v(hr_vsub(hr_vload(s + c), mv));
+        hr_vf pv = hr_vexp2(hr_vsub(hr_vload(s + c), mv));
         hr_vstore(s + c, pv);
         sum = hr_vadd(sum, pv);
     }
@@ -460,7 +389,7 @@ static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : o
 /* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
 static const char *flash_applicable(const hr_problem *p) { return NULL; }
 
-static void flash_resolve(const hr_problem *p, hr_tune *t)
+static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(p->d_head);
     if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(p->d_head);

@@ -24,7 +24,7 @@ size_t hr_sgemm_workspace(hr_gemm_backend be, int M, int N, int K, int threads);
 int hr_sgemm(hr_gemm_backend be, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc, int threads, void *ws);
 
-/* The OpenBLAS back end (src/gemm_blas.c; only when HR_HAVE_BLAS). */
+/* The OpenBLAS back end (gemm_blas.c; only when HR_HAVE_BLAS). */
 void hr_sgemm_blas(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                    int ldb, float beta, float *C, int ldc, int threads);
 

@@ -1,10 +1,11 @@
 /* gemm_blas.c — the OpenBLAS back end of hr_sgemm (built only with OpenBLAS).
  *
  * Threads: openblas_set_num_threads before every call, so the count the caller asks
- * for is the count that runs. Debian's default OpenBLAS is the pthreads build: its
- * worker threads are its own, not OpenMP's, and they spin for a while after a call
- * before sleeping, so an OpenMP region that follows right away may share the cores
- * with spinning BLAS threads for a moment. */
+ * for is the count that runs. With Debian's OpenMP build (the Makefile's choice when
+ * installed) the BLAS workers are libgomp's threads. The pthreads build (Debian's
+ * default) has worker threads of its own that spin for a while after a call before
+ * sleeping, so an OpenMP region that follows right away may share the cores with
+ * spinning BLAS threads for a moment. */
 #include <cblas.h>
 
 #include "gemm.h"

@@ -23,7 +23,7 @@ static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : o
 
 static const char *gqa_applicable(const hr_problem *p) { return NULL; }
 
-static void gqa_resolve(const hr_problem *p, hr_tune *t)
+static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) {
         const int mr = hr_ft_mr(), stack = hr_ft_default_block_q(p->d_head);

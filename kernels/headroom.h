@@ -101,6 +101,23 @@ typedef struct {
     int threads;  /* OpenMP threads (0: omp_get_max_threads())   */
 } hr_tune;
 
+/* What a kernel's defaults may know of the machine; a 0 field is unknown, and the kernel
+ * then assumes a fixed size (blocked, simd: 32 KiB L1d, 1 MiB L2).
+ * An argument of resolve, not a field of hr_tune: a tune holds knobs, the values users
+ * set and wisdom, results and `headroom tune` store, print and compare (memcmp); a cache
+ * size is a fact, and as a field it would ride along into all of those. Kernels never
+ * ask the harness: the harness reads the caches once (sysinfo) and hands them over at
+ * start with hr_kernel_set_machine (harness/cli/main.c; gbench's main likewise), and
+ * hr_kernel_tune passes them to every resolve. Programs that never set it (the unit
+ * tests) get the fixed sizes on every machine. */
+typedef struct {
+    size_t l1d; /* L1 data cache bytes of one core             */
+    size_t l2;  /* L2 cache bytes of one instance              */
+} hr_machine;
+/* Sets the machine hr_kernel_tune gives every resolve. Call before any kernel is
+ * resolved (not thread-safe); until then all fields are 0. */
+void hr_kernel_set_machine(const hr_machine *m);
+
 /* ---- the kernel interface ------------------------------------------------------ */
 
 enum {
@@ -126,8 +143,9 @@ typedef struct hr_kernel {
     hr_traffic traffic;
     /* NULL when the kernel can run p, else a short reason it cannot. */
     const char *(*applicable)(const hr_problem *p);
-    /* Replaces 0 fields of t by this kernel's defaults for p (threads included). */
-    void (*resolve)(const hr_problem *p, hr_tune *t);
+    /* Replaces 0 fields of t by this kernel's defaults for p (threads included); m is
+     * the machine (never NULL, fields may be 0). */
+    void (*resolve)(const hr_problem *p, const hr_machine *m, hr_tune *t);
     /* Scratch bytes run() needs for p and a resolved t; allocated by the caller,
      * 64-byte aligned, outside any timed region. */
     size_t (*workspace_bytes)(const hr_problem *p, const hr_tune *t);
@@ -144,7 +162,8 @@ const char *hr_kernel_absent(const char *name);
 /* hr_fail for a name hr_kernel_find did not know: "WHERE: unknown kernel 'x' (see
  * headroom list)" or, for a kernel left out of this build, why it is missing. */
 int hr_kernel_unknown(const char *where, const char *name);
-/* Calls k->resolve on a copy of *t and also sets threads (1 for unthreaded kernels). */
+/* Calls k->resolve on a copy of *t with the machine of hr_kernel_set_machine, and also
+ * sets threads (1 for unthreaded kernels). */
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 
 /* The vector ISA this binary was built for: "avx512", "avx2" or "generic". */

@@ -53,11 +53,16 @@ int hr_kernel_unknown(const char *where, const char *name)
     return hr_fail("%s%sunknown kernel '%s' (see headroom list)", where ? where : "", where ? ": " : "", name);
 }
 
+/* What the harness told us of the machine (hr_kernel_set_machine); zeros: unknown. */
+static hr_machine machine;
+
+void hr_kernel_set_machine(const hr_machine *m) { machine = *m; }
+
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {
     hr_tune r = t ? *t : (hr_tune){0};
     if (!(k->caps & HR_CAP_THREADED)) r.threads = 1;
     else if (r.threads <= 0) r.threads = omp_get_max_threads();
-    if (k->resolve) k->resolve(p, &r);
+    if (k->resolve) k->resolve(p, &machine, &r);
     return r;
 }

@@ -16,12 +16,12 @@
  * whole vectors, and only O's store is masked.
  *
  * Defaults: block_kv = L1d / (8 d) rounded to 2W (a Kᵀ or V tile takes half of L1d),
- * block_q such that the score block and accumulators take half of L2, a multiple of 4. */
+ * block_q such that the score block and accumulators take half of L2, a multiple of 4;
+ * the cache sizes are resolve's hr_machine (32 KiB and 1 MiB when unknown). */
 #include <math.h>
 
 #include "headroom.h"
 #include "simd_body.h"
-#include "sysinfo.h"
 #include "vec.h"
 
 #define SB_MAX_Q 256
@@ -35,10 +35,9 @@
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 static int imin(int x, int y) { return x < y ? x : y; }
 
-void hr_simd_resolve(const hr_problem *p, hr_tune *t)
+void hr_simd_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    const hr_sysinfo *si = hr_sysinfo_get();
-    size_t l1 = si->l1d ? si->l1d : 32768, l2 = si->l2 ? si->l2 : 1u << 20;
+    size_t l1 = m->l1d ? m->l1d : 32768, l2 = m->l2 ? m->l2 : 1u << 20;
     if (t->block_kv <= 0) {
         size_t kv = l1 / (8 * (size_t)p->d_head) / (2 * HR_VW) * (2 * HR_VW);
         t->block_kv = kv < 2 * HR_VW ? 2 * HR_VW : kv > SB_MAX_KV ? SB_MAX_KV : (int)kv;

@@ -14,8 +14,8 @@ typedef struct {
     int bq, kt_b, kt_g;
 } hr_simd_scratch;
 
-/* Fills zero block_q / block_kv with defaults for p derived from d and the cache sizes. */
-void hr_simd_resolve(const hr_problem *p, hr_tune *t);
+/* Fills zero block_q / block_kv with defaults for p derived from d and m's cache sizes. */
+void hr_simd_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t);
 /* Bytes of one thread's scratch for p and a resolved t (a multiple of 64). */
 size_t hr_simd_scratch_bytes(const hr_problem *p, const hr_tune *t);
 /* Lays out one thread's scratch on mem (64-byte aligned, hr_simd_scratch_bytes long)

@@ -15,12 +15,15 @@
  *   hr_vadd, hr_vsub, hr_vmul, hr_vmax, hr_vfma(a,b,c) = a*b + c
  *   hr_vreduce_add, hr_vreduce_max      horizontal sum / max of all lanes
  *   hr_vexp(x), hr_expf_poly(x)         expf, vector and scalar, bit-identical per lane
+ *   hr_vexp2(x)                         2^x for x <= 0 (softmax in log2 units)
+ *   hr_vtranspose(src, ss, dst, ds)     an HR_VW x HR_VW block, rows ss and ds floats apart
  *
  * The portable path is a struct of 4 floats handled lane by lane: it keeps the tail
  * logic of every kernel exercised on any machine, and compilers vectorize it for SSE2.
  */
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -280,6 +283,118 @@ static inline hr_vf hr_vexp(hr_vf x)
     return r;
 }
 
+#endif
+
+/* ---- exp2 for x <= 0 ------------------------------------------------------------- */
+
+/* hr_vexp2(x) = 2^x for x <= 0; -inf gives exactly 0. For a softmax whose scores were
+ * multiplied once by log2(e) (FlashAttention-2's trick): exp(s - m) = 2^(s' - m').
+ * AVX-512 and AVX2: x = n + f, n = round(x), |f| <= 1/2 (f is exact), 2^f = 1 + f P(f)
+ * with Cephes exp2f's degree-5 P (max relative error 7.9e-8 in fp32 over [-1/2, 1/2]),
+ * times 2^n:
+ *   AVX-512 multiplies by scalef, x clamped at -150 so -inf gives 2^-150, which rounds to
+ *     exactly 0; results down to the smallest denormal are kept;
+ *   AVX2 builds 2^n in the exponent field, x clamped at -127, where n = -127 gives a zero
+ *     exponent field and so exactly 0: results below 2^-126.5 (and -inf) are 0, not
+ *     denormals, which no softmax sum (>= 1) can see.
+ * Portable: hr_vexp(x ln 2), so exactly 0 below 2^-126; rounding ln 2 and the product
+ * adds up to |x| * 4.5e-8 of relative error (4e-6 near -92; tests/test_vec.c).
+ * x > 0 is outside the contract (AVX2 has no overflow guard). It sits in a softmax's
+ * inner loop, so it is always inlined. */
+#define HR_VINLINE_ static inline __attribute__((always_inline))
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
+/* 2^f for |f| <= 1/2. */
+HR_VINLINE_ hr_vf hr_vexp2_frac_(hr_vf f)
+{
+    hr_vf p = hr_vset1(1.535336188319500e-4f);
+    p = hr_vfma(p, f, hr_vset1(1.339887440266574e-3f));
+    p = hr_vfma(p, f, hr_vset1(9.618437357674640e-3f));
+    p = hr_vfma(p, f, hr_vset1(5.550332471162809e-2f));
+    p = hr_vfma(p, f, hr_vset1(2.402264791363012e-1f));
+    p = hr_vfma(p, f, hr_vset1(6.931472028550421e-1f));
+    return hr_vfma(p, f, hr_vset1(1.0f));
+}
+#endif
+#if defined(HR_VEC_AVX512)
+HR_VINLINE_ hr_vf hr_vexp2(hr_vf x)
+{
+    x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
+    __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_scalef_ps(hr_vexp2_frac_(_mm512_sub_ps(x, n)), n);
+}
+#elif defined(HR_VEC_AVX2)
+HR_VINLINE_ hr_vf hr_vexp2(hr_vf x)
+{
+    x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
+    __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(hr_vexp2_frac_(_mm256_sub_ps(x, n)), _mm256_castsi256_ps(e));
+}
+#else
+HR_VINLINE_ hr_vf hr_vexp2(hr_vf x) { return hr_vexp(hr_vmul(x, hr_vset1(0.693147180559945f))); }
+#endif
+
+/* ---- transpose ------------------------------------------------------------------- */
+
+/* dst[c * ds + r] = src[r * ss + c] for r, c < HR_VW: a square block of HR_VW rows of
+ * HR_VW floats, unaligned, strides in floats; src and dst must not overlap.
+ * AVX-512: 16 x 16 in four rounds of in-register shuffles (pairs, quads, 128-bit lanes,
+ * 256-bit halves), 64 shuffles for 256 floats instead of 256 scalar strided stores.
+ * AVX2: 8 x 8 in three rounds (pairs, quads, 128-bit halves), 24 shuffles. Portable: a
+ * 4 x 4 loop. */
+#if defined(HR_VEC_AVX512)
+static inline void hr_vtranspose(const float *src, ptrdiff_t ss, float *dst, ptrdiff_t ds)
+{
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps(src + i * ss);
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0x88);
+            t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + j + 4], 0xDD);
+        }
+    for (int j = 0; j < 8; j++) {
+        r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+        r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xDD);
+    }
+    for (int i = 0; i < 16; i++) _mm512_storeu_ps(dst + i * ds, r[i]);
+}
+#elif defined(HR_VEC_AVX2)
+static inline void hr_vtranspose(const float *src, ptrdiff_t ss, float *dst, ptrdiff_t ds)
+{
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + i * ss);
+    for (int i = 0; i < 4; i++) { /* t0 = r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5] */
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) { /* r[4i + c]: column c | column c + 4 of rows 4i..4i+3 */
+        r[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        r[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        r[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        r[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (int j = 0; j < 4; j++) { /* low halves: column j; high halves: column j + 4 */
+        t[j] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x20);
+        t[j + 4] = _mm256_permute2f128_ps(r[j], r[j + 4], 0x31);
+    }
+    for (int i = 0; i < 8; i++) _mm256_storeu_ps(dst + i * ds, t[i]);
+}
+#else
+static inline void hr_vtranspose(const float *src, ptrdiff_t ss, float *dst, ptrdiff_t ds)
+{
+    for (int r = 0; r < HR_VW; r++)
+        for (int c = 0; c < HR_VW; c++) dst[c * ds + r] = src[r * ss + c];
+}
 #endif
 
 #endif

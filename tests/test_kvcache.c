@@ -1,13 +1,11 @@
-/* test_kvcache.c — KV-cache bytes (worked examples), the model presets loader, and the KV cache structure. */
-#include <stdio.h>
+/* test_kvcache.c — KV-cache bytes (worked examples) and the KV cache structure: appends,
+ * views, errors, decode on its views. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "counts.h"
 #include "inputs.h"
 #include "kvcache.h"
-#include "models.h"
 #include "oracle.h"
 #include "t.h"
 
@@ -29,86 +27,6 @@ HR_TEST(kv_bytes_worked_examples)
     CHECK(hr_kv_cache_bytes(32, 1, 1, 64, 2048, 2) == 16 * 1048576.0);
     /* No int overflow at the top end: Llama-3-70B, 128K tokens, batch 64, fp32. */
     CHECK(hr_kv_cache_bytes(80, 64, 8, 128, 131072, 4) == 2.0 * 80 * 64 * 8 * 128 * 131072 * 4);
-}
-
-/* The presets file of the repository: every required model, the published shapes. */
-HR_TEST(models_ini_presets)
-{
-    hr_models ms;
-    int st = hr_models_load("configs/model-presets.ini", &ms);
-    CHECKF(st == HR_OK, "%s", hr_errmsg());
-    if (st) return;
-    static const struct {
-        const char *name;
-        int layers, d_model, heads, kv_heads, d_head;
-    } want[] = {
-        {"gpt2-small", 12, 768, 12, 12, 64},     {"gpt3-175b", 96, 12288, 96, 96, 128},
-        {"llama2-7b", 32, 4096, 32, 32, 128},    {"llama2-70b", 80, 8192, 64, 8, 128},
-        {"llama3-8b", 32, 4096, 32, 8, 128},     {"llama3-70b", 80, 8192, 64, 8, 128},
-        {"mistral-7b", 32, 4096, 32, 8, 128},    {"falcon-7b", 32, 4544, 71, 1, 64},
-    };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const hr_model *m = hr_models_find(&ms, want[i].name);
-        CHECKF(m != NULL, "model %s missing", want[i].name);
-        if (!m) continue;
-        CHECKF(m->layers == want[i].layers && m->d_model == want[i].d_model &&
-                   m->heads == want[i].heads && m->kv_heads == want[i].kv_heads &&
-                   m->d_head == want[i].d_head,
-               "%s: shape differs from the published one", m->name);
-    }
-    /* Case-insensitive lookup; the worked example through the file's numbers. */
-    const hr_model *g = hr_models_find(&ms, "GPT3-175B");
-    CHECK(g != NULL);
-    if (g) CHECK(hr_kv_cache_bytes(g->layers, 1, g->kv_heads, g->d_head, 4096, 2) == 18 * GiB);
-    CHECK(hr_models_find(&ms, "gpt5") == NULL);
-    hr_models_free(&ms);
-}
-
-/* Writes text to a temp file and loads it; returns the status, message in hr_errmsg. */
-static int load_text(const char *text, char *path, size_t len)
-{
-    snprintf(path, len, "/tmp/hr_models_test_%d.ini", (int)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    fclose(f);
-    hr_models ms;
-    int st = hr_models_load(path, &ms);
-    if (!st) hr_models_free(&ms);
-    unlink(path);
-    return st;
-}
-
-HR_TEST(models_errors_name_file_and_line)
-{
-    static const struct {
-        const char *text, *want;
-    } cases[] = {
-        {"[a]\nlayers = 2\nd_model = 8\nheads = 4\nkv_heads = 3\nd_head = 2\n",
-         ":1: [a]: kv_heads does not divide heads"},
-        {"[a]\nlayers = two\n", ":2: [a]: layers: expected an integer"},
-        {"[a]\nlayers = 0\n", ":2: [a]: layers: expected an integer in [1, 4096]"},
-        {"layers = 1\n", ":1: 'layers' outside a [model] section"},
-        {"; c\n[a]\nlayers = 1\n[a]\n", ":4: duplicate model [a]"},
-        {"[a]\n\nfoo = 1\n", ":3: [a]: unknown key 'foo'"},
-        {"[a]\nlayers = 1\nlayers = 2\n", ":3: [a]: duplicate key 'layers'"},
-        {"[a]\nlayers = 1\nd_model = 2\n", ":1: [a]: missing key 'heads'"},
-        {"[a\n", ":1: syntax error"},
-        {"[a b]\n", ":1: bad model name"},
-        {"; only a comment\n", ": no [model] sections"},
-    };
-    char path[128];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int st = load_text(cases[i].text, path, sizeof path);
-        CHECKF(st == HR_EUSAGE, "case %zu: status %d", i, st);
-        CHECKF(strstr(hr_errmsg(), path) && strstr(hr_errmsg(), cases[i].want),
-               "case %zu: '%s' lacks '%s'", i, hr_errmsg(), cases[i].want);
-    }
-    CHECK(load_text("[ok]\nlayers=1\nd_model=8\nheads=4\nkv_heads=2\nd_head=2\ncontext=9\n", path,
-                    sizeof path) == HR_OK);
-    hr_models ms;
-    CHECK(hr_models_load("/nonexistent/models.ini", &ms) == HR_EUSAGE);
-    CHECK(strstr(hr_errmsg(), "/nonexistent/models.ini: cannot open") != NULL);
 }
 
 /* Appends land at the right rows; views show the valid rows with head stride cap*d. */

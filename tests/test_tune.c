@@ -12,7 +12,7 @@ extern const hr_kernel hr_kernel_naive;
 /* A test kernel: naive underneath, wrong when block_q == 32 (and the cheapest then, so a
  * tuner that skipped the oracle would prefer it); correct but doing the work three times
  * otherwise. */
-static void faulty_resolve(const hr_problem *p, hr_tune *t)
+static void faulty_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     (void)p;
     if (t->block_q <= 0) t->block_q = 64;

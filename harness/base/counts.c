@@ -1,9 +1,9 @@
 /* counts.c — FLOPs and bytes of attention and of the full layer; every rate derives from here.
  *
- * FLOP rules (DESIGN.md): the core costs 4·d FLOPs per visible (query, key) pair and
- * head — 2·d for the score q·k and 2·d for p·v — so 4·B·Hq·Nq·Nkv·d non-causal. Softmax
- * work (max, exp, sum, rescale) is not counted, as is customary; it shows up as a lower
- * fraction of peak instead.
+ * FLOP rules: the core costs 4·d FLOPs per visible (query, key) pair and head — 2·d for
+ * the score q·k and 2·d for p·v — so 4·B·Hq·Nq·Nkv·d non-causal. Softmax work (max, exp,
+ * sum, rescale) is not counted, as is customary; it shows up as a lower fraction of peak
+ * instead.
  *
  * Byte rules: the minimum is Q, K, V read once and O written once. Kernels declare how
  * they really move data (hr_traffic):

@@ -1,4 +1,5 @@
-/* commands.h — the subcommands; each lives in src/cmd_<name>.c. */
+/* commands.h — the subcommands of main's table; each in harness/cli/cmd_<name>.c, except
+ * cmd_crossover (harness/analyses/crossover.c). */
 #ifndef HR_COMMANDS_H
 #define HR_COMMANDS_H
 

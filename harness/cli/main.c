@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "headroom.h"
+#include "sysinfo.h"
 
 static const struct {
     const char *name;
@@ -48,6 +49,9 @@ int main(int argc, char **argv)
         usage(stdout);
         return HR_OK;
     }
+    /* The one place the kernels learn this machine's caches (their default tiles). */
+    const hr_sysinfo *si = hr_sysinfo_get();
+    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2});
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "headroom: unknown command '%s' (see headroom --help)\n", argv[1]);

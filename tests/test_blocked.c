@@ -1,4 +1,5 @@
-/* test_kernels_a.c — blocked, simd and omp vs the oracle at odd block sizes and thread counts. */
+/* test_blocked.c — the blocked family (blocked, simd, omp): the oracle at odd block sizes
+ * and thread counts, omp against simd, workspaces and default block sizes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int run_one(const hr_kernel *k, const hr_problem *p, hr_tensors *ts, hr_t
     return res.verdict;
 }
 
-HR_TEST(kernels_a_block_sizes)
+HR_TEST(blocked_block_sizes)
 {
     const char *names[] = {"blocked", "simd", "omp"};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
@@ -82,7 +83,7 @@ HR_TEST(kernels_a_block_sizes)
 
 /* omp runs the simd body row by row, and each row's arithmetic does not depend on how
  * rows are grouped or split, so every thread count gives simd's output bit for bit. */
-HR_TEST(kernels_a_omp_matches_simd)
+HR_TEST(blocked_omp_matches_simd)
 {
     const hr_kernel *simd = hr_kernel_find("simd"), *omp = hr_kernel_find("omp");
     CHECK(simd && omp);
@@ -117,7 +118,7 @@ HR_TEST(kernels_a_omp_matches_simd)
     }
 }
 
-HR_TEST(kernels_a_workspace_and_defaults)
+HR_TEST(blocked_workspace_and_defaults)
 {
     const hr_kernel *simd = hr_kernel_find("simd"), *omp = hr_kernel_find("omp"),
                     *blk = hr_kernel_find("blocked");
@@ -136,4 +137,38 @@ HR_TEST(kernels_a_workspace_and_defaults)
     CHECK(tb.block_q < p.seq_q && ts.block_q < p.seq_q);
     CHECK(blk->workspace_bytes(&p, &tb) < (size_t)p.seq_q * p.seq_kv * sizeof(float) / 2);
     CHECK(ts.block_q % 4 == 0 && ts.block_kv >= 8);
+}
+
+/* Default tiles follow the machine resolve is given and nothing else: block_kv from L1d,
+ * block_q from L2 (d = 64, Nkv = 1024); unknown caches (0) give the fixed 32 KiB / 1 MiB.
+ * hr_kernel_tune hands resolve what hr_kernel_set_machine set. */
+HR_TEST(blocked_defaults_follow_the_machine)
+{
+    const hr_kernel *blk = hr_kernel_find("blocked"), *simd = hr_kernel_find("simd");
+    CHECK(blk && simd);
+    if (!blk || !simd) return;
+    const hr_problem p = {.batch = 1, .heads = 2, .kv_heads = 2, .seq_q = 1024, .seq_kv = 1024,
+                          .d_head = 64};
+    static const struct {
+        hr_machine m;
+        int blk_q, blk_kv, simd_q, simd_kv;
+    } cases[] = {
+        {{49152, 1 << 20}, 113, 96, 120, 96},
+        {{0, 0}, 113, 64, 120, 64},
+        {{49152, 2 << 20}, 227, 96, 240, 96},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hr_tune tb = {0}, ts = {0};
+        blk->resolve(&p, &cases[i].m, &tb);
+        simd->resolve(&p, &cases[i].m, &ts);
+        CHECKF(tb.block_q == cases[i].blk_q && tb.block_kv == cases[i].blk_kv,
+               "blocked case %zu: bq %d bkv %d", i, tb.block_q, tb.block_kv);
+        CHECKF(ts.block_q == cases[i].simd_q && ts.block_kv == cases[i].simd_kv,
+               "simd case %zu: bq %d bkv %d", i, ts.block_q, ts.block_kv);
+        hr_kernel_set_machine(&cases[i].m);
+        hr_tune tk = hr_kernel_tune(blk, &p, NULL);
+        CHECKF(tk.block_q == tb.block_q && tk.block_kv == tb.block_kv,
+               "hr_kernel_tune case %zu: bq %d bkv %d", i, tk.block_q, tk.block_kv);
+    }
+    hr_kernel_set_machine(&(hr_machine){0}); /* unit tests run with unknown caches */
 }
