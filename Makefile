@@ -74,7 +74,7 @@ endif
 endif
 
 # The rooms, lowest first: a file may include headers of its own room and of the rooms
-# before it, never after (tests/check_layers.sh, docs/ARCHITECTURE.md "Layers").
+# before it, never after (scripts/check-layers.py, run by make test; docs/ARCHITECTURE.md "Layers").
 ROOMS := kernels harness/base harness/measure harness/formats harness/analyses harness/cli
 
 WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
