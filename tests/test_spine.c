@@ -1,4 +1,5 @@
-/* test_spine.c — the oracle, counts, problem validation, views, inputs and .npy I/O. */
+/* test_spine.c — the oracle, counts, problem validation, whether a kernel can run a problem,
+ * views, inputs, .npy I/O and timing summaries. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "inputs.h"
 #include "npy.h"
 #include "oracle.h"
+#include "stats.h"
 #include "t.h"
 
 /* A case worked by hand: d = 1, Nq = 1, Nkv = 2, q = 1, k = (0, ln 3 · sqrt(1)),
@@ -253,4 +255,50 @@ HR_TEST_LONG(naive_passes_at_16k)
         int v = hr_check_case(hr_kernels[i], &c, NULL, 1, &res, line, sizeof line);
         CHECKF(v < 0 || v == HR_CHECK_PASS, "%s", line);
     }
+}
+
+HR_TEST(kernel_why_not_one_decision)
+{
+    const hr_kernel *flash = hr_kernel_find("flash"), *dec = hr_kernel_find("decode");
+    hr_problem p = {1, 8, 2, 32, 64, 16, true, 0};
+    CHECK(hr_kernel_why_not(flash, &p) == NULL && hr_kernel_validate(flash, &p) == HR_OK);
+    /* An invalid problem: its own message, naming the flag, from both. */
+    hr_problem bad = p;
+    bad.kv_heads = 3;
+    const char *why = hr_kernel_why_not(flash, &bad);
+    CHECK(why && strstr(why, "--kv-heads"));
+    CHECK(hr_kernel_validate(flash, &bad) == HR_EUSAGE && !strncmp(hr_errmsg(), "--kv-heads", 10));
+    /* The kernel's own applicability: decode takes at most 16 query rows. */
+    why = hr_kernel_why_not(dec, &p);
+    CHECK(why && strstr(why, "Nq <= 16"));
+    CHECK(hr_kernel_validate(dec, &p) == HR_EUSAGE);
+    CHECK(strstr(hr_errmsg(), "kernel decode cannot run this shape: decode takes") != NULL);
+    p.seq_q = 4;
+    CHECK(hr_kernel_why_not(dec, &p) == NULL);
+    /* A capability the problem needs: causal masking. */
+    hr_kernel nocausal = *flash;
+    nocausal.caps &= ~(unsigned)HR_CAP_CAUSAL;
+    why = hr_kernel_why_not(&nocausal, &p);
+    CHECK(why && strstr(why, "causal"));
+    p.causal = false;
+    CHECK(hr_kernel_why_not(&nocausal, &p) == NULL);
+    /* The battery skips exactly what why_not refuses. */
+    hr_case c = {{1, 2, 2, 32, 32, 8, false, 0}, HR_LAYOUT_BHND, HR_DIST_NORMAL};
+    hr_check res;
+    char line[256];
+    CHECK(hr_check_case(dec, &c, &(hr_tune){0}, 1, &res, line, sizeof line) == -1);
+}
+
+HR_TEST(summarize_uses_the_median)
+{
+    const double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2};
+    hr_summary s;
+    hr_summarize(odd, 3, &s);
+    CHECK(s.median == 3 && s.min == 1 && s.max == 5 && s.n == 3 && s.mean == 3);
+    CHECK_NEAR(s.stddev, 2, 1e-12);
+    hr_summarize(even, 4, &s);
+    CHECK(s.median == hr_median(even, 4) && s.median == 2.5 && s.min == 1 && s.max == 4);
+    CHECK(odd[0] == 5 && even[0] == 4); /* inputs untouched */
+    hr_summarize(odd, 0, &s);
+    CHECK(s.n == 0 && s.median == 0);
 }
