@@ -53,6 +53,10 @@ extern const char *const hr_format_names[]; /* "table", "csv", "json", "markdown
 #define HR_FORMAT_OPT(dst, names) \
     {"--format", HR_OPT_FORMAT, (dst), 0, 0, (names), NULL, "output format (table)"}
 
+/* --max-mem: the memory budget hr_mem_budget (bench.h) applies, 0 (unset): half of RAM. */
+#define HR_MAX_MEM_OPT(dst) \
+    {"--max-mem", HR_OPT_BYTES, (dst), 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"}
+
 /* ---- flag groups ------------------------------------------------------------------
  * Each group holds the flags' values and an option table; splice f.opts into a
  * command's table with {"name", HR_OPT_GROUP, f.opts}. _init sets the defaults and help

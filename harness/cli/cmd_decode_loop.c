@@ -201,7 +201,7 @@ int cmd_decode_loop(int argc, char **argv)
         {"--rows", HR_OPT_INT, &nrows, 1, 1 << 20, NULL, "R", "step ranges reported (8; at most --tokens)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL,
          "after the loop, check every layer's last step against the oracle; exit 1 if it fails"},
-        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        HR_MAX_MEM_OPT(&max_mem),
         {"--ceilings", HR_OPT_STR, &ceil_path, 0, 0, NULL, "FILE",
          "roofline ceilings for % of triad (results/<machine>/ceilings.json if present)"},
         HR_FORMAT_OPT(&format, formats),

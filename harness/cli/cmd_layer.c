@@ -155,7 +155,7 @@ int cmd_layer(int argc, char **argv)
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "core: keys per tile"},
         {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check Y against the fp64 layer first; exit 1 if it fails"},
-        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        HR_MAX_MEM_OPT(&max_mem),
         HR_FORMAT_OPT(&format, formats),
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {NULL},

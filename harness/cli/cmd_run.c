@@ -39,7 +39,7 @@ int cmd_run(int argc, char **argv)
         {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "verify against the oracle first; exit 1 if it fails"},
         {"--save", HR_OPT_STR, &save_dir, 0, 0, NULL, "DIR", "write q.npy k.npy v.npy o.npy to DIR"},
-        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        HR_MAX_MEM_OPT(&max_mem),
         HR_FORMAT_OPT(&format, formats),
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},

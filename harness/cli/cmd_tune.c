@@ -83,7 +83,7 @@ int cmd_tune(int argc, char **argv)
         {"--rounds", HR_OPT_INT, &rounds, 3, HR_MAX_REPS / 2, NULL, "R", "interleaved rounds per comparison (5)"},
         {"--margin", HR_OPT_DOUBLE, &margin, 0, 1, NULL, "F", "a candidate must be faster by this fraction (0.03)"},
         {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
-        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
+        HR_MAX_MEM_OPT(&max_mem),
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "search and report, but write no wisdom"},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "one line per checked/timed candidate on stderr"},

@@ -1,4 +1,4 @@
-/* commands.h — the subcommands; each lives in src/cmd_<name>.c. */
+/* commands.h — the subcommands; each lives in harness/cli/cmd_<name>.c. */
 #ifndef HR_COMMANDS_H
 #define HR_COMMANDS_H
 
