@@ -1,4 +1,5 @@
-/* timer.h — wall-clock timing: warm-up, calibrated iterations, repetitions, statistics. */
+/* timer.h — wall-clock timing: warm-up, calibrated iterations, the one repetition loop
+ * (bench.c and decode_loop.c time through it; hr_summary comes from stats.h). */
 #ifndef HR_TIMER_H
 #define HR_TIMER_H
 
