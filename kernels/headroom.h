@@ -162,6 +162,14 @@ const char *hr_kernel_absent(const char *name);
 /* hr_fail for a name hr_kernel_find did not know: "WHERE: unknown kernel 'x' (see
  * headroom list)" or, for a kernel left out of this build, why it is missing. */
 int hr_kernel_unknown(const char *where, const char *name);
+/* Why k cannot run p, or NULL when it can. The one place that decides it: p's own
+ * validity (hr_problem_validate's message, naming the flag), a capability p needs that
+ * k lacks (causal masking without HR_CAP_CAUSAL), then k->applicable's reason. The text
+ * is static or the thread's error message: copy it before the next hr_fail. */
+const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p);
+/* hr_kernel_why_not as a status: HR_OK, or HR_EUSAGE with an invalid p's own message
+ * (naming the flag) or "kernel K cannot run this shape: WHY" in hr_errmsg. */
+int hr_kernel_validate(const hr_kernel *k, const hr_problem *p);
 /* Calls k->resolve on a copy of *t with the machine of hr_kernel_set_machine, and also
  * sets threads (1 for unthreaded kernels). */
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t);

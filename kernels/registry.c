@@ -1,4 +1,5 @@
-/* registry.c — the one table of kernels built into this binary. */
+/* registry.c — the one table of kernels built into this binary, and what every caller asks
+ * of a kernel: by name, whether it can run a problem, its resolved tunables. */
 #include <string.h>
 
 #include <omp.h>
@@ -57,6 +58,21 @@ int hr_kernel_unknown(const char *where, const char *name)
 static hr_machine machine;
 
 void hr_kernel_set_machine(const hr_machine *m) { machine = *m; }
+
+const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p)
+{
+    if (hr_problem_validate(p)) return hr_errmsg();
+    if (p->causal && !(k->caps & HR_CAP_CAUSAL)) return "no causal masking (capability 'causal')";
+    return k->applicable ? k->applicable(p) : NULL;
+}
+
+int hr_kernel_validate(const hr_kernel *k, const hr_problem *p)
+{
+    int st = hr_problem_validate(p);
+    if (st) return st; /* its own message, naming the flag */
+    const char *why = hr_kernel_why_not(k, p);
+    return why ? hr_fail("kernel %s cannot run this shape: %s", k->name, why) : HR_OK;
+}
 
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {

@@ -39,6 +39,11 @@ expect run-ok-check      0 'pass'                      -- $B run --kernel naive 
 expect run-csv           0 '^name,kernel,batch'        -- $B run --kernel naive --seq 16 --reps 2 --min-time 0 --format csv
 expect run-json          0 '"run_type":[[:space:]]*"aggregate"' -- $B run --kernel naive --seq 16 --reps 2 --min-time 0 --format json
 expect run-oversub-warn  0 'warning: .*oversubscribed|naive' -- $B run --kernel naive --seq 16 --reps 2 --min-time 0 --threads 8
+# The shared flag groups: each command takes its members, with its own formats.
+expect tune-format-subset 2 '--format: expected one of table\|csv' -- $B tune --kernel flash --format json
+expect layer-no-cold     2 "unknown option '--cold'"   -- $B layer --cold
+expect tune-no-nowisdom  2 "unknown option '--no-wisdom'" -- $B tune --kernel flash --no-wisdom
+expect run-help-groups   0 'phase-threshold PCT'       -- $B run --help
 
 # --save writes .npy files that read back; numpy (when present) recomputes attention.
 expect run-save 0 'pass' -- $B run --kernel naive --heads 4 --kv-heads 2 --seq 64 --seq-kv 80 --d-head 16 --causal --check --reps 1 --min-time 0 --save "$TMP/npy"

@@ -1,8 +1,10 @@
-/* test_decode.c — the flash-decoding kernel against the oracle: splits, merges, GQA/MQA, causal, layouts. */
+/* test_decode.c — the flash-decoding kernel against the oracle: splits, merges, GQA/MQA, causal,
+ * layouts; the decode loop over a growing KV cache. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode_loop.h"
 #include "inputs.h"
 #include "oracle.h"
 #include "t.h"
@@ -148,4 +150,44 @@ HR_TEST(decode_split_agrees_with_single_thread)
     free(o1);
     free(o4);
     hr_tensors_free(&ts);
+}
+
+HR_TEST(decode_loop_steps_ranges_and_check)
+{
+    hr_decode_spec s = {.kernel = decode(), .batch = 1, .heads = 4, .kv_heads = 2, .d_head = 16,
+                        .layers = 2, .prompt = 5, .tokens = 7, .tune = {0, 0, 1}, .seed = 3,
+                        .check = true};
+    hr_decode_result r;
+    CHECK(hr_decode_loop(&s, &r) == HR_OK);
+    CHECK(r.tune.threads == 1 && r.checked && r.check.verdict == HR_CHECK_PASS);
+    CHECK(r.cache_bytes == 2.0 * 2 * 1 * 2 * 16 * 12 * 4);
+    double sum = 0;
+    for (int i = 0; i < s.tokens; i++) {
+        CHECK(r.step[i] > 0 && r.attn[i] > 0 && r.attn[i] <= r.step[i]);
+        /* the cache grows by a token per step: the kernel reads more every step */
+        if (i) CHECK(r.bytes[i] > r.bytes[i - 1]);
+        sum += r.step[i];
+    }
+    CHECK_NEAR(r.seconds, sum, 1e-12);
+    hr_decode_range rows[3];
+    hr_decode_ranges(&r, 3, rows);
+    CHECK(rows[0].first == 0 && rows[0].len0 == 6 && rows[2].last == 6 && rows[2].len1 == 12);
+    for (int i = 1; i < 3; i++) CHECK(rows[i].first == rows[i - 1].last + 1);
+    CHECK(rows[1].step_min <= rows[1].step_med && rows[1].tokens_per_s > 0 && rows[1].kv_gbps > 0);
+    hr_decode_free(&r);
+    CHECK(r.step == NULL);
+}
+
+HR_TEST(decode_loop_refuses_bad_specs)
+{
+    hr_decode_spec s = {.kernel = decode(), .batch = 1, .heads = 4, .kv_heads = 2, .d_head = 16,
+                        .layers = 1, .prompt = HR_MAX_SEQ - 1, .tokens = 2};
+    hr_decode_result r;
+    CHECK(hr_decode_loop(&s, &r) == HR_EUSAGE && strstr(hr_errmsg(), "--tokens") && !r.step);
+    s.prompt = 8;
+    s.kv_heads = 3;
+    CHECK(hr_decode_loop(&s, &r) == HR_EUSAGE && strstr(hr_errmsg(), "--kv-heads"));
+    s.kv_heads = 2;
+    s.max_mem = 1024;
+    CHECK(hr_decode_loop(&s, &r) == HR_EUSAGE && strstr(hr_errmsg(), "--max-mem"));
 }

@@ -1,4 +1,4 @@
-/* test_phase.c — per-repetition probes, phase flags and filter, frac_of_ceiling, its JSON rows, rows.jsonl round trip, compare on real samples, interleaved sweeps. */
+/* test_phase.c — per-repetition probes, phase flags and filter, frac_of_ceiling, its JSON rows, rows.jsonl round trip, compare on real samples, interleaved sweeps, the one repetition loop. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,4 +279,50 @@ HR_TEST(phase_interleaved_bench_sessions)
         CHECK(hr_phase_frac(&r[i], 2) > 0);
     }
     hr_tensors_free(&t);
+}
+
+/* A hook that counts its calls and raises the stop flag after repetition stop_after. */
+typedef struct {
+    int before, after, last_rep, stop_after;
+    volatile sig_atomic_t stop;
+} hooks;
+static void count_before(void *c, int rep)
+{
+    hooks *h = c;
+    h->before++;
+    h->last_rep = rep;
+}
+static void count_after(void *c, int rep)
+{
+    hooks *h = c;
+    h->after++;
+    if (rep == h->stop_after) h->stop = 1;
+}
+static void nop(void *c) { (void)c; }
+
+HR_TEST(timer_reps_one_loop_stops_on_signal)
+{
+    static hr_timing t;
+    hooks h = {.stop_after = 1};
+    hr_timer_opts o = {.reps = 5, .before_rep = count_before, .after_rep = count_after, .hook_ctx = &h, .stop = &h.stop};
+    hr_time(nop, NULL, &o, &t);
+    CHECK(t.aborted && t.reps == 2 && h.before == 2 && h.after == 2 && h.last_rep == 1);
+    CHECK(t.s.n == 2 && t.iters >= 1);
+    /* The bench runs the same loop: the spec's hooks around each repetition, inside the
+     * probes, and the stop flag ends it with the repetitions done. */
+    h = (hooks){.stop_after = 2};
+    hr_bench_spec s = {
+        .prob = {1, 2, 2, 16, 16, 8, false, 0},
+        .timer = {.reps = 6, .before_rep = count_before, .after_rep = count_after, .hook_ctx = &h, .stop = &h.stop},
+        .probe = HR_PROBE_FMA,
+    };
+    static hr_result r;
+    CHECK(hr_bench_run(hr_kernel_find("naive"), &s, &r) == HR_OK);
+    CHECK(r.timing.aborted && r.timing.reps == 3 && h.before == 3 && h.after == 3);
+    CHECK(r.timing.s.n == 3 && r.timing.rep_time[2] > 0 && r.timing.probe_after[2] > 0);
+    /* Without a stop: every repetition, clamped to [1, HR_MAX_REPS]. */
+    h = (hooks){.stop_after = -1};
+    s.timer.reps = 0;
+    CHECK(hr_bench_run(hr_kernel_find("naive"), &s, &r) == HR_OK);
+    CHECK(!r.timing.aborted && r.timing.reps == 1 && h.before == 1);
 }

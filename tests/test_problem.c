@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "check.h"
 #include "inputs.h"
 #include "t.h"
 
@@ -41,4 +42,36 @@ HR_TEST(inputs_layout_independent_and_views)
     CHECK(mx <= 1.0f && mx > 0);
     hr_tensors_free(&a);
     hr_tensors_free(&b);
+}
+
+HR_TEST(kernel_why_not_one_decision)
+{
+    const hr_kernel *flash = hr_kernel_find("flash"), *dec = hr_kernel_find("decode");
+    hr_problem p = {1, 8, 2, 32, 64, 16, true, 0};
+    CHECK(hr_kernel_why_not(flash, &p) == NULL && hr_kernel_validate(flash, &p) == HR_OK);
+    /* An invalid problem: its own message, naming the flag, from both. */
+    hr_problem bad = p;
+    bad.kv_heads = 3;
+    const char *why = hr_kernel_why_not(flash, &bad);
+    CHECK(why && strstr(why, "--kv-heads"));
+    CHECK(hr_kernel_validate(flash, &bad) == HR_EUSAGE && !strncmp(hr_errmsg(), "--kv-heads", 10));
+    /* The kernel's own applicability: decode takes at most 16 query rows. */
+    why = hr_kernel_why_not(dec, &p);
+    CHECK(why && strstr(why, "Nq <= 16"));
+    CHECK(hr_kernel_validate(dec, &p) == HR_EUSAGE);
+    CHECK(strstr(hr_errmsg(), "kernel decode cannot run this shape: decode takes") != NULL);
+    p.seq_q = 4;
+    CHECK(hr_kernel_why_not(dec, &p) == NULL);
+    /* A capability the problem needs: causal masking. */
+    hr_kernel nocausal = *flash;
+    nocausal.caps &= ~(unsigned)HR_CAP_CAUSAL;
+    why = hr_kernel_why_not(&nocausal, &p);
+    CHECK(why && strstr(why, "causal"));
+    p.causal = false;
+    CHECK(hr_kernel_why_not(&nocausal, &p) == NULL);
+    /* The battery skips exactly what why_not refuses. */
+    hr_case c = {{1, 2, 2, 32, 32, 8, false, 0}, HR_LAYOUT_BHND, HR_DIST_NORMAL};
+    hr_check res;
+    char line[256];
+    CHECK(hr_check_case(dec, &c, &(hr_tune){0}, 1, &res, line, sizeof line) == -1);
 }

@@ -185,3 +185,34 @@ HR_TEST(wisdom_corrupt_file_is_an_error_naming_it)
     }
     unlink(path);
 }
+
+HR_TEST(wisdom_apply_merges_and_names_the_source)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "apply");
+    const char *src = NULL;
+    /* No file: nothing changes; the source says whether flags set block sizes. */
+    hr_tune t = {0};
+    CHECK(hr_wisdom_apply(path, false, flash(), &P, &t, &src) == HR_OK);
+    CHECK(!strcmp(src, "default") && t.block_q == 0 && t.block_kv == 0);
+    hr_wisdom_entry e = {.tune = {48, 96, 2}};
+    CHECK(hr_wisdom_store(path, flash(), &P, &e) == HR_OK);
+    t = (hr_tune){0};
+    CHECK(hr_wisdom_apply(path, false, flash(), &P, &t, &src) == HR_OK);
+    CHECK(!strcmp(src, "wisdom") && t.block_q == 48 && t.block_kv == 96 && t.threads == 2);
+    t = (hr_tune){16, 0, 0};
+    CHECK(hr_wisdom_apply(path, false, flash(), &P, &t, &src) == HR_OK);
+    CHECK(!strcmp(src, "flag+wisdom") && t.block_q == 16 && t.block_kv == 96);
+    /* Flags that leave wisdom nothing to fill: still "flag". */
+    t = (hr_tune){16, 32, 2};
+    CHECK(hr_wisdom_apply(path, false, flash(), &P, &t, &src) == HR_OK);
+    CHECK(!strcmp(src, "flag") && t.block_q == 16 && t.block_kv == 32);
+    /* --no-wisdom: the file is not read at all, even a corrupt one. */
+    CHECK(hr_write_atomic(path, "not json") == HR_OK);
+    t = (hr_tune){0};
+    CHECK(hr_wisdom_apply(path, true, flash(), &P, &t, &src) == HR_OK);
+    CHECK(!strcmp(src, "default") && t.block_q == 0);
+    CHECK(hr_wisdom_apply(path, false, flash(), &P, &t, &src) == HR_EUSAGE);
+    CHECK(strstr(hr_errmsg(), path) && !strcmp(src, "default") && t.block_q == 0);
+    unlink(path);
+}

@@ -245,7 +245,7 @@ static int check(tctx *c, hr_tune_cand *x)
     const hr_problem *p = &c->s->prob;
     char ts[64];
     hr_tune_str(c->k, &x->tune, ts, sizeof ts);
-    double budget = c->s->max_mem > 0 ? c->s->max_mem : hr_default_max_mem();
+    double budget = hr_mem_budget(c->s->max_mem);
     if (hr_bench_bytes(c->k, p, &x->tune) > budget) {
         x->skipped_mem = true;
         logf_(c, "skip   %s: over the memory budget", ts);
@@ -490,10 +490,8 @@ int hr_tune_run(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *out)
 {
     memset(out, 0, sizeof *out);
     const hr_problem *p = &s->prob;
-    int st = hr_problem_validate(p);
+    int st = hr_kernel_validate(k, p);
     if (st) return st;
-    const char *why = k->applicable ? k->applicable(p) : NULL;
-    if (why) return hr_fail("kernel %s cannot run this shape: %s", k->name, why);
     unsigned caps[3];
     int np = params(k, &s->fixed, caps);
     if (!(k->caps & (HR_CAP_BLOCK_Q | HR_CAP_BLOCK_KV | HR_CAP_THREADED)))
@@ -505,7 +503,7 @@ int hr_tune_run(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *out)
     c.t0 = hr_now();
     out->final_rounds = s->rounds < 7 ? 7 : s->rounds;
     out->def = hr_kernel_tune(k, p, &s->fixed);
-    double budget = s->max_mem > 0 ? s->max_mem : hr_default_max_mem();
+    double budget = hr_mem_budget(s->max_mem);
     if (hr_bench_bytes(k, p, &out->def) > budget)
         return hr_fail("--max-mem: %s with its defaults needs %.1f MiB, over the budget of %.1f MiB",
                        k->name, hr_bench_bytes(k, p, &out->def) / 1048576, budget / 1048576);

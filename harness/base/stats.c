@@ -1,4 +1,4 @@
-/* stats.c — median, geometric mean and the two-sided Mann-Whitney U test. */
+/* stats.c — median, timing summaries, geometric mean and the two-sided Mann-Whitney U test. */
 #include "stats.h"
 
 #include <math.h>
@@ -23,6 +23,26 @@ double hr_median(const double *x, size_t n)
     double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
     if (s != small) free(s);
     return m;
+}
+
+void hr_summarize(const double *x, int n, hr_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    if (n < 1) return;
+    double sum = 0;
+    s->n = n;
+    s->min = s->max = x[0];
+    for (int i = 0; i < n; i++) {
+        sum += x[i];
+        if (x[i] < s->min) s->min = x[i];
+        if (x[i] > s->max) s->max = x[i];
+    }
+    s->median = hr_median(x, (size_t)n);
+    s->mean = sum / n;
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += (x[i] - s->mean) * (x[i] - s->mean);
+    s->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
+    s->cv = s->mean > 0 ? s->stddev / s->mean : 0;
 }
 
 double hr_geomean(const double *x, size_t n)

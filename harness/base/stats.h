@@ -1,4 +1,5 @@
-/* stats.h — small-sample statistics for compare: median, geometric mean, Mann-Whitney U. */
+/* stats.h — small-sample statistics: median, summaries of repeated timings, geometric mean,
+ * Mann-Whitney U. */
 #ifndef HR_STATS_H
 #define HR_STATS_H
 
@@ -7,6 +8,14 @@
 /* Median of x[0..n) (mean of the two middle values for even n); x is not modified.
  * NAN for n == 0. */
 double hr_median(const double *x, size_t n);
+
+typedef struct {
+    double min, median, mean, max, stddev, cv; /* cv = stddev / mean */
+    int n;
+} hr_summary;
+/* Summarizes x[0..n): median by hr_median, sample standard deviation (n - 1). x is not
+ * modified; n < 1 gives all zeros. */
+void hr_summarize(const double *x, int n, hr_summary *s);
 
 /* Geometric mean of x[0..n), all > 0 (exp of the mean log). NAN for n == 0. */
 double hr_geomean(const double *x, size_t n);

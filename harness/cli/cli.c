@@ -1,4 +1,5 @@
 /* cli.c — option tables: parsing with type and range checks, one-line errors, --help. */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -6,7 +7,9 @@
 
 #include "cli.h"
 #include "headroom.h"
+#include "inputs.h"
 
+const char *const hr_format_names[] = {"table", "csv", "json", "markdown", NULL};
 
 static void choices_str(const char *const *c, char *buf, size_t len)
 {
@@ -73,14 +76,16 @@ static int set_opt(const hr_opt *o, const char *val)
         if (!*val) return hr_fail("%s: expected a value, got an empty string", o->name);
         *(const char **)o->dst = val;
         return HR_OK;
-    case HR_OPT_ENUM: {
+    case HR_OPT_ENUM:
+    case HR_OPT_FORMAT: {
         int i = hr_choice(o->choices, val);
         if (i < 0) {
             char buf[256];
             choices_str(o->choices, buf, sizeof buf);
             return hr_fail("%s: expected one of %s, got '%s'", o->name, buf, val);
         }
-        *(int *)o->dst = i;
+        if (o->kind == HR_OPT_FORMAT) *(hr_format *)o->dst = (hr_format)hr_choice(hr_format_names, val);
+        else *(int *)o->dst = i;
         return HR_OK;
     }
     case HR_OPT_FLAG: *(bool *)o->dst = true; return HR_OK;
@@ -104,7 +109,7 @@ static void print_opts(FILE *f, const hr_opt *opts)
         }
         char left[96];
         if (o->kind == HR_OPT_FLAG) snprintf(left, sizeof left, "%s", o->name);
-        else if (o->kind == HR_OPT_ENUM) {
+        else if (o->kind == HR_OPT_ENUM || o->kind == HR_OPT_FORMAT) {
             char buf[80];
             choices_str(o->choices, buf, sizeof buf);
             snprintf(left, sizeof left, "%s %s", o->name, buf);
@@ -133,6 +138,15 @@ static const hr_opt *find_opt(const hr_opt *opts, const char *name, size_t len)
         if (o) found = o;
     }
     return found;
+}
+
+hr_opt *hr_opt_help(hr_opt *opts, const char *name, const char *help)
+{
+    hr_opt *o = opts;
+    while (o->name && strcmp(o->name, name)) o++;
+    assert(o->name && "hr_opt_help: no such option in the group");
+    o->help = help;
+    return o;
 }
 
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
@@ -199,4 +213,78 @@ hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
     return (hr_problem){f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
                         f->seq,    f->seq_kv ? f->seq_kv : f->seq,
                         f->d_head, f->causal, (float)f->scale};
+}
+
+/* Copies into out the entries of all[0..n) that the command takes: need[i] == 0 (always)
+ * or a bit of members; then the end entry. out has room for n + 1. */
+static void keep(const hr_opt *all, const unsigned *need, size_t n, unsigned members, hr_opt *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!need[i] || (need[i] & members)) out[m++] = all[i];
+    out[m] = (hr_opt){NULL};
+}
+
+void hr_timing_flags_init(hr_timing_flags *f, unsigned members)
+{
+    *f = (hr_timing_flags){.reps = 9, .seed = 1, .dist = HR_DIST_NORMAL, .min_time = 0.05, .warmup = 0.1};
+    const hr_opt all[] = {
+        {"--reps", HR_OPT_INT, &f->reps, 1, HR_MAX_REPS, NULL, "R", "timed repetitions (9)"},
+        {"--min-time", HR_OPT_DOUBLE, &f->min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (0.05)"},
+        {"--warmup", HR_OPT_DOUBLE, &f->warmup, 0, 3600, NULL, "SEC", "untimed warm-up seconds (0.1)"},
+        {"--cold", HR_OPT_FLAG, &f->cold, 0, 0, NULL, NULL, "flush caches before every repetition"},
+        {"--seed", HR_OPT_INT, &f->seed, 0, 2147483647, NULL, "S", "input seed (1)"},
+        {"--dist", HR_OPT_ENUM, &f->dist, 0, 0, hr_dist_names, NULL, "input distribution (normal)"},
+    };
+    static const unsigned need[] = {HR_TF_REPS, HR_TF_MIN_TIME, HR_TF_WARMUP, HR_TF_COLD, HR_TF_SEED, HR_TF_DIST};
+    _Static_assert(sizeof all / sizeof all[0] == sizeof need / sizeof need[0], "need[]");
+    _Static_assert(sizeof need / sizeof need[0] < sizeof f->opts / sizeof f->opts[0], "hr_timing_flags.opts");
+    keep(all, need, sizeof need / sizeof need[0], members, f->opts);
+}
+
+hr_timer_opts hr_timing_flags_timer(const hr_timing_flags *f)
+{
+    return (hr_timer_opts){.reps = f->reps, .min_time = f->min_time, .warmup = f->warmup, .cold = f->cold};
+}
+
+void hr_probe_flags_init(hr_probe_flags *f, unsigned members)
+{
+    *f = (hr_probe_flags){.kind = HR_PROBE_AUTO, .pct = HR_PHASE_THRESHOLD * 100};
+    const hr_opt all[] = {
+        {"--probe", HR_OPT_FLAG, &f->probe, 0, 0, NULL, NULL, "probe the concurrent ceiling around every repetition (default)"},
+        {"--no-probe", HR_OPT_FLAG, &f->no_probe, 0, 0, NULL, NULL, "no probes: no frac_of_ceiling, no phase flags"},
+        {"--probe-kind", HR_OPT_ENUM, &f->kind, 0, 0, hr_probe_kind_names, NULL,
+         "fma, bw, or auto: bw when AI < machine balance (auto)"},
+        {"--phase-filter", HR_OPT_FLAG, &f->filter, 0, 0, NULL, NULL, "leave repetitions that changed phase out of the medians"},
+        {"--phase-threshold", HR_OPT_DOUBLE, &f->pct, 0.1, 100, NULL, "PCT",
+         "phase change: the probes before and after a repetition differ by more than PCT% (10)"},
+    };
+    static const unsigned need[] = {0, 0, HR_PF_KIND, 0, HR_PF_THRESHOLD};
+    _Static_assert(sizeof all / sizeof all[0] == sizeof need / sizeof need[0], "need[]");
+    _Static_assert(sizeof need / sizeof need[0] < sizeof f->opts / sizeof f->opts[0], "hr_probe_flags.opts");
+    keep(all, need, sizeof need / sizeof need[0], members, f->opts);
+}
+
+int hr_probe_flags_check(const hr_probe_flags *f)
+{
+    if (f->probe && f->no_probe) return hr_fail("--probe: not with --no-probe");
+    if (f->kind == HR_PROBE_OFF) return hr_fail("--probe-kind: expected fma, bw or auto (use --no-probe for none)");
+    if (f->no_probe && f->filter) return hr_fail("--phase-filter: needs the probes (not with --no-probe)");
+    return HR_OK;
+}
+
+hr_probe_kind hr_probe_flags_kind(const hr_probe_flags *f)
+{
+    return f->no_probe ? HR_PROBE_OFF : (hr_probe_kind)f->kind;
+}
+
+void hr_wisdom_flags_init(hr_wisdom_flags *f, bool with_off)
+{
+    *f = (hr_wisdom_flags){0};
+    const hr_opt all[] = {
+        {"--wisdom", HR_OPT_STR, &f->path, 0, 0, NULL, "FILE", "tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
+        {"--no-wisdom", HR_OPT_FLAG, &f->off, 0, 0, NULL, NULL, "ignore wisdom: kernel defaults unless flags"},
+    };
+    static const unsigned need[] = {0, 1};
+    keep(all, need, 2, with_off ? 1u : 0u, f->opts);
 }

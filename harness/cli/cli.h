@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "headroom.h"
+#include "phase.h"
+#include "timer.h"
 
 typedef enum {
     HR_OPT_INT,    /* int*, range [lo, hi]                                  */
@@ -16,6 +18,7 @@ typedef enum {
     HR_OPT_BYTES,  /* double*, a size with optional K/M/G/T suffix (binary)  */
     HR_OPT_GROUP,  /* const hr_opt*: another table spliced in here (name unused) */
     HR_OPT_KERNEL, /* const hr_kernel **: a kernel of the registry by name           */
+    HR_OPT_FORMAT, /* hr_format*: one of choices, a subset of hr_format_names (HR_FORMAT_OPT) */
 } hr_opt_kind;
 
 typedef struct {
@@ -37,6 +40,27 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
              int maxpos, int *npos);
 /* Prints "usage: headroom SYNOPSIS" and the options table. */
 void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts);
+/* Rewords the help of the option called name in opts (a group's table, for a command
+ * whose default differs) and returns it, e.g. to narrow its range. name must be there. */
+hr_opt *hr_opt_help(hr_opt *opts, const char *name, const char *help);
+
+/* ---- output formats ------------------------------------------------------------ */
+
+typedef enum { HR_FMT_TABLE, HR_FMT_CSV, HR_FMT_JSON, HR_FMT_MARKDOWN } hr_format;
+extern const char *const hr_format_names[]; /* "table", "csv", "json", "markdown", NULL */
+/* --format for a command that writes the formats in names (NULL-terminated, a subset of
+ * hr_format_names in the order --help lists them); *dst holds the default, table. */
+#define HR_FORMAT_OPT(dst, names) \
+    {"--format", HR_OPT_FORMAT, (dst), 0, 0, (names), NULL, "output format (table)"}
+
+/* --max-mem: the memory budget hr_mem_budget (bench.h) applies, 0 (unset): half of RAM. */
+#define HR_MAX_MEM_OPT(dst) \
+    {"--max-mem", HR_OPT_BYTES, (dst), 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"}
+
+/* ---- flag groups ------------------------------------------------------------------
+ * Each group holds the flags' values and an option table; splice f.opts into a
+ * command's table with {"name", HR_OPT_GROUP, f.opts}. _init sets the defaults and help
+ * of `headroom run`; a command that differs sets the field and calls hr_opt_help. */
 
 /* The shape flags every command that takes one shape shares (run, tune): --batch
  * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout. Splice
@@ -51,5 +75,47 @@ typedef struct {
 void hr_shape_flags_init(hr_shape_flags *f);
 /* The problem the flags describe (not yet validated). */
 hr_problem hr_shape_flags_problem(const hr_shape_flags *f);
+
+/* Timing and inputs: --reps R (9) --min-time SEC (0.05) --warmup SEC (0.1) --cold
+ * --seed S (1) --dist (normal); a command takes the members it names (HR_TF_*). */
+enum {
+    HR_TF_REPS = 1 << 0, HR_TF_MIN_TIME = 1 << 1, HR_TF_WARMUP = 1 << 2,
+    HR_TF_COLD = 1 << 3, HR_TF_SEED = 1 << 4, HR_TF_DIST = 1 << 5, HR_TF_ALL = (1 << 6) - 1,
+};
+typedef struct {
+    int reps, seed, dist;
+    double min_time, warmup;
+    bool cold;
+    hr_opt opts[7];
+} hr_timing_flags;
+void hr_timing_flags_init(hr_timing_flags *f, unsigned members);
+/* The timer options they set (reps, min_time, warmup, cold; no hooks, no stop). */
+hr_timer_opts hr_timing_flags_timer(const hr_timing_flags *f);
+
+/* Probes around every repetition: --probe --no-probe --phase-filter, and the members
+ * HR_PF_KIND (--probe-kind fma|bw|auto, auto) and HR_PF_THRESHOLD (--phase-threshold
+ * PCT, 10). */
+enum { HR_PF_KIND = 1 << 0, HR_PF_THRESHOLD = 1 << 1, HR_PF_ALL = 3 };
+typedef struct {
+    bool probe, no_probe, filter;
+    int kind;            /* hr_probe_kind, HR_PROBE_AUTO unless --probe-kind */
+    double pct;          /* --phase-threshold in percent                     */
+    hr_opt opts[6];
+} hr_probe_flags;
+void hr_probe_flags_init(hr_probe_flags *f, unsigned members);
+/* Refuses contradictions: --probe with --no-probe, --probe-kind none, --phase-filter
+ * with --no-probe. HR_OK or HR_EUSAGE naming the flag. */
+int hr_probe_flags_check(const hr_probe_flags *f);
+/* What to probe with: HR_PROBE_OFF for --no-probe, else the kind. */
+hr_probe_kind hr_probe_flags_kind(const hr_probe_flags *f);
+
+/* Wisdom: --wisdom FILE (NULL: the default file) and, when with_off, --no-wisdom. Use
+ * with hr_wisdom_apply(f.path, f.off, ...). */
+typedef struct {
+    const char *path;
+    bool off;
+    hr_opt opts[3];
+} hr_wisdom_flags;
+void hr_wisdom_flags_init(hr_wisdom_flags *f, bool with_off);
 
 #endif

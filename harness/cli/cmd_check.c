@@ -14,14 +14,16 @@ int cmd_check(int argc, char **argv)
 {
     const char *kname = "all";
     bool quick = false, verbose = false;
-    int threads = 0, seed = 1, block_q = 0, block_kv = 0;
+    int threads = 0, block_q = 0, block_kv = 0;
+    hr_timing_flags tf;
+    hr_timing_flags_init(&tf, HR_TF_SEED);
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME|all", "kernel to check (all)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL, "the fast battery (no large shapes)"},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for threaded kernels (all CPUs)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (each kernel's default)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (each kernel's default)"},
-        {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input seed (1)"},
+        {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures"},
         {NULL},
     };
@@ -48,7 +50,7 @@ int cmd_check(int argc, char **argv)
         for (int c = 0; c < ncases; c++) {
             hr_check res;
             char line[512];
-            int v = hr_check_case(k, &cases[c], &(hr_tune){block_q, block_kv, threads}, (uint64_t)seed, &res, line, sizeof line);
+            int v = hr_check_case(k, &cases[c], &(hr_tune){block_q, block_kv, threads}, (uint64_t)tf.seed, &res, line, sizeof line);
             if (v < 0) {
                 kskip++;
                 continue;

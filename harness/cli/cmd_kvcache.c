@@ -167,7 +167,8 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
 int cmd_kvcache(int argc, char **argv)
 {
     const char *model = "all", *models_flag = NULL, *context = "1K,2K,4K,8K,16K,32K,64K,128K";
-    int batch = 1, format = 0;
+    int batch = 1;
+    hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
         {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME|all", "a preset from the models file (all)"},
         {"--context", HR_OPT_STR, &context, 0, 0, NULL, "LIST",
@@ -175,7 +176,7 @@ int cmd_kvcache(int argc, char **argv)
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "sequences in the batch (1)"},
         {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE",
          "model presets (configs/model-presets.ini)"},
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        HR_FORMAT_OPT(&format, formats),
         {NULL},
     };
     const char *syn = "kvcache [--model NAME|all] [--context LIST] [--batch B] [--format table|csv|json]";
@@ -204,8 +205,8 @@ int cmd_kvcache(int argc, char **argv)
         st = hr_fail("--model: unknown model '%s' (known: %s, all)", model, names);
     }
     if (!st) {
-        if (format == 0) print_table(sel, nm, ctx, nc, batch);
-        else if (format == 1) print_csv(sel, nm, ctx, nc, batch);
+        if (format == HR_FMT_TABLE) print_table(sel, nm, ctx, nc, batch);
+        else if (format == HR_FMT_CSV) print_csv(sel, nm, ctx, nc, batch);
         else st = print_json(sel, nm, ctx, nc, batch);
     }
     free(sel);

@@ -126,11 +126,20 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const c
 int cmd_layer(int argc, char **argv)
 {
     const hr_kernel *k = hr_kernel_find("flash");
-    const char *wisdom = NULL;
+    hr_timing_flags tf;
+    hr_wisdom_flags wf;
+    hr_timing_flags_init(&tf, HR_TF_REPS | HR_TF_MIN_TIME | HR_TF_WARMUP | HR_TF_SEED);
+    tf.reps = 5, tf.warmup = 0.05;
+    hr_opt_help(tf.opts, "--reps", "timed repetitions per phase (5)");
+    hr_opt_help(tf.opts, "--warmup", "untimed warm-up seconds per phase (0.05)");
+    hr_opt_help(tf.opts, "--seed", "input and weight seed (1)");
+    hr_wisdom_flags_init(&wf, true);
+    hr_opt_help(wf.opts, "--wisdom", "core's tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)");
     int batch = 1, d_model = 512, heads = 0, kv_heads = 0, d = 64, seq = 512, threads = 0;
-    int reps = 5, seed = 1, format = 0, gemm = HR_GEMM_OWN, block_q = 0, block_kv = 0;
-    double min_time = 0.05, warmup = 0.05, max_mem = 0;
-    bool causal = false, check = false, no_wisdom = false;
+    int gemm = HR_GEMM_OWN, block_q = 0, block_kv = 0;
+    hr_format format = HR_FMT_TABLE;
+    double max_mem = 0;
+    bool causal = false, check = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
         {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM: own or blas (own)"},
@@ -144,15 +153,11 @@ int cmd_layer(int argc, char **argv)
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for GEMMs and core (all CPUs)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "core: query rows per tile"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "core: keys per tile"},
-        {"--reps", HR_OPT_INT, &reps, 1, HR_MAX_REPS, NULL, "R", "timed repetitions per phase (5)"},
-        {"--min-time", HR_OPT_DOUBLE, &min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (0.05)"},
-        {"--warmup", HR_OPT_DOUBLE, &warmup, 0, 3600, NULL, "SEC", "untimed warm-up seconds per phase (0.05)"},
-        {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input and weight seed (1)"},
+        {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check Y against the fp64 layer first; exit 1 if it fails"},
-        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
-        {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "core's tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
-        {"--no-wisdom", HR_OPT_FLAG, &no_wisdom, 0, 0, NULL, NULL, "ignore wisdom: kernel defaults unless flags"},
+        HR_MAX_MEM_OPT(&max_mem),
+        HR_FORMAT_OPT(&format, formats),
+        {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {NULL},
     };
     const char *syn = "layer [--kernel NAME] [--gemm own|blas] [--d-model DM] [--seq N] [options]";
@@ -170,24 +175,13 @@ int cmd_layer(int argc, char **argv)
         .batch = batch, .seq = seq, .d_model = d_model, .heads = heads,
         .kv_heads = kv_heads ? kv_heads : heads, .d_head = d, .causal = causal, .kernel = k,
         .tune = {block_q, block_kv, threads}, .gemm = (hr_gemm_backend)gemm, .threads = threads,
-        .timer = {.reps = reps, .min_time = min_time, .warmup = warmup},
-        .seed = (uint64_t)seed, .check = check, .max_mem = max_mem,
+        .timer = hr_timing_flags_timer(&tf),
+        .seed = (uint64_t)tf.seed, .check = check, .max_mem = max_mem,
     };
     /* Wisdom fills the core's parameters no flag set, looked up for the core's shape. */
-    const char *src = (block_q || block_kv) ? "flag" : "default";
-    if (!no_wisdom) {
-        const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0};
-        hr_tune w = s.tune;
-        int found = hr_wisdom_lookup(wisdom, k, &p, &w);
-        if (found < 0) {
-            st = HR_EUSAGE;
-            goto err;
-        }
-        if (found && memcmp(&w, &s.tune, sizeof w)) {
-            src = (block_q || block_kv) ? "flag+wisdom" : "wisdom";
-            s.tune = w;
-        }
-    }
+    const char *src;
+    const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0};
+    if ((st = hr_wisdom_apply(wf.path, wf.off, k, &p, &s.tune, &src))) goto err;
     hr_layer_result r;
     st = hr_layer_bench(&s, &r);
     if (st == HR_EFAIL) {
@@ -203,8 +197,8 @@ int cmd_layer(int argc, char **argv)
             snprintf(warn[nw++], 200, "phase %s: CV %.1f%% > 5%%: the machine is noisy",
                      hr_phase_names[i], r.phase[i].timing.s.cv * 100);
     for (int i = 0; i < nw; i++) fprintf(stderr, "headroom layer: warning: %s\n", warn[i]);
-    if (format == 0) print_table(&s, &r, src);
-    else if (format == 1) print_csv(&s, &r, src);
+    if (format == HR_FMT_TABLE) print_table(&s, &r, src);
+    else if (format == HR_FMT_CSV) print_csv(&s, &r, src);
     else print_json(&s, &r, src, warn, nw);
     return HR_OK;
 err:

@@ -21,9 +21,9 @@ static const struct {
 
 int cmd_list(int argc, char **argv)
 {
-    int format = 0;
+    hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        HR_FORMAT_OPT(&format, formats),
         {NULL},
     };
     int st = hr_parse(argc, argv, opts, "list [--format table|json]", NULL, 0, NULL);
@@ -32,7 +32,7 @@ int cmd_list(int argc, char **argv)
         fprintf(stderr, "headroom list: %s\n", hr_errmsg());
         return st;
     }
-    if (format == 1) {
+    if (format == HR_FMT_JSON) {
         cJSON *arr = cJSON_CreateArray();
         for (int i = 0; hr_kernels[i]; i++) {
             const hr_kernel *k = hr_kernels[i];

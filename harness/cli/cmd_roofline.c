@@ -96,7 +96,8 @@ int cmd_roofline(int argc, char **argv)
 {
     const hr_sysinfo *si = hr_sysinfo_get();
     const char *threads_s = NULL, *out = NULL;
-    int format = 0, reps = 0;
+    int reps = 0;
+    hr_format format = HR_FMT_TABLE;
     bool quick = false;
     double min_time = 0, triad_bytes = 0;
     const hr_opt opts[] = {
@@ -104,7 +105,7 @@ int cmd_roofline(int argc, char **argv)
          "N (1..N), or counts and ranges: 1,2,4 or 1-4 (1..online CPUs)"},
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "FILE",
          "ceilings file (results/<machine>/ceilings.json; --quick: none)"},
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "stdout format (table)"},
+        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "stdout format (table)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL,
          "tiny sizes, a fraction of a second: for tests, not ceilings"},
         {"--reps", HR_OPT_INT, &reps, 1, 100, NULL, "N", "repetitions per figure (7; quick 3)"},
@@ -163,7 +164,7 @@ int cmd_roofline(int argc, char **argv)
         return st;
     }
 
-    if (format == 1) {
+    if (format == HR_FMT_JSON) {
         cJSON *root = hr_ceilings_json(&c);
         char *txt = cJSON_Print(root);
         printf("%s\n", txt);
@@ -172,7 +173,7 @@ int cmd_roofline(int argc, char **argv)
     } else {
         print_table(&c);
     }
-    if (path[0]) fprintf(format == 1 ? stderr : stdout, "ceilings saved to %s\n", path);
-    else fprintf(format == 1 ? stderr : stdout, "--quick: ceilings not saved (give --out FILE)\n");
+    if (path[0]) fprintf(format == HR_FMT_JSON ? stderr : stdout, "ceilings saved to %s\n", path);
+    else fprintf(format == HR_FMT_JSON ? stderr : stdout, "--quick: ceilings not saved (give --out FILE)\n");
     return HR_OK;
 }

@@ -41,26 +41,31 @@ static int find_config(const char *dir, char *buf, size_t len)
 
 int cmd_sweep(int argc, char **argv)
 {
-    const char *out = NULL, *resume = NULL, *filter = NULL, *wisdom = NULL;
-    bool no_wisdom = false;
-    int reps = 0;
-    double min_time = -1, max_mem = 0;
-    bool check = false, dry = false, probe = false, no_probe = false, phase_filter = false;
+    const char *out = NULL, *resume = NULL, *filter = NULL;
+    hr_timing_flags tf;
+    hr_probe_flags pf;
+    hr_wisdom_flags wf;
+    hr_timing_flags_init(&tf, HR_TF_REPS | HR_TF_MIN_TIME);
+    tf.reps = 0, tf.min_time = -1; /* unset: the config's */
+    hr_opt_help(tf.opts, "--reps", "timed repetitions per point (config; 9)");
+    hr_opt_help(tf.opts, "--min-time", "minimum seconds per repetition (config; 0.05)");
+    hr_probe_flags_init(&pf, 0);
+    hr_opt_help(pf.opts, "--probe", "probe the concurrent ceiling around every repetition (config; on)");
+    hr_wisdom_flags_init(&wf, true);
+    hr_opt_help(wf.opts, "--no-wisdom", "ignore wisdom: the config's tunables, else kernel defaults");
+    double max_mem = 0;
+    bool check = false, dry = false;
     bool interleave = false, no_interleave = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
         {"--resume", HR_OPT_STR, &resume, 0, 0, NULL, "DIR", "continue an interrupted sweep in DIR, skipping measured points"},
-        {"--reps", HR_OPT_INT, &reps, 1, HR_MAX_REPS, NULL, "R", "timed repetitions per point (config; 9)"},
-        {"--min-time", HR_OPT_DOUBLE, &min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (config; 0.05)"},
+        {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget; bigger points are skipped (half of RAM)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every point against the oracle before timing"},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "list the points and skips, measure nothing"},
         {"--filter", HR_OPT_STR, &filter, 0, 0, NULL, "K1,K2", "only these kernels (comma list)"},
-        {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
-        {"--no-wisdom", HR_OPT_FLAG, &no_wisdom, 0, 0, NULL, NULL, "ignore wisdom: the config's tunables, else kernel defaults"},
-        {"--probe", HR_OPT_FLAG, &probe, 0, 0, NULL, NULL, "probe the concurrent ceiling around every repetition (config; on)"},
-        {"--no-probe", HR_OPT_FLAG, &no_probe, 0, 0, NULL, NULL, "no probes: no frac_of_ceiling, no phase flags"},
-        {"--phase-filter", HR_OPT_FLAG, &phase_filter, 0, 0, NULL, NULL, "leave repetitions that changed phase out of the medians"},
+        {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
+        {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
         {"--no-interleave", HR_OPT_FLAG, &no_interleave, 0, 0, NULL, NULL, "measure point after point"},
         {NULL},
@@ -81,24 +86,24 @@ int cmd_sweep(int argc, char **argv)
     } else if (!st) {
         snprintf(cfgpath, sizeof cfgpath, "%s", pos[0]);
     }
-    if (!st && probe && no_probe) st = hr_fail("--probe: not with --no-probe");
+    if (!st) st = hr_probe_flags_check(&pf);
     if (!st && interleave && no_interleave) st = hr_fail("--interleave: not with --no-interleave");
     if (!st && out && resume) st = hr_fail("--out: not with --resume (the results go to the resumed directory)");
     static hr_sweep_config cfg;
     if (!st) st = hr_config_load(cfgpath, &cfg);
-    cfg.wisdom = !no_wisdom;
-    cfg.wisdom_path = wisdom;
+    cfg.wisdom = !wf.off;
+    cfg.wisdom_path = wf.path;
     if (!st && cfg.wisdom) { /* a corrupt wisdom file is bad input, found before anything runs */
         const hr_problem p = {1, 1, 1, 1, 1, 1, false, 0};
-        if (hr_wisdom_find(wisdom, cfg.kernels[0] ? cfg.kernels[0] : hr_kernels[0], &p, 0, NULL) < 0) st = HR_EUSAGE;
+        if (hr_wisdom_find(wf.path, cfg.kernels[0] ? cfg.kernels[0] : hr_kernels[0], &p, 0, NULL) < 0) st = HR_EUSAGE;
     }
     if (st) {
         fprintf(stderr, "headroom sweep: %s\n", hr_errmsg());
         return st;
     }
-    hr_sweep_opts o = {.out_dir = out, .resume_dir = resume, .filter = filter, .reps = reps,
-                       .min_time = min_time, .max_mem = max_mem, .check = check, .dry_run = dry,
-                       .probe_flag = probe ? 1 : no_probe ? 2 : 0, .phase_filter = phase_filter,
+    hr_sweep_opts o = {.out_dir = out, .resume_dir = resume, .filter = filter, .reps = tf.reps,
+                       .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry,
+                       .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
                        .progress_tty = isatty(2), .stop = &stop_flag};
     struct sigaction sa, old_int, old_term;

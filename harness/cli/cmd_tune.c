@@ -56,12 +56,20 @@ static const char *const formats[] = {"table", "csv", NULL};
 int cmd_tune(int argc, char **argv)
 {
     const hr_kernel *k = NULL;
-    const char *config = NULL, *wisdom = NULL;
+    const char *config = NULL;
     hr_shape_flags shape;
+    hr_timing_flags tf;
+    hr_wisdom_flags wf;
     hr_shape_flags_init(&shape);
-    int threads = 0, seed = 1, dist = HR_DIST_NORMAL, block_q = 0, block_kv = 0;
-    int strategy = HR_TUNE_COORD, rounds = 5, format = 0;
-    double budget = 60, margin = 0.03, min_time = 0.02, max_mem = 0;
+    hr_timing_flags_init(&tf, HR_TF_MIN_TIME | HR_TF_SEED | HR_TF_DIST);
+    tf.min_time = 0.02;
+    hr_opt_help(tf.opts, "--min-time", "seconds per timed sample (0.02)")->hi = 60;
+    hr_wisdom_flags_init(&wf, false);
+    hr_opt_help(wf.opts, "--wisdom", "wisdom file ($HEADROOM_WISDOM or results/<machine>/wisdom.json)");
+    int threads = 0, block_q = 0, block_kv = 0;
+    int strategy = HR_TUNE_COORD, rounds = 5;
+    hr_format format = HR_FMT_TABLE;
+    double budget = 60, margin = 0.03, max_mem = 0;
     bool dry = false, verbose = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
@@ -74,14 +82,12 @@ int cmd_tune(int argc, char **argv)
         {"--strategy", HR_OPT_ENUM, &strategy, 0, 0, hr_tune_strategy_names, NULL, "coordinate descent or successive halving (coord)"},
         {"--rounds", HR_OPT_INT, &rounds, 3, HR_MAX_REPS / 2, NULL, "R", "interleaved rounds per comparison (5)"},
         {"--margin", HR_OPT_DOUBLE, &margin, 0, 1, NULL, "F", "a candidate must be faster by this fraction (0.03)"},
-        {"--min-time", HR_OPT_DOUBLE, &min_time, 0, 60, NULL, "SEC", "seconds per timed sample (0.02)"},
-        {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input seed (1)"},
-        {"--dist", HR_OPT_ENUM, &dist, 0, 0, hr_dist_names, NULL, "input distribution (normal)"},
-        {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"},
-        {"--wisdom", HR_OPT_STR, &wisdom, 0, 0, NULL, "FILE", "wisdom file ($HEADROOM_WISDOM or results/<machine>/wisdom.json)"},
+        {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
+        HR_MAX_MEM_OPT(&max_mem),
+        {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "search and report, but write no wisdom"},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "one line per checked/timed candidate on stderr"},
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "output format (table)"},
+        HR_FORMAT_OPT(&format, formats),
         {NULL},
     };
     const char *syn = "tune --kernel NAME [shape flags | --config FILE.ini] [--budget SEC] [options]";
@@ -110,14 +116,14 @@ int cmd_tune(int argc, char **argv)
         layouts[0] = shape.layout;
         nshapes = 1;
     }
-    if (!wisdom) wisdom = hr_wisdom_default_path();
+    const char *wisdom = wf.path ? wf.path : hr_wisdom_default_path();
 
     hr_tune_result *r = malloc(sizeof *r);
     if (!r) {
         st = hr_fail("out of memory");
         goto err;
     }
-    if (format == 0)
+    if (format == HR_FMT_TABLE)
         printf("%-8s %-28s %-20s %-20s %10s %10s %8s %5s %5s %5s %7s\n", "kernel", "shape", "default",
                "tuned", "def GF/s", "tuned GF/s", "speedup", "chkd", "rej", "timed", "sec");
     else
@@ -129,14 +135,14 @@ int cmd_tune(int argc, char **argv)
         hr_tune_spec s = {
             .prob = shapes[i],
             .layout = (hr_layout)layouts[i],
-            .dist = (hr_dist)dist,
-            .seed = (uint64_t)seed,
+            .dist = (hr_dist)tf.dist,
+            .seed = (uint64_t)tf.seed,
             .fixed = {block_q, block_kv, threads},
             .budget = budget,
             .strategy = (hr_tune_strategy)strategy,
             .rounds = rounds,
             .margin = margin,
-            .min_time = min_time,
+            .min_time = tf.min_time,
             .max_mem = max_mem,
             .log = verbose ? stderr : NULL,
         };
@@ -168,7 +174,7 @@ int cmd_tune(int argc, char **argv)
         char ds[64], bs[64];
         hr_tune_str(k, &r->def, ds, sizeof ds);
         hr_tune_str(k, &r->best, bs, sizeof bs);
-        if (format == 0)
+        if (format == HR_FMT_TABLE)
             printf("%-8s %-28s %-20s %-20s %10.2f %10.2f %7.3fx %5d %5d %5d %7.1f\n", k->name, desc,
                    ds, bs, r->def_gflops, r->best_gflops, r->speedup, r->nchecked, r->nrejected,
                    r->ntimed, r->elapsed);
@@ -190,7 +196,7 @@ int cmd_tune(int argc, char **argv)
         }
     }
     free(r);
-    if (format == 0)
+    if (format == HR_FMT_TABLE)
         printf("speedup = median over %s interleaved rounds of t(default)/t(tuned), measured after the "
                "search; GF/s are the medians of the same rounds\n",
                rounds < 7 ? "7" : "--rounds");

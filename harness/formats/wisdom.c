@@ -218,6 +218,22 @@ int hr_wisdom_lookup(const char *path, const hr_kernel *k, const hr_problem *p, 
     return 1;
 }
 
+int hr_wisdom_apply(const char *path, bool off, const hr_kernel *k, const hr_problem *p,
+                    hr_tune *t, const char **source)
+{
+    const bool set = t->block_q || t->block_kv;
+    *source = set ? "flag" : "default";
+    if (off) return HR_OK;
+    hr_tune w = *t;
+    const int found = hr_wisdom_lookup(path, k, p, &w);
+    if (found < 0) return HR_EUSAGE;
+    if (found && memcmp(&w, t, sizeof w)) {
+        *t = w;
+        *source = set ? "flag+wisdom" : "wisdom";
+    }
+    return HR_OK;
+}
+
 int hr_wisdom_store(const char *path, const hr_kernel *k, const hr_problem *p,
                     const hr_wisdom_entry *w)
 {

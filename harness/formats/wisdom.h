@@ -44,6 +44,15 @@ const char *hr_wisdom_default_path(void);
  * naming the file in hr_errmsg; *out unchanged). */
 int hr_wisdom_lookup(const char *path, const hr_kernel *k, const hr_problem *p, hr_tune *out);
 
+/* The one wisdom step of run, layer and a sweep point: unless off, fills the parameters
+ * of *t that no flag set (its zero fields; threads as in hr_wisdom_lookup) from the
+ * wisdom at path (NULL: the default) for k on p. *source becomes where *t came from:
+ * "default" or "flag" (block sizes set on entry), "wisdom" or "flag+wisdom" when wisdom
+ * changed *t. Returns HR_OK, or HR_EUSAGE when the file is unreadable or corrupt
+ * (message naming it in hr_errmsg; *t unchanged, *source as without wisdom). */
+int hr_wisdom_apply(const char *path, bool off, const hr_kernel *k, const hr_problem *p,
+                    hr_tune *t, const char **source);
+
 /* Same, returning the whole entry (e may be NULL); does not merge into a tune. */
 int hr_wisdom_find(const char *path, const hr_kernel *k, const hr_problem *p,
                    int fixed_threads, hr_wisdom_entry *e);

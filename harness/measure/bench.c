@@ -11,7 +11,9 @@
 #include "npy.h"
 #include "sysinfo.h"
 
-double hr_default_max_mem(void) { return 0.5 * hr_sysinfo_get()->mem_bytes; }
+double hr_mem_budget(double max_mem) { return max_mem > 0 ? max_mem : 0.5 * hr_sysinfo_get()->mem_bytes; }
+
+double hr_default_max_mem(void) { return hr_mem_budget(0); }
 
 double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {
@@ -33,6 +35,30 @@ static void call(void *c)
         double until = hr_now() + x->plant * (hr_now() - t0);
         while (hr_now() < until) {}
     }
+}
+
+/* The timer's hooks around every timed repetition: the probe (its cost counted in
+ * probe_time), the spec's own hook, the likwid region; after it the same in reverse. */
+static void before_rep(void *c, int rep)
+{
+    hr_bench_session *b = c;
+    const hr_timer_opts *o = &b->spec->timer;
+    double p0 = hr_now();
+    if (b->probe.kind) hr_phase_before(&b->probe, rep);
+    b->probe_time += hr_now() - p0;
+    if (o->before_rep) o->before_rep(o->hook_ctx, rep);
+    hr_marker_start(b->region, b->out->tune.threads);
+}
+
+static void after_rep(void *c, int rep)
+{
+    hr_bench_session *b = c;
+    const hr_timer_opts *o = &b->spec->timer;
+    hr_marker_stop(b->region, b->out->tune.threads);
+    if (o->after_rep) o->after_rep(o->hook_ctx, rep);
+    double p0 = hr_now();
+    if (b->probe.kind) hr_phase_after(&b->probe, rep);
+    b->probe_time += hr_now() - p0;
 }
 
 static int save(const char *dir, const hr_problem *p, const hr_tensors *t)
@@ -62,16 +88,18 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     memset(out, 0, sizeof *out);
     memset(b, 0, sizeof *b);
     const hr_problem *p = &s->prob;
-    int st = hr_problem_validate(p);
+    int st = hr_kernel_validate(k, p);
     if (st) return st;
-    const char *why = k->applicable ? k->applicable(p) : NULL;
-    if (why) return hr_fail("kernel %s cannot run this shape: %s", k->name, why);
     if ((b->plant = hr_phase_plant_delay()) < 0)
         return hr_fail("HEADROOM_PLANT_DELAY: expected a fraction in (0, 1], got '%s'",
                        getenv("HEADROOM_PLANT_DELAY"));
     b->k = k;
     b->spec = s;
     b->out = out;
+    b->timer = s->timer;
+    b->timer.before_rep = before_rep;
+    b->timer.after_rep = after_rep;
+    b->timer.hook_ctx = b;
     out->kernel = k;
     out->prob = *p;
     out->layout = s->layout;
@@ -82,7 +110,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     size_t wsb = k->workspace_bytes(p, &out->tune);
     out->workspace_bytes = (double)wsb;
     double need = shared ? (double)wsb : hr_bench_bytes(k, p, &out->tune);
-    double budget = s->max_mem > 0 ? s->max_mem : hr_default_max_mem();
+    double budget = hr_mem_budget(s->max_mem);
     if (need > budget)
         return hr_fail("--max-mem: %s needs %.1f MiB (tensors + %.1f MiB workspace), over the "
                        "budget of %.1f MiB",
@@ -131,23 +159,8 @@ fail:
 void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm)
 {
     if (rep < 0 || rep >= HR_MAX_REPS) return;
-    const hr_timer_opts *o = &b->spec->timer;
-    if (rewarm && !o->cold) call(b);
-    if (o->cold) hr_flush_caches();
-    double p0 = hr_now();
-    if (b->probe.kind) hr_phase_before(&b->probe, rep);
-    b->probe_time += hr_now() - p0;
-    if (o->before_rep) o->before_rep(o->hook_ctx, rep);
-    hr_marker_start(b->region, b->out->tune.threads);
-    double s = hr_now();
-    for (long i = 0; i < b->iters; i++) call(b);
-    double e = hr_now();
-    hr_marker_stop(b->region, b->out->tune.threads);
-    if (o->after_rep) o->after_rep(o->hook_ctx, rep);
-    p0 = hr_now();
-    if (b->probe.kind) hr_phase_after(&b->probe, rep);
-    b->probe_time += hr_now() - p0;
-    b->out->timing.rep_time[rep] = (e - s) / (double)b->iters;
+    if (rewarm && !b->timer.cold) call(b);
+    b->out->timing.rep_time[rep] = hr_time_rep(call, b, &b->timer, b->iters, rep);
     if (rep + 1 > b->out->timing.reps) b->out->timing.reps = rep + 1;
 }
 
@@ -188,16 +201,8 @@ int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
     int st = s->save_dir ? hr_mkdirs(s->save_dir) : HR_OK;
     if (st) return st;
     if ((st = hr_bench_open(k, s, NULL, &b, out))) return st;
-    int reps = s->timer.reps < 1 ? 1 : s->timer.reps > HR_MAX_REPS ? HR_MAX_REPS : s->timer.reps;
-    for (int r = 0; r < reps; r++) {
-        if (s->timer.stop && *s->timer.stop) {
-            out->timing.aborted = true;
-            reps = r;
-            break;
-        }
-        hr_bench_rep(&b, r, false);
-    }
-    return hr_bench_close(&b, reps);
+    hr_time_reps(call, &b, &b.timer, b.iters, &out->timing);
+    return hr_bench_close(&b, out->timing.reps);
 }
 
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n)

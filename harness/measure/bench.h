@@ -22,7 +22,10 @@ typedef struct {
     bool phase_filter;       /* leave flagged repetitions out of the statistics     */
 } hr_bench_spec;
 
-/* Default memory budget: half of physical memory. */
+/* The memory budget in bytes: max_mem when > 0 (--max-mem, a config's max_mem), else
+ * half of physical memory. Every budget check goes through this. */
+double hr_mem_budget(double max_mem);
+/* hr_mem_budget(0), for callers not yet switched (sweep.c, sweep_layer.c, crossover.c). */
 double hr_default_max_mem(void);
 /* Bytes a run of k on p needs: tensors + workspace (+ nothing else). */
 double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
@@ -42,6 +45,7 @@ typedef struct {
     const hr_kernel *k;
     const hr_bench_spec *spec;
     hr_result *out;
+    hr_timer_opts timer;      /* spec->timer with hooks that add the probes and markers */
     hr_tensors own;           /* allocated when not shared                          */
     const hr_args *args;
     void *ws;
@@ -53,8 +57,9 @@ typedef struct {
 } hr_bench_session;
 int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *shared,
                   hr_bench_session *b, hr_result *out);
-/* Repetition rep (0-based, in order): the probe, one untimed call first when rewarm
- * (another kernel ran since), the timed calls, the probe. */
+/* Repetition rep (0-based, in order): one untimed call first when rewarm (another
+ * kernel ran since), then the timer's repetition (hr_time_rep) with the probe before and
+ * after it. */
 void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm);
 /* Closes after reps repetitions: summary, phase flags, counters; saves tensors when the
  * spec says so. Returns HR_OK or an error of the save. */

@@ -61,7 +61,7 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
     const hr_problem *p = &c->prob;
     char shape[96], msg[300];
     hr_problem_str(p, shape, sizeof shape);
-    if (hr_problem_validate(p) || (k->applicable && k->applicable(p))) return -1;
+    if (hr_kernel_why_not(k, p)) return -1;
     hr_tune t = hr_kernel_tune(k, p, tune);
     hr_tensors ten;
     void *ws = NULL;

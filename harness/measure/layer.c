@@ -82,15 +82,13 @@ static int validate(const hr_layer_spec *s, hr_problem *p)
                        hr_gemm_names[s->gemm]);
     *p = core_problem(s);
     int st = hr_problem_validate(p);
-    if (st) return st;
+    if (st) return st; /* before the GEMM sizes: they multiply the validated dimensions */
     /* GEMM sizes are ints (cblas): rows B·N and every matrix's element count must fit. */
     const double M = (double)s->batch * s->seq, qc = (double)s->heads * s->d_head;
     if (M > INT32_MAX || qc > INT32_MAX || M * qc > INT32_MAX * 64.0 || M * s->d_model > INT32_MAX * 64.0)
         return hr_fail("--seq/--batch: B·N = %.0f rows x %.0f columns is too large for a GEMM", M,
                        qc > s->d_model ? qc : s->d_model);
-    const char *why = s->kernel->applicable ? s->kernel->applicable(p) : NULL;
-    if (why) return hr_fail("kernel %s cannot run this shape: %s", s->kernel->name, why);
-    return HR_OK;
+    return hr_kernel_validate(s->kernel, p);
 }
 
 /* Validates s and fills L's shape, threads and the core's resolved tunables. */
@@ -279,7 +277,7 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
     out->tune = L.tune;
     out->gemm_threads = L.gt;
     out->bytes = layer_bytes(&L);
-    const double budget = s->max_mem > 0 ? s->max_mem : hr_default_max_mem();
+    const double budget = hr_mem_budget(s->max_mem);
     if (out->bytes > budget)
         return hr_fail("--max-mem: the layer needs %.1f MiB (activations, weights, workspaces), "
                        "over the budget of %.1f MiB", out->bytes / 1048576, budget / 1048576);

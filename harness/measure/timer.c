@@ -27,32 +27,6 @@ double hr_timer_resolution(void)
     return best;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void hr_summarize(const double *x, int n, hr_summary *s)
-{
-    memset(s, 0, sizeof *s);
-    if (n < 1) return;
-    double *y = malloc(sizeof(double) * (size_t)n), sum = 0;
-    memcpy(y, x, sizeof(double) * (size_t)n);
-    qsort(y, (size_t)n, sizeof(double), cmp_double);
-    for (int i = 0; i < n; i++) sum += y[i];
-    s->n = n;
-    s->min = y[0];
-    s->max = y[n - 1];
-    s->median = n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
-    s->mean = sum / n;
-    double ss = 0;
-    for (int i = 0; i < n; i++) ss += (y[i] - s->mean) * (y[i] - s->mean);
-    s->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0;
-    s->cv = s->mean > 0 ? s->stddev / s->mean : 0;
-    free(y);
-}
-
 static volatile float flush_sink;
 
 void hr_flush_caches(void)
@@ -113,12 +87,9 @@ double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long i
     return (e - s) / (double)iters;
 }
 
-void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out)
+void hr_time_reps(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, hr_timing *out)
 {
     int reps = o->reps < 1 ? 1 : o->reps > HR_MAX_REPS ? HR_MAX_REPS : o->reps;
-    memset(out, 0, sizeof *out);
-    long iters = hr_time_calibrate(fn, ctx, o);
-    out->iters = iters;
     out->reps = reps;
     for (int r = 0; r < reps; r++) {
         if (o->stop && *o->stop) {
@@ -128,5 +99,12 @@ void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *o
         }
         out->rep_time[r] = hr_time_rep(fn, ctx, o, iters, r);
     }
+}
+
+void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out)
+{
+    memset(out, 0, sizeof *out);
+    out->iters = hr_time_calibrate(fn, ctx, o);
+    hr_time_reps(fn, ctx, o, out->iters, out);
     hr_summarize(out->rep_time, out->reps, &out->s);
 }

@@ -1,9 +1,12 @@
-/* timer.h — wall-clock timing: warm-up, calibrated iterations, repetitions, statistics. */
+/* timer.h — wall-clock timing: warm-up, calibrated iterations, the one repetition loop
+ * (bench.c and decode_loop.c time through it; hr_summary comes from stats.h). */
 #ifndef HR_TIMER_H
 #define HR_TIMER_H
 
 #include <signal.h>
 #include <stdbool.h>
+
+#include "stats.h"
 
 #define HR_MAX_REPS 1024
 
@@ -12,13 +15,6 @@
 double hr_now(void);
 /* The smallest nonzero step hr_now() can show, measured (seconds). */
 double hr_timer_resolution(void);
-
-typedef struct {
-    double min, median, mean, max, stddev, cv; /* cv = stddev / mean */
-    int n;
-} hr_summary;
-/* Summarizes x[0..n) (n >= 1). x is not modified. */
-void hr_summarize(const double *x, int n, hr_summary *s);
 
 typedef struct {
     int reps;        /* repetitions (>= 1, <= HR_MAX_REPS)                         */
@@ -54,13 +50,18 @@ typedef struct {
     int nphase, nexcluded;
 } hr_timing;
 
-/* The two halves of hr_time, for callers that interleave repetitions of several
- * kernels: warm-up and calibration (returns the calls per repetition), and one
- * repetition (cache flush if cold, hooks, the timed calls; returns seconds per call). */
+/* hr_time in steps, for callers that add to a repetition (bench.c: probes around it) or
+ * interleave the repetitions of several kernels (sweep.c). Calibrate: warm-up and
+ * calibration, returns the calls per repetition. Rep: one repetition (cache flush if
+ * cold, before_rep, the timed calls, after_rep), returns seconds per call. Reps: the
+ * repetitions 0..reps-1 (reps clamped to [1, HR_MAX_REPS]) into out->rep_time and
+ * out->reps, stopping before a repetition once *o->stop is raised (out->aborted); the
+ * other fields of out are left as they are (no statistics). */
 long hr_time_calibrate(void (*fn)(void *), void *ctx, const hr_timer_opts *o);
 double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep);
-/* Times fn(ctx): warm-up, calibration of iterations so one repetition takes at least
- * min_time, then reps repetitions. fn must do the whole unit of work each call. */
+void hr_time_reps(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, hr_timing *out);
+/* Times fn(ctx): clears out, calibrates, runs the repetitions, summarizes them into
+ * out->s. fn must do the whole unit of work each call. */
 void hr_time(void (*fn)(void *), void *ctx, const hr_timer_opts *o, hr_timing *out);
 /* Evicts the caches by streaming over a buffer larger than the last-level cache. */
 void hr_flush_caches(void);

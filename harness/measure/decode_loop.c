@@ -1,0 +1,197 @@
+/* decode_loop.c — token-by-token generation over a growing KV cache, each step one
+ * repetition of the timer (decode_loop.h says what is simulated). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "counts.h"
+#include "decode_loop.h"
+#include "kvcache.h"
+#include "stats.h"
+#include "timer.h"
+
+#define POOL 8 /* distinct new-token rows, cycled */
+
+/* The loop's state: the cache, the pool of new rows, the step's problem and operands. */
+typedef struct {
+    const hr_decode_spec *s;
+    hr_decode_result *r;
+    hr_kvcache cache;
+    float *pool;
+    hr_view kp, vp, qp;   /* [B][H][POOL][d] new-token K, V, Q rows                   */
+    void *ws;
+    size_t ws_bytes;
+    hr_problem p;         /* one step's problem; seq_kv is set per layer              */
+    hr_args args;
+    int step, st;         /* the step being run; the first error (HR_OK: none)        */
+} loop;
+
+/* The view of row `slot` of a dense [B][H][POOL][d] pool as a one-row tensor. */
+static hr_cview pool_row(hr_view pool, int slot)
+{
+    return (hr_cview){pool.p + slot * pool.sn, pool.sb, pool.sh, pool.sn};
+}
+
+/* Points the operands at layer l's cache and the pool's row slot. */
+static void operands(loop *L, int l, int slot)
+{
+    L->p.seq_kv = L->cache.length[l];
+    L->args.q = pool_row(L->qp, slot);
+    L->args.k = hr_kvcache_k(&L->cache, l);
+    L->args.v = hr_kvcache_v(&L->cache, l);
+}
+
+/* One step over every layer: append the token's K/V, run the kernel. The timer times
+ * the whole call; the kernel calls are timed inside it. Records an error in L->st. */
+static void step(void *ctx)
+{
+    loop *L = ctx;
+    const hr_kernel *k = L->s->kernel;
+    const int slot = L->step % POOL;
+    double ta = 0, by = 0;
+    for (int l = 0; l < L->s->layers && !L->st; l++) {
+        if ((L->st = hr_kvcache_append(&L->cache, l, pool_row(L->kp, slot), pool_row(L->vp, slot), 1)))
+            return;
+        operands(L, l, slot);
+        if (k->workspace_bytes && k->workspace_bytes(&L->p, &L->r->tune) > L->ws_bytes) {
+            L->st = hr_fail("--kernel: %s needs more workspace at %d keys than at the full cache",
+                            k->name, L->p.seq_kv);
+            return;
+        }
+        double t1 = hr_now();
+        k->run(&L->p, &L->r->tune, &L->args, L->ws);
+        ta += hr_now() - t1;
+        by += hr_kernel_bytes(k, &L->p, &L->r->tune);
+    }
+    L->r->attn[L->step] = ta;
+    L->r->bytes[L->step] = by;
+}
+
+/* Validates, sizes the workspace at the full cache and checks the budget. */
+static int setup(const hr_decode_spec *s, loop *L)
+{
+    const long capacity = (long)s->prompt + s->tokens;
+    if (capacity > HR_MAX_SEQ)
+        return hr_fail("--tokens: prompt + tokens = %ld exceeds %d", capacity, HR_MAX_SEQ);
+    L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0};
+    int st = hr_kernel_validate(s->kernel, &L->p);
+    if (st) return st;
+    L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
+    L->ws_bytes = s->kernel->workspace_bytes ? s->kernel->workspace_bytes(&L->p, &L->r->tune) : 0;
+    L->r->cache_bytes = hr_kvcache_bytes(s->layers, s->batch, s->kv_heads, s->d_head, capacity);
+    const double need = L->r->cache_bytes + (double)L->ws_bytes +
+                        4.0 * s->batch * (2.0 * s->kv_heads + 2.0 * s->heads) * POOL * s->d_head;
+    const double budget = hr_mem_budget(s->max_mem);
+    if (need > budget)
+        return hr_fail("--max-mem: the KV cache and buffers need %.2f GiB, over the budget of "
+                       "%.2f GiB", need / 1073741824.0, budget / 1073741824.0);
+    return hr_kvcache_init(&L->cache, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0);
+}
+
+/* The pool of new rows and the prompt, filled from the seed. */
+static int fill(loop *L)
+{
+    const hr_decode_spec *s = L->s;
+    const int B = s->batch, G = s->kv_heads, H = s->heads, d = s->d_head;
+    L->pool = hr_alloc(sizeof(float) * (size_t)B * POOL * d * (2 * G + 2 * H));
+    L->ws = hr_alloc(L->ws_bytes ? L->ws_bytes : 64);
+    const size_t n = 3 * (size_t)s->tokens;
+    L->r->step = malloc(n * sizeof *L->r->step);
+    if (!L->pool || !L->ws || !L->r->step) return hr_fail("out of memory");
+    memset(L->r->step, 0, n * sizeof *L->r->step);
+    L->r->attn = L->r->step + s->tokens;
+    L->r->bytes = L->r->attn + s->tokens;
+    L->kp = hr_view_dense(L->pool, HR_LAYOUT_BHND, B, G, POOL, d);
+    L->vp = hr_view_dense(L->kp.p + (size_t)B * G * POOL * d, HR_LAYOUT_BHND, B, G, POOL, d);
+    L->qp = hr_view_dense(L->vp.p + (size_t)B * G * POOL * d, HR_LAYOUT_BHND, B, H, POOL, d);
+    L->args.o = hr_view_dense(L->qp.p + (size_t)B * H * POOL * d, HR_LAYOUT_BHND, B, H, 1, d);
+    const uint64_t pool_seed = s->seed ^ 0x9e3779b97f4a7c15u;
+    hr_fill(L->kp, B, G, POOL, d, s->dist, pool_seed, 1);
+    hr_fill(L->vp, B, G, POOL, d, s->dist, pool_seed, 2);
+    hr_fill(L->qp, B, H, POOL, d, s->dist, pool_seed, 0);
+    /* The prompt, written in place, a different seed per layer. */
+    for (int l = 0; l < s->layers && s->prompt > 0; l++) {
+        hr_view kn, vn;
+        int st = hr_kvcache_extend(&L->cache, l, s->prompt, &kn, &vn);
+        if (st) return st;
+        hr_fill(kn, B, G, s->prompt, d, s->dist, s->seed + 7919u * (uint64_t)l, 1);
+        hr_fill(vn, B, G, s->prompt, d, s->dist, s->seed + 7919u * (uint64_t)l, 2);
+    }
+    return HR_OK;
+}
+
+/* The last step again, layer by layer, each compared with the oracle; keeps the worst. */
+static void check(loop *L)
+{
+    const hr_decode_spec *s = L->s;
+    hr_check worst = {0};
+    for (int l = 0; l < s->layers; l++) {
+        operands(L, l, (s->tokens - 1) % POOL);
+        s->kernel->run(&L->p, &L->r->tune, &L->args, L->ws);
+        hr_check c = hr_oracle_check(&L->p, &L->args, 0);
+        if (l == 0 || c.verdict > worst.verdict ||
+            (c.verdict == worst.verdict && c.max_rel_err > worst.max_rel_err))
+            worst = c;
+    }
+    L->r->checked = true;
+    L->r->check = worst;
+}
+
+int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->prompt = s->prompt;
+    out->tokens = s->tokens;
+    loop L = {.s = s, .r = out};
+    int st = setup(s, &L);
+    if (st) return st;
+    if ((st = fill(&L))) goto done;
+    /* Warm-up: one untimed call per layer on the prompt (threads started, code paged). */
+    for (int l = 0; l < s->layers && s->prompt > 0; l++) {
+        operands(&L, l, 0);
+        s->kernel->run(&L.p, &out->tune, &L.args, L.ws);
+    }
+    const hr_timer_opts one = {.reps = 1};
+    for (L.step = 0; L.step < s->tokens && !L.st; L.step++)
+        out->step[L.step] = hr_time_rep(step, &L, &one, 1, L.step);
+    if ((st = L.st)) goto done;
+    for (int i = 0; i < s->tokens; i++) {
+        out->seconds += out->step[i];
+        out->attn_seconds += out->attn[i];
+        out->total_bytes += out->bytes[i];
+    }
+    if (s->check) check(&L);
+done:
+    free(L.ws);
+    free(L.pool);
+    hr_kvcache_free(&L.cache);
+    if (st) hr_decode_free(out);
+    return st;
+}
+
+void hr_decode_ranges(const hr_decode_result *r, int n, hr_decode_range *rows)
+{
+    for (int i = 0; i < n; i++) {
+        const int a = (int)((long)r->tokens * i / n), b = (int)((long)r->tokens * (i + 1) / n);
+        hr_decode_range *o = &rows[i];
+        double st = 0, at = 0, by = 0;
+        for (int s = a; s < b; s++) st += r->step[s], at += r->attn[s], by += r->bytes[s];
+        hr_summary sum;
+        hr_summarize(r->step + a, b - a, &sum);
+        o->step_med = sum.median;
+        o->step_min = sum.min;
+        o->attn_med = hr_median(r->attn + a, (size_t)(b - a));
+        o->first = a;
+        o->last = b - 1;
+        o->len0 = r->prompt + a + 1;
+        o->len1 = r->prompt + b;
+        o->tokens_per_s = st > 0 ? (b - a) / st : 0;
+        o->kv_gbps = at > 0 ? by / at * 1e-9 : 0;
+    }
+}
+
+void hr_decode_free(hr_decode_result *r)
+{
+    free(r->step);
+    r->step = r->attn = r->bytes = NULL;
+}
