@@ -130,10 +130,16 @@ const hr_sysinfo *hr_sysinfo_get(void)
     snprintf(si.build_id, sizeof si.build_id, "%016llx", (unsigned long long)h);
 
     si.omp_max_threads = omp_get_max_threads();
-    const char *e = getenv("OMP_PROC_BIND");
-    snprintf(si.omp_proc_bind, sizeof si.omp_proc_bind, "%s", e ? e : "unset");
-    e = getenv("OMP_PLACES");
-    snprintf(si.omp_places, sizeof si.omp_places, "%s", e ? e : "unset");
+    /* What the runtime applies (it read the environment when it was loaded), not what
+     * the environment says now. */
+    static const char *const binds[] = {"false", "true", "primary", "close", "spread"};
+    int b = (int)omp_get_proc_bind();
+    snprintf(si.omp_proc_bind, sizeof si.omp_proc_bind, "%s", b >= 0 && b < 5 ? binds[b] : "unknown");
+    const char *e = getenv("OMP_PLACES");
+    if (omp_get_num_places() > 0)
+        snprintf(si.omp_places, sizeof si.omp_places, "%s (%d places)", e ? e : "default", omp_get_num_places());
+    else
+        snprintf(si.omp_places, sizeof si.omp_places, "unset");
 
     char gov[64];
     if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov))

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "headroom.h"
@@ -27,6 +28,19 @@ static const struct {
     {"plot", cmd_plot, "draw gnuplot charts (PNG, SVG) from a results directory"},
 };
 
+/* Pins threads by default: one thread per core, packed. libgomp reads OMP_PROC_BIND and
+ * OMP_PLACES when it is loaded, before main, so setting them here is too late for this
+ * process: when either is unset, set it and exec this binary again (once: the second
+ * image finds both set). A user's own values win. If the exec fails the run goes on
+ * unpinned, and sysinfo records the binding the runtime really has. */
+static void pin_threads(char **argv)
+{
+    if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
+    setenv("OMP_PROC_BIND", "close", 0);
+    setenv("OMP_PLACES", "cores", 0);
+    execv("/proc/self/exe", argv);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: headroom COMMAND [options]   (headroom COMMAND --help for details)\n\n"
@@ -37,10 +51,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    /* Pin threads by default, before the OpenMP runtime starts: one thread per core,
-     * packed. A user's own OMP_PROC_BIND/OMP_PLACES win; sysinfo records what was used. */
-    setenv("OMP_PROC_BIND", "close", 0);
-    setenv("OMP_PLACES", "cores", 0);
+    pin_threads(argv);
     if (argc < 2) {
         usage(stderr);
         return HR_EUSAGE;
