@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "crossover.h"
 #include "layer.h"
 #include "sweep.h"
 #include "t.h"

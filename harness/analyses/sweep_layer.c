@@ -22,6 +22,7 @@
 
 #include "files.h"
 #include "counts.h"
+#include "crossover.h"
 #include "layer.h"
 #include "sweep.h"
 #include "wisdom.h"
