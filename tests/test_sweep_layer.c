@@ -10,6 +10,7 @@
 #include "crossover.h"
 #include "layer.h"
 #include "sweep.h"
+#include "sweep_layer.h"
 #include "t.h"
 #include "wisdom.h"
 
