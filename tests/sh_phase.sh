@@ -42,7 +42,7 @@ expect compare_reps 0 ' 4/4  same' -- "$HR_BIN" compare "$TMP/flash.json" "$TMP/
 expect compare_no_counter 2 "has no 'frac_of_ceiling' counter" -- "$HR_BIN" compare "$TMP/noprobe.json" \
     "$TMP/flash.json" --metric normalized
 
-# Sweeps: interleaved rounds over the kernels of a shape; config keys and flags.
+# Sweeps: interleaved rounds over every point of the sweep; config keys and flags.
 cfg=$TMP/il.ini
 cat > "$cfg" <<'EOF'
 [sweep]
@@ -58,9 +58,9 @@ passes = 2
 EOF
 expect sweep_interleaved 0 '12 rows \(12 new' -- "$HR_BIN" sweep "$cfg" --out "$TMP/il" --check
 if command -v python3 > /dev/null; then
-    expect sweep_fields 0 '^interleave True 6 (fma|bw)$' -- python3 -c "
+    expect sweep_fields 0 '^interleave True 12 (fma|bw)$' -- python3 -c "
 import json; d = json.load(open('$TMP/il/results.json')); it = [b for b in d['benchmarks'] if b['run_type'] == 'iteration']
-assert {b['interleaved'] for b in it} == {6}, {b.get('interleaved') for b in it}
+assert {b['interleaved'] for b in it} == {12}, {b.get('interleaved') for b in it}  # the whole sweep
 assert len(it) == 36 and all('frac_of_ceiling' in b for b in it)
 print('interleave', d['sweep']['interleave'], it[0]['interleaved'], d['sweep']['probe'] == 'auto' and it[0]['probe_kind'])"
 fi

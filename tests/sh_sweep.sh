@@ -1,5 +1,5 @@
 # sh_sweep.sh — headroom sweep from the command line: errors, results files, Google
-# Benchmark shape, resume, SIGINT keeping finished rows.
+# Benchmark shape, resume, SIGINT keeping finished rows, interleaving within a memory budget.
 SUITE=sweep
 . "$(dirname "$0")/lib.sh"
 
@@ -136,6 +136,8 @@ np=30; "$HR_BIN" list | grep -q '^blas ' || np=20 # 5 models x 2 N x flash, gqa 
 expect models_config 0 "^$np points: $np to run, 0 skipped" -- "$HR_BIN" sweep configs/models.ini --dry-run --no-wisdom
 
 # SIGINT: a sweep of slow-ish points; interrupt once the first row is on disk.
+# Interleaved, rows finish in the last round: a small sweep gets there soon, and the
+# round lasts a while (20 points of >= 50 ms).
 slow=$TMP/slow.ini
 cat > "$slow" <<'EOF'
 [sweep]
@@ -143,9 +145,9 @@ kernels = naive
 heads = 2
 d_head = 16
 seq = 64, 128, 256, 512, 1024
-passes = 20
+passes = 4
 threads = 1
-reps = 5
+reps = 2
 min_time = 0.05
 warmup = 0
 EOF
@@ -167,6 +169,19 @@ assert d['sweep']['interrupted'] is True
 n = len({(b['name'], b.get('pass')) for b in d['benchmarks'] if b['run_type'] == 'iteration'})
 lines = sum(1 for _ in open('$sout/rows.jsonl'))
 assert n == d['sweep']['rows'] == lines >= 1, (n, d['sweep']['rows'], lines)
+assert lines < 20, 'the sweep ended before the signal'
 print('rows', n)"
+    # Resumed, the rest is measured and no point is recorded twice.
+    expect sigint_resume 0 '20 rows \([0-9]+ new, [1-9][0-9]* resumed\)' -- "$HR_BIN" sweep --resume "$sout" --min-time 0.001
+    expect sigint_resume_once 0 '^20 distinct$' -- python3 -c "
+import json; keys = [json.loads(l)['key'] for l in open('$sout/rows.jsonl')]
+assert len(keys) == len(set(keys)), 'a point recorded twice'
+print(len(set(keys)), 'distinct')"
 fi
+
+# A memory budget for one point at a time: the interleaved points take turns with their
+# tensors (regenerated, the same values) and every row is measured and checked.
+printf '[sweep]\nkernels = naive, flash\nheads = 2\nd_head = 16\nseq = 64, 128, 256\nthreads = 1\nreps = 3\nmin_time = 0\nwarmup = 0\nprobe = false\n' > "$TMP/budget.ini"
+expect budget_regenerates 0 'tensors regenerated [0-9]+ times' -- "$HR_BIN" sweep "$TMP/budget.ini" --out "$TMP/budget" --max-mem 400K --check
+expect budget_rows 0 '6 rows \(0 new, 6 resumed\), 0 skipped, 0 failed checks' -- "$HR_BIN" sweep --resume "$TMP/budget"
 finish

@@ -1,10 +1,16 @@
 /* test_sweep.c — sweep configs (values, ranges, every error with file:line), the product,
- * and the rows.jsonl round trip. */
+ * the rows.jsonl round trip, interleaving over the whole sweep and its memory cache. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "config.h"
+#include "files.h"
 #include "sweep.h"
+#include "sweep_cache.h"
+#include "sweep_points.h"
 #include "t.h"
 
 /* Parses text; returns the status and leaves the message in hr_errmsg(). */
@@ -149,4 +155,138 @@ HR_TEST(sweep_row_json_roundtrip)
     cJSON_Delete(back);
     cJSON_Delete(o);
     free(txt);
+}
+
+/* ---- interleaving: the order of the rounds, and what a sweep does with it ---------------- */
+
+HR_TEST(sweep_round_order)
+{
+    enum { N = 12, R = 8 };
+    int a[R][N], b[N], differ = 0;
+    for (int r = 0; r < R; r++) {
+        hr_sweep_round_order(7, r, a[r], N);
+        int seen[N] = {0}; /* a permutation of 0..N-1 */
+        for (int i = 0; i < N; i++) {
+            CHECKF(a[r][i] >= 0 && a[r][i] < N && !seen[a[r][i]], "round %d: %d twice or out of range", r, a[r][i]);
+            if (a[r][i] >= 0 && a[r][i] < N) seen[a[r][i]] = 1;
+        }
+        hr_sweep_round_order(7, r, b, N); /* the same seed and round: the same order */
+        CHECKF(!memcmp(a[r], b, sizeof b), "round %d differs for the same seed", r);
+        if (r) differ += memcmp(a[r], a[r - 1], sizeof b) != 0;
+    }
+    CHECKF(differ == R - 1, "only %d of %d consecutive rounds differ", differ, R - 1);
+    hr_sweep_round_order(8, 0, b, N); /* another seed, another order */
+    CHECK(memcmp(a[0], b, sizeof b) != 0);
+    int one = -1;
+    hr_sweep_round_order(7, 3, &one, 1);
+    CHECK(one == 0);
+}
+
+/* The "key" of every line of dir/rows.jsonl, in order; returns the count. */
+static int row_keys(const char *dir, char (*keys)[320], int max)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/rows.jsonl", dir);
+    char *t = hr_read_file(path, HR_CAP_RESULTS, "rows file", NULL);
+    int n = 0;
+    for (char *p = t, *e; p && *p && n < max; p = e + 1) {
+        if (!(e = strchr(p, '\n'))) break;
+        *e = 0;
+        cJSON *o = cJSON_Parse(p);
+        const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(o, "key"));
+        snprintf(keys[n++], 320, "%s", k ? k : "");
+        cJSON_Delete(o);
+    }
+    free(t);
+    return n;
+}
+
+static const char *const two_shapes = "[sweep]\nkernels = naive, flash\nheads = 2\nd_head = 16\nseq = 32, 64\n"
+                                      "threads = 1\nreps = 3\nmin_time = 0\nwarmup = 0\nprobe = false\nseed = 5\n";
+
+/* Interleaved, rows finish in the last round's order over every point of the sweep (both
+ * shapes); results.csv keeps the sweep's order. Without interleave, rows.jsonl is in the
+ * sweep's order. */
+HR_TEST(sweep_interleaves_the_whole_sweep)
+{
+    static hr_sweep_config c;
+    char base[] = "/tmp/hr_sweep_XXXXXX", cfg[256], dir[256], path[300], keys[8][320];
+    CHECK(mkdtemp(base) != NULL);
+    snprintf(cfg, sizeof cfg, "%s/two.ini", base);
+    FILE *f = fopen(cfg, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(two_shapes, f);
+    fclose(f);
+    CHECK(hr_config_load(cfg, &c) == HR_OK);
+    hr_sweep_point *p;
+    int n, nd;
+    CHECK(hr_sweep_expand(&c, NULL, 0, &p, &n, &nd) == HR_OK && n == 4);
+    snprintf(dir, sizeof dir, "%s/il", base);
+    hr_sweep_opts o = {.out_dir = dir, .min_time = -1};
+    CHECKF(hr_sweep_run(&c, &o) == HR_OK, "sweep: %s", hr_errmsg());
+    int order[4];
+    hr_sweep_round_order(5, 2, order, 4);
+    CHECK(row_keys(dir, keys, 8) == 4);
+    for (int k = 0; k < 4; k++) CHECKF(!strcmp(keys[k], p[order[k]].key), "row %d: %s", k, keys[k]);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    char *csv = hr_read_file(path, HR_CAP_RESULTS, "results file", NULL);
+    const char *at = csv;
+    for (int i = 0; i < 4 && at; i++) { /* the sweep's order: naive N32, flash N32, naive N64, flash N64 */
+        char line[300];
+        snprintf(line, sizeof line, "\n%s,", p[i].name);
+        at = strstr(at, line);
+        CHECKF(at != NULL, "results.csv: %s not after the row before", p[i].name);
+    }
+    free(csv);
+    snprintf(dir, sizeof dir, "%s/seq", base);
+    hr_sweep_opts q = {.out_dir = dir, .min_time = -1, .interleave_flag = 2};
+    CHECKF(hr_sweep_run(&c, &q) == HR_OK, "sweep: %s", hr_errmsg());
+    CHECK(row_keys(dir, keys, 8) == 4);
+    for (int k = 0; k < 4; k++) CHECKF(!strcmp(keys[k], p[k].key), "row %d: %s", k, keys[k]);
+    free(p);
+    snprintf(path, sizeof path, "rm -rf '%s'", base);
+    CHECK(system(path) == 0);
+}
+
+/* The cache of an interleaved sweep stays within its budget: a budget for one point at a
+ * time gives shapes back and regenerates them with the same values. */
+HR_TEST(sweep_cache_within_budget)
+{
+    static hr_sweep_config c;
+    CHECK(hr_config_parse(two_shapes, "two.ini", &c) == HR_OK);
+    hr_sweep_point *p;
+    int n, nd, idx[4] = {0, 1, 2, 3};
+    CHECK(hr_sweep_expand(&c, NULL, 0, &p, &n, &nd) == HR_OK && n == 4);
+    double most = 0;
+    for (int i = 0; i < 4; i++) {
+        const hr_tune t = hr_kernel_tune(p[i].kernel, &p[i].prob, &p[i].tune);
+        const double b = hr_bench_bytes(p[i].kernel, &p[i].prob, &t);
+        if (b > most) most = b;
+    }
+    hr_sweep_cache m;
+    CHECK(hr_sweep_cache_init(&m, p, idx, 4, most, HR_DIST_NORMAL, 5) == HR_OK);
+    CHECK(m.nshape == 2 && m.sl[0].shape == m.sl[1].shape && m.sl[2].shape != m.sl[0].shape);
+    for (int i = 0; i < 4; i++) {
+        m.sl[i].spec = (hr_bench_spec){.prob = p[i].prob, .layout = p[i].layout, .tune = p[i].tune,
+                                       .dist = HR_DIST_NORMAL, .seed = 5, .timer = {.reps = 2}};
+        CHECKF(hr_sweep_cache_open(&m, i) == HR_OK, "open %d: %s", i, hr_errmsg());
+        CHECK(m.used <= most);
+    }
+    const float q0 = m.sh[m.sl[3].shape].t.mem ? m.sh[m.sl[3].shape].t.mem[1] : NAN;
+    const int seq[] = {0, 3, 1, 2, 0, 3}; /* back and forth between the shapes */
+    for (int k = 0; k < 6; k++) {
+        CHECK(hr_sweep_cache_ready(&m, seq[k]) == HR_OK && m.used <= most);
+        hr_bench_rep(&m.sl[seq[k]].ses, k / 4, true);
+    }
+    CHECK(m.regenerated >= 2);
+    CHECK(m.sh[m.sl[3].shape].t.mem && m.sh[m.sl[3].shape].t.mem[1] == q0); /* the same inputs */
+    for (int i = 0; i < 4; i++) {
+        CHECK(hr_sweep_cache_ready(&m, i) == HR_OK);
+        hr_bench_rep(&m.sl[i].ses, 1, true);
+        CHECK(hr_sweep_cache_close(&m, i, 2) == HR_OK && m.sl[i].res.timing.reps == 2);
+    }
+    CHECK(m.used == 0 && !m.sh[0].t.mem && !m.sh[1].t.mem); /* every shape freed with its last point */
+    hr_sweep_cache_free(&m);
+    free(p);
 }

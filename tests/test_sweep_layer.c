@@ -7,8 +7,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "crossover.h"
 #include "layer.h"
 #include "sweep.h"
+#include "sweep_layer.h"
 #include "t.h"
 #include "wisdom.h"
 

@@ -1,10 +1,11 @@
-/* sweep_layer.c — sweep points in layer mode (the full layer, one result row per phase), the crossover table from those rows, and wisdom for every sweep point.
+/* sweep_layer.c — sweep points in layer mode (the full layer, one result row per phase), stop_after_crossover, and the crossover table from those rows.
  *
  * A layer point is kernel x gemm x B x d_model x kv_heads x d_head x N x causal x threads
- * (heads = d_model / d_head). hr_layer_bench measures it once; it becomes four rows
- * named "<point>/<phase>" with phase qkv_proj, core, out_proj (each with its own FLOPs
- * from counts.c and its own repetitions) and total (repetition i = the sum of every
- * phase's repetition i; FLOPs the sum). The point's resume key is the total row's, and
+ * (heads = d_model / d_head), named and keyed at expansion (sweep_points.c).
+ * hr_layer_bench measures it once; it becomes four rows named "<point>/<phase>" with
+ * phase qkv_proj, core, out_proj (each with its own FLOPs from counts.c and its own
+ * repetitions) and total (repetition i = the sum of every phase's repetition i; FLOPs
+ * the sum). The point's resume key is the total row's, and
  * the total row is appended last, so a point counts as measured only when all four rows
  * were written. In every row block_q, block_kv and tune_source are the core's; threads
  * is that phase's (the GEMMs' for qkv_proj, out_proj and total). Counters: d_model,
@@ -15,81 +16,16 @@
  * over passes when a point was measured in several); hr_crossover_series brackets N* the
  * way `headroom crossover` does, and the same writers produce the same two CSVs. */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "files.h"
 #include "counts.h"
-#include "layer.h"
-#include "sweep.h"
-#include "wisdom.h"
-
-/* ---- wisdom ---------------------------------------------------------------------- */
-
-int hr_sweep_point_wisdom(const hr_sweep_config *c, hr_sweep_point *pt)
-{
-    const bool set = pt->tune.block_q || pt->tune.block_kv;
-    pt->threads = pt->tune.threads;
-    pt->tune_source = set ? "flag" : "default";
-    if (!c->wisdom || pt->skip[0] || hr_problem_validate(&pt->prob)) return HR_OK;
-    hr_tune w = pt->tune;
-    const int found = hr_wisdom_lookup(c->wisdom_path, pt->kernel, &pt->prob, &w);
-    if (found < 0) return HR_EUSAGE;
-    if (found && memcmp(&w, &pt->tune, sizeof w)) {
-        pt->tune = w;
-        pt->tune_source = set ? "flag+wisdom" : "wisdom";
-    }
-    return HR_OK;
-}
+#include "crossover.h"
+#include "files.h"
+#include "sweep_layer.h"
 
 /* ---- layer points ------------------------------------------------------------------ */
-
-static hr_layer_spec point_spec(const hr_sweep_point *pt)
-{
-    const hr_problem *p = &pt->prob;
-    return (hr_layer_spec){.batch = p->batch, .seq = p->seq_q, .d_model = pt->d_model,
-                           .heads = p->heads, .kv_heads = p->kv_heads, .d_head = p->d_head,
-                           .causal = p->causal, .kernel = pt->kernel, .tune = pt->tune,
-                           .gemm = (hr_gemm_backend)pt->gemm, .threads = pt->threads};
-}
-
-static int gemm_threads(const hr_layer_spec *s) { return s->threads > 0 ? s->threads : omp_get_max_threads(); }
-
-void hr_sweep_layer_finish(const hr_sweep_config *c, hr_sweep_point *pt, double max_mem)
-{
-    hr_layer_spec s = point_spec(pt);
-    hr_layer_result lr = {.prob = pt->prob, .gemm_threads = gemm_threads(&s)};
-    hr_layer_name(&s, &lr, pt->name, sizeof pt->name);
-    /* The key: the total row's name and the core's resolved block sizes (as hr_layer_bench
-     * resolves them: threads follow the GEMMs' unless set). */
-    hr_result r = {.kernel = pt->kernel, .prob = pt->prob, .layout = HR_LAYOUT_BNHD, .tune = pt->tune};
-    if (!pt->skip[0] && hr_problem_validate(&pt->prob) == HR_OK) {
-        hr_tune t = pt->tune;
-        if (t.threads <= 0) t.threads = s.threads;
-        r.tune = hr_kernel_tune(pt->kernel, &pt->prob, &t);
-    }
-    r.tune.threads = lr.gemm_threads;
-    snprintf(r.label, sizeof r.label, "%.200s/total", pt->name);
-    hr_sweep_key(&r, pt->pass, pt->key, sizeof pt->key);
-    if (pt->skip[0]) return;
-    if (!c->seq_kv_same) {
-        snprintf(pt->skip, sizeof pt->skip, "mode = layer attends the sequence to itself: seq_kv must be same");
-        return;
-    }
-    if (!hr_gemm_available((hr_gemm_backend)pt->gemm)) {
-        snprintf(pt->skip, sizeof pt->skip, "gemm %s is not built into this binary (no OpenBLAS)",
-                 hr_gemm_names[pt->gemm]);
-        return;
-    }
-    const double need = hr_layer_bytes(&s); /* 0: invalid, the reason in hr_errmsg */
-    const double budget = max_mem > 0 ? max_mem : hr_default_max_mem();
-    if (!(need > 0)) snprintf(pt->skip, sizeof pt->skip, "%s", hr_errmsg());
-    else if (need > budget)
-        snprintf(pt->skip, sizeof pt->skip, "over the memory budget: the layer needs %.1f MiB, budget %.1f MiB",
-                 need / 1048576, budget / 1048576);
-}
 
 /* The total's repetition i is the sum of the phases' repetitions i. */
 static void total_timing(const hr_layer_result *lr, hr_timing *t)
@@ -113,7 +49,7 @@ int hr_sweep_layer_run(const hr_sweep_point *pt, const hr_bench_spec *spec, hr_r
 {
     *nrows = 0;
     memset(&rows[HR_NPHASES], 0, sizeof rows[HR_NPHASES]); /* the caller reads timing.aborted */
-    hr_layer_spec s = point_spec(pt);
+    hr_layer_spec s = hr_sweep_layer_spec(pt);
     s.timer = spec->timer;
     s.seed = spec->seed;
     s.check = spec->check;

@@ -172,6 +172,18 @@ void hr_bench_abandon(hr_bench_session *b)
     b->args = NULL;
 }
 
+void hr_bench_park(hr_bench_session *b) { hr_bench_abandon(b); }
+
+int hr_bench_unpark(hr_bench_session *b, const hr_tensors *shared)
+{
+    const size_t wsb = (size_t)b->out->workspace_bytes;
+    if (!(b->ws = hr_alloc(wsb ? wsb : 64)))
+        return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
+    memset(b->ws, 0, wsb ? wsb : 64);
+    b->args = &shared->args;
+    return HR_OK;
+}
+
 int hr_bench_close(hr_bench_session *b, int reps)
 {
     hr_result *out = b->out;

@@ -66,6 +66,15 @@ void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm);
 int hr_bench_close(hr_bench_session *b, int reps);
 /* Closes without a result (an interrupted interleaved round). */
 void hr_bench_abandon(hr_bench_session *b);
+/* Between repetitions a session can give its memory back and take it again, so a sweep
+ * interleaving more points than fit at once stays within its budget: park frees the
+ * workspace (and tensors the session allocated itself); unpark allocates the workspace
+ * again (touched, so no page faults are timed) and reads from shared, tensors of the
+ * same shape, layout, dist and seed (hence the same values) that the caller may have
+ * made anew. The calibration and the repetitions so far are kept. unpark: HR_OK, or
+ * HR_EUSAGE (no memory; the session stays parked). */
+void hr_bench_park(hr_bench_session *b);
+int hr_bench_unpark(hr_bench_session *b, const hr_tensors *shared);
 /* Appends warnings about this result and the environment (CV > 5%, more threads than
  * CPUs, frequency scaling, coarse timer) to w[*n] (each at most 200 chars). */
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n);

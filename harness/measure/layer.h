@@ -72,40 +72,6 @@ double hr_layer_total_flops(const hr_layer_result *r);
  * and gemm_threads are read. */
 void hr_layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len);
 
-/* ---- the crossover (crossover.c): where the core's time overtakes the projections' ---- */
-
-/* One measured N of a series: medians of QKV + output projection and of the core. */
-typedef struct {
-    int n;
-    double proj_s, core_s, proj_gflops, core_gflops;
-} hr_xpoint;
-
-/* What one series (kernel x d_model, and whatever else the caller holds fixed) gave. */
-typedef struct {
-    char kernel[96];  /* the series' name in the CSVs: a kernel, or kernel/qualifiers     */
-    int d_model;
-    double n_star;    /* measured N*; NaN when not bracketed (note says why)             */
-    double n_flops;   /* N* by FLOPs (hr_layer_flops_crossover)                           */
-    double core_gflops, proj_gflops; /* the phases' rates at N*, interpolated like it     */
-    char note[96];
-} hr_crossing;
-
-/* crossover.csv: the header (columns kernel,d_model,N,proj_s,core_s,proj_gflops,
- * core_gflops) and one row. */
-void hr_crossover_csv_header(FILE *f);
-void hr_crossover_csv_row(FILE *f, const char *kernel, int d_model, const hr_xpoint *p);
-/* N* between lo (core not slower) and hi (core slower): log(core_s / proj_s) is
- * interpolated linearly in log N (exact when both rates are constant); the rates at N*
- * likewise. Sets x->n_star, core_gflops, proj_gflops. */
-void hr_crossover_interp(const hr_xpoint *lo, const hr_xpoint *hi, hr_crossing *x);
-/* A whole series sorted by N: the first N where the core is slower and the N before it
- * bracket N*; otherwise x->note says which side it lies on. n_flops is not touched. */
-void hr_crossover_series(const hr_xpoint *pts, int n, hr_crossing *x);
-/* Writes crossover_table.csv (columns kernel,d_model,n_star_measured,n_star_flops,ratio,
- * core_gflops,proj_gflops,note) atomically to path and, when print is not NULL, the same
- * as a text table. HR_OK or HR_EUSAGE (cannot write). */
-int hr_crossover_table_write(const char *path, const hr_crossing *xs, int n, FILE *print);
-
 /* The N at which core FLOPs equal projection FLOPs (QKV + output) for this layer shape,
  * found from counts.c (for MHA with Hq·d = d_model, non-causal: 2·d_model). */
 double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal);

@@ -1,0 +1,304 @@
+/* sweep_store.c — a sweep's results directory: rows.jsonl appended and fsync'ed per finished
+ * row (what --resume reads back), results.json/csv rewritten atomically, the latest link.
+ *
+ * rows.jsonl holds one line per row in the order rows finished: {"key", "pass",
+ * "result"} with the result as hr_result_to_json writes it. results.json and results.csv
+ * list resumed rows first (file order), then new rows in the sweep's order, so an
+ * interleaved sweep, whose points finish in a shuffled order, writes the same files as a
+ * sequential one. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "files.h"
+#include "phase.h"
+#include "results.h"
+#include "sweep_store.h"
+#include "sysinfo.h"
+
+/* ---- recording --------------------------------------------------------------------- */
+
+static int add_result(hr_sweep_store *s, const hr_result *r, int pass, int seq)
+{
+    if (s->nres == s->capres) {
+        int cap = s->capres ? 2 * s->capres : 64;
+        hr_result *nr = realloc(s->res, (size_t)cap * sizeof *nr);
+        if (!nr) return hr_fail("out of memory");
+        s->res = nr;
+        int *np = realloc(s->pass, (size_t)cap * sizeof *np);
+        if (!np) return hr_fail("out of memory");
+        s->pass = np;
+        int *ns = realloc(s->seq, (size_t)cap * sizeof *ns);
+        if (!ns) return hr_fail("out of memory");
+        s->seq = ns;
+        s->capres = cap;
+    }
+    s->res[s->nres] = *r;
+    s->pass[s->nres] = pass;
+    s->seq[s->nres++] = seq;
+    return HR_OK;
+}
+
+int hr_sweep_store_row(hr_sweep_store *s, const hr_result *r, int pass, int seq)
+{
+    int st = add_result(s, r, pass, seq);
+    if (st) return st;
+    char key[320];
+    hr_sweep_key(r, pass, key, sizeof key);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", key);
+    cJSON_AddNumberToObject(o, "pass", pass);
+    cJSON_AddItemToObject(o, "result", hr_result_to_json(r));
+    char *line = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!line) return hr_fail("out of memory");
+    int bad = fprintf(s->jsonl, "%s\n", line) < 0;
+    free(line);
+    bad |= fflush(s->jsonl) != 0;
+    bad |= fsync(fileno(s->jsonl)) != 0;
+    return bad ? hr_fail("%s/rows.jsonl: cannot write (%s)", s->dir, strerror(errno)) : HR_OK;
+}
+
+int hr_sweep_store_skip(hr_sweep_store *s, const char *name, const char *reason, bool failed)
+{
+    if (s->nskipped == s->capskipped) {
+        int cap = s->capskipped ? 2 * s->capskipped : 64;
+        hr_sweep_note *n = realloc(s->skipped, (size_t)cap * sizeof *n);
+        if (!n) return hr_fail("out of memory");
+        s->skipped = n;
+        s->capskipped = cap;
+    }
+    hr_sweep_note *n = &s->skipped[s->nskipped++];
+    snprintf(n->name, sizeof n->name, "%s", name);
+    snprintf(n->reason, sizeof n->reason, "%s", reason);
+    s->failed += failed;
+    return HR_OK;
+}
+
+bool hr_sweep_store_has(const hr_sweep_store *s, const char *key)
+{
+    return s->done.slot && hr_keyset_has(&s->done, key);
+}
+
+/* ---- results.json and results.csv ---------------------------------------------------- */
+
+typedef struct {
+    int seq, i;
+} place;
+
+/* Resumed rows (seq -1) first, then by the point's place in the sweep; rows of one point
+ * (layer mode) keep their order. */
+static int by_place(const void *a, const void *b)
+{
+    const place *x = a, *y = b;
+    return x->seq != y->seq ? (x->seq > y->seq) - (x->seq < y->seq) : (x->i > y->i) - (x->i < y->i);
+}
+
+int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
+{
+    place *pl = malloc(((size_t)s->nres + 1) * sizeof *pl);
+    int *ord = malloc(((size_t)s->nres + 1) * sizeof *ord);
+    if (!pl || !ord) {
+        free(pl);
+        free(ord);
+        return hr_fail("out of memory");
+    }
+    for (int i = 0; i < s->nres; i++) pl[i] = (place){s->seq[i], i};
+    qsort(pl, (size_t)s->nres, sizeof *pl, by_place);
+    for (int i = 0; i < s->nres; i++) ord[i] = pl[i].i;
+    free(pl);
+    enum { MAXW = 256 };
+    static char w[MAXW][200];
+    const char *wp[MAXW];
+    int nw = 0;
+    for (int i = 0; i < s->nenv; i++) memcpy(w[nw++], s->env_warn[i], 200);
+    for (int i = 0; i < s->nres && nw < MAXW; i++) hr_bench_warnings(&s->res[ord[i]], w, MAXW, &nw);
+    for (int i = 0; i < nw; i++) wp[i] = w[i];
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
+    cJSON *b = cJSON_AddArrayToObject(doc, "benchmarks");
+    for (int i = 0; i < s->nres; i++) hr_result_json_rows(&s->res[ord[i]], b);
+    cJSON *sk = cJSON_AddArrayToObject(doc, "skipped");
+    for (int i = 0; i < s->nskipped; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", s->skipped[i].name);
+        cJSON_AddStringToObject(o, "reason", s->skipped[i].reason);
+        cJSON_AddItemToArray(sk, o);
+    }
+    cJSON *sw = cJSON_AddObjectToObject(doc, "sweep");
+    cJSON_AddStringToObject(sw, "config", s->c->name);
+    cJSON_AddStringToObject(sw, "description", s->c->description);
+    cJSON_AddStringToObject(sw, "mode", hr_mode_names[s->c->mode]);
+    cJSON_AddNumberToObject(sw, "rows", s->nres);
+    cJSON_AddNumberToObject(sw, "resumed", s->resumed);
+    cJSON_AddNumberToObject(sw, "skipped", s->nskipped);
+    cJSON_AddNumberToObject(sw, "failed_checks", s->failed);
+    cJSON_AddNumberToObject(sw, "timer_resolution_s", s->timer_res);
+    cJSON_AddBoolToObject(sw, "interrupted", interrupted);
+    cJSON_AddStringToObject(sw, "probe", hr_probe_kind_names[s->probe]);
+    cJSON_AddNumberToObject(sw, "probe_seconds", s->probe ? HR_PHASE_PROBE_SECONDS : 0);
+    cJSON_AddNumberToObject(sw, "phase_threshold", s->c->phase_threshold);
+    cJSON_AddBoolToObject(sw, "phase_filter", s->phase_filter);
+    cJSON_AddNumberToObject(sw, "phase_changes", s->nphase);
+    cJSON_AddNumberToObject(sw, "phase_excluded", s->nexcluded);
+    cJSON_AddBoolToObject(sw, "interleave", s->interleave);
+    cJSON_AddNumberToObject(sw, "interleave_seed", s->c->seed);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/results.json", s->dir);
+    int st = hr_write_json_atomic(path, doc);
+    cJSON_Delete(doc);
+
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = st ? NULL : open_memstream(&csv, &len);
+    if (!st && !f) st = hr_fail("out of memory");
+    if (f) {
+        hr_csv_header(f);
+        for (int i = 0; i < s->nres; i++) hr_csv_row(f, &s->res[ord[i]]);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/results.csv", s->dir);
+        st = hr_write_atomic(path, csv);
+    }
+    free(csv);
+    free(ord);
+    return st;
+}
+
+/* ---- the directory --------------------------------------------------------------------- */
+
+/* Reads rows.jsonl of a resumed directory back (none yet: nothing to read). A torn last
+ * line (the process was killed while writing it) is cut off with a note. */
+static int load_rows(hr_sweep_store *s)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/rows.jsonl", s->dir);
+    struct stat sb;
+    if (stat(path, &sb) && errno == ENOENT) return HR_OK;
+    char *t = hr_read_file(path, HR_CAP_RESULTS, "rows file", NULL);
+    if (!t) return HR_EUSAGE;
+    int line = 0, st = HR_OK;
+    for (char *p = t; *p && !st;) {
+        char *e = strchr(p, '\n');
+        line++;
+        if (!e) {
+            /* Cut the torn line off, so the rows appended next start on a line of their own. */
+            fprintf(stderr, "headroom sweep: %s:%d: incomplete last line dropped\n", path, line);
+            if (truncate(path, (off_t)(p - t))) st = hr_fail("%s: cannot truncate (%s)", path, strerror(errno));
+            break;
+        }
+        *e = 0;
+        cJSON *o = cJSON_Parse(p), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+        hr_result r;
+        if (!o || !cJSON_IsNumber(pass) ||
+            hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r)) {
+            /* hr_errmsg() is the buffer hr_fail writes: copy it before formatting. */
+            char why[400] = "";
+            if (o) snprintf(why, sizeof why, ": %s", cJSON_IsNumber(pass) ? hr_errmsg() : "field 'pass' missing");
+            st = hr_fail("%s:%d: not a headroom row%s", path, line, why);
+        } else
+            st = add_result(s, &r, pass->valueint, -1);
+        cJSON_Delete(o);
+        p = e + 1;
+    }
+    free(t);
+    s->resumed = s->nres;
+    return st;
+}
+
+static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_dir)
+{
+    if (resume_dir) {
+        struct stat sb;
+        if (stat(resume_dir, &sb) || !S_ISDIR(sb.st_mode))
+            return hr_fail("--resume: %s is not a directory", resume_dir);
+        snprintf(s->dir, sizeof s->dir, "%s", resume_dir);
+        return HR_OK;
+    }
+    if (out_dir) {
+        snprintf(s->dir, sizeof s->dir, "%s", out_dir);
+        return hr_mkdirs(s->dir);
+    }
+    char parent[256], stamp[32];
+    snprintf(parent, sizeof parent, "results/%s", hr_sysinfo_get()->machine);
+    int st = hr_mkdirs(parent);
+    if (st) return st;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    /* A new directory each time: a second sweep in the same second gets a suffix. */
+    for (int i = 1; i < 100; i++) {
+        if (i == 1) snprintf(s->dir, sizeof s->dir, "%s/%s-%s", parent, stamp, s->c->name);
+        else snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%d", parent, stamp, s->c->name, i);
+        if (!mkdir(s->dir, 0777)) return HR_OK;
+        if (errno != EEXIST) return hr_fail("%s: cannot create (%s)", s->dir, strerror(errno));
+    }
+    return hr_fail("%s: too many sweeps in one second", parent);
+}
+
+static int copy_config(const hr_sweep_store *s)
+{
+    const char *path = s->c->path, *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char dst[1600];
+    snprintf(dst, sizeof dst, "%s/%s", s->dir, base);
+    if (!strcmp(dst, path)) return HR_OK;
+    char *t = hr_read_file(path, HR_CAP_CONFIG, "config", NULL);
+    if (!t) return HR_EUSAGE;
+    int st = hr_write_atomic(dst, t);
+    free(t);
+    return st;
+}
+
+int hr_sweep_store_open(hr_sweep_store *s, const hr_sweep_config *c, const char *out_dir,
+                        const char *resume_dir)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    int st;
+    if ((st = make_dir(s, out_dir, resume_dir)) || (resume_dir && (st = load_rows(s))) || (st = copy_config(s)))
+        return st;
+    s->keys = calloc((size_t)s->nres + 1, sizeof *s->keys);
+    if (!s->keys || (st = hr_keyset_init(&s->done, (size_t)s->nres + 1))) return hr_fail("out of memory");
+    for (int i = 0; i < s->nres; i++) {
+        hr_sweep_key(&s->res[i], s->pass[i], s->keys[i], sizeof s->keys[i]);
+        hr_keyset_add(&s->done, s->keys[i]);
+    }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/rows.jsonl", s->dir);
+    if (!(s->jsonl = fopen(path, "a"))) return hr_fail("%s: cannot write (%s)", path, strerror(errno));
+    return HR_OK;
+}
+
+void hr_sweep_store_latest(const hr_sweep_store *s)
+{
+    char parent[256], link[300], tmp[320];
+    snprintf(parent, sizeof parent, "results/%s", hr_sysinfo_get()->machine);
+    size_t n = strlen(parent);
+    const char *dir = s->dir, *base = dir + n + 1;
+    if (strncmp(dir, parent, n) || dir[n] != '/' || !*base || strchr(base, '/')) return;
+    snprintf(link, sizeof link, "%s/latest", parent);
+    snprintf(tmp, sizeof tmp, "%s/.latest.%d", parent, (int)getpid());
+    unlink(tmp);
+    if (symlink(base, tmp) || rename(tmp, link)) {
+        unlink(tmp);
+        fprintf(stderr, "headroom sweep: note: cannot update %s (%s)\n", link, strerror(errno));
+    }
+}
+
+void hr_sweep_store_close(hr_sweep_store *s)
+{
+    if (s->jsonl) fclose(s->jsonl);
+    hr_keyset_free(&s->done);
+    free(s->keys);
+    free(s->res);
+    free(s->pass);
+    free(s->seq);
+    free(s->skipped);
+    memset(s, 0, sizeof *s);
+}
