@@ -286,7 +286,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
         return HR_OK;
     }
 
-    s.budget = s.max_mem > 0 ? s.max_mem : hr_default_max_mem();
+    s.budget = hr_mem_budget(s.max_mem);
     s.reps = o->reps > 0 ? o->reps : c->reps;
     if (s.reps > HR_MAX_REPS) s.reps = HR_MAX_REPS;
     const int probe = o->probe_flag == 1 ? (c->probe ? c->probe : HR_PROBE_AUTO) : o->probe_flag == 2 ? HR_PROBE_OFF : c->probe;

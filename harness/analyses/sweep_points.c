@@ -73,18 +73,9 @@ static bool in_filter(const char *filter, const char *name)
  * pt->tune_source. HR_OK, or HR_EUSAGE when the wisdom file is corrupt. */
 static int merge_wisdom(const hr_sweep_config *c, hr_sweep_point *pt)
 {
-    const bool set = pt->tune.block_q || pt->tune.block_kv;
     pt->threads = pt->tune.threads;
-    pt->tune_source = set ? "flag" : "default";
-    if (!c->wisdom || pt->skip[0] || hr_problem_validate(&pt->prob)) return HR_OK;
-    hr_tune w = pt->tune;
-    const int found = hr_wisdom_lookup(c->wisdom_path, pt->kernel, &pt->prob, &w);
-    if (found < 0) return HR_EUSAGE;
-    if (found && memcmp(&w, &pt->tune, sizeof w)) {
-        pt->tune = w;
-        pt->tune_source = set ? "flag+wisdom" : "wisdom";
-    }
-    return HR_OK;
+    const bool off = !c->wisdom || pt->skip[0] || hr_problem_validate(&pt->prob);
+    return hr_wisdom_apply(c->wisdom_path, off, pt->kernel, &pt->prob, &pt->tune, &pt->tune_source);
 }
 
 hr_layer_spec hr_sweep_layer_spec(const hr_sweep_point *pt)
@@ -127,7 +118,7 @@ static void finish_layer(const hr_sweep_config *c, hr_sweep_point *pt, double ma
         return;
     }
     const double need = hr_layer_bytes(&s); /* 0: invalid, the reason in hr_errmsg */
-    const double budget = max_mem > 0 ? max_mem : hr_default_max_mem();
+    const double budget = hr_mem_budget(max_mem);
     if (!(need > 0)) snprintf(pt->skip, sizeof pt->skip, "%s", hr_errmsg());
     else if (need > budget)
         snprintf(pt->skip, sizeof pt->skip, "over the memory budget: the layer needs %.1f MiB, budget %.1f MiB",
@@ -162,13 +153,13 @@ static void finish_point(hr_sweep_point *pt, const hr_sweep_config *c, double ma
         return;
     }
     if (pt->skip[0]) return;
-    const char *why = k->applicable ? k->applicable(&pt->prob) : NULL;
+    const char *why = hr_kernel_why_not(k, &pt->prob);
     if (why) {
         snprintf(pt->skip, sizeof pt->skip, "not applicable: %s", why);
         return;
     }
     double need = hr_bench_bytes(k, &pt->prob, &r.tune);
-    double budget = max_mem > 0 ? max_mem : hr_default_max_mem();
+    double budget = hr_mem_budget(max_mem);
     if (need > budget)
         snprintf(pt->skip, sizeof pt->skip, "over the memory budget: needs %.1f MiB, budget %.1f MiB",
                  need / 1048576, budget / 1048576);

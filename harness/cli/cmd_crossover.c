@@ -106,7 +106,7 @@ int cmd_crossover(int argc, char **argv)
         .base = {.batch = batch, .d_head = d, .causal = causal, .gemm = (hr_gemm_backend)gemm,
                  .threads = threads, .tune = {0, 0, threads}, .seed = (uint64_t)seed,
                  .timer = {.reps = reps, .min_time = min_time, .warmup = 0}},
-        .budget = max_mem > 0 ? max_mem : hr_default_max_mem(),
+        .budget = hr_mem_budget(max_mem),
         .log = stderr,
     };
     c.base.max_mem = c.budget;

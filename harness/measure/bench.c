@@ -13,8 +13,6 @@
 
 double hr_mem_budget(double max_mem) { return max_mem > 0 ? max_mem : 0.5 * hr_sysinfo_get()->mem_bytes; }
 
-double hr_default_max_mem(void) { return hr_mem_budget(0); }
-
 double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {
     return hr_tensors_bytes(p) + (double)k->workspace_bytes(p, t);

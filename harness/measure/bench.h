@@ -25,8 +25,6 @@ typedef struct {
 /* The memory budget in bytes: max_mem when > 0 (--max-mem, a config's max_mem), else
  * half of physical memory. Every budget check goes through this. */
 double hr_mem_budget(double max_mem);
-/* hr_mem_budget(0), for callers not yet switched (sweep.c, sweep_layer.c, crossover.c). */
-double hr_default_max_mem(void);
 /* Bytes a run of k on p needs: tensors + workspace (+ nothing else). */
 double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 /* Validates, checks applicability and the budget, allocates, optionally checks against

@@ -7,6 +7,7 @@
 #include "headroom.h"
 #include "phase.h"
 #include "ceilings.h"
+#include "stats.h"
 #include "sysinfo.h"
 
 const char *const hr_probe_kind_names[] = {"none", "fma", "bw", "auto", NULL};
@@ -134,12 +135,6 @@ double hr_phase_frac(const hr_result *r, int rep)
     return work / dt * 1e-9 / c;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double hr_phase_median(const hr_result *r, int which)
 {
     double v[HR_MAX_REPS];
@@ -147,8 +142,7 @@ double hr_phase_median(const hr_result *r, int which)
     for (int i = 0; i < r->timing.reps; i++)
         if (!hr_phase_excluded(&r->timing, i)) v[n++] = which ? hr_phase_frac(r, i) : hr_phase_ceiling(r, i);
     if (!n) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return hr_median(v, (size_t)n);
 }
 
 void hr_phase_attach(hr_result *r)
