@@ -23,6 +23,27 @@ What each file is for (tests/test_compare.c and tests/sh_compare.sh rely on thes
   malformed.json      invalid JSON (an unquoted key)                     -> exit 2
   truncated.json      base.json cut off in the middle                    -> exit 2
   nobench.json        a context but no "benchmarks" array                -> exit 2
+
+The machine's shift (8 rows, enough to estimate one; 6 FMA-probed, 2 bandwidth-probed,
+every repetition with probe_kind, probe_gflops or probe_gbs, and frac_of_ceiling):
+  shift_base.json          the baseline: times +-1%, probes +-1%
+  shift_machine_slow.json  every time x 1.25, every probe / 1.25: a slower machine -> 0
+                           (without the shift: 8 regressions)
+  shift_machine_fast.json  every time x 0.80, every probe / 0.80: a faster machine -> 0
+  shift_machine_plus.json  shift_machine_slow with SHIFT_ROW a further x 1.10: one real
+                           regression inside a machine shift                      -> 1
+  shift_code_slow.json     every time x 1.10, probes as in the base: the probes do not
+                           see it, so it is the code's                            -> 1
+  shift_uneven.json        4 rows x 1.30, 4 unchanged, probes unchanged           -> 3
+  shift_disagree.json      times unchanged, every probe x 1.25 (the probes say 20% faster)
+                                                                                  -> 3
+  shift_kindflip.json      the base with KINDFLIP_ROWS probed by the bandwidth probe
+                           instead of FMA (their frac_of_ceiling 2.25x): --metric
+                           normalized leaves them out with a warning
+  noprobe_base.json,       the same 8 rows without probe fields; noprobe_slow has every
+  noprobe_slow.json        time x 1.10: no probes to attribute it                 -> 3
+  noprobe_small.json       noprobe_base with every time x 1.03 and SHIFT_ROW x 1.12: the
+                           3% taken out, SHIFT_ROW still 8.7% slower              -> 1
 """
 import copy
 import json
@@ -158,6 +179,77 @@ def gbench(times_ns):
     return {"context": ctx, "benchmarks": benches}
 
 
+# The shift fixtures: name, probe kind, GFLOP/s of the kernel, FLOPs per call.
+SHIFT_ROWS = [
+    ("flash/B1/H8/G8/N1024/M1024/d64/none/bhnd/T2", "fma", 60.0, 4 * 8 * 1024 * 1024 * 64),
+    ("gqa/B1/H8/G2/N1024/M1024/d64/none/bhnd/T2", "fma", 62.0, 4 * 8 * 1024 * 1024 * 64),
+    ("blocked/B1/H8/G8/N1024/M1024/d64/none/bhnd/T2", "fma", 35.0, 4 * 8 * 1024 * 1024 * 64),
+    ("simd/B1/H8/G8/N1024/M1024/d64/none/bhnd/T2", "fma", 30.0, 4 * 8 * 1024 * 1024 * 64),
+    ("omp/B1/H8/G8/N1024/M1024/d64/none/bhnd/T2", "fma", 28.0, 4 * 8 * 1024 * 1024 * 64),
+    ("naive/B1/H8/G8/N512/M512/d64/none/bhnd/T1", "fma", 6.0, 4 * 8 * 512 * 512 * 64),
+    ("decode/B1/H8/G8/N1/M65536/d64/none/bhnd/T2", "bw", 8.0, 4 * 8 * 65536 * 64),
+    ("decode/B4/H8/G2/N1/M65536/d64/none/bhnd/T2", "bw", 9.0, 4 * 4 * 8 * 65536 * 64),
+]
+SHIFT_ROW = SHIFT_ROWS[0][0]
+KINDFLIP_ROWS = [SHIFT_ROWS[2][0], SHIFT_ROWS[3][0]]
+PROBE = {"fma": 180.0, "bw": 40.0}  # the concurrent probe: GFLOP/s or GB/s
+BYTES_PER_FLOP = 0.5  # decode's traffic per FLOP, for its GB/s
+
+
+def shift_rows(name, kind, flops, times_ns, probes, with_probe=True):
+    """Iteration rows of one probed benchmark (a sweep's rows, without aggregates)."""
+    out = []
+    for i, (t, p) in enumerate(zip(times_ns, probes)):
+        rate = flops / t if kind == "fma" else flops * BYTES_PER_FLOP / t
+        row = {
+            "name": name, "run_name": name, "run_type": "iteration",
+            "repetitions": len(times_ns), "repetition_index": i, "threads": 2,
+            "iterations": max(1, int(0.02e9 / t)), "real_time": t, "cpu_time": t,
+            "time_unit": "ns", "GFLOPS": flops / t,
+        }
+        if with_probe:
+            row["probe_kind"] = kind
+            row["probe_gflops" if kind == "fma" else "probe_gbs"] = p
+            row["frac_of_ceiling"] = rate / p
+        out.append(row)
+    return out
+
+
+def shift_file(times, probes, kinds=None, with_probe=True):
+    """A results file of SHIFT_ROWS from {name: times}, {name: probes}."""
+    benches = []
+    for name, kind, _, flops in SHIFT_ROWS:
+        k = (kinds or {}).get(name, kind)
+        benches += shift_rows(name, k, flops, times[name], probes[name], with_probe)
+    return {"context": CONTEXT, "benchmarks": benches}
+
+
+def write_shift_fixtures():
+    rng = random.Random(20261123)
+    t0 = {n: draw(rng, fl / gf, 0.01, REPS) for n, _, gf, fl in SHIFT_ROWS}
+    p0 = {n: draw(rng, PROBE[k], 0.01, REPS) for n, k, _, _ in SHIFT_ROWS}
+    scale = lambda d, f, only=None: {n: [x * (f if only is None or n in only else 1) for x in v]
+                                     for n, v in d.items()}
+    write("shift_base.json", dump(shift_file(t0, p0)))
+    write("shift_machine_slow.json", dump(shift_file(scale(t0, 1.25), scale(p0, 1 / 1.25))))
+    write("shift_machine_fast.json", dump(shift_file(scale(t0, 0.80), scale(p0, 1 / 0.80))))
+    plus = scale(scale(t0, 1.25), 1.10, [SHIFT_ROW])
+    write("shift_machine_plus.json", dump(shift_file(plus, scale(p0, 1 / 1.25))))
+    write("shift_code_slow.json", dump(shift_file(scale(t0, 1.10), p0)))
+    half = [n for n, _, _, _ in SHIFT_ROWS[::2]]
+    write("shift_uneven.json", dump(shift_file(scale(t0, 1.30, half), p0)))
+    write("shift_disagree.json", dump(shift_file(t0, scale(p0, 1.25))))
+    # the same rows probed by the bandwidth probe: 40 GB/s instead of 180 GFLOP/s, and
+    # frac_of_ceiling their GB/s over it (2.25x the FMA fraction)
+    flip = {n: [x * PROBE["bw"] / PROBE["fma"] for x in v] if n in KINDFLIP_ROWS else v
+            for n, v in p0.items()}
+    write("shift_kindflip.json", dump(shift_file(t0, flip, {n: "bw" for n in KINDFLIP_ROWS})))
+    write("noprobe_base.json", dump(shift_file(t0, p0, with_probe=False)))
+    write("noprobe_slow.json", dump(shift_file(scale(t0, 1.10), p0, with_probe=False)))
+    small = scale(scale(t0, 1.03), 1.12 / 1.03, [SHIFT_ROW])
+    write("noprobe_small.json", dump(shift_file(small, p0, with_probe=False)))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = random.Random(20261122)
@@ -203,6 +295,7 @@ def main():
           '    {"name": "flash/B1", real_time: 12.5, "time_unit": "ns"}\n  ]\n}\n')
     write("truncated.json", base_text[: len(base_text) // 2])
     write("nobench.json", dump({"context": CONTEXT}))
+    write_shift_fixtures()
 
 
 if __name__ == "__main__":

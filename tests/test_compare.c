@@ -1,10 +1,13 @@
-/* test_compare.c — Mann-Whitney U against scipy, results-file parsing, compare verdicts. */
+/* test_compare.c — Mann-Whitney U against scipy, results-file parsing, compare verdicts, the
+ * machine's shift and the corrections on fixtures. */
 #include <string.h>
 
 #include "compare.h"
 #include "headroom.h"
+#include "phase.h"
 #include "stats.h"
 #include "t.h"
+#include "verdict.h"
 
 #define FIX "tests/fixtures/compare/"
 #define SLOW_ROW "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2"
@@ -149,11 +152,10 @@ HR_TEST(parse_groups_units_and_aggregates)
     hr_bench_file_free(&f);
 }
 
-/* Loads two fixtures and compares them with the given metric, threshold 5%, alpha 0.05. */
-static int run_cmp(const char *a, const char *b, hr_cmp_metric m, const char *filter,
-                   hr_bench_file *fa, hr_bench_file *fb, hr_cmp *c)
+/* Loads two fixtures and compares them with the options o. */
+static int load_cmp(const char *a, const char *b, const hr_cmp_opts *o, hr_bench_file *fa,
+                    hr_bench_file *fb, hr_cmp *c)
 {
-    hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = m, .filter = filter};
     memset(c, 0, sizeof *c);
     int st = hr_bench_file_load(a, fa);
     if (st) return st;
@@ -161,7 +163,16 @@ static int run_cmp(const char *a, const char *b, hr_cmp_metric m, const char *fi
         hr_bench_file_free(fa);
         return st;
     }
-    return hr_compare(fa, fb, &o, c);
+    return hr_compare(fa, fb, o, c);
+}
+
+/* Compares two fixtures with the given metric, threshold 5%, alpha 0.05, the defaults
+ * (Holm, shift on). */
+static int run_cmp(const char *a, const char *b, hr_cmp_metric m, const char *filter,
+                   hr_bench_file *fa, hr_bench_file *fb, hr_cmp *c)
+{
+    hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = m, .filter = filter};
+    return load_cmp(a, b, &o, fa, fb, c);
 }
 
 static void done(hr_bench_file *fa, hr_bench_file *fb, hr_cmp *c)
@@ -216,7 +227,12 @@ HR_TEST(compare_planted_slowdown)
         /* every new repetition above every base one: U1 = 0, p = 2 / C(18, 9) */
         CHECK(r->test.method == HR_MWU_EXACT && r->test.u1 == 0);
         CHECK_NEAR(r->test.p, 2.0 / 48620, 1e-18);
+        /* Holm over the 5 tested rows; the other four have p = 1 */
+        CHECK_NEAR(r->p_adj, 5 * 2.0 / 48620, 1e-17);
+        CHECK_NEAR(r->adj_delta_pct, 10, 1e-9); /* 5 rows: no shift estimated */
     }
+    CHECK(c.shift.kind == HR_SHIFT_FEW && c.shift.s == 0 && c.n_tested == 5);
+    CHECK(hr_cmp_status(&c) == HR_EFAIL);
     /* geometric mean of the ratios 1.1, 1, 1, 1, 1 */
     CHECK_NEAR(c.geomean_delta_pct, 100 * (pow(1.1, 0.2) - 1), 1e-9);
     cJSON *j = hr_cmp_json(&c);
@@ -260,6 +276,7 @@ HR_TEST(compare_improvement_and_noise)
         CHECK_NEAR(r->delta_pct, 6, 1e-9);
         CHECK(r->test.u1 == 24);
         CHECK_NEAR(r->test.p, 0.16149732620320856, 1e-13);
+        CHECK_NEAR(r->p_adj, 5 * 0.16149732620320856, 1e-12);
     }
     done(&a, &b, &c);
 }
@@ -293,7 +310,10 @@ HR_TEST(compare_too_few_repetitions)
     /* 10% slower, fully separated, but with 3 + 3 samples p cannot go below 0.1 */
     CHECK(r && r->verdict == HR_VERDICT_NOISE && !r->can_reach);
     if (r) CHECK_NEAR(r->test.p, 0.1, 1e-15);
-    CHECK(has_warn(&c, "smallest possible p is 0.1") && has_warn(&c, "at least 4 repetitions"));
+    /* Holm over 5 tested rows: a row that changed alone needs p < 0.05 / 5 = 0.01,
+     * which 5 + 5 repetitions can give (2 / C(10, 5) = 0.0079) and 4 + 4 cannot */
+    CHECK(has_warn(&c, "smallest possible p is 0.1 >= 0.01 (alpha 0.05 over 5 tested rows, holm)"));
+    CHECK(has_warn(&c, "at least 5 repetitions"));
     done(&a, &b, &c);
 }
 
@@ -382,4 +402,153 @@ HR_TEST(compare_counter_copied_per_repetition)
     hr_cmp_free(&c);
     hr_bench_file_free(&fa);
     hr_bench_file_free(&fb);
+}
+
+/* Compares two fixtures as run_cmp does, with a correction and the shift on or off. */
+static int run_opts(const char *a, const char *b, hr_cmp_metric m, hr_padj corr, bool no_shift,
+                    hr_bench_file *fa, hr_bench_file *fb, hr_cmp *c)
+{
+    hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = m, .correction = corr,
+                     .no_shift = no_shift};
+    return load_cmp(a, b, &o, fa, fb, c);
+}
+
+#define SHIFT_ROW "flash/B1/H8/G8/N1024/M1024/d64/none/bhnd/T2"
+
+HR_TEST(compare_machine_shift)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    /* every row 25% slower, the probes 20% lower: the machine */
+    int st = run_opts(FIX "shift_base.json", FIX "shift_machine_slow.json", HR_METRIC_TIME,
+                      HR_PADJ_HOLM, false, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(a.bench[0].probe_kind == HR_PROBE_FMA && a.bench[7].probe_kind == HR_PROBE_BW);
+    CHECK(c.shift.kind == HR_SHIFT_MACHINE && c.shift.nprobed == 8 && c.nrows == 8);
+    CHECK_NEAR(c.shift.c, log(1.25), 1e-12);
+    CHECK_NEAR(c.shift.m, log(1.25), 1e-12);
+    CHECK(c.count[HR_VERDICT_SAME] == 8 && hr_cmp_status(&c) == HR_OK);
+    for (int i = 0; i < c.nrows; i++) {
+        CHECK_NEAR(c.rows[i].delta_pct, 25, 1e-9);
+        CHECK(fabs(c.rows[i].adj_delta_pct) < 1e-9);
+        CHECK_NEAR(c.rows[i].probe_pct, -20, 1e-9);
+    }
+    CHECK(strstr(c.shift_note, "25.0% slower across 8 rows") &&
+          strstr(c.shift_note, "the machine, not the code (probes: 25.0% slower)"));
+    done(&a, &b, &c);
+    /* the same without the shift: 8 regressions */
+    st = run_opts(FIX "shift_base.json", FIX "shift_machine_slow.json", HR_METRIC_TIME,
+                  HR_PADJ_HOLM, true, &a, &b, &c);
+    CHECK(st == HR_OK && c.shift.kind == HR_SHIFT_OFF && c.count[HR_VERDICT_REGRESSION] == 8);
+    CHECK(hr_cmp_status(&c) == HR_EFAIL);
+    done(&a, &b, &c);
+    /* a faster machine */
+    st = run_opts(FIX "shift_base.json", FIX "shift_machine_fast.json", HR_METRIC_TIME,
+                  HR_PADJ_HOLM, false, &a, &b, &c);
+    CHECK(st == HR_OK && c.shift.kind == HR_SHIFT_MACHINE && c.count[HR_VERDICT_SAME] == 8);
+    CHECK(strstr(c.shift_note, "20.0% faster across 8 rows") != NULL);
+    done(&a, &b, &c);
+    /* one row 10% slower inside the machine's 25%: it alone is a regression, its
+     * samples scaled by 1/1.25 before the test (fully separated: p = 2 / C(18, 9)) */
+    st = run_opts(FIX "shift_base.json", FIX "shift_machine_plus.json", HR_METRIC_TIME,
+                  HR_PADJ_HOLM, false, &a, &b, &c);
+    CHECK(st == HR_OK && c.shift.kind == HR_SHIFT_MACHINE);
+    const hr_cmp_row *r = row(&c, SHIFT_ROW);
+    CHECK(r && r->verdict == HR_VERDICT_REGRESSION && c.count[HR_VERDICT_REGRESSION] == 1);
+    if (r) {
+        CHECK_NEAR(r->delta_pct, 37.5, 1e-9);
+        CHECK_NEAR(r->adj_delta_pct, 10, 1e-9);
+        CHECK_NEAR(r->test.p, 2.0 / 48620, 1e-18);
+    }
+    CHECK(hr_cmp_status(&c) == HR_EFAIL);
+    done(&a, &b, &c);
+}
+
+/* What each shift fixture must give: its kind, exit status and regressions. */
+HR_TEST(compare_code_shift_and_undecided)
+{
+    static const struct {
+        const char *base, *new_, *note;
+        hr_shift_kind kind;
+        int status, regressions;
+    } cases[] = {
+        /* every row 10% slower, the probes unchanged: the code's, and it fails */
+        {"shift_base", "shift_code_slow", "the rest (10.0% slower) is the code's", HR_SHIFT_CODE,
+         HR_EFAIL, 8},
+        /* half the rows 30% slower */
+        {"shift_base", "shift_uneven", "the rows moved unevenly", HR_SHIFT_UNEVEN,
+         HR_CMP_UNDECIDED, 4},
+        /* the probes 25% up, the rows unchanged */
+        {"shift_base", "shift_disagree", "the probes say the machine was 20.0% faster",
+         HR_SHIFT_DISAGREE, HR_CMP_UNDECIDED, 0},
+        /* no probes: 10% everywhere cannot be attributed; 3% is taken out */
+        {"noprobe_base", "noprobe_slow", "only 0 rows carry", HR_SHIFT_UNATTRIBUTED,
+         HR_CMP_UNDECIDED, 8},
+        {"noprobe_base", "noprobe_small", "taken out as the machine's", HR_SHIFT_UNPROBED,
+         HR_EFAIL, 1},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        char a[128], b[128];
+        snprintf(a, sizeof a, FIX "%s.json", cases[i].base);
+        snprintf(b, sizeof b, FIX "%s.json", cases[i].new_);
+        hr_bench_file fa, fb;
+        hr_cmp c;
+        int st = run_cmp(a, b, HR_METRIC_TIME, NULL, &fa, &fb, &c);
+        CHECKF(st == HR_OK, "%s: %s", b, hr_errmsg());
+        CHECKF(c.shift.kind == cases[i].kind, "%s: shift %s", b, hr_shift_kind_names[c.shift.kind]);
+        CHECKF(hr_cmp_status(&c) == cases[i].status, "%s: status %d", b, hr_cmp_status(&c));
+        CHECKF(c.count[HR_VERDICT_REGRESSION] == cases[i].regressions, "%s: %d regressions", b,
+               c.count[HR_VERDICT_REGRESSION]);
+        CHECKF(strstr(c.shift_note, cases[i].note) != NULL, "%s: '%s'", b, c.shift_note);
+        CHECK(!c.shift.undecided || c.shift.s == 0);
+        if (cases[i].kind == HR_SHIFT_CODE) CHECK(c.common == HR_VERDICT_REGRESSION);
+        if (cases[i].kind == HR_SHIFT_UNPROBED) {
+            const hr_cmp_row *r = row(&c, SHIFT_ROW);
+            CHECK(r && r->verdict == HR_VERDICT_REGRESSION);
+            if (r) CHECK_NEAR(r->adj_delta_pct, 100 * (1.12 / 1.03 - 1), 1e-9);
+        }
+        done(&fa, &fb, &c);
+    }
+}
+
+HR_TEST(compare_probe_kind_flip)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    /* normalized: the two rows normalized by another probe are left out, with a warning */
+    int st = run_opts(FIX "shift_base.json", FIX "shift_kindflip.json", HR_METRIC_NORMALIZED,
+                      HR_PADJ_HOLM, false, &a, &b, &c);
+    CHECKF(st == HR_OK, "%s", hr_errmsg());
+    CHECK(c.nrows == 6 && c.n_mismatch == 2 && has_warn(&c, "normalized by different probes"));
+    CHECK(c.count[HR_VERDICT_SAME] == 6 && hr_cmp_status(&c) == HR_OK);
+    done(&a, &b, &c);
+    /* time: all 8 judged; the two rows do not count towards the probes' shift */
+    st = run_opts(FIX "shift_base.json", FIX "shift_kindflip.json", HR_METRIC_TIME,
+                  HR_PADJ_HOLM, false, &a, &b, &c);
+    CHECK(st == HR_OK && c.nrows == 8 && c.n_mismatch == 0 && c.shift.nprobed == 6);
+    const hr_cmp_row *r = row(&c, "blocked/B1/H8/G8/N1024/M1024/d64/none/bhnd/T2");
+    CHECK(r && isnan(r->probe_pct));
+    done(&a, &b, &c);
+}
+
+HR_TEST(compare_corrections)
+{
+    hr_bench_file a, b;
+    hr_cmp c;
+    /* uncorrected, the slow row's p is the raw one; Holm and BH multiply the smallest of
+     * 5 by 5 */
+    static const hr_padj m[] = {HR_PADJ_NONE, HR_PADJ_HOLM, HR_PADJ_BH};
+    static const double want[] = {2.0 / 48620, 10.0 / 48620, 10.0 / 48620};
+    for (int i = 0; i < 3; i++) {
+        int st = run_opts(FIX "base.json", FIX "slow.json", HR_METRIC_TIME, m[i], false, &a, &b,
+                          &c);
+        CHECK(st == HR_OK);
+        const hr_cmp_row *r = row(&c, SLOW_ROW);
+        CHECK(r && r->verdict == HR_VERDICT_REGRESSION);
+        if (r) CHECKF(fabs(r->p_adj - want[i]) < 1e-17, "%s: %g", hr_padj_names[m[i]], r->p_adj);
+        cJSON *j = hr_cmp_json(&c);
+        CHECK(!strcmp(cJSON_GetObjectItem(j, "correction")->valuestring, hr_padj_names[m[i]]));
+        cJSON_Delete(j);
+        done(&a, &b, &c);
+    }
 }

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 
 #include "headroom.h"
+#include "phase.h"
 
 const char *const hr_cmp_metric_names[] = {"time", "normalized", NULL};
-const char *const hr_verdict_names[] = {"same", "noise", "REGRESSION", "IMPROVEMENT", NULL};
 
 /* ---- reading a results file ------------------------------------------------------ */
 
@@ -22,6 +22,8 @@ typedef struct {
     int idx;         /* position in the array                                          */
     int aggregate;   /* 1: a "median" aggregate row, 0: an iteration row               */
     double time_ns, frac;
+    double probe;    /* probe_gflops or probe_gbs, NAN when absent                      */
+    int pkind;       /* probe_kind: HR_PROBE_FMA, HR_PROBE_BW, or HR_PROBE_OFF           */
 } raw_row;
 
 static int cmp_raw(const void *a, const void *b)
@@ -85,6 +87,25 @@ static void line_col(const char *text, size_t off, int *line, int *col)
     }
 }
 
+/* The probe figures of a row (phase.h): probe_kind "fma" with probe_gflops, or "bw"
+ * with probe_gbs. A row without them is unprobed. Returns HR_OK or HR_EUSAGE. */
+static int read_probe(const cJSON *it, const char *path, raw_row *r)
+{
+    r->probe = NAN;
+    r->pkind = HR_PROBE_OFF;
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(it, "probe_kind");
+    int k = cJSON_IsString(kind) ? hr_choice(hr_probe_kind_names, kind->valuestring) : -1;
+    if (k != HR_PROBE_FMA && k != HR_PROBE_BW) return HR_OK;
+    const char *field = k == HR_PROBE_FMA ? "probe_gflops" : "probe_gbs";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, field);
+    if (!v) return HR_OK;
+    if (!cJSON_IsNumber(v))
+        return hr_fail("%s: benchmark '%s': %s is not a number", path, r->key, field);
+    r->probe = v->valuedouble;
+    r->pkind = k;
+    return HR_OK;
+}
+
 /* Fills r from benchmarks[i]. Returns HR_OK, 1 if the row is to be skipped (another
  * aggregate, or errored: *errored set), or HR_EUSAGE. */
 static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *errored)
@@ -94,7 +115,8 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
     if (!cJSON_IsString(name)) name = cJSON_GetObjectItemCaseSensitive(it, "name");
     if (!cJSON_IsString(name) || !*name->valuestring)
         return hr_fail("%s: benchmarks[%d] has no \"name\"", path, i);
-    *r = (raw_row){.key = name->valuestring, .idx = i, .time_ns = NAN, .frac = NAN};
+    *r = (raw_row){.key = name->valuestring, .idx = i, .time_ns = NAN, .frac = NAN,
+                   .probe = NAN};
 
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(it, "error_occurred");
     if (cJSON_IsTrue(err)) {
@@ -135,7 +157,7 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
                            HR_CMP_FRAC_COUNTER);
         r->frac = fr->valuedouble;
     }
-    return HR_OK;
+    return read_probe(it, path, r);
 }
 
 /* Groups rows (sorted by key, then position) into benchmarks: a benchmark's samples
@@ -153,13 +175,18 @@ static int group_rows(raw_row *rows, int n, hr_bench_file *f)
         b->from_aggregate = niter == 0;
         b->time_ns = malloc((size_t)b->n * sizeof *b->time_ns);
         b->frac = malloc((size_t)b->n * sizeof *b->frac);
-        if (!b->name || !b->time_ns || !b->frac) return hr_fail("%s: out of memory", f->path);
+        b->probe = malloc((size_t)b->n * sizeof *b->probe);
+        if (!b->name || !b->time_ns || !b->frac || !b->probe)
+            return hr_fail("%s: out of memory", f->path);
         b->first = rows[s].idx;
         int k = 0;
         for (int q = s; q < e && k < b->n; q++) {
             if (rows[q].aggregate != b->from_aggregate) continue;
             b->time_ns[k] = rows[q].time_ns;
-            b->frac[k++] = rows[q].frac;
+            b->frac[k] = rows[q].frac;
+            b->probe[k] = rows[q].probe;
+            if (k++ == 0) b->probe_kind = rows[q].pkind;
+            else if (b->probe_kind != rows[q].pkind) b->probe_kind = HR_BENCH_PROBE_MIXED;
         }
         s = e;
     }
@@ -284,6 +311,7 @@ void hr_bench_file_free(hr_bench_file *f)
         free(f->bench[i].name);
         free(f->bench[i].time_ns);
         free(f->bench[i].frac);
+        free(f->bench[i].probe);
     }
     free(f->bench);
     free(f->path);
@@ -410,81 +438,88 @@ static int cmp_bench_ptr_name(const void *a, const void *b)
     return strcmp((*(const hr_bench *const *)a)->name, (*(const hr_bench *const *)b)->name);
 }
 
-/* Judges one matched pair. "Worse" is slower for time, a lower fraction of the ceiling
- * for normalized. Beyond the threshold, a tested row needs p < alpha to be called. */
-static void judge(hr_cmp_row *r, const double *xb, const double *xn, const hr_cmp_opts *o)
+/* log(median probe new / median probe base) of a matched pair: NAN unless both name the
+ * same probe (FMA or bandwidth) and every sample carries a positive figure. */
+static double probe_log_ratio(const hr_bench *b, const hr_bench *n)
 {
-    r->base = hr_median(xb, (size_t)r->n_base);
-    r->new_ = hr_median(xn, (size_t)r->n_new);
-    r->delta_pct = 100 * (r->new_ / r->base - 1);
-    r->tested = r->n_base >= 2 && r->n_new >= 2;
-    r->can_reach = true;
-    bool significant = true;
-    if (r->tested) {
-        r->test = hr_mwu(xb, (size_t)r->n_base, xn, (size_t)r->n_new);
-        r->can_reach = hr_mwu_min_p((size_t)r->n_base, (size_t)r->n_new) < o->alpha;
-        significant = r->test.p < o->alpha;
-    }
-    double worse = o->metric == HR_METRIC_TIME ? r->delta_pct : -r->delta_pct;
-    if (fabs(worse) <= o->threshold_pct) r->verdict = HR_VERDICT_SAME;
-    else if (!significant) r->verdict = HR_VERDICT_NOISE;
-    else r->verdict = worse > 0 ? HR_VERDICT_REGRESSION : HR_VERDICT_IMPROVEMENT;
+    if (b->probe_kind != n->probe_kind ||
+        (b->probe_kind != HR_PROBE_FMA && b->probe_kind != HR_PROBE_BW))
+        return NAN;
+    for (int i = 0; i < b->n; i++)
+        if (!(b->probe[i] > 0) || !isfinite(b->probe[i])) return NAN;
+    for (int i = 0; i < n->n; i++)
+        if (!(n->probe[i] > 0) || !isfinite(n->probe[i])) return NAN;
+    return log(hr_median(n->probe, (size_t)n->n) / hr_median(b->probe, (size_t)b->n));
 }
 
-int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_opts *o,
-               hr_cmp *c)
-{
-    memset(c, 0, sizeof *c);
-    c->opts = *o;
-    c->base_path = base->path;
-    c->new_path = nw->path;
-    regex_t re;
-    if (o->filter) {
-        int e = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
-        if (e) {
-            char msg[128];
-            regerror(e, &re, msg, sizeof msg);
-            return hr_fail("--filter: invalid regular expression '%s': %s", o->filter, msg);
-        }
-    }
-    int st = HR_OK;
-    const hr_bench **byname = malloc((size_t)nw->nbench * sizeof *byname);
-    bool *used = calloc((size_t)nw->nbench, sizeof *used);
-    c->rows = calloc((size_t)base->nbench, sizeof *c->rows);
-    c->only_base = calloc((size_t)base->nbench, sizeof *c->only_base);
-    c->only_new = calloc((size_t)nw->nbench, sizeof *c->only_new);
-    double *ratio = calloc((size_t)base->nbench, sizeof *ratio);
-    if (!byname || !used || !c->rows || !c->only_base || !c->only_new || !ratio) {
-        st = hr_fail("out of memory");
-        goto out;
-    }
-    for (int i = 0; i < nw->nbench; i++) byname[i] = &nw->bench[i];
-    qsort(byname, (size_t)nw->nbench, sizeof *byname, cmp_bench_ptr_name);
+/* A matched pair between matching and judging. */
+typedef struct {
+    const double *xb, *xn; /* samples in the metric                                     */
+    double d;              /* log(median new / median base)                             */
+    double pm;             /* the metric's log change the row's probes predict, or NAN  */
+} pending;
 
+/* Medians, deltas and the U test of one row, its new samples taken as x e^-s (scratch
+ * has room for them). The verdict waits for the family's correction. */
+static void measure_row(hr_cmp_row *r, const pending *q, double s, double *scratch)
+{
+    r->base = hr_median(q->xb, (size_t)r->n_base);
+    r->new_ = hr_median(q->xn, (size_t)r->n_new);
+    r->delta_pct = 100 * (r->new_ / r->base - 1);
+    double k = exp(-s);
+    r->adj_delta_pct = 100 * (r->new_ * k / r->base - 1);
+    r->tested = r->n_base >= 2 && r->n_new >= 2;
+    r->p_adj = NAN;
+    if (!r->tested) return;
+    for (int i = 0; i < r->n_new; i++) scratch[i] = q->xn[i] * k;
+    r->test = hr_mwu(q->xb, (size_t)r->n_base, scratch, (size_t)r->n_new);
+}
+
+/* "Worse" is slower for time, a lower fraction of the ceiling for normalized. Beyond the
+ * threshold (relative to the shift taken out), a tested row needs adjusted p < alpha. */
+static hr_verdict verdict_of(const hr_cmp_row *r, const hr_cmp_opts *o)
+{
+    double worse = o->metric == HR_METRIC_TIME ? r->adj_delta_pct : -r->adj_delta_pct;
+    if (fabs(worse) <= o->threshold_pct) return HR_VERDICT_SAME;
+    if (r->tested && !(r->p_adj < o->alpha)) return HR_VERDICT_NOISE;
+    return worse > 0 ? HR_VERDICT_REGRESSION : HR_VERDICT_IMPROVEMENT;
+}
+
+/* Corrects the tested rows' p-values as one family (o->correction) into p_adj. */
+static int correct_rows(hr_cmp *c)
+{
+    double *p = malloc((size_t)(c->nrows > 0 ? c->nrows : 1) * sizeof *p);
+    if (!p) return hr_fail("out of memory");
+    int n = 0;
+    for (int i = 0; i < c->nrows; i++)
+        if (c->rows[i].tested) p[n++] = c->rows[i].test.p;
+    if (hr_p_adjust(p, (size_t)n, c->opts.correction, p)) {
+        free(p);
+        return hr_fail("out of memory");
+    }
+    c->n_tested = n;
+    for (int i = 0, k = 0; i < c->nrows; i++)
+        if (c->rows[i].tested) c->rows[i].p_adj = p[k++];
+    free(p);
+    return HR_OK;
+}
+
+/* The raw p a single changed row needs for its corrected p to fall below alpha. */
+static double alpha_per_row(const hr_cmp *c)
+{
+    int n = c->opts.correction == HR_PADJ_NONE || c->n_tested < 1 ? 1 : c->n_tested;
+    return c->opts.alpha / n;
+}
+
+/* The warnings about the judging itself: weak tests, untested rows, copied counters. */
+static void judging_warnings(hr_cmp *c, const hr_bench_file *base, const hr_bench_file *nw,
+                             int n_copied)
+{
     int untested_base = 0, untested_new = 0, weak = 0, weak_nb = 0, weak_nn = 0;
-    int n_copied = 0;
-    for (int i = 0; i < base->nbench; i++) {
-        const hr_bench *b = &base->bench[i];
-        if (o->filter && regexec(&re, b->name, 0, NULL, 0)) continue;
-        const hr_bench *key = b, **hit = bsearch(&key, byname, (size_t)nw->nbench,
-                                                 sizeof *byname, cmp_bench_ptr_name);
-        if (!hit) {
-            c->only_base[c->n_only_base++] = b->name;
-            continue;
-        }
-        used[*hit - nw->bench] = true;
-        const double *xb, *xn;
-        if ((st = samples(base, b, o->metric, &xb)) || (st = samples(nw, *hit, o->metric, &xn)))
-            goto out;
-        hr_cmp_row *r = &c->rows[c->nrows];
-        r->name = b->name;
-        r->n_base = distinct_samples(xb, b->n, o->metric, &n_copied);
-        r->n_new = distinct_samples(xn, (*hit)->n, o->metric, &n_copied);
-        judge(r, xb, xn, o);
-        ratio[c->nrows++] = r->new_ / r->base;
-        c->count[r->verdict]++;
+    double need = alpha_per_row(c);
+    for (int i = 0; i < c->nrows; i++) {
+        hr_cmp_row *r = &c->rows[i];
         if (!r->tested) {
-            c->n_untested++;
             untested_base += r->n_base < 2;
             untested_new += r->n_new < 2;
         } else if (!r->can_reach && !weak++) {
@@ -492,26 +527,17 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
             weak_nn = r->n_new;
         }
     }
-    for (int i = 0; i < nw->nbench; i++)
-        if (!used[i] && !(o->filter && regexec(&re, nw->bench[i].name, 0, NULL, 0)))
-            c->only_new[c->n_only_new++] = nw->bench[i].name;
-    if (c->nrows == 0) {
-        st = hr_fail("no benchmark in %s matches one in %s by name%s%s%s", nw->path, base->path,
-                     o->filter ? " (after --filter '" : "", o->filter ? o->filter : "",
-                     o->filter ? "')" : "");
-        goto out;
-    }
-    c->geomean_delta_pct = 100 * (hr_geomean(ratio, (size_t)c->nrows) - 1);
-
-    context_warnings(c, base, nw);
+    char fam[96] = "";
+    if (need < c->opts.alpha)
+        snprintf(fam, sizeof fam, " (alpha %g over %d tested rows, %s)", c->opts.alpha,
+                 c->n_tested, hr_padj_names[c->opts.correction]);
     if (weak)
         add_warn(c,
                  "%d row(s) have too few repetitions for the U test to reach significance: "
-                 "with %d and %d repetitions the smallest possible p is %.3g >= alpha %g, so "
+                 "with %d and %d repetitions the smallest possible p is %.3g >= %s%.3g%s, so "
                  "they are never flagged; use at least %d repetitions on each side",
-                 weak, weak_nb, weak_nn,
-                 hr_mwu_min_p((size_t)weak_nb, (size_t)weak_nn), o->alpha,
-                 reps_needed(o->alpha));
+                 weak, weak_nb, weak_nn, hr_mwu_min_p((size_t)weak_nb, (size_t)weak_nn),
+                 fam[0] ? "" : "alpha ", need, fam, reps_needed(need));
     if (c->n_untested)
         add_warn(c,
                  "%d row(s) have no repetitions in %s: judged on the %g%% threshold alone, "
@@ -520,13 +546,26 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
                  untested_base && untested_new ? "either file"
                  : untested_base               ? base->path
                                                : nw->path,
-                 o->threshold_pct);
+                 c->opts.threshold_pct);
     if (n_copied)
         add_warn(c,
                  "%d sample set(s) carry one %s for all their repetitions (a per-result "
                  "counter, not one per repetition): counted as a single value",
                  n_copied, HR_CMP_FRAC_COUNTER);
+}
+
+/* The warnings about what was not compared and what the files say of themselves. */
+static void input_warnings(hr_cmp *c, const hr_bench_file *base, const hr_bench_file *nw)
+{
     char names[320];
+    if (c->n_mismatch) {
+        few_names(c->mismatch, c->n_mismatch, names, sizeof names);
+        add_warn(c,
+                 "%d benchmark(s) normalized by different probes in the two files (say fma "
+                 "in one, bw in the other), not compared: %s; their %s does not compare across "
+                 "probes (judge them with --metric time, or pin the probe: probe = fma)",
+                 c->n_mismatch, names, HR_CMP_FRAC_COUNTER);
+    }
     if (c->n_only_base) {
         few_names(c->only_base, c->n_only_base, names, sizeof names);
         add_warn(c, "%d benchmark(s) only in %s, not compared: %s", c->n_only_base, base->path,
@@ -545,11 +584,136 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
         add_warn(c, "%s: %d repetition(s) excluded by the phase filter left out", nw->path, nw->nexcluded);
     if (nw->nerrored)
         add_warn(c, "%s: %d row(s) with error_occurred skipped", nw->path, nw->nerrored);
+}
+
+/* Matches base's benchmarks (passing re) with nw's by name into c->rows and q. */
+static int match_rows(hr_cmp *c, const hr_bench_file *base, const hr_bench_file *nw,
+                      const regex_t *re, pending *q, int *n_copied)
+{
+    const hr_cmp_opts *o = &c->opts;
+    const hr_bench **byname = malloc((size_t)(nw->nbench > 0 ? nw->nbench : 1) * sizeof *byname);
+    bool *used = calloc((size_t)nw->nbench + 1, sizeof *used);
+    int st = HR_OK;
+    if (!byname || !used) {
+        st = hr_fail("out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nw->nbench; i++) byname[i] = &nw->bench[i];
+    qsort(byname, (size_t)nw->nbench, sizeof *byname, cmp_bench_ptr_name);
+    for (int i = 0; i < base->nbench; i++) {
+        const hr_bench *b = &base->bench[i];
+        if (re && regexec(re, b->name, 0, NULL, 0)) continue;
+        const hr_bench *key = b, **hit = bsearch(&key, byname, (size_t)nw->nbench,
+                                                 sizeof *byname, cmp_bench_ptr_name);
+        if (!hit) {
+            c->only_base[c->n_only_base++] = b->name;
+            continue;
+        }
+        const hr_bench *n = *hit;
+        used[n - nw->bench] = true;
+        pending *p = &q[c->nrows];
+        if ((st = samples(base, b, o->metric, &p->xb)) || (st = samples(nw, n, o->metric, &p->xn)))
+            goto out;
+        if (o->metric == HR_METRIC_NORMALIZED &&
+            (b->probe_kind != n->probe_kind || b->probe_kind == HR_BENCH_PROBE_MIXED)) {
+            c->mismatch[c->n_mismatch++] = b->name;
+            continue;
+        }
+        hr_cmp_row *r = &c->rows[c->nrows++];
+        r->name = b->name;
+        r->n_base = distinct_samples(p->xb, b->n, o->metric, n_copied);
+        r->n_new = distinct_samples(p->xn, n->n, o->metric, n_copied);
+        p->d = log(hr_median(p->xn, (size_t)r->n_new) / hr_median(p->xb, (size_t)r->n_base));
+        double lp = probe_log_ratio(b, n);
+        r->probe_pct = isnan(lp) ? NAN : 100 * expm1(lp);
+        /* a faster machine (probe up) predicts a lower time */
+        p->pm = o->metric == HR_METRIC_TIME ? -lp : NAN;
+    }
+    for (int i = 0; i < nw->nbench; i++)
+        if (!used[i] && !(re && regexec(re, nw->bench[i].name, 0, NULL, 0)))
+            c->only_new[c->n_only_new++] = nw->bench[i].name;
 out:
-    if (o->filter) regfree(&re);
     free(byname);
     free(used);
+    return st;
+}
+
+int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_opts *o,
+               hr_cmp *c)
+{
+    memset(c, 0, sizeof *c);
+    c->opts = *o;
+    c->base_path = base->path;
+    c->new_path = nw->path;
+    regex_t re;
+    if (o->filter) {
+        int e = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+        if (e) {
+            char msg[128];
+            regerror(e, &re, msg, sizeof msg);
+            return hr_fail("--filter: invalid regular expression '%s': %s", o->filter, msg);
+        }
+    }
+    size_t nb = (size_t)base->nbench + 1;
+    int st = HR_OK, nmax = 1, n_copied = 0;
+    for (int i = 0; i < nw->nbench; i++) nmax = nw->bench[i].n > nmax ? nw->bench[i].n : nmax;
+    c->rows = calloc(nb, sizeof *c->rows);
+    c->only_base = calloc(nb, sizeof *c->only_base);
+    c->only_new = calloc((size_t)nw->nbench + 1, sizeof *c->only_new);
+    c->mismatch = calloc(nb, sizeof *c->mismatch);
+    pending *q = calloc(nb, sizeof *q);
+    double *d = calloc(nb, sizeof *d), *pm = calloc(nb, sizeof *pm);
+    double *ratio = calloc(nb, sizeof *ratio), *scratch = calloc((size_t)nmax, sizeof *scratch);
+    if (!c->rows || !c->only_base || !c->only_new || !c->mismatch || !q || !d || !pm ||
+        !ratio || !scratch) {
+        st = hr_fail("out of memory");
+        goto out;
+    }
+    if ((st = match_rows(c, base, nw, o->filter ? &re : NULL, q, &n_copied))) goto out;
+    if (c->nrows == 0) {
+        st = hr_fail("no benchmark in %s matches one in %s by name%s%s%s%s", nw->path,
+                     base->path, o->filter ? " (after --filter '" : "", o->filter ? o->filter : "",
+                     o->filter ? "')" : "",
+                     c->n_mismatch ? " and the same probe (--metric normalized)" : "");
+        goto out;
+    }
+
+    /* the common shift, then every row relative to it, then the family's correction */
+    for (int i = 0; i < c->nrows; i++) {
+        d[i] = q[i].d;
+        pm[i] = q[i].pm;
+    }
+    c->shift = hr_shift_estimate(d, pm, c->nrows, o->metric == HR_METRIC_NORMALIZED,
+                                 o->threshold_pct, !o->no_shift);
+    hr_shift_describe(&c->shift, o->metric == HR_METRIC_TIME, o->threshold_pct, c->shift_note,
+                      sizeof c->shift_note);
+    c->common = hr_shift_code_verdict(&c->shift, o->metric == HR_METRIC_TIME, o->threshold_pct,
+                                      o->alpha);
+    for (int i = 0; i < c->nrows; i++) {
+        measure_row(&c->rows[i], &q[i], c->shift.s, scratch);
+        ratio[i] = c->rows[i].new_ / c->rows[i].base;
+    }
+    if ((st = correct_rows(c))) goto out;
+    double need = alpha_per_row(c);
+    for (int i = 0; i < c->nrows; i++) {
+        hr_cmp_row *r = &c->rows[i];
+        r->can_reach = !r->tested || hr_mwu_min_p((size_t)r->n_base, (size_t)r->n_new) < need;
+        r->verdict = verdict_of(r, o);
+        c->count[r->verdict]++;
+        c->n_untested += !r->tested;
+    }
+    c->geomean_delta_pct = 100 * (hr_geomean(ratio, (size_t)c->nrows) - 1);
+
+    context_warnings(c, base, nw);
+    judging_warnings(c, base, nw, n_copied);
+    input_warnings(c, base, nw);
+out:
+    if (o->filter) regfree(&re);
+    free(q);
+    free(d);
+    free(pm);
     free(ratio);
+    free(scratch);
     if (st) hr_cmp_free(c);
     return st;
 }
@@ -559,181 +723,13 @@ void hr_cmp_free(hr_cmp *c)
     free(c->rows);
     free(c->only_base);
     free(c->only_new);
+    free(c->mismatch);
     memset(c, 0, sizeof *c);
 }
 
-/* ---- reports ------------------------------------------------------------------------ */
-
-/* A median in readable units: "1.234 ms" for time, "0.7312" for a fraction. */
-static void fmt_value(const hr_cmp *c, double v, char *buf, size_t len)
+int hr_cmp_status(const hr_cmp *c)
 {
-    if (c->opts.metric == HR_METRIC_NORMALIZED) {
-        snprintf(buf, len, "%.4f", v);
-        return;
-    }
-    static const struct {
-        double ns;
-        const char *unit;
-    } u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
-    size_t i = 0;
-    while (i + 1 < sizeof u / sizeof u[0] && v < u[i].ns) i++;
-    snprintf(buf, len, "%.4g %s", v / u[i].ns, u[i].unit);
-}
-
-/* A delta for display: rounding noise (|d| < 0.005%) shows as +0.00%, not -0.00%. */
-static double shown(double d) { return fabs(d) < 0.005 ? 0 : d; }
-
-static void fmt_p(const hr_cmp_row *r, char *buf, size_t len)
-{
-    if (r->tested) snprintf(buf, len, "%.3g", r->test.p);
-    else snprintf(buf, len, "-");
-}
-
-static const char *metric_desc(const hr_cmp *c)
-{
-    return c->opts.metric == HR_METRIC_TIME
-               ? "time (median real_time, lower is better)"
-               : "normalized (median " HR_CMP_FRAC_COUNTER ", higher is better)";
-}
-
-static void fmt_summary(const hr_cmp *c, char *buf, size_t len)
-{
-    snprintf(buf, len,
-             "%d regression%s, %d improvement%s, %d same, %d noise (%d compared)",
-             c->count[HR_VERDICT_REGRESSION], c->count[HR_VERDICT_REGRESSION] == 1 ? "" : "s",
-             c->count[HR_VERDICT_IMPROVEMENT], c->count[HR_VERDICT_IMPROVEMENT] == 1 ? "" : "s",
-             c->count[HR_VERDICT_SAME], c->count[HR_VERDICT_NOISE], c->nrows);
-}
-
-void hr_cmp_print_table(FILE *f, const hr_cmp *c)
-{
-    fprintf(f, "headroom compare: %s -> %s\n", c->base_path, c->new_path);
-    fprintf(f, "metric: %s; threshold %g%%; two-sided Mann-Whitney U, alpha %g\n",
-            metric_desc(c), c->opts.threshold_pct, c->opts.alpha);
-    for (int i = 0; i < c->nwarn; i++) fprintf(f, "warning: %s\n", c->warn[i]);
-    int w = (int)strlen("benchmark");
-    for (int i = 0; i < c->nrows; i++)
-        if ((int)strlen(c->rows[i].name) > w) w = (int)strlen(c->rows[i].name);
-    fprintf(f, "\n%-*s  %11s  %11s  %9s  %9s  %7s  %s\n", w, "benchmark", "base", "new",
-            "delta", "p", "reps", "verdict");
-    for (int i = 0; i < c->nrows; i++) {
-        const hr_cmp_row *r = &c->rows[i];
-        char vb[32], vn[32], p[32], reps[32];
-        fmt_value(c, r->base, vb, sizeof vb);
-        fmt_value(c, r->new_, vn, sizeof vn);
-        fmt_p(r, p, sizeof p);
-        snprintf(reps, sizeof reps, "%d/%d", r->n_base, r->n_new);
-        fprintf(f, "%-*s  %11s  %11s  %+8.2f%%  %9s  %7s  %s\n", w, r->name, vb, vn,
-                shown(r->delta_pct), p, reps, hr_verdict_names[r->verdict]);
-    }
-    char geo[48], sum[160];
-    snprintf(geo, sizeof geo, "geomean (%d row%s)", c->nrows, c->nrows == 1 ? "" : "s");
-    fprintf(f, "%-*s  %11s  %11s  %+8.2f%%\n", w, geo, "", "", shown(c->geomean_delta_pct));
-    fmt_summary(c, sum, sizeof sum);
-    fprintf(f, "\nresult: %s\n", sum);
-}
-
-/* Writes s as a markdown code span inside a table cell: '|' must still be escaped
- * there (GitHub splits cells first) and a backquote would end the span. */
-static void md_code(FILE *f, const char *s)
-{
-    fputc('`', f);
-    for (; *s; s++) {
-        if (*s == '|') fputs("\\|", f);
-        else fputc(*s == '`' ? '\'' : *s, f);
-    }
-    fputc('`', f);
-}
-
-/* Writes s as markdown text with the characters markdown treats specially escaped. */
-static void md_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (strchr("|\\`*_<>[]#", *s)) fputc('\\', f);
-        fputc(*s, f);
-    }
-}
-
-void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
-{
-    char sum[160];
-    fmt_summary(c, sum, sizeof sum);
-    fprintf(f, "### %s headroom compare: %s\n\n",
-            c->count[HR_VERDICT_REGRESSION] ? ":x:" : ":white_check_mark:", sum);
-    fprintf(f, "Base ");
-    md_code(f, c->base_path);
-    fprintf(f, ", new ");
-    md_code(f, c->new_path);
-    fprintf(f, ". Metric: %s; threshold %g%%; two-sided Mann-Whitney U test, alpha %g.\n\n",
-            metric_desc(c), c->opts.threshold_pct, c->opts.alpha);
-    for (int i = 0; i < c->nwarn; i++) {
-        fprintf(f, "> **Warning:** ");
-        md_escape(f, c->warn[i]);
-        fprintf(f, "\n>\n");
-    }
-    if (c->nwarn) fprintf(f, "\n");
-    fprintf(f, "| benchmark | base | new | delta | p | reps | verdict |\n");
-    fprintf(f, "|:--|--:|--:|--:|--:|--:|:--|\n");
-    for (int i = 0; i < c->nrows; i++) {
-        const hr_cmp_row *r = &c->rows[i];
-        char vb[32], vn[32], p[32];
-        fmt_value(c, r->base, vb, sizeof vb);
-        fmt_value(c, r->new_, vn, sizeof vn);
-        fmt_p(r, p, sizeof p);
-        fprintf(f, "| ");
-        md_code(f, r->name);
-        bool loud = r->verdict >= HR_VERDICT_REGRESSION;
-        fprintf(f, " | %s | %s | %+.2f%% | %s | %d/%d | %s%s%s |\n", vb, vn, shown(r->delta_pct), p,
-                r->n_base, r->n_new, loud ? "**" : "", hr_verdict_names[r->verdict],
-                loud ? "**" : "");
-    }
-    fprintf(f, "| geomean (%d row%s) | | | %+.2f%% | | | |\n", c->nrows, c->nrows == 1 ? "" : "s",
-            shown(c->geomean_delta_pct));
-}
-
-cJSON *hr_cmp_json(const hr_cmp *c)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "base", c->base_path);
-    cJSON_AddStringToObject(j, "new", c->new_path);
-    cJSON_AddStringToObject(j, "metric", hr_cmp_metric_names[c->opts.metric]);
-    cJSON_AddNumberToObject(j, "threshold_pct", c->opts.threshold_pct);
-    cJSON_AddNumberToObject(j, "alpha", c->opts.alpha);
-    if (c->opts.filter) cJSON_AddStringToObject(j, "filter", c->opts.filter);
-    cJSON *warn = cJSON_AddArrayToObject(j, "warnings");
-    for (int i = 0; i < c->nwarn; i++) cJSON_AddItemToArray(warn, cJSON_CreateString(c->warn[i]));
-    cJSON *rows = cJSON_AddArrayToObject(j, "rows");
-    for (int i = 0; i < c->nrows; i++) {
-        const hr_cmp_row *r = &c->rows[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", r->name);
-        cJSON_AddNumberToObject(o, "base", r->base);
-        cJSON_AddNumberToObject(o, "new", r->new_);
-        cJSON_AddStringToObject(o, "unit", c->opts.metric == HR_METRIC_TIME ? "ns" : "fraction");
-        cJSON_AddNumberToObject(o, "delta_pct", r->delta_pct);
-        cJSON_AddNumberToObject(o, "n_base", r->n_base);
-        cJSON_AddNumberToObject(o, "n_new", r->n_new);
-        cJSON_AddStringToObject(o, "test", hr_mwu_method_names[r->tested ? r->test.method : 0]);
-        if (r->tested) {
-            cJSON_AddNumberToObject(o, "u", r->test.u1);
-            cJSON_AddNumberToObject(o, "p", r->test.p);
-        } else {
-            cJSON_AddNullToObject(o, "u");
-            cJSON_AddNullToObject(o, "p");
-        }
-        cJSON_AddBoolToObject(o, "can_reach_alpha", r->can_reach);
-        cJSON_AddStringToObject(o, "verdict", hr_verdict_names[r->verdict]);
-        cJSON_AddItemToArray(rows, o);
-    }
-    cJSON_AddNumberToObject(j, "geomean_delta_pct", c->geomean_delta_pct);
-    cJSON *cnt = cJSON_AddObjectToObject(j, "counts");
-    static const char *const keys[] = {"same", "noise", "regression", "improvement"};
-    for (int v = 0; v < 4; v++) cJSON_AddNumberToObject(cnt, keys[v], c->count[v]);
-    cJSON *ob = cJSON_AddArrayToObject(j, "only_in_base");
-    for (int i = 0; i < c->n_only_base; i++)
-        cJSON_AddItemToArray(ob, cJSON_CreateString(c->only_base[i]));
-    cJSON *on = cJSON_AddArrayToObject(j, "only_in_new");
-    for (int i = 0; i < c->n_only_new; i++)
-        cJSON_AddItemToArray(on, cJSON_CreateString(c->only_new[i]));
-    return j;
+    if (c->shift.undecided) return HR_CMP_UNDECIDED;
+    return c->count[HR_VERDICT_REGRESSION] || c->common == HR_VERDICT_REGRESSION ? HR_EFAIL
+                                                                                 : HR_OK;
 }

@@ -1,4 +1,4 @@
-/* stats.c — median, timing summaries, geometric mean and the two-sided Mann-Whitney U test. */
+/* stats.c — median, timing summaries, MAD, geometric mean, the two-sided Mann-Whitney U test, sign test, Holm and BH. */
 #include "stats.h"
 
 #include <math.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 const char *const hr_mwu_method_names[] = {"none", "exact", "normal", NULL};
+const char *const hr_padj_names[] = {"holm", "bh", "none", NULL};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -51,6 +52,68 @@ double hr_geomean(const double *x, size_t n)
     double sum = 0;
     for (size_t i = 0; i < n; i++) sum += log(x[i]);
     return exp(sum / (double)n);
+}
+
+double hr_mad(const double *x, size_t n, double center)
+{
+    if (n == 0) return NAN;
+    double small[64], *dev = n <= 64 ? small : malloc(n * sizeof *dev);
+    if (!dev) return NAN;
+    for (size_t i = 0; i < n; i++) dev[i] = fabs(x[i] - center);
+    double m = hr_median(dev, n);
+    if (dev != small) free(dev);
+    return m;
+}
+
+double hr_sign_test_p(int npos, int nneg)
+{
+    int n = npos + nneg, k = npos > nneg ? npos : nneg;
+    if (n <= 0) return 1;
+    /* P(X >= k) = sum C(n, j) / 2^n, each term exp(log C(n, j) - n log 2) */
+    double tail = 0;
+    for (int j = k; j <= n; j++)
+        tail += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) - n * log(2.0));
+    return fmin(1.0, 2 * tail);
+}
+
+/* A p-value and its position in the family, for sorting. */
+typedef struct {
+    double p;
+    size_t at;
+} ranked_p;
+
+static int cmp_ranked_p(const void *a, const void *b)
+{
+    const ranked_p *x = a, *y = b;
+    int c = cmp_double(&x->p, &y->p);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+int hr_p_adjust(const double *p, size_t n, hr_padj method, double *adj)
+{
+    if (adj != p) memcpy(adj, p, n * sizeof *adj);
+    if (method == HR_PADJ_NONE || n == 0) return 0;
+    ranked_p *r = malloc(n * sizeof *r);
+    if (!r) return -1;
+    for (size_t i = 0; i < n; i++) r[i] = (ranked_p){p[i], i};
+    qsort(r, n, sizeof *r, cmp_ranked_p);
+    if (method == HR_PADJ_HOLM) {
+        /* step down from the smallest p: each adjusted value at least the one before */
+        double run = 0;
+        for (size_t k = 0; k < n; k++) {
+            run = fmax(run, fmin(1.0, (double)(n - k) * r[k].p));
+            adj[r[k].at] = run;
+        }
+    } else {
+        /* step up from the largest p: each adjusted value at most the one after */
+        double run = 1;
+        for (size_t k = n; k-- > 0;) {
+            run = fmin(run, fmin(1.0, (double)n * r[k].p / (double)(k + 1)));
+            adj[r[k].at] = run;
+        }
+    }
+    free(r);
+    return 0;
 }
 
 /* A pooled value and which sample it came from, for ranking. */

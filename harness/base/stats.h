@@ -1,5 +1,5 @@
-/* stats.h — small-sample statistics: median, summaries of repeated timings, geometric mean,
- * Mann-Whitney U. */
+/* stats.h — small-sample statistics: median, summaries of repeated timings, MAD, geometric
+ * mean, Mann-Whitney U, the sign test, multiple-testing corrections. */
 #ifndef HR_STATS_H
 #define HR_STATS_H
 
@@ -19,6 +19,10 @@ void hr_summarize(const double *x, int n, hr_summary *s);
 
 /* Geometric mean of x[0..n), all > 0 (exp of the mean log). NAN for n == 0. */
 double hr_geomean(const double *x, size_t n);
+
+/* Median absolute deviation of x[0..n) around center: median |x_i - center|, unscaled
+ * (no 1.4826 factor). NAN for n == 0 or when memory runs out. */
+double hr_mad(const double *x, size_t n, double center);
 
 /* Samples of at most this size on both sides and without ties get the exact null
  * distribution of U; larger ones (or any ties) the normal approximation. */
@@ -48,5 +52,26 @@ hr_mwu_result hr_mwu(const double *x, size_t n1, const double *y, size_t n2);
  * separated samples without ties): 2 / C(n1+n2, n1) when exact. If this is >= alpha
  * the test can never call a difference significant. */
 double hr_mwu_min_p(size_t n1, size_t n2);
+
+/* Two-sided exact sign test: npos values above the null median and nneg below (ties
+ * left out). p = min(1, 2 P(X >= max(npos, nneg))) for X ~ Binomial(npos + nneg, 1/2);
+ * 1 when both are 0. */
+double hr_sign_test_p(int npos, int nneg);
+
+/* Corrections of a family of p-values for testing them all at once. */
+typedef enum { HR_PADJ_HOLM = 0, HR_PADJ_BH = 1, HR_PADJ_NONE = 2 } hr_padj;
+extern const char *const hr_padj_names[]; /* "holm", "bh", "none", NULL */
+
+/* Adjusted p-values of p[0..n) into adj[0..n) (adj may be p). With p sorted ascending,
+ * p(1) <= ... <= p(n):
+ *   holm  Holm (1979) step-down, family-wise error rate <= alpha under any dependence:
+ *         adj(i) = max over j <= i of min(1, (n - j + 1) p(j));
+ *   bh    Benjamini-Hochberg (1995) step-up, false discovery rate <= alpha for
+ *         independent or positively dependent tests:
+ *         adj(i) = min over j >= i of min(1, n p(j) / j);
+ *   none  adj = p.
+ * The same values as R's p.adjust(p, "holm" | "BH"). Ties keep their input order.
+ * Returns 0, or -1 when memory runs out (adj is then p unchanged). */
+int hr_p_adjust(const double *p, size_t n, hr_padj method, double *adj);
 
 #endif

@@ -1,4 +1,5 @@
-/* cmd_compare.c — headroom compare: a results file against a baseline, exit 1 on regression. */
+/* cmd_compare.c — headroom compare: a results file against a baseline; exit 1 on a regression,
+ * 3 when machine and code cannot be separated. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,10 +12,20 @@ static const char synopsis[] =
     "compare BASE NEW [options]\n\n"
     "Matches the benchmarks of two results files (headroom's or Google Benchmark's JSON) by\n"
     "name and judges each: REGRESSION when worse by more than --threshold and a two-sided\n"
-    "Mann-Whitney U test over the repetitions gives p < --alpha; IMPROVEMENT likewise;\n"
-    "otherwise same (within the threshold) or noise (beyond it, not significant). Rows\n"
-    "without repetitions are judged on the threshold alone.\n"
-    "Exit status: 0 no regression, 1 at least one regression, 2 unusable input.";
+    "Mann-Whitney U test over the repetitions, corrected over all tested rows as one family\n"
+    "(--correction), gives p < --alpha; IMPROVEMENT likewise; otherwise same (within the\n"
+    "threshold) or noise (beyond it, not significant). Rows without repetitions are judged\n"
+    "on the threshold alone.\n\n"
+    "The machine's shift: with 6 or more rows, the common shift c (median over rows of\n"
+    "log(new/base)) is taken out before rows are judged (new samples x e^-s) when it is the\n"
+    "machine's: s = c when the probes (probe_gflops/probe_gbs) moved within threshold/2 of\n"
+    "it, or without probes when |c| <= threshold; otherwise s = the probes' shift and the\n"
+    "rest is the code's. The file is undecided (exit 3) when the rows scatter around c by\n"
+    "more than the threshold (median absolute deviation), when |c| > threshold and no\n"
+    "probes attribute it, or when the probes moved beyond the threshold and the rows did\n"
+    "not follow. --no-shift judges rows as measured.\n\n"
+    "Exit status: 0 no regression, 1 at least one regression, 2 unusable input,\n"
+    "3 cannot separate machine from code (no verdict: rerun, or compare interleaved runs).";
 
 enum { FMT_TABLE, FMT_MARKDOWN, FMT_JSON };
 static const char *const formats[] = {"table", "markdown", "json", NULL};
@@ -22,12 +33,17 @@ static const char *const formats[] = {"table", "markdown", "json", NULL};
 int cmd_compare(int argc, char **argv)
 {
     hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = HR_METRIC_TIME};
-    int metric = HR_METRIC_TIME, format = FMT_TABLE;
+    int metric = HR_METRIC_TIME, format = FMT_TABLE, correction = HR_PADJ_HOLM;
     const hr_opt opts[] = {
         {"--threshold", HR_OPT_DOUBLE, &o.threshold_pct, 0, 1000, NULL, "PCT",
          "smallest change (%) of the median that counts (default 5)"},
         {"--alpha", HR_OPT_DOUBLE, &o.alpha, 1e-12, 1, NULL, "A",
-         "significance level of the U test (default 0.05)"},
+         "significance level over all rows after the correction (default 0.05)"},
+        {"--correction", HR_OPT_ENUM, &correction, 0, 0, hr_padj_names, NULL,
+         "of the rows' p-values: holm (family-wise error), bh (Benjamini-Hochberg false "
+         "discovery rate), none (alpha per row) (default holm)"},
+        {"--no-shift", HR_OPT_FLAG, &o.no_shift, 0, 0, NULL, NULL,
+         "do not estimate or take out the machine's common shift"},
         {"--metric", HR_OPT_ENUM, &metric, 0, 0, hr_cmp_metric_names, NULL,
          "judge real_time, or the " HR_CMP_FRAC_COUNTER " counter (default time)"},
         {"--filter", HR_OPT_STR, &o.filter, 0, 0, NULL, "REGEX",
@@ -47,6 +63,7 @@ int cmd_compare(int argc, char **argv)
         return HR_EUSAGE;
     }
     o.metric = (hr_cmp_metric)metric;
+    o.correction = (hr_padj)correction;
 
     hr_bench_file base, nw;
     if ((st = hr_bench_file_load(pos[0], &base))) {
@@ -81,7 +98,7 @@ int cmd_compare(int argc, char **argv)
             free(text);
             cJSON_Delete(j);
         }
-        if (!st) st = c.count[HR_VERDICT_REGRESSION] ? HR_EFAIL : HR_OK;
+        if (!st) st = hr_cmp_status(&c);
         hr_cmp_free(&c);
     }
     hr_bench_file_free(&nw);
