@@ -14,7 +14,8 @@ expect table_line 0 '^probe: fma, concurrent ceiling .* frac_of_ceiling [0-9.]+ 
 
 "${RUN[@]}" --kernel flash --format json > "$TMP/flash.json" 2> /dev/null
 "${RUN[@]}" --kernel flash --format json --no-probe > "$TMP/noprobe.json" 2> /dev/null
-"$HR_BIN" run --kernel decode --heads 2 --seq 1 --seq-kv 4096 --d-head 16 --threads 1 --reps 4 --min-time 0 \
+# decode over a 256 MiB cache: past the last-level cache of any machine, so the bandwidth probe.
+"$HR_BIN" run --kernel decode --heads 8 --seq 1 --seq-kv 131072 --d-head 32 --threads 1 --reps 4 --min-time 0 \
     --warmup 0 --format json > "$TMP/decode.json" 2> /dev/null
 "${RUN[@]}" --kernel flash --format json --probe-kind bw > "$TMP/forcebw.json" 2> /dev/null
 if command -v python3 > /dev/null; then

@@ -220,7 +220,8 @@ HR_TEST(phase_probe_hooks_and_kind)
     CHECK(t.probe_kind == HR_PROBE_BW && t.probe_before[1] > 0);
     /* Any machine's balance is well inside (1e-3, 1e6) FLOP/byte. */
     CHECK(hr_phase_balance(1) > 0);
-    CHECK(hr_phase_kind_for(1, 1e3, 1) == HR_PROBE_BW);
+    CHECK(hr_phase_kind_for(1, 1e12, 1) == HR_PROBE_BW);              /* past any cache, AI 1e-12 */
+    CHECK(hr_phase_kind_for(1, 1e3, 1) == HR_PROBE_FMA);              /* cache-resident: FMA */
     CHECK(hr_phase_kind_for(1e6, 1, 1) == HR_PROBE_FMA);
     CHECK(hr_phase_kind_for(1, 0, 1) == HR_PROBE_FMA);
 }

@@ -42,8 +42,9 @@ const hr_probe_buf *hr_phase_bw_buf(int threads);
  * bandwidth, from results/<machine>/ceilings.json when it exists, else measured once
  * per thread count with the two probes (10 ms each). 0 when neither is available. */
 double hr_phase_balance(int threads);
-/* HR_PROBE_BW when flops / bytes < hr_phase_balance(threads) (memory-bound by the
- * roofline), else HR_PROBE_FMA. */
+/* HR_PROBE_BW when the traffic (bytes) exceeds the last-level cache and flops / bytes <
+ * hr_phase_balance(threads) (memory-bound by the DRAM roofline), else HR_PROBE_FMA: a
+ * working set that stays in cache is judged against the FMA probe, whatever its AI. */
 hr_probe_kind hr_phase_kind_for(double flops, double bytes, int threads);
 
 /* Flags every repetition of t whose two probes differ by more than threshold relative
