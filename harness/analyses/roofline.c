@@ -1,4 +1,4 @@
-/* roofline.c — measures the machine's ceilings, saves and loads them, and sets the roofline counters of a result row. */
+/* roofline.c — measures the machine's ceilings (FMA per ISA, triad, exp per thread count) and sets the roofline counters of a result row. */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>

@@ -1,5 +1,4 @@
-/* commands.h — the subcommands of main's table; each in harness/cli/cmd_<name>.c, except
- * cmd_crossover (harness/analyses/crossover.c). */
+/* commands.h — the subcommands of main's table; each in harness/cli/cmd_<name>.c. */
 #ifndef HR_COMMANDS_H
 #define HR_COMMANDS_H
 
