@@ -102,6 +102,8 @@ typedef struct {
     hr_shift shift;       /* the common shift and what was taken out                  */
     hr_verdict common;    /* the code's share of it (hr_shift_code_verdict)           */
     char shift_note[512]; /* hr_shift_describe's sentence                             */
+    const char *title;    /* the report's first words; NULL: "headroom compare"        */
+    const char *test;     /* the per-row test; NULL: "two-sided Mann-Whitney U"        */
     int nwarn;
     char warn[HR_CMP_MAX_WARN][384]; /* one line each, without "warning: "             */
 } hr_cmp;

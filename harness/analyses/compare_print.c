@@ -53,8 +53,8 @@ static void fmt_test(const hr_cmp *c, char *buf, size_t len)
         "Benjamini-Hochberg correction (false discovery rate)",
         "no correction (alpha per row)",
     };
-    snprintf(buf, len, "two-sided Mann-Whitney U, alpha %g, %s over %d tested row%s",
-             c->opts.alpha, how[c->opts.correction], c->n_tested, c->n_tested == 1 ? "" : "s");
+    snprintf(buf, len, "%s, alpha %g, %s over %d tested row%s",
+             c->test ? c->test : "two-sided Mann-Whitney U", c->opts.alpha, how[c->opts.correction], c->n_tested, c->n_tested == 1 ? "" : "s");
 }
 
 static void fmt_summary(const hr_cmp *c, char *buf, size_t len)
@@ -76,7 +76,7 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
     char test[160], ph[16];
     fmt_test(c, test, sizeof test);
     p_heading(c, ph, sizeof ph);
-    fprintf(f, "headroom compare: %s -> %s\n", c->base_path, c->new_path);
+    fprintf(f, "%s: %s -> %s\n", c->title ? c->title : "headroom compare", c->base_path, c->new_path);
     fprintf(f, "metric: %s; threshold %g%%; %s\n", metric_desc(c), c->opts.threshold_pct, test);
     fprintf(f, "shift: %s\n", c->shift_note);
     for (int i = 0; i < c->nwarn; i++) fprintf(f, "warning: %s\n", c->warn[i]);
@@ -130,11 +130,11 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
     fmt_summary(c, sum, sizeof sum);
     fmt_test(c, test, sizeof test);
     p_heading(c, ph, sizeof ph);
-    fprintf(f, "### %s headroom compare: %s\n\n",
+    fprintf(f, "### %s %s: %s\n\n",
             hr_cmp_status(c) == HR_CMP_UNDECIDED ? ":warning:"
             : hr_cmp_status(c) == HR_EFAIL      ? ":x:"
                                                 : ":white_check_mark:",
-            sum);
+            c->title ? c->title : "headroom compare", sum);
     fprintf(f, "Base ");
     md_code(f, c->base_path);
     fprintf(f, ", new ");

@@ -3,6 +3,8 @@
 #ifndef HR_STATS_H
 #define HR_STATS_H
 
+#include <stdbool.h>
+
 #include <stddef.h>
 
 /* Median of x[0..n) (mean of the two middle values for even n); x is not modified.
@@ -73,5 +75,22 @@ extern const char *const hr_padj_names[]; /* "holm", "bh", "none", NULL */
  * The same values as R's p.adjust(p, "holm" | "BH"). Ties keep their input order.
  * Returns 0, or -1 when memory runs out (adj is then p unchanged). */
 int hr_p_adjust(const double *p, size_t n, hr_padj method, double *adj);
+
+/* Two-sided Wilcoxon signed-rank test of paired differences d[0..n) against 0 (as
+ * scipy.stats.wilcoxon with zero_method "wilcox", correction False): zeros are dropped,
+ * |d| ranked with average ranks for ties, W+ the rank sum of the positive ones. Exact
+ * distribution of W+ without ties and with at most HR_WSR_EXACT_MAX non-zero pairs,
+ * else the normal approximation with the tie correction. n_used: the non-zero pairs;
+ * none gives p = 1. */
+#define HR_WSR_EXACT_MAX 50
+typedef struct {
+    double w_plus;  /* rank sum of the positive differences                        */
+    double p;       /* two-sided, in [0, 1]                                         */
+    int n_used;     /* non-zero differences                                         */
+    bool exact;     /* from the exact distribution                                  */
+} hr_wsr_result;
+hr_wsr_result hr_wilcoxon(const double *d, size_t n);
+/* The smallest two-sided p the exact signed-rank test can give with n pairs: 2 / 2^n. */
+double hr_wilcoxon_min_p(size_t n);
 
 #endif

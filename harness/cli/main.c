@@ -20,6 +20,8 @@ static const struct {
     {"report", cmd_report, "merge results of several machines: per-shape tables and side-by-side charts"},
     {"check", cmd_check, "check kernels against the fp64 oracle over a battery of shapes"},
     {"compare", cmd_compare, "judge a results file against a baseline (exit 1 on a regression)"},
+    {"ab", cmd_ab, "two builds interleaved pair by pair on a config, judged on the paired ratios"},
+    {"ab-worker", cmd_ab_worker, NULL}, /* spoken to by ab; not listed */
     {"roofline", cmd_roofline, "measure the machine's ceilings: FMA peak, triad bandwidth, exp"},
     {"kvcache", cmd_kvcache, "KV-cache memory of model presets by context, precision, MHA vs GQA"},
     {"layer", cmd_layer, "time the full MHA layer by phase: QKV projection, core, output projection"},
@@ -46,7 +48,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: headroom COMMAND [options]   (headroom COMMAND --help for details)\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,122 @@
+/* cmd_ab.c — `headroom ab BASE NEW CONFIG`: two builds measured interleaved pair by pair, judged on the paired ratios; and the hidden `ab-worker`. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ab.h"
+#include "cli.h"
+#include "commands.h"
+
+static const char synopsis[] =
+    "ab BASE_BINARY NEW_BINARY CONFIG [options]\n\n"
+    "The strongest verdict when both builds are at hand (a pull request against its base):\n"
+    "each binary runs as a worker (BIN ab-worker CONFIG); every point of the config is\n"
+    "prepared on both, then measured in --reps pairs of repetitions taken next to each other\n"
+    "in ABBA order (base first in even pairs, new first in odd ones), so both builds see the\n"
+    "same phases of the machine. Per point, the estimate is exp(median of log(new/base)) - 1\n"
+    "over the pairs and the test a two-sided Wilcoxon signed-rank test of those log ratios;\n"
+    "the p-values are corrected over all points (--correction). REGRESSION when slower by\n"
+    "more than --threshold with corrected p < --alpha; IMPROVEMENT likewise; else same or\n"
+    "noise. Both builds run the config's tunables (no wisdom) without probes. A binary may\n"
+    "be a wrapper script that execs headroom with its arguments.\n\n"
+    "Exit status: 0 no regression, 1 at least one regression, 2 unusable input (a binary\n"
+    "that cannot run or is not a headroom of this protocol, configs that expand differently,\n"
+    "a worker that dies or does not answer within HEADROOM_AB_TIMEOUT seconds, default 300).";
+
+static const char *const formats[] = {"table", "markdown", "json", NULL};
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+int cmd_ab(int argc, char **argv)
+{
+    hr_ab_opts o = {.worker = {.reps = 15, .min_time = -1, .seed = -1},
+                    .judge = {.threshold_pct = 2, .alpha = 0.05, .metric = HR_METRIC_TIME},
+                    .timeout = 300, .stop = &stop_flag};
+    int correction = HR_PADJ_HOLM;
+    hr_format format = HR_FMT_TABLE;
+    const hr_opt opts[] = {
+        {"--reps", HR_OPT_INT, &o.worker.reps, 2, HR_MAX_REPS, NULL, "R", "pairs of repetitions per point (default 15)"},
+        {"--min-time", HR_OPT_DOUBLE, &o.worker.min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (config's)"},
+        {"--seed", HR_OPT_INT, &o.worker.seed, 0, 2147483647, NULL, "S", "input seed (config's)"},
+        {"--filter", HR_OPT_STR, &o.worker.filter, 0, 0, NULL, "K,K", "only these kernels of the config"},
+        {"--threshold", HR_OPT_DOUBLE, &o.judge.threshold_pct, 0, 1000, NULL, "PCT",
+         "smallest paired change (%) that counts (default 2)"},
+        {"--alpha", HR_OPT_DOUBLE, &o.judge.alpha, 1e-12, 1, NULL, "A", "significance level after the correction (default 0.05)"},
+        {"--correction", HR_OPT_ENUM, &correction, 0, 0, hr_padj_names, NULL, "holm, bh or none over the points (default holm)"},
+        {"--out", HR_OPT_STR, &o.out_dir, 0, 0, NULL, "DIR", "write base.json, new.json (results) and ab.json (verdicts) there"},
+        HR_FORMAT_OPT(&format, formats),
+        {NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    char *pos[3];
+    int npos = 0;
+    int st = hr_parse(argc, argv, opts, synopsis, pos, 3, &npos);
+    if (st < 0) return 0;
+    if (st == HR_OK && npos != 3) st = hr_fail("expected BASE_BINARY NEW_BINARY CONFIG (got %d arguments)", npos);
+    const char *t = getenv("HEADROOM_AB_TIMEOUT");
+    if (!st && t && !((o.timeout = atof(t)) > 0))
+        st = hr_fail("HEADROOM_AB_TIMEOUT: expected seconds > 0, got '%s'", t);
+    if (st) {
+        fprintf(stderr, "headroom ab: %s\n", hr_errmsg());
+        return HR_EUSAGE;
+    }
+    o.base_bin = pos[0], o.new_bin = pos[1], o.worker.config = pos[2];
+    o.judge.correction = (hr_padj)correction;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    hr_ab_result r;
+    st = hr_ab_run(&o, &r);
+    if (st) {
+        fprintf(stderr, "headroom ab: %s\n", hr_errmsg());
+        hr_ab_free(&r);
+        return st;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "headroom ab (interleaved, builds %s -> %s)", r.base_build, r.new_build);
+    r.cmp.title = title;
+    r.cmp.test = "paired two-sided Wilcoxon signed-rank";
+    for (int i = 0; i < r.cmp.nwarn; i++) fprintf(stderr, "headroom ab: warning: %s\n", r.cmp.warn[i]);
+    if (format == HR_FMT_TABLE) hr_cmp_print_table(stdout, &r.cmp);
+    else if (format == HR_FMT_MARKDOWN) hr_cmp_print_markdown(stdout, &r.cmp);
+    else {
+        cJSON *j = hr_cmp_json(&r.cmp);
+        char *text = j ? cJSON_Print(j) : NULL;
+        if (text) printf("%s\n", text);
+        else st = hr_fail("out of memory");
+        free(text);
+        cJSON_Delete(j);
+    }
+    if (!st) st = hr_cmp_status(&r.cmp);
+    hr_ab_free(&r);
+    if (fflush(stdout)) st = hr_fail("cannot write the report to stdout");
+    return st;
+}
+
+int cmd_ab_worker(int argc, char **argv)
+{
+    hr_ab_worker_opts o = {.reps = 15, .min_time = -1, .seed = -1};
+    const hr_opt opts[] = {
+        {"--reps", HR_OPT_INT, &o.reps, 1, HR_MAX_REPS, NULL, "R", "repetitions the driver asks for"},
+        {"--min-time", HR_OPT_DOUBLE, &o.min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (config's)"},
+        {"--seed", HR_OPT_INT, &o.seed, 0, 2147483647, NULL, "S", "input seed (config's)"},
+        {"--filter", HR_OPT_STR, &o.filter, 0, 0, NULL, "K,K", "only these kernels"},
+        {NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    char *pos[1];
+    int npos = 0;
+    int st = hr_parse(argc, argv, opts, "ab-worker CONFIG [options]   (spoken to by headroom ab)", pos, 1, &npos);
+    if (st < 0) return 0;
+    if (st == HR_OK && npos != 1) st = hr_fail("expected CONFIG");
+    if (st) {
+        fprintf(stderr, "headroom ab-worker: %s\n", hr_errmsg());
+        return HR_EUSAGE;
+    }
+    o.config = pos[0];
+    st = hr_ab_worker(&o, stdin, stdout);
+    if (st) fprintf(stderr, "headroom ab-worker: %s\n", hr_errmsg());
+    return st;
+}
