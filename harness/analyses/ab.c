@@ -366,6 +366,9 @@ int hr_ab_run(const hr_ab_opts *o, hr_ab_result *r)
     }
     fprintf(stderr, "\n");
     r->cmp.nrows = r->npoints;
+    snprintf(r->title, sizeof r->title, "headroom ab (interleaved, builds %s -> %s)", r->base_build, r->new_build);
+    r->cmp.title = r->title;
+    r->cmp.test = "paired two-sided Wilcoxon signed-rank";
     verdicts(&r->cmp);
     snprintf(r->cmp.shift_note, sizeof r->cmp.shift_note,
              "none taken out: base and new ran interleaved pair by pair (ABBA), so both saw the same phases");

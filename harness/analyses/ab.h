@@ -49,6 +49,7 @@ typedef struct {
 typedef struct {
     hr_cmp cmp;         /* the paired verdicts, printed by compare's printers         */
     char base_build[32], new_build[32];
+    char title[160];    /* the report's title, cmp.title points here                    */
     int npoints;
     hr_result *base, *new_; /* per judged point, in config order (npoints of them)   */
     int nskipped;

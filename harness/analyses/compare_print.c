@@ -200,6 +200,8 @@ cJSON *hr_cmp_json(const hr_cmp *c)
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "base", c->base_path);
     cJSON_AddStringToObject(j, "new", c->new_path);
+    if (c->title) cJSON_AddStringToObject(j, "title", c->title);
+    cJSON_AddStringToObject(j, "test", c->test ? c->test : "two-sided Mann-Whitney U");
     cJSON_AddStringToObject(j, "metric", hr_cmp_metric_names[c->opts.metric]);
     cJSON_AddNumberToObject(j, "threshold_pct", c->opts.threshold_pct);
     cJSON_AddNumberToObject(j, "alpha", c->opts.alpha);

@@ -75,10 +75,6 @@ int cmd_ab(int argc, char **argv)
         hr_ab_free(&r);
         return st;
     }
-    char title[160];
-    snprintf(title, sizeof title, "headroom ab (interleaved, builds %s -> %s)", r.base_build, r.new_build);
-    r.cmp.title = title;
-    r.cmp.test = "paired two-sided Wilcoxon signed-rank";
     for (int i = 0; i < r.cmp.nwarn; i++) fprintf(stderr, "headroom ab: warning: %s\n", r.cmp.warn[i]);
     if (format == HR_FMT_TABLE) hr_cmp_print_table(stdout, &r.cmp);
     else if (format == HR_FMT_MARKDOWN) hr_cmp_print_markdown(stdout, &r.cmp);
