@@ -97,11 +97,11 @@ ulimit_triad|2|^headroom roofline: cannot allocate .* for the triad arrays|ulimi
 save_into_a_file|2|^headroom run: .*/afile/sub: cannot create|$B run --kernel naive --seq 8 --reps 1 --min-time 0 --warmup 0 --save $TMP/afile/sub
 # ---- sweep configs ------------------------------------------------------------------------
 sweep_no_config|2|^headroom sweep: CONFIG: required|$B sweep
-sweep_nonexistent|2|^headroom sweep: .*/nosuch.ini: cannot open \(No such file|$B sweep $HOSTILE/nosuch.ini --dry-run
-sweep_directory|2|^headroom sweep: .*/adir: cannot read \(Is a directory\)|$B sweep $TMP/adir --dry-run
+sweep_nonexistent|2|^headroom sweep: .*/nosuch.ini: cannot read sweep config \(No such file|$B sweep $HOSTILE/nosuch.ini --dry-run
+sweep_directory|2|^headroom sweep: .*/adir: not a regular file|$B sweep $TMP/adir --dry-run
 sweep_empty|2|^headroom sweep: .*/empty: no settings|$B sweep $HOSTILE/empty --dry-run
 sweep_only_header|2|^headroom sweep: .*/only_header.ini: no settings|$B sweep $HOSTILE/only_header.ini --dry-run
-sweep_binary|2|^headroom sweep: .*/binary.bin: contains NUL bytes|$B sweep $HOSTILE/binary.bin --dry-run
+sweep_binary|2|^headroom sweep: .*/binary.bin:1: NUL byte in a sweep config|$B sweep $HOSTILE/binary.bin --dry-run
 sweep_results_as_config|2|^headroom sweep: .*/small.json:1: key outside a section|$B sweep $S --dry-run
 sweep_dup_key|2|^headroom sweep: .*/dup_key.ini:5: key 'seq' given twice \(first on line 3\)|$B sweep $HOSTILE/dup_key.ini --dry-run
 sweep_endless_geometric|2|^headroom sweep: .*/endless_geometric.ini:2: seq: range 1..100\*1 never ends|$B sweep $HOSTILE/endless_geometric.ini --dry-run
@@ -132,15 +132,15 @@ resume_garbage_row|2|^headroom sweep: .*/rg/rows.jsonl:1: not a headroom row$|mk
 sweep_resume_nothing|2|^headroom sweep: |$B sweep --resume $TMP/adir
 tune_config_empty|2|^headroom tune: .*/empty: no settings|$B tune --kernel flash --config $HOSTILE/empty
 tune_config_endless|2|^headroom tune: .*/endless_geometric.ini:2: seq: range 1..100\*1 never ends|$B tune --kernel flash --config $HOSTILE/endless_geometric.ini
-tune_config_binary|2|^headroom tune: .*/binary.bin: contains NUL bytes|$B tune --kernel flash --config $HOSTILE/binary.bin
+tune_config_binary|2|^headroom tune: .*/binary.bin:1: NUL byte in a sweep config|$B tune --kernel flash --config $HOSTILE/binary.bin
 tune_bad_margin|2|^headroom tune: --margin: must be in \[0, 1\], got 5|$B tune --kernel flash --margin 5
 tune_untunable|2|^headroom tune: --kernel: naive declares no tunable parameters|$B tune --kernel naive
 # ---- results files: compare and report ---------------------------------------------------------
 compare_one_file|2|^headroom compare: expected two results files|$B compare $S
-compare_nonexistent|2|^headroom compare: .*/nosuch.json: No such file|$B compare $HOSTILE/nosuch.json $S
+compare_nonexistent|2|^headroom compare: .*/nosuch.json: cannot read results file \(No such file|$B compare $HOSTILE/nosuch.json $S
 compare_directory|2|^headroom compare: .*/adir: not a regular file|$B compare $TMP/adir $S
 compare_empty|2|^headroom compare: .*/empty: empty file, not JSON|$B compare $HOSTILE/empty $S
-compare_binary|2|^headroom compare: .*/binary.bin: invalid JSON at line 1, column|$B compare $S $HOSTILE/binary.bin
+compare_binary|2|^headroom compare: .*/binary.bin:1: NUL byte in a results file|$B compare $S $HOSTILE/binary.bin
 compare_truncated|2|^headroom compare: .*/truncated.json: JSON ends before its closing brackets|$B compare $HOSTILE/truncated.json $S
 compare_not_object|2|^headroom compare: .*/not_object.json: not a results file|$B compare $S $HOSTILE/not_object.json
 compare_no_rows|2|^headroom compare: .*/no_benchmarks.json: no benchmark rows|$B compare $HOSTILE/no_benchmarks.json $S
@@ -158,12 +158,12 @@ compare_bad_regex|2|^headroom compare: .*--filter|$B compare $S $S --filter '('
 report_nonexistent|2|^headroom report: .*/nosuch.json: No such file|$B report $HOSTILE/nosuch.json --no-charts --out $TMP/rep
 report_directory_without_results|2|^headroom report: .*/adir: no results.json in this directory|$B report $TMP/adir --no-charts --out $TMP/rep
 report_empty|2|^headroom report: .*/empty: |$B report $HOSTILE/empty --no-charts --out $TMP/rep
-report_binary|2|^headroom report: .*/binary.bin: |$B report $HOSTILE/binary.bin --no-charts --out $TMP/rep
+report_binary|2|^headroom report: .*/binary.bin:1: NUL byte in a results file|$B report $HOSTILE/binary.bin --no-charts --out $TMP/rep
 report_truncated|2|^headroom report: .*/truncated.json: |$B report $HOSTILE/truncated.json --no-charts --out $TMP/rep
 report_no_rows|2|^headroom report: .*/small.json: no benchmark rows with a kernel and shape|$B report $S --no-charts --out $TMP/rep
 # ---- model presets (kvcache, decode-loop) ---------------------------------------------------
-kvcache_nonexistent|2|^headroom kvcache: .*/nosuch.ini: cannot open|$B kvcache --models $HOSTILE/nosuch.ini
-kvcache_directory|2|^headroom kvcache: .*/adir: cannot read: Is a directory|$B kvcache --models $TMP/adir
+kvcache_nonexistent|2|^headroom kvcache: .*/nosuch.ini: cannot read model presets file|$B kvcache --models $HOSTILE/nosuch.ini
+kvcache_directory|2|^headroom kvcache: .*/adir: not a regular file|$B kvcache --models $TMP/adir
 kvcache_empty|2|^headroom kvcache: .*/empty: no \[model\] sections|$B kvcache --models $HOSTILE/empty
 kvcache_binary|2|^headroom kvcache: .*/binary.bin:[0-9]+: |$B kvcache --models $HOSTILE/binary.bin
 kvcache_dup_key|2|^headroom kvcache: .*/models_dup_key.ini:7: \[tiny\]: duplicate key 'heads'|$B kvcache --models $HOSTILE/models_dup_key.ini
@@ -178,7 +178,7 @@ kvcache_context_zero|2|^headroom kvcache: --context: token counts must be in|$B 
 kvcache_context_garbage|2|^headroom kvcache: --context: expected a list of token counts|$B kvcache --context 1,,2
 decode_loop_bad_models|2|^headroom decode-loop: .*/models_nodiv.ini:1: |$B decode-loop --models $HOSTILE/models_nodiv.ini --model tiny
 # ---- other readers: wisdom, ceilings ---------------------------------------------------------
-wisdom_binary|2|^headroom run: .*/binary.bin: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/binary.bin
+wisdom_binary|2|^headroom run: .*/binary.bin:1: NUL byte in a wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/binary.bin
 wisdom_truncated|2|^headroom run: .*/truncated.json: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/truncated.json
 plot_bad_ceilings|2|^headroom plot: .*/binary.bin:1: NUL byte in a ceilings file|$B plot $TMP/adir --ceilings $HOSTILE/binary.bin --out $TMP/plots
 roofline_bad_threads|2|^headroom roofline: --threads: |$B roofline --threads 5-1

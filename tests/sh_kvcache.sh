@@ -31,7 +31,7 @@ expect context-suffix     2 '--context: expected a list'  -- $B kvcache --contex
 expect context-huge       2 '--context: token counts must be in' -- $B kvcache --context 99999M
 expect batch-zero         2 '--batch: must be in \[1, '    -- $B kvcache --batch 0
 expect bad-format         2 '--format: expected one of'    -- $B kvcache --format xml
-expect models-missing     2 'nope\.ini: cannot open'       -- $B kvcache --models "$TMP/nope.ini"
+expect models-missing     2 'nope\.ini: cannot read model presets file'       -- $B kvcache --models "$TMP/nope.ini"
 printf '[m]\nlayers = 4\nd_model = 64\nheads = 8\nkv_heads = 3\nd_head = 8\n' > "$TMP/div.ini"
 expect models-kv-divide   2 'div\.ini:1: \[m\]: kv_heads does not divide heads' -- $B kvcache --models "$TMP/div.ini"
 printf '[m]\nlayers = 4\nd_modle = 64\n' > "$TMP/typo.ini"

@@ -44,5 +44,5 @@ expect no-args       2 'give at least one results'                      -- $B re
 expect not-there     2 "headroom report: $TMP/nope: No such file"       -- $B report $TMP/nope
 mkdir -p $TMP/empty
 expect no-json       2 'empty: no results.json in this directory'       -- $B report $TMP/empty
-expect malformed     2 'malformed.json: not a results file'            -- $B report tests/fixtures/compare/malformed.json
+expect malformed     2 'malformed.json: invalid JSON at line'            -- $B report tests/fixtures/compare/malformed.json
 finish

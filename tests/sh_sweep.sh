@@ -19,7 +19,7 @@ warmup = 0
 EOF
 
 expect usage 2 'CONFIG: required' -- "$HR_BIN" sweep
-expect missing_file 2 'nosuch.ini: cannot open' -- "$HR_BIN" sweep "$TMP/nosuch.ini"
+expect missing_file 2 'nosuch.ini: cannot read' -- "$HR_BIN" sweep "$TMP/nosuch.ini"
 printf '[sweep]\nseq = 64\nseq = 128\n' > "$TMP/dup.ini"
 expect dup_key 2 'dup.ini:3: key .seq. given twice' -- "$HR_BIN" sweep "$TMP/dup.ini"
 printf '[sweep]\nseq = 64..128*1\n' > "$TMP/inf.ini"
@@ -129,7 +129,7 @@ printf '[sweep]\nmodels = llama9-1t\n' > "$TMP/models_unknown.ini"
 expect models_unknown 2 "models_unknown.ini:2: models: unknown model 'llama9-1t' \\(presets: gpt2-small, .*falcon-7b\\)" \
     -- "$HR_BIN" sweep "$TMP/models_unknown.ini" --dry-run
 printf '[sweep]\nmodels = llama3-8b\nmodels_file = %s/nosuch.ini\n' "$TMP" > "$TMP/models_nofile.ini"
-expect models_nofile 2 'models_nofile.ini:2: models: .*nosuch.ini: cannot open' -- "$HR_BIN" sweep "$TMP/models_nofile.ini" --dry-run
+expect models_nofile 2 'models_nofile.ini:2: models: .*nosuch.ini: cannot read' -- "$HR_BIN" sweep "$TMP/models_nofile.ini" --dry-run
 printf '[sweep]\nmode = layer\nkernels = flash\nmodels = gpt2-small\nseq = 64\n' > "$TMP/models_layer.ini"
 expect models_layer 0 'layer/flash/.*/D768/H12/G12/d64/' -- "$HR_BIN" sweep "$TMP/models_layer.ini" --dry-run
 np=30; "$HR_BIN" list | grep -q '^blas ' || np=20 # 5 models x 2 N x flash, gqa (, blas)

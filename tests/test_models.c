@@ -87,5 +87,5 @@ HR_TEST(models_errors_name_file_and_line)
                     sizeof path) == HR_OK);
     hr_models ms;
     CHECK(hr_models_load("/nonexistent/models.ini", &ms) == HR_EUSAGE);
-    CHECK(strstr(hr_errmsg(), "/nonexistent/models.ini: cannot open") != NULL);
+    CHECK(strstr(hr_errmsg(), "/nonexistent/models.ini: cannot read model presets file") != NULL);
 }

@@ -7,50 +7,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "gbread.h"
 #include "stats.h"
 #include "verdict.h"
 
 /* The per-repetition counter --metric normalized judges on (higher is better). */
-#define HR_CMP_FRAC_COUNTER "frac_of_ceiling"
-/* hr_bench.probe_kind of a benchmark whose samples name different probes. */
-#define HR_BENCH_PROBE_MIXED (-1)
-
-/* One benchmark of a results file: the samples of every repetition. */
-typedef struct {
-    char *name;         /* run_name (or name): the key rows are matched on          */
-    int n;              /* samples: iteration rows, or 1 for a median aggregate      */
-    double *time_ns;    /* real_time of each sample in ns (NAN where absent)         */
-    double *frac;       /* frac_of_ceiling of each sample (NAN where absent)         */
-    /* The concurrent-ceiling probe of each sample (phase.h): probe_gflops for the FMA
-     * probe, probe_gbs for the bandwidth probe (NAN where absent), and its kind. */
-    double *probe;
-    int probe_kind;     /* HR_PROBE_OFF, HR_PROBE_FMA or HR_PROBE_BW (phase.h), or
-                         * HR_BENCH_PROBE_MIXED when the samples differ               */
-    bool from_aggregate;/* the file holds only aggregates: its median stands in      */
-    int first;          /* index of its first row in the file (keeps file order)     */
-} hr_bench;
-
-/* A Google Benchmark-schema results file (headroom's or Google Benchmark's own). */
-typedef struct {
-    char *path;
-    cJSON *context;     /* the "context" object, or NULL                             */
-    int nbench;
-    hr_bench *bench;    /* in order of first appearance                              */
-    int nerrored;       /* rows with error_occurred, skipped                         */
-    int nexcluded;      /* iteration rows with "excluded": true (left out of the
-                         * result's statistics by --phase-filter), skipped            */
-} hr_bench_file;
-
-/* Parses text as a results file; path names it in messages. Rows are grouped by
- * run_name (name when absent); "iteration" rows give samples, "aggregate" rows are
- * ignored unless a benchmark has no iteration row, when its "median" aggregate is its
- * one sample. Unknown fields are ignored. On error returns HR_EUSAGE with a one-line
- * message naming path (hr_errmsg) and leaves *f empty. */
-int hr_bench_file_parse(const char *text, size_t len, const char *path, hr_bench_file *f);
-/* Reads and parses the file at path (at most 1 GiB). Errors as hr_bench_file_parse. */
-int hr_bench_file_load(const char *path, hr_bench_file *f);
-void hr_bench_file_free(hr_bench_file *f);
-
+#define HR_CMP_FRAC_COUNTER HR_GB_FRAC_COUNTER
 typedef enum { HR_METRIC_TIME = 0, HR_METRIC_NORMALIZED = 1 } hr_cmp_metric;
 extern const char *const hr_cmp_metric_names[]; /* "time", "normalized", NULL */
 

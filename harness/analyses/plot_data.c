@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "files.h"
+#include "gbread.h"
 #include "headroom.h"
 #include "plot_int.h"
 #include "stats.h"
@@ -316,10 +317,8 @@ int pl_max_threads(const pl_sweep *S, const char *kernel)
 
 int pl_context(const char *path, char *who, size_t len, char *isa, size_t isalen)
 {
-    char *text = hr_read_file(path, HR_CAP_RESULTS, "JSON file", NULL);
-    if (!text) return 0;
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = hr_gb_load(path);
+    if (!root) return 0;
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(ctx, "machine");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(ctx, "date");

@@ -9,41 +9,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "gbread.h"
 #include "gnuplot.h"
 #include "headroom.h"
 #include "report.h"
 #include "stats.h"
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *t = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 65536 + 1 > cap) {
-            cap = cap ? 2 * cap : 131072;
-            char *x = realloc(t, cap);
-            if (!x) {
-                free(t);
-                fclose(f);
-                return NULL;
-            }
-            t = x;
-        }
-        size_t got = fread(t + n, 1, 65536, f);
-        n += got;
-        if (got < 65536) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(t);
-        return NULL;
-    }
-    t[n] = 0;
-    return t;
-}
 
 static const char *jstr(const cJSON *o, const char *k, const char *def)
 {
@@ -105,15 +75,17 @@ static double fmedian(double *v, int n)
     return m ? hr_median(v, (size_t)m) : NAN;
 }
 
-static double row_gflops(const cJSON *b)
+/* The row's GFLOP/s into *g: the GFLOPS counter, else flops / real_time for rows written
+ * without it (NAN when neither). HR_EUSAGE for a time the reader refuses (an unknown
+ * time_unit: compare refuses it too). */
+static int row_gflops(const cJSON *b, const char *file, double *g)
 {
-    double g = jnum(b, "GFLOPS", NAN);
-    if (isfinite(g)) return g;
-    /* Fall back to flops / time for rows written without the counter. */
-    double flops = jnum(b, "flops", NAN), t = jnum(b, "real_time", NAN);
-    const char *u = jstr(b, "time_unit", "ns");
-    double scale = !strcmp(u, "s") ? 1 : !strcmp(u, "ms") ? 1e-3 : !strcmp(u, "us") ? 1e-6 : 1e-9;
-    return flops > 0 && t > 0 ? flops / (t * scale) * 1e-9 : NAN;
+    *g = jnum(b, "GFLOPS", NAN);
+    if (isfinite(*g)) return HR_OK;
+    double ns, flops = jnum(b, "flops", NAN);
+    if (hr_gb_time_ns(b, file, jstr(b, "run_name", jstr(b, "name", "?")), &ns)) return HR_EUSAGE;
+    *g = flops > 0 && ns > 0 ? flops / ns : NAN;
+    return HR_OK;
 }
 
 int hr_report_add(hr_report *r, const char *path)
@@ -131,13 +103,11 @@ int hr_report_add(hr_report *r, const char *path)
     }
     if (r->nmachines == HR_REPORT_MAX_MACHINES)
         return hr_fail("%s: more than %d results files", path, HR_REPORT_MAX_MACHINES);
-    char *text = read_text(file);
-    if (!text) return hr_fail("%s: cannot read (%s)", file, strerror(errno));
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    const cJSON *ctx = doc ? cJSON_GetObjectItemCaseSensitive(doc, "context") : NULL;
-    const cJSON *bench = doc ? cJSON_GetObjectItemCaseSensitive(doc, "benchmarks") : NULL;
-    if (!doc || !cJSON_IsObject(ctx) || !cJSON_IsArray(bench)) {
+    cJSON *doc = hr_gb_load(file);
+    if (!doc) return HR_EUSAGE;
+    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(doc, "context");
+    const cJSON *bench = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
+    if (!cJSON_IsObject(ctx)) {
         cJSON_Delete(doc);
         return hr_fail("%s: not a results file (expected JSON with \"context\" and \"benchmarks\")", file);
     }
@@ -184,7 +154,11 @@ int hr_report_add(hr_report *r, const char *path)
         snprintf(x->kernel, sizeof x->kernel, "%s", kernel);
         x->threads = jint(b, "threads", 1);
         x->agg = agg;
-        x->g = row_gflops(b);
+        if (row_gflops(b, file, &x->g)) {
+            cJSON_Delete(doc);
+            free(rows);
+            return HR_EUSAGE;
+        }
         x->pct = jnum(b, "pct_of_roofline", NAN);
         x->ceil = jnum(b, "ceiling_gflops", NAN);
         n++;

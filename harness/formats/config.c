@@ -9,6 +9,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "files.h"
 #include "gemm.h"
 #include "inputs.h"
 #include "phase.h"
@@ -470,41 +471,8 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
 
 int hr_config_load(const char *path, hr_sweep_config *c)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return hr_fail("%s: cannot open (%s)", path, strerror(errno));
-    char *text = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            if (cap > (1u << 22)) {
-                free(text);
-                fclose(f);
-                return hr_fail("%s: larger than 4 MiB, not a sweep config", path);
-            }
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return hr_fail("%s: out of memory", path);
-            }
-            text = t;
-        }
-        size_t got = fread(text + n, 1, 4096, f);
-        n += got;
-        if (got < 4096) break;
-    }
-    int bad = ferror(f); /* a directory opens, then fails to read */
-    fclose(f);
-    if (bad) {
-        free(text);
-        return hr_fail("%s: cannot read (%s)", path, strerror(errno));
-    }
-    if (memchr(text, 0, n)) {
-        free(text);
-        return hr_fail("%s: contains NUL bytes: a binary file, not a sweep config", path);
-    }
-    text[n] = 0;
+    char *text = hr_read_file(path, HR_CAP_CONFIG, "sweep config", NULL);
+    if (!text) return HR_EUSAGE;
     int st = hr_config_parse(text, path, c);
     free(text);
     return st;

@@ -11,6 +11,7 @@
 #include <ini.h>
 
 #include "headroom.h"
+#include "files.h"
 #include "models.h"
 
 /* The integer keys of a section and their ranges. */
@@ -160,11 +161,19 @@ int hr_models_load(const char *path, hr_models *out)
 {
     memset(out, 0, sizeof *out);
     parser P = {.path = path};
-    P.f = fopen(path, "r");
-    if (!P.f) return hr_fail("%s: cannot open: %s", path, strerror(errno));
+    /* Read through the one reader (regular file, size cap, no NUL), parsed from memory. */
+    size_t len = 0;
+    char *text = hr_read_file(path, HR_CAP_CONFIG, "model presets file", &len);
+    if (!text) return HR_EUSAGE;
+    P.f = fmemopen(text, len ? len : 1, "r");
+    if (!P.f) {
+        free(text);
+        return hr_fail("%s: out of memory", path);
+    }
     int rc = ini_parse_stream(reader, &P, handler, &P);
     int read_errno = ferror(P.f) ? errno : 0; /* e.g. a directory: opens, then EISDIR */
     fclose(P.f);
+    free(text);
     if (read_errno) perr(&P, 0, "cannot read: %s%s", strerror(read_errno), "");
     /* inih's own syntax errors (no '=' or ']') come back as a line number only. */
     if (rc > 0 && (!P.err || rc < P.err)) {

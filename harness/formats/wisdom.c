@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -62,38 +63,9 @@ const char *hr_wisdom_default_path(void)
 static int load(const char *path, cJSON **doc)
 {
     *doc = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return 0;
-        hr_fail("%s: cannot read wisdom (%s)", path, strerror(errno));
-        return -1;
-    }
-    char *text = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                hr_fail("%s: out of memory reading wisdom", path);
-                return -1;
-            }
-            text = t;
-        }
-        size_t got = fread(text + n, 1, 4096, f);
-        n += got;
-        if (got < 4096) break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(text);
-        hr_fail("%s: cannot read wisdom", path);
-        return -1;
-    }
-    text[n] = 0;
+    if (access(path, F_OK) && errno == ENOENT) return 0;
+    char *text = hr_read_file(path, HR_CAP_SMALL, "wisdom file", NULL);
+    if (!text) return -1;
     cJSON *d = cJSON_Parse(text);
     free(text);
     const cJSON *fmt = d ? cJSON_GetObjectItemCaseSensitive(d, "format") : NULL;
