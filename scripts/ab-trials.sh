@@ -51,7 +51,7 @@ for set in aa planted; do
 import json,sys
 d=json.load(open(sys.argv[1])); c=d.get('counts',{})
 r=[x['delta_pct'] for x in d['rows']]
-print('R%s I%s median delta %+.2f%%' % (c.get('REGRESSION','?'), c.get('IMPROVEMENT','?'), sorted(r)[len(r)//2]))
+print('R%s I%s median delta %+.2f%%' % (c.get('regression','?'), c.get('improvement','?'), sorted(r)[len(r)//2]))
 " "$dir/$set$i.json" 2>/dev/null || echo "(no report)")
         echo "$set $i: exit $rc $summary"
     done

@@ -27,13 +27,13 @@ static const char synopsis[] =
     "Exit status: 0 no regression, 1 at least one regression, 2 unusable input,\n"
     "3 cannot separate machine from code (no verdict: rerun, or compare interleaved runs).";
 
-enum { FMT_TABLE, FMT_MARKDOWN, FMT_JSON };
 static const char *const formats[] = {"table", "markdown", "json", NULL};
 
 int cmd_compare(int argc, char **argv)
 {
     hr_cmp_opts o = {.threshold_pct = 5, .alpha = 0.05, .metric = HR_METRIC_TIME};
-    int metric = HR_METRIC_TIME, format = FMT_TABLE, correction = HR_PADJ_HOLM;
+    int metric = HR_METRIC_TIME, correction = HR_PADJ_HOLM;
+    hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
         {"--threshold", HR_OPT_DOUBLE, &o.threshold_pct, 0, 1000, NULL, "PCT",
          "smallest change (%) of the median that counts (default 5)"},
@@ -48,7 +48,7 @@ int cmd_compare(int argc, char **argv)
          "judge real_time, or the " HR_CMP_FRAC_COUNTER " counter (default time)"},
         {"--filter", HR_OPT_STR, &o.filter, 0, 0, NULL, "REGEX",
          "compare only benchmarks whose name matches (POSIX extended regex)"},
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL,
+        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL,
          "report as an aligned table, markdown (CI comment) or JSON (default table)"},
         {NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
     };
@@ -82,9 +82,9 @@ int cmd_compare(int argc, char **argv)
     } else {
         for (int i = 0; i < c.nwarn; i++)
             fprintf(stderr, "headroom compare: warning: %s\n", c.warn[i]);
-        if (format == FMT_TABLE) {
+        if (format == HR_FMT_TABLE) {
             hr_cmp_print_table(stdout, &c);
-        } else if (format == FMT_MARKDOWN) {
+        } else if (format == HR_FMT_MARKDOWN) {
             hr_cmp_print_markdown(stdout, &c);
         } else {
             cJSON *j = hr_cmp_json(&c);

@@ -17,11 +17,11 @@ static const char *const formats[] = {"markdown", "csv", NULL};
 int cmd_report(int argc, char **argv)
 {
     const char *out = "results/report";
-    int format = 0;
+    hr_format format = HR_FMT_MARKDOWN;
     bool no_charts = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here (results/report)"},
-        {"--format", HR_OPT_ENUM, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
+        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
         {"--no-charts", HR_OPT_FLAG, &no_charts, 0, 0, NULL, NULL, "tables only, do not run gnuplot"},
         {NULL},
     };
@@ -66,6 +66,7 @@ int cmd_report(int argc, char **argv)
     /* The files, then the chosen format on stdout. */
     char path[4096];
     const char *names[] = {"report.md", "report.csv"};
+    const hr_format shown[] = {HR_FMT_MARKDOWN, HR_FMT_CSV};
     for (int i = 0; i < 2; i++) {
         char *buf = NULL;
         size_t len = 0;
@@ -79,7 +80,7 @@ int cmd_report(int argc, char **argv)
         fclose(f);
         snprintf(path, sizeof path, "%s/%s", out, names[i]);
         st = hr_write_atomic(path, buf);
-        if (!st && i == format) fputs(buf, stdout);
+        if (!st && shown[i] == format) fputs(buf, stdout);
         free(buf);
         if (st) goto err;
     }
