@@ -33,7 +33,12 @@ static void find_groups(const pl_csv *c, cross_groups *G)
     for (int g = 0; g < G->ng; g++) {
         int len = (int)strcspn(G->keys[g], " "), k = 0;
         while (k < G->nkern && (strncmp(G->kerns[k], G->keys[g], (size_t)len) || G->kerns[k][len])) k++;
-        if (k == G->nkern && G->nkern < 16) snprintf(G->kerns[G->nkern++], sizeof G->kerns[0], "%.*s", len, G->keys[g]);
+        if (k == G->nkern && G->nkern < 16) {
+            /* A kernel name is at most 47 characters (the key's part before the space). */
+            size_t n = (size_t)len < sizeof G->kerns[0] ? (size_t)len : sizeof G->kerns[0] - 1;
+            memcpy(G->kerns[G->nkern], G->keys[g], n);
+            G->kerns[G->nkern++][n] = 0;
+        }
         G->kidx[g] = k < G->nkern ? k : G->nkern - 1;
     }
     for (int g = 1; g < G->ng; g++) /* stable insertion sort by panel */
