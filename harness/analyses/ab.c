@@ -186,11 +186,8 @@ static void verdicts(hr_cmp *c)
     for (int i = 0; i < c->nrows; i++) {
         hr_cmp_row *r = &c->rows[i];
         r->p_adj = adj[i];
-        const double d = r->delta_pct;
-        logsum += log1p(d / 100);
-        if (fabs(d) <= c->opts.threshold_pct) r->verdict = HR_VERDICT_SAME;
-        else if (!(r->p_adj < c->opts.alpha)) r->verdict = HR_VERDICT_NOISE;
-        else r->verdict = d > 0 ? HR_VERDICT_REGRESSION : HR_VERDICT_IMPROVEMENT;
+        logsum += log1p(r->delta_pct / 100);
+        r->verdict = hr_cmp_verdict(r, &c->opts);
         c->count[r->verdict]++;
     }
     c->geomean_delta_pct = c->nrows ? 100 * expm1(logsum / c->nrows) : 0;

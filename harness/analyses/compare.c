@@ -170,7 +170,7 @@ static void measure_row(hr_cmp_row *r, const pending *q, double s, double *scrat
 
 /* "Worse" is slower for time, a lower fraction of the ceiling for normalized. Beyond the
  * threshold (relative to the shift taken out), a tested row needs adjusted p < alpha. */
-static hr_verdict verdict_of(const hr_cmp_row *r, const hr_cmp_opts *o)
+hr_verdict hr_cmp_verdict(const hr_cmp_row *r, const hr_cmp_opts *o)
 {
     double worse = o->metric == HR_METRIC_TIME ? r->adj_delta_pct : -r->adj_delta_pct;
     if (fabs(worse) <= o->threshold_pct) return HR_VERDICT_SAME;
@@ -391,7 +391,7 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
     for (int i = 0; i < c->nrows; i++) {
         hr_cmp_row *r = &c->rows[i];
         r->can_reach = !r->tested || hr_mwu_min_p((size_t)r->n_base, (size_t)r->n_new) < need;
-        r->verdict = verdict_of(r, o);
+        r->verdict = hr_cmp_verdict(r, o);
         c->count[r->verdict]++;
         c->n_untested += !r->tested;
     }

@@ -78,6 +78,10 @@ typedef struct {
 int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_opts *o,
                hr_cmp *out);
 void hr_cmp_free(hr_cmp *c);
+/* One row's verdict from its adjusted delta and corrected p (the rule compare and ab share):
+ * same within the threshold, noise when tested and p_adj >= alpha, else REGRESSION or
+ * IMPROVEMENT by the direction that is worse for the metric. */
+hr_verdict hr_cmp_verdict(const hr_cmp_row *r, const hr_cmp_opts *o);
 /* compare's exit status for c: HR_CMP_UNDECIDED, HR_EFAIL (a regression) or HR_OK. */
 int hr_cmp_status(const hr_cmp *c);
 
