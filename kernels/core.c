@@ -45,6 +45,11 @@ static int mul_ok(double *acc, double x, double limit)
 
 int hr_problem_validate(const hr_problem *p)
 {
+    if ((unsigned)p->dtype >= HR_NDTYPES || (unsigned)p->kv_dtype >= HR_NDTYPES)
+        return hr_fail("--dtype: unknown element type %d", (int)p->dtype);
+    if (hr_dtype_block(p->dtype) != 1)
+        return hr_fail("--dtype: %s is a cache format; Q, K, V take f32, bf16 or f16 (use --kv-dtype)",
+                       hr_dtype_names[p->dtype]);
     static const struct {
         const char *flag;
         size_t off;
@@ -62,6 +67,9 @@ int hr_problem_validate(const hr_problem *p)
         if (v < 1 || v > dims[i].max)
             return hr_fail("%s: must be in [1, %d], got %d", dims[i].flag, dims[i].max, v);
     }
+    if (p->d_head % hr_dtype_block(p->kv_dtype))
+        return hr_fail("--kv-dtype: %s stores blocks of %d values along d; --d-head %d is not a multiple",
+                       hr_dtype_names[p->kv_dtype], hr_dtype_block(p->kv_dtype), p->d_head);
     if (p->heads % p->kv_heads)
         return hr_fail("--kv-heads: %d does not divide --heads %d", p->kv_heads, p->heads);
     if (!(p->scale >= 0) || !isfinite(p->scale))
@@ -89,8 +97,22 @@ float hr_problem_scale(const hr_problem *p)
 
 void hr_problem_str(const hr_problem *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s", p->batch, p->heads, p->kv_heads, p->seq_q,
-             p->seq_kv, p->d_head, p->causal ? " causal" : "");
+    char types[32] = "";
+    if (p->dtype != HR_F32 || p->kv_dtype != HR_F32) {
+        if (p->kv_dtype == p->dtype) snprintf(types, sizeof types, " %s", hr_dtype_names[p->dtype]);
+        else snprintf(types, sizeof types, " %s/kv %s", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype]);
+    }
+    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s", p->batch, p->heads, p->kv_heads, p->seq_q,
+             p->seq_kv, p->d_head, p->causal ? " causal" : "", types);
+}
+
+hr_xview hr_xview_dense(void *base, hr_layout layout, int batch, int heads, int rows,
+                        size_t row_bytes)
+{
+    (void)batch;
+    ptrdiff_t R = (ptrdiff_t)row_bytes, H = heads, N = rows;
+    if (layout == HR_LAYOUT_BNHD) return (hr_xview){base, N * H * R, R, H * R};
+    return (hr_xview){base, H * N * R, N * R, R};
 }
 
 hr_view hr_view_dense(float *base, hr_layout layout, int batch, int heads, int rows, int d)

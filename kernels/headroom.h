@@ -31,6 +31,34 @@ const char *hr_errmsg(void);
 #define HR_MAX_SEQ (1 << 24)
 #define HR_MAX_DHEAD 4096
 
+/* ---- element types ------------------------------------------------------------ */
+
+/* How a tensor's values are stored. f32 is IEEE binary32; bf16 and f16 are the upper
+ * half of binary32 (round to nearest even) and IEEE binary16; q8_0 and q4_0 are
+ * llama.cpp's block formats: 32 consecutive values along d per block, one fp16 scale d
+ * per block, value = d * q with q an int8 (q8_0: 34 bytes per block) or a nibble minus 8
+ * (q4_0: 18 bytes; byte j holds value j in its low nibble and value j + 16 in its high
+ * one). A row of d values takes hr_dtype_row_bytes(t, d) bytes. */
+typedef enum { HR_F32 = 0, HR_BF16, HR_F16, HR_Q8_0, HR_Q4_0, HR_NDTYPES } hr_dtype;
+extern const char *const hr_dtype_names[]; /* "f32", "bf16", "f16", "q8_0", "q4_0", NULL */
+#define HR_QBLOCK 32 /* values per q8_0 / q4_0 block */
+/* Values per block: 1, or HR_QBLOCK for the block formats. */
+int hr_dtype_block(hr_dtype t);
+/* Bytes of a row of n values (n a multiple of hr_dtype_block(t)). */
+size_t hr_dtype_row_bytes(hr_dtype t, int n);
+/* Bytes per value, scales included: 4, 2, 2, 34/32, 18/32. */
+double hr_dtype_bytes(hr_dtype t);
+/* Stores n floats as a row of type t (n a multiple of its block) and back. Quantization
+ * follows llama.cpp's reference (quantize_row_q8_0_ref, quantize_row_q4_0_ref), so a
+ * row's bytes and its error match llama.cpp's one to one. */
+void hr_dtype_store_row(hr_dtype t, const float *x, void *row, int n);
+void hr_dtype_load_row(hr_dtype t, const void *row, float *x, int n);
+/* Scalar conversions (round to nearest even; NaN stays NaN). */
+uint16_t hr_f32_to_bf16(float x);
+float hr_bf16_to_f32(uint16_t h);
+uint16_t hr_f32_to_f16(float x);
+float hr_f16_to_f32(uint16_t h);
+
 /* One multi-head attention problem. Q: [B][Hq][Nq][d], K, V: [B][Hkv][Nkv][d].
  * Query head h reads KV head h / (Hq / Hkv). Causal is bottom-right aligned: key j is
  * visible to query i iff j <= i + (Nkv - Nq); a row that sees no key is all zeros. */
@@ -38,10 +66,13 @@ typedef struct {
     int batch, heads, kv_heads; /* B, Hq, Hkv                       */
     int seq_q, seq_kv, d_head;  /* Nq, Nkv, d                       */
     bool causal;
-    float scale; /* 0 means 1/sqrt(d)                 */
+    float scale;        /* 0 means 1/sqrt(d)                 */
+    hr_dtype dtype;     /* Q, O (and K, V unless kv_dtype says otherwise): f32, bf16, f16 */
+    hr_dtype kv_dtype;  /* the stored K and V: any type; block types need d % 32 == 0  */
 } hr_problem;
 
-/* Checks sizes >= 1, limits, Hkv | Hq and that every tensor's element count fits in
+/* Checks the element types (dtype f32, bf16 or f16; d a multiple of 32 for a block
+ * kv_dtype), sizes >= 1, limits, Hkv | Hq and that every tensor's element count fits in
  * size_t and ptrdiff_t. On error returns HR_EUSAGE with a message naming the flag. */
 int hr_problem_validate(const hr_problem *p);
 /* The softmax scale actually used (p->scale, or 1/sqrt(d) when it is 0). */
@@ -86,10 +117,38 @@ static inline float *hr_row(hr_view v, int b, int h, int n)
     return v.p + b * v.sb + h * v.sh + n * v.sn;
 }
 
-/* The operands of one call. */
+/* A tensor stored in a type other than f32: rows of hr_dtype_row_bytes(t, d) bytes,
+ * strides in bytes. */
+typedef struct {
+    const void *p;
+    ptrdiff_t sb, sh, sn;
+} hr_xcview;
+typedef struct {
+    void *p;
+    ptrdiff_t sb, sh, sn;
+} hr_xview;
+/* The view of a densely packed [B][H][N] tensor of rows of row_bytes bytes. */
+hr_xview hr_xview_dense(void *base, hr_layout layout, int batch, int heads, int rows,
+                        size_t row_bytes);
+static inline const void *hr_xcrow(hr_xcview v, int b, int h, int n)
+{
+    return (const char *)v.p + b * v.sb + h * v.sh + n * v.sn;
+}
+static inline void *hr_xrow(hr_xview v, int b, int h, int n)
+{
+    return (char *)v.p + b * v.sb + h * v.sh + n * v.sn;
+}
+
+/* The operands of one call. q, k, v, o are the f32 tensors; when p->dtype is not f32,
+ * xq and xo hold Q and O in that type, and when p->kv_dtype is not f32, xk and xv hold
+ * K and V in it. A kernel reads the operands of the types it declared (hr_kernel
+ * dtypes, kv_dtypes); the harness fills q, k, v with the values the stored ones
+ * represent (dequantized), so the oracle sees exactly what the kernel was given. */
 typedef struct {
     hr_cview q, k, v;
     hr_view o;
+    hr_xcview xq, xk, xv;
+    hr_xview xo;
 } hr_args;
 
 /* ---- tunables ------------------------------------------------------------------ */
@@ -151,6 +210,13 @@ typedef struct hr_kernel {
     size_t (*workspace_bytes)(const hr_problem *p, const hr_tune *t);
     /* Computes a->o. ws has workspace_bytes(p, t) bytes. Returns HR_OK. */
     int (*run)(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws);
+    /* Element types accepted, as bit masks of 1u << hr_dtype: dtypes for Q/O, kv_dtypes
+     * for K/V; 0 means f32 only. hr_kernel_why_not refuses any other combination
+     * before applicable is asked, which may refuse more. */
+    unsigned dtypes, kv_dtypes;
+    /* The code path that runs p on this CPU, e.g. "avx512-bf16 vdpbf16ps" or "f16c
+     * convert"; NULL (or a NULL function) means the kernel's one path for hr_isa. */
+    const char *(*path)(const hr_problem *p);
 } hr_kernel;
 
 /* The registry: a NULL-terminated table of every kernel built into this binary. */
@@ -173,6 +239,9 @@ int hr_kernel_validate(const hr_kernel *k, const hr_problem *p);
 /* Calls k->resolve on a copy of *t with the machine of hr_kernel_set_machine, and also
  * sets threads (1 for unthreaded kernels). */
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
+
+/* The path k takes on p: k->path(p), or hr_isa. */
+const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p);
 
 /* The vector ISA this binary was built for: "avx512", "avx2" or "generic". */
 extern const char hr_isa[];

@@ -1,5 +1,6 @@
 /* registry.c — the one table of kernels built into this binary, and what every caller asks
  * of a kernel: by name, whether it can run a problem, its resolved tunables. */
+#include <stdio.h>
 #include <string.h>
 
 #include <omp.h>
@@ -63,6 +64,16 @@ const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p)
 {
     if (hr_problem_validate(p)) return hr_errmsg();
     if (p->causal && !(k->caps & HR_CAP_CAUSAL)) return "no causal masking (capability 'causal')";
+    unsigned dt = k->dtypes ? k->dtypes : 1u << HR_F32, kvt = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
+    static _Thread_local char why[96];
+    if (!(dt >> p->dtype & 1)) {
+        snprintf(why, sizeof why, "no %s Q/K/V (--dtype)", hr_dtype_names[p->dtype]);
+        return why;
+    }
+    if (!(kvt >> p->kv_dtype & 1)) {
+        snprintf(why, sizeof why, "no %s K/V cache (--kv-dtype)", hr_dtype_names[p->kv_dtype]);
+        return why;
+    }
     return k->applicable ? k->applicable(p) : NULL;
 }
 
@@ -81,4 +92,10 @@ hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t
     else if (r.threads <= 0) r.threads = omp_get_max_threads();
     if (k->resolve) k->resolve(p, &machine, &r);
     return r;
+}
+
+const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p)
+{
+    const char *s = k->path ? k->path(p) : NULL;
+    return s ? s : hr_isa;
 }

@@ -227,7 +227,7 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         if (pt->skip[0] && kv->kind == HR_KV_RATIO) g = 0; /* named G0 in the skip note */
         int seq = c->seq.v[is];
         pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, c->seq_kv_same ? seq : skv->v[im], d,
-                                c->causal[ic], 0};
+                                c->causal[ic], 0, HR_F32, HR_F32};
         pt->layout = c->layout[il];
         pt->tune = (hr_tune){(k->caps & HR_CAP_BLOCK_Q) ? c->block_q.v[iq] : 0,
                              (k->caps & HR_CAP_BLOCK_KV) ? c->block_kv.v[ik] : 0, c->threads.v[it]};

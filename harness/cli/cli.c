@@ -212,7 +212,7 @@ hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
 {
     return (hr_problem){f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
                         f->seq,    f->seq_kv ? f->seq_kv : f->seq,
-                        f->d_head, f->causal, (float)f->scale};
+                        f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32};
 }
 
 /* Copies into out the entries of all[0..n) that the command takes: need[i] == 0 (always)

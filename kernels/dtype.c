@@ -1,0 +1,155 @@
+/* dtype.c — element types: names, sizes, scalar bf16/f16 conversions and llama.cpp's q8_0 / q4_0 blocks. */
+#include <math.h>
+#include <string.h>
+
+#include "headroom.h"
+
+const char *const hr_dtype_names[] = {"f32", "bf16", "f16", "q8_0", "q4_0", NULL};
+
+/* Bytes of one block and values in it, per type. */
+static const struct {
+    int bytes, values;
+} layout[HR_NDTYPES] = {{4, 1}, {2, 1}, {2, 1}, {2 + HR_QBLOCK, HR_QBLOCK}, {2 + HR_QBLOCK / 2, HR_QBLOCK}};
+
+int hr_dtype_block(hr_dtype t) { return layout[t].values; }
+
+size_t hr_dtype_row_bytes(hr_dtype t, int n)
+{
+    return (size_t)n / (size_t)layout[t].values * (size_t)layout[t].bytes;
+}
+
+double hr_dtype_bytes(hr_dtype t) { return (double)layout[t].bytes / layout[t].values; }
+
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+uint16_t hr_f32_to_bf16(float x)
+{
+    uint32_t u = bits_of(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+float hr_bf16_to_f32(uint16_t h) { return float_of((uint32_t)h << 16); }
+
+/* IEEE binary16 by the method of F16C's vcvtps2ph with round to nearest even (the one
+ * of ggml's GGML_FP32_TO_FP16 reference): exact for normals, subnormals and overflow. */
+uint16_t hr_f32_to_f16(float x)
+{
+    uint32_t u = bits_of(x), sign = (u >> 16) & 0x8000u;
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);       /* NaN           */
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);      /* rounds to inf */
+    if (a < 0x38800000u) {                                         /* f16 subnormal */
+        /* a * 2^24 rounded to an integer, in float arithmetic (exact, round to even). */
+        float f = float_of(a) * 0x1p24f;
+        return (uint16_t)(sign | (uint32_t)nearbyintf(f));
+    }
+    uint32_t r = a + 0xfffu + ((a >> 13) & 1) - 0x38000000u; /* rebias 127 -> 15 */
+    return (uint16_t)(sign | (r >> 13));
+}
+
+float hr_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ffu;
+    if (e == 0) return float_of(sign) + (sign ? -1.0f : 1.0f) * (float)m * 0x1p-24f;
+    if (e == 31) return float_of(sign | 0x7f800000u | (m << 13));
+    return float_of(sign | ((e + 112) << 23) | (m << 13));
+}
+
+/* llama.cpp's quantize_row_q8_0_ref: d = amax / 127, q = round(x / d). */
+static void store_q8_0(const float *x, unsigned char *b)
+{
+    float amax = 0;
+    for (int j = 0; j < HR_QBLOCK; j++) amax = fmaxf(amax, fabsf(x[j]));
+    float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f;
+    uint16_t dh = hr_f32_to_f16(d);
+    memcpy(b, &dh, 2);
+    for (int j = 0; j < HR_QBLOCK; j++) b[2 + j] = (unsigned char)(signed char)roundf(x[j] * id);
+}
+
+/* llama.cpp's quantize_row_q4_0_ref: d = max / -8 where max is the value of largest
+ * magnitude, q = min(15, (int8)(x / d + 8.5)). */
+static void store_q4_0(const float *x, unsigned char *b)
+{
+    float amax = 0, max = 0;
+    for (int j = 0; j < HR_QBLOCK; j++)
+        if (fabsf(x[j]) > amax) amax = fabsf(x[j]), max = x[j];
+    float d = max / -8.0f, id = d ? 1.0f / d : 0.0f;
+    uint16_t dh = hr_f32_to_f16(d);
+    memcpy(b, &dh, 2);
+    for (int j = 0; j < HR_QBLOCK / 2; j++) {
+        int lo = (int)(signed char)(x[j] * id + 8.5f), hi = (int)(signed char)(x[j + 16] * id + 8.5f);
+        lo = lo > 15 ? 15 : lo, hi = hi > 15 ? 15 : hi;
+        b[2 + j] = (unsigned char)(lo | hi << 4);
+    }
+}
+
+static float block_scale(const unsigned char *b)
+{
+    uint16_t dh;
+    memcpy(&dh, b, 2);
+    return hr_f16_to_f32(dh);
+}
+
+void hr_dtype_store_row(hr_dtype t, const float *x, void *row, int n)
+{
+    unsigned char *b = row;
+    switch (t) {
+    case HR_F32: memcpy(row, x, (size_t)n * 4); break;
+    case HR_BF16:
+        for (int i = 0; i < n; i++) ((uint16_t *)row)[i] = hr_f32_to_bf16(x[i]);
+        break;
+    case HR_F16:
+        for (int i = 0; i < n; i++) ((uint16_t *)row)[i] = hr_f32_to_f16(x[i]);
+        break;
+    case HR_Q8_0:
+        for (int i = 0; i < n; i += HR_QBLOCK, b += layout[t].bytes) store_q8_0(x + i, b);
+        break;
+    case HR_Q4_0:
+        for (int i = 0; i < n; i += HR_QBLOCK, b += layout[t].bytes) store_q4_0(x + i, b);
+        break;
+    default: break;
+    }
+}
+
+void hr_dtype_load_row(hr_dtype t, const void *row, float *x, int n)
+{
+    const unsigned char *b = row;
+    switch (t) {
+    case HR_F32: memcpy(x, row, (size_t)n * 4); break;
+    case HR_BF16:
+        for (int i = 0; i < n; i++) x[i] = hr_bf16_to_f32(((const uint16_t *)row)[i]);
+        break;
+    case HR_F16:
+        for (int i = 0; i < n; i++) x[i] = hr_f16_to_f32(((const uint16_t *)row)[i]);
+        break;
+    case HR_Q8_0:
+        for (int i = 0; i < n; i += HR_QBLOCK, b += layout[t].bytes) {
+            float d = block_scale(b);
+            for (int j = 0; j < HR_QBLOCK; j++) x[i + j] = (float)(signed char)b[2 + j] * d;
+        }
+        break;
+    case HR_Q4_0:
+        for (int i = 0; i < n; i += HR_QBLOCK, b += layout[t].bytes) {
+            float d = block_scale(b);
+            for (int j = 0; j < HR_QBLOCK / 2; j++) {
+                x[i + j] = (float)((b[2 + j] & 0xf) - 8) * d;
+                x[i + j + 16] = (float)((b[2 + j] >> 4) - 8) * d;
+            }
+        }
+        break;
+    default: break;
+    }
+}
