@@ -146,8 +146,10 @@ int hr_report_add(hr_report *r, const char *path)
         hr_report_shape s = {jint(b, "batch", 0), jint(b, "heads", 0),
                              jint(b, "kv_heads", 0), jint(b, "seq_q", 0),
                              jint(b, "seq_kv", 0), jint(b, "d_head", 0),
-                             jint(b, "causal", 0), {0}};
+                             jint(b, "causal", 0), {0}, {0}, {0}};
         snprintf(s.layout, sizeof s.layout, "%s", jstr(b, "layout", "bhnd"));
+        snprintf(s.dtype, sizeof s.dtype, "%s", jstr(b, "dtype", "f32"));
+        snprintf(s.kv_dtype, sizeof s.kv_dtype, "%s", jstr(b, "kv_dtype", s.dtype));
         if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.d_head < 1) continue;
         raw_row *x = &rows[n];
         if ((x->shape = shape_index(r, &s)) < 0) break;
@@ -218,8 +220,11 @@ void hr_report_free(hr_report *r)
 
 void hr_report_shape_str(const hr_report_shape *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s", s->batch, s->heads, s->kv_heads, s->seq_q,
-             s->seq_kv, s->d_head, s->causal ? " causal" : "", strcmp(s->layout, "bhnd") ? " bnhd" : "");
+    char types[24] = "";
+    if (strcmp(s->dtype, "f32") || strcmp(s->kv_dtype, "f32"))
+        snprintf(types, sizeof types, strcmp(s->dtype, s->kv_dtype) ? " %s/kv %s" : " %s", s->dtype, s->kv_dtype);
+    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s%s", s->batch, s->heads, s->kv_heads, s->seq_q,
+             s->seq_kv, s->d_head, s->causal ? " causal" : "", strcmp(s->layout, "bhnd") ? " bnhd" : "", types);
 }
 
 const hr_report_cell *hr_report_pick(const hr_report *r, int s, int m, const char *kernel)

@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal;
     char layout[8];
+    char dtype[8], kv_dtype[8]; /* element types; "f32" for rows of files before them */
 } hr_report_shape;
 
 typedef struct {

@@ -142,13 +142,15 @@ int hr_sweep_cache_close(hr_sweep_cache *m, int i, int reps)
 
 /* ---- the cache --------------------------------------------------------------------------- */
 
-/* Compares two points' shapes: problem, then layout. */
+/* Compares two points' shapes: problem (element types included: the tensors hold the
+ * dequantized values), then layout. */
 static int shape_cmp(const hr_sweep_point *u, const hr_sweep_point *v)
 {
     const hr_problem *x = &u->prob, *y = &v->prob;
     const double d[] = {x->batch - y->batch, x->heads - y->heads, x->kv_heads - y->kv_heads,
                         x->seq_q - y->seq_q, x->seq_kv - y->seq_kv, x->d_head - y->d_head,
-                        x->causal - y->causal, (double)x->scale - y->scale, (double)u->layout - v->layout};
+                        x->causal - y->causal, (double)x->scale - y->scale, (double)u->layout - v->layout,
+                        (double)x->dtype - y->dtype, (double)x->kv_dtype - y->kv_dtype};
     for (size_t j = 0; j < sizeof d / sizeof d[0]; j++)
         if (d[j]) return d[j] < 0 ? -1 : 1;
     return 0;

@@ -202,6 +202,8 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
     for (int iq = 0; iq < c->block_q.n; iq++)
     for (int ik = 0; ik < c->block_kv.n; ik++)
     for (int ie = 0; ie < (c->ngemm > 0 ? c->ngemm : 1); ie++)
+    for (int it0 = 0; it0 < c->ndtype; it0++)
+    for (int it1 = 0; it1 < (c->nkv_dtype ? c->nkv_dtype : 1); it1++)
     for (int kk = 0; kk < c->nkernels; kk++) {
         const hr_kernel *k = c->kernels[kk];
         if (!in_filter(filter, k->name)) continue;
@@ -227,7 +229,7 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         if (pt->skip[0] && kv->kind == HR_KV_RATIO) g = 0; /* named G0 in the skip note */
         int seq = c->seq.v[is];
         pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, c->seq_kv_same ? seq : skv->v[im], d,
-                                c->causal[ic], 0, HR_F32, HR_F32};
+                                c->causal[ic], 0, c->dtype[it0], c->nkv_dtype ? c->kv_dtype[it1] : c->dtype[it0]};
         pt->layout = c->layout[il];
         pt->tune = (hr_tune){(k->caps & HR_CAP_BLOCK_Q) ? c->block_q.v[iq] : 0,
                              (k->caps & HR_CAP_BLOCK_KV) ? c->block_kv.v[ik] : 0, c->threads.v[it]};

@@ -5,7 +5,9 @@
  * sum, rescale) is not counted, as is customary; it shows up as a lower fraction of peak
  * instead.
  *
- * Byte rules: the minimum is Q, K, V read once and O written once. Kernels declare how
+ * Byte rules: the minimum is Q, K, V read once and O written once, Q and O at the size
+ * of p->dtype and K and V at the stored size of p->kv_dtype, block scales included
+ * (hr_dtype_row_bytes: f32 4, bf16/f16 2, q8_0 34/32, q4_0 18/32 bytes per value). Kernels declare how
  * they really move data (hr_traffic):
  *   SCORES        materializes scores in memory: + 16 bytes per visible score (S written,
  *                 read and rewritten as P by the softmax, read again by P·V);
@@ -28,12 +30,12 @@ double hr_core_flops(const hr_problem *p)
 
 static double qo_bytes(const hr_problem *p)
 {
-    return 2.0 * 4.0 * p->batch * p->heads * p->seq_q * p->d_head;
+    return 2.0 * (double)hr_dtype_row_bytes(p->dtype, p->d_head) * p->batch * p->heads * p->seq_q;
 }
 
 static double kv_bytes(const hr_problem *p, int heads)
 {
-    return 2.0 * 4.0 * p->batch * heads * (double)p->seq_kv * p->d_head;
+    return 2.0 * (double)hr_dtype_row_bytes(p->kv_dtype, p->d_head) * p->batch * heads * (double)p->seq_kv;
 }
 
 double hr_min_bytes(const hr_problem *p) { return qo_bytes(p) + kv_bytes(p, p->kv_heads); }

@@ -9,7 +9,8 @@ double hr_visible_pairs(const hr_problem *p);
 /* Core FLOPs: 4 * B * Hq * d * visible pairs (QK^T and PV, 2 FLOPs per multiply-add;
  * the softmax's exp/max/sum are not counted, as is customary). */
 double hr_core_flops(const hr_problem *p);
-/* Minimal bytes: Q, K, V read once and O written once (fp32). */
+/* Minimal bytes: Q, K, V read once and O written once (Q, O in p->dtype; K, V as stored
+ * in p->kv_dtype, scales included). */
 double hr_min_bytes(const hr_problem *p);
 /* Bytes this kernel moves to and from memory by its traffic model (see counts.c). */
 double hr_kernel_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t);

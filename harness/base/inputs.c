@@ -81,10 +81,63 @@ void *hr_alloc(size_t bytes)
     return aligned_alloc(64, n ? n : 64);
 }
 
+/* Typed bytes of Q and O (each) and of K and V (each); 0 for f32 tensors. */
+static size_t typed_q_bytes(const hr_problem *p)
+{
+    if (p->dtype == HR_F32) return 0;
+    return (size_t)p->batch * p->heads * p->seq_q * hr_dtype_row_bytes(p->dtype, p->d_head);
+}
+
+static size_t typed_kv_bytes(const hr_problem *p)
+{
+    if (p->kv_dtype == HR_F32) return 0;
+    return (size_t)p->batch * p->kv_heads * p->seq_kv * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
+}
+
 double hr_tensors_bytes(const hr_problem *p)
 {
     return 4.0 * p->d_head * ((double)p->batch * p->heads * p->seq_q * 2 +
-                              (double)p->batch * p->kv_heads * p->seq_kv * 2);
+                              (double)p->batch * p->kv_heads * p->seq_kv * 2) +
+           2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p);
+}
+
+/* Stores the fp32 rows of f into the typed tensor x (type t), then loads them back into
+ * f: f then holds the values x represents. */
+static void store_load(hr_view f, hr_xview x, hr_dtype t, int batch, int heads, int rows, int d)
+{
+    for (int b = 0; b < batch; b++)
+        for (int h = 0; h < heads; h++)
+            for (int n = 0; n < rows; n++) {
+                hr_dtype_store_row(t, hr_row(f, b, h, n), hr_xrow(x, b, h, n), d);
+                hr_dtype_load_row(t, hr_xrow(x, b, h, n), hr_row(f, b, h, n), d);
+            }
+}
+
+/* Carves the typed tensors out of t->xmem (each on a 64-byte boundary), stores the fp32
+ * inputs into them and sets the args. */
+static void typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
+{
+    const int B = p->batch, H = p->heads, G = p->kv_heads, d = p->d_head;
+    const size_t pq = (typed_q_bytes(p) + 63) / 64 * 64, pk = (typed_kv_bytes(p) + 63) / 64 * 64;
+    char *x = t->xmem;
+    if (p->dtype != HR_F32) {
+        const size_t rb = hr_dtype_row_bytes(p->dtype, d);
+        hr_xview xq = hr_xview_dense(x, layout, B, H, p->seq_q, rb);
+        t->args.xo = hr_xview_dense(x + pq, layout, B, H, p->seq_q, rb);
+        t->args.xq = (hr_xcview){xq.p, xq.sb, xq.sh, xq.sn};
+        store_load(t->q, xq, p->dtype, B, H, p->seq_q, d);
+        memset(x + pq, 0, typed_q_bytes(p));
+        x += 2 * pq;
+    }
+    if (p->kv_dtype != HR_F32) {
+        const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
+        hr_xview xk = hr_xview_dense(x, layout, B, G, p->seq_kv, rb);
+        hr_xview xv = hr_xview_dense(x + pk, layout, B, G, p->seq_kv, rb);
+        t->args.xk = (hr_xcview){xk.p, xk.sb, xk.sh, xk.sn};
+        t->args.xv = (hr_xcview){xv.p, xv.sb, xv.sh, xv.sn};
+        store_load(t->k, xk, p->kv_dtype, B, G, p->seq_kv, d);
+        store_load(t->v, xv, p->kv_dtype, B, G, p->seq_kv, d);
+    }
 }
 
 int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_dist dist,
@@ -93,10 +146,15 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
     memset(t, 0, sizeof *t);
     size_t nq = (size_t)p->batch * p->heads * p->seq_q * p->d_head;
     size_t nk = (size_t)p->batch * p->kv_heads * p->seq_kv * p->d_head;
-    t->bytes = (2 * nq + 2 * nk) * sizeof(float);
+    t->bytes = (size_t)hr_tensors_bytes(p);
     /* Each tensor starts on a 64-byte boundary. */
     size_t pq = (nq + 15) / 16 * 16, pk = (nk + 15) / 16 * 16;
+    size_t xbytes = 2 * ((typed_q_bytes(p) + 63) / 64 * 64) + 2 * ((typed_kv_bytes(p) + 63) / 64 * 64);
     t->mem = hr_alloc((2 * pq + 2 * pk) * sizeof(float));
+    if (xbytes && t->mem && !(t->xmem = hr_alloc(xbytes))) {
+        free(t->mem);
+        t->mem = NULL;
+    }
     if (!t->mem) return hr_fail("cannot allocate %.1f MiB for Q, K, V and O", t->bytes / 1048576.0);
     float *q = t->mem, *k = q + pq, *v = k + pk, *o = v + pk;
     t->q = hr_view_dense(q, layout, p->batch, p->heads, p->seq_q, p->d_head);
@@ -110,11 +168,35 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
     hr_fill(t->k, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 1);
     hr_fill(t->v, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 2);
     memset(o, 0, nq * sizeof(float));
+    if (t->xmem) typed_setup(t, p, layout);
     return HR_OK;
+}
+
+void hr_tensors_output(const hr_problem *p, const hr_args *a)
+{
+    if (p->dtype == HR_F32) return;
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int i = 0; i < p->seq_q; i++)
+                hr_dtype_load_row(p->dtype, hr_xrow(a->xo, b, h, i), hr_row(a->o, b, h, i), p->d_head);
+}
+
+void hr_tensors_poison(const hr_problem *p, const hr_args *a, float x)
+{
+    const int d = p->d_head;
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int i = 0; i < p->seq_q; i++) {
+                float *o = hr_row(a->o, b, h, i);
+                for (int c = 0; c < d; c++) o[c] = x;
+                if (p->dtype != HR_F32) hr_dtype_store_row(p->dtype, o, hr_xrow(a->xo, b, h, i), d);
+            }
 }
 
 void hr_tensors_free(hr_tensors *t)
 {
     free(t->mem);
+    free(t->xmem);
     t->mem = NULL;
+    t->xmem = NULL;
 }

@@ -23,20 +23,34 @@ double hr_rng_normal(hr_rng *r);  /* N(0, 1)     */
 void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uint64_t seed,
              int stream);
 
-/* Problem tensors in one allocation: Q, K, V, O in the chosen layout. */
+/* Problem tensors: Q, K, V, O in fp32 in one allocation, in the chosen layout, and,
+ * for a problem of reduced element types, the typed tensors in a second one: Q and O
+ * in p->dtype (args.xq, args.xo) when it is not f32, K and V in p->kv_dtype (args.xk,
+ * args.xv) when that is not f32, each row hr_dtype_row_bytes long in the same layout. */
 typedef struct {
     float *mem;
-    size_t bytes;
+    void *xmem;      /* the typed tensors, NULL when p is all f32 */
+    size_t bytes;    /* fp32 + typed bytes                        */
     hr_args args;
-    hr_view q, k, v; /* writable views of the inputs */
+    hr_view q, k, v; /* writable views of the fp32 inputs */
 } hr_tensors;
-/* Allocates (64-byte aligned) and fills with dist/seed; O is zeroed. On error (no
- * memory) returns HR_EUSAGE with a message. */
+/* Allocates (64-byte aligned) and fills with dist/seed; O is zeroed. The fp32 values
+ * drawn do not depend on the types (same seed, same values); a typed tensor holds them
+ * stored in its type (hr_dtype_store_row), and the fp32 view of that tensor is then
+ * overwritten by what the stored rows hold (hr_dtype_load_row): the dequantized
+ * values, so the oracle sees exactly what the kernel was given. On error (no memory)
+ * returns HR_EUSAGE with a message. */
 int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_dist dist,
                      uint64_t seed);
 void hr_tensors_free(hr_tensors *t);
-/* Bytes hr_tensors_alloc would take (Q, K, V, O). */
+/* Bytes hr_tensors_alloc would take (Q, K, V, O in fp32, plus the typed tensors). */
 double hr_tensors_bytes(const hr_problem *p);
+/* For p->dtype other than f32 the kernel writes O to a->xo: converts it into the fp32
+ * view a->o (which the oracle and --save read). Nothing to do for f32. */
+void hr_tensors_output(const hr_problem *p, const hr_args *a);
+/* Stores value x into every element of O (a->xo for a typed O, else a->o): the poison
+ * a check writes before the kernel runs, so rows a kernel skips cannot pass. */
+void hr_tensors_poison(const hr_problem *p, const hr_args *a, float x);
 
 /* 64-byte aligned allocation (2 MiB aligned, transparent huge pages, from 2 MiB up);
  * NULL on failure. Free with free(). */

@@ -12,7 +12,21 @@
  * logit term 2·eps32·max_row(scale·Σ|q·k|)·max|V| / max|O_ref| covers the rounding any
  * fp32 kernel must make in logits of large magnitude (the `large` distribution): a logit
  * error δ (about eps32·scale·Σ|q·k| for an fp32 dot product) perturbs the softmax weights
- * by a relative δ, and O_i by at most δ·max|V_j - O_i|. */
+ * by a relative δ, and O_i by at most δ·max|V_j - O_i|.
+ *
+ * Reduced types (p->dtype, p->kv_dtype not f32): the oracle runs on the dequantized
+ * inputs (what the kernel was given, exactly), so the fp32 terms stay, and two more
+ * cover what a kernel with fp32 accumulation may round on top:
+ *   O stored in dtype:  + u(dtype)                    (bf16 2^-8, f16 2^-11: one rounding)
+ *   P (or V) rounded to the narrower of dtype, kv_dtype inside the kernel (vdpbf16ps
+ *   takes P in bf16; a block format counts as bf16):
+ *                       + 2·u·max_c Σ_j P_j·|V_jc| / max|O_ref|
+ *   (each weight off by at most u relative: |Σ P_j δ_j V_jc| <= u·Σ P_j |V_jc|; the
+ *   normalizer computed from the rounded or the unrounded weights another u).
+ * Not covered: Q rounded or quantized inside the kernel (its logits must be fp32 dot
+ * products of the values given). The format's own error (the stored inputs against
+ * the original fp32 ones) is measured separately and not judged (hr_format_check in
+ * harness/measure/check.c). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,14 +37,18 @@
 
 const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
 
-void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
-                   double *dot_abs)
+/* One output row; dot_abs (may be NULL) as hr_oracle_row's, pv_abs (may be NULL) gets
+ * max over c of sum_j P_j |V[j][c]| (P the normalized softmax weights): the size of the
+ * error of P·V when P or V is rounded to a narrower type inside a kernel. */
+static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
+                       double *dot_abs, double *pv_abs)
 {
     const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
     const double scale = hr_problem_scale(p);
     const float *q = hr_crow(a->q, b, h, i);
     double m = -INFINITY, dabs = 0;
     double *s = malloc(sizeof(double) * (size_t)(end > 0 ? end : 1));
+    double *pva = pv_abs ? calloc((size_t)d, sizeof(double)) : NULL;
     for (int j = 0; j < end; j++) {
         const float *k = hr_crow(a->k, b, g, j);
         double acc = 0, aabs = 0;
@@ -49,11 +67,43 @@ void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, d
         sum += w;
         const float *v = hr_crow(a->v, b, g, j);
         for (int c = 0; c < d; c++) out[c] += w * v[c];
+        if (pva)
+            for (int c = 0; c < d; c++) pva[c] += w * fabs((double)v[c]);
     }
+    double pmax = 0;
     if (end > 0)
-        for (int c = 0; c < d; c++) out[c] /= sum;
+        for (int c = 0; c < d; c++) {
+            out[c] /= sum;
+            if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
+        }
     free(s);
+    free(pva);
     if (dot_abs) *dot_abs = dabs;
+    if (pv_abs) *pv_abs = pmax;
+}
+
+void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
+                   double *dot_abs)
+{
+    oracle_row(p, a, b, h, i, out, dot_abs, NULL);
+}
+
+/* Unit roundoff of a float type (2^-p for p significand bits, round to nearest): what
+ * one rounding to it costs, relative. */
+static double unit_roundoff(hr_dtype t)
+{
+    return t == HR_BF16 ? 0x1p-8 : t == HR_F16 ? 0x1p-11 : t == HR_F32 ? 0x1p-24 : 0x1p-8;
+}
+
+double hr_tol_out(const hr_problem *p) { return p->dtype == HR_F32 ? 0 : unit_roundoff(p->dtype); }
+
+double hr_tol_pv(const hr_problem *p)
+{
+    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return 0;
+    double u = 0;
+    if (p->dtype != HR_F32) u = unit_roundoff(p->dtype);
+    if (p->kv_dtype != HR_F32 && unit_roundoff(p->kv_dtype) > u) u = unit_roundoff(p->kv_dtype);
+    return u;
 }
 
 /* Counts NaN/inf in a [B][H][N][d] view and returns max |x|. */
@@ -89,14 +139,16 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
     long stride = work <= max_work ? 1 : (long)ceil(work / max_work);
     c.rows_total = (long)B * H * Nq;
     double *ref = malloc(sizeof(double) * (size_t)d);
-    double omax = 0, dabs_max = 0, err2 = 0, ref2 = 0;
+    double omax = 0, dabs_max = 0, pv_max = 0, err2 = 0, ref2 = 0;
+    const double u_pv = hr_tol_pv(p);
     long r = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
             for (int i = 0; i < Nq; i++, r++) {
                 if (r % stride && i != 0 && i != Nq - 1) continue;
-                double dabs;
-                hr_oracle_row(p, a, b, h, i, ref, &dabs);
+                double dabs, pv = 0;
+                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL);
+                if (pv > pv_max) pv_max = pv;
                 const float *o = hr_crow(hr_cv(a->o), b, h, i);
                 int masked = hr_causal_end(p, i) == 0;
                 for (int k = 0; k < d; k++) {
@@ -118,7 +170,8 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
     c.max_rel_err = omax > 0 ? c.max_abs_err / omax : c.max_abs_err;
     c.nmse = ref2 > 0 ? err2 / ref2 : err2;
     c.tol_pass = eps * (8 * sqrt((double)d) + 16 * log2((double)Nk + 1) + 16);
-    if (omax > 0) c.tol_pass += 2 * eps * dabs_max * vmax / omax;
+    if (omax > 0) c.tol_pass += 2 * eps * dabs_max * vmax / omax + 2 * u_pv * pv_max / omax;
+    c.tol_pass += hr_tol_out(p);
     c.tol_warn = 10 * c.tol_pass;
     if (c.nonfinite || c.input_nonfinite || c.masked_nonzero || !(c.max_rel_err <= c.tol_warn))
         c.verdict = HR_CHECK_FAIL;

@@ -28,7 +28,19 @@ typedef struct {
 enum { HR_CHECK_PASS = 0, HR_CHECK_WARN = 1, HR_CHECK_FAIL = 2 };
 extern const char *const hr_check_names[]; /* "pass", "warn", "fail" */
 
-/* Compares a->o with the oracle. Rows are all checked while the oracle's work stays
+/* Tolerance terms of a reduced-type problem (oracle.c derives them): the rounding of O
+ * to p->dtype (0 for f32) and the unit roundoff u of P or V rounded inside the kernel
+ * (0 when p is all f32), which counts as 2·u·max_c Σ_j P_j|V_jc| / max|O_ref|.
+ *   dtype/kv_dtype   O term   P·V u
+ *   f32/f32          0        0
+ *   bf16/bf16        2^-8     2^-8
+ *   f16/f16          2^-11    2^-11
+ *   f32/q8_0, q4_0   0        2^-8 */
+double hr_tol_out(const hr_problem *p);
+double hr_tol_pv(const hr_problem *p);
+
+/* Compares a->o with the oracle (for a typed O, convert a->xo into a->o first:
+ * hr_tensors_output). The tolerance follows p's element types (above). Rows are all checked while the oracle's work stays
  * under max_work multiply-adds (0: a default of about 2e8); beyond that a deterministic
  * spread of rows (always including the first and last of each head) is checked.
  * Inputs containing NaN or inf fail with a message saying so. */

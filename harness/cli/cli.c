@@ -172,6 +172,9 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         const hr_opt *o = find_opt(opts, a, len);
+        if (!o && ((len == 10 && !strncmp(a, "--kv-dtype", 10)) || (len == 7 && !strncmp(a, "--dtype", 7))))
+            return hr_fail("%.*s: this command has no %s (element types apply to run, sweep, tune, "
+                           "decode-loop, check and layer)", (int)len, a, len == 7 ? "attention operands" : "KV cache");
         if (!o) return hr_fail("unknown option '%.*s' (see --help)", (int)len, a);
         const char *val = NULL;
         if (o->kind == HR_OPT_FLAG) {
@@ -202,17 +205,50 @@ void hr_shape_flags_init(hr_shape_flags *f)
         {"--scale", HR_OPT_DOUBLE, &f->scale, 0, 1e30, NULL, "S", "softmax scale (1/sqrt(D))"},
         {"--causal", HR_OPT_FLAG, &f->causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
         {"--layout", HR_OPT_ENUM, &f->layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
+        {"types", HR_OPT_GROUP, f->types.opts, 0, 0, NULL, NULL, NULL},
         {NULL},
     };
     _Static_assert(sizeof o <= sizeof f->opts, "hr_shape_flags.opts too small");
     memcpy(f->opts, o, sizeof o);
+    hr_dtype_flags_init(&f->types);
+}
+
+/* --dtype takes the float types, the first three of hr_dtype_names (the same indices). */
+static const char *const float_dtype_names[] = {"f32", "bf16", "f16", NULL};
+
+void hr_dtype_flags_init(hr_dtype_flags *f)
+{
+    _Static_assert(HR_F32 == 0 && HR_BF16 == 1 && HR_F16 == 2, "float_dtype_names follows hr_dtype");
+    *f = (hr_dtype_flags){.dtype = -1, .kv_dtype = -1};
+    const hr_opt o[] = {
+        {"--dtype", HR_OPT_ENUM, &f->dtype, 0, 0, float_dtype_names, NULL, "element type of Q, K, V, O (f32)"},
+        {"--kv-dtype", HR_OPT_ENUM, &f->kv_dtype, 0, 0, hr_dtype_names, NULL, "stored K/V type (--dtype)"},
+        {NULL},
+    };
+    _Static_assert(sizeof o <= sizeof f->opts, "hr_dtype_flags.opts too small");
+    memcpy(f->opts, o, sizeof o);
+}
+
+void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p)
+{
+    p->dtype = f->dtype < 0 ? HR_F32 : (hr_dtype)f->dtype;
+    p->kv_dtype = f->kv_dtype < 0 ? p->dtype : (hr_dtype)f->kv_dtype;
+}
+
+int hr_dtype_flags_f32_only(const hr_dtype_flags *f, const char *why)
+{
+    if (f->dtype > 0) return hr_fail("--dtype: only f32 here: %s", why);
+    if (f->kv_dtype > 0) return hr_fail("--kv-dtype: only f32 here: %s", why);
+    return HR_OK;
 }
 
 hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
 {
-    return (hr_problem){f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
-                        f->seq,    f->seq_kv ? f->seq_kv : f->seq,
-                        f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32};
+    hr_problem p = {f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
+                    f->seq,    f->seq_kv ? f->seq_kv : f->seq,
+                    f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32};
+    hr_dtype_flags_apply(&f->types, &p);
+    return p;
 }
 
 /* Copies into out the entries of all[0..n) that the command takes: need[i] == 0 (always)

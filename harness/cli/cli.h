@@ -62,16 +62,30 @@ extern const char *const hr_format_names[]; /* "table", "csv", "json", "markdown
  * command's table with {"name", HR_OPT_GROUP, f.opts}. _init sets the defaults and help
  * of `headroom run`; a command that differs sets the field and calls hr_opt_help. */
 
+/* Element types: --dtype f32|bf16|f16 (Q, K, V, O) and --kv-dtype
+ * f32|bf16|f16|q8_0|q4_0 (the stored K/V; unset: the same as --dtype). -1 while unset. */
+typedef struct {
+    int dtype, kv_dtype;
+    hr_opt opts[3];
+} hr_dtype_flags;
+void hr_dtype_flags_init(hr_dtype_flags *f);
+/* Sets p->dtype (f32 when unset) and p->kv_dtype (--kv-dtype, else p->dtype). */
+void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p);
+/* For a command that can only run f32 (why: one clause): HR_OK when neither flag asks
+ * for another type, else HR_EUSAGE "--dtype: CMD runs f32 only: WHY". */
+int hr_dtype_flags_f32_only(const hr_dtype_flags *f, const char *why);
+
 /* The shape flags every command that takes one shape shares (run, tune): --batch
- * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout. Splice
+ * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout --dtype --kv-dtype. Splice
  * f->opts into a table with {"shape", HR_OPT_GROUP, f->opts}. */
 typedef struct {
     int batch, heads, kv_heads, seq, seq_kv, d_head, layout;
     double scale;
     bool causal;
-    hr_opt opts[10];
+    hr_dtype_flags types; /* --dtype, --kv-dtype (spliced in as a group) */
+    hr_opt opts[11];
 } hr_shape_flags;
-/* Defaults B1 H8 (G = H) N512 (M = N) d64, bhnd, non-causal; fills f->opts. */
+/* Defaults B1 H8 (G = H) N512 (M = N) d64, bhnd, non-causal, f32; fills f->opts. */
 void hr_shape_flags_init(hr_shape_flags *f);
 /* The problem the flags describe (not yet validated). */
 hr_problem hr_shape_flags_problem(const hr_shape_flags *f);

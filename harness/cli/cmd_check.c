@@ -1,6 +1,8 @@
 /* cmd_check.c — `headroom check`: every applicable kernel against the fp64 oracle over a
  * battery of odd shapes (N = 1, primes, d not a multiple of the vector width, MHA/GQA/MQA,
- * causal with Nq < Nkv, Nq = Nkv and Nq > Nkv, both layouts, all distributions). */
+ * causal with Nq < Nkv, Nq = Nkv and Nq > Nkv, both layouts, all distributions), for
+ * every element type combination the kernel declares, at 1, 2 and 3 threads where it
+ * does threads. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "inputs.h"
+#include "result.h"
 
 int cmd_check(int argc, char **argv)
 {
@@ -17,13 +20,18 @@ int cmd_check(int argc, char **argv)
     int threads = 0, block_q = 0, block_kv = 0;
     hr_timing_flags tf;
     hr_timing_flags_init(&tf, HR_TF_SEED);
+    hr_dtype_flags types;
+    hr_dtype_flags_init(&types);
+    hr_opt_help(types.opts, "--dtype", "only this Q/K/V/O type (every type a kernel declares)");
+    hr_opt_help(types.opts, "--kv-dtype", "only this K/V type (--dtype when only that is given)");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME|all", "kernel to check (all)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL, "the fast battery (no large shapes)"},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for threaded kernels (all CPUs)"},
+        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for threaded kernels (1, 2 and 3 in turn)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (each kernel's default)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (each kernel's default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
+        {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures"},
         {NULL},
     };
@@ -38,36 +46,81 @@ int cmd_check(int argc, char **argv)
         fprintf(stderr, "headroom check: %s\n", (hr_kernel_unknown("--kernel", kname), hr_errmsg()));
         return HR_EUSAGE;
     }
+    /* A type filter: --dtype and --kv-dtype as run reads them (K/V follow --dtype). */
+    int want_dt = -1, want_kv = -1;
+    if (types.dtype >= 0 || types.kv_dtype >= 0) {
+        hr_problem tp = {0};
+        hr_dtype_flags_apply(&types, &tp);
+        want_dt = tp.dtype, want_kv = tp.kv_dtype;
+    }
     hr_case cases[HR_MAX_CASES];
     int ncases = hr_battery(cases, HR_MAX_CASES, quick);
     long pass = 0, warn = 0, fail = 0, skip = 0;
-    int nk = 0;
+    int nk = 0, nruns = 0;
     for (int i = 0; hr_kernels[i]; i++) {
         const hr_kernel *k = hr_kernels[i];
         if (only && k != only) continue;
         nk++;
-        long kfail = 0, kpass = 0, kwarn = 0, kskip = 0;
-        for (int c = 0; c < ncases; c++) {
-            hr_check res;
-            char line[512];
-            int v = hr_check_case(k, &cases[c], &(hr_tune){block_q, block_kv, threads}, (uint64_t)tf.seed, &res, line, sizeof line);
-            if (v < 0) {
-                kskip++;
-                continue;
-            }
-            if (v == HR_CHECK_FAIL) kfail++, printf("FAIL %s\n", line);
-            else if (v == HR_CHECK_WARN) kwarn++, printf("WARN %s\n", line);
-            else {
-                kpass++;
-                if (verbose) printf("ok   %s\n", line);
-            }
+        const int tl[3] = {1, 2, 3};
+        const int nthreads = threads ? 1 : (k->caps & HR_CAP_THREADED) ? 3 : 1;
+        const unsigned dts = k->dtypes ? k->dtypes : 1u << HR_F32, kvs = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
+        for (int dt = 0; dt < HR_NDTYPES; dt++)
+        for (int kt = 0; kt < HR_NDTYPES; kt++) {
+            if (!(dts >> dt & 1) || !(kvs >> kt & 1)) continue;
+            if (want_dt >= 0 && (dt != want_dt || kt != want_kv)) continue;
+            nruns++;
+            long kfail = 0, kpass = 0, kwarn = 0, kskip = 0;
+            char path[64] = "";
+            for (int ti = 0; ti < nthreads; ti++)
+                for (int c = 0; c < ncases; c++) {
+                    hr_case cs = cases[c];
+                    cs.prob.dtype = (hr_dtype)dt;
+                    cs.prob.kv_dtype = (hr_dtype)kt;
+                    if (!path[0] && !hr_kernel_why_not(k, &cs.prob))
+                        snprintf(path, sizeof path, "%s", hr_kernel_path(k, &cs.prob));
+                    hr_check res;
+                    char line[640];
+                    const hr_tune t = {block_q, block_kv, threads ? threads : tl[ti]};
+                    int v = hr_check_case(k, &cs, &t, (uint64_t)tf.seed, &res, line, sizeof line);
+                    if (v < 0) {
+                        kskip++;
+                        continue;
+                    }
+                    if (v == HR_CHECK_FAIL) kfail++, printf("FAIL %s\n", line);
+                    else if (v == HR_CHECK_WARN) kwarn++, printf("WARN %s\n", line);
+                    else {
+                        kpass++;
+                        if (verbose) printf("ok   %s\n", line);
+                    }
+                }
+            char tn[24];
+            hr_dtype_seg(&(hr_problem){.dtype = (hr_dtype)dt, .kv_dtype = (hr_dtype)kt}, tn, sizeof tn);
+            char th[16] = "T";
+            if (threads) snprintf(th, sizeof th, "T%d", threads);
+            else snprintf(th, sizeof th, nthreads == 3 ? "T1,2,3" : "T1");
+            printf("%-8s %-13s %-7s %4ld pass %3ld warn %3ld fail %4ld not applicable  [%s]\n", k->name,
+                   tn[0] ? tn + 1 : "f32", th, kpass, kwarn, kfail, kskip, path[0] ? path : "-");
+            pass += kpass, warn += kwarn, fail += kfail, skip += kskip;
+            fflush(stdout);
         }
-        printf("%-8s %4ld pass %3ld warn %3ld fail %4ld not applicable\n", k->name, kpass, kwarn,
-               kfail, kskip);
-        pass += kpass, warn += kwarn, fail += kfail, skip += kskip;
-        fflush(stdout);
     }
-    printf("check: %d kernel(s), %d cases each: %ld pass, %ld warn, %ld fail, %ld not applicable\n",
-           nk, ncases, pass, warn, fail, skip);
+    if (!nruns) { /* a type filter that no kernel (or not the one named) declares */
+        hr_problem p = {.dtype = (hr_dtype)want_dt, .kv_dtype = (hr_dtype)want_kv};
+        char tn[24];
+        hr_dtype_seg(&p, tn, sizeof tn);
+        const char *flag = types.dtype >= 0 ? "--dtype" : "--kv-dtype";
+        if (only) {
+            /* hr_kernel_why_not's type reason, on a shape valid for every type. */
+            p = (hr_problem){1, 1, 1, 1, 1, 64, false, 0, p.dtype, p.kv_dtype};
+            const char *why = hr_kernel_why_not(only, &p);
+            fprintf(stderr, "headroom check: %s: kernel %s cannot run %s: %s\n", flag, only->name, tn + 1,
+                    why ? why : "not declared");
+        } else {
+            fprintf(stderr, "headroom check: %s: no kernel in this build takes %s\n", flag, tn + 1);
+        }
+        return HR_EUSAGE;
+    }
+    printf("check: %d kernel(s), %d type combination(s), %d cases each: %ld pass, %ld warn, %ld fail, %ld not applicable\n",
+           nk, nruns, ncases, pass, warn, fail, skip);
     return fail ? HR_EFAIL : HR_OK;
 }

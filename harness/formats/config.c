@@ -23,7 +23,7 @@ static const char *const keys[] = {
     "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
     "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
     "check",       "cold",   "max_mem", "probe",   "phase_filter", "phase_threshold",
-    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", NULL,
+    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", "dtype", "kv_dtype", NULL,
 };
 
 static void trim(char *s)
@@ -204,6 +204,20 @@ static int set_value(hr_sweep_config *c, int key, char *val)
     if (!strcmp(keys[key], "models_file")) {
         if (strlen(val) >= sizeof c->models_file) return hr_fail("path too long");
         snprintf(c->models_file, sizeof c->models_file, "%s", val);
+        return HR_OK;
+    }
+    if (!strcmp(keys[key], "dtype") || !strcmp(keys[key], "kv_dtype")) { /* element types */
+        const bool kv = keys[key][0] == 'k';
+        int *nt = kv ? &c->nkv_dtype : &c->ndtype;
+        hr_dtype *t = kv ? c->kv_dtype : c->dtype;
+        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of element types");
+        *nt = 0;
+        for (int i = 0; i < n; i++) {
+            int x = hr_choice(hr_dtype_names, items[i]);
+            if (x < 0 || (!kv && hr_dtype_block((hr_dtype)x) != 1))
+                return hr_fail("'%s': expected %s", items[i], kv ? "f32, bf16, f16, q8_0 or q4_0" : "f32, bf16 or f16 (block formats go in kv_dtype)");
+            t[(*nt)++] = (hr_dtype)x;
+        }
         return HR_OK;
     }
     if (!strcmp(keys[key], "gemm")) { /* layer mode: the projections' GEMM back ends */
@@ -401,7 +415,8 @@ double hr_config_points(const hr_sweep_config *c)
     const double shapes = c->nmodels ? c->nmodels : (double)shape->n * c->nkv * c->d_head.n;
     return (double)c->nkernels * c->batch.n * shapes * c->seq.n *
            (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal * c->nlayout * c->threads.n *
-           c->block_q.n * c->block_kv.n * c->passes * (c->ngemm > 1 ? c->ngemm : 1);
+           c->block_q.n * c->block_kv.n * c->passes * (c->ngemm > 1 ? c->ngemm : 1) *
+           c->ndtype * (c->nkv_dtype ? c->nkv_dtype : 1);
 }
 
 int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
@@ -426,6 +441,7 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     c->ncausal = 1;
     c->nlayout = 1;
     c->ngemm = 1;
+    c->ndtype = 1; /* dtype = f32; kv_dtype unset: the same as dtype */
     c->reps = 9;
     c->passes = 1;
     c->seed = 1;
@@ -459,6 +475,9 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
         return hr_fail("%s:%d: kernels: none of these kernels is in this build", path, x.seen_line[kk]);
     if (c->mode == HR_MODE_LAYER && !c->d_model.n && !c->nmodels)
         return hr_fail("%s:%d: mode = layer needs d_model (or models)", path, x.seen_line[hr_choice(keys, "mode")]);
+    for (int i = hr_choice(keys, "dtype"), j = 0; j < 2; j++, i = hr_choice(keys, "kv_dtype"))
+        if (c->mode == HR_MODE_LAYER && x.seen_line[i] && (c->ndtype > 1 || c->dtype[0] != HR_F32 || c->nkv_dtype > 1 || (c->nkv_dtype && c->kv_dtype[0] != HR_F32)))
+            return hr_fail("%s:%d: %s: mode = layer runs f32 only (its projections and views are fp32)", path, x.seen_line[i], keys[i]);
     for (int i = hr_choice(keys, "gemm"), j = 0; j < 2; j++, i = hr_choice(keys, "stop_after_crossover"))
         if (c->mode != HR_MODE_LAYER && x.seen_line[i])
             return hr_fail("%s:%d: %s: only with mode = layer", path, x.seen_line[i], keys[i]);

@@ -53,6 +53,10 @@ typedef struct {
     bool phase_filter;      /* phase_filter = true: drop repetitions that changed phase */
     double phase_threshold; /* phase_threshold = PCT (10), stored as a fraction       */
     bool interleave;        /* interleave = true: spread repetitions over rounds      */
+    int ndtype;             /* dtype = f32, bf16: Q, K, V, O element types (f32)      */
+    hr_dtype dtype[HR_CFG_MAXV];
+    int nkv_dtype;          /* kv_dtype = q8_0, q4_0: the stored K/V types; 0 (unset): */
+    hr_dtype kv_dtype[HR_CFG_MAXV]; /* the same as each point's dtype              */
     int ngemm;              /* mode = layer: gemm = own, blas (hr_gemm_backend; own)  */
     int gemm[HR_CFG_MAXGEMM];
     int nmodels;            /* models = NAME, ...: each model's (heads, kv_heads, d_head,
@@ -68,7 +72,8 @@ typedef struct {
 } hr_sweep_config;
 
 /* Reads a sweep config. Defaults: kernels = all, batch = 1, heads = 8, kv_heads = mha,
- * seq = 512, seq_kv = same, d_head = 64, causal = false, layout = bhnd, threads = 0 (the
+ * seq = 512, seq_kv = same, d_head = 64, causal = false, layout = bhnd, dtype = f32,
+ * kv_dtype = dtype, threads = 0 (the
  * kernel's default), block_q = block_kv = 0 (defaults), reps = 9, passes = 1,
  * min_time = 0.05, warmup = 0.1, dist = normal, seed = 1, check = false, cold = false,
  * probe = auto, phase_filter = false, phase_threshold = 10 (%), interleave = true.

@@ -16,7 +16,7 @@
 /* Counters that get their own CSV column, in this order (empty when a row lacks one). */
 const char *const hr_csv_counter_names[] = {
     "AI", "ceiling_gflops", "ceiling_gbs", "attainable_gflops", "pct_of_roofline", "GBps",
-    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", NULL,
+    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", "format_max_rel", "format_nmse", NULL,
 };
 
 static const hr_counter *get_counter(const hr_result *r, const char *name)
@@ -45,6 +45,9 @@ static void shape_fields(cJSON *o, const hr_result *r)
     cJSON_AddNumberToObject(o, "d_head", p->d_head);
     cJSON_AddBoolToObject(o, "causal", p->causal);
     cJSON_AddStringToObject(o, "layout", hr_layout_names[r->layout]);
+    cJSON_AddStringToObject(o, "dtype", hr_dtype_names[p->dtype]);
+    cJSON_AddStringToObject(o, "kv_dtype", hr_dtype_names[p->kv_dtype]);
+    if (r->path[0]) cJSON_AddStringToObject(o, "path", r->path);
     cJSON_AddNumberToObject(o, "block_q", r->tune.block_q);
     cJSON_AddNumberToObject(o, "block_kv", r->tune.block_kv);
     cJSON_AddStringToObject(o, "tune_source", r->tune_source ? r->tune_source : "default");
@@ -181,7 +184,7 @@ void hr_csv_header(FILE *f)
 {
     fprintf(f, "name,kernel,batch,heads,kv_heads,seq_q,seq_kv,d_head,causal,layout,threads,"
                "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
-               "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err");
+               "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err,dtype,kv_dtype,path");
     for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
     fprintf(f, "\n");
 }
@@ -199,6 +202,7 @@ void hr_csv_row(FILE *f, const hr_result *r)
             r->timing.iters, s->median, s->min, s->max, s->mean, s->cv, hr_result_gflops(r),
             r->flops, r->bytes, r->workspace_bytes);
     if (r->checked) fprintf(f, "%.3g", r->check.max_rel_err);
+    fprintf(f, ",%s,%s,%s", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype], r->path);
     for (int i = 0; hr_csv_counter_names[i]; i++) {
         const hr_counter *c = get_counter(r, hr_csv_counter_names[i]);
         if (c && isfinite(c->value)) fprintf(f, ",%.6g", c->value);
@@ -311,6 +315,17 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     int li = cJSON_IsString(l) ? hr_choice(hr_layout_names, l->valuestring) : -1;
     if (li < 0) return hr_fail("field 'layout' missing or unknown");
     r->layout = (hr_layout)li;
+    /* Element types: a file from before they existed has none, and its rows were f32. */
+    static const char *const tfields[] = {"dtype", "kv_dtype"};
+    hr_dtype *tdst[] = {&r->prob.dtype, &r->prob.kv_dtype};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, tfields[i]);
+        int ti = !t ? HR_F32 : cJSON_IsString(t) ? hr_choice(hr_dtype_names, t->valuestring) : -1;
+        if (ti < 0) return hr_fail("field '%s' is not an element type (%s)", tfields[i], "f32, bf16, f16, q8_0, q4_0");
+        *tdst[i] = (hr_dtype)ti;
+    }
+    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "path");
+    if (cJSON_IsString(pa)) snprintf(r->path, sizeof r->path, "%s", pa->valuestring);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
     static const char *const sources[] = {"default", "flag", "wisdom", "flag+wisdom", NULL};
     int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;

@@ -35,6 +35,8 @@ hr_shape_class hr_shape_class_of(const hr_kernel *k, const hr_problem *p)
     hr_shape_class c = {0};
     snprintf(c.kernel, sizeof c.kernel, "%s", k->name);
     c.causal = p->causal;
+    c.dtype = p->dtype;
+    c.kv_dtype = p->kv_dtype;
     c.d_head = p->d_head;
     c.group = p->kv_heads > 0 ? p->heads / p->kv_heads : 1;
     c.nq = pow2_ceil(p->seq_q);
@@ -45,8 +47,10 @@ hr_shape_class hr_shape_class_of(const hr_kernel *k, const hr_problem *p)
 
 void hr_shape_class_key(const hr_shape_class *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%s/d%d/g%d/nq%ld/nkv%ld/bh%ld", c->kernel, c->causal ? "causal" : "full",
-             c->d_head, c->group, c->nq, c->nkv, c->bh);
+    char types[32];
+    hr_dtype_seg(&(hr_problem){.dtype = c->dtype, .kv_dtype = c->kv_dtype}, types, sizeof types);
+    snprintf(buf, len, "%s/%s/d%d%s/g%d/nq%ld/nkv%ld/bh%ld", c->kernel, c->causal ? "causal" : "full",
+             c->d_head, types, c->group, c->nq, c->nkv, c->bh);
 }
 
 const char *hr_wisdom_default_path(void)

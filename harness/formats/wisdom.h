@@ -6,18 +6,21 @@
 
 #include "headroom.h"
 
-/* A shape class: problems that share their best parameters. Kernel, causality, d_head
- * and Hq/Hkv are exact; Nq, Nkv and B*Hq are rounded up to a power of two. */
+/* A shape class: problems that share their best parameters. Kernel, causality, d_head,
+ * Hq/Hkv and the element types are exact; Nq, Nkv and B*Hq are rounded up to a power
+ * of two. */
 typedef struct {
     char kernel[32];
     bool causal;
+    hr_dtype dtype, kv_dtype; /* bf16 wisdom is not f32 wisdom                  */
     int d_head, group;       /* group = Hq / Hkv                               */
     long nq, nkv, bh;        /* next power of two >= Nq, Nkv, B*Hq              */
 } hr_shape_class;
 
 /* The class of p for kernel k. */
 hr_shape_class hr_shape_class_of(const hr_kernel *k, const hr_problem *p);
-/* Its key, "flash/causal/d64/g1/nq2048/nkv2048/bh16". */
+/* Its key, "flash/causal/d64/g1/nq2048/nkv2048/bh16", with the types' name segment
+ * after d when they are not f32 ("flash/causal/d64/bf16/kv=q8_0/g1/..."). */
 void hr_shape_class_key(const hr_shape_class *c, char *buf, size_t len);
 
 /* One remembered winner. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "check.h"
 #include "files.h"
 #include "counts.h"
 #include "likwid_markers.h"
@@ -103,11 +104,13 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     out->layout = s->layout;
     out->tune = hr_kernel_tune(k, p, &s->tune);
     out->tune_source = s->tune_source ? s->tune_source : "default";
+    snprintf(out->path, sizeof out->path, "%s", hr_kernel_path(k, p));
     out->flops = hr_core_flops(p);
     out->bytes = hr_kernel_bytes(k, p, &out->tune);
     size_t wsb = k->workspace_bytes(p, &out->tune);
     out->workspace_bytes = (double)wsb;
     double need = shared ? (double)wsb : hr_bench_bytes(k, p, &out->tune);
+    if (s->check) need += hr_format_check_bytes(p); /* the original fp32 inputs, for a moment */
     double budget = hr_mem_budget(s->max_mem);
     if (need > budget)
         return hr_fail("--max-mem: %s needs %.1f MiB (tensors + %.1f MiB workspace), over the "
@@ -133,10 +136,19 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     if (s->check) {
         double plant = b->plant;
         b->plant = 0;
+        hr_tensors_poison(p, b->args, 12345.0f);
         call(b);
         b->plant = plant;
+        hr_tensors_output(p, b->args);
         out->checked = true;
         out->check = hr_oracle_check(p, b->args, 0);
+        /* Reduced types: the format's error beside the kernel's (reported, not judged). */
+        hr_check f;
+        if (hr_format_check_bytes(p) > 0) {
+            if ((st = hr_format_check(p, b->args, s->layout, s->dist, s->seed, &f))) goto fail;
+            hr_result_set(out, "format_max_rel", f.max_rel_err);
+            hr_result_set(out, "format_nmse", f.nmse);
+        }
         if (out->check.verdict == HR_CHECK_FAIL) {
             char msg[256];
             hr_check_str(&out->check, msg, sizeof msg);
@@ -197,6 +209,7 @@ int hr_bench_close(hr_bench_session *b, int reps)
     if (out->timing.s.median > 0) hr_result_set(out, "GBps", out->bytes / out->timing.s.median * 1e-9);
     hr_result_set(out, "AI", out->bytes > 0 ? out->flops / out->bytes : 0);
     if (s->save_dir) {
+        hr_tensors_output(&out->prob, b->args); /* a typed O: the last call's, into o */
         hr_tensors view = {.args = *b->args};
         st = save(s->save_dir, &out->prob, &view);
     }

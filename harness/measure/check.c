@@ -55,11 +55,38 @@ int hr_battery(hr_case *c, int max, bool quick)
     return n;
 }
 
+double hr_format_check_bytes(const hr_problem *p)
+{
+    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return 0;
+    hr_problem p32 = *p;
+    p32.dtype = p32.kv_dtype = HR_F32;
+    return hr_tensors_bytes(&p32);
+}
+
+int hr_format_check(const hr_problem *p, const hr_args *a, hr_layout layout, hr_dist dist,
+                    uint64_t seed, hr_check *out)
+{
+    hr_problem p32 = *p;
+    p32.dtype = p32.kv_dtype = HR_F32;
+    hr_tensors orig;
+    int st = hr_tensors_alloc(&orig, &p32, layout, dist, seed);
+    if (st) return st;
+    orig.args.o = a->o;
+    *out = hr_oracle_check(&p32, &orig.args, 0);
+    hr_tensors_free(&orig);
+    return HR_OK;
+}
+
+void hr_format_str(const hr_check *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "format max_rel %.2e nmse %.2e (vs the fp32 inputs, not judged)", c->max_rel_err, c->nmse);
+}
+
 int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uint64_t seed,
                   hr_check *res, char *line, size_t len)
 {
     const hr_problem *p = &c->prob;
-    char shape[96], msg[300];
+    char shape[96], msg[300], fmt[120] = "";
     hr_problem_str(p, shape, sizeof shape);
     if (hr_kernel_why_not(k, p)) return -1;
     hr_tune t = hr_kernel_tune(k, p, tune);
@@ -74,17 +101,21 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
         return HR_CHECK_FAIL;
     }
     /* Poison the output so a kernel that skips rows cannot pass by the zeroed buffer. */
-    for (int b = 0; b < p->batch; b++)
-        for (int h = 0; h < p->heads; h++)
-            for (int i = 0; i < p->seq_q; i++) {
-                float *o = hr_row(ten.args.o, b, h, i);
-                for (int x = 0; x < p->d_head; x++) o[x] = 12345.0f;
-            }
+    hr_tensors_poison(p, &ten.args, 12345.0f);
     k->run(p, &t, &ten.args, ws);
+    hr_tensors_output(p, &ten.args);
     *res = hr_oracle_check(p, &ten.args, 0);
     hr_check_str(res, msg, sizeof msg);
-    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d: %s", k->name, shape,
-             hr_layout_names[c->layout], hr_dist_names[c->dist], t.threads, t.block_q, t.block_kv, msg);
+    hr_check f;
+    if ((p->dtype != HR_F32 || p->kv_dtype != HR_F32) &&
+        hr_format_check(p, &ten.args, c->layout, c->dist, seed, &f) == HR_OK) {
+        fmt[0] = ';';
+        fmt[1] = ' ';
+        hr_format_str(&f, fmt + 2, sizeof fmt - 2);
+    }
+    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d [%s]: %s%s", k->name, shape,
+             hr_layout_names[c->layout], hr_dist_names[c->dist], t.threads, t.block_q, t.block_kv,
+             hr_kernel_path(k, p), msg, fmt);
     free(ws);
     hr_tensors_free(&ten);
     return res->verdict;

@@ -14,6 +14,15 @@ void hr_result_set(hr_result *r, const char *name, double value)
     if (r->ncounters < HR_MAX_COUNTERS) r->counters[r->ncounters++] = (hr_counter){name, value};
 }
 
+void hr_dtype_seg(const hr_problem *p, char *buf, size_t len)
+{
+    int n = p->dtype != HR_F32 ? snprintf(buf, len, "/%s", hr_dtype_names[p->dtype]) : 0;
+    if (n >= 0 && (size_t)n < len) {
+        if (p->kv_dtype != p->dtype) snprintf(buf + n, len - (size_t)n, "/kv=%s", hr_dtype_names[p->kv_dtype]);
+        else buf[n] = 0;
+    }
+}
+
 void hr_result_name(const hr_result *r, char *buf, size_t len)
 {
     const hr_problem *p = &r->prob;
@@ -21,8 +30,10 @@ void hr_result_name(const hr_result *r, char *buf, size_t len)
         snprintf(buf, len, "%s", r->label);
         return;
     }
-    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d/%s/%s/T%d", r->kernel->name, p->batch,
-             p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal ? "causal" : "full",
+    char types[32];
+    hr_dtype_seg(p, types, sizeof types);
+    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d%s/%s/%s/T%d", r->kernel->name, p->batch,
+             p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, types, p->causal ? "causal" : "full",
              hr_layout_names[r->layout], r->tune.threads);
 }
 

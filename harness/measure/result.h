@@ -24,6 +24,7 @@ typedef struct {
     hr_layout layout;
     hr_tune tune;          /* resolved parameters that ran                           */
     const char *tune_source; /* "default", "flag" or "wisdom"                        */
+    char path[64];         /* the kernel's code path that ran (hr_kernel_path); "" unknown */
     double flops;          /* from counts.c                                          */
     double bytes;          /* from counts.c (the kernel's traffic model)             */
     double workspace_bytes;
@@ -42,8 +43,12 @@ typedef struct {
 /* Sets counter name to value (adds it, or replaces an existing one). */
 void hr_result_set(hr_result *r, const char *name, double value);
 /* Benchmark name shared by every row of this result, the key compare matches on:
- * r->label when set, else "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2". */
+ * r->label when set, else "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2", with the
+ * element types after d when they are not f32 (hr_dtype_seg). */
 void hr_result_name(const hr_result *r, char *buf, size_t len);
+/* The element types as a name segment: "" for f32, "/bf16" (K/V the same), "/kv=q8_0"
+ * (Q/O f32), "/bf16/kv=q4_0"; row names, layer labels and wisdom keys use it. */
+void hr_dtype_seg(const hr_problem *p, char *buf, size_t len);
 /* Median GFLOP/s (flops / median time). */
 double hr_result_gflops(const hr_result *r);
 
