@@ -305,3 +305,36 @@ HR_TEST(typed_counts_bytes_per_type)
     CHECK_NEAR(hr_min_bytes(&p), (qo + kv32) / 2, 0);
     CHECK_NEAR(hr_core_flops(&p), 4.0 * 8 * 128 * 4096, 0); /* FLOPs do not depend on types */
 }
+
+/* ---- decode-loop over a typed cache ------------------------------------------------ */
+
+#include "decode_loop.h"
+#include "kvcache.h"
+
+/* The typed cache stores each appended row in its type; the loop's check reads it
+ * dequantized (kernel error fp32-small) and reports the format's error beside it. */
+HR_TEST(typed_decode_loop_over_typed_caches)
+{
+    for (int kt = 0; kt < HR_NDTYPES; kt++) {
+        hr_decode_spec s = {.kernel = &typed, .batch = 1, .heads = 4, .kv_heads = 2, .d_head = 64,
+                            .layers = 2, .prompt = 37, .tokens = 11, .dist = HR_DIST_NORMAL, .seed = 3,
+                            .check = true, .dtype = kt == HR_F16 ? HR_F16 : HR_F32, .kv_dtype = (hr_dtype)kt};
+        hr_decode_result r;
+        CHECKF(hr_decode_loop(&s, &r) == HR_OK, "kv %s: %s", hr_dtype_names[kt], hr_errmsg());
+        CHECKF(r.checked && r.check.verdict == HR_CHECK_PASS, "kv %s: max_rel %g (pass %g)", hr_dtype_names[kt],
+               r.check.max_rel_err, r.check.tol_pass);
+        CHECK(r.format_checked == (kt != HR_F32));
+        if (kt >= HR_Q8_0) CHECKF(r.format.max_rel_err > 100 * r.check.max_rel_err, "kv %s: format %g kernel %g",
+                                   hr_dtype_names[kt], r.format.max_rel_err, r.check.max_rel_err);
+        CHECK_NEAR(r.cache_bytes, hr_kvcache_bytes_of((hr_dtype)kt, 2, 1, 2, 64, 48), 0);
+        hr_decode_free(&r);
+    }
+    /* A typed cache has no fp32 rows to fill in place, and refuses a d off its blocks. */
+    hr_kvcache c;
+    hr_view k, v;
+    CHECK(hr_kvcache_init_typed(&c, HR_Q4_0, 1, 1, 1, 48, 8, 0) == HR_EUSAGE && strstr(hr_errmsg(), "--kv-dtype"));
+    CHECK(hr_kvcache_init_typed(&c, HR_Q4_0, 1, 1, 1, 64, 8, 0) == HR_OK);
+    CHECK(hr_kvcache_extend(&c, 0, 1, &k, &v) == HR_EUSAGE);
+    CHECK(hr_kvcache_k(&c, 0).p == NULL && hr_kvcache_xk(&c, 0).p != NULL && c.bytes == 2 * 8 * 36);
+    hr_kvcache_free(&c);
+}

@@ -2,6 +2,7 @@
  * cache, timed step by step (the simulation: measure/decode_loop.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -34,9 +35,9 @@ static void print_table(const view *v)
     const hr_decode_result *r = v->r;
     const double tot = r->seconds;
     printf("decode-loop: %s, B%d Hq%d Hkv%d d%d, %d layers, prompt %d + %d tokens, T%d; "
-           "KV cache %.1f MiB (fp32) at the end\n",
+           "KV cache %.1f MiB (%s) at the end; path %s\n",
            s->kernel->name, s->batch, s->heads, s->kv_heads, s->d_head, s->layers, s->prompt,
-           s->tokens, r->tune.threads, r->cache_bytes / 1048576.0);
+           s->tokens, r->tune.threads, r->cache_bytes / 1048576.0, hr_dtype_names[s->kv_dtype], r->path);
     printf("%13s  %17s  %9s  %9s  %9s  %10s  %8s%s\n", "steps", "cache tokens", "step ms",
            "min ms", "attn ms", "tokens/s", "GB/s", v->bw > 0 ? "  % triad" : "");
     for (int i = 0; i < v->nrows; i++) {
@@ -71,7 +72,7 @@ static void print_csv(const view *v)
     const hr_decode_spec *s = v->s;
     printf("kernel,batch,heads,kv_heads,d_head,layers,prompt,threads,step_first,step_last,"
            "cache_first,cache_last,step_ms_median,step_ms_min,attn_ms_median,tokens_per_s,"
-           "gbps,pct_of_triad\n");
+           "gbps,pct_of_triad,dtype,kv_dtype\n");
     for (int i = 0; i < v->nrows; i++) {
         const hr_decode_range *x = &v->rows[i];
         printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.4f,", s->kernel->name,
@@ -79,7 +80,7 @@ static void print_csv(const view *v)
                v->r->tune.threads, x->first, x->last, x->len0, x->len1, x->step_med * 1e3,
                x->step_min * 1e3, x->attn_med * 1e3, x->tokens_per_s, x->kv_gbps);
         if (v->bw > 0) printf("%.2f", 100 * x->kv_gbps / v->bw);
-        printf("\n");
+        printf(",%s,%s\n", hr_dtype_names[s->dtype], hr_dtype_names[s->kv_dtype]);
     }
     if (s->check) fprintf(stderr, "check: %s\n", v->chk);
 }
@@ -101,6 +102,9 @@ static void print_json(const view *v, const char **warn, int nw)
                 {"tokens", s->tokens}, {"threads", r->tune.threads}, {"block_kv", r->tune.block_kv}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) cJSON_AddNumberToObject(cfg, nums[i].key, nums[i].val);
     cJSON_AddStringToObject(cfg, "dist", hr_dist_names[s->dist]);
+    cJSON_AddStringToObject(cfg, "dtype", hr_dtype_names[s->dtype]);
+    cJSON_AddStringToObject(cfg, "kv_dtype", hr_dtype_names[s->kv_dtype]);
+    cJSON_AddStringToObject(cfg, "path", r->path);
     cJSON_AddNumberToObject(cfg, "seed", (double)s->seed);
     cJSON *sum = cJSON_AddObjectToObject(root, "summary");
     const double gbps = r->total_bytes / r->attn_seconds * 1e-9;
@@ -183,6 +187,9 @@ int cmd_decode_loop(int argc, char **argv)
     hr_timing_flags_init(&tf, HR_TF_SEED | HR_TF_DIST);
     double max_mem = 0;
     bool check = false;
+    hr_dtype_flags types;
+    hr_dtype_flags_init(&types);
+    hr_opt_help(types.opts, "--kv-dtype", "the stored cache: each new K/V row converted into it (--dtype)");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention kernel (decode)"},
         {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME",
@@ -198,6 +205,7 @@ int cmd_decode_loop(int argc, char **argv)
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (kernel default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
+        {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"--rows", HR_OPT_INT, &nrows, 1, 1 << 20, NULL, "R", "step ranges reported (8; at most --tokens)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL,
          "after the loop, check every layer's last step against the oracle; exit 1 if it fails"},
@@ -222,7 +230,10 @@ int cmd_decode_loop(int argc, char **argv)
     d = d ? d : 128;
     layers = layers ? layers : 4;
     if (nrows > tokens) nrows = tokens;
+    hr_problem tp = {0};
+    hr_dtype_flags_apply(&types, &tp);
     const hr_decode_spec spec = {
+        .dtype = tp.dtype, .kv_dtype = tp.kv_dtype,
         .kernel = k, .batch = batch, .heads = heads, .kv_heads = kv_heads, .d_head = d,
         .layers = layers, .prompt = prompt, .tokens = tokens, .tune = {0, block_kv, threads},
         .dist = (hr_dist)tf.dist, .seed = (uint64_t)tf.seed, .check = check, .max_mem = max_mem,
@@ -239,7 +250,12 @@ int cmd_decode_loop(int argc, char **argv)
     }
     hr_decode_ranges(&res, nrows, rows);
     v.rows = rows;
-    if (check) hr_check_str(&res.check, v.chk, sizeof v.chk);
+    if (check) {
+        hr_check_str(&res.check, v.chk, sizeof v.chk);
+        size_t n = strlen(v.chk);
+        if (res.format_checked) snprintf(v.chk + n, sizeof v.chk - n, "; format max_rel %.2e nmse %.2e (not judged)",
+                                         res.format.max_rel_err, res.format.nmse);
+    }
     char warn[16][200];
     const char *wp[16];
     int nw = 0;

@@ -140,8 +140,13 @@ int cmd_layer(int argc, char **argv)
     hr_format format = HR_FMT_TABLE;
     double max_mem = 0;
     bool causal = false, check = false;
+    hr_dtype_flags types;
+    hr_dtype_flags_init(&types);
+    hr_opt_help(types.opts, "--dtype", "f32 only: the projections and the core's views are fp32");
+    hr_opt_help(types.opts, "--kv-dtype", "f32 only (the layer has no stored cache)");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
+        {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM: own or blas (own)"},
         {"--d-model", HR_OPT_INT, &d_model, 1, 65536, NULL, "DM", "model width (512)"},
         {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (d_model / d_head)"},
@@ -164,6 +169,10 @@ int cmd_layer(int argc, char **argv)
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) goto err;
+    /* The layer's GEMMs write fp32 Q/K/V that the core reads in place (BNHD views); a
+     * typed core would need a conversion pass the layer does not time or count. */
+    if ((st = hr_dtype_flags_f32_only(&types, "layer projects and attends in fp32 (use run or sweep for typed cores)")))
+        goto err;
     if (!heads) {
         if (d_model % d) {
             st = hr_fail("--heads: d_model %d is not a multiple of d_head %d; give --heads", d_model, d);

@@ -19,6 +19,47 @@ static const struct {
             {HR_CAP_BLOCK_Q, "block_q"},   {HR_CAP_BLOCK_KV, "block_kv"}};
 #define NCAPS (sizeof caps / sizeof caps[0])
 
+/* The types a kernel accepts as "f32,bf16" (dtypes) and its kv_dtypes. */
+static void types_str(unsigned mask, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int t = 0; t < HR_NDTYPES; t++)
+        if ((mask ? mask : 1u << HR_F32) >> t & 1) {
+            size_t n = strlen(buf);
+            snprintf(buf + n, len - n, "%s%s", n ? "," : "", hr_dtype_names[t]);
+        }
+}
+
+/* Calls f for every (dtype, kv_dtype) combination k declares with the problem that
+ * stands for it (B1 H8 N512 d128: d a multiple of every block) and its path here. */
+static void each_type(const hr_kernel *k, void (*f)(void *, const hr_problem *, const char *, const char *), void *ctx)
+{
+    const unsigned dts = k->dtypes ? k->dtypes : 1u << HR_F32, kvs = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
+    for (int dt = 0; dt < HR_NDTYPES; dt++)
+        for (int kt = 0; kt < HR_NDTYPES; kt++) {
+            if (!(dts >> dt & 1) || !(kvs >> kt & 1)) continue;
+            hr_problem p = {1, 8, 8, 512, 512, 128, false, 0, (hr_dtype)dt, (hr_dtype)kt};
+            char name[32];
+            if (dt == HR_F32 && kt == HR_F32) snprintf(name, sizeof name, "f32");
+            else if (dt == kt) snprintf(name, sizeof name, "%s", hr_dtype_names[dt]);
+            else snprintf(name, sizeof name, "%s/kv=%s", hr_dtype_names[dt], hr_dtype_names[kt]);
+            const char *why = hr_kernel_why_not(k, &p);
+            f(ctx, &p, name, why ? why : hr_kernel_path(k, &p));
+        }
+}
+
+static void json_path(void *ctx, const hr_problem *p, const char *name, const char *path)
+{
+    (void)p;
+    cJSON_AddStringToObject(ctx, name, path);
+}
+
+static void text_path(void *ctx, const hr_problem *p, const char *name, const char *path)
+{
+    (void)p;
+    printf("%-8s   %-18s %s\n", "", name, path);
+}
+
 int cmd_list(int argc, char **argv)
 {
     hr_format format = HR_FMT_TABLE;
@@ -43,6 +84,12 @@ int cmd_list(int argc, char **argv)
             cJSON *c = cJSON_AddArrayToObject(o, "caps");
             for (size_t j = 0; j < NCAPS; j++)
                 if (k->caps & caps[j].cap) cJSON_AddItemToArray(c, cJSON_CreateString(caps[j].name));
+            cJSON *dt = cJSON_AddArrayToObject(o, "dtypes"), *kv = cJSON_AddArrayToObject(o, "kv_dtypes");
+            for (int t = 0; t < HR_NDTYPES; t++) {
+                if ((k->dtypes ? k->dtypes : 1u << HR_F32) >> t & 1) cJSON_AddItemToArray(dt, cJSON_CreateString(hr_dtype_names[t]));
+                if ((k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32) >> t & 1) cJSON_AddItemToArray(kv, cJSON_CreateString(hr_dtype_names[t]));
+            }
+            each_type(k, json_path, cJSON_AddObjectToObject(o, "paths"));
             cJSON_AddItemToArray(arr, o);
         }
         char *txt = cJSON_Print(arr);
@@ -62,6 +109,16 @@ int cmd_list(int argc, char **argv)
             }
         printf("%-8s %-44s %-13s %s\n", k->name, cbuf[0] ? cbuf : "-", traffic_names[k->traffic],
                k->summary);
+        char dts[64], kvs[64];
+        types_str(k->dtypes, dts, sizeof dts);
+        types_str(k->kv_dtypes, kvs, sizeof kvs);
+        if (!k->dtypes && !k->kv_dtypes) { /* f32 only: one line */
+            const hr_problem p = {1, 8, 8, 512, 512, 128, false, 0, HR_F32, HR_F32};
+            printf("%-8s   types f32, path %s\n", "", hr_kernel_path(k, &p));
+            continue;
+        }
+        printf("%-8s   types %s, kv %s; path on this CPU per type:\n", "", dts, kvs);
+        each_type(k, text_path, NULL);
     }
     return HR_OK;
 }

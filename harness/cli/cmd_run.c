@@ -1,6 +1,7 @@
 /* cmd_run.c — `headroom run`: time one kernel on one shape. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "results.h"
 #include "sysinfo.h"
@@ -90,7 +91,16 @@ int cmd_run(int argc, char **argv)
         if (r.checked) {
             char msg[256];
             hr_check_str(&r.check, msg, sizeof msg);
-            printf("check: %s\n", msg);
+            printf("check: %s [%s]\n", msg, r.path);
+            /* Reduced types: the format's error beside the kernel's (bench.c sets both). */
+            double fr = -1, fn = -1;
+            for (int i = 0; i < r.ncounters; i++) {
+                if (!strcmp(r.counters[i].name, "format_max_rel")) fr = r.counters[i].value;
+                if (!strcmp(r.counters[i].name, "format_nmse")) fn = r.counters[i].value;
+            }
+            if (fr >= 0)
+                printf("format: max_rel %.2e nmse %.2e (%s against the fp32 inputs; not judged)\n", fr, fn,
+                       "the kernel's output");
         }
         if (r.timing.probe_kind) {
             bool fma = r.timing.probe_kind == HR_PROBE_FMA;

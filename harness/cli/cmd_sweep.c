@@ -44,6 +44,10 @@ int cmd_sweep(int argc, char **argv)
     const char *out = NULL, *resume = NULL, *filter = NULL;
     hr_timing_flags tf;
     hr_probe_flags pf;
+    hr_dtype_flags types;
+    hr_dtype_flags_init(&types);
+    hr_opt_help(types.opts, "--dtype", "Q/K/V/O type for every point (the config's dtype)");
+    hr_opt_help(types.opts, "--kv-dtype", "K/V type for every point (the config's kv_dtype, else --dtype)");
     hr_wisdom_flags wf;
     hr_timing_flags_init(&tf, HR_TF_REPS | HR_TF_MIN_TIME);
     tf.reps = 0, tf.min_time = -1; /* unset: the config's */
@@ -64,6 +68,7 @@ int cmd_sweep(int argc, char **argv)
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every point against the oracle before timing"},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "list the points and skips, measure nothing"},
         {"--filter", HR_OPT_STR, &filter, 0, 0, NULL, "K1,K2", "only these kernels (comma list)"},
+        {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
@@ -91,6 +96,16 @@ int cmd_sweep(int argc, char **argv)
     if (!st && out && resume) st = hr_fail("--out: not with --resume (the results go to the resumed directory)");
     static hr_sweep_config cfg;
     if (!st) st = hr_config_load(cfgpath, &cfg);
+    /* --dtype / --kv-dtype replace the config's dtype and kv_dtype lists. */
+    if (!st && (types.dtype >= 0 || types.kv_dtype >= 0)) {
+        if (cfg.mode == HR_MODE_LAYER)
+            st = hr_dtype_flags_f32_only(&types, "mode = layer runs fp32 projections and views");
+        hr_problem tp = {0};
+        hr_dtype_flags_apply(&types, &tp);
+        cfg.ndtype = cfg.nkv_dtype = 1;
+        cfg.dtype[0] = tp.dtype;
+        cfg.kv_dtype[0] = tp.kv_dtype;
+    }
     cfg.wisdom = !wf.off;
     cfg.wisdom_path = wf.path;
     if (!st && cfg.wisdom) { /* a corrupt wisdom file is bad input, found before anything runs */

@@ -1,5 +1,6 @@
 /* decode_loop.c — token-by-token generation over a growing KV cache, each step one
  * repetition of the timer (decode_loop.h says what is simulated). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,10 @@ typedef struct {
     hr_kvcache cache;
     float *pool;
     hr_view kp, vp, qp;   /* [B][H][POOL][d] new-token K, V, Q rows                   */
+    float *q_orig;        /* typed Q: the pool's Q rows before rounding (qp holds them
+                           * as stored)                                              */
+    unsigned char *xpool; /* typed Q: [B][H][POOL] rows in dtype, then O [B][H][1]    */
+    hr_xview xqp;
     void *ws;
     size_t ws_bytes;
     hr_problem p;         /* one step's problem; seq_kv is set per layer              */
@@ -39,6 +44,12 @@ static void operands(loop *L, int l, int slot)
     L->args.q = pool_row(L->qp, slot);
     L->args.k = hr_kvcache_k(&L->cache, l);
     L->args.v = hr_kvcache_v(&L->cache, l);
+    L->args.xk = hr_kvcache_xk(&L->cache, l);
+    L->args.xv = hr_kvcache_xv(&L->cache, l);
+    if (L->xpool) {
+        const hr_xview x = L->xqp;
+        L->args.xq = (hr_xcview){(const char *)x.p + slot * x.sn, x.sb, x.sh, x.sn};
+    }
 }
 
 /* One step over every layer: append the token's K/V, run the kernel. The timer times
@@ -73,19 +84,26 @@ static int setup(const hr_decode_spec *s, loop *L)
     const long capacity = (long)s->prompt + s->tokens;
     if (capacity > HR_MAX_SEQ)
         return hr_fail("--tokens: prompt + tokens = %ld exceeds %d", capacity, HR_MAX_SEQ);
-    L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0, HR_F32, HR_F32};
+    L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0, s->dtype, s->kv_dtype};
     int st = hr_kernel_validate(s->kernel, &L->p);
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
+    snprintf(L->r->path, sizeof L->r->path, "%s", hr_kernel_path(s->kernel, &L->p));
     L->ws_bytes = s->kernel->workspace_bytes ? s->kernel->workspace_bytes(&L->p, &L->r->tune) : 0;
-    L->r->cache_bytes = hr_kvcache_bytes(s->layers, s->batch, s->kv_heads, s->d_head, capacity);
+    L->r->cache_bytes = hr_kvcache_bytes_of(s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity);
+    /* Beside the cache: the pools (f32, the original Q, the typed Q and O), and, for a
+     * typed cache, one layer's prompt in fp32 while it is stored, or with --check the
+     * layer's K/V dequantized and original (four fp32 copies). */
+    const double kv32 = 4.0 * s->batch * s->kv_heads * (double)capacity * s->d_head;
     const double need = L->r->cache_bytes + (double)L->ws_bytes +
-                        4.0 * s->batch * (2.0 * s->kv_heads + 2.0 * s->heads) * POOL * s->d_head;
+                        4.0 * s->batch * (2.0 * s->kv_heads + 3.0 * s->heads) * POOL * s->d_head +
+                        (double)hr_dtype_row_bytes(s->dtype, s->d_head) * s->batch * s->heads * (POOL + 1) +
+                        (s->kv_dtype != HR_F32 ? (s->check ? 4 : 2) * kv32 : s->check && s->dtype != HR_F32 ? 2 * kv32 : 0);
     const double budget = hr_mem_budget(s->max_mem);
     if (need > budget)
         return hr_fail("--max-mem: the KV cache and buffers need %.2f GiB, over the budget of "
                        "%.2f GiB", need / 1073741824.0, budget / 1073741824.0);
-    return hr_kvcache_init(&L->cache, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0);
+    return hr_kvcache_init_typed(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0);
 }
 
 /* The pool of new rows and the prompt, filled from the seed. */
@@ -109,32 +127,118 @@ static int fill(loop *L)
     hr_fill(L->kp, B, G, POOL, d, s->dist, pool_seed, 1);
     hr_fill(L->vp, B, G, POOL, d, s->dist, pool_seed, 2);
     hr_fill(L->qp, B, H, POOL, d, s->dist, pool_seed, 0);
-    /* The prompt, written in place, a different seed per layer. */
+    if (s->dtype != HR_F32) { /* Q stored in dtype; the f32 pool then holds what it stores */
+        const size_t rb = hr_dtype_row_bytes(s->dtype, d), nq = (size_t)B * H * POOL * d;
+        L->q_orig = malloc(nq * sizeof(float));
+        L->xpool = hr_alloc(rb * (size_t)B * H * (POOL + 1));
+        if (!L->q_orig || !L->xpool) return hr_fail("out of memory");
+        memcpy(L->q_orig, L->qp.p, nq * sizeof(float));
+        L->xqp = hr_xview_dense(L->xpool, HR_LAYOUT_BHND, B, H, POOL, rb);
+        L->args.xo = hr_xview_dense(L->xpool + rb * (size_t)B * H * POOL, HR_LAYOUT_BHND, B, H, 1, rb);
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < H; h++)
+                for (int j = 0; j < POOL; j++) {
+                    hr_dtype_store_row(s->dtype, hr_row(L->qp, b, h, j), hr_xrow(L->xqp, b, h, j), d);
+                    hr_dtype_load_row(s->dtype, hr_xrow(L->xqp, b, h, j), hr_row(L->qp, b, h, j), d);
+                }
+    }
+    /* The prompt, a different seed per layer: written in place, or for a typed cache
+     * drawn into fp32 and appended (stored in its type). */
+    float *tmp = NULL;
+    if (s->kv_dtype != HR_F32 && s->prompt > 0 &&
+        !(tmp = malloc(2 * sizeof(float) * (size_t)B * G * s->prompt * d)))
+        return hr_fail("out of memory");
     for (int l = 0; l < s->layers && s->prompt > 0; l++) {
         hr_view kn, vn;
-        int st = hr_kvcache_extend(&L->cache, l, s->prompt, &kn, &vn);
-        if (st) return st;
+        int st = HR_OK;
+        if (tmp) {
+            kn = hr_view_dense(tmp, HR_LAYOUT_BHND, B, G, s->prompt, d);
+            vn = hr_view_dense(tmp + (size_t)B * G * s->prompt * d, HR_LAYOUT_BHND, B, G, s->prompt, d);
+        } else if ((st = hr_kvcache_extend(&L->cache, l, s->prompt, &kn, &vn))) {
+            return st;
+        }
         hr_fill(kn, B, G, s->prompt, d, s->dist, s->seed + 7919u * (uint64_t)l, 1);
         hr_fill(vn, B, G, s->prompt, d, s->dist, s->seed + 7919u * (uint64_t)l, 2);
+        if (tmp && (st = hr_kvcache_append(&L->cache, l, hr_cv(kn), hr_cv(vn), s->prompt))) {
+            free(tmp);
+            return st;
+        }
     }
+    free(tmp);
     return HR_OK;
 }
 
-/* The last step again, layer by layer, each compared with the oracle; keeps the worst. */
+/* Layer l's K (which 0) or V (1), [B][Hkv][length][d] fp32 into dst: dequantized from
+ * a typed cache (orig false), or the original values (orig true: the prompt drawn again
+ * from its seed, then the pool rows the steps appended, step t's from slot t % POOL). */
+static hr_cview layer_f32(const loop *L, int l, int which, bool orig, float *dst)
+{
+    const hr_decode_spec *s = L->s;
+    const int B = s->batch, G = s->kv_heads, d = s->d_head, len = L->cache.length[l];
+    hr_view v = hr_view_dense(dst, HR_LAYOUT_BHND, B, G, len, d);
+    if (!orig) {
+        const hr_xcview x = which ? hr_kvcache_xv(&L->cache, l) : hr_kvcache_xk(&L->cache, l);
+        for (int b = 0; b < B; b++)
+            for (int g = 0; g < G; g++)
+                for (int n = 0; n < len; n++) hr_dtype_load_row(s->kv_dtype, hr_xcrow(x, b, g, n), hr_row(v, b, g, n), d);
+        return hr_cv(v);
+    }
+    if (s->prompt > 0) hr_fill(v, B, G, s->prompt, d, s->dist, s->seed + 7919u * (uint64_t)l, 1 + which);
+    const hr_view pool = which ? L->vp : L->kp;
+    for (int t = 0; s->prompt + t < len; t++)
+        for (int b = 0; b < B; b++)
+            for (int g = 0; g < G; g++)
+                memcpy(hr_row(v, b, g, s->prompt + t), hr_row(pool, b, g, t % POOL), sizeof(float) * (size_t)d);
+    return hr_cv(v);
+}
+
+/* The last step again, layer by layer, each compared with the oracle; keeps the worst.
+ * Reduced types: the oracle reads the cache dequantized (what the kernel was given), and
+ * the format's error (the oracle on the original rows) is kept beside it. */
 static void check(loop *L)
 {
     const hr_decode_spec *s = L->s;
-    hr_check worst = {0};
+    const bool typed = s->dtype != HR_F32 || s->kv_dtype != HR_F32;
+    const size_t n = (size_t)s->batch * s->kv_heads * L->cache.capacity * s->d_head;
+    float *tmp = NULL;
+    if (typed && !(tmp = malloc(4 * n * sizeof(float)))) {
+        L->st = hr_fail("--check: out of memory for the oracle's copy of the cache");
+        return;
+    }
+    hr_check worst = {0}, fworst = {0};
+    const int slot = (s->tokens - 1) % POOL;
     for (int l = 0; l < s->layers; l++) {
-        operands(L, l, (s->tokens - 1) % POOL);
+        operands(L, l, slot);
+        if (s->kv_dtype != HR_F32) {
+            L->args.k = layer_f32(L, l, 0, false, tmp);
+            L->args.v = layer_f32(L, l, 1, false, tmp + n);
+        }
         s->kernel->run(&L->p, &L->r->tune, &L->args, L->ws);
+        hr_tensors_output(&L->p, &L->args);
         hr_check c = hr_oracle_check(&L->p, &L->args, 0);
         if (l == 0 || c.verdict > worst.verdict ||
             (c.verdict == worst.verdict && c.max_rel_err > worst.max_rel_err))
             worst = c;
+        if (!typed) continue;
+        hr_args a = L->args;
+        hr_problem p32 = L->p;
+        p32.dtype = p32.kv_dtype = HR_F32;
+        if (s->kv_dtype != HR_F32) {
+            a.k = layer_f32(L, l, 0, true, tmp + 2 * n);
+            a.v = layer_f32(L, l, 1, true, tmp + 3 * n);
+        }
+        if (L->q_orig) {
+            const hr_view qo = hr_view_dense(L->q_orig, HR_LAYOUT_BHND, s->batch, s->heads, POOL, s->d_head);
+            a.q = pool_row(qo, slot);
+        }
+        hr_check f = hr_oracle_check(&p32, &a, 0);
+        if (l == 0 || f.max_rel_err > fworst.max_rel_err) fworst = f;
     }
+    free(tmp);
     L->r->checked = true;
     L->r->check = worst;
+    L->r->format_checked = typed;
+    L->r->format = fworst;
 }
 
 int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
@@ -160,10 +264,15 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
         out->attn_seconds += out->attn[i];
         out->total_bytes += out->bytes[i];
     }
-    if (s->check) check(&L);
+    if (s->check) {
+        check(&L);
+        st = L.st;
+    }
 done:
     free(L.ws);
     free(L.pool);
+    free(L.q_orig);
+    free(L.xpool);
     hr_kvcache_free(&L.cache);
     if (st) hr_decode_free(out);
     return st;

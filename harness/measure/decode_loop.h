@@ -26,6 +26,11 @@ typedef struct {
     hr_dist dist;
     uint64_t seed;
     bool check;           /* after the loop, every layer's last step against the oracle */
+    hr_dtype dtype;       /* Q and O (f32, bf16, f16; 0: f32)                             */
+    hr_dtype kv_dtype;    /* the stored cache: every new K/V row is converted (quantized)
+                           * into it as it is appended, inside the step's time; the
+                           * kernel reads args.xk/xv, and args.k/v are empty views (the
+                           * check dequantizes the cache for the oracle)                 */
     double max_mem;       /* bytes, 0: half of RAM (hr_mem_budget)                      */
 } hr_decode_spec;
 
@@ -36,9 +41,12 @@ typedef struct {
     double *attn;         /* [tokens] seconds of its kernel calls                        */
     double *bytes;        /* [tokens] bytes its kernel calls move (counts.c model)       */
     double seconds, attn_seconds, total_bytes; /* sums over the steps                    */
-    double cache_bytes;   /* the fp32 KV cache at the end                                */
+    double cache_bytes;   /* the KV cache at the end, as stored (scales included)        */
     bool checked;
     hr_check check;       /* the worst layer's                                           */
+    bool format_checked;  /* reduced types: the format's error of the worst layer       */
+    hr_check format;      /* (the oracle on the original fp32 rows; not judged)          */
+    char path[64];        /* the kernel's path (hr_kernel_path)                          */
 } hr_decode_result;
 
 /* Steps [first, last] summarized: medians and minimum per step, rates over the range. */

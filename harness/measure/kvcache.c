@@ -7,13 +7,26 @@
 
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity)
 {
-    return 2.0 * layers * batch * kv_heads * (double)d_head * (double)capacity * sizeof(float);
+    return hr_kvcache_bytes_of(HR_F32, layers, batch, kv_heads, d_head, capacity);
+}
+
+double hr_kvcache_bytes_of(hr_dtype t, int layers, int batch, int kv_heads, int d_head, long capacity)
+{
+    if (d_head % hr_dtype_block(t)) return 0;
+    return 2.0 * layers * batch * kv_heads * (double)capacity * (double)hr_dtype_row_bytes(t, d_head);
 }
 
 int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_head,
                     long capacity, double max_bytes)
 {
+    return hr_kvcache_init_typed(c, HR_F32, layers, batch, kv_heads, d_head, capacity, max_bytes);
+}
+
+int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int kv_heads,
+                          int d_head, long capacity, double max_bytes)
+{
     memset(c, 0, sizeof *c);
+    if ((unsigned)t >= HR_NDTYPES) return hr_fail("--kv-dtype: unknown element type %d", (int)t);
     if (layers < 1 || layers > 4096)
         return hr_fail("--layers: must be in [1, 4096], got %d", layers);
     if (batch < 1 || batch > HR_MAX_BATCH)
@@ -25,22 +38,29 @@ int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_he
     if (capacity < 1 || capacity > HR_MAX_SEQ)
         return hr_fail("KV cache capacity (prompt + tokens) must be in [1, %d], got %ld",
                        HR_MAX_SEQ, capacity);
-    double bytes = hr_kvcache_bytes(layers, batch, kv_heads, d_head, capacity);
+    if (d_head % hr_dtype_block(t))
+        return hr_fail("--kv-dtype: %s stores blocks of %d values along d; --d-head %d is not a multiple",
+                       hr_dtype_names[t], hr_dtype_block(t), d_head);
+    double bytes = hr_kvcache_bytes_of(t, layers, batch, kv_heads, d_head, capacity);
     if (bytes > (double)PTRDIFF_MAX / 2)
         return hr_fail("KV cache of %.3g bytes overflows", bytes);
     if (max_bytes > 0 && bytes > max_bytes)
         return hr_fail("KV cache needs %.2f GiB, over the memory budget of %.2f GiB "
                        "(--max-mem)", bytes / 1073741824.0, max_bytes / 1073741824.0);
-    c->mem = hr_alloc((size_t)bytes);
+    void *mem = hr_alloc((size_t)bytes);
     c->length = calloc((size_t)layers, sizeof *c->length);
-    if (!c->mem || !c->length) {
-        free(c->mem);
+    if (!mem || !c->length) {
+        free(mem);
         free(c->length);
         memset(c, 0, sizeof *c);
         return hr_fail("out of memory allocating a KV cache of %.2f GiB", bytes / 1073741824.0);
     }
     /* Touch every page now, so first-touch faults are not timed later. */
-    memset(c->mem, 0, (size_t)bytes);
+    memset(mem, 0, (size_t)bytes);
+    if (t == HR_F32) c->mem = mem;
+    else c->xmem = mem;
+    c->dtype = t;
+    c->row_bytes = hr_dtype_row_bytes(t, d_head);
     c->layers = layers;
     c->batch = batch;
     c->kv_heads = kv_heads;
@@ -53,6 +73,7 @@ int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_he
 void hr_kvcache_free(hr_kvcache *c)
 {
     free(c->mem);
+    free(c->xmem);
     free(c->length);
     memset(c, 0, sizeof *c);
 }
@@ -65,6 +86,7 @@ void hr_kvcache_reset(hr_kvcache *c)
 /* Layer l's K (which 0) or V (which 1) as a writable view of the whole capacity. */
 static hr_view layer_view(const hr_kvcache *c, int layer, int which)
 {
+    if (!c->mem) return (hr_view){NULL, 0, 0, 0}; /* a typed cache has no fp32 rows */
     const ptrdiff_t sn = c->d_head, sh = (ptrdiff_t)c->capacity * sn,
                     sb = (ptrdiff_t)c->kv_heads * sh;
     float *base = c->mem + ((ptrdiff_t)layer * 2 + which) * c->batch * sb;
@@ -73,6 +95,19 @@ static hr_view layer_view(const hr_kvcache *c, int layer, int which)
 
 hr_cview hr_kvcache_k(const hr_kvcache *c, int layer) { return hr_cv(layer_view(c, layer, 0)); }
 hr_cview hr_kvcache_v(const hr_kvcache *c, int layer) { return hr_cv(layer_view(c, layer, 1)); }
+
+/* Layer l's typed K (which 0) or V (1) over the whole capacity. */
+static hr_xview layer_xview(const hr_kvcache *c, int layer, int which)
+{
+    if (!c->xmem) return (hr_xview){NULL, 0, 0, 0};
+    const ptrdiff_t sn = (ptrdiff_t)c->row_bytes, sh = (ptrdiff_t)c->capacity * sn,
+                    sb = (ptrdiff_t)c->kv_heads * sh;
+    return (hr_xview){c->xmem + ((ptrdiff_t)layer * 2 + which) * c->batch * sb, sb, sh, sn};
+}
+
+static hr_xcview xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh, v.sn}; }
+hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer) { return xcv(layer_xview(c, layer, 0)); }
+hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer) { return xcv(layer_xview(c, layer, 1)); }
 
 static int check_room(const hr_kvcache *c, int layer, int T)
 {
@@ -87,6 +122,8 @@ static int check_room(const hr_kvcache *c, int layer, int T)
 
 int hr_kvcache_extend(hr_kvcache *c, int layer, int T, hr_view *k_new, hr_view *v_new)
 {
+    if (!c->mem) return hr_fail("KV cache: a %s cache has no fp32 rows to fill in place (append instead)",
+                                hr_dtype_names[c->dtype]);
     int st = check_room(c, layer, T);
     if (st) return st;
     hr_view k = layer_view(c, layer, 0), v = layer_view(c, layer, 1);
@@ -101,6 +138,20 @@ int hr_kvcache_extend(hr_kvcache *c, int layer, int T, hr_view *k_new, hr_view *
 
 int hr_kvcache_append(hr_kvcache *c, int layer, hr_cview k_new, hr_cview v_new, int T)
 {
+    if (c->xmem) { /* stored in its type: each new row converted (quantized) as it comes */
+        int st = check_room(c, layer, T);
+        if (st) return st;
+        const hr_xview k = layer_xview(c, layer, 0), v = layer_xview(c, layer, 1);
+        const int n0 = c->length[layer];
+        for (int b = 0; b < c->batch; b++)
+            for (int g = 0; g < c->kv_heads; g++)
+                for (int t = 0; t < T; t++) {
+                    hr_dtype_store_row(c->dtype, hr_crow(k_new, b, g, t), hr_xrow(k, b, g, n0 + t), c->d_head);
+                    hr_dtype_store_row(c->dtype, hr_crow(v_new, b, g, t), hr_xrow(v, b, g, n0 + t), c->d_head);
+                }
+        c->length[layer] += T;
+        return HR_OK;
+    }
     hr_view k, v;
     int st = hr_kvcache_extend(c, layer, T, &k, &v);
     if (st) return st;

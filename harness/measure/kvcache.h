@@ -13,17 +13,29 @@ typedef struct {
     int layers, batch, kv_heads, d_head;
     int capacity;   /* rows per head                      */
     int *length;    /* [layers] valid rows per head       */
-    float *mem;     /* layers x {K, V} x [B][Hkv][capacity][d] */
-    size_t bytes;   /* bytes of mem                       */
+    hr_dtype dtype; /* the stored type (HR_F32: mem, else xmem) */
+    size_t row_bytes; /* bytes of one stored row (hr_dtype_row_bytes) */
+    float *mem;     /* f32: layers x {K, V} x [B][Hkv][capacity][d] */
+    unsigned char *xmem; /* another type: the same rows of row_bytes each */
+    size_t bytes;   /* bytes of mem or xmem               */
 } hr_kvcache;
 
 /* Bytes hr_kvcache_init would allocate for the tensors (2 * layers * B * Hkv * cap * d * 4). */
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity);
+/* The same for a cache stored in type t (rows of hr_dtype_row_bytes(t, d), scales
+ * included); 0 when d is not a multiple of t's block. */
+double hr_kvcache_bytes_of(hr_dtype t, int layers, int batch, int kv_heads, int d_head, long capacity);
 /* Allocates an empty cache (64-byte aligned, zeroed). Sizes must be >= 1 and within
  * headroom.h's limits, and the total must fit max_bytes (0: no budget). On error returns
  * HR_EUSAGE with a message naming the flag and allocates nothing. */
 int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_head,
                     long capacity, double max_bytes);
+/* The same, stored in type t (--kv-dtype): appends store every row in t
+ * (hr_dtype_store_row); a block type needs d a multiple of its block. A typed cache has
+ * no fp32 rows: hr_kvcache_k/v give empty views (p NULL), hr_kvcache_xk/xv the rows,
+ * and hr_kvcache_extend is refused. */
+int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int kv_heads,
+                          int d_head, long capacity, double max_bytes);
 void hr_kvcache_free(hr_kvcache *c);
 
 /* Writes T new rows per (b, g) of layer l from k_new, v_new ([B][Hkv][T][d] views, any
@@ -37,6 +49,9 @@ int hr_kvcache_extend(hr_kvcache *c, int layer, int T, hr_view *k_new, hr_view *
 /* Views of layer l's K and V ([B][Hkv][length][d] valid rows, head stride capacity*d). */
 hr_cview hr_kvcache_k(const hr_kvcache *c, int layer);
 hr_cview hr_kvcache_v(const hr_kvcache *c, int layer);
+/* A typed cache's rows of layer l (strides in bytes; p NULL for an f32 cache). */
+hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer);
+hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer);
 /* Drops every layer's rows (length 0); the storage stays. */
 void hr_kvcache_reset(hr_kvcache *c);
 
