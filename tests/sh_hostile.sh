@@ -182,6 +182,26 @@ wisdom_binary|2|^headroom run: .*/binary.bin:1: NUL byte in a wisdom file|$B run
 wisdom_truncated|2|^headroom run: .*/truncated.json: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/truncated.json
 plot_bad_ceilings|2|^headroom plot: .*/binary.bin:1: NUL byte in a ceilings file|$B plot $TMP/adir --ceilings $HOSTILE/binary.bin --out $TMP/plots
 roofline_bad_threads|2|^headroom roofline: --threads: |$B roofline --threads 5-1
+# ---- element types (--dtype, --kv-dtype, dtype/kv_dtype in configs) ----------------------------
+dtype_unknown|2|^headroom run: --dtype: expected one of f32.bf16.f16, got 'fp8'|$B run --kernel flash --dtype fp8
+dtype_block_format|2|^headroom run: --dtype: expected one of f32.bf16.f16, got 'q4_0'|$B run --kernel flash --dtype q4_0
+kv_dtype_unknown|2|^headroom run: --kv-dtype: expected one of f32.bf16.f16.q8_0.q4_0, got 'int4'|$B run --kernel flash --kv-dtype int4
+kv_dtype_d_not_32|2|^headroom run: --kv-dtype: q4_0 stores blocks of 32 values along d; --d-head 48 is not a multiple|$B run --kernel flash --kv-dtype q4_0 --d-head 48
+kv_dtype_d_not_32_tune|2|^headroom tune: --kv-dtype: q8_0 stores blocks of 32 values along d|$B tune --kernel flash --kv-dtype q8_0 --d-head 80
+dtype_kernel_cannot|2|^headroom run: kernel naive cannot run this shape: no bf16 Q/K/V \(--dtype\)|$B run --kernel naive --dtype bf16
+kv_dtype_kernel_cannot|2|^headroom run: kernel decode cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)|$B run --kernel decode --seq 1 --seq-kv 64 --kv-dtype q8_0
+dtype_check_filter_cannot|2|^headroom check: --dtype: kernel naive cannot run bf16: no bf16 Q/K/V|$B check --kernel naive --dtype bf16
+decode_loop_kv_dtype_cannot|2|^headroom decode-loop: kernel decode cannot run this shape: no q4_0 K/V cache|$B decode-loop --kernel decode --kv-dtype q4_0 --prompt 8 --tokens 2
+decode_loop_kv_dtype_d|2|^headroom decode-loop: --kv-dtype: q8_0 stores blocks of 32 values|$B decode-loop --kv-dtype q8_0 --d-head 40 --prompt 8 --tokens 2
+layer_dtype|2|^headroom layer: --dtype: only f32 here: layer projects and attends in fp32|$B layer --dtype bf16
+layer_kv_dtype|2|^headroom layer: --kv-dtype: only f32 here|$B layer --kv-dtype q8_0
+kv_dtype_no_cache_crossover|2|^headroom crossover: --kv-dtype: this command has no KV cache|$B crossover --kv-dtype q8_0 --out $TMP/co
+kv_dtype_no_cache_roofline|2|^headroom roofline: --kv-dtype: this command has no KV cache|$B roofline --kv-dtype f16
+dtype_no_operands_compare|2|^headroom compare: --dtype: this command has no attention operands|$B compare $S $S --dtype bf16
+sweep_dtype_flag_layer|2|^headroom sweep: --dtype: only f32 here: mode = layer|$B sweep $HOSTILE/../../configs/crossover.ini --dtype bf16 --dry-run
+sweep_dtype_block|2|^headroom sweep: .*/dtype_block.ini:2: dtype: 'q8_0': expected f32, bf16 or f16|$B sweep $HOSTILE/dtype_block.ini --dry-run
+sweep_kv_dtype_unknown|2|^headroom sweep: .*/kv_dtype_unknown.ini:2: kv_dtype: 'int4': expected f32, bf16, f16, q8_0 or q4_0|$B sweep $HOSTILE/kv_dtype_unknown.ini --dry-run
+sweep_layer_dtype|2|^headroom sweep: .*/layer_dtype.ini:4: dtype: mode = layer runs f32 only|$B sweep $HOSTILE/layer_dtype.ini --dry-run
 crossover_backwards|2|^headroom crossover: --seq-min: 100 is larger than --seq-max 10|$B crossover --seq-min 100 --seq-max 10 --out $TMP/co
 EOF
 

@@ -1,0 +1,71 @@
+# sh_types.sh — element types from the command line: --dtype/--kv-dtype on run, check,
+# sweep, decode-loop; dtype/kv_dtype axes in configs; types in names, fields and CSV
+# columns; results from before the types (tests/fixtures/pre-dtype) still read as f32.
+SUITE=types
+. "$(dirname "$0")/lib.sh"
+B=$HR_BIN
+FIX=$(cd "$(dirname "$0")/fixtures/pre-dtype" && pwd)
+
+expect run_explicit_f32 0 'check: pass .*\[' -- $B run --kernel flash --seq 32 --dtype f32 --kv-dtype f32 --reps 2 --min-time 0.001 --warmup 0 --check --no-probe
+expect run_json_types 0 '"dtype":[[:space:]]*"f32"' -- $B run --kernel naive --seq 16 --reps 2 --min-time 0.001 --warmup 0 --no-probe --format json
+expect run_csv_columns 0 'max_rel_err,dtype,kv_dtype,path' -- $B run --kernel naive --seq 16 --reps 2 --min-time 0.001 --warmup 0 --no-probe --format csv
+expect list_types 0 'types f32, path ' -- $B list
+expect list_json_types 0 '"kv_dtypes":[[:space:]]*\["f32"\]' -- $B list --format json
+expect check_filter_f32 0 'naive +f32 +T1 .*\[' -- $B check --kernel naive --quick --dtype f32
+expect decode_loop_f32 0 'KV cache .* \(f32\) at the end; path ' -- $B decode-loop --layers 1 --heads 2 --d-head 32 --prompt 8 --tokens 2 --kv-dtype f32
+
+# A sweep over dtype and kv_dtype: names carry the types; points no kernel of this build
+# can run are skipped with the kernel's reason; d off the q8_0 block is an invalid shape.
+cfg=$TMP/types.ini
+cat > "$cfg" <<'EOF'
+[sweep]
+kernels = naive, flash
+heads = 2
+seq = 16
+d_head = 32, 40
+dtype = f32, bf16
+kv_dtype = f32, q8_0
+reps = 2
+min_time = 0.001
+warmup = 0
+probe = false
+EOF
+expect sweep_dry_run 0 '16 points: 4 to run, 12 skipped' -- $B sweep "$cfg" --dry-run
+expect sweep_names 0 'flash/B1/H2/G2/N16/M16/d32/bf16/kv=q8_0/full/bhnd/T[0-9]+/bq[0-9]+/bkv[0-9]+/pass1 +not applicable: no bf16 Q/K/V \(--dtype\)' -- $B sweep "$cfg" --dry-run
+expect sweep_invalid_d 0 'd40/kv=q8_0/.* invalid shape: --kv-dtype: q8_0 stores blocks of 32' -- $B sweep "$cfg" --dry-run
+expect sweep_flag_replaces 0 '2 points: 0 to run, 2 skipped' -- $B sweep "$cfg" --dry-run --kv-dtype q4_0 --dtype bf16 --filter flash
+expect sweep_runs 0 '' -- $B sweep "$cfg" --out "$TMP/sw" --filter naive
+expect sweep_csv_columns 0 'dtype,kv_dtype,path' -- head -n 1 "$TMP/sw/results.csv"
+expect sweep_rows_types 0 '"kv_dtype":[[:space:]]*"f32"' -- cat "$TMP/sw/rows.jsonl"
+
+# Results written before the types: compare matches their rows by name with today's
+# (f32 names are unchanged), report reads them as f32.
+cat > "$TMP/tiny.ini" <<'EOF'
+[sweep]
+kernels = naive, flash
+seq = 16
+d_head = 8
+heads = 2
+reps = 2
+min_time = 0.001
+warmup = 0
+check = true
+probe = false
+EOF
+expect sweep_today 0 '' -- $B sweep "$TMP/tiny.ini" --out "$TMP/today"
+expect compare_pre_dtype 0 '' -- sh -c "$B compare '$FIX/results.json' '$TMP/today/results.json' --threshold 1000 --format json > '$TMP/cmp.json'; r=\$?; [ \$r -le 1 ] || [ \$r -eq 3 ]"
+if command -v python3 > /dev/null; then
+    expect compare_pre_dtype_matched 0 'matched [12]' -- python3 -c "
+import json
+d = json.load(open('$TMP/cmp.json'))
+names = [r['name'] for r in d['rows']]
+# naive runs T1 everywhere (flash's T follows the CPUs of the machine that wrote it)
+assert 'naive/B1/H2/G2/N16/M16/d8/full/bhnd/T1' in names, names
+assert not [n for n in d['only_in_new'] + d['only_in_base'] if n.startswith('naive/')], d
+print('matched', len(names))"
+else
+    ok "compare_pre_dtype_matched (skipped: no python3)"
+fi
+expect report_pre_dtype 0 'B1 H2/2 N16x16 d8' -- $B report "$FIX/results.json" --no-charts --out "$TMP/rep" --format markdown
+
+finish
