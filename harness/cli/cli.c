@@ -173,8 +173,8 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         const hr_opt *o = find_opt(opts, a, len);
         if (!o && ((len == 10 && !strncmp(a, "--kv-dtype", 10)) || (len == 7 && !strncmp(a, "--dtype", 7))))
-            return hr_fail("%.*s: this command has no %s (element types apply to run, sweep, tune, "
-                           "decode-loop, check and layer)", (int)len, a, len == 7 ? "attention operands" : "KV cache");
+            return hr_fail("%.*s: this command takes no element types (they apply to run, sweep, tune, "
+                           "decode-loop, check and layer)", (int)len, a);
         if (!o) return hr_fail("unknown option '%.*s' (see --help)", (int)len, a);
         const char *val = NULL;
         if (o->kind == HR_OPT_FLAG) {

@@ -36,7 +36,8 @@ static int load_config(const char *file, double scale, hr_problem *shapes, int *
             const hr_problem *q = &shapes[j];
             seen = layouts[j] == (int)pts[i].layout && q->batch == p.batch && q->heads == p.heads &&
                    q->kv_heads == p.kv_heads && q->seq_q == p.seq_q && q->seq_kv == p.seq_kv &&
-                   q->d_head == p.d_head && q->causal == p.causal;
+                   q->d_head == p.d_head && q->causal == p.causal && q->dtype == p.dtype &&
+                   q->kv_dtype == p.kv_dtype;
         }
         if (seen) continue;
         if (*n == MAX_SHAPES) {
@@ -74,7 +75,7 @@ int cmd_tune(int argc, char **argv)
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
-        {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune from a sweep config (its batch heads kv_heads d_head seq seq_kv causal layout)"},
+        {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune from a sweep config (its batch heads kv_heads d_head seq seq_kv causal layout dtype kv_dtype)"},
         {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "hold threads at T (default: searched)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "hold block_q at BQ (default: searched)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "hold block_kv at BKV (default: searched)"},
@@ -111,6 +112,8 @@ int cmd_tune(int argc, char **argv)
     }
     if (config) {
         if ((st = load_config(config, shape.scale, shapes, layouts, &nshapes))) goto err;
+        if (shape.types.dtype >= 0 || shape.types.kv_dtype >= 0) /* the flags replace the config's types */
+            for (int i = 0; i < nshapes; i++) hr_dtype_flags_apply(&shape.types, &shapes[i]);
     } else {
         shapes[0] = hr_shape_flags_problem(&shape);
         layouts[0] = shape.layout;

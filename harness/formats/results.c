@@ -202,7 +202,11 @@ void hr_csv_row(FILE *f, const hr_result *r)
             r->timing.iters, s->median, s->min, s->max, s->mean, s->cv, hr_result_gflops(r),
             r->flops, r->bytes, r->workspace_bytes);
     if (r->checked) fprintf(f, "%.3g", r->check.max_rel_err);
-    fprintf(f, ",%s,%s,%s", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype], r->path);
+    char path[sizeof r->path];
+    snprintf(path, sizeof path, "%s", r->path);
+    for (char *c = path; *c; c++)
+        if (*c == ',' || *c == '\n' || *c == '"') *c = ';'; /* a kernel's free text must not break the CSV */
+    fprintf(f, ",%s,%s,%s", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype], path);
     for (int i = 0; hr_csv_counter_names[i]; i++) {
         const hr_counter *c = get_counter(r, hr_csv_counter_names[i]);
         if (c && isfinite(c->value)) fprintf(f, ",%.6g", c->value);
