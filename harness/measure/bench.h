@@ -25,7 +25,8 @@ typedef struct {
 /* The memory budget in bytes: max_mem when > 0 (--max-mem, a config's max_mem), else
  * half of physical memory. Every budget check goes through this. */
 double hr_mem_budget(double max_mem);
-/* Bytes a run of k on p needs: tensors + workspace (+ nothing else). */
+/* Bytes a run of k on p needs: tensors (fp32 and, for reduced types, the typed ones) +
+ * workspace; with --check the original fp32 inputs (hr_format_check_bytes) add to it. */
 double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 /* Validates, checks applicability and the budget, allocates, optionally checks against
  * the oracle, times, and fills out (counts, workspace, timing, GBps counter). Returns
