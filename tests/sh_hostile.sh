@@ -185,6 +185,37 @@ roofline_bad_threads|2|^headroom roofline: --threads: |$B roofline --threads 5-1
 crossover_backwards|2|^headroom crossover: --seq-min: 100 is larger than --seq-max 10|$B crossover --seq-min 100 --seq-max 10 --out $TMP/co
 EOF
 
+# ---- thread counts: every source passes the one limit (harness/base/threads.c) ---------------
+# OMP_* are refused before libgomp reads them (main.c's .preinit_array), so no libgomp line.
+run_table <<'EOF'
+env_threads_huge|2|^headroom: OMP_NUM_THREADS='100000': more than headroom's limit of 1024 threads$|OMP_NUM_THREADS=100000 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0
+env_threads_5000|2|^headroom: OMP_NUM_THREADS='5000': more than|OMP_NUM_THREADS=5000 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0
+env_threads_overflow|2|^headroom: OMP_NUM_THREADS='99999999999999999999999': |OMP_NUM_THREADS=99999999999999999999999 $B list
+env_threads_garbage|2|^headroom: OMP_NUM_THREADS='lots': expected a positive thread count or an OpenMP list like 4,2$|OMP_NUM_THREADS=lots $B list
+env_threads_empty|2|^headroom: OMP_NUM_THREADS='': expected|OMP_NUM_THREADS= $B list
+env_threads_zero|2|^headroom: OMP_NUM_THREADS='0': expected|OMP_NUM_THREADS=0 $B run --kernel flash --seq 64
+env_threads_negative|2|^headroom: OMP_NUM_THREADS='-4': expected|OMP_NUM_THREADS=-4 $B run --kernel flash --seq 64
+env_threads_list_huge|2|^headroom: OMP_NUM_THREADS='2,100000': more than|OMP_NUM_THREADS=2,100000 $B list
+env_threads_list_trailing|2|^headroom: OMP_NUM_THREADS='2,': expected|OMP_NUM_THREADS=2, $B list
+env_threads_list_first|0|^1$|OMP_NUM_THREADS=1,4 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --no-wisdom --format csv | cut -d, -f11 | tail -n 1 >&2
+env_limit_garbage|2|^headroom: OMP_THREAD_LIMIT='none': expected a positive thread count$|OMP_THREAD_LIMIT=none $B list
+env_limit_zero|2|^headroom: OMP_THREAD_LIMIT='0': expected|OMP_THREAD_LIMIT=0 $B run --kernel flash --seq 64
+env_limit_under_num|2|^headroom: OMP_NUM_THREADS=4 is over OMP_THREAD_LIMIT=2$|OMP_NUM_THREADS=4 OMP_THREAD_LIMIT=2 $B list
+env_limit_huge_ok|0|^[0-9]+ points: |OMP_THREAD_LIMIT=100000 $B sweep configs/ci.ini --dry-run 2>&1 | tail -n 1 >&2
+env_limit_flag|2|^headroom run: threads: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B run --kernel flash --seq 64 --threads 2 --reps 1 --min-time 0 --warmup 0 --no-wisdom
+env_limit_layer|2|^headroom layer: threads \(GEMM\): 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B layer --kernel flash --seq 64 --d-model 128 --threads 2
+env_limit_check|2|^headroom check: --threads: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B check --quick --threads 2
+env_limit_tune|2|^headroom tune: --threads: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 HEADROOM_WISDOM=$TMP/tw.json $B tune --kernel flash --seq 64 --threads 2
+env_limit_roofline|2|^headroom roofline: --threads 2: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B roofline --quick --threads 2
+env_limit_default|0|^1$|OMP_THREAD_LIMIT=1 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --no-wisdom --format csv | cut -d, -f11 | tail -n 1 >&2
+wisdom_threads_huge|2|^headroom run: .*/w100k.json: wisdom entry 0: "threads": 100000, expected an integer in \[0, 1024\]$|printf '{"format":"headroom-wisdom-1","entries":[{"class":"x","kernel":"flash","fixed_threads":0,"cpu_model":"x","isa":"x","cpus":2,"build_id":"x","block_q":0,"block_kv":0,"threads":100000}]}' > $TMP/w100k.json; $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $TMP/w100k.json
+wisdom_threads_negative|2|^headroom run: .*/wneg.json: wisdom entry 0: "threads": -3, expected|printf '{"format":"headroom-wisdom-1","entries":[{"class":"x","kernel":"flash","fixed_threads":0,"cpu_model":"x","isa":"x","cpus":2,"build_id":"x","block_q":0,"block_kv":0,"threads":-3}]}' > $TMP/wneg.json; $B run --kernel flash --seq 64 --wisdom $TMP/wneg.json
+wisdom_block_huge|2|^headroom sweep: .*/wbq.json: wisdom entry 0: "block_q": 1e\+30, expected|printf '{"format":"headroom-wisdom-1","entries":[{"class":"x","kernel":"flash","fixed_threads":0,"cpu_model":"x","isa":"x","cpus":2,"build_id":"x","block_q":1e30,"block_kv":0,"threads":1}]}' > $TMP/wbq.json; $B sweep configs/ci.ini --wisdom $TMP/wbq.json --out $TMP/wbq
+config_threads_huge|2|^headroom sweep: .*/th.ini:3: threads: 5000 is outside \[0, 1024\]$|printf '[sweep]\nkernels = flash\nthreads = 5000\n' > $TMP/th.ini; $B sweep $TMP/th.ini --dry-run
+roofline_oversubscribed|2|^headroom roofline: --threads: [0-9]+ threads on [0-9]+ online CPUs would measure shared cores, not ceilings|$B roofline --threads $(( $(getconf _NPROCESSORS_ONLN) + 1 )) --out $TMP/over.json
+run_oversubscribed_context|0|^True$|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --no-wisdom --threads $(( $(getconf _NPROCESSORS_ONLN) + 1 )) --format json 2> /dev/null | python3 -c 'import json,sys; c=json.load(sys.stdin)["context"]; assert any("oversubscribed" in w for w in c["warnings"]); print(c["oversubscribed"])' >&2
+EOF
+
 # ---- interruption: SIGTERM (what CI runners send on a timeout) mid-sweep keeps every
 # finished row in a valid results.json; sh_sweep.sh covers SIGINT. Interleaved, rows
 # finish in the last round: a small sweep gets there soon, and it lasts a while.

@@ -15,6 +15,7 @@
 #include "results.h"
 #include "roofline.h"
 #include "sysinfo.h"
+#include "threads.h"
 #include "timer.h"
 #include "vec.h"
 
@@ -251,7 +252,7 @@ out:
 
 void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
 {
-    int threads = r->tune.threads > 0 ? r->tune.threads : omp_get_max_threads();
+    int threads = r->tune.threads > 0 ? r->tune.threads : hr_threads_default();
     int used = hr_ceiling_threads(c, threads);
     if (!used) return;
     double peak = hr_ceiling_fma(c, threads, hr_isa), bw = hr_ceiling_bw(c, threads);

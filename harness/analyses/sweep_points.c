@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "sweep_points.h"
+#include "threads.h"
 #include "wisdom.h"
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -87,7 +88,7 @@ hr_layer_spec hr_sweep_layer_spec(const hr_sweep_point *pt)
                            .gemm = (hr_gemm_backend)pt->gemm, .threads = pt->threads};
 }
 
-static int gemm_threads(const hr_layer_spec *s) { return s->threads > 0 ? s->threads : omp_get_max_threads(); }
+static int gemm_threads(const hr_layer_spec *s) { return s->threads > 0 ? s->threads : hr_threads_default(); }
 
 /* Layer mode: names the point ("layer/<kernel>/<gemm>/B/N/D/H/G/d/causal|full/T"), its
  * resume key (that of its "total" row) and the skip reason, if any. */

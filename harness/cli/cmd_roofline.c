@@ -13,10 +13,9 @@
 #include "probe.h"
 #include "roofline.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 static const char *const formats[] = {"table", "json", NULL};
-
-#define MAX_THREADS 1024
 
 /* Parses --threads: "N" means 1..N; otherwise a comma list of counts and ranges a-b
  * ("1,2,4", "1-4,8"). Stores the counts in out[0..*n) (at most max); HR_OK or HR_EUSAGE. */
@@ -37,9 +36,9 @@ static int parse_threads(const char *s, int *out, int max, int *n)
             p = end;
         }
         if (single) lo = 1;
-        if (lo < 1 || hi > MAX_THREADS || lo > hi)
+        if (lo < 1 || hi > HR_THREADS_MAX || lo > hi)
             return hr_fail("--threads: counts must be in [1, %d] and ranges increasing, got '%s'",
-                           MAX_THREADS, s);
+                           HR_THREADS_MAX, s);
         for (long t = lo; t <= hi; t++) {
             if (*n >= max)
                 return hr_fail("--threads: at most %d thread counts, got '%s'", max, s);
@@ -131,10 +130,28 @@ int cmd_roofline(int argc, char **argv)
         }
     } else {
         int cpus = si->cpus > 0 ? si->cpus : 1;
+        if (cpus > hr_threads_limit()) cpus = hr_threads_limit();
         for (int t = 1; t <= cpus && nth < HR_ROOF_MAX_ROWS; t++) th[nth++] = t;
     }
+    for (int i = 0; i < nth; i++) {
+        char from[32];
+        snprintf(from, sizeof from, "--threads %s", threads_s ? threads_s : "(default)");
+        if ((st = hr_threads_check(th[i], from))) {
+            fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
+            return st;
+        }
+    }
+    /* A ceiling is the most the machine does: threads beyond its CPUs share cores, and
+     * each one's rate counted as a core's would multiply the peak. --quick measures no
+     * ceilings (tests, tiny sizes) and only warns. */
     for (int i = 0; i < nth; i++)
         if (th[i] > si->cpus && si->cpus > 0) {
+            if (!quick) {
+                fprintf(stderr, "headroom roofline: --threads: %d threads on %d online CPUs would "
+                                "measure shared cores, not ceilings (at most %d)\n",
+                        th[i], si->cpus, si->cpus);
+                return HR_EUSAGE;
+            }
             fprintf(stderr, "headroom roofline: warning: %d threads on %d CPUs: oversubscribed, "
                             "not a ceiling\n", th[i], si->cpus);
             break;

@@ -8,6 +8,7 @@
 #include "decode_loop.h"
 #include "kvcache.h"
 #include "stats.h"
+#include "threads.h"
 #include "timer.h"
 
 #define POOL 8 /* distinct new-token rows, cycled */
@@ -77,6 +78,8 @@ static int setup(const hr_decode_spec *s, loop *L)
     int st = hr_kernel_validate(s->kernel, &L->p);
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
+    if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;
+    hr_threads_used(L->r->tune.threads);
     L->ws_bytes = s->kernel->workspace_bytes ? s->kernel->workspace_bytes(&L->p, &L->r->tune) : 0;
     L->r->cache_bytes = hr_kvcache_bytes(s->layers, s->batch, s->kv_heads, s->d_head, capacity);
     const double need = L->r->cache_bytes + (double)L->ws_bytes +

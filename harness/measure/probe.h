@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "threads.h"
 #include "timer.h"
 
 /* ---- FMA loops -----------------------------------------------------------------
@@ -48,7 +49,7 @@ double hr_probe_run(int threads, double seconds, double *per_thread);
  * threads, so the figure is L3 or memory bandwidth by the machine's L3 size).
  * Overhead beyond `seconds`: up to one 64 KiB chunk per array (~10 us), plus the team
  * start as above. */
-#define HR_PROBE_MAX_THREADS 1024
+#define HR_PROBE_MAX_THREADS HR_THREADS_MAX
 typedef struct {
     float *a, *b, *c;
     size_t n;   /* elements per array                                             */
