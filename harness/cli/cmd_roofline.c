@@ -1,4 +1,4 @@
-/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings, prints them and saves the ceilings file. */
+/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings (FMA, bf16/int8 dot products, triad, exp), prints them and saves the ceilings file. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,30 +58,46 @@ static void progress(void *ctx, const hr_ceiling_row *r)
     fprintf(stderr, "  measured %d thread%s\n", r->threads, r->threads == 1 ? "" : "s");
 }
 
+/* One compute figure's line: threads, name, best/median/worst, then the triad and exp
+ * columns on the first line of a thread count. */
+static void print_compute(const hr_ceiling_row *r, const char *name, const hr_roof_stat *f, bool first)
+{
+    printf("%7d  %-12s  %7.1f %7.1f %7.1f", r->threads, name, f->best, f->median, f->worst);
+    if (first)
+        printf("  %6.1f %6.1f %7.1f  %5.2f %5.2f %5.2f", r->triad.best, r->triad.median,
+               r->triad.worst, r->exp.best, r->exp.median, r->exp.worst);
+    printf("\n");
+}
+
 static void print_table(const hr_ceilings *c)
 {
     int build = hr_fma_build_loop();
-    printf("%7s  %-7s  %21s  %21s  %17s\n", "", "", "FMA GFLOP/s", "triad GB/s", "exp Gelem/s");
-    printf("%7s  %-7s  %6s %6s %7s  %6s %6s %7s  %5s %5s %5s\n", "threads", "isa", "best",
+    printf("%7s  %-12s  %23s  %21s  %17s\n", "", "", "compute G(FL)OP/s", "triad GB/s", "exp Gelem/s");
+    printf("%7s  %-12s  %7s %7s %7s  %6s %6s %7s  %5s %5s %5s\n", "threads", "roof", "best",
            "median", "worst", "best", "median", "worst", "best", "med", "worst");
     for (int i = 0; i < c->nrows; i++) {
         const hr_ceiling_row *r = &c->rows[i];
         bool first = true;
         for (int m = 0; m < HR_FMA_NISA; m++) {
-            const hr_roof_stat *f = &r->fma[m];
-            if (f->best <= 0) continue;
-            char isa[16];
-            snprintf(isa, sizeof isa, "%s%s", hr_fma_isa_names[m], m == build ? "*" : "");
-            printf("%7d  %-7s  %6.1f %6.1f %7.1f", r->threads, isa, f->best, f->median, f->worst);
-            if (first)
-                printf("  %6.1f %6.1f %7.1f  %5.2f %5.2f %5.2f", r->triad.best, r->triad.median,
-                       r->triad.worst, r->exp.best, r->exp.median, r->exp.worst);
-            printf("\n");
+            if (r->fma[m].best <= 0) continue;
+            char name[24];
+            snprintf(name, sizeof name, "%s%s", hr_fma_isa_names[m], m == build ? "*" : "");
+            print_compute(r, name, &r->fma[m], first);
+            first = false;
+        }
+        for (int k = 0; k < HR_DOT_N; k++) {
+            if (r->dot[k].best <= 0) continue;
+            print_compute(r, hr_dots[k].name, &r->dot[k], first);
             first = false;
         }
     }
-    printf("* the ISA this build's kernels use (%s); best is the ceiling, worst/best shows the "
-           "noise\n", hr_isa);
+    printf("* the FMA of the ISA this build's kernels use (%s); best is the ceiling, worst/best "
+           "shows the noise\n", hr_isa);
+    printf("FMA roofs: fp32 GFLOP/s; dot-product roofs, 2 operations per multiply-add:\n");
+    for (int k = 0; k < HR_DOT_N; k++) {
+        if (c->dot_absent[k][0]) printf("  %-12s absent: %s\n", hr_dots[k].name, c->dot_absent[k]);
+        else printf("  %-12s %s, %s\n", hr_dots[k].name, hr_dots[k].unit, hr_dots[k].instruction);
+    }
     printf("triad: a = b + s*c over %.0f MiB, STREAM counting (12 B/element); with "
            "write-allocate (16 B) the best is %.1f GB/s at %d thread%s\n",
            c->triad_bytes / 1048576, c->nrows ? c->rows[c->nrows - 1].triad.best * 16 / 12 : 0,
