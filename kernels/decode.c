@@ -40,32 +40,16 @@
 #include "headroom.h"
 #include "vec.h"
 
-#define DECODE_MAX_Q 16      /* query rows per head this kernel accepts            */
+#include "decode_block.h"
+
 #define DECODE_MAX_HEADS 256 /* KV heads interleaved at most (BNHD); more: per head  */
 /* Interleaved (BNHD) key blocks hold at most this many floats of K over all heads:
  * 64 KiB, 16 keys at Hkv 8, d 128. H32/8 L16384 d128 against the bandwidth probe:
  * blocks of 64 keys 0.52 (1 thread) / 0.52-0.57 (2), 32 keys 0.56 / 0.69-0.72,
  * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74. */
 #define DECODE_HEADS_BLOCK_F 16384
-/* The block steps are inlined into both walks (one head, interleaved heads): with two
- * callers gcc stopped inlining them and one-core decode lost ~8% (measured). */
-#define DECODE_INLINE static inline __attribute__((always_inline))
-#define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
-#define DECODE_ROWS 4        /* query rows per register tile in P·V                 */
-
-static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
-
-/* Everything a thread needs to know about the call. */
-typedef struct {
-    const hr_problem *p;
-    const hr_args *a;
-    int G, R, d, dp, kb, kbp; /* group, rows per group, d, d padded, block, block padded */
-    float scale;
-    size_t slot_f;            /* floats of one partial state {m[R], l[R], acc[R][dp]}  */
-    size_t thread_f;          /* floats of one thread's workspace                      */
-    int hs;                   /* KV heads attended side by side: Hkv when the heads of
-                               * one key are adjacent in memory (BNHD), else 1           */
-} dctx;
+/* Floats of a typed cache's dequantized block (16 KiB: 32 keys at d 128). */
+#define DECODE_KV_BUF_F 4096
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
  *   q [R][dp]   the group's query rows times the softmax scale, zero padded
@@ -77,11 +61,18 @@ typedef struct {
  * row of heads per key, a page-sized stride the L2 stream prefetcher does not follow
  * (decode ran at ~10 GB/s per core); walking a key block for every head in turn reads
  * each row of heads once, in address order. */
-static int heads_side_by_side(const hr_problem *p, const hr_args *a)
+static int heads_side_by_side(const dctx *c)
 {
-    if (!a || p->kv_heads < 2) return 0;
-    const ptrdiff_t d = p->d_head;
-    return a->k.sh == d && a->v.sh == d && a->k.sn >= d * p->kv_heads && a->v.sn >= d * p->kv_heads;
+    if (c->p->kv_heads < 2) return 0;
+    const ptrdiff_t rb = (ptrdiff_t)c->rb, H = c->p->kv_heads;
+    return c->k.sh == rb && c->v.sh == rb && c->k.sn >= rb * H && c->v.sn >= rb * H;
+}
+
+/* K and V as stored, strides in bytes: the f32 views scaled, or the typed ones. */
+static hr_xcview bytes_view(hr_cview v)
+{
+    const ptrdiff_t f = (ptrdiff_t)sizeof(float);
+    return (hr_xcview){v.p, v.sb * f, v.sh * f, v.sn * f};
 }
 
 /* Heads whose q block and states the workspace holds: Hkv (or 1), whichever walk runs. */
@@ -98,18 +89,31 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->kb = t->block_kv < p->seq_kv ? t->block_kv : p->seq_kv;
     c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
     c->scale = hr_problem_scale(p);
+    c->kt = p->kv_dtype;
+    c->rb = hr_dtype_row_bytes(c->kt, c->d);
+    if (a) {
+        c->k = c->kt == HR_F32 ? bytes_view(a->k) : a->xk;
+        c->v = c->kt == HR_F32 ? bytes_view(a->v) : a->xv;
+    }
+    /* A typed block is dequantized into a scratch of kb x dp floats that stays in L1. */
+    if (c->kt != HR_F32 && (size_t)c->kb * c->dp > DECODE_KV_BUF_F) {
+        c->kb = (int)(DECODE_KV_BUF_F / c->dp) > 4 ? (int)(DECODE_KV_BUF_F / c->dp) : 4;
+        c->kb = c->kb < p->seq_kv ? c->kb : p->seq_kv;
+        c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
+    }
+    c->buf_f = c->kt == HR_F32 ? 0 : round16((size_t)c->kb * c->dp);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
      * cannot know the layout. */
-    c->hs = a && heads_side_by_side(p, a) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
+    c->hs = a && heads_side_by_side(c) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
     c->thread_f = (size_t)hmax(c) * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
-                  3 * (size_t)hmax(c) * c->slot_f;
+                  3 * (size_t)hmax(c) * c->slot_f + c->buf_f;
     /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
      * rows (and as many of V), so the block being read and the next one being
      * prefetched both stay in L2. block_kv remains the upper bound. */
     if (c->hs > 1) {
-        int cap = (int)(DECODE_HEADS_BLOCK_F / ((long)c->hs * c->d));
+        int cap = (int)(DECODE_HEADS_BLOCK_F * sizeof(float) / ((long)c->hs * c->rb));
         cap = cap < 8 ? 8 : cap;
         if (c->kb > cap) {
             c->kb = cap;
@@ -118,10 +122,6 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     }
 }
 
-/* The partial state stored in a slot. */
-typedef struct {
-    float *m, *l, *acc;
-} dstate;
 
 static dstate slot_at(const dctx *c, float *base)
 {
@@ -129,163 +129,6 @@ static dstate slot_at(const dctx *c, float *base)
     return (dstate){base, base + c->R, base + R2};
 }
 
-/* Query row r of the group is head g*G + r / Nq, row r % Nq. */
-static int row_head(const dctx *c, int g, int r) { return g * c->G + r / c->p->seq_q; }
-static int row_i(const dctx *c, int r) { return r % c->p->seq_q; }
-
-static float dot_tail(const float *q, const float *k, int x, int d)
-{
-    /* q is zero padded; k may end at d. */
-    return hr_vreduce_add(hr_vmul(hr_vload(q + x), hr_vload_n(k + x, d - x)));
-}
-
-/* Scores of keys [jb, jb+n) for every row into s (row stride kbp): s = q_r · k_j
- * (q already carries the scale). Four keys at a time so their loads and FMA chains are
- * independent. Meanwhile the first nv V rows of the next block (v0) are prefetched into
- * L2: a block ahead, not the current one, and into L2 rather than L1, each measured
- * faster on DRAM-resident caches (+18% and +50% single-thread); the hardware prefetcher
- * alone reaches only ~45% of the triad. */
-DECODE_INLINE void block_scores(const dctx *c, const float *q, const float *k0, ptrdiff_t sn,
-                         const float *v0, ptrdiff_t vsn, int n, float *s, int nv)
-{
-    const int d = c->d, R = c->R, dfull = d / HR_VW * HR_VW;
-    int j = 0;
-    for (; j + 4 <= n; j += 4) {
-        const float *k[4] = {k0 + j * sn, k0 + (j + 1) * sn, k0 + (j + 2) * sn,
-                             k0 + (j + 3) * sn};
-        for (int u = 0; u < 4; u++)
-            if (j + u < nv) for (int x = 0; x < d; x += 16) __builtin_prefetch(v0 + (j + u) * vsn + x, 0, 2);
-        for (int r = 0; r < R; r++) {
-            const float *qr = q + (size_t)r * c->dp;
-            hr_vf a0 = hr_vzero(), a1 = hr_vzero(), a2 = hr_vzero(), a3 = hr_vzero();
-            int x = 0;
-            for (; x < dfull; x += HR_VW) {
-                hr_vf qv = hr_vload(qr + x);
-                a0 = hr_vfma(qv, hr_vload(k[0] + x), a0);
-                a1 = hr_vfma(qv, hr_vload(k[1] + x), a1);
-                a2 = hr_vfma(qv, hr_vload(k[2] + x), a2);
-                a3 = hr_vfma(qv, hr_vload(k[3] + x), a3);
-            }
-            float *sr = s + (size_t)r * c->kbp + j;
-            sr[0] = hr_vreduce_add(a0);
-            sr[1] = hr_vreduce_add(a1);
-            sr[2] = hr_vreduce_add(a2);
-            sr[3] = hr_vreduce_add(a3);
-            if (x < d)
-                for (int u = 0; u < 4; u++) sr[u] += dot_tail(qr, k[u], x, d);
-        }
-    }
-    for (; j < n; j++) {
-        const float *kj = k0 + j * sn;
-        if (j < nv) for (int x = 0; x < d; x += 16) __builtin_prefetch(v0 + j * vsn + x, 0, 2);
-        for (int r = 0; r < R; r++) {
-            const float *qr = q + (size_t)r * c->dp;
-            hr_vf a = hr_vzero();
-            int x = 0;
-            for (; x < dfull; x += HR_VW) a = hr_vfma(hr_vload(qr + x), hr_vload(kj + x), a);
-            float t = hr_vreduce_add(a);
-            if (x < d) t += dot_tail(qr, kj, x, d);
-            s[(size_t)r * c->kbp + j] = t;
-        }
-    }
-}
-
-/* Online-softmax step of one row over the block's first vis scores (the rest are
- * masked): afterwards m is the max over every visible key seen so far, l the sum of
- * exp(s - m) over them, acc rescaled to the new m, and sr holds exp(s - m) with zeros
- * for masked keys. */
-DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l,
-                          float *acc)
-{
-    if (vis <= 0) {
-        memset(sr, 0, (size_t)n * sizeof *sr);
-        return;
-    }
-    const int vfull = vis / HR_VW * HR_VW;
-    hr_vf vmx = hr_vset1(-INFINITY);
-    for (int j = 0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
-    float mx = hr_vreduce_max(vmx);
-    for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
-    float mnew = *m > mx ? *m : mx;
-    /* m = -inf means no key seen yet: l and acc are 0, nothing to rescale. */
-    float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly(*m - mnew);
-    hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
-    for (int j = 0; j < vfull; j += HR_VW) {
-        hr_vf e = hr_vexp(hr_vsub(hr_vload(sr + j), vm));
-        hr_vstore(sr + j, e);
-        vsum = hr_vadd(vsum, e);
-    }
-    float sum = hr_vreduce_add(vsum);
-    for (int j = vfull; j < vis; j++) {
-        sr[j] = hr_expf_poly(sr[j] - mnew);
-        sum += sr[j];
-    }
-    for (int j = vis; j < n; j++) sr[j] = 0.0f;
-    *l = *l * alpha + sum;
-    *m = mnew;
-    if (alpha != 1.0f) {
-        hr_vf va = hr_vset1(alpha);
-        for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
-    }
-}
-
-/* acc[r] += sum_j p[r][j] * V_j for the block's n keys, DECODE_ROWS rows per register
- * tile, one vector of d at a time (V loaded once per tile). Meanwhile the first nnext K
- * rows of the block after next (knext) are prefetched into L2, one line per key step
- * rather than in a burst (a burst stalls on the miss buffers: ~10% slower measured on
- * L2-resident data), so memory stays busy while this phase computes. The lines go in
- * address order (line l of the block at step l of the passes), not column by column
- * as the passes read V: the L2 stream prefetcher follows ascending lines and runs
- * ahead of them, a 512-byte stride it does not. Measured at H32/8 L16384 d128, against
- * the concurrent bandwidth probe, interleaved: 1 thread 0.60 -> 0.84, 2 threads
- * 0.63-0.80 -> 0.84-1.0 (a plain read loop here: ~27 GB/s per core in address order,
- * ~10-14 GB/s in decode's 4-row and column orders). */
-DECODE_INLINE void block_pv(const dctx *c, const float *s, const float *v0, ptrdiff_t sn,
-                     const float *knext, ptrdiff_t ksn, int nnext, int n, float *acc)
-{
-    const int d = c->d, R = c->R, dp = c->dp, kbp = c->kbp, lpr = (d + 15) / 16;
-    for (int x = 0; x < d; x += HR_VW) {
-        const int w = d - x < HR_VW ? d - x : HR_VW;
-        const int npf = x % 16 == 0 ? nnext : 0; /* nnext lines per 64-byte column pass */
-        const int pass = x / 16;
-        int r = 0;
-        for (; r + DECODE_ROWS <= R; r += DECODE_ROWS) {
-            float *a = acc + (size_t)r * dp + x;
-            const float *p = s + (size_t)r * kbp;
-            hr_vf a0 = hr_vload(a), a1 = hr_vload(a + dp), a2 = hr_vload(a + 2 * dp),
-                  a3 = hr_vload(a + 3 * dp);
-            for (int j = 0; j < n; j++) {
-                if (r == 0 && j < npf) {
-                    const int line = pass * nnext + j; /* in address order over the block */
-                    __builtin_prefetch(knext + line / lpr * ksn + line % lpr * 16, 0, 2);
-                }
-                hr_vf v = w == HR_VW ? hr_vload(v0 + j * sn + x) : hr_vload_n(v0 + j * sn + x, w);
-                a0 = hr_vfma(hr_vset1(p[j]), v, a0);
-                a1 = hr_vfma(hr_vset1(p[kbp + j]), v, a1);
-                a2 = hr_vfma(hr_vset1(p[2 * kbp + j]), v, a2);
-                a3 = hr_vfma(hr_vset1(p[3 * kbp + j]), v, a3);
-            }
-            hr_vstore(a, a0);
-            hr_vstore(a + dp, a1);
-            hr_vstore(a + 2 * dp, a2);
-            hr_vstore(a + 3 * dp, a3);
-        }
-        for (; r < R; r++) {
-            float *a = acc + (size_t)r * dp + x;
-            const float *p = s + (size_t)r * kbp;
-            hr_vf a0 = hr_vload(a);
-            for (int j = 0; j < n; j++) {
-                if (r == 0 && j < npf) {
-                    const int line = pass * nnext + j; /* in address order over the block */
-                    __builtin_prefetch(knext + line / lpr * ksn + line % lpr * 16, 0, 2);
-                }
-                hr_vf v = w == HR_VW ? hr_vload(v0 + j * sn + x) : hr_vload_n(v0 + j * sn + x, w);
-                a0 = hr_vfma(hr_vset1(p[j]), v, a0);
-            }
-            hr_vstore(a, a0);
-        }
-    }
-}
 
 /* Scales the group's query rows of KV head g (batch b) into q and clears the state. */
 static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
@@ -308,15 +151,15 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
 DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
+    if (c->kt != HR_F32) {
+        hr_decode_block_kv(c, b, g, jb, n, end, q, s, s + c->thread_f - c->buf_f, st, nv, n2, jpf_v, jpf_k);
+        return;
+    }
     const hr_args *a = c->a;
     const float *kbase = hr_crow(a->k, b, g, 0), *vbase = hr_crow(a->v, b, g, 0);
     const ptrdiff_t ksn = a->k.sn, vsn = a->v.sn;
     block_scores(c, q, kbase + jb * ksn, ksn, vbase + (ptrdiff_t)jpf_v * vsn, vsn, n, s, nv);
-    for (int r = 0; r < c->R; r++) {
-        int vis = end[row_i(c, r)] - jb;
-        vis = vis < 0 ? 0 : vis > n ? n : vis;
-        block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
-    }
+    block_softmax_rows(c, jb, n, end, s, st);
     block_pv(c, s, vbase + jb * vsn, vsn, kbase + (ptrdiff_t)jpf_k * ksn, ksn, n2, n, st.acc);
 }
 
@@ -358,17 +201,17 @@ static void attend_heads(const dctx *c, int b, int j0, int j1, float *const *q, 
     const int jmax = causal_ends(c, end), H = c->hs;
     if (j1 > jmax) j1 = jmax;
     for (int g = 0; g < H; g++) attend_init(c, b, g, q[g], st[g]);
-    const hr_args *a = c->a;
-    /* one key's rows of all heads: from head 0's row to the end of head H-1's */
-    const int kline = (int)(((H - 1) * a->k.sh + c->d + 15) / 16), vline = (int)(((H - 1) * a->v.sh + c->d + 15) / 16);
+    /* one key's rows of all heads: from head 0's row to the end of head H-1's, in lines */
+    const int kline = (int)(((H - 1) * c->k.sh + (ptrdiff_t)c->rb + 63) / 64);
+    const int vline = (int)(((H - 1) * c->v.sh + (ptrdiff_t)c->rb + 63) / 64);
     for (int jb = j0; jb < j1; jb += c->kb) {
         const int n = j1 - jb < c->kb ? j1 - jb : c->kb, jn = jb + n;
         const int nnext = j1 - jn < c->kb ? j1 - jn : c->kb, lines = nnext * (kline + vline);
         for (int g = 0; g < H; g++) {
             for (int i = lines * g / H; i < lines * (g + 1) / H; i++) {
                 const int kv = i >= nnext * kline, li = kv ? i - nnext * kline : i, per = kv ? vline : kline;
-                const float *row = kv ? hr_crow(a->v, b, 0, jn + li / per) : hr_crow(a->k, b, 0, jn + li / per);
-                __builtin_prefetch(row + (li % per) * 16, 0, 2);
+                const char *row = hr_xcrow(kv ? c->v : c->k, b, 0, jn + li / per);
+                __builtin_prefetch(row + (li % per) * 64, 0, 2);
             }
             attend_block(c, b, g, jb, n, end, q[g], s, st[g], 0, 0, 0, 0);
         }
@@ -526,4 +369,6 @@ const hr_kernel hr_kernel_decode = {
     .resolve = decode_resolve,
     .workspace_bytes = decode_workspace,
     .run = decode_run,
+    .kv_dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16 | 1u << HR_Q8_0 | 1u << HR_Q4_0,
+    .path = hr_decode_path,
 };

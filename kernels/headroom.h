@@ -157,7 +157,7 @@ typedef struct {
 typedef struct {
     int block_q;  /* query rows per tile                         */
     int block_kv; /* keys per tile                               */
-    int threads;  /* OpenMP threads (0: omp_get_max_threads())   */
+    int threads;  /* OpenMP threads (0: the machine's default)   */
 } hr_tune;
 
 /* What a kernel's defaults may know of the machine; a 0 field is unknown, and the kernel
@@ -172,6 +172,8 @@ typedef struct {
 typedef struct {
     size_t l1d; /* L1 data cache bytes of one core             */
     size_t l2;  /* L2 cache bytes of one instance              */
+    int threads; /* the default thread count, checked against the limit and the
+                  * environment by the harness (0: omp_get_max_threads())       */
 } hr_machine;
 /* Sets the machine hr_kernel_tune gives every resolve. Call before any kernel is
  * resolved (not thread-safe); until then all fields are 0. */

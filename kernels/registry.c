@@ -89,7 +89,7 @@ hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t
 {
     hr_tune r = t ? *t : (hr_tune){0};
     if (!(k->caps & HR_CAP_THREADED)) r.threads = 1;
-    else if (r.threads <= 0) r.threads = omp_get_max_threads();
+    else if (r.threads <= 0) r.threads = machine.threads > 0 ? machine.threads : omp_get_max_threads();
     if (k->resolve) k->resolve(p, &machine, &r);
     return r;
 }

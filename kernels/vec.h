@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "headroom.h" /* hr_f16_to_f32, hr_bf16_to_f32 for the portable loads */
+
 #if defined(__AVX512F__) && !defined(HR_VEC_GENERIC)
 #define HR_VEC_AVX512 1
 #define HR_VEC_ISA "avx512"
@@ -283,6 +285,134 @@ static inline hr_vf hr_vexp(hr_vf x)
     return r;
 }
 
+#endif
+
+/* ---- reduced-precision loads ------------------------------------------------------ */
+
+/* HR_VW stored values converted to fp32 in registers, exactly as hr_dtype_load_row
+ * converts them (kernels/dtype.c), so a kernel sees the values the oracle sees:
+ *   hr_vload_f16(p), hr_vload_f16_n(p,n)    IEEE binary16 (F16C vcvtph2ps; portable:
+ *                                           hr_f16_to_f32), the _n form n < HR_VW values
+ *                                           with the other lanes 0
+ *   hr_vload_bf16(p), hr_vload_bf16_n(p,n)  bf16: the 16 bits shifted into the top half
+ *   hr_vset1_f16(p)                         the f16 at p broadcast (a block's scale)
+ *   hr_vload_q8_0(blk,i,sc)                 values [i, i+HR_VW) of a q8_0 block (i a
+ *                                           multiple of HR_VW below 32): int8 * sc
+ *   hr_vload_q4_0(blk,i,sc)                 the same for q4_0: (nibble - 8) * sc, value
+ *                                           j < 16 in byte j's low nibble, j >= 16 in
+ *                                           byte j - 16's high one
+ * blk points at the block (its fp16 scale first), sc is hr_vset1_f16(blk); one product
+ * rounded once, as dtype.c's (float)q * d. Pointers need no alignment. */
+#if defined(HR_VEC_AVX512)
+static inline hr_vf hr_vload_f16(const void *p) { return _mm512_cvtph_ps(_mm256_loadu_si256(p)); }
+static inline hr_vf hr_vload_f16_n(const void *p, int n)
+{
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16((__mmask16)((1u << n) - 1u), p));
+}
+static inline hr_vf hr_vload_bf16(const void *p)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(p)), 16));
+}
+static inline hr_vf hr_vload_bf16_n(const void *p, int n)
+{
+    __m256i h = _mm256_maskz_loadu_epi16((__mmask16)((1u << n) - 1u), p);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+static inline hr_vf hr_vset1_f16(const void *p)
+{
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _mm512_set1_ps(_cvtsh_ss(h));
+}
+static inline hr_vf hr_vload_q8_0(const void *blk, int i, hr_vf sc)
+{
+    __m128i b = _mm_loadu_si128((const __m128i *)((const unsigned char *)blk + 2 + i));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(b)), sc);
+}
+static inline hr_vf hr_vload_q4_0(const void *blk, int i, hr_vf sc)
+{
+    __m512i x = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)((const unsigned char *)blk + 2)));
+    x = i ? _mm512_srli_epi32(x, 4) : _mm512_and_si512(x, _mm512_set1_epi32(15));
+    x = _mm512_sub_epi32(x, _mm512_set1_epi32(8));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(x), sc);
+}
+#elif defined(HR_VEC_AVX2) && defined(__F16C__)
+static inline hr_vf hr_vload_f16(const void *p) { return _mm256_cvtph_ps(_mm_loadu_si128(p)); }
+static inline hr_vf hr_vload_f16_n(const void *p, int n)
+{
+    uint16_t h[8] = {0};
+    memcpy(h, p, (size_t)n * 2);
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
+}
+static inline hr_vf hr_vload_bf16(const void *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(p)), 16));
+}
+static inline hr_vf hr_vload_bf16_n(const void *p, int n)
+{
+    uint16_t h[8] = {0};
+    memcpy(h, p, (size_t)n * 2);
+    return hr_vload_bf16(h);
+}
+static inline hr_vf hr_vset1_f16(const void *p)
+{
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _mm256_set1_ps(_cvtsh_ss(h));
+}
+static inline hr_vf hr_vload_q8_0(const void *blk, int i, hr_vf sc)
+{
+    __m128i b = _mm_loadl_epi64((const __m128i *)((const unsigned char *)blk + 2 + i));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)), sc);
+}
+static inline hr_vf hr_vload_q4_0(const void *blk, int i, hr_vf sc)
+{
+    __m128i b = _mm_loadl_epi64((const __m128i *)((const unsigned char *)blk + 2 + (i & 15)));
+    __m256i x = _mm256_cvtepu8_epi32(b);
+    x = i >= 16 ? _mm256_srli_epi32(x, 4) : _mm256_and_si256(x, _mm256_set1_epi32(15));
+    x = _mm256_sub_epi32(x, _mm256_set1_epi32(8));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(x), sc);
+}
+#else
+/* Portable, and AVX2 without F16C: lane by lane through dtype.c's conversions. */
+static inline hr_vf hr_vload_f16_n(const void *p, int n)
+{
+    float x[HR_VW] = {0};
+    uint16_t h[HR_VW];
+    memcpy(h, p, (size_t)n * 2);
+    for (int l = 0; l < n; l++) x[l] = hr_f16_to_f32(h[l]);
+    return hr_vload(x);
+}
+static inline hr_vf hr_vload_f16(const void *p) { return hr_vload_f16_n(p, HR_VW); }
+static inline hr_vf hr_vload_bf16_n(const void *p, int n)
+{
+    float x[HR_VW] = {0};
+    uint16_t h[HR_VW];
+    memcpy(h, p, (size_t)n * 2);
+    for (int l = 0; l < n; l++) x[l] = hr_bf16_to_f32(h[l]);
+    return hr_vload(x);
+}
+static inline hr_vf hr_vload_bf16(const void *p) { return hr_vload_bf16_n(p, HR_VW); }
+static inline hr_vf hr_vset1_f16(const void *p)
+{
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return hr_vset1(hr_f16_to_f32(h));
+}
+static inline hr_vf hr_vload_q8_0(const void *blk, int i, hr_vf sc)
+{
+    const signed char *q = (const signed char *)blk + 2 + i;
+    float x[HR_VW];
+    for (int l = 0; l < HR_VW; l++) x[l] = (float)q[l];
+    return hr_vmul(hr_vload(x), sc);
+}
+static inline hr_vf hr_vload_q4_0(const void *blk, int i, hr_vf sc)
+{
+    const unsigned char *q = (const unsigned char *)blk + 2 + (i & 15);
+    float x[HR_VW];
+    for (int l = 0; l < HR_VW; l++) x[l] = (float)((i >= 16 ? q[l] >> 4 : q[l] & 15) - 8);
+    return hr_vmul(hr_vload(x), sc);
+}
 #endif
 
 /* ---- exp2 for x <= 0 ------------------------------------------------------------- */

@@ -1,12 +1,13 @@
 # roofline.gp — roofline: every kernel x shape at (FLOP/byte, GFLOP/s) under the measured roofs.
 # Called by `headroom plot` with -e: datafile, outfile, fmt ('png'|'svg'), who (machine,
 # date), gpdir (this directory, for style.gp), nroof (roof blocks: min(peak, AI*BW) per
-# thread count), npeak (dashed peaks of the other ISAs), npts (point blocks, one per
+# thread count), npeak (dashed peaks of the other ISAs), ndot (the dot-product roofs,
+# bf16 and int8, at the largest thread count; colours in dcol), npts (point blocks, one per
 # kernel x threads; 0 without a sweep: the roofs alone), rtit/ptit (block titles as quoted
 # words), pcol/ptyp (colour index and point type per point block), xmin, xmax.
 w = 1200; h = 680
 load gpdir.'/style.gp'
-set title sprintf("Roofline (FP32) — %s", who) noenhanced
+set title sprintf("Roofline — %s\nFP32 FMA roofs in grey; bf16 / int8 dot-product roofs in colour (int8 in GOP/s)", who) noenhanced
 set xlabel 'arithmetic intensity (FLOP/byte, counts.c traffic model)'
 set ylabel 'GFLOP/s (median)'
 set logscale xy 2
@@ -18,4 +19,5 @@ set key outside right top noenhanced box Left reverse spacing 1.1 width 1
 plot \
   for [i=1:nroof] datafile index (i-1) using 1:2 with lines lw 2 lc rgb '#303030' dt i title word(rtit, i), \
   for [i=1:npeak] datafile index (nroof+i-1) using 1:2 with lines lw 1 lc rgb '#999999' dt i+1 title word(rtit, nroof+i), \
-  for [i=1:npts] datafile index (nroof+npeak+i-1) using 1:2 with points lc wnum(pcol, i) pt wnum(ptyp, i) ps 1.3 title word(ptit, i)
+  for [i=1:ndot] datafile index (nroof+npeak+i-1) using 1:2 with lines lw 2 lc rgb word(dcol, i) title word(rtit, nroof+npeak+i), \
+  for [i=1:npts] datafile index (nroof+npeak+ndot+i-1) using 1:2 with points lc wnum(pcol, i) pt wnum(ptyp, i) ps 1.3 title word(ptit, i)

@@ -24,23 +24,46 @@ CONTEXT = {
 # Ceilings (GFLOP/s per ISA, triad GB/s) at 1 and 2 threads.
 CEIL = {1: ({"avx512": 131.2, "avx2": 65.9, "sse2": 33.0, "scalar": 8.3}, 24.8),
         2: ({"avx512": 259.0, "avx2": 130.4, "sse2": 65.5, "scalar": 16.5}, 37.9)}
+# Dot-product roofs: bf16 GFLOP/s (vdpbf16ps) and int8 GOP/s (vpdpbusd) at 1 and 2 threads;
+# no AVX-VNNI and no AMX on the made-up machine (absent, with the reason).
+DOT = {1: ({"avx512_bf16": 262.4}, {"avx512_vnni": 524.8}),
+       2: ({"avx512_bf16": 518.0}, {"avx512_vnni": 1036.0})}
+DOT_ROOFS = {
+    "avx512_bf16": {"instruction": "vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs",
+                    "counting": "2 operations per multiply-add, as FMA", "figures": "bf16_gflops", "measured": True},
+    "avx512_vnni": {"instruction": "vpdpbusd zmm: 64 u8 x s8 multiply-adds into int32 = 128 ops",
+                    "counting": "2 operations per multiply-add, as FMA", "figures": "int8_gops", "measured": True},
+    "avx_vnni": {"instruction": "vpdpbusd ymm (VEX): 32 u8 x s8 multiply-adds into int32 = 64 ops",
+                 "counting": "2 operations per multiply-add, as FMA", "figures": "int8_gops", "measured": False,
+                 "absent": "the CPU has no AVX-VNNI (cpuid)"},
+    "amx_bf16": {"instruction": "tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds = 16384 FLOPs",
+                 "counting": "2 operations per multiply-add, as FMA", "figures": "bf16_gflops", "measured": False,
+                 "absent": "the CPU has no AMX-BF16 (cpuid): no AMX roof"},
+}
 
 
 def ceilings():
     rows = []
     for t, (fma, bw) in CEIL.items():
+        bf16, int8 = DOT[t]
         rows.append({
             "threads": t,
             "fma_gflops": fma,
             "fma_gflops_median": {k: round(v * 0.97, 1) for k, v in fma.items()},
             "fma_gflops_worst": {k: round(v * 0.9, 1) for k, v in fma.items()},
+            "bf16_gflops": bf16,
+            "bf16_gflops_median": {k: round(v * 0.97, 1) for k, v in bf16.items()},
+            "bf16_gflops_worst": {k: round(v * 0.9, 1) for k, v in bf16.items()},
+            "int8_gops": int8,
+            "int8_gops_median": {k: round(v * 0.97, 1) for k, v in int8.items()},
+            "int8_gops_worst": {k: round(v * 0.9, 1) for k, v in int8.items()},
             "triad_gbs": bw, "triad_gbs_median": round(bw * 0.96, 2), "triad_gbs_worst": round(bw * 0.9, 2),
             "triad_wa_gbs": round(bw * 16 / 12, 2),
             "exp_gelems": 3.1 * t, "exp_gelems_median": 3.0 * t, "exp_gelems_worst": 2.8 * t,
         })
     return {"context": CONTEXT, "headroom_ceilings": 1, "quick": False, "repetitions": 7,
             "min_rep_time_s": 0.05, "triad_bytes": 268435456,
-            "triad_counting": "STREAM: 12 bytes per element", "ceilings": rows}
+            "triad_counting": "STREAM: 12 bytes per element", "dot_roofs": DOT_ROOFS, "ceilings": rows}
 
 
 # kernel: (thread counts, GFLOP/s at 1 thread for large N, per-thread speed-up at 2,

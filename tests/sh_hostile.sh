@@ -189,9 +189,9 @@ kv_dtype_unknown|2|^headroom run: --kv-dtype: expected one of f32.bf16.f16.q8_0.
 kv_dtype_d_not_32|2|^headroom run: --kv-dtype: q4_0 stores blocks of 32 values along d; --d-head 48 is not a multiple|$B run --kernel flash --kv-dtype q4_0 --d-head 48
 kv_dtype_d_not_32_tune|2|^headroom tune: --kv-dtype: q8_0 stores blocks of 32 values along d|$B tune --kernel flash --kv-dtype q8_0 --d-head 80
 dtype_kernel_cannot|2|^headroom run: kernel naive cannot run this shape: no bf16 Q/K/V \(--dtype\)|$B run --kernel naive --dtype bf16
-kv_dtype_kernel_cannot|2|^headroom run: kernel decode cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)|$B run --kernel decode --seq 1 --seq-kv 64 --kv-dtype q8_0
+kv_dtype_kernel_cannot|2|^headroom run: kernel naive cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)|$B run --kernel naive --seq 1 --seq-kv 64 --kv-dtype q8_0
 dtype_check_filter_cannot|2|^headroom check: --dtype: kernel naive cannot run bf16: no bf16 Q/K/V|$B check --kernel naive --dtype bf16
-decode_loop_kv_dtype_cannot|2|^headroom decode-loop: kernel decode cannot run this shape: no q4_0 K/V cache|$B decode-loop --kernel decode --kv-dtype q4_0 --prompt 8 --tokens 2
+decode_loop_kv_dtype_cannot|2|^headroom decode-loop: kernel naive cannot run this shape: no q4_0 K/V cache|$B decode-loop --kernel naive --kv-dtype q4_0 --prompt 8 --tokens 2
 decode_loop_kv_dtype_d|2|^headroom decode-loop: --kv-dtype: q8_0 stores blocks of 32 values|$B decode-loop --kv-dtype q8_0 --d-head 40 --prompt 8 --tokens 2
 layer_dtype|2|^headroom layer: --dtype: only f32 here: layer projects and attends in fp32|$B layer --dtype bf16
 layer_kv_dtype|2|^headroom layer: --kv-dtype: only f32 here|$B layer --kv-dtype q8_0
@@ -203,6 +203,43 @@ sweep_dtype_block|2|^headroom sweep: .*/dtype_block.ini:2: dtype: 'q8_0': expect
 sweep_kv_dtype_unknown|2|^headroom sweep: .*/kv_dtype_unknown.ini:2: kv_dtype: 'int4': expected f32, bf16, f16, q8_0 or q4_0|$B sweep $HOSTILE/kv_dtype_unknown.ini --dry-run
 sweep_layer_dtype|2|^headroom sweep: .*/layer_dtype.ini:4: dtype: mode = layer runs f32 only|$B sweep $HOSTILE/layer_dtype.ini --dry-run
 crossover_backwards|2|^headroom crossover: --seq-min: 100 is larger than --seq-max 10|$B crossover --seq-min 100 --seq-max 10 --out $TMP/co
+EOF
+
+# ---- thread counts: every source passes the one limit (harness/base/threads.c) ---------------
+# OMP_* are refused before libgomp reads them (main.c's .preinit_array), so no libgomp line.
+run_table <<'EOF'
+env_threads_huge|2|^headroom: OMP_NUM_THREADS='100000': more than headroom's limit of 1024 threads$|OMP_NUM_THREADS=100000 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0
+env_threads_5000|2|^headroom: OMP_NUM_THREADS='5000': more than|OMP_NUM_THREADS=5000 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0
+env_threads_overflow|2|^headroom: OMP_NUM_THREADS='99999999999999999999999': |OMP_NUM_THREADS=99999999999999999999999 $B list
+env_threads_garbage|2|^headroom: OMP_NUM_THREADS='lots': expected a positive thread count or an OpenMP list like 4,2$|OMP_NUM_THREADS=lots $B list
+env_threads_empty|2|^headroom: OMP_NUM_THREADS='': expected|OMP_NUM_THREADS= $B list
+env_threads_zero|2|^headroom: OMP_NUM_THREADS='0': expected|OMP_NUM_THREADS=0 $B run --kernel flash --seq 64
+env_threads_negative|2|^headroom: OMP_NUM_THREADS='-4': expected|OMP_NUM_THREADS=-4 $B run --kernel flash --seq 64
+env_threads_list_huge|2|^headroom: OMP_NUM_THREADS='2,100000': more than|OMP_NUM_THREADS=2,100000 $B list
+env_threads_list_trailing|2|^headroom: OMP_NUM_THREADS='2,': expected|OMP_NUM_THREADS=2, $B list
+env_threads_list_first|0|^1$|OMP_NUM_THREADS=1,4 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --no-wisdom --format csv | cut -d, -f11 | tail -n 1 >&2
+env_limit_garbage|2|^headroom: OMP_THREAD_LIMIT='none': expected a positive thread count$|OMP_THREAD_LIMIT=none $B list
+env_limit_zero|2|^headroom: OMP_THREAD_LIMIT='0': expected|OMP_THREAD_LIMIT=0 $B run --kernel flash --seq 64
+env_limit_under_num|2|^headroom: OMP_NUM_THREADS=4 is over OMP_THREAD_LIMIT=2$|OMP_NUM_THREADS=4 OMP_THREAD_LIMIT=2 $B list
+env_limit_huge_ok|0|^[0-9]+ points: |OMP_THREAD_LIMIT=100000 $B sweep configs/ci.ini --dry-run 2>&1 | tail -n 1 >&2
+env_limit_flag|2|^headroom run: threads: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B run --kernel flash --seq 64 --threads 2 --reps 1 --min-time 0 --warmup 0 --no-wisdom
+env_limit_layer|2|^headroom layer: threads \(GEMM\): 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B layer --kernel flash --seq 64 --d-model 128 --threads 2
+env_limit_check|2|^headroom check: --threads: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B check --quick --threads 2
+env_limit_tune|2|^headroom tune: --threads: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 HEADROOM_WISDOM=$TMP/tw.json $B tune --kernel flash --seq 64 --threads 2
+env_limit_roofline|2|^headroom roofline: --threads 2: 2 threads, over OMP_THREAD_LIMIT=1$|OMP_THREAD_LIMIT=1 $B roofline --quick --threads 2
+env_limit_default|0|^1$|OMP_THREAD_LIMIT=1 $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --no-wisdom --format csv | cut -d, -f11 | tail -n 1 >&2
+wisdom_threads_huge|2|^headroom run: .*/w100k.json: wisdom entry 0: "threads": 100000, expected an integer in \[0, 1024\]$|printf '{"format":"headroom-wisdom-1","entries":[{"class":"x","kernel":"flash","fixed_threads":0,"cpu_model":"x","isa":"x","cpus":2,"build_id":"x","block_q":0,"block_kv":0,"threads":100000}]}' > $TMP/w100k.json; $B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $TMP/w100k.json
+wisdom_threads_negative|2|^headroom run: .*/wneg.json: wisdom entry 0: "threads": -3, expected|printf '{"format":"headroom-wisdom-1","entries":[{"class":"x","kernel":"flash","fixed_threads":0,"cpu_model":"x","isa":"x","cpus":2,"build_id":"x","block_q":0,"block_kv":0,"threads":-3}]}' > $TMP/wneg.json; $B run --kernel flash --seq 64 --wisdom $TMP/wneg.json
+wisdom_block_huge|2|^headroom sweep: .*/wbq.json: wisdom entry 0: "block_q": 1e\+30, expected|printf '{"format":"headroom-wisdom-1","entries":[{"class":"x","kernel":"flash","fixed_threads":0,"cpu_model":"x","isa":"x","cpus":2,"build_id":"x","block_q":1e30,"block_kv":0,"threads":1}]}' > $TMP/wbq.json; $B sweep configs/ci.ini --wisdom $TMP/wbq.json --out $TMP/wbq
+config_threads_huge|2|^headroom sweep: .*/th.ini:3: threads: 5000 is outside \[0, 1024\]$|printf '[sweep]\nkernels = flash\nthreads = 5000\n' > $TMP/th.ini; $B sweep $TMP/th.ini --dry-run
+roofline_oversubscribed|2|^headroom roofline: --threads: [0-9]+ threads on [0-9]+ online CPUs would measure shared cores, not ceilings|$B roofline --threads $(( $(getconf _NPROCESSORS_ONLN) + 1 )) --out $TMP/over.json
+run_oversubscribed_context|0|^True$|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --no-wisdom --threads $(( $(getconf _NPROCESSORS_ONLN) + 1 )) --format json 2> /dev/null | python3 -c 'import json,sys; c=json.load(sys.stdin)["context"]; assert any("oversubscribed" in w for w in c["warnings"]); print(c["oversubscribed"])' >&2
+# ---- a sweep never holds a row twice (sweep_store.c) -----------------------------------------
+sweep_rerun_same_out|2|^headroom sweep: --out: .*/rr already holds a sweep's rows: --resume .*/rr finishes it, or give a new directory$|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16, 32\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/rr.ini; $B sweep $TMP/rr.ini --out $TMP/rr 2>/dev/null; $B sweep $TMP/rr.ini --out $TMP/rr
+sweep_rerun_rows_kept|0|^2$|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16, 32\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/rk.ini; $B sweep $TMP/rk.ini --out $TMP/rk 2>/dev/null; $B sweep $TMP/rk.ini --out $TMP/rk 2>/dev/null; wc -l < $TMP/rk/rows.jsonl >&2
+sweep_resume_duplicate|0|^headroom sweep: note: .*rows.jsonl: 2 duplicate rows dropped|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16, 32\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/rd.ini; $B sweep $TMP/rd.ini --out $TMP/rd 2>/dev/null; cat $TMP/rd/rows.jsonl >> $TMP/rd/rows.jsonl.2; cat $TMP/rd/rows.jsonl.2 >> $TMP/rd/rows.jsonl; rm $TMP/rd/rows.jsonl.2; $B sweep --resume $TMP/rd 2>&1 | grep 'duplicate row' >&2
+sweep_resume_duplicate_csv|0|^0$|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16, 32\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/rc.ini; $B sweep $TMP/rc.ini --out $TMP/rc 2>/dev/null; cat $TMP/rc/rows.jsonl $TMP/rc/rows.jsonl > $TMP/rc.rows; cp $TMP/rc.rows $TMP/rc/rows.jsonl; $B sweep --resume $TMP/rc 2>/dev/null; cut -d, -f1 $TMP/rc/results.csv | sort | uniq -d | wc -l >&2
+sweep_layer_passes_names|0|^0$|printf '[sweep]\nmode = layer\nkernels = naive\nd_model = 16\nd_head = 8\nseq = 16\npasses = 3\nthreads = 1\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/lp.ini; $B sweep $TMP/lp.ini --out $TMP/lp 2>/dev/null; cut -d, -f1 $TMP/lp/results.csv | sort | uniq -d | wc -l >&2
 EOF
 
 # ---- interruption: SIGTERM (what CI runners send on a timeout) mid-sweep keeps every

@@ -37,6 +37,10 @@ check title-machine grep -q 'fixture-made-up-zen4-2c, 2024-01-01' "$O/roofline.s
 # The data behind the charts (the fixture's numbers, reproduced exactly):
 # roof at 1 thread: 131.2 GFLOP/s / 24.8 GB/s, ridge at 5.29 FLOP/byte.
 check roof-ridge grep -q '^5.29032258 131.2 0$' "$O/roofline.dat"
+# the dot-product roofs at 2 threads: bf16 518 GFLOP/s flat from its ridge 518 / 37.9.
+check roof-bf16 grep -q '^# avx512_bf16 roof T2: 518 GFLOP/s$' "$O/roofline.dat"
+check roof-bf16-ridge grep -q '^13.6675462 518 0$' "$O/roofline.dat"
+check roof-int8 grep -q '^# avx512_vnni roof T2: 1036 GOP/s$' "$O/roofline.dat"
 # naive scores N x N fp32: 2048^2 * 4 B = 16 MiB; flash tiles stay flat (0.09375 MiB).
 check ws-naive-n2 grep -q '^2048 16 0$' "$O/workspace.dat"
 check ws-flash-flat test "$(grep -A5 '^# flash T2' "$O/workspace.dat" | grep -c ' 0.09375 0$')" = 5
@@ -78,6 +82,12 @@ expect ceil-only 0 'wrote .*ceilonly/plots/roofline.png' -- $B plot "$C"
 expect ceil-only-notes 0 'skipped kernels: no sweep results.csv' -- $B plot "$C" --out "$TMP/c2"
 check ceil-only-png is_png "$C/plots/roofline.png"
 check ceil-only-no-log test ! -e "$C/plots/roofline.gnuplot.log"
+# A ceilings file from before the dot-product roofs: the FMA roofs alone.
+C=$TMP/ceilold
+mkdir -p "$C"
+python3 -c "import json,sys; d=json.load(open('$F/ceilings.json')); d.pop('dot_roofs'); [r.pop(k) for r in d['ceilings'] for k in list(r) if k.startswith(('bf16_', 'int8_'))]; json.dump(d, open('$C/ceilings.json', 'w'))"
+expect ceil-old 0 'wrote .*ceilold/plots/roofline.png' -- $B plot "$C"
+check ceil-old-no-dot test "$(grep -c 'avx512_bf16' "$C/plots/roofline.dat")" = 0
 check ceil-only-roofs grep -q '^5.29032258 131.2 0$' "$C/plots/roofline.dat"
 
 # A sweep of causal rows only: the kernels chart draws that panel alone; a sweep whose

@@ -179,6 +179,45 @@ assert len(keys) == len(set(keys)), 'a point recorded twice'
 print(len(set(keys)), 'distinct')"
 fi
 
+# No row twice, in any mode: a second sweep into a finished directory is refused (it
+# would append every row again), --resume drops duplicate rows with a note, and row names
+# are unique in results.json, results.csv and rows.jsonl (attention and layer sweeps,
+# passes, interleaved or not).
+cat > "$TMP/unique_rows.py" <<'EOF'
+# DIR: every row name once in results.json and .csv, every key once in rows.jsonl
+import csv, json, sys
+d = json.load(open(sys.argv[1] + '/results.json'))
+names = {b['name'] for b in d['benchmarks'] if b['run_type'] == 'iteration'}
+rows = list(csv.DictReader(open(sys.argv[1] + '/results.csv')))
+assert len(rows) == len({r['name'] for r in rows}) == d['sweep']['rows'], ('csv names', len(rows))
+keys = [json.loads(l)['key'] for l in open(sys.argv[1] + '/rows.jsonl')]
+assert len(keys) == len(set(keys)) == d['sweep']['rows'], ('rows.jsonl keys', len(keys), len(set(keys)))
+assert names == {r['name'] for r in rows}, 'json and csv differ'
+print(len(rows), 'unique rows')
+EOF
+lines_before=$(wc -l < "$out/rows.jsonl")
+expect rerun_refused 2 "^headroom sweep: --out: .* already holds a sweep's rows: --resume .* finishes it, or give a new directory$" -- "$HR_BIN" sweep "$cfg" --out "$out"
+[ "$(wc -l < "$out/rows.jsonl")" -eq "$lines_before" ] && ok rerun_rows_kept || fail rerun_rows_kept "rows.jsonl changed"
+dup=$TMP/dup
+mkdir -p "$dup"
+cp "$out"/*.ini "$dup"/
+cat "$out/rows.jsonl" "$out/rows.jsonl" > "$dup/rows.jsonl"
+expect resume_dedup 0 "rows.jsonl: $lines_before duplicate rows dropped" -- "$HR_BIN" sweep --resume "$dup"
+expect resume_dedup_rows 0 "^$lines_before unique rows$" -- python3 "$TMP/unique_rows.py" "$dup"
+expect resume_dedup_once 0 "$lines_before rows \(0 new, $lines_before resumed\)" -- "$HR_BIN" sweep --resume "$dup"
+expect resume_dedup_quiet 0 "" -- bash -c "! '$HR_BIN' sweep --resume '$dup' 2>&1 | grep -q 'duplicate row'"
+printf '[sweep]\nmode = layer\nkernels = flash\nd_model = 64\nd_head = 32\nseq = 32, 64\npasses = 2\nthreads = 1\nreps = 2\nmin_time = 0\nwarmup = 0\n' > "$TMP/lpass.ini"
+expect layer_passes 0 '16 rows \(4 new' -- "$HR_BIN" sweep "$TMP/lpass.ini" --out "$TMP/lpass"
+expect layer_passes_unique 0 '^16 unique rows$' -- python3 "$TMP/unique_rows.py" "$TMP/lpass"
+expect layer_passes_names 0 'layer/flash/own/B1/N64/D64/H2/G2/d32/full/T1/pass2/total' -- cat "$TMP/lpass/results.csv"
+expect layer_passes_crossover 0 '^flash,64,64,' -- cat "$TMP/lpass/crossover.csv"
+expect layer_passes_resume 0 '16 rows \(0 new, 16 resumed\)' -- "$HR_BIN" sweep --resume "$TMP/lpass"
+printf '[sweep]\nkernels = naive, flash\nheads = 2\nd_head = 16\nseq = 32, 64\npasses = 3\nthreads = 1\nreps = 2\nmin_time = 0\nwarmup = 0\n' > "$TMP/apass.ini"
+for mode in interleave no-interleave; do
+    expect "passes_$mode" 0 '12 rows \(12 new' -- "$HR_BIN" sweep "$TMP/apass.ini" --out "$TMP/apass-$mode" --$mode
+    expect "passes_${mode}_unique" 0 '^12 unique rows$' -- python3 "$TMP/unique_rows.py" "$TMP/apass-$mode"
+done
+
 # A memory budget for one point at a time: the interleaved points take turns with their
 # tensors (regenerated, the same values) and every row is measured and checked.
 printf '[sweep]\nkernels = naive, flash\nheads = 2\nd_head = 16\nseq = 64, 128, 256\nthreads = 1\nreps = 3\nmin_time = 0\nwarmup = 0\nprobe = false\n' > "$TMP/budget.ini"

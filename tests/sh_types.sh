@@ -19,7 +19,7 @@ expect decode_loop_f32 0 'KV cache .* \(f32\) at the end; path ' -- $B decode-lo
 cfg=$TMP/types.ini
 cat > "$cfg" <<'EOF'
 [sweep]
-kernels = naive, flash
+kernels = naive
 heads = 2
 seq = 16
 d_head = 32, 40
@@ -30,10 +30,10 @@ min_time = 0.001
 warmup = 0
 probe = false
 EOF
-expect sweep_dry_run 0 '16 points: 4 to run, 12 skipped' -- $B sweep "$cfg" --dry-run
-expect sweep_names 0 'flash/B1/H2/G2/N16/M16/d32/bf16/kv=q8_0/full/bhnd/T[0-9]+/bq[0-9]+/bkv[0-9]+/pass1 +not applicable: no bf16 Q/K/V \(--dtype\)' -- $B sweep "$cfg" --dry-run
+expect sweep_dry_run 0 '8 points: 2 to run, 6 skipped' -- $B sweep "$cfg" --dry-run
+expect sweep_names 0 'naive/B1/H2/G2/N16/M16/d32/bf16/kv=q8_0/full/bhnd/T1/bq0/bkv0/pass1 +not applicable: no bf16 Q/K/V \(--dtype\)' -- $B sweep "$cfg" --dry-run
 expect sweep_invalid_d 0 'd40/kv=q8_0/.* invalid shape: --kv-dtype: q8_0 stores blocks of 32' -- $B sweep "$cfg" --dry-run
-expect sweep_flag_replaces 0 '2 points: 0 to run, 2 skipped' -- $B sweep "$cfg" --dry-run --kv-dtype q4_0 --dtype bf16 --filter flash
+expect sweep_flag_replaces 0 '2 points: 0 to run, 2 skipped' -- $B sweep "$cfg" --dry-run --kv-dtype q4_0 --dtype bf16
 expect sweep_runs 0 '' -- $B sweep "$cfg" --out "$TMP/sw" --filter naive
 expect sweep_csv_columns 0 'dtype,kv_dtype,path' -- head -n 1 "$TMP/sw/results.csv"
 expect sweep_rows_types 0 '"kv_dtype":[[:space:]]*"f32"' -- cat "$TMP/sw/rows.jsonl"

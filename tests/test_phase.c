@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "ceilings.h"
 #include "compare.h"
 #include "config.h"
 #include "phase.h"
@@ -208,18 +209,28 @@ HR_TEST(phase_probe_hooks_and_kind)
 {
     static hr_timing t;
     memset(&t, 0, sizeof t);
-    hr_phase_probe p = {HR_PROBE_FMA, 1, 0.0002, NULL, &t};
+    hr_phase_probe p = {HR_PROBE_FMA, 1, 0.0002, NULL, &t, NULL};
     hr_phase_before(&p, 0);
     hr_phase_after(&p, 0);
     CHECK(t.probe_kind == HR_PROBE_FMA && t.probe_before[0] > 0 && t.probe_after[0] > 0);
     hr_phase_after(&p, HR_MAX_REPS); /* out of range: ignored */
     const hr_probe_buf *pb = hr_phase_bw_buf(1);
     CHECK(pb != NULL && pb->n > 0);
-    hr_phase_probe q = {HR_PROBE_BW, 1, 0.0002, pb, &t};
+    hr_phase_probe q = {HR_PROBE_BW, 1, 0.0002, pb, &t, NULL};
     hr_phase_before(&q, 1);
     CHECK(t.probe_kind == HR_PROBE_BW && t.probe_before[1] > 0);
     /* Any machine's balance is well inside (1e-3, 1e6) FLOP/byte. */
-    CHECK(hr_phase_balance(1) > 0);
+    CHECK(hr_phase_balance(1, hr_fma_build_loop()) > 0);
+    /* A row whose path runs a dot product is probed with that loop, where the CPU has it. */
+    const hr_roof_loop *dot = hr_roof_loop_of(HR_ROOF_DOT + HR_DOT_BF16);
+    if (dot) {
+        hr_phase_probe d = {HR_PROBE_FMA, 1, 0.0002, NULL, &t, dot};
+        hr_phase_before(&d, 2);
+        CHECK(t.probe_kind == HR_PROBE_FMA && t.probe_before[2] > 0);
+        CHECK(hr_phase_balance(1, HR_ROOF_DOT + HR_DOT_BF16) > 0);
+    }
+    /* AMX has no loop in this build: its rows are probed with the build's FMA. */
+    CHECK(hr_roof_loop_of(HR_ROOF_DOT + HR_DOT_AMX) == NULL);
     CHECK(hr_phase_kind_for(1, 1e12, 1) == HR_PROBE_BW);              /* past any cache, AI 1e-12 */
     CHECK(hr_phase_kind_for(1, 1e3, 1) == HR_PROBE_FMA);              /* cache-resident: FMA */
     CHECK(hr_phase_kind_for(1e6, 1, 1) == HR_PROBE_FMA);

@@ -1,4 +1,4 @@
-/* test_roofline.c — ceilings file round trip and errors, the roofline bound, the FMA loops and the probes. */
+/* test_roofline.c — ceilings file round trip (old files too) and errors, the roof of each type, the roofline bound, the FMA and dot loops and the probes. */
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,8 @@ static const char *tmpdir(void)
     return tmp_dir;
 }
 
+static void expect_load_error(const char *name, const char *text, const char *want);
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -60,7 +62,12 @@ static hr_ceilings made_up(void)
                                        fma[m] * threads[i] * 0.6};
         r->triad = (hr_roof_stat){bw[i], bw[i] * 0.95, bw[i] * 0.5};
         r->exp = (hr_roof_stat){2.5 * threads[i], 2.0 * threads[i], 1.0 * threads[i]};
+        /* bf16 dot twice the avx512 FMA, int8 VNNI four times; no AVX-VNNI, no AMX */
+        r->dot[HR_DOT_BF16] = (hr_roof_stat){200.0 * threads[i], 190.0 * threads[i], 150.0 * threads[i]};
+        r->dot[HR_DOT_VNNI512] = (hr_roof_stat){400.0 * threads[i], 380.0 * threads[i], 300.0 * threads[i]};
     }
+    snprintf(c.dot_absent[HR_DOT_AVXVNNI], sizeof c.dot_absent[0], "the CPU has no AVX-VNNI (cpuid)");
+    snprintf(c.dot_absent[HR_DOT_AMX], sizeof c.dot_absent[0], "the CPU has no AMX-BF16 (cpuid): no AMX roof");
     return c;
 }
 
@@ -94,7 +101,82 @@ HR_TEST(roofline_file_round_trip)
         CHECK_NEAR(d.rows[i].triad.worst, c.rows[i].triad.worst, 1e-9);
         CHECK_NEAR(d.rows[i].exp.best, c.rows[i].exp.best, 1e-9);
         CHECK_NEAR(d.rows[i].exp.worst, c.rows[i].exp.worst, 1e-9);
+        for (int k = 0; k < HR_DOT_N; k++) {
+            CHECKF(d.rows[i].dot[k].best == c.rows[i].dot[k].best, "%s", hr_dots[k].name);
+            CHECK(d.rows[i].dot[k].median == c.rows[i].dot[k].median);
+            CHECK(d.rows[i].dot[k].worst == c.rows[i].dot[k].worst);
+        }
     }
+    /* measured dots have no reason; absent ones keep theirs */
+    CHECK(d.dot_absent[HR_DOT_BF16][0] == 0 && d.dot_absent[HR_DOT_VNNI512][0] == 0);
+    CHECK(strcmp(d.dot_absent[HR_DOT_AVXVNNI], c.dot_absent[HR_DOT_AVXVNNI]) == 0);
+    CHECK(strcmp(d.dot_absent[HR_DOT_AMX], c.dot_absent[HR_DOT_AMX]) == 0);
+}
+
+/* A ceilings file from before the dot roofs (only fma_gflops) still reads: its FMA and
+ * triad figures as written, every dot roof absent with the reason, no dot roof looked up. */
+HR_TEST(roofline_old_file_reads_without_dot_roofs)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/old.json", tmpdir());
+    write_text(path, "{\"context\": {\"machine\": \"old-box\"}, \"headroom_ceilings\": 1, "
+                     "\"quick\": false, \"repetitions\": 7, \"ceilings\": [{\"threads\": 1, "
+                     "\"fma_gflops\": {\"avx512\": 120, \"avx2\": 118}, "
+                     "\"fma_gflops_median\": {\"avx512\": 119}, \"triad_gbs\": 30, "
+                     "\"triad_gbs_median\": 29, \"exp_gelems\": 3}]}");
+    hr_ceilings c;
+    CHECKF(hr_ceilings_load(path, &c) == HR_OK, "%s", hr_errmsg());
+    CHECK(c.nrows == 1 && strcmp(c.machine, "old-box") == 0);
+    CHECK_NEAR(c.rows[0].fma[HR_FMA_AVX512].best, 120, 0);
+    CHECK_NEAR(c.rows[0].fma[HR_FMA_AVX512].median, 119, 0);
+    CHECK_NEAR(c.rows[0].triad.best, 30, 0);
+    for (int k = 0; k < HR_DOT_N; k++) {
+        CHECK(c.rows[0].dot[k].best == 0);
+        CHECKF(strstr(c.dot_absent[k], "written before the dot-product roofs") != NULL, "%s: '%s'",
+               hr_dots[k].name, c.dot_absent[k]);
+        CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_DOT + k) == 0);
+    }
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_FMA_AVX512), 120, 0);
+    /* Saved again, the absence and its reason survive; the FMA figures too. */
+    char again[256];
+    snprintf(again, sizeof again, "%s/old-again.json", tmpdir());
+    CHECK(hr_ceilings_save(&c, again) == HR_OK);
+    hr_ceilings d;
+    CHECKF(hr_ceilings_load(again, &d) == HR_OK, "%s", hr_errmsg());
+    CHECK(strcmp(d.dot_absent[HR_DOT_BF16], c.dot_absent[HR_DOT_BF16]) == 0);
+    CHECK_NEAR(d.rows[0].fma[HR_FMA_AVX2].best, 118, 0);
+    /* A dot figure that is not a number is an error naming it. */
+    expect_load_error("baddot.json",
+                      "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, "
+                      "\"fma_gflops\": {}, \"bf16_gflops\": {\"avx512_bf16\": -1}, \"triad_gbs\": 10}]}",
+                      "bf16_gflops.avx512_bf16");
+    expect_load_error("baddots.json",
+                      "{\"headroom_ceilings\": 1, \"dot_roofs\": [], \"ceilings\": [{\"threads\": 1, "
+                      "\"fma_gflops\": {}, \"triad_gbs\": 10}]}",
+                      "dot_roofs");
+}
+
+/* The roof of a row's own type, from the path its kernel takes. */
+HR_TEST(roofline_roof_of_each_type)
+{
+    CHECK(hr_roof_for_path("avx512", "avx512") == HR_FMA_AVX512);
+    CHECK(hr_roof_for_path(NULL, "avx2") == HR_FMA_AVX2);
+    CHECK(hr_roof_for_path("f16c convert", "generic") == HR_FMA_SSE2); /* f16: converted, FMA */
+    CHECK(hr_roof_for_path("avx512 convert bf16->f32", "avx512") == HR_FMA_AVX512);
+    CHECK(hr_roof_for_path("avx512-bf16 vdpbf16ps", "avx512") == HR_ROOF_DOT + HR_DOT_BF16);
+    CHECK(hr_roof_for_path("AVX512_BF16", "avx2") == HR_ROOF_DOT + HR_DOT_BF16);
+    CHECK(hr_roof_for_path("q8_0 vpdpbusd (avx512-vnni)", "avx512") == HR_ROOF_DOT + HR_DOT_VNNI512);
+    CHECK(hr_roof_for_path("q8_0 avx-vnni", "avx2") == HR_ROOF_DOT + HR_DOT_AVXVNNI);
+    CHECK(hr_roof_for_path("amx tiles", "avx512") == HR_ROOF_DOT + HR_DOT_AMX);
+    CHECK(strcmp(hr_roof_name(HR_ROOF_DOT + HR_DOT_BF16), "avx512_bf16") == 0);
+    CHECK(strcmp(hr_roof_name(HR_FMA_AVX2), "avx2") == 0);
+    CHECK(strcmp(hr_roof_name(HR_NROOFS), "?") == 0);
+    hr_ceilings c = made_up();
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_DOT + HR_DOT_BF16), 200, 0);
+    CHECK_NEAR(hr_ceiling_roof(&c, 3, HR_ROOF_DOT + HR_DOT_VNNI512), 1600, 0); /* the 4-thread row */
+    CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_DOT + HR_DOT_AMX) == 0);
+    CHECK(hr_ceiling_roof(&c, 1, -1) == 0 && hr_ceiling_roof(&c, 1, HR_NROOFS) == 0);
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_FMA_SCALAR), 10, 0);
 }
 
 /* A real (tiny) measurement: every figure the CPU has is positive, the file holds it. */
@@ -116,6 +198,11 @@ HR_TEST(roofline_measure_quick_round_trip)
             CHECK(r->fma[m].worst <= r->fma[m].median && r->fma[m].median <= r->fma[m].best);
         }
         CHECK(r->fma[hr_fma_build_loop()].best > 0);
+        for (int k = 0; k < HR_DOT_N; k++) {
+            bool has = hr_dot_absent(k) == NULL;
+            CHECKF(has ? r->dot[k].best > 0 : r->dot[k].best == 0, "dot %s", hr_dots[k].name);
+            CHECKF(has == !c.dot_absent[k][0], "dot %s", hr_dots[k].name);
+        }
         CHECK(r->triad.best > 0 && r->triad.worst <= r->triad.best);
         CHECK(r->exp.best > 0);
     }
@@ -124,6 +211,10 @@ HR_TEST(roofline_measure_quick_round_trip)
     CHECK(hr_ceilings_save(&c, path) == HR_OK);
     CHECKF(hr_ceilings_load(path, &d) == HR_OK, "%s", hr_errmsg());
     CHECK(d.quick && d.nrows == 2);
+    for (int k = 0; k < HR_DOT_N; k++) {
+        CHECK_NEAR(d.rows[1].dot[k].best, c.rows[1].dot[k].best, 1e-9 * c.rows[1].dot[k].best);
+        CHECK(strcmp(d.dot_absent[k], c.dot_absent[k]) == 0);
+    }
     CHECK_NEAR(d.rows[1].triad.best, c.rows[1].triad.best, 1e-9 * c.rows[1].triad.best);
     CHECK_NEAR(hr_ceiling_fma(&d, 2, hr_isa), c.rows[1].fma[hr_fma_build_loop()].best,
                1e-9 * c.rows[1].fma[hr_fma_build_loop()].best);
@@ -183,6 +274,14 @@ static double counter(const hr_result *r, const char *name)
     return -1;
 }
 
+/* Kernels known only by the path they report. */
+static const char *path_bf16(const hr_problem *p) { return p->dtype == HR_BF16 ? "avx512-bf16 vdpbf16ps" : NULL; }
+static const char *path_amx(const hr_problem *p) { return "amx-bf16 tiles"; }
+static const char *path_f16c(const hr_problem *p) { return "f16c convert"; }
+static const hr_kernel k_bf16 = {.name = "t_bf16", .path = path_bf16};
+static const hr_kernel k_amx = {.name = "t_amx", .path = path_amx};
+static const hr_kernel k_f16c = {.name = "t_f16c", .path = path_f16c};
+
 HR_TEST(roofline_attach_memory_and_compute_bound)
 {
     hr_ceilings c = made_up();
@@ -212,6 +311,26 @@ HR_TEST(roofline_attach_memory_and_compute_bound)
     hr_roofline_attach(&r, &c);
     CHECK(counter(&r, "ceiling_gflops") > 0);
     CHECK(counter(&r, "AI") == -1 && counter(&r, "pct_of_roofline") == -1);
+    /* A kernel whose path runs vdpbf16ps on a bf16 problem is judged by the bf16 dot
+     * roof (200 at 1 thread), one whose path names AMX has no compute roof (not
+     * measured), and an f16 path that converts to f32 by the FMA. */
+    r = row(1e12, 1e9, 1, 10.0);
+    r.prob.dtype = HR_BF16;
+    r.kernel = &k_bf16;
+    hr_roofline_attach(&r, &c);
+    CHECK_NEAR(counter(&r, "ceiling_gflops"), 200, 0);
+    CHECK_NEAR(counter(&r, "attainable_gflops"), 200, 0);
+    CHECK_NEAR(counter(&r, "pct_of_roofline"), 100.0 / 200 * 100, 1e-9);
+    r = row(1e12, 1e9, 1, 10.0);
+    r.kernel = &k_amx;
+    hr_roofline_attach(&r, &c);
+    CHECK(counter(&r, "ceiling_gflops") == -1 && counter(&r, "attainable_gflops") == -1);
+    CHECK_NEAR(counter(&r, "ceiling_gbs"), 20, 0);
+    r = row(1e12, 1e9, 1, 10.0);
+    r.prob.dtype = HR_F16;
+    r.kernel = &k_f16c;
+    hr_roofline_attach(&r, &c);
+    CHECK_NEAR(counter(&r, "ceiling_gflops"), peak1, 0);
     /* Attaching twice replaces, never duplicates. */
     r = row(1e9, 1e9, 1, 0.1);
     hr_roofline_attach(&r, &c);
@@ -285,7 +404,7 @@ HR_TEST(roofline_fma_loops_compute_their_chains)
     const long iters = 37;
     const int lanes[HR_FMA_NISA] = {16, 8, 4, 1};
     for (int k = 0; k < HR_FMA_NISA; k++) {
-        const hr_fma_loop *L = &hr_fma_loops[k];
+        const hr_roof_loop *L = &hr_fma_loops[k];
         if (!L->supported()) continue;
         int chains = L->chains;
         CHECKF(L->lanes == lanes[k] && L->flops_per_iter == 2.0 * chains * lanes[k], "%s",
@@ -299,6 +418,31 @@ HR_TEST(roofline_fma_loops_compute_their_chains)
         float got = L->run(iters, m, a);
         CHECKF(fabs(got - want) <= 1e-5 * fabs(want), "%s: %.9g, replay %.9g", L->name, got, want);
     }
+}
+
+/* Each dot loop does the work it claims: replay its chains (bf16: 2 m a per lane and
+ * instruction, exact in fp32 for these values; int8: 4 u s per int32 lane). */
+HR_TEST(roofline_dot_loops_compute_their_chains)
+{
+    const float m = 0.75f, a = 0.5f;
+    const long iters = 37;
+    for (int k = 0; k < HR_DOT_N; k++) {
+        const hr_roof_loop *L = &hr_dot_loops[k];
+        CHECKF(L->flops_per_iter == 2.0 * L->chains * L->madds, "%s", L->name);
+        CHECK(strcmp(L->name, hr_dots[k].name) == 0);
+        CHECK((hr_dot_absent(k) == NULL) == (hr_roof_loop_of(HR_ROOF_DOT + k) != NULL));
+        if (hr_dot_absent(k)) continue;
+        double want = 0;
+        for (int j = 0; j < L->chains; j++)
+            want += k == HR_DOT_BF16 ? (1.0 + 0.01f * (float)j + iters * 2 * m * a) * L->lanes
+                                     : (double)(j + iters * 4 * 3 * 3) * L->lanes;
+        float got = L->run(iters, m, a);
+        CHECKF(fabs(got - want) <= 1e-5 * fabs(want), "%s: %.9g, replay %.9g", L->name, got, want);
+        double per[2] = {0, 0};
+        CHECK(hr_probe_run_loop(L, 2, 0.0003, per) > 0 && per[0] > 0 && per[1] > 0);
+    }
+    CHECK(hr_dot_absent(HR_DOT_AMX) != NULL && hr_dot_loops[HR_DOT_AMX].run == NULL);
+    CHECK(hr_dot_absent(-1) != NULL && hr_dot_absent(HR_DOT_N) != NULL);
 }
 
 HR_TEST(roofline_probes)

@@ -231,7 +231,11 @@ HR_TEST(typed_format_error_orders_the_types)
     p.dtype = p.kv_dtype = HR_F16;
     CHECK(hr_tol_out(&p) == 0x1p-11 && hr_tol_pv(&p) == 0x1p-11);
     p.dtype = HR_F32, p.kv_dtype = HR_Q4_0;
-    CHECK(hr_tol_out(&p) == 0 && hr_tol_pv(&p) == 0x1p-8);
+    CHECK(hr_tol_out(&p) == 0 && hr_tol_pv(&p) == 0);
+    p.dtype = HR_BF16;
+    CHECK(hr_tol_out(&p) == 0x1p-8 && hr_tol_pv(&p) == 0x1p-8);
+    p.dtype = HR_F32, p.kv_dtype = HR_F16;
+    CHECK(hr_tol_out(&p) == 0 && hr_tol_pv(&p) == 0x1p-11);
     p.kv_dtype = HR_F32;
     CHECK(hr_tol_out(&p) == 0 && hr_tol_pv(&p) == 0);
 }

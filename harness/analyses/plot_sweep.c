@@ -39,7 +39,8 @@ static int thread_counts(const pl_sweep *S, int *t, int max)
 
 /* Roofline: every (kernel, threads) as points at (AI, GFLOP/s); per thread count the roof
  * min(peak, AI·BW) of the build's ISA; the other ISAs' peaks at the largest thread count
- * as dashed lines. Without a sweep, the roofs alone. */
+ * as dashed lines, the bf16 / int8 dot-product roofs there as coloured lines. Without a
+ * sweep, the roofs alone. */
 void pl_roofline(const pl_inputs *in, pl_chart *c)
 {
     const pl_sweep *S = &in->S;
@@ -74,6 +75,8 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
     for (int i = 0; i < C->nrows; i++) {
         double ridge = C->rows[i].fma[m].best / C->rows[i].triad.best;
         lo = fmin(lo, ridge), hi = fmax(hi, ridge);
+        for (int k = 0; k < HR_DOT_N; k++) /* the dot roofs' ridges lie further right */
+            if (C->rows[i].dot[k].best > 0) hi = fmax(hi, C->rows[i].dot[k].best / C->rows[i].triad.best);
     }
     if (!(hi > 0)) {
         pl_set_free(&pts);
@@ -82,7 +85,8 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
     double xmin = exp2(floor(log2(lo)) - 1), xmax = exp2(ceil(log2(hi)) + 1);
     fprintf(c->dat, "# roofline: x = arithmetic intensity (FLOP/byte), y = GFLOP/s\n"
                     "# blocks 0..nroof-1: roof min(peak, AI*BW) per thread count; then npeak other-ISA\n"
-                    "# peaks at the largest thread count; then npts point sets (kernel, threads)\n\n");
+                    "# peaks at the largest thread count; then ndot dot-product roofs (bf16 GFLOP/s,\n"
+                    "# int8 GOP/s) at the largest thread count; then npts point sets (kernel, threads)\n\n");
     char rtit[4096] = "";
     int nroof = 0, npeak = 0;
     for (int i = 0; i < C->nrows; i++) {
@@ -113,6 +117,30 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
             npeak++;
         }
     }
+    /* The dot-product roofs at the largest thread count: the triad's slope on from the
+     * FMA ridge, then flat from their own ridge. */
+    int ndot = 0;
+    char dcol[256] = "";
+    static const char *const dot_colour[HR_DOT_N] = {"#1f77b4", "#d62728", "#ff7f0e", "#2ca02c"};
+    if (C->nrows) {
+        const hr_ceiling_row *r = &C->rows[C->nrows - 1];
+        for (int k = 0; k < HR_DOT_N; k++) {
+            double peak = r->dot[k].best, bw = r->triad.best;
+            if (!(peak > 0) || !(bw > 0)) continue;
+            char t[160];
+            snprintf(t, sizeof t, "%s roof T%d: %.0f %s", hr_dots[k].name, r->threads, peak, hr_dots[k].unit);
+            pl_words(rtit, sizeof rtit, t);
+            pl_words(dcol, sizeof dcol, dot_colour[k]);
+            fprintf(c->dat, "# %s\n", t);
+            double from = r->fma[m].best > 0 ? fmin(r->fma[m].best, peak) / bw : xmin;
+            pl_point(c, fmax(xmin, from), fmax(xmin, from) * bw, 0);
+            pl_point(c, peak / bw, peak, 0);
+            pl_point(c, xmax, peak, 0);
+            fprintf(c->dat, "\n\n");
+            ndot++;
+        }
+    }
+    if (!ndot) pl_words(dcol, sizeof dcol, "#000000"); /* gnuplot reads the colour of an empty loop too */
     for (int i = 0; i < pts.n; i++) {
         const pl_series *s = &pts.s[i];
         fprintf(c->dat, "# %s\n", s->title);
@@ -120,8 +148,9 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         fprintf(c->dat, "\n\n");
     }
     snprintf(c->vars, sizeof c->vars,
-             "nroof=%d; npeak=%d; npts=%d; rtit='%s'; ptit='%s'; pcol='%s'; ptyp='%s'; xmin=%g; xmax=%g",
-             nroof, npeak, pts.n, rtit, ptit, pcol, ptyp, xmin, xmax);
+             "nroof=%d; npeak=%d; ndot=%d; npts=%d; rtit='%s'; dcol='%s'; ptit='%s'; pcol='%s'; ptyp='%s'; "
+             "xmin=%g; xmax=%g",
+             nroof, npeak, ndot, pts.n, rtit, dcol, ptit, pcol, ptyp, xmin, xmax);
     pl_set_free(&pts);
 }
 

@@ -1,4 +1,4 @@
-/* roofline.c — measures the machine's ceilings (FMA per ISA, triad, exp per thread count) and sets the roofline counters of a result row. */
+/* roofline.c — measures the machine's ceilings (FMA per ISA, bf16/int8 dot products, triad, exp per thread count) and sets the roofline counters of a result row. */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -15,19 +15,27 @@
 #include "results.h"
 #include "roofline.h"
 #include "sysinfo.h"
+#include "threads.h"
 #include "timer.h"
 #include "vec.h"
 
 
 /* ---- measurement ----------------------------------------------------------------
  * Per thread count, one OpenMP team runs every figure in turn, repetition by
- * repetition (FMA per ISA, triad, exp; then again), so slow phases of a throttled
+ * repetition (FMA per ISA, bf16 and int8 dot products, triad, exp; then again), so slow phases of a throttled
  * machine spread over all figures instead of hitting one. A repetition is timed from
  * a barrier to a barrier on thread 0: every thread does the same work, and the rate
  * counts the work of the whole team, so the slowest thread sets it. Repetition -1 is
  * a discarded warm-up (page faults, frequency ramp), as in STREAM. */
 
-enum { M_TRIAD = HR_FMA_NISA, M_EXP, M_N };
+/* Figures: the FMA loops, the dot loops (HR_ROOF_DOT + HR_DOT_*), triad, exp. */
+enum { M_TRIAD = HR_NROOFS, M_EXP, M_N };
+
+/* The compute loop of figure m < M_TRIAD. */
+static const hr_roof_loop *loop_of(int m)
+{
+    return m < HR_ROOF_DOT ? &hr_fma_loops[m] : &hr_dot_loops[m - HR_ROOF_DOT];
+}
 
 #define EXP_N 2048 /* floats per thread: in + out = 16 KiB, resident in L1 */
 
@@ -35,7 +43,7 @@ typedef struct {
     int reps;
     double min_time;
     bool on[M_N];
-    long iters[M_N]; /* FMA: loop iterations; triad: passes; exp: sweeps of EXP_N */
+    long iters[M_N]; /* FMA, dot: loop iterations; triad: passes; exp: sweeps of EXP_N */
     float *a, *b, *c; /* triad arrays of n floats                               */
     size_t n;
     float *ebuf;      /* exp: 2 * EXP_N floats per thread                       */
@@ -61,7 +69,7 @@ static long calibrate(int m, const plan *p, float *ebuf)
     long iters = 64;
     for (;;) {
         double t0 = hr_now();
-        if (m < HR_FMA_NISA) sink_f = hr_fma_loops[m].run(iters, fma_m, fma_a);
+        if (m < M_TRIAD) sink_f = loop_of(m)->run(iters, fma_m, fma_a);
         else sink_f = exp_sweeps(ebuf, ebuf + EXP_N, iters);
         double dt = hr_now() - t0;
         if (dt >= p->min_time || iters >= (1L << 40)) return iters;
@@ -74,7 +82,7 @@ static long calibrate(int m, const plan *p, float *ebuf)
  * slice: summed by the caller through n) or elements. */
 static double work(int m, const plan *p)
 {
-    if (m < HR_FMA_NISA) return (double)p->iters[m] * hr_fma_loops[m].flops_per_iter;
+    if (m < M_TRIAD) return (double)p->iters[m] * loop_of(m)->flops_per_iter;
     if (m == M_EXP) return (double)p->iters[m] * EXP_N;
     return (double)p->iters[m] * (double)p->n * 3 * sizeof(float);
 }
@@ -119,8 +127,8 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
                 if (!p->on[m]) continue;
 #pragma omp barrier
                 if (me == 0) t0 = hr_now();
-                if (m < HR_FMA_NISA) {
-                    sink += hr_fma_loops[m].run(p->iters[m], fm, fa);
+                if (m < M_TRIAD) {
+                    sink += loop_of(m)->run(p->iters[m], fm, fa);
                 } else if (m == M_TRIAD) {
                     for (long k = 0; k < p->iters[M_TRIAD]; k++) hr_triad(p->a, p->b, p->c, s, lo, hi);
                 } else {
@@ -140,6 +148,8 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
                        threads);
     for (int m = 0; m < HR_FMA_NISA; m++)
         if (p->on[m]) stat_of(rate[m], p->reps, &row->fma[m]);
+    for (int i = 0; i < HR_DOT_N; i++)
+        if (p->on[HR_ROOF_DOT + i]) stat_of(rate[HR_ROOF_DOT + i], p->reps, &row->dot[i]);
     if (p->on[M_TRIAD]) stat_of(rate[M_TRIAD], p->reps, &row->triad);
     if (p->on[M_EXP]) stat_of(rate[M_EXP], p->reps, &row->exp);
     return HR_OK;
@@ -209,6 +219,11 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
         for (int i = 0; i < EXP_N; i++) e[i] = -10.0f * (float)i / EXP_N; /* softmax range */
     }
     for (int m = 0; m < HR_FMA_NISA; m++) p.on[m] = hr_fma_loops[m].supported();
+    for (int i = 0; i < HR_DOT_N; i++) {
+        const char *why = hr_dot_absent(i);
+        p.on[HR_ROOF_DOT + i] = !why;
+        snprintf(c->dot_absent[i], sizeof c->dot_absent[i], "%s", why ? why : "");
+    }
     p.on[M_TRIAD] = p.on[M_EXP] = true;
     for (int m = 0; m < M_N; m++)
         if (p.on[m] && m != M_TRIAD) p.iters[m] = calibrate(m, &p, p.ebuf);
@@ -251,10 +266,12 @@ out:
 
 void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
 {
-    int threads = r->tune.threads > 0 ? r->tune.threads : omp_get_max_threads();
+    int threads = r->tune.threads > 0 ? r->tune.threads : hr_threads_default();
     int used = hr_ceiling_threads(c, threads);
     if (!used) return;
-    double peak = hr_ceiling_fma(c, threads, hr_isa), bw = hr_ceiling_bw(c, threads);
+    /* The compute roof of the row's own type: the instruction its kernel's path runs. */
+    int roof = hr_roof_of(r->kernel, &r->prob, hr_isa);
+    double peak = hr_ceiling_roof(c, threads, roof), bw = hr_ceiling_bw(c, threads);
     hr_result_set(r, "ceiling_threads", used);
     if (peak > 0) hr_result_set(r, "ceiling_gflops", peak);
     if (bw > 0) hr_result_set(r, "ceiling_gbs", bw);

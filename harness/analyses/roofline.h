@@ -1,4 +1,4 @@
-/* roofline.h — the machine's measured ceilings (FMA peak, triad bandwidth, exp rate) and the roofline bound per result row. */
+/* roofline.h — the machine's measured ceilings (FMA and dot-product peaks, triad bandwidth, exp rate) and the roofline bound per result row. */
 #ifndef HR_ROOFLINE_H
 #define HR_ROOFLINE_H
 
@@ -25,14 +25,17 @@ typedef struct {
  * HR_EUSAGE with a message. */
 int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c);
 
-/* Sets the roofline counters on a result row, for the build's ISA (hr_isa) and the row's
- * thread count r->tune.threads:
+/* Sets the roofline counters on a result row, for the roof of its own type (hr_roof_of:
+ * the instruction its kernel's path runs on the row's dtype/kv_dtype; the FMA of the
+ * build's ISA unless the path names a dot product) and the row's thread count
+ * r->tune.threads:
  *   ceiling_threads    the measured thread count the ceilings come from
- *   ceiling_gflops     FMA peak          ceiling_gbs   triad bandwidth
+ *   ceiling_gflops     that compute roof  ceiling_gbs   triad bandwidth
  *   AI                 r->flops / r->bytes (FLOP per byte, bytes from counts.c)
  *   attainable_gflops  min(ceiling_gflops, AI * ceiling_gbs)
  *   pct_of_roofline    median GFLOP/s / attainable_gflops * 100
- * Counters whose inputs are missing (no ceilings, no bytes, not timed) are not set. */
+ * Counters whose inputs are missing (no ceilings, no bytes, not timed, a roof the file
+ * lacks: a dot roof of an old file, AMX) are not set. */
 void hr_roofline_attach(hr_result *r, const hr_ceilings *c);
 
 #endif

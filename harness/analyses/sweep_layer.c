@@ -11,6 +11,9 @@
  * is that phase's (the GEMMs' for qkv_proj, out_proj and total). Counters: d_model,
  * gemm_threads, core_threads, layer_bytes (what the layer allocated).
  *
+ * With passes > 1 the point name ends in "/passP" (row names stay unique, as attention
+ * rows' do); the crossover reads the pass from that component.
+ *
  * The crossover: rows are grouped into series (everything but N fixed); per N the
  * projection time is qkv_proj + out_proj and the core time core (medians, and the median
  * over passes when a point was measured in several); hr_crossover_series brackets N* the
@@ -63,6 +66,10 @@ int hr_sweep_layer_run(const hr_sweep_point *pt, const hr_bench_spec *spec, hr_r
     }
     char base[200];
     hr_layer_name(&s, lr, base, sizeof base);
+    if (pt->named) { /* several passes: "/passP", as the point's name (sweep_points.c) */
+        const size_t n = strlen(base);
+        if (n < sizeof base) snprintf(base + n, sizeof base - n, "/pass%d", pt->pass);
+    }
     const hr_kernel *k = pt->kernel;
     for (int ph = 0; ph <= HR_NPHASES; ph++) {
         const bool total = ph == HR_NPHASES;
@@ -181,15 +188,16 @@ static int parse_label(const hr_result *r, char *id, size_t idlen, char *gemm, s
     for (int i = 0; i < HR_NPHASES; i++)
         if (!strcmp(slash + 1, hr_phase_names[i])) ph = i;
     if (ph < 0) return -1;
-    char parts[12][48];
+    char parts[13][48];
     int np = 0;
-    for (const char *s = r->label; np < 12;) {
+    for (const char *s = r->label; np < 13;) {
         const size_t m = strcspn(s, "/");
         snprintf(parts[np++], sizeof parts[0], "%.*s", (int)(m < 47 ? m : 47), s);
         if (!s[m]) break;
         s += m + 1;
     }
-    if (np != 12) return -1;
+    /* 11 point components, "passP" when the sweep had passes, the phase */
+    if (np != 12 && !(np == 13 && !strncmp(parts[11], "pass", 4))) return -1;
     size_t len = 0;
     id[0] = 0;
     for (int i = 0; i < 11; i++)

@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "sweep_points.h"
+#include "threads.h"
 #include "wisdom.h"
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -87,15 +88,21 @@ hr_layer_spec hr_sweep_layer_spec(const hr_sweep_point *pt)
                            .gemm = (hr_gemm_backend)pt->gemm, .threads = pt->threads};
 }
 
-static int gemm_threads(const hr_layer_spec *s) { return s->threads > 0 ? s->threads : omp_get_max_threads(); }
+static int gemm_threads(const hr_layer_spec *s) { return s->threads > 0 ? s->threads : hr_threads_default(); }
 
-/* Layer mode: names the point ("layer/<kernel>/<gemm>/B/N/D/H/G/d/causal|full/T"), its
- * resume key (that of its "total" row) and the skip reason, if any. */
+/* Layer mode: names the point ("layer/<kernel>/<gemm>/B/N/D/H/G/d/causal|full/T", with
+ * "/passP" when the sweep has several passes, as attention rows have), its resume key
+ * (that of its "total" row) and the skip reason, if any. */
 static void finish_layer(const hr_sweep_config *c, hr_sweep_point *pt, double max_mem)
 {
     hr_layer_spec s = hr_sweep_layer_spec(pt);
     hr_layer_result lr = {.prob = pt->prob, .gemm_threads = gemm_threads(&s)};
     hr_layer_name(&s, &lr, pt->name, sizeof pt->name);
+    if (c->passes > 1) {
+        const size_t n = strlen(pt->name);
+        if (n < sizeof pt->name) snprintf(pt->name + n, sizeof pt->name - n, "/pass%d", pt->pass);
+        pt->named = true; /* hr_sweep_layer_run names the rows after it */
+    }
     /* The key: the total row's name and the core's resolved block sizes (as hr_layer_bench
      * resolves them: threads follow the GEMMs' unless set). */
     hr_result r = {.kernel = pt->kernel, .prob = pt->prob, .layout = HR_LAYOUT_BNHD, .tune = pt->tune};

@@ -136,6 +136,7 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
     cJSON_AddStringToObject(sw, "mode", hr_mode_names[s->c->mode]);
     cJSON_AddNumberToObject(sw, "rows", s->nres);
     cJSON_AddNumberToObject(sw, "resumed", s->resumed);
+    cJSON_AddNumberToObject(sw, "duplicates_dropped", s->dropped);
     cJSON_AddNumberToObject(sw, "skipped", s->nskipped);
     cJSON_AddNumberToObject(sw, "failed_checks", s->failed);
     cJSON_AddNumberToObject(sw, "timer_resolution_s", s->timer_res);
@@ -172,16 +173,24 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
 /* ---- the directory --------------------------------------------------------------------- */
 
 /* Reads rows.jsonl of a resumed directory back (none yet: nothing to read). A torn last
- * line (the process was killed while writing it) is cut off with a note. */
+ * line (the process was killed while writing it) is cut off with a note. A key seen
+ * twice (a file written twice over by a headroom that let --out append to finished rows)
+ * keeps its first row: the others are dropped with a note and rows.jsonl is rewritten
+ * without them, so no results file holds a point twice. */
 static int load_rows(hr_sweep_store *s)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/rows.jsonl", s->dir);
     struct stat sb;
     if (stat(path, &sb) && errno == ENOENT) return HR_OK;
-    char *t = hr_read_file(path, HR_CAP_RESULTS, "rows file", NULL);
+    size_t len;
+    char *t = hr_read_file(path, HR_CAP_RESULTS, "rows file", &len);
     if (!t) return HR_EUSAGE;
-    int line = 0, st = HR_OK;
+    size_t nlines = 1, nkept = 0, klen = 0;
+    for (const char *p = t; *p; p++) nlines += *p == '\n';
+    char(*keys)[320] = calloc(nlines, sizeof *keys), *kept = malloc(len + 1);
+    hr_keyset seen = {0};
+    int line = 0, ndup = 0, st = !keys || !kept || hr_keyset_init(&seen, nlines) ? hr_fail("out of memory") : HR_OK;
     for (char *p = t; *p && !st;) {
         char *e = strchr(p, '\n');
         line++;
@@ -200,13 +209,31 @@ static int load_rows(hr_sweep_store *s)
             char why[400] = "";
             if (o) snprintf(why, sizeof why, ": %s", cJSON_IsNumber(pass) ? hr_errmsg() : "field 'pass' missing");
             st = hr_fail("%s:%d: not a headroom row%s", path, line, why);
-        } else
-            st = add_result(s, &r, pass->valueint, -1);
+        } else {
+            hr_sweep_key(&r, pass->valueint, keys[nkept], sizeof keys[0]);
+            if (hr_keyset_add(&seen, keys[nkept])) {
+                ndup++;
+            } else {
+                nkept++;
+                st = add_result(s, &r, pass->valueint, -1);
+                klen += (size_t)snprintf(kept + klen, len + 1 - klen, "%s\n", p);
+            }
+        }
         cJSON_Delete(o);
         p = e + 1;
     }
+    if (!st && ndup) {
+        fprintf(stderr, "headroom sweep: note: %s: %d duplicate row%s dropped (a point measured twice; "
+                "the first row of each is kept)\n", path, ndup, ndup == 1 ? "" : "s");
+        kept[klen] = 0;
+        st = hr_write_atomic(path, kept);
+    }
+    hr_keyset_free(&seen);
+    free(keys);
+    free(kept);
     free(t);
     s->resumed = s->nres;
+    s->dropped = ndup;
     return st;
 }
 
@@ -221,6 +248,14 @@ static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_d
     }
     if (out_dir) {
         snprintf(s->dir, sizeof s->dir, "%s", out_dir);
+        /* A second sweep into a directory with rows would append every row again, and a
+         * later --resume would count both copies: finishing it is --resume's job. */
+        char rows[1100];
+        snprintf(rows, sizeof rows, "%s/rows.jsonl", s->dir);
+        struct stat sb;
+        if (!stat(rows, &sb) && (!S_ISREG(sb.st_mode) || sb.st_size > 0))
+            return hr_fail("--out: %s already holds a sweep's rows: --resume %s finishes it, or give a "
+                           "new directory", out_dir, out_dir);
         return hr_mkdirs(s->dir);
     }
     char parent[256], stamp[32];

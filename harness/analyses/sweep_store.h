@@ -21,6 +21,7 @@ typedef struct {
     int *pass, *seq;         /* per row: its pass; its point's place in the sweep (-1:
                               * resumed), the order results.json/csv list new rows in   */
     int nres, capres, resumed;
+    int dropped;             /* rows.jsonl rows dropped on resume: a key seen before     */
     hr_sweep_note *skipped;
     int nskipped, capskipped, failed; /* failed: skips that were failed oracle checks */
     hr_keyset done;          /* keys of the resumed rows                               */

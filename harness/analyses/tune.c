@@ -31,6 +31,7 @@
 #include "counts.h"
 #include "stats.h"
 #include "sysinfo.h"
+#include "threads.h"
 #include "timer.h"
 #include "tune.h"
 
@@ -60,7 +61,8 @@ int hr_tune_values(const hr_kernel *k, const hr_problem *p, unsigned cap, int de
 {
     int n = 0;
     if (cap == HR_CAP_THREADED) {
-        int cpus = hr_sysinfo_get()->cpus;
+        int cpus = hr_sysinfo_get()->cpus, lim = hr_threads_limit();
+        if (cpus > lim) cpus = lim;
         for (int t = 1; t <= cpus && n < max; t++)
             if (cpus <= 8 || (t & (t - 1)) == 0 || t == cpus) v[n++] = t;
     } else {
@@ -499,6 +501,9 @@ int hr_tune_run(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *out)
     c.t0 = hr_now();
     out->final_rounds = s->rounds < 7 ? 7 : s->rounds;
     out->def = hr_kernel_tune(k, p, &s->fixed);
+    if ((st = hr_threads_check(out->def.threads, s->fixed.threads ? "--threads" : "threads (default)")))
+        return st;
+    hr_threads_used(out->def.threads);
     double budget = hr_mem_budget(s->max_mem);
     if (hr_bench_bytes(k, p, &out->def) > budget)
         return hr_fail("--max-mem: %s with its defaults needs %.1f MiB, over the budget of %.1f MiB",

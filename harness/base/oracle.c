@@ -18,8 +18,9 @@
  * inputs (what the kernel was given, exactly), so the fp32 terms stay, and two more
  * cover what a kernel with fp32 accumulation may round on top:
  *   O stored in dtype:  + u(dtype)                    (bf16 2^-8, f16 2^-11: one rounding)
- *   P (or V) rounded to the narrower of dtype, kv_dtype inside the kernel (vdpbf16ps
- *   takes P in bf16; a block format counts as bf16):
+ *   P (or V) rounded to the narrower of the float types dtype and kv_dtype inside the
+ *   kernel (vdpbf16ps takes P in bf16; a q8_0/q4_0 cache dequantizes exactly to fp32 and
+ *   adds nothing, so long decode caches keep the fp32 tolerance):
  *                       + 2·u·max_c Σ_j P_j·|V_jc| / max|O_ref|
  *   (each weight off by at most u relative: |Σ P_j δ_j V_jc| <= u·Σ P_j |V_jc|; the
  *   normalizer computed from the rounded or the unrounded weights another u).
@@ -92,17 +93,19 @@ void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, d
  * one rounding to it costs, relative. */
 static double unit_roundoff(hr_dtype t)
 {
-    return t == HR_BF16 ? 0x1p-8 : t == HR_F16 ? 0x1p-11 : t == HR_F32 ? 0x1p-24 : 0x1p-8;
+    return t == HR_BF16 ? 0x1p-8 : t == HR_F16 ? 0x1p-11 : 0x1p-24;
 }
 
 double hr_tol_out(const hr_problem *p) { return p->dtype == HR_F32 ? 0 : unit_roundoff(p->dtype); }
 
 double hr_tol_pv(const hr_problem *p)
 {
-    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return 0;
-    double u = 0;
-    if (p->dtype != HR_F32) u = unit_roundoff(p->dtype);
-    if (p->kv_dtype != HR_F32 && unit_roundoff(p->kv_dtype) > u) u = unit_roundoff(p->kv_dtype);
+    /* The float types a kernel may compute P·V in: dtype's, and a bf16/f16 cache's. A
+     * block-format cache dequantizes exactly to fp32 (an fp16 scale times an int8 or a
+     * nibble needs at most 19 bits), so it allows no rounding of its own. */
+    double u = p->dtype != HR_F32 ? unit_roundoff(p->dtype) : 0;
+    if ((p->kv_dtype == HR_BF16 || p->kv_dtype == HR_F16) && unit_roundoff(p->kv_dtype) > u)
+        u = unit_roundoff(p->kv_dtype);
     return u;
 }
 

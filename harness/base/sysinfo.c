@@ -12,6 +12,7 @@
 #include "buildinfo.h"
 #include "gitinfo.h"
 #include "headroom.h"
+#include "threads.h"
 #include "sysinfo.h"
 
 #include <cjson/cJSON.h>
@@ -129,7 +130,7 @@ const hr_sysinfo *hr_sysinfo_get(void)
     for (int i = 0; hr_kernels[i]; i++) h = fnv(h, hr_kernels[i]->name);
     snprintf(si.build_id, sizeof si.build_id, "%016llx", (unsigned long long)h);
 
-    si.omp_max_threads = omp_get_max_threads();
+    si.omp_max_threads = hr_threads_default();
     /* What the runtime applies (it read the environment when it was loaded), not what
      * the environment says now. */
     static const char *const binds[] = {"false", "true", "primary", "close", "spread"};
@@ -203,6 +204,12 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     cJSON_AddStringToObject(c, "git_commit", si->git);
     cJSON_AddStringToObject(c, "build_id", si->build_id);
     cJSON_AddNumberToObject(c, "omp_max_threads", si->omp_max_threads);
+    /* A timed run with more threads than online CPUs is not a measurement of the machine. */
+    const int used = hr_threads_max_used();
+    if (used > 0) {
+        cJSON_AddNumberToObject(c, "max_threads", used);
+        cJSON_AddBoolToObject(c, "oversubscribed", si->cpus > 0 && used > si->cpus);
+    }
     cJSON_AddStringToObject(c, "omp_proc_bind", si->omp_proc_bind);
     cJSON_AddStringToObject(c, "omp_places", si->omp_places);
     cJSON *w = cJSON_AddArrayToObject(c, "warnings");

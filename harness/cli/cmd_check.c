@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "inputs.h"
 #include "result.h"
+#include "threads.h"
 
 int cmd_check(int argc, char **argv)
 {
@@ -27,7 +28,7 @@ int cmd_check(int argc, char **argv)
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME|all", "kernel to check (all)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL, "the fast battery (no large shapes)"},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for threaded kernels (1, 2 and 3 in turn)"},
+        {"--threads", HR_OPT_INT, &threads, 1, HR_THREADS_MAX, NULL, "T", "threads for threaded kernels (1, 2 and 3 in turn)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (each kernel's default)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (each kernel's default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
@@ -38,6 +39,10 @@ int cmd_check(int argc, char **argv)
     int st = hr_parse(argc, argv, opts, "check [--kernel NAME|all] [--quick]", NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) {
+        fprintf(stderr, "headroom check: %s\n", hr_errmsg());
+        return st;
+    }
+    if (threads && (st = hr_threads_check(threads, "--threads"))) {
         fprintf(stderr, "headroom check: %s\n", hr_errmsg());
         return st;
     }

@@ -14,6 +14,7 @@
 #include "crossover.h"
 #include "files.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 #define MAX_LIST 32
 
@@ -46,7 +47,7 @@ int cmd_crossover(int argc, char **argv)
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
         {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask"},
         {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM (blas when built, else own)"},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (all CPUs)"},
+        {"--threads", HR_OPT_INT, &threads, 1, HR_THREADS_MAX, NULL, "T", "threads (all CPUs)"},
         {"--reps", HR_OPT_INT, &reps, 1, HR_MAX_REPS, NULL, "R", "repetitions per phase (3)"},
         {"--min-time", HR_OPT_DOUBLE, &min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (0.02)"},
         {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input and weight seed (1)"},

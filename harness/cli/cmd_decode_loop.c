@@ -14,6 +14,7 @@
 #include "models.h"
 #include "roofline.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
 
@@ -202,7 +203,7 @@ int cmd_decode_loop(int argc, char **argv)
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "sequences generated together (1)"},
         {"--prompt", HR_OPT_INT, &prompt, 0, HR_MAX_SEQ - 1, NULL, "P", "tokens in the cache before the first step (2048)"},
         {"--tokens", HR_OPT_INT, &tokens, 1, 1 << 20, NULL, "T", "tokens to generate (64)"},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
+        {"--threads", HR_OPT_INT, &threads, 1, HR_THREADS_MAX, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (kernel default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
@@ -260,6 +261,7 @@ int cmd_decode_loop(int argc, char **argv)
     const char *wp[16];
     int nw = 0;
     hr_env_warnings(warn, 16, &nw);
+    hr_threads_warning(k->name, res.tune.threads, warn, 16, &nw);
     for (int i = 0; i < nw; i++) {
         wp[i] = warn[i];
         fprintf(stderr, "headroom decode-loop: warning: %s\n", warn[i]);

@@ -3,12 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sysinfo.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
 #include "layer.h"
 #include "results.h"
+#include "sysinfo.h"
+#include "threads.h"
 #include "wisdom.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
@@ -155,7 +156,7 @@ int cmd_layer(int argc, char **argv)
         {"--seq", HR_OPT_INT, &seq, 1, HR_MAX_SEQ, NULL, "N", "sequence length (512)"},
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "batch size (1)"},
         {"--causal", HR_OPT_FLAG, &causal, 0, 0, NULL, NULL, "causal mask"},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads for GEMMs and core (all CPUs)"},
+        {"--threads", HR_OPT_INT, &threads, 1, HR_THREADS_MAX, NULL, "T", "threads for GEMMs and core (all CPUs)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "core: query rows per tile"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "core: keys per tile"},
         {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
@@ -201,6 +202,8 @@ int cmd_layer(int argc, char **argv)
     char warn[16][200];
     int nw = 0;
     hr_env_warnings(warn, 16, &nw);
+    hr_threads_warning("GEMMs", r.gemm_threads, warn, 16, &nw);
+    hr_threads_warning("core", r.tune.threads, warn, 16, &nw);
     for (int i = 0; i < HR_NPHASES && nw < 16; i++)
         if (r.phase[i].timing.reps > 1 && r.phase[i].timing.s.cv > 0.05)
             snprintf(warn[nw++], 200, "phase %s: CV %.1f%% > 5%%: the machine is noisy",

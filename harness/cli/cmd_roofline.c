@@ -1,4 +1,4 @@
-/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings, prints them and saves the ceilings file. */
+/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings (FMA, bf16/int8 dot products, triad, exp), prints them and saves the ceilings file. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +13,9 @@
 #include "probe.h"
 #include "roofline.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 static const char *const formats[] = {"table", "json", NULL};
-
-#define MAX_THREADS 1024
 
 /* Parses --threads: "N" means 1..N; otherwise a comma list of counts and ranges a-b
  * ("1,2,4", "1-4,8"). Stores the counts in out[0..*n) (at most max); HR_OK or HR_EUSAGE. */
@@ -37,9 +36,9 @@ static int parse_threads(const char *s, int *out, int max, int *n)
             p = end;
         }
         if (single) lo = 1;
-        if (lo < 1 || hi > MAX_THREADS || lo > hi)
+        if (lo < 1 || hi > HR_THREADS_MAX || lo > hi)
             return hr_fail("--threads: counts must be in [1, %d] and ranges increasing, got '%s'",
-                           MAX_THREADS, s);
+                           HR_THREADS_MAX, s);
         for (long t = lo; t <= hi; t++) {
             if (*n >= max)
                 return hr_fail("--threads: at most %d thread counts, got '%s'", max, s);
@@ -59,30 +58,46 @@ static void progress(void *ctx, const hr_ceiling_row *r)
     fprintf(stderr, "  measured %d thread%s\n", r->threads, r->threads == 1 ? "" : "s");
 }
 
+/* One compute figure's line: threads, name, best/median/worst, then the triad and exp
+ * columns on the first line of a thread count. */
+static void print_compute(const hr_ceiling_row *r, const char *name, const hr_roof_stat *f, bool first)
+{
+    printf("%7d  %-12s  %7.1f %7.1f %7.1f", r->threads, name, f->best, f->median, f->worst);
+    if (first)
+        printf("  %6.1f %6.1f %7.1f  %5.2f %5.2f %5.2f", r->triad.best, r->triad.median,
+               r->triad.worst, r->exp.best, r->exp.median, r->exp.worst);
+    printf("\n");
+}
+
 static void print_table(const hr_ceilings *c)
 {
     int build = hr_fma_build_loop();
-    printf("%7s  %-7s  %21s  %21s  %17s\n", "", "", "FMA GFLOP/s", "triad GB/s", "exp Gelem/s");
-    printf("%7s  %-7s  %6s %6s %7s  %6s %6s %7s  %5s %5s %5s\n", "threads", "isa", "best",
+    printf("%7s  %-12s  %23s  %21s  %17s\n", "", "", "compute G(FL)OP/s", "triad GB/s", "exp Gelem/s");
+    printf("%7s  %-12s  %7s %7s %7s  %6s %6s %7s  %5s %5s %5s\n", "threads", "roof", "best",
            "median", "worst", "best", "median", "worst", "best", "med", "worst");
     for (int i = 0; i < c->nrows; i++) {
         const hr_ceiling_row *r = &c->rows[i];
         bool first = true;
         for (int m = 0; m < HR_FMA_NISA; m++) {
-            const hr_roof_stat *f = &r->fma[m];
-            if (f->best <= 0) continue;
-            char isa[16];
-            snprintf(isa, sizeof isa, "%s%s", hr_fma_isa_names[m], m == build ? "*" : "");
-            printf("%7d  %-7s  %6.1f %6.1f %7.1f", r->threads, isa, f->best, f->median, f->worst);
-            if (first)
-                printf("  %6.1f %6.1f %7.1f  %5.2f %5.2f %5.2f", r->triad.best, r->triad.median,
-                       r->triad.worst, r->exp.best, r->exp.median, r->exp.worst);
-            printf("\n");
+            if (r->fma[m].best <= 0) continue;
+            char name[24];
+            snprintf(name, sizeof name, "%s%s", hr_fma_isa_names[m], m == build ? "*" : "");
+            print_compute(r, name, &r->fma[m], first);
+            first = false;
+        }
+        for (int k = 0; k < HR_DOT_N; k++) {
+            if (r->dot[k].best <= 0) continue;
+            print_compute(r, hr_dots[k].name, &r->dot[k], first);
             first = false;
         }
     }
-    printf("* the ISA this build's kernels use (%s); best is the ceiling, worst/best shows the "
-           "noise\n", hr_isa);
+    printf("* the FMA of the ISA this build's kernels use (%s); best is the ceiling, worst/best "
+           "shows the noise\n", hr_isa);
+    printf("FMA roofs: fp32 GFLOP/s; dot-product roofs, 2 operations per multiply-add:\n");
+    for (int k = 0; k < HR_DOT_N; k++) {
+        if (c->dot_absent[k][0]) printf("  %-12s absent: %s\n", hr_dots[k].name, c->dot_absent[k]);
+        else printf("  %-12s %s, %s\n", hr_dots[k].name, hr_dots[k].unit, hr_dots[k].instruction);
+    }
     printf("triad: a = b + s*c over %.0f MiB, STREAM counting (12 B/element); with "
            "write-allocate (16 B) the best is %.1f GB/s at %d thread%s\n",
            c->triad_bytes / 1048576, c->nrows ? c->rows[c->nrows - 1].triad.best * 16 / 12 : 0,
@@ -131,10 +146,28 @@ int cmd_roofline(int argc, char **argv)
         }
     } else {
         int cpus = si->cpus > 0 ? si->cpus : 1;
+        if (cpus > hr_threads_limit()) cpus = hr_threads_limit();
         for (int t = 1; t <= cpus && nth < HR_ROOF_MAX_ROWS; t++) th[nth++] = t;
     }
+    for (int i = 0; i < nth; i++) {
+        char from[32];
+        snprintf(from, sizeof from, "--threads %s", threads_s ? threads_s : "(default)");
+        if ((st = hr_threads_check(th[i], from))) {
+            fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
+            return st;
+        }
+    }
+    /* A ceiling is the most the machine does: threads beyond its CPUs share cores, and
+     * each one's rate counted as a core's would multiply the peak. --quick measures no
+     * ceilings (tests, tiny sizes) and only warns. */
     for (int i = 0; i < nth; i++)
         if (th[i] > si->cpus && si->cpus > 0) {
+            if (!quick) {
+                fprintf(stderr, "headroom roofline: --threads: %d threads on %d online CPUs would "
+                                "measure shared cores, not ceilings (at most %d)\n",
+                        th[i], si->cpus, si->cpus);
+                return HR_EUSAGE;
+            }
             fprintf(stderr, "headroom roofline: warning: %d threads on %d CPUs: oversubscribed, "
                             "not a ceiling\n", th[i], si->cpus);
             break;

@@ -3,14 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
-#include "sysinfo.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
 #include "phase.h"
+#include "results.h"
 #include "roofline.h"
+#include "sysinfo.h"
+#include "threads.h"
 #include "wisdom.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
@@ -34,7 +35,7 @@ int cmd_run(int argc, char **argv)
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
+        {"--threads", HR_OPT_INT, &threads, 1, HR_THREADS_MAX, NULL, "T", "threads (OMP_NUM_THREADS or all CPUs)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "query rows per tile (kernel default)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (kernel default)"},
         {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},

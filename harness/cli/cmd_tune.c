@@ -9,6 +9,7 @@
 #include "config.h"
 #include "sweep.h"
 #include "sysinfo.h"
+#include "threads.h"
 #include "timer.h"
 #include "tune.h"
 #include "wisdom.h"
@@ -76,7 +77,7 @@ int cmd_tune(int argc, char **argv)
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
         {"--config", HR_OPT_STR, &config, 0, 0, NULL, "FILE.ini", "shapes to tune from a sweep config (its batch heads kv_heads d_head seq seq_kv causal layout dtype kv_dtype)"},
-        {"--threads", HR_OPT_INT, &threads, 1, 1024, NULL, "T", "hold threads at T (default: searched)"},
+        {"--threads", HR_OPT_INT, &threads, 1, HR_THREADS_MAX, NULL, "T", "hold threads at T (default: searched)"},
         {"--block-q", HR_OPT_INT, &block_q, 1, 1 << 16, NULL, "BQ", "hold block_q at BQ (default: searched)"},
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "hold block_kv at BKV (default: searched)"},
         {"--budget", HR_OPT_DOUBLE, &budget, 0.1, 86400, NULL, "SEC", "seconds per shape, final measurement included (60)"},

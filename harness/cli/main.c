@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "headroom.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 static const struct {
     const char *name;
@@ -51,6 +52,25 @@ static void usage(FILE *f)
         if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 }
 
+/* OMP_NUM_THREADS and OMP_THREAD_LIMIT pass the one thread limit (threads.c) before
+ * anything reads them: a function in the executable's .preinit_array runs before the
+ * initializers of the shared libraries, so a bad value is refused here in one line,
+ * before libgomp's constructor reads it (and prints its own complaint about garbage),
+ * before the exec of pin_threads, and long before a parallel region of 100000 threads. */
+static void check_env(int argc, char **argv, char **envp)
+{
+    (void)argc, (void)argv;
+    extern char **environ;
+    if (!environ) environ = envp; /* libc's own initializer, later, sets the same */
+    if (hr_threads_env_check()) {
+        fprintf(stderr, "headroom: %s\n", hr_errmsg());
+        fflush(stderr);
+        _exit(HR_EUSAGE);
+    }
+}
+__attribute__((used, section(".preinit_array"))) static void (*const preinit_check_env)(int, char **, char **) =
+    check_env;
+
 int main(int argc, char **argv)
 {
     pin_threads(argv);
@@ -64,7 +84,7 @@ int main(int argc, char **argv)
     }
     /* The one place the kernels learn this machine's caches (their default tiles). */
     const hr_sysinfo *si = hr_sysinfo_get();
-    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2});
+    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default()});
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "headroom: unknown command '%s' (see headroom --help)\n", argv[1]);

@@ -13,6 +13,7 @@
 #include "gemm.h"
 #include "inputs.h"
 #include "phase.h"
+#include "threads.h"
 #include "timer.h"
 
 const char *const hr_mode_names[] = {"attention", "layer", NULL};
@@ -296,7 +297,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
             c->layout[c->nlayout++] = (hr_layout)l;
         }
         return HR_OK;
-    case 12: return hr_ilist_parse(val, 0, 1024, &c->threads);
+    case 12: return hr_ilist_parse(val, 0, HR_THREADS_MAX, &c->threads);
     case 13: return hr_ilist_parse(val, 0, 1 << 16, &c->block_q);
     case 14: return hr_ilist_parse(val, 0, 1 << 16, &c->block_kv);
     case 15:

@@ -19,6 +19,7 @@
 #include "files.h"
 #include "results.h"
 #include "sysinfo.h"
+#include "threads.h"
 #include "wisdom.h"
 
 #define WISDOM_FORMAT "headroom-wisdom-1"
@@ -86,15 +87,30 @@ static int load(const char *path, cJSON **doc)
         return -1;
     }
     static const char *const strs[] = {"class", "kernel", "cpu_model", "isa", "build_id", NULL};
-    static const char *const nums[] = {"fixed_threads", "cpus", "block_q", "block_kv", "threads", NULL};
+    /* The counts pass the limits their flags have (--threads, --block-q/kv): an entry is
+     * a source of thread counts like any other, and nothing is sized from it unchecked. */
+    static const struct {
+        const char *name;
+        double max;
+    } nums[] = {{"fixed_threads", HR_THREADS_MAX}, {"cpus", 1 << 20},     {"block_q", 1 << 16},
+                {"block_kv", 1 << 16},            {"threads", HR_THREADS_MAX}, {NULL, 0}};
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, ents)
     {
         for (int j = 0; strs[j]; j++)
             if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, strs[j]))) goto bad;
-        for (int j = 0; nums[j]; j++)
-            if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, nums[j]))) goto bad;
+        for (int j = 0; nums[j].name; j++) {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, nums[j].name);
+            if (!cJSON_IsNumber(x)) goto bad;
+            const double v = x->valuedouble;
+            if (!(v >= 0 && v <= nums[j].max) || v != (double)(int)v) {
+                cJSON_Delete(d);
+                hr_fail("%s: wisdom entry %d: \"%s\": %.17g, expected an integer in [0, %.0f]", path,
+                        i, nums[j].name, v, nums[j].max);
+                return -1;
+            }
+        }
         i++;
         continue;
     bad:

@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "bench.h"
+#include "ceilings.h"
 #include "check.h"
 #include "files.h"
 #include "counts.h"
 #include "likwid_markers.h"
 #include "npy.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 double hr_mem_budget(double max_mem) { return max_mem > 0 ? max_mem : 0.5 * hr_sysinfo_get()->mem_bytes; }
 
@@ -105,6 +107,11 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     out->tune = hr_kernel_tune(k, p, &s->tune);
     out->tune_source = s->tune_source ? s->tune_source : "default";
     snprintf(out->path, sizeof out->path, "%s", hr_kernel_path(k, p));
+    /* Every count passes the one limit here, wherever it came from (flag, config, wisdom,
+     * OMP_NUM_THREADS): nothing is sized from a count that was never checked. */
+    st = hr_threads_check(out->tune.threads, strstr(out->tune_source, "wisdom") ? "threads (wisdom)" : "threads");
+    if (st) return st;
+    hr_threads_used(out->tune.threads);
     out->flops = hr_core_flops(p);
     out->bytes = hr_kernel_bytes(k, p, &out->tune);
     size_t wsb = k->workspace_bytes(p, &out->tune);
@@ -117,11 +124,13 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
                        "budget of %.1f MiB",
                        k->name, need / 1048576, out->workspace_bytes / 1048576, budget / 1048576);
 
+    /* Probes of the row's own roof: a path that runs vdpbf16ps is probed with it. */
+    int roof = hr_roof_of(k, p, hr_isa);
     hr_probe_kind kind = s->probe;
-    if (kind == HR_PROBE_AUTO) kind = hr_phase_kind_for(out->flops, out->bytes, out->tune.threads);
+    if (kind == HR_PROBE_AUTO) kind = hr_phase_kind_for_roof(out->flops, out->bytes, out->tune.threads, roof);
     const hr_probe_buf *pb = NULL;
     if (kind == HR_PROBE_BW && !(pb = hr_phase_bw_buf(out->tune.threads))) return HR_EUSAGE;
-    b->probe = (hr_phase_probe){kind, out->tune.threads, 0, pb, &out->timing};
+    b->probe = (hr_phase_probe){kind, out->tune.threads, 0, pb, &out->timing, hr_roof_loop_of(roof)};
 
     if (!shared) {
         if ((st = hr_tensors_alloc(&b->own, p, s->layout, s->dist, s->seed))) return st;
@@ -228,17 +237,21 @@ int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
     return hr_bench_close(&b, out->timing.reps);
 }
 
+void hr_threads_warning(const char *what, int threads, char (*w)[200], int max, int *n)
+{
+    const int cpus = hr_sysinfo_get()->cpus;
+    if (*n < max && cpus > 0 && threads > cpus)
+        snprintf(w[(*n)++], 200, "%.100s: %d threads on %d CPUs: oversubscribed", what, threads, cpus);
+}
+
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n)
 {
-    const hr_sysinfo *si = hr_sysinfo_get();
     char name[256];
     hr_result_name(r, name, sizeof name);
     if (*n < max && r->timing.reps > 1 && r->timing.s.cv > 0.05)
         snprintf(w[(*n)++], 200, "%.120s: CV %.1f%% > 5%%: the machine is noisy, compare medians with care",
                  name, r->timing.s.cv * 100);
-    if (*n < max && r->tune.threads > si->cpus)
-        snprintf(w[(*n)++], 200, "%.100s: %d threads on %d CPUs: oversubscribed",
-                 name, r->tune.threads, si->cpus);
+    hr_threads_warning(name, r->tune.threads, w, max, n);
     if (*n < max && hr_phase_note(r, w[*n], 200)) ++*n;
 }
 

@@ -1,4 +1,5 @@
 /* ceilings.c — the ceilings file (written by `headroom roofline`, read by every rate's roof) and its look-ups. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,25 +15,55 @@
 
 const char *const hr_fma_isa_names[] = {"avx512", "avx2", "sse2", "scalar", NULL};
 
-/* Adds name: {isa: v} over the measured ISAs; pick selects best, median or worst. */
-static void add_fma(cJSON *o, const char *name, const hr_ceiling_row *r, int pick)
+const hr_dot_info hr_dots[HR_DOT_N] = {
+    [HR_DOT_BF16] = {"avx512_bf16", "bf16_gflops", "GFLOP/s",
+                     "vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs"},
+    [HR_DOT_VNNI512] = {"avx512_vnni", "int8_gops", "GOP/s",
+                        "vpdpbusd zmm: 64 u8 x s8 multiply-adds into int32 = 128 ops"},
+    [HR_DOT_AVXVNNI] = {"avx_vnni", "int8_gops", "GOP/s",
+                        "vpdpbusd ymm (VEX): 32 u8 x s8 multiply-adds into int32 = 64 ops"},
+    [HR_DOT_AMX] = {"amx_bf16", "bf16_gflops", "GFLOP/s",
+                    "tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds = 16384 FLOPs"},
+};
+
+static const char *const pick_suffix[3] = {"", "_median", "_worst"};
+
+static double picked(const hr_roof_stat *s, int pick)
 {
-    cJSON *f = cJSON_AddObjectToObject(o, name);
-    for (int m = 0; m < HR_FMA_NISA; m++) {
-        const hr_roof_stat *s = &r->fma[m];
-        if (s->best <= 0) continue;
-        cJSON_AddNumberToObject(f, hr_fma_isa_names[m], pick == 0 ? s->best : pick == 1 ? s->median : s->worst);
-    }
+    return pick == 0 ? s->best : pick == 1 ? s->median : s->worst;
 }
 
 static void add_stat(cJSON *o, const char *name, const hr_roof_stat *s)
 {
     char key[64];
-    cJSON_AddNumberToObject(o, name, s->best);
-    snprintf(key, sizeof key, "%s_median", name);
-    cJSON_AddNumberToObject(o, key, s->median);
-    snprintf(key, sizeof key, "%s_worst", name);
-    cJSON_AddNumberToObject(o, key, s->worst);
+    for (int pick = 0; pick < 3; pick++) {
+        snprintf(key, sizeof key, "%s%s", name, pick_suffix[pick]);
+        cJSON_AddNumberToObject(o, key, picked(s, pick));
+    }
+}
+
+/* Adds {key: {name: v}} to o, the object key created on first use. */
+static void add_named(cJSON *o, const char *key, const char *name, double v)
+{
+    cJSON *f = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!f) f = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(f, name, v);
+}
+
+/* Adds name: {isa: v} over the measured ISAs, and the measured dots under their keys;
+ * pick selects best, median or worst. */
+static void add_compute(cJSON *o, const hr_ceiling_row *r, int pick)
+{
+    char key[64];
+    snprintf(key, sizeof key, "fma_gflops%s", pick_suffix[pick]);
+    cJSON_AddObjectToObject(o, key);
+    for (int m = 0; m < HR_FMA_NISA; m++)
+        if (r->fma[m].best > 0) add_named(o, key, hr_fma_isa_names[m], picked(&r->fma[m], pick));
+    for (int i = 0; i < HR_DOT_N; i++) {
+        if (r->dot[i].best <= 0) continue;
+        snprintf(key, sizeof key, "%s%s", hr_dots[i].key, pick_suffix[pick]);
+        add_named(o, key, hr_dots[i].name, picked(&r->dot[i], pick));
+    }
 }
 
 cJSON *hr_ceilings_json(const hr_ceilings *c)
@@ -54,14 +85,23 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
     snprintf(exp_note, sizeof exp_note,
              "hr_vexp of the build's vector path (%s), 2048 floats in and out of L1 per thread", hr_isa);
     cJSON_AddStringToObject(root, "exp", exp_note);
+    cJSON *dots = cJSON_AddObjectToObject(root, "dot_roofs");
+    for (int i = 0; i < HR_DOT_N; i++) {
+        cJSON *d = cJSON_AddObjectToObject(dots, hr_dots[i].name);
+        cJSON_AddStringToObject(d, "instruction", hr_dots[i].instruction);
+        cJSON_AddStringToObject(d, "counting", "2 operations per multiply-add, as FMA");
+        cJSON_AddStringToObject(d, "figures", hr_dots[i].key);
+        bool any = false;
+        for (int k = 0; k < c->nrows; k++) any |= c->rows[k].dot[i].best > 0;
+        cJSON_AddBoolToObject(d, "measured", any);
+        if (!any) cJSON_AddStringToObject(d, "absent", c->dot_absent[i][0] ? c->dot_absent[i] : "not measured");
+    }
     cJSON *rows = cJSON_AddArrayToObject(root, "ceilings");
     for (int i = 0; i < c->nrows; i++) {
         const hr_ceiling_row *r = &c->rows[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "threads", r->threads);
-        add_fma(o, "fma_gflops", r, 0);
-        add_fma(o, "fma_gflops_median", r, 1);
-        add_fma(o, "fma_gflops_worst", r, 2);
+        for (int pick = 0; pick < 3; pick++) add_compute(o, r, pick);
         add_stat(o, "triad_gbs", &r->triad);
         cJSON_AddNumberToObject(o, "triad_wa_gbs", r->triad.best * 16.0 / 12.0);
         if (r->exp.best > 0) add_stat(o, "exp_gelems", &r->exp);
@@ -83,21 +123,60 @@ void hr_ceilings_default_path(char *buf, size_t len)
     snprintf(buf, len, "results/%s/ceilings.json", hr_sysinfo_get()->machine);
 }
 
-/* Reads {isa: number} into s (field picked by pick) for each known ISA name. */
-static int read_fma(const cJSON *o, const char *key, hr_ceiling_row *r, int pick, const char *path,
-                    int idx)
+/* Reads o[key][name] (both optional) into *dst: a number >= 0. */
+static int read_named(const cJSON *o, const char *key, const char *name, double *dst,
+                      const char *path, int idx)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!f) return HR_OK;
     if (!cJSON_IsObject(f)) return hr_fail("%s: ceilings[%d].%s is not an object", path, idx, key);
-    for (int m = 0; m < HR_FMA_NISA; m++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, hr_fma_isa_names[m]);
-        if (!v) continue;
-        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble))
-            return hr_fail("%s: ceilings[%d].%s.%s is not a number >= 0", path, idx, key,
-                           hr_fma_isa_names[m]);
-        double *dst = pick == 0 ? &r->fma[m].best : pick == 1 ? &r->fma[m].median : &r->fma[m].worst;
-        *dst = v->valuedouble;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, name);
+    if (!v) return HR_OK;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble))
+        return hr_fail("%s: ceilings[%d].%s.%s is not a number >= 0", path, idx, key, name);
+    *dst = v->valuedouble;
+    return HR_OK;
+}
+
+/* Reads the FMA and dot figures (best, median, worst) of one row. */
+static int read_compute(const cJSON *o, hr_ceiling_row *r, const char *path, int idx)
+{
+    char key[64];
+    int rc = HR_OK;
+    for (int pick = 0; pick < 3 && !rc; pick++) {
+        snprintf(key, sizeof key, "fma_gflops%s", pick_suffix[pick]);
+        for (int m = 0; m < HR_FMA_NISA && !rc; m++) {
+            hr_roof_stat *st = &r->fma[m];
+            rc = read_named(o, key, hr_fma_isa_names[m], pick == 0 ? &st->best : pick == 1 ? &st->median : &st->worst,
+                            path, idx);
+        }
+        for (int i = 0; i < HR_DOT_N && !rc; i++) {
+            hr_roof_stat *st = &r->dot[i];
+            snprintf(key, sizeof key, "%s%s", hr_dots[i].key, pick_suffix[pick]);
+            rc = read_named(o, key, hr_dots[i].name, pick == 0 ? &st->best : pick == 1 ? &st->median : &st->worst,
+                            path, idx);
+        }
+    }
+    return rc;
+}
+
+/* The dot roofs' absence: the file's reasons, or why a roof has no figure. */
+static int read_dot_absent(const cJSON *root, hr_ceilings *c, const char *path)
+{
+    const cJSON *dots = cJSON_GetObjectItemCaseSensitive(root, "dot_roofs");
+    if (dots && !cJSON_IsObject(dots)) return hr_fail("%s: \"dot_roofs\" is not an object", path);
+    for (int i = 0; i < HR_DOT_N; i++) {
+        bool any = false;
+        for (int k = 0; k < c->nrows; k++) any |= c->rows[k].dot[i].best > 0;
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(dots, hr_dots[i].name), "absent");
+        if (any) c->dot_absent[i][0] = 0;
+        else if (cJSON_IsString(why) && why->valuestring[0])
+            snprintf(c->dot_absent[i], sizeof c->dot_absent[i], "%s", why->valuestring);
+        else
+            snprintf(c->dot_absent[i], sizeof c->dot_absent[i], "%s",
+                     dots ? "no figure in this ceilings file"
+                          : "not in this ceilings file (written before the dot-product roofs; "
+                            "headroom roofline measures them)");
     }
     return HR_OK;
 }
@@ -173,14 +252,13 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
             rc = hr_fail("%s: ceilings[%d] has no \"fma_gflops\" object", path, i);
             break;
         }
-        rc = read_fma(o, "fma_gflops", r, 0, path, i);
-        if (!rc) rc = read_fma(o, "fma_gflops_median", r, 1, path, i);
-        if (!rc) rc = read_fma(o, "fma_gflops_worst", r, 2, path, i);
+        rc = read_compute(o, r, path, i);
         if (!rc) rc = read_stat(o, "triad_gbs", &r->triad, true, path, i);
         if (!rc) rc = read_stat(o, "exp_gelems", &r->exp, false, path, i);
     }
     if (rc) goto out;
     c->nrows = n;
+    if ((rc = read_dot_absent(root, c, path))) goto out;
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "quick");
     c->quick = cJSON_IsTrue(q);
     const cJSON *v;
@@ -233,3 +311,52 @@ double hr_ceiling_bw(const hr_ceilings *c, int threads)
     return r ? r->triad.best : 0;
 }
 
+
+/* ---- the roof of a row's own type -------------------------------------------------- */
+
+/* Whether path (lower-cased) names any of the NULL-terminated words. */
+static bool names_any(const char *path, const char *const *words)
+{
+    for (; *words; words++)
+        if (strstr(path, *words)) return true;
+    return false;
+}
+
+int hr_roof_for_path(const char *path, const char *isa)
+{
+    char low[128];
+    size_t n = 0;
+    for (; path && path[n] && n + 1 < sizeof low; n++) low[n] = (char)tolower((unsigned char)path[n]);
+    low[n] = 0;
+    static const char *const amx[] = {"amx", NULL};
+    static const char *const bf16[] = {"vdpbf16ps", "avx512-bf16", "avx512_bf16", NULL};
+    static const char *const avxvnni[] = {"avx-vnni", "avx_vnni", "avxvnni", NULL};
+    static const char *const vnni[] = {"vpdpbusd", "vnni", NULL};
+    if (names_any(low, amx)) return HR_ROOF_DOT + HR_DOT_AMX;
+    if (names_any(low, bf16)) return HR_ROOF_DOT + HR_DOT_BF16;
+    if (names_any(low, avxvnni)) return HR_ROOF_DOT + HR_DOT_AVXVNNI;
+    if (names_any(low, vnni)) return HR_ROOF_DOT + HR_DOT_VNNI512;
+    int m = isa ? hr_choice(hr_fma_isa_names, isa) : -1;
+    return m >= 0 ? m : HR_FMA_SSE2; /* "generic" and unknown builds issue SSE2 */
+}
+
+int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa)
+{
+    return hr_roof_for_path(k && p ? hr_kernel_path(k, p) : NULL, isa);
+}
+
+const char *hr_roof_name(int roof)
+{
+    if (roof >= 0 && roof < HR_FMA_NISA) return hr_fma_isa_names[roof];
+    if (roof >= HR_ROOF_DOT && roof < HR_NROOFS) return hr_dots[roof - HR_ROOF_DOT].name;
+    return "?";
+}
+
+double hr_ceiling_roof(const hr_ceilings *c, int threads, int roof)
+{
+    const hr_ceiling_row *r = row_for(c, threads);
+    if (!r) return 0;
+    if (roof >= 0 && roof < HR_FMA_NISA) return r->fma[roof].best;
+    if (roof >= HR_ROOF_DOT && roof < HR_NROOFS) return r->dot[roof - HR_ROOF_DOT].best;
+    return 0;
+}

@@ -1,4 +1,4 @@
-/* ceilings.h — a machine's measured ceilings (FMA peak per ISA, triad bandwidth, exp rate per thread count), the ceilings file and look-ups. */
+/* ceilings.h — a machine's measured ceilings (FMA peak per ISA, bf16 and int8 dot-product peaks, triad bandwidth, exp rate per thread count), the ceilings file and look-ups. */
 #ifndef HR_CEILINGS_H
 #define HR_CEILINGS_H
 
@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
+
+#include "headroom.h"
 
 /* FMA ceilings are measured for every vector ISA the CPU has, whatever the build:
  *   avx512  zmm FMA (16 independent chains)        run when the CPU has avx512f
@@ -17,6 +19,28 @@
  * A build's ceiling is the figure of its hr_isa: "avx512", "avx2", "generic" -> "sse2". */
 enum { HR_FMA_AVX512 = 0, HR_FMA_AVX2, HR_FMA_SSE2, HR_FMA_SCALAR, HR_FMA_NISA };
 extern const char *const hr_fma_isa_names[]; /* "avx512", "avx2", "sse2", "scalar", NULL */
+
+/* Dot-product ceilings of the reduced types, measured beside the FMA ones where the CPU
+ * has the instruction (chosen at run time; a build for any ISA measures them):
+ *   avx512_bf16  vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs   AVX512-BF16
+ *   avx512_vnni  vpdpbusd zmm: 64 u8 x s8 multiply-adds into int32 = 128 ops  AVX512-VNNI
+ *   avx_vnni     vpdpbusd ymm (VEX): 32 multiply-adds = 64 ops                 AVX-VNNI
+ *   amx_bf16     tdpbf16ps tiles: never measured (no AMX loop yet); always absent, with
+ *                the reason (the CPU has none, or it has but headroom cannot run it)
+ * Counting is FMA's: 2 operations per multiply-add. bf16 figures are GFLOP/s, int8 ones
+ * GOP/s (integer operations). */
+enum { HR_DOT_BF16 = 0, HR_DOT_VNNI512, HR_DOT_AVXVNNI, HR_DOT_AMX, HR_DOT_N };
+typedef struct {
+    const char *name;        /* "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16"   */
+    const char *key;         /* its figures in the file: "bf16_gflops" or "int8_gops" */
+    const char *unit;        /* "GFLOP/s" or "GOP/s"                                   */
+    const char *instruction; /* "vdpbf16ps zmm: 32 bf16 multiply-adds = 64 FLOPs", ... */
+} hr_dot_info;
+extern const hr_dot_info hr_dots[HR_DOT_N];
+
+/* A compute roof: an FMA ISA (0 .. HR_FMA_NISA-1) or a dot loop (HR_ROOF_DOT + HR_DOT_*). */
+#define HR_ROOF_DOT HR_FMA_NISA
+#define HR_NROOFS (HR_FMA_NISA + HR_DOT_N)
 
 #define HR_ROOF_MAX_ROWS 64
 
@@ -30,6 +54,7 @@ typedef struct {
 typedef struct {
     int threads;
     hr_roof_stat fma[HR_FMA_NISA]; /* best == 0: the CPU lacks the ISA        */
+    hr_roof_stat dot[HR_DOT_N];    /* best == 0: absent (see dot_absent)       */
     hr_roof_stat triad;            /* STREAM counting: 12 bytes per element    */
     hr_roof_stat exp;              /* hr_vexp elements per second; 0: absent   */
 } hr_ceiling_row;
@@ -45,12 +70,18 @@ typedef struct {
     double triad_bytes;   /* bytes of the three triad arrays together               */
     char machine[96];     /* context.machine of the file                            */
     char path[512];       /* the file read ("" when measured)                       */
+    /* Why each dot roof is absent ("" when measured). A file from before the dot roofs
+     * reads as all absent: "not in this ceilings file (...)". */
+    char dot_absent[HR_DOT_N][192];
 } hr_ceilings;
 
-/* The ceilings as a JSON document: {"context", "headroom_ceilings": 1, ..., "ceilings":
+/* The ceilings as a JSON document: {"context", "headroom_ceilings": 1, ..., "dot_roofs":
+ * {name: {"instruction", "counting", "measured": bool, "absent": why}}, "ceilings":
  * [{"threads", "fma_gflops": {isa: best}, "fma_gflops_median", "fma_gflops_worst",
- * "triad_gbs", "triad_gbs_median", "triad_gbs_worst", "triad_wa_gbs", "exp_gelems", ...}]}.
- * Caller owns it. */
+ * "bf16_gflops": {dot: best}, "int8_gops": {dot: best} (each with _median, _worst; only
+ * the measured dots), "triad_gbs", "triad_gbs_median", "triad_gbs_worst",
+ * "triad_wa_gbs", "exp_gelems", ...}]}. Files without the dot keys (written before them)
+ * still read: their dot roofs are absent. Caller owns it. */
 cJSON *hr_ceilings_json(const hr_ceilings *c);
 /* Writes the ceilings atomically to path (directories created). */
 int hr_ceilings_save(const hr_ceilings *c, const char *path);
@@ -69,5 +100,28 @@ int hr_ceiling_threads(const hr_ceilings *c, int threads);
 double hr_ceiling_fma(const hr_ceilings *c, int threads, const char *isa);
 /* Best triad GB/s (STREAM counting) at the thread count hr_ceiling_threads picks. */
 double hr_ceiling_bw(const hr_ceilings *c, int threads);
+
+/* ---- the roof of a row's own type ---------------------------------------------------
+ * The compute roof is the instruction that does a row's multiply-adds, as the kernel's
+ * path (hr_kernel_path: what runs p on this CPU) names it:
+ *   "amx"                                     -> amx_bf16 (never measured: no roof)
+ *   "vdpbf16ps", "avx512-bf16", "avx512_bf16" -> avx512_bf16
+ *   "avx-vnni", "avx_vnni", "avxvnni"         -> avx_vnni
+ *   "vpdpbusd", "vnni"                        -> avx512_vnni
+ *   anything else                             -> the FMA of isa ("generic" -> sse2)
+ * (case-insensitive). So f32 rows are judged by FMA; bf16 rows by the bf16 dot where the
+ * path uses vdpbf16ps, else by FMA (the values are converted to f32); f16 rows by FMA
+ * (F16C converts them); quantized caches by VNNI only where the path says it runs
+ * vpdpbusd. The memory roof of every type is the triad (hr_ceiling_bw): the bytes are
+ * counted in the stored type (counts.c), not the roof. */
+int hr_roof_for_path(const char *path, const char *isa);
+/* hr_roof_for_path of hr_kernel_path(k, p) (k NULL: the FMA of isa). */
+int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa);
+/* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs; "?" otherwise. */
+const char *hr_roof_name(int roof);
+/* Best GFLOP/s (GOP/s for int8) of roof at the thread count hr_ceiling_threads picks; 0
+ * when not measured (an absent dot roof, an old file, AMX): then a row has no compute
+ * roof, rather than the wrong one. */
+double hr_ceiling_roof(const hr_ceilings *c, int threads, int roof);
 
 #endif

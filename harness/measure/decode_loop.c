@@ -9,6 +9,7 @@
 #include "decode_loop.h"
 #include "kvcache.h"
 #include "stats.h"
+#include "threads.h"
 #include "timer.h"
 
 #define POOL 8 /* distinct new-token rows, cycled */
@@ -89,6 +90,8 @@ static int setup(const hr_decode_spec *s, loop *L)
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
     snprintf(L->r->path, sizeof L->r->path, "%s", hr_kernel_path(s->kernel, &L->p));
+    if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;
+    hr_threads_used(L->r->tune.threads);
     L->ws_bytes = s->kernel->workspace_bytes ? s->kernel->workspace_bytes(&L->p, &L->r->tune) : 0;
     L->r->cache_bytes = hr_kvcache_bytes_of(s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity);
     /* Beside the cache: the pools (f32, the original Q, the typed Q and O), and, for a

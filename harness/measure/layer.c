@@ -30,6 +30,7 @@
 #include "inputs.h"
 #include "layer.h"
 #include "likwid_markers.h"
+#include "threads.h"
 
 const char *const hr_phase_names[] = {"qkv_proj", "core", "out_proj", NULL};
 
@@ -68,7 +69,7 @@ static hr_problem core_problem(const hr_layer_spec *s)
 
 static int gemm_threads(const hr_layer_spec *s)
 {
-    return s->threads > 0 ? s->threads : omp_get_max_threads();
+    return s->threads > 0 ? s->threads : hr_threads_default();
 }
 
 /* Validates everything but the budget; fills *p. */
@@ -107,6 +108,9 @@ static int setup(const hr_layer_spec *s, layer *L)
     hr_tune t = s->tune;
     if (t.threads <= 0) t.threads = s->threads;
     L->tune = hr_kernel_tune(s->kernel, p, &t);
+    if ((st = hr_threads_check(L->gt, "threads (GEMM)")) || (st = hr_threads_check(L->tune.threads, "threads (core)")))
+        return st;
+    hr_threads_used(L->gt > L->tune.threads ? L->gt : L->tune.threads);
     return HR_OK;
 }
 

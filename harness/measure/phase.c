@@ -20,6 +20,7 @@ static void probe_into(hr_phase_probe *pr, double *slot, int rep)
     double sec = pr->seconds > 0 ? pr->seconds : HR_PHASE_PROBE_SECONDS;
     int t = pr->threads > 0 ? pr->threads : 1;
     if (pr->kind == HR_PROBE_BW && pr->buf) slot[rep] = hr_probe_bw(t, pr->buf, sec, NULL);
+    else if (pr->loop) slot[rep] = hr_probe_run_loop(pr->loop, t, sec, NULL);
     else slot[rep] = hr_probe_run(t, sec, NULL);
     pr->t->probe_kind = pr->kind == HR_PROBE_BW && pr->buf ? HR_PROBE_BW : HR_PROBE_FMA;
 }
@@ -47,48 +48,56 @@ const hr_probe_buf *hr_phase_bw_buf(int threads)
 
 /* ---- which probe ---------------------------------------------------------------------- */
 
-double hr_phase_balance(int threads)
+double hr_phase_balance(int threads, int roof)
 {
-    /* Cached per thread count: the ceilings file is read once, live probes run once. */
+    /* Cached per thread count and roof: the ceilings file is read once, live probes run
+     * once. */
     enum { NCACHE = 16 };
-    static int cached_t[NCACHE];
+    static int cached_t[NCACHE], cached_r[NCACHE];
     static double cached_b[NCACHE];
     static int ncached, loaded;
     static hr_ceilings ceil;
     for (int i = 0; i < ncached; i++)
-        if (cached_t[i] == threads) return cached_b[i];
+        if (cached_t[i] == threads && cached_r[i] == roof) return cached_b[i];
     if (!loaded) {
         char path[512];
         hr_ceilings_default_path(path, sizeof path);
         loaded = hr_ceilings_load(path, &ceil) == HR_OK ? 1 : -1;
     }
-    double fma = 0, bw = 0;
+    double peak = 0, bw = 0;
     if (loaded > 0) {
-        fma = hr_ceiling_fma(&ceil, threads, hr_isa);
+        peak = hr_ceiling_roof(&ceil, threads, roof);
         bw = hr_ceiling_bw(&ceil, threads);
     }
-    if (!(fma > 0 && bw > 0)) {
+    if (!(peak > 0 && bw > 0)) {
         const hr_probe_buf *pb = hr_phase_bw_buf(threads);
-        fma = threads * hr_probe_run(threads, 0.01, NULL);
+        const hr_roof_loop *L = hr_roof_loop_of(roof);
+        peak = threads * (L ? hr_probe_run_loop(L, threads, 0.01, NULL) : hr_probe_run(threads, 0.01, NULL));
         bw = pb ? hr_probe_bw(threads, pb, 0.01, NULL) : 0;
     }
-    double b = fma > 0 && bw > 0 ? fma / bw : 0;
+    double b = peak > 0 && bw > 0 ? peak / bw : 0;
     if (ncached < NCACHE) {
         cached_t[ncached] = threads;
+        cached_r[ncached] = roof;
         cached_b[ncached++] = b;
     }
     return b;
 }
 
-hr_probe_kind hr_phase_kind_for(double flops, double bytes, int threads)
+hr_probe_kind hr_phase_kind_for_roof(double flops, double bytes, int threads, int roof)
 {
     if (!(bytes > 0)) return HR_PROBE_FMA;
     /* Traffic that fits in the last-level cache never reaches DRAM: the triad is not its
      * roof, and near the balance a live balance estimate made the kind flip from run to
      * run (13 of the 28 ci.ini rows), which moved frac_of_ceiling by 25%. */
     if (bytes <= (double)hr_sysinfo_get()->l3) return HR_PROBE_FMA;
-    double balance = hr_phase_balance(threads < 1 ? 1 : threads);
+    double balance = hr_phase_balance(threads < 1 ? 1 : threads, roof);
     return balance > 0 && flops / bytes < balance ? HR_PROBE_BW : HR_PROBE_FMA;
+}
+
+hr_probe_kind hr_phase_kind_for(double flops, double bytes, int threads)
+{
+    return hr_phase_kind_for_roof(flops, bytes, threads, hr_fma_build_loop());
 }
 
 /* ---- phase changes ---------------------------------------------------------------------- */

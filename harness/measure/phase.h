@@ -20,7 +20,7 @@ extern const char *const hr_probe_kind_names[]; /* "none", "fma", "bw", "auto", 
 
 /* The timer hooks' context (hr_timer_opts.before_rep/after_rep = hr_phase_before/after).
  * They write t->probe_before[rep] / t->probe_after[rep]: for FMA the slowest thread's
- * GFLOP/s of a team of `threads` (the kernel's team size), for BW the team's triad GB/s
+ * GFLOP/s of a team of `threads` (the kernel's team size) running `loop`, for BW the team's triad GB/s
  * over buf. t must have been cleared before the first hook runs (hr_time does). */
 typedef struct {
     hr_probe_kind kind;     /* HR_PROBE_FMA or HR_PROBE_BW                        */
@@ -28,6 +28,9 @@ typedef struct {
     double seconds;         /* 0: HR_PHASE_PROBE_SECONDS                           */
     const hr_probe_buf *buf;/* BW only: hr_phase_bw_buf()                          */
     hr_timing *t;
+    /* FMA only: the compute loop of the row's own roof (hr_roof_loop_of(hr_roof_of(k,
+     * p, hr_isa)): a bf16 dot for a path that runs vdpbf16ps); NULL: the build's FMA. */
+    const hr_roof_loop *loop;
 } hr_phase_probe;
 void hr_phase_before(void *probe, int rep);
 void hr_phase_after(void *probe, int rep);
@@ -38,13 +41,18 @@ void hr_phase_after(void *probe, int rep);
  * NULL with a message (hr_errmsg) when it cannot be allocated. */
 const hr_probe_buf *hr_phase_bw_buf(int threads);
 
-/* Machine balance in FLOP/byte at `threads`: the build ISA's FMA ceiling over the triad
- * bandwidth, from results/<machine>/ceilings.json when it exists, else measured once
- * per thread count with the two probes (10 ms each). 0 when neither is available. */
-double hr_phase_balance(int threads);
+/* Machine balance in FLOP/byte at `threads` for compute roof `roof` (ceilings.h): that
+ * roof's ceiling over the triad bandwidth, from results/<machine>/ceilings.json when it
+ * has both, else measured once per thread count and roof with the two probes (10 ms
+ * each; a roof this CPU cannot run is measured as the build's FMA). 0 when neither is
+ * available. */
+double hr_phase_balance(int threads, int roof);
 /* HR_PROBE_BW when the traffic (bytes) exceeds the last-level cache and flops / bytes <
- * hr_phase_balance(threads) (memory-bound by the DRAM roofline), else HR_PROBE_FMA: a
- * working set that stays in cache is judged against the FMA probe, whatever its AI. */
+ * hr_phase_balance(threads, roof) (memory-bound by the DRAM roofline of the row's own
+ * roof), else HR_PROBE_FMA: a working set that stays in cache is judged against the
+ * compute probe, whatever its AI. */
+hr_probe_kind hr_phase_kind_for_roof(double flops, double bytes, int threads, int roof);
+/* hr_phase_kind_for_roof with the build ISA's FMA roof. */
 hr_probe_kind hr_phase_kind_for(double flops, double bytes, int threads);
 
 /* Flags every repetition of t whose two probes differ by more than threshold relative

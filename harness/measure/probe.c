@@ -1,4 +1,4 @@
-/* probe.c — FMA-chain loops per vector ISA and the short concurrent-ceiling probes (FMA and triad). */
+/* probe.c — FMA and dot-product chain loops per ISA and the short concurrent-ceiling probes (FMA and triad). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define HR_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define HR_X86 0
@@ -96,6 +97,82 @@ static float fma_scalar(long iters, float m, float a)
 
 static bool has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
 static bool has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+/* ---- dot-product loops ----------------------------------------------------------
+ * vdpbf16ps and vpdpbusd have a latency of 4-6 cycles and issue on up to two ports, so
+ * 16 chains (zmm, 32 registers) and 12 (ymm, 16 registers, 2 holding the operands)
+ * cover them as for FMA. */
+#define CHAINS_DOT512 16
+#define CHAINS_DOT256 12
+
+__attribute__((target("avx512f,avx512bf16"))) static float dot_bf16_512(long iters, float m, float a)
+{
+    __m512 x[CHAINS_DOT512];
+    __m512bh A = (__m512bh)_mm512_set1_epi16((short)hr_f32_to_bf16(m));
+    __m512bh B = (__m512bh)_mm512_set1_epi16((short)hr_f32_to_bf16(a));
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_DOT512; j++) x[j] = _mm512_set1_ps(1.0f + 0.01f * (float)j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_DOT512; j++) x[j] = _mm512_dpbf16_ps(x[j], A, B);
+    }
+#pragma GCC unroll 16
+    for (int j = 1; j < CHAINS_DOT512; j++) x[0] = _mm512_add_ps(x[0], x[j]);
+    return _mm512_reduce_add_ps(x[0]);
+}
+
+/* The chains' int32 lanes summed in double (they wrap; the sum must not overflow too). */
+static float sum_i32(const int32_t *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += v[i];
+    return (float)s;
+}
+
+__attribute__((target("avx512f,avx512vnni"))) static float dot_vnni_512(long iters, float m, float a)
+{
+    __m512i x[CHAINS_DOT512];
+    __m512i U = _mm512_set1_epi8((char)(1 + lrintf(4 * a))), S = _mm512_set1_epi8((char)lrintf(4 * m));
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_DOT512; j++) x[j] = _mm512_set1_epi32(j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_DOT512; j++) x[j] = _mm512_dpbusd_epi32(x[j], U, S);
+    }
+    int32_t out[CHAINS_DOT512 * 16];
+    for (int j = 0; j < CHAINS_DOT512; j++) _mm512_storeu_si512((void *)(out + 16 * j), x[j]);
+    return sum_i32(out, CHAINS_DOT512 * 16);
+}
+
+__attribute__((target("avx2,avxvnni"))) static float dot_vnni_256(long iters, float m, float a)
+{
+    __m256i x[CHAINS_DOT256];
+    __m256i U = _mm256_set1_epi8((char)(1 + lrintf(4 * a))), S = _mm256_set1_epi8((char)lrintf(4 * m));
+#pragma GCC unroll 16
+    for (int j = 0; j < CHAINS_DOT256; j++) x[j] = _mm256_set1_epi32(j);
+    for (long i = 0; i < iters; i++) {
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS_DOT256; j++) x[j] = _mm256_dpbusd_avx_epi32(x[j], U, S);
+    }
+    int32_t out[CHAINS_DOT256 * 8];
+    for (int j = 0; j < CHAINS_DOT256; j++) _mm256_storeu_si256((void *)(out + 8 * j), x[j]);
+    return sum_i32(out, CHAINS_DOT256 * 8);
+}
+
+/* CPUID.(leaf, sub).reg[bit]; false when the leaf is beyond the CPU's maximum. */
+static bool cpuid_bit(unsigned leaf, unsigned sub, int reg, int bit)
+{
+    unsigned r[4];
+    if (!__get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3])) return false;
+    return (r[reg] >> bit) & 1;
+}
+enum { EAX, EBX, ECX, EDX };
+/* The OS check (XCR0 saves the state) comes with avx512f / avx2 in __builtin_cpu_supports;
+ * the newer bits are read from cpuid, which every compiler here has. */
+static bool has_bf16_512(void) { return has_avx512() && cpuid_bit(7, 1, EAX, 5); }
+static bool has_vnni_512(void) { return has_avx512() && cpuid_bit(7, 0, ECX, 11); }
+static bool has_avx_vnni(void) { return has_avx2() && cpuid_bit(7, 1, EAX, 4); }
+static bool cpu_amx_bf16(void) { return cpuid_bit(7, 0, EDX, 22) && cpuid_bit(7, 0, EDX, 24); }
 #else
 /* Not x86: one portable scalar loop (the compiler may vectorize or contract it; it is
  * only a fallback). */
@@ -111,20 +188,66 @@ static float fma_scalar(long iters, float m, float a)
 }
 static bool has_avx512(void) { return false; }
 static bool has_avx2(void) { return false; }
+static bool has_bf16_512(void) { return false; }
+static bool has_vnni_512(void) { return false; }
+static bool has_avx_vnni(void) { return false; }
+static bool cpu_amx_bf16(void) { return false; }
 #define fma_avx512 NULL
 #define fma_avx2 NULL
 #define fma_sse2 NULL
+#define dot_bf16_512 NULL
+#define dot_vnni_512 NULL
+#define dot_vnni_256 NULL
+#define CHAINS_DOT512 16
+#define CHAINS_DOT256 12
 #endif
 
 static bool has_sse2(void) { return HR_X86; }
 static bool has_scalar(void) { return true; }
 
-const hr_fma_loop hr_fma_loops[HR_FMA_NISA] = {
-    [HR_FMA_AVX512] = {"avx512", CHAINS_512, 16, CHAINS_512 * 16 * 2, has_avx512, fma_avx512},
-    [HR_FMA_AVX2] = {"avx2", CHAINS_256, 8, CHAINS_256 * 8 * 2, has_avx2, fma_avx2},
-    [HR_FMA_SSE2] = {"sse2", CHAINS_128, 4, CHAINS_128 * 4 * 2, has_sse2, fma_sse2},
-    [HR_FMA_SCALAR] = {"scalar", CHAINS_1, 1, CHAINS_1 * 2, has_scalar, fma_scalar},
+static bool never(void) { return false; }
+
+const hr_roof_loop hr_fma_loops[HR_FMA_NISA] = {
+    [HR_FMA_AVX512] = {"avx512", CHAINS_512, 16, CHAINS_512 * 16 * 2, has_avx512, fma_avx512, 16},
+    [HR_FMA_AVX2] = {"avx2", CHAINS_256, 8, CHAINS_256 * 8 * 2, has_avx2, fma_avx2, 8},
+    [HR_FMA_SSE2] = {"sse2", CHAINS_128, 4, CHAINS_128 * 4 * 2, has_sse2, fma_sse2, 4},
+    [HR_FMA_SCALAR] = {"scalar", CHAINS_1, 1, CHAINS_1 * 2, has_scalar, fma_scalar, 1},
 };
+
+/* vdpbf16ps zmm: 16 fp32 lanes, 2 bf16 pairs each = 32 multiply-adds = 64 FLOPs;
+ * vpdpbusd zmm: 16 int32 lanes, 4 u8 x s8 each = 64 multiply-adds = 128 ops; ymm half. */
+const hr_roof_loop hr_dot_loops[HR_DOT_N] = {
+    [HR_DOT_BF16] = {"avx512_bf16", CHAINS_DOT512, 16, CHAINS_DOT512 * 32 * 2, has_bf16_512, dot_bf16_512, 32},
+    [HR_DOT_VNNI512] = {"avx512_vnni", CHAINS_DOT512, 16, CHAINS_DOT512 * 64 * 2, has_vnni_512, dot_vnni_512, 64},
+    [HR_DOT_AVXVNNI] = {"avx_vnni", CHAINS_DOT256, 8, CHAINS_DOT256 * 32 * 2, has_avx_vnni, dot_vnni_256, 32},
+    /* AMX tiles: tdpbf16ps, 16 x 16 x 32 bf16 multiply-adds per instruction. */
+    [HR_DOT_AMX] = {"amx_bf16", 1, 256, 16 * 16 * 32 * 2, never, NULL, 16 * 16 * 32},
+};
+
+const char *hr_dot_absent(int i)
+{
+    if (i < 0 || i >= HR_DOT_N) return "no such dot-product loop";
+    if (i == HR_DOT_AMX)
+        return cpu_amx_bf16() ? "the CPU has AMX-BF16, but headroom has no AMX tile loop yet "
+                                "(it needs arch_prctl(ARCH_REQ_XCOMP_PERM) and a tile "
+                                "configuration): not measured"
+                              : "the CPU has no AMX-BF16 (cpuid): no AMX roof";
+    if (hr_dot_loops[i].run && hr_dot_loops[i].supported()) return NULL;
+    static const char *const why[HR_DOT_N] = {
+        [HR_DOT_BF16] = "the CPU has no AVX512-BF16 (cpuid; or the OS does not save AVX-512 state)",
+        [HR_DOT_VNNI512] = "the CPU has no AVX512-VNNI (cpuid; or the OS does not save AVX-512 state)",
+        [HR_DOT_AVXVNNI] = "the CPU has no AVX-VNNI (cpuid)",
+    };
+    return HR_X86 ? why[i] : "not an x86 CPU";
+}
+
+const hr_roof_loop *hr_roof_loop_of(int roof)
+{
+    const hr_roof_loop *L = roof >= 0 && roof < HR_FMA_NISA ? &hr_fma_loops[roof]
+                            : roof >= HR_ROOF_DOT && roof < HR_NROOFS ? &hr_dot_loops[roof - HR_ROOF_DOT]
+                                                                       : NULL;
+    return L && L->run && L->supported() ? L : NULL;
+}
 
 int hr_fma_build_loop(void)
 {
@@ -143,7 +266,11 @@ static volatile float probe_sink;
 
 double hr_probe_run(int threads, double seconds, double *per_thread)
 {
-    const hr_fma_loop *L = &hr_fma_loops[hr_fma_build_loop()];
+    return hr_probe_run_loop(&hr_fma_loops[hr_fma_build_loop()], threads, seconds, per_thread);
+}
+
+double hr_probe_run_loop(const hr_roof_loop *L, int threads, double seconds, double *per_thread)
+{
     float m = probe_m, a = probe_a, sink = 0;
     double min_rate = HUGE_VAL;
     if (threads < 1) threads = 1;

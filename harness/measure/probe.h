@@ -1,30 +1,45 @@
-/* probe.h — FMA-chain loops per vector ISA and the short concurrent-ceiling probes run around timed repetitions. */
+/* probe.h — FMA and dot-product chain loops per ISA and the short concurrent-ceiling probes run around timed repetitions. */
 #ifndef HR_PROBE_H
 #define HR_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "threads.h"
 #include "timer.h"
 
-/* ---- FMA loops -----------------------------------------------------------------
- * Each loop runs `iters` iterations of `chains` independent multiply-add chains
- * x = x * m + a (m slightly below 1, so x stays near a / (1 - m): no overflow, no
- * denormals), enough chains to cover the operation's latency times the FP ports, and
- * returns the sum of the chains so the work cannot be dropped. The loops are compiled
- * with per-function target attributes, so any build can run every ISA the CPU has.
- * Indexed by HR_FMA_* of roofline.h. */
+/* ---- compute loops: FMA and dot-product chains -----------------------------------
+ * Each loop runs `iters` iterations of `chains` independent accumulator chains and
+ * returns their sum, so the work cannot be dropped. The loops are compiled with
+ * per-function target attributes and chosen at run time (`supported`), so any build runs
+ * every loop the CPU has and none it lacks.
+ *   FMA loops (hr_fma_loops, indexed by HR_FMA_* of ceilings.h): x = x * m + a, m slightly
+ *   below 1, so x stays near a / (1 - m): no overflow, no denormals.
+ *   Dot loops (hr_dot_loops, indexed by HR_DOT_*): x = dot(x, A, B), one instruction per
+ *   chain and iteration. bf16: vdpbf16ps with every element of A = bf16(m), of B =
+ *   bf16(a); each lane adds 2 m a per instruction. int8: vpdpbusd with u8 elements
+ *   1 + lrint(4 a) and s8 elements lrint(4 m); each int32 lane adds 4 u s per
+ *   instruction (wrapping, as the instruction does).
+ * Enough chains to cover the instruction's latency times its ports. */
 typedef struct {
-    const char *name;          /* "avx512", "avx2", "sse2", "scalar"               */
-    int chains, lanes;         /* independent chains, floats per vector             */
-    double flops_per_iter;     /* chains x lanes x 2                                */
-    bool (*supported)(void);   /* the CPU (and OS) can run it                       */
-    float (*run)(long iters, float m, float a);
-} hr_fma_loop;
-extern const hr_fma_loop hr_fma_loops[]; /* HR_FMA_NISA entries */
+    const char *name;          /* "avx512", ... (FMA); "avx512_bf16", ... (dot)          */
+    int chains, lanes;         /* independent chains, accumulator lanes per vector       */
+    double flops_per_iter;     /* chains x multiply-adds per instruction x 2             */
+    bool (*supported)(void);   /* the CPU (and OS) can run it                            */
+    float (*run)(long iters, float m, float a); /* NULL: this build has no such loop     */
+    int madds;                 /* multiply-adds per instruction and chain                */
+} hr_roof_loop;
+extern const hr_roof_loop hr_fma_loops[]; /* HR_FMA_NISA entries */
+extern const hr_roof_loop hr_dot_loops[]; /* HR_DOT_N entries; amx_bf16 never runs */
 /* Index of the loop matching this build's vector ISA (hr_isa): avx512, avx2 or, for a
  * generic build, sse2. */
 int hr_fma_build_loop(void);
+/* Why dot loop i cannot be measured here ("the CPU has no AVX512-BF16 (cpuid)", ...),
+ * NULL when it can. */
+const char *hr_dot_absent(int i);
+/* The loop of a compute roof (hr_roof_for, ceilings.h), or NULL when this CPU or build
+ * cannot run it (AMX). */
+const hr_roof_loop *hr_roof_loop_of(int roof);
 
 /* ---- the concurrent-ceiling probe -------------------------------------------------
  * Every thread of one OpenMP team of `threads` starts together (after a barrier) and
@@ -39,6 +54,9 @@ int hr_fma_build_loop(void);
  * exists to show. 1-3 ms is enough: a few hundred chunks. Allocates nothing; must not
  * be called from inside a parallel region. */
 double hr_probe_run(int threads, double seconds, double *per_thread);
+/* hr_probe_run with loop L (a supported FMA or dot loop) instead of the build's FMA loop;
+ * GFLOP/s (GOP/s for int8) per thread by L's counting. */
+double hr_probe_run_loop(const hr_roof_loop *L, int threads, double seconds, double *per_thread);
 
 /* The bandwidth variant: a STREAM triad a = b + s*c over a caller-owned buffer, each
  * thread sweeping its own contiguous slice, in 64 KiB chunks from where its previous
@@ -48,7 +66,7 @@ double hr_probe_run(int threads, double seconds, double *per_thread);
  * threads, so the figure is L3 or memory bandwidth by the machine's L3 size).
  * Overhead beyond `seconds`: up to one 64 KiB chunk per array (~10 us), plus the team
  * start as above. */
-#define HR_PROBE_MAX_THREADS 1024
+#define HR_PROBE_MAX_THREADS HR_THREADS_MAX
 typedef struct {
     float *a, *b, *c;
     size_t n;   /* elements per array                                             */

@@ -1,0 +1,34 @@
+/* threads.h — the one source of truth for thread counts: the limit, the environment
+ * (OMP_NUM_THREADS, OMP_THREAD_LIMIT), the default, and oversubscription. */
+#ifndef HR_THREADS_H
+#define HR_THREADS_H
+
+/* The most threads any count may ask for: --threads, a config's threads axis, wisdom,
+ * OMP_NUM_THREADS. Per-thread arrays (probes, roofline rows) are sized by it. */
+#define HR_THREADS_MAX 1024
+
+/* Checks OMP_NUM_THREADS (a positive count, or an OpenMP nesting list like "4,2" whose
+ * first item is the count) and OMP_THREAD_LIMIT (a positive count) as libgomp read them
+ * before main. HR_OK, or HR_EUSAGE with one line naming the variable and its value: a
+ * value that is not such a list, a count over HR_THREADS_MAX, or OMP_NUM_THREADS over
+ * OMP_THREAD_LIMIT. Unset variables are fine. */
+int hr_threads_env_check(void);
+
+/* The most threads a team may have here: HR_THREADS_MAX, or OMP_THREAD_LIMIT if lower. */
+int hr_threads_limit(void);
+
+/* The count used when nothing asked for one: OMP_NUM_THREADS' first item, else the
+ * runtime's default (the online CPUs), capped by hr_threads_limit(). */
+int hr_threads_default(void);
+
+/* HR_OK when 1 <= t <= hr_threads_limit(), else HR_EUSAGE with one line
+ * "FROM: T threads ..." naming the limit (and OMP_THREAD_LIMIT when it is the one). */
+int hr_threads_check(int t, const char *from);
+
+/* Records that a measurement ran t threads; the context block of every results file
+ * written afterwards by this process says the most threads used and whether that was
+ * more than the online CPUs ("max_threads", "oversubscribed"). */
+void hr_threads_used(int t);
+int hr_threads_max_used(void);
+
+#endif

@@ -1,0 +1,177 @@
+/* test_decode_kv.c — decode on a typed KV cache (f16, bf16, q8_0, q4_0) against the fp64 oracle: the kernel's own error on the dequantized K/V, and the format's error on the original ones. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inputs.h"
+#include "oracle.h"
+#include "t.h"
+
+/* The kernel's own error is judged by the oracle's fp32 tolerance unchanged: the
+ * conversions (vec.h's reduced-precision loads) are exact, so the kernel computes
+ * in fp32 on exactly the values hr_dtype_load_row hands the oracle, and its error is
+ * that of fp32 accumulation (eps * (8 sqrt(d) + 16 log2(Nkv + 1) + 16) plus the
+ * logits' rounding, oracle.c), whatever the stored type. The format's error (the
+ * oracle on the original fp32 K/V) is only reported and held to a sanity bound. */
+
+typedef struct {
+    hr_tensors ts;
+    float *k32, *v32; /* the original K and V (dense, same layout) */
+    void *xk, *xv;    /* the stored cache                          */
+} kv_case;
+
+/* Tensors for p in layout lay with K and V stored as p->kv_dtype: a->xk/xv hold the
+ * stored rows, a->k/v their dequantized values, kc->k32/v32 the originals. */
+static int kv_case_alloc(kv_case *kc, const hr_problem *p, hr_layout lay, hr_dist dist)
+{
+    memset(kc, 0, sizeof *kc);
+    if (hr_tensors_alloc(&kc->ts, p, lay, dist, 23)) return -1;
+    const int B = p->batch, H = p->kv_heads, N = p->seq_kv, d = p->d_head;
+    const size_t n = (size_t)B * H * N * d, rb = hr_dtype_row_bytes(p->kv_dtype, d);
+    kc->k32 = malloc(n * sizeof(float));
+    kc->v32 = malloc(n * sizeof(float));
+    kc->xk = hr_alloc((size_t)B * H * N * rb + 64);
+    kc->xv = hr_alloc((size_t)B * H * N * rb + 64);
+    if (!kc->k32 || !kc->v32 || !kc->xk || !kc->xv) return -1;
+    hr_view k32 = hr_view_dense(kc->k32, lay, B, H, N, d), v32 = hr_view_dense(kc->v32, lay, B, H, N, d);
+    hr_xview xk = hr_xview_dense(kc->xk, lay, B, H, N, rb), xv = hr_xview_dense(kc->xv, lay, B, H, N, rb);
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int j = 0; j < N; j++) {
+                float *k = hr_row(kc->ts.k, b, h, j), *v = hr_row(kc->ts.v, b, h, j);
+                memcpy(hr_row(k32, b, h, j), k, (size_t)d * sizeof(float));
+                memcpy(hr_row(v32, b, h, j), v, (size_t)d * sizeof(float));
+                hr_dtype_store_row(p->kv_dtype, k, hr_xrow(xk, b, h, j), d);
+                hr_dtype_store_row(p->kv_dtype, v, hr_xrow(xv, b, h, j), d);
+                hr_dtype_load_row(p->kv_dtype, hr_xrow(xk, b, h, j), k, d);
+                hr_dtype_load_row(p->kv_dtype, hr_xrow(xv, b, h, j), v, d);
+            }
+    kc->ts.args.xk = (hr_xcview){xk.p, xk.sb, xk.sh, xk.sn};
+    kc->ts.args.xv = (hr_xcview){xv.p, xv.sb, xv.sh, xv.sn};
+    return 0;
+}
+
+static void kv_case_free(kv_case *kc)
+{
+    free(kc->k32);
+    free(kc->v32);
+    free(kc->xk);
+    free(kc->xv);
+    hr_tensors_free(&kc->ts);
+}
+
+/* Runs decode on p; *own is the check on the dequantized K/V, *fmt on the originals. */
+static int run_kv(const hr_problem *p, hr_layout lay, hr_dist dist, int threads, int block, hr_check *own,
+                  hr_check *fmt)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    kv_case kc;
+    if (!k || kv_case_alloc(&kc, p, lay, dist)) {
+        kv_case_free(&kc);
+        return -1;
+    }
+    hr_tune t = hr_kernel_tune(k, p, &(hr_tune){0, block, threads});
+    size_t wb = k->workspace_bytes(p, &t);
+    void *ws = hr_alloc(wb ? wb : 64);
+    hr_args *a = &kc.ts.args;
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int i = 0; i < p->seq_q; i++)
+                for (int x = 0; x < p->d_head; x++) hr_row(a->o, b, h, i)[x] = 1e30f;
+    /* The kernel must read the stored cache, not the dequantized floats: poison them
+     * while it runs. */
+    const size_t n = (size_t)p->batch * p->kv_heads * p->seq_kv * p->d_head;
+    float *kdq = malloc(n * sizeof(float)), *vdq = malloc(n * sizeof(float));
+    hr_view kd = hr_view_dense(kdq, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
+    hr_view vd = hr_view_dense(vdq, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
+    hr_cview keep_k = a->k, keep_v = a->v;
+    a->k = hr_cv(kd);
+    a->v = hr_cv(vd);
+    for (size_t i = 0; i < n; i++) kdq[i] = vdq[i] = NAN;
+    k->run(p, &t, a, ws);
+    a->k = keep_k;
+    a->v = keep_v;
+    *own = hr_oracle_check(p, a, 0);
+    hr_view k32 = hr_view_dense(kc.k32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
+    hr_view v32 = hr_view_dense(kc.v32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
+    a->k = hr_cv(k32);
+    a->v = hr_cv(v32);
+    *fmt = hr_oracle_check(p, a, 0);
+    free(kdq);
+    free(vdq);
+    free(ws);
+    kv_case_free(&kc);
+    return 0;
+}
+
+HR_TEST(decode_declares_kv_types)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    CHECK(k != NULL);
+    if (!k) return;
+    hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_F32};
+    for (int t = 0; t < HR_NDTYPES; t++) {
+        p.kv_dtype = (hr_dtype)t;
+        CHECKF(hr_kernel_why_not(k, &p) == NULL, "kv %s refused: %s", hr_dtype_names[t], hr_kernel_why_not(k, &p));
+        const char *path = hr_kernel_path(k, &p);
+        CHECKF(path && strstr(path, hr_isa) == path && (t == HR_F32 || strstr(path, hr_dtype_names[t])),
+               "kv %s path '%s'", hr_dtype_names[t], path ? path : "(null)");
+    }
+    p.kv_dtype = HR_Q4_0;
+    p.d_head = 48; /* block types need d % 32 == 0 */
+    CHECK(hr_kernel_why_not(k, &p) != NULL);
+    p.kv_dtype = HR_F16;
+    p.dtype = HR_BF16; /* Q and O stay f32 */
+    CHECK(hr_kernel_why_not(k, &p) != NULL);
+}
+
+/* Every kv type on odd shapes: d 32 .. 160 (and tails for the half types), Nkv not a
+ * multiple of the block, causal with Nq > 1, GQA and MQA, both layouts (BNHD takes the
+ * interleaved-heads walk), 1, 2 and 3 threads (splits inside a head, empty ranges). */
+HR_TEST(decode_kv_types_match_oracle)
+{
+    static const int shapes[][6] = {
+        /* B, Hq, Hkv, Nq, Nkv, d */
+        {1, 4, 1, 1, 77, 32},   {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128},
+        {1, 4, 2, 16, 45, 160}, {3, 2, 2, 2, 5, 32},   {1, 4, 2, 1, 50, 33},  {2, 2, 1, 3, 19, 7},
+    };
+    static const int threads[] = {1, 2, 3};
+    for (int t = HR_BF16; t < HR_NDTYPES; t++) {
+        int n = 0, fails = 0;
+        double own_max = 0, own_tol = 0, fmt_max = 0;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            const int *x = shapes[s];
+            if (x[5] % hr_dtype_block((hr_dtype)t)) continue; /* refused by validation */
+            for (int causal = 0; causal < 2; causal++)
+                for (int lay = 0; lay < 2; lay++) {
+                    hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], causal, 0, HR_F32, (hr_dtype)t};
+                    const int T = threads[(s + causal + lay) % 3];
+                    const int block = (s + lay) % 3 == 0 ? 0 : (s + lay) % 3 == 1 ? 5 : 64;
+                    hr_dist dist = (hr_dist)((s + causal) % 2); /* normal, uniform */
+                    hr_check own, fmt;
+                    n++;
+                    if (run_kv(&p, (hr_layout)lay, dist, T, block, &own, &fmt)) {
+                        fails++;
+                        CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
+                        continue;
+                    }
+                    own_max = own.max_rel_err > own_max ? own.max_rel_err : own_max;
+                    own_tol = own.tol_pass > own_tol ? own.tol_pass : own_tol;
+                    fmt_max = fmt.max_rel_err > fmt_max ? fmt.max_rel_err : fmt_max;
+                    /* The format's error: q4_0 keeps ~3 bits; a distance past 0.5 of
+                     * the output's scale means the rows were not the format's at all. */
+                    if (own.verdict != HR_CHECK_PASS || !(fmt.max_rel_err < 0.5)) {
+                        fails++;
+                        CHECKF(0, "kv %s B%d H%d/%d Nq%d Nkv%d d%d causal %d %s T%d block %d: own %g (tol %g) "
+                                  "verdict %d, format %g",
+                               hr_dtype_names[t], x[0], x[1], x[2], x[3], x[4], x[5], causal,
+                               hr_layout_names[lay], T, block, own.max_rel_err, own.tol_pass, own.verdict,
+                               fmt.max_rel_err);
+                    }
+                }
+        }
+        CHECK(n >= 24 && fails == 0);
+        printf("     note: decode kv %-4s %d cases: kernel max_rel %.2e (tol up to %.2e), format max_rel %.2e\n",
+               hr_dtype_names[t], n, own_max, own_tol, fmt_max);
+    }
+}
