@@ -224,6 +224,15 @@ sweep_layer_passes_names|0|^0$|printf '[sweep]\nmode = layer\nkernels = naive\nd
 plot_noncausal_sweep|0|^[0-9]+ chart\(s\) in .*/pnc/p$|command -v ${HEADROOM_GNUPLOT:-gnuplot} > /dev/null || { echo "1 chart(s) in $TMP/pnc/p" >&2; exit 0; }; printf '[sweep]\nkernels = naive, flash\nheads = 1\nd_head = 8\nseq = 16, 32\nthreads = 1\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/pnc.ini; $B sweep $TMP/pnc.ini --out $TMP/pnc 2>/dev/null; $B plot $TMP/pnc --out $TMP/pnc/p > $TMP/pnc.out 2> $TMP/pnc.err; rc=$?; [ -s $TMP/pnc.err ] && { cat $TMP/pnc.err >&2; exit 3; }; tail -n 1 $TMP/pnc.out >&2; exit $rc
 plot_causal_sweep|0|^[0-9]+ chart\(s\) in .*/pc/p$|command -v ${HEADROOM_GNUPLOT:-gnuplot} > /dev/null || { echo "1 chart(s) in $TMP/pc/p" >&2; exit 0; }; printf '[sweep]\nkernels = naive, flash\nheads = 1\nd_head = 8\nseq = 16, 32\ncausal = true\nthreads = 1\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/pc.ini; $B sweep $TMP/pc.ini --out $TMP/pc 2>/dev/null; $B plot $TMP/pc --out $TMP/pc/p > $TMP/pc.out 2> $TMP/pc.err; rc=$?; [ -s $TMP/pc.err ] && { cat $TMP/pc.err >&2; exit 3; }; tail -n 1 $TMP/pc.out >&2; exit $rc
 plot_one_row_sweep|0|^[0-9]+ chart\(s\) in .*/p1/p$|command -v ${HEADROOM_GNUPLOT:-gnuplot} > /dev/null || { echo "1 chart(s) in $TMP/p1/p" >&2; exit 0; }; printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16\nthreads = 1\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > $TMP/p1.ini; $B sweep $TMP/p1.ini --out $TMP/p1 2>/dev/null; $B plot $TMP/p1 --out $TMP/p1/p > $TMP/p1.out 2> $TMP/p1.err; rc=$?; [ -s $TMP/p1.err ] && { cat $TMP/p1.err >&2; exit 3; }; tail -n 1 $TMP/p1.out >&2; exit $rc
+# ---- lists and flags that another input overrides ------------------------------------------------
+crossover_dmodel_empty_item|2|^headroom crossover: --d-model: expected a comma-separated list of at most 64 values, none empty$|$B crossover --d-model 64,,128 --out $TMP/cx
+crossover_dmodel_trailing|2|^headroom crossover: --d-model: expected .* none empty$|$B crossover --d-model 64, --out $TMP/cx
+crossover_dmodel_word|2|^headroom crossover: --d-model: 'x' is not an integer$|$B crossover --d-model 64,x --out $TMP/cx
+crossover_dmodel_not_multiple|2|^headroom crossover: --d-model: 100 is not a multiple of d_head 64$|$B crossover --d-model 100 --out $TMP/cx
+crossover_kernels_empty_item|2|^headroom crossover: --kernels: expected 1 to 32 comma-separated items, none empty$|$B crossover --kernels flash,,naive --out $TMP/cx
+tune_seq_with_config|2|^headroom tune: --seq: not with --config|$B tune --kernel flash --seq 999 --config configs/ci.ini --dry-run
+tune_causal_with_config|2|^headroom tune: --causal: not with --config|$B tune --kernel flash --config=configs/ci.ini --causal --dry-run
+tune_heads_eq_with_config|2|^headroom tune: --heads: not with --config|$B tune --kernel flash --config configs/ci.ini --heads=4 --dry-run
 EOF
 
 # ---- interruption: SIGTERM (what CI runners send on a timeout) mid-sweep keeps every

@@ -208,6 +208,19 @@ void hr_shape_flags_init(hr_shape_flags *f)
     memcpy(f->opts, o, sizeof o);
 }
 
+const char *hr_opt_given(int argc, char **argv, const hr_opt *opts, const char *except)
+{
+    for (const hr_opt *o = opts; o->name; o++) {
+        if (except && !strcmp(o->name, except)) continue;
+        const size_t n = strlen(o->name);
+        for (int i = 1; i < argc; i++) {
+            if (!strcmp(argv[i], "--")) break;
+            if (!strncmp(argv[i], o->name, n) && (argv[i][n] == 0 || argv[i][n] == '=')) return o->name;
+        }
+    }
+    return NULL;
+}
+
 hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
 {
     return (hr_problem){f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,

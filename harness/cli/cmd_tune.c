@@ -111,6 +111,12 @@ int cmd_tune(int argc, char **argv)
         goto err;
     }
     if (config) {
+        /* The config's lists are the shapes: a shape flag beside them would be ignored. */
+        const char *f = hr_opt_given(argc, argv, shape.opts, "--scale");
+        if (f) {
+            st = hr_fail("%s: not with --config (the config's lists give the shapes; edit them or drop --config)", f);
+            goto err;
+        }
         if ((st = load_config(config, shape.scale, shapes, layouts, &nshapes))) goto err;
     } else {
         shapes[0] = hr_shape_flags_problem(&shape);
