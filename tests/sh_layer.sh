@@ -27,7 +27,7 @@ expect crossover-run     0 'N\*_measured'  -- $B crossover --d-model 64 --kernel
 expect crossover-csv     0 '^kernel,d_model,N,proj_s,core_s,proj_gflops,core_gflops$' -- head -n 1 "$out/crossover.csv"
 expect crossover-points  0 '^naive,64,8,'  -- cat "$out/crossover.csv"
 expect crossover-table   0 '^naive,64,[0-9]*,128\.0,' -- cat "$out/crossover_table.csv"
-expect crossover-bad-dm  2 "--d-model: '100' is not a positive multiple" -- $B crossover --d-model 100 --out "$TMP/x2"
+expect crossover-bad-dm  2 '--d-model: 100 is not a multiple of d_head 64' -- $B crossover --d-model 100 --out "$TMP/x2"
 expect crossover-bad-k   2 "--kernels: unknown kernel 'nope'" -- $B crossover --kernels nope --out "$TMP/x3"
 expect crossover-range   2 '--seq-min: 512 is larger'  -- $B crossover --seq-min 512 --seq-max 64 --out "$TMP/x4"
 

@@ -20,6 +20,7 @@
 #include "results.h"
 #include "sweep_store.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 /* ---- recording --------------------------------------------------------------------- */
 
@@ -38,6 +39,7 @@ static int add_result(hr_sweep_store *s, const hr_result *r, int pass, int seq)
         s->seq = ns;
         s->capres = cap;
     }
+    hr_threads_used(r->tune.threads); /* resumed rows too: the context says oversubscribed */
     s->res[s->nres] = *r;
     s->pass[s->nres] = pass;
     s->seq[s->nres++] = seq;
@@ -253,7 +255,9 @@ static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_d
         char rows[1100];
         snprintf(rows, sizeof rows, "%s/rows.jsonl", s->dir);
         struct stat sb;
-        if (!stat(rows, &sb) && (!S_ISREG(sb.st_mode) || sb.st_size > 0))
+        if (!stat(rows, &sb) && !S_ISREG(sb.st_mode))
+            return hr_fail("--out: %s is not a regular file", rows);
+        if (!stat(rows, &sb) && sb.st_size > 0)
             return hr_fail("--out: %s already holds a sweep's rows: --resume %s finishes it, or give a "
                            "new directory", out_dir, out_dir);
         return hr_mkdirs(s->dir);

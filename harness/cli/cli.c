@@ -242,6 +242,19 @@ int hr_dtype_flags_f32_only(const hr_dtype_flags *f, const char *why)
     return HR_OK;
 }
 
+const char *hr_opt_given(int argc, char **argv, const hr_opt *opts, const char *except)
+{
+    for (const hr_opt *o = opts; o->name; o++) {
+        if (except && !strcmp(o->name, except)) continue;
+        const size_t n = strlen(o->name);
+        for (int i = 1; i < argc; i++) {
+            if (!strcmp(argv[i], "--")) break;
+            if (!strncmp(argv[i], o->name, n) && (argv[i][n] == 0 || argv[i][n] == '=')) return o->name;
+        }
+    }
+    return NULL;
+}
+
 hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
 {
     hr_problem p = {f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,

@@ -89,6 +89,10 @@ typedef struct {
 void hr_shape_flags_init(hr_shape_flags *f);
 /* The problem the flags describe (not yet validated). */
 hr_problem hr_shape_flags_problem(const hr_shape_flags *f);
+/* The first flag of the table opts (ended by a NULL name) that argv[1..argc) gives, as
+ * "--flag" or "--flag=value", other than `except` (may be NULL); NULL when none. For
+ * flags that another one overrides (tune --config and the shape flags). */
+const char *hr_opt_given(int argc, char **argv, const hr_opt *opts, const char *except);
 
 /* Timing and inputs: --reps R (9) --min-time SEC (0.05) --warmup SEC (0.1) --cold
  * --seed S (1) --dist (normal); a command takes the members it names (HR_TF_*). */

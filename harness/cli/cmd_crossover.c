@@ -11,23 +11,13 @@
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
+#include "config.h"
 #include "crossover.h"
 #include "files.h"
 #include "sysinfo.h"
 #include "threads.h"
 
 #define MAX_LIST 32
-
-/* Splits a comma-separated list in place; returns the count or -1 when over max. */
-static int split(char *s, char **items, int max)
-{
-    int n = 0;
-    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max) return -1;
-        items[n++] = tok;
-    }
-    return n;
-}
 
 int cmd_crossover(int argc, char **argv)
 {
@@ -63,25 +53,30 @@ int cmd_crossover(int argc, char **argv)
         st = hr_fail("--seq-min: %d is larger than --seq-max %d", seq_min, seq_max);
         goto err;
     }
-    char dmbuf[512], kbuf[512], *dms[MAX_LIST], *ks[MAX_LIST];
-    snprintf(dmbuf, sizeof dmbuf, "%s", dm_list);
+    /* The lists go through the config's parsers: an empty item ("64,,128") is refused as
+     * it is everywhere else, and --d-model takes ranges like a config (256..2048*2). */
+    char kbuf[512], *ks[MAX_LIST];
     snprintf(kbuf, sizeof kbuf, "%s", k_list);
-    int ndm = split(dmbuf, dms, MAX_LIST), nk = split(kbuf, ks, MAX_LIST);
-    if (ndm < 1 || nk < 1) {
-        st = hr_fail("%s: expected 1 to %d comma-separated items", ndm < 1 ? "--d-model" : "--kernels", MAX_LIST);
+    hr_ilist dml;
+    if (hr_ilist_parse(dm_list, 1, 65536, &dml)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", hr_errmsg());
+        st = hr_fail("--d-model: %s", why);
         goto err;
     }
-    int dmv[MAX_LIST];
+    const int ndm = dml.n, nk = hr_list_split(kbuf, ks, MAX_LIST);
+    if (ndm > MAX_LIST || nk < 1) {
+        st = hr_fail("%s: expected 1 to %d comma-separated items, none empty", nk < 1 ? "--kernels" : "--d-model",
+                     MAX_LIST);
+        goto err;
+    }
+    const int *dmv = dml.v;
     const hr_kernel *kv[MAX_LIST];
-    for (int i = 0; i < ndm; i++) {
-        char *end;
-        long v = strtol(dms[i], &end, 10);
-        if (*end || v < 1 || v > 65536 || v % d) {
-            st = hr_fail("--d-model: '%s' is not a positive multiple of d_head %d (at most 65536)", dms[i], d);
+    for (int i = 0; i < ndm; i++)
+        if (dmv[i] % d) {
+            st = hr_fail("--d-model: %d is not a multiple of d_head %d", dmv[i], d);
             goto err;
         }
-        dmv[i] = (int)v;
-    }
     for (int i = 0; i < nk; i++)
         if (!(kv[i] = hr_kernel_find(ks[i]))) {
             st = hr_kernel_unknown("--kernels", ks[i]);

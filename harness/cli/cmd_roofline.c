@@ -156,6 +156,7 @@ int cmd_roofline(int argc, char **argv)
             fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
             return st;
         }
+        hr_threads_used(th[i]);
     }
     /* A ceiling is the most the machine does: threads beyond its CPUs share cores, and
      * each one's rate counted as a core's would multiply the peak. --quick measures no

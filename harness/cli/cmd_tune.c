@@ -112,6 +112,12 @@ int cmd_tune(int argc, char **argv)
         goto err;
     }
     if (config) {
+        /* The config's lists are the shapes: a shape flag beside them would be ignored. */
+        const char *f = hr_opt_given(argc, argv, shape.opts, "--scale");
+        if (f) {
+            st = hr_fail("%s: not with --config (the config's lists give the shapes; edit them or drop --config)", f);
+            goto err;
+        }
         if ((st = load_config(config, shape.scale, shapes, layouts, &nshapes))) goto err;
         if (shape.types.dtype >= 0 || shape.types.kv_dtype >= 0) /* the flags replace the config's types */
             for (int i = 0; i < nshapes; i++) hr_dtype_flags_apply(&shape.types, &shapes[i]);

@@ -38,7 +38,7 @@ static void trim(char *s)
 
 /* Splits s at commas into at most max trimmed items (pointers into s). -1 when there are
  * more, or an item is empty. */
-static int split(char *s, char **items, int max)
+int hr_list_split(char *s, char **items, int max)
 {
     int n = 0;
     for (char *p = s;;) {
@@ -66,8 +66,8 @@ int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
 {
     char buf[512], *items[HR_CFG_MAXV];
     snprintf(buf, sizeof buf, "%s", s);
-    int n = split(buf, items, HR_CFG_MAXV);
-    if (n < 0) return hr_fail("expected a comma-separated list of at most %d values", HR_CFG_MAXV);
+    int n = hr_list_split(buf, items, HR_CFG_MAXV);
+    if (n < 0) return hr_fail("expected a comma-separated list of at most %d values, none empty", HR_CFG_MAXV);
     l->n = 0;
     for (int i = 0; i < n; i++) {
         char *it = items[i], *dots = strstr(it, "..");
@@ -194,7 +194,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         return HR_OK;
     }
     if (!strcmp(keys[key], "models")) { /* names now; looked up in the presets at the end */
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of model names");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of model names");
         c->nmodels = 0;
         for (int i = 0; i < n; i++) {
             if (strlen(items[i]) >= sizeof c->model[0].name) return hr_fail("'%.40s...': name too long", items[i]);
@@ -222,7 +222,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         return HR_OK;
     }
     if (!strcmp(keys[key], "gemm")) { /* layer mode: the projections' GEMM back ends */
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0 || n > HR_CFG_MAXGEMM) return hr_fail("expected a list of own, blas");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0 || n > HR_CFG_MAXGEMM) return hr_fail("expected a list of own, blas");
         c->ngemm = 0;
         for (int i = 0; i < n; i++)
             if ((c->gemm[c->ngemm++] = hr_choice(hr_gemm_names, items[i])) < 0)
@@ -238,7 +238,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         return HR_OK;
     }
     case 2:
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of kernel names");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of kernel names");
         c->nkernels = 0;
         for (int i = 0; i < n; i++) {
             if (!strcmp(items[i], "all")) {
@@ -260,7 +260,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
     case 3: return hr_ilist_parse(val, 1, HR_MAX_BATCH, &c->batch);
     case 4: return hr_ilist_parse(val, 1, HR_MAX_HEADS, &c->heads);
     case 5:
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list");
         c->nkv = 0;
         for (int i = 0; i < n; i++) {
             hr_kv_spec *s = &c->kv[c->nkv++];
@@ -282,14 +282,14 @@ static int set_value(hr_sweep_config *c, int key, char *val)
     case 8: return hr_ilist_parse(val, 1, HR_MAX_DHEAD, &c->d_head);
     case 9: return hr_ilist_parse(val, 1, HR_MAX_HEADS * HR_MAX_DHEAD / 16, &c->d_model);
     case 10:
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of true/false");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of true/false");
         c->ncausal = 0;
         for (int i = 0; i < n; i++)
             if (parse_bool(items[i], &c->causal[c->ncausal++]))
                 return hr_fail("'%s': expected true or false", items[i]);
         return HR_OK;
     case 11:
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of layouts");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of layouts");
         c->nlayout = 0;
         for (int i = 0; i < n; i++) {
             int l = hr_choice(hr_layout_names, items[i]);

@@ -85,6 +85,10 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c);
 /* Parses one integer list or range into l, values in [lo, hi]. HR_EUSAGE with a message
  * (no file:line) on error. */
 int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l);
+/* Splits s in place at commas into at most max trimmed items (pointers into s): the one
+ * parser of comma lists (configs, and the CLI's lists of names). -1 when there are more
+ * items, or an item is empty ("a,,b", "a,"). */
+int hr_list_split(char *s, char **items, int max);
 /* Points in the cartesian product (before skipping and deduplication). */
 double hr_config_points(const hr_sweep_config *c);
 
