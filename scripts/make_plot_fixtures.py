@@ -153,16 +153,20 @@ MODELS = [  # name, attention, layers, d_model, heads, kv_heads, d_head, context
 ]
 
 
+KV_TYPES = (("f32", 4), ("f16", 2), ("bf16", 2), ("q8_0", 34 / 32), ("q4_0", 18 / 32))
+
+
 def kvcache():
-    lines = ["model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens,"
-             "bytes_fp32,bytes_fp16,bytes_int8,mha_bytes_fp32,mha_bytes_fp16,mha_bytes_int8,"
-             "saving,beyond_context"]
+    # headroom kvcache --format csv: bytes per stored type, q8_0/q4_0 with their fp16 scales.
+    cols = ",".join(f"bytes_{t}" for t, _ in KV_TYPES) + "," + ",".join(f"mha_bytes_{t}" for t, _ in KV_TYPES)
+    lines = ["model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens," + cols +
+             ",saving,beyond_context"]
     for name, att, layers, dm, h, g, d, ctx in MODELS:
         for tok in (1024 << i for i in range(8)):
-            b = [2 * layers * 1 * g * d * tok * e for e in (4, 2, 1)]
-            m = [2 * layers * 1 * h * d * tok * e for e in (4, 2, 1)]
-            lines.append(f"{name},{att},{layers},{dm},{h},{g},{d},{ctx},1,{tok},"
-                         f"{b[0]},{b[1]},{b[2]},{m[0]},{m[1]},{m[2]},{h // g},{int(tok > ctx)}")
+            b = [f"{2 * layers * 1 * g * d * tok * e:.0f}" for _, e in KV_TYPES]
+            m = [f"{2 * layers * 1 * h * d * tok * e:.0f}" for _, e in KV_TYPES]
+            lines.append(f"{name},{att},{layers},{dm},{h},{g},{d},{ctx},1,{tok}," + ",".join(b) + "," +
+                         ",".join(m) + f",{h // g},{int(tok > ctx)}")
     return "\n".join(lines) + "\n"
 
 

@@ -56,6 +56,9 @@ check cross-flops grep -q '^1024 [0-9.e-]* 0$' "$O/crossover.dat"
 # kvcache: llama3-8b at 8192 tokens fp16 = 1 GiB, its MHA equivalent 4 GiB.
 check kv-gqa grep -q '^8192 1 0$' "$O/kvcache.dat"
 check kv-mha grep -q '^8192 4 0$' "$O/kvcache.dat"
+# ... and q8_0 with its scales 544 MiB = 0.53125 GiB, q4_0 288 MiB = 0.28125 GiB.
+check kv-q8 grep -q '^8192 0.53125 0$' "$O/kvcache.dat"
+check kv-q4 grep -q '^8192 0.28125 0$' "$O/kvcache.dat"
 
 # Default output directory, and a results/<machine> directory read through latest/.
 M=$TMP/res/fixture-machine
@@ -72,6 +75,12 @@ mkdir -p "$TMP/kvonly"
 cp $F/kvcache.csv "$TMP/kvonly/"
 expect partial 0 'skipped roofline: no ceilings.json and no sweep' -- $B plot "$TMP/kvonly"
 check partial-png is_png "$TMP/kvonly/plots/kvcache.png"
+
+# A kvcache CSV from before the stored types (bytes_fp16 ...): its f32 and f16 lines.
+mkdir -p "$TMP/kvold"
+printf 'model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens,bytes_fp32,bytes_fp16,bytes_int8,mha_bytes_fp32,mha_bytes_fp16,mha_bytes_int8,saving,beyond_context\nllama3-8b,GQA,32,4096,32,8,128,8192,1,8192,2147483648,1073741824,536870912,8589934592,4294967296,2147483648,4,0\n' > "$TMP/kvold/kvcache.csv"
+expect kv-old 0 'wrote .*kvold/plots/kvcache.png' -- $B plot "$TMP/kvold"
+check kv-old-types grep -q '^# one per stored type ("f32" "f16")' "$TMP/kvold/plots/kvcache.dat"
 
 # Ceilings but no sweep yet (right after `headroom roofline`): the roofs alone, the sweep's
 # charts skipped with a note each, exit 0 (gnuplot once stopped on the empty point lists).

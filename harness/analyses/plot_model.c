@@ -198,54 +198,94 @@ void pl_crossover(const pl_inputs *in, pl_chart *c)
 
 /* ---- kvcache ------------------------------------------------------------------------- */
 
-/* KV-cache memory vs context length per model preset (fp16), and the MHA equivalent of
- * GQA/MQA models dashed. */
+/* The stored types of the kvcache CSV, widest first, and the columns of files written
+ * before the types (fp32, fp16; their int8 left out scales, so it is not read). */
+static const struct {
+    const char *type, *old;
+} kv_cols[] = {{"f32", "fp32"}, {"f16", "fp16"}, {"bf16", NULL}, {"q8_0", NULL}, {"q4_0", NULL}};
+#define KV_NT ((int)(sizeof kv_cols / sizeof kv_cols[0]))
+
+/* Column `prefix`TYPE of x, or the old name; -1 when neither. */
+static int kv_col(const pl_csv *x, const char *prefix, int t)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s%s", prefix, kv_cols[t].type);
+    int c = pl_col(x, name);
+    if (c < 0 && kv_cols[t].old) {
+        snprintf(name, sizeof name, "%s%s", prefix, kv_cols[t].old);
+        c = pl_col(x, name);
+    }
+    return c;
+}
+
+/* KV-cache memory vs context length: one panel per model preset, one line per stored
+ * type (GiB, scales included), and the model's MHA equivalent at f16 dashed for GQA/MQA. */
 void pl_kvcache(const pl_inputs *in, pl_chart *c)
 {
     const pl_csv *x = &in->kv;
-    static const char *const need[] = {"model", "attention", "heads", "kv_heads", "tokens", "bytes_fp16", "mha_bytes_fp16", NULL};
+    static const char *const need[] = {"model", "attention", "heads", "kv_heads", "tokens", NULL};
     if (pl_need(x, in->kv_path, need)) { pl_skip(c, hr_errmsg()); return; }
     int cm = pl_col(x, "model"), ca = pl_col(x, "attention"), ch = pl_col(x, "heads"), cg = pl_col(x, "kv_heads");
-    int ct = pl_col(x, "tokens"), cb = pl_col(x, "bytes_fp16"), cmha = pl_col(x, "mha_bytes_fp16");
+    int ct = pl_col(x, "tokens"), cmha = kv_col(x, "mha_bytes_", 1);
+    int cb[KV_NT], tt[KV_NT], nt = 0;
+    char ttit[256] = "", tdash[64] = "";
+    for (int t = 0; t < KV_NT; t++)
+        if ((cb[nt] = kv_col(x, "bytes_", t)) >= 0) {
+            tt[nt++] = t;
+            pl_words(ttit, sizeof ttit, kv_cols[t].type);
+            pl_ints(tdash, sizeof tdash, strcmp(kv_cols[t].type, "bf16") ? 1 : 2); /* bf16 lies on f16 */
+        }
+    if (!nt) {
+        char why[256];
+        snprintf(why, sizeof why, "%s: no bytes_<type> column (headroom kvcache --format csv writes them)", in->kv_path);
+        pl_skip(c, why);
+        return;
+    }
     const double gib = 1073741824.0;
     pl_set *ss = calloc(1, sizeof *ss);
     if (!ss) { pl_skip(c, "out of memory"); return; }
     char tit[8192] = "";
+    const char *models[16];
     int nm = 0;
     for (int i = 0; i < x->nrows; i++) {
         const pl_row *r = &x->rows[i];
         const char *model = pl_str(r, cm);
-        size_t len = strlen(model);
         int seen = 0;
-        for (int k = 0; k < nm && !seen; k++)
-            seen = !strncmp(ss->s[2 * k].title, model, len) && ss->s[2 * k].title[len] == ' ';
-        if (seen || ss->n + 2 > PL_MAXS) continue;
-        char t1[128], t2[128];
+        for (int k = 0; k < nm && !seen; k++) seen = !strcmp(models[k], model);
+        if (seen || nm == 16 || ss->n + nt + 1 > PL_MAXS) continue;
+        models[nm++] = model;
         int mha = !strcmp(pl_str(r, ca), "MHA");
-        snprintf(t1, sizeof t1, "%s %s (%sq/%skv heads)", model, pl_str(r, ca), pl_str(r, ch), pl_str(r, cg));
-        snprintf(t2, sizeof t2, "%s as MHA", model);
-        pl_series *s1 = pl_get(ss, t1), *s2 = pl_get(ss, t2);
+        char t1[160];
+        snprintf(t1, sizeof t1, "%s: %s, %s/%s heads", model, pl_str(r, ca), pl_str(r, ch), pl_str(r, cg));
+        pl_words(tit, sizeof tit, t1);
+        /* nt type series, then the MHA equivalent: blocks (nt + 1) * m .. */
+        pl_series *st[KV_NT], *sm;
+        for (int k = 0; k < nt; k++) {
+            snprintf(t1, sizeof t1, "%s|%s", model, kv_cols[tt[k]].type);
+            st[k] = pl_get(ss, t1);
+        }
+        snprintf(t1, sizeof t1, "%s|mha", model);
+        sm = pl_get(ss, t1);
         for (int j = 0; j < x->nrows; j++) {
             const pl_row *q = &x->rows[j];
             if (strcmp(pl_str(q, cm), model)) continue;
-            pl_add(s1, pl_num(q, ct), pl_num(q, cb) / gib, 0);
-            if (!mha) pl_add(s2, pl_num(q, ct), pl_num(q, cmha) / gib, 0);
+            for (int k = 0; k < nt; k++) pl_add(st[k], pl_num(q, ct), pl_num(q, cb[k]) / gib, 0);
+            if (!mha) pl_add(sm, pl_num(q, ct), pl_num(q, cmha) / gib, 0);
         }
-        pl_words(tit, sizeof tit, t1);
-        pl_words(tit, sizeof tit, mha ? "" : t2);
-        nm++;
     }
     if (!nm) {
         free(ss);
         { pl_skip(c, "the kvcache CSV has no rows"); return; }
     }
     const char *batch = pl_str(&x->rows[0], pl_col(x, "batch"));
-    fprintf(c->dat, "# kvcache: x = tokens in the cache, y = GiB at fp16; per model 2 blocks: its own\n"
-                    "# attention, the MHA equivalent (empty for MHA models)\n\n");
+    fprintf(c->dat, "# kvcache: x = tokens in the cache, y = GiB (scales included); per model %d blocks:\n"
+                    "# one per stored type (%s), then the MHA equivalent at f16 (empty for MHA models)\n\n",
+            nt + 1, ttit);
     for (int i = 0; i < ss->n; i++) pl_block(c, &ss->s[i]);
     pl_set_free(ss);
     free(ss);
-    snprintf(c->vars, sizeof c->vars, "nm=%d; tit='%s'; batch='%.15s'", nm, tit, *batch ? batch : "1");
+    snprintf(c->vars, sizeof c->vars, "nm=%d; nt=%d; tit='%s'; ttit='%s'; tdash='%s'; batch='%.15s'", nm, nt, tit,
+             ttit, tdash, *batch ? batch : "1");
 }
 
 /* ---- decode -------------------------------------------------------------------------- */
