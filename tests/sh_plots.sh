@@ -4,7 +4,7 @@ SUITE=plots
 source "$(dirname "$0")/lib.sh"
 B=$HR_BIN
 F=tests/fixtures/plots
-CHARTS="roofline kernels workspace scaling crossover kvcache decode"
+CHARTS="roofline kernels workspace scaling crossover kvcache decode kvstory"
 
 expect help 0 'usage: headroom plot' -- $B plot --help
 expect no-dir 2 'headroom plot: .*nowhere: not a directory' -- $B plot "$TMP/nowhere"
@@ -26,7 +26,7 @@ check() {
 }
 
 O=$TMP/all
-expect render-all 0 '7 chart\(s\) in' -- $B plot $F --out "$O"
+expect render-all 0 '8 chart\(s\) in' -- $B plot $F --out "$O"
 for c in $CHARTS; do
     check "$c-png" is_png "$O/$c.png"
     check "$c-svg" is_svg "$O/$c.svg"
@@ -75,6 +75,23 @@ mkdir -p "$TMP/kvonly"
 cp $F/kvcache.csv "$TMP/kvonly/"
 expect partial 0 'skipped roofline: no ceilings.json and no sweep' -- $B plot "$TMP/kvonly"
 check partial-png is_png "$TMP/kvonly/plots/kvcache.png"
+
+# kvstory: one series per stored type (widest first) and kernel; q4_0's first range
+# (cache 1920 tokens, 8 layers x 8 KV heads x d128 x 18/32 B x 2) = 0.0164794922 GiB.
+check story-series test "$(grep -cE '^# (f32|f16|bf16|q8_0|q4_0): ' "$O/kvstory.dat")" = 6
+check story-order grep -q '^# f32: decode T2' "$O/kvstory.dat"
+check story-q4 grep -q '^0.0164794922 [0-9.]* 1920$' "$O/kvstory.dat"
+check story-err grep -q '^6 0.063 0$' "$O/kvstory.dat"
+# decode.csv from before --kv-dtype: the decode chart as before, the story skipped saying why.
+mkdir -p "$TMP/decold"
+cut -d, -f1-17 $F/decode.csv | awk -F, 'NR == 1 || $1 == "flash"' >"$TMP/decold/decode.csv"
+expect story-old 0 "skipped kvstory: .*decode.csv: no column 'kv_dtype' \(decode-loop --kv-dtype" -- $B plot "$TMP/decold"
+check story-old-decode is_png "$TMP/decold/plots/decode.png"
+# without format_max_rel (no --check): the error panel is left out, the key says so.
+mkdir -p "$TMP/noerr"
+cut -d, -f1-19 $F/decode.csv >"$TMP/noerr/decode.csv"
+expect story-noerr 0 'wrote .*noerr/plots/kvstory.png' -- $B plot "$TMP/noerr"
+check story-noerr-key grep -q 'format error not measured' "$TMP/noerr/plots/kvstory.svg"
 
 # A kvcache CSV from before the stored types (bytes_fp16 ...): its f32 and f16 lines.
 mkdir -p "$TMP/kvold"

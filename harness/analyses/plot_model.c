@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "headroom.h"
+#include "kvcache.h"
 #include "plot_int.h"
+#include "stats.h"
 
 /* ---- crossover ----------------------------------------------------------------------- */
 
@@ -308,11 +310,12 @@ void pl_decode(const pl_inputs *in, pl_chart *c)
         int kc[6];
         for (int k = 0; k < 6; k++) kc[k] = pl_col(x, key[k]);
         int ck = pl_col(x, "kernel"), c0 = pl_col(x, "cache_first"), c1 = pl_col(x, "cache_last");
-        int cs = pl_col(x, "step_ms_median");
+        int cs = pl_col(x, "step_ms_median"), cq = pl_col(x, "kv_dtype");
         for (int i = 0; i < x->nrows; i++) {
             const pl_row *r = &x->rows[i];
-            char t[128];
-            snprintf(t, sizeof t, "%s T%s: H%s/%s d%s, %s layers, B%s", pl_str(r, ck), pl_str(r, kc[4]),
+            char t[128], kv[40] = "";
+            if (cq >= 0) snprintf(kv, sizeof kv, " kv %s", pl_str(r, cq)); /* one series per stored type */
+            snprintf(t, sizeof t, "%s%s T%s: H%s/%s d%s, %s layers, B%s", pl_str(r, ck), kv, pl_str(r, kc[4]),
                      pl_str(r, kc[0]), pl_str(r, kc[1]), pl_str(r, kc[2]), pl_str(r, kc[3]), pl_str(r, kc[5]));
             pl_add(pl_get(ss, t), (pl_num(r, c0) + pl_num(r, c1)) / 2, pl_num(r, cs), 0);
         }
@@ -347,4 +350,108 @@ void pl_decode(const pl_inputs *in, pl_chart *c)
     snprintf(c->vars, sizeof c->vars, "ns=%d; tit='%s'; ylab='%s'; logx=%d", ss->n, tit, ylab, xhi > 16 * xlo);
     pl_set_free(ss);
     free(ss);
+}
+
+/* ---- kvstory ------------------------------------------------------------------------- */
+
+/* The KV-cache story from decode-loop runs with --kv-dtype (decode.csv rows that carry a
+ * kv_dtype): per stored type, tokens/s against the GiB the cache holds at each context
+ * length (left), and what the type costs in accuracy, the format's error (right). One
+ * series per (kv_dtype, kernel, threads, shape), types widest first. The cache's bytes are
+ * the row's kv_bytes, else computed from its shape (hr_kv_bytes_of); the error is the
+ * median of the rows' format_max_rel (the fp64 oracle on the original fp32 inputs against
+ * the output), the panel left out when no row has one. */
+void pl_kvstory(const pl_inputs *in, pl_chart *c)
+{
+    const pl_csv *x = &in->dec;
+    static const char *const need[] = {"kernel", "kv_dtype", "layers", "batch", "kv_heads", "d_head",
+                                       "cache_last", "tokens_per_s", NULL};
+    if (pl_need(x, in->dec_path, need)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s (decode-loop --kv-dtype T --format csv writes the KV-cache story's columns)", hr_errmsg());
+        pl_skip(c, why);
+        return;
+    }
+    int ck = pl_col(x, "kernel"), cq = pl_col(x, "kv_dtype"), cl = pl_col(x, "layers"), cb = pl_col(x, "batch");
+    int cg = pl_col(x, "kv_heads"), cd = pl_col(x, "d_head"), ch = pl_col(x, "heads"), ct = pl_col(x, "threads");
+    int cn = pl_col(x, "cache_last"), cs = pl_col(x, "tokens_per_s"), cy = pl_col(x, "kv_bytes");
+    int ce = pl_col(x, "format_max_rel");
+    pl_set *ss = calloc(1, sizeof *ss), *es = calloc(1, sizeof *es);
+    if (!ss || !es) {
+        free(ss), free(es);
+        pl_skip(c, "out of memory");
+        return;
+    }
+    char tit[8192] = "", slab[4096] = "", ecol[512] = "", edash[512] = "", bad[64] = "";
+    const double gib = 1073741824.0;
+    /* Series in type order, widest first, then as the rows come. */
+    for (int t = 0; t < HR_NDTYPES; t++) {
+        static const hr_dtype order[HR_NDTYPES] = {HR_F32, HR_F16, HR_BF16, HR_Q8_0, HR_Q4_0};
+        const char *type = hr_dtype_names[order[t]];
+        int in_type = 0; /* series of this type so far: the second and later are dashed */
+        for (int i = 0; i < x->nrows; i++) {
+            const pl_row *r = &x->rows[i];
+            if (strcmp(pl_str(r, cq), type)) continue;
+            char name[160];
+            snprintf(name, sizeof name, "%s: %s T%s, H%s/%s d%s, %s layers", type, pl_str(r, ck), pl_str(r, ct),
+                     pl_str(r, ch), pl_str(r, cg), pl_str(r, cd), pl_str(r, cl));
+            int before = ss->n;
+            pl_series *s = pl_get(ss, name), *e = pl_get(es, name);
+            if (!s || !e) continue;
+            /* the colour of the type, as in the kvcache chart: f32 1, f16 2, bf16 3, q8_0 4, q4_0 5 */
+            if (ss->n > before) {
+                pl_ints(ecol, sizeof ecol, t + 1);
+                pl_ints(edash, sizeof edash, in_type++ ? 2 : 1);
+                char lab[96];
+                snprintf(lab, sizeof lab, "%s %s T%s", type, pl_str(r, ck), pl_str(r, ct));
+                pl_words(slab, sizeof slab, lab);
+            }
+            long tokens = (long)pl_num(r, cn);
+            double bytes = cy >= 0 && pl_num(r, cy) > 0 ? pl_num(r, cy)
+                           : hr_kv_bytes_of((int)pl_num(r, cl), (int)pl_num(r, cb), (int)pl_num(r, cg),
+                                            (int)pl_num(r, cd), tokens, order[t]);
+            if (bytes > 0) pl_add(s, bytes / gib, pl_num(r, cs), (double)tokens);
+            if (ce >= 0 && pl_num(r, ce) > 0) pl_add(e, 0, pl_num(r, ce), 0);
+        }
+    }
+    for (int i = 0; i < x->nrows && !bad[0]; i++) /* a type headroom does not know */
+        if (hr_choice(hr_dtype_names, pl_str(&x->rows[i], cq)) < 0)
+            snprintf(bad, sizeof bad, "%.40s", pl_str(&x->rows[i], cq));
+    int n = 0, nerr = 0;
+    for (int i = 0; i < ss->n; i++) n += ss->s[i].n > 0, nerr += es->s[i].n > 0;
+    if (!n) {
+        char why[256];
+        snprintf(why, sizeof why, "%s: no row with a known kv_dtype%s%s and a cache size", in->dec_path,
+                 bad[0] ? ", e.g. not " : "", bad);
+        pl_set_free(ss), pl_set_free(es), free(ss), free(es);
+        pl_skip(c, why);
+        return;
+    }
+    fprintf(c->dat, "# kvstory: blocks 0..ns-1, per series (kv_dtype: kernel threads, shape) x = GiB of KV cache,\n"
+                    "# y = tokens/s, z = tokens in the cache; block ns: per series x = series number, y = the\n"
+                    "# format's max relative error (median over its rows; NaN: not measured)\n\n");
+    double err[PL_MAXS];
+    for (int i = 0; i < ss->n; i++) {
+        pl_series *s = &ss->s[i];
+        fprintf(c->dat, "# %s\n", s->title);
+        pl_tidy(s);
+        for (int j = 0; j < s->n; j++) pl_point(c, s->p[j][0], s->p[j][1], s->p[j][2]);
+        if (!s->n) pl_point(c, NAN, NAN, NAN);
+        fprintf(c->dat, "\n\n");
+        pl_series *e = &es->s[i];
+        double *v = e->n ? malloc((size_t)e->n * sizeof *v) : NULL;
+        for (int j = 0; v && j < e->n; j++) v[j] = e->p[j][1];
+        err[i] = v ? hr_median(v, (size_t)e->n) : NAN;
+        free(v);
+        char t[200], es_txt[24] = "not measured";
+        if (isfinite(err[i])) snprintf(es_txt, sizeof es_txt, "%.2g", err[i]);
+        snprintf(t, sizeof t, "%s (format error %s)", s->title, es_txt);
+        pl_words(tit, sizeof tit, t);
+    }
+    fprintf(c->dat, "# format error per series\n");
+    for (int i = 0; i < ss->n; i++) fprintf(c->dat, "%d %.9g 0\n", i + 1, err[i]);
+    fprintf(c->dat, "\n\n");
+    snprintf(c->vars, sizeof c->vars, "ns=%d; nerr=%d; tit='%s'; slab='%s'; scol='%s'; sdash='%s'", ss->n, nerr, tit,
+             slab, ecol, edash);
+    pl_set_free(ss), pl_set_free(es), free(ss), free(es);
 }
