@@ -93,6 +93,16 @@ cut -d, -f1-19 $F/decode.csv >"$TMP/noerr/decode.csv"
 expect story-noerr 0 'wrote .*noerr/plots/kvstory.png' -- $B plot "$TMP/noerr"
 check story-noerr-key grep -q 'format error not measured' "$TMP/noerr/plots/kvstory.svg"
 
+# Rows with element types (results.csv dtype, kv_dtype): their own point series.
+mkdir -p "$TMP/typed"
+awk -F, -v OFS=, 'NR == 1 { print $0, "dtype", "kv_dtype"; next } $2 == "flash" { print $0, "bf16", "bf16"; next }
+                  $2 == "decode" || $2 == "gqa" { print $0, "f32", "q8_0"; next } { print $0, "f32", "f32" }' \
+    $F/results.csv >"$TMP/typed/results.csv"
+expect typed 0 'wrote .*typed/plots/roofline.png' -- $B plot "$TMP/typed" --ceilings $F/ceilings.json
+check typed-bf16 grep -q '^# flash bf16 T2$' "$TMP/typed/plots/roofline.dat"
+check typed-kv grep -q '^# gqa kv=q8_0 T2$' "$TMP/typed/plots/roofline.dat"
+check typed-f32 grep -q '^# naive T1$' "$TMP/typed/plots/roofline.dat"
+
 # A kvcache CSV from before the stored types (bytes_fp16 ...): its f32 and f16 lines.
 mkdir -p "$TMP/kvold"
 printf 'model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens,bytes_fp32,bytes_fp16,bytes_int8,mha_bytes_fp32,mha_bytes_fp16,mha_bytes_int8,saving,beyond_context\nllama3-8b,GQA,32,4096,32,8,128,8192,1,8192,2147483648,1073741824,536870912,8589934592,4294967296,2147483648,4,0\n' > "$TMP/kvold/kvcache.csv"

@@ -90,6 +90,7 @@ void pl_ints(char *list, size_t len, int v);
 
 typedef struct {
     char kernel[40], layout[8];
+    char types[24];        /* element types when not all f32: "bf16", "kv=q8_0", "bf16/kv=q4_0" */
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal, threads;
     double gflops, ai, ws, t_med;
 } pl_srow;
