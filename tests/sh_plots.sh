@@ -87,6 +87,10 @@ mkdir -p "$TMP/decold"
 cut -d, -f1-17 $F/decode.csv | awk -F, 'NR == 1 || $1 == "flash"' >"$TMP/decold/decode.csv"
 expect story-old 0 "skipped kvstory: .*decode.csv: no column 'kv_dtype' \(decode-loop --kv-dtype" -- $B plot "$TMP/decold"
 check story-old-decode is_png "$TMP/decold/plots/decode.png"
+# hostile rows (NaN and huge shapes, an unknown type, an empty field) draw nothing: a note.
+mkdir -p "$TMP/badstory"
+printf 'kernel,kv_dtype,layers,batch,kv_heads,d_head,heads,threads,cache_last,tokens_per_s\ndecode,q8_0,nan,1,8,128,32,2,1e300,5\ndecode,q9,1,1,8,128,32,2,100,5\ndecode,f16,,1,8,128,32,2,100,5\n' >"$TMP/badstory/decode.csv"
+expect story-hostile 2 "skipped kvstory: .*no row with a known kv_dtype and a cache size \(kv_dtype 'q9' is not a type" -- $B plot "$TMP/badstory"
 # without format_max_rel (no --check): the error panel is left out, the key says so.
 mkdir -p "$TMP/noerr"
 cut -d, -f1-19 $F/decode.csv >"$TMP/noerr/decode.csv"

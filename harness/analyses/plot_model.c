@@ -406,11 +406,15 @@ void pl_kvstory(const pl_inputs *in, pl_chart *c)
                 snprintf(lab, sizeof lab, "%s %s T%s", type, pl_str(r, ck), pl_str(r, ct));
                 pl_words(slab, sizeof slab, lab);
             }
-            long tokens = (long)pl_num(r, cn);
+            /* The shape as integers only when every field is one in range (a hostile or
+             * cut-short row draws nothing rather than converting NaN to int). */
+            double dim[5] = {pl_num(r, cl), pl_num(r, cb), pl_num(r, cg), pl_num(r, cd), pl_num(r, cn)};
+            int ok = 1;
+            for (int k = 0; k < 5; k++) ok &= dim[k] >= 1 && dim[k] <= 1e9 && dim[k] == floor(dim[k]);
             double bytes = cy >= 0 && pl_num(r, cy) > 0 ? pl_num(r, cy)
-                           : hr_kv_bytes_of((int)pl_num(r, cl), (int)pl_num(r, cb), (int)pl_num(r, cg),
-                                            (int)pl_num(r, cd), tokens, order[t]);
-            if (bytes > 0) pl_add(s, bytes / gib, pl_num(r, cs), (double)tokens);
+                           : ok ? hr_kv_bytes_of((int)dim[0], (int)dim[1], (int)dim[2], (int)dim[3], (long)dim[4], order[t])
+                                : -1;
+            if (bytes > 0 && ok) pl_add(s, bytes / gib, pl_num(r, cs), dim[4]);
             if (ce >= 0 && pl_num(r, ce) > 0) pl_add(e, 0, pl_num(r, ce), 0);
         }
     }
@@ -421,8 +425,8 @@ void pl_kvstory(const pl_inputs *in, pl_chart *c)
     for (int i = 0; i < ss->n; i++) n += ss->s[i].n > 0, nerr += es->s[i].n > 0;
     if (!n) {
         char why[256];
-        snprintf(why, sizeof why, "%s: no row with a known kv_dtype%s%s and a cache size", in->dec_path,
-                 bad[0] ? ", e.g. not " : "", bad);
+        snprintf(why, sizeof why, "%s: no row with a known kv_dtype and a cache size%s%s%s", in->dec_path,
+                 bad[0] ? " (kv_dtype '" : "", bad, bad[0] ? "' is not a type: f32, f16, bf16, q8_0, q4_0)" : "");
         pl_set_free(ss), pl_set_free(es), free(ss), free(es);
         pl_skip(c, why);
         return;
