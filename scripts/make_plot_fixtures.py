@@ -153,33 +153,52 @@ MODELS = [  # name, attention, layers, d_model, heads, kv_heads, d_head, context
 ]
 
 
+KV_TYPES = (("f32", 4), ("f16", 2), ("bf16", 2), ("q8_0", 34 / 32), ("q4_0", 18 / 32))
+
+
 def kvcache():
-    lines = ["model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens,"
-             "bytes_fp32,bytes_fp16,bytes_int8,mha_bytes_fp32,mha_bytes_fp16,mha_bytes_int8,"
-             "saving,beyond_context"]
+    # headroom kvcache --format csv: bytes per stored type, q8_0/q4_0 with their fp16 scales.
+    cols = ",".join(f"bytes_{t}" for t, _ in KV_TYPES) + "," + ",".join(f"mha_bytes_{t}" for t, _ in KV_TYPES)
+    lines = ["model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens," + cols +
+             ",saving,beyond_context"]
     for name, att, layers, dm, h, g, d, ctx in MODELS:
         for tok in (1024 << i for i in range(8)):
-            b = [2 * layers * 1 * g * d * tok * e for e in (4, 2, 1)]
-            m = [2 * layers * 1 * h * d * tok * e for e in (4, 2, 1)]
-            lines.append(f"{name},{att},{layers},{dm},{h},{g},{d},{ctx},1,{tok},"
-                         f"{b[0]},{b[1]},{b[2]},{m[0]},{m[1]},{m[2]},{h // g},{int(tok > ctx)}")
+            b = [f"{2 * layers * 1 * g * d * tok * e:.0f}" for _, e in KV_TYPES]
+            m = [f"{2 * layers * 1 * h * d * tok * e:.0f}" for _, e in KV_TYPES]
+            lines.append(f"{name},{att},{layers},{dm},{h},{g},{d},{ctx},1,{tok}," + ",".join(b) + "," +
+                         ",".join(m) + f",{h // g},{int(tok > ctx)}")
     return "\n".join(lines) + "\n"
+
+
+# The KV-cache story (decode-loop --kv-dtype T): per stored type, the fraction of the f32
+# kernel's GB/s it streams at (dequantization costs), and the format's max relative error
+# (the fp64 oracle on the original fp32 inputs against the output). MADE UP, like the rest.
+KV_STORY = (("f32", 1.00, 2.1e-07), ("f16", 0.95, 3.0e-04), ("bf16", 0.95, 2.4e-03),
+            ("q8_0", 0.85, 4.1e-03), ("q4_0", 0.70, 6.3e-02))
 
 
 def decode():
     # decode-loop --format csv: H32 Hkv8 d128, 8 layers, prompt 1024 + 7168 tokens, 8 ranges.
+    # The columns decode-loop writes today, then those the KV-cache story reads: kv_dtype,
+    # kv_bytes (the whole cache at cache_last: every layer, K and V, scales included) and
+    # format_max_rel (empty without --check).
     lines = ["kernel,batch,heads,kv_heads,d_head,layers,prompt,threads,step_first,step_last,"
-             "cache_first,cache_last,step_ms_median,step_ms_min,attn_ms_median,tokens_per_s,gbps"]
-    for k, gbs in (("decode", 30.5), ("flash", 11.0)):
+             "cache_first,cache_last,step_ms_median,step_ms_min,attn_ms_median,tokens_per_s,gbps,"
+             "kv_dtype,kv_bytes,format_max_rel"]
+    runs = [("decode", 30.5, t, eff, err) for t, eff, err in KV_STORY] + [("flash", 11.0, "f32", 1.0, 2.3e-07)]
+    per_value = dict(KV_TYPES)
+    for k, gbs, kv, eff, err in runs:
         for r in range(8):
             first, last = r * 896, r * 896 + 895
             c0, c1 = 1024 + first + 1, 1024 + last + 1
             mid = (c0 + c1) / 2
-            byt = 8 * (2 * 8 * 128 * mid * 4 + 2 * 32 * 128 * 4)
-            attn = byt / (gbs * 1e9) * 1e3
+            byt = 8 * (2 * 8 * 128 * mid * per_value[kv] + 2 * 32 * 128 * 4)
+            attn = byt / (gbs * eff * 1e9) * 1e3
             step = attn * 1.03 + 0.01
+            kv_bytes = 2 * 8 * 1 * 8 * 128 * c1 * per_value[kv]
             lines.append(f"{k},1,32,8,128,8,1024,2,{first},{last},{c0},{c1},{step:.6f},"
-                         f"{step * 0.97:.6f},{attn:.6f},{1e3 / step:.3f},{byt / attn * 1e-6:.4f}")
+                         f"{step * 0.97:.6f},{attn:.6f},{1e3 / step:.3f},{byt / attn * 1e-6:.4f},"
+                         f"{kv},{kv_bytes:.0f},{err:.2g}")
     return "\n".join(lines) + "\n"
 
 

@@ -8,7 +8,8 @@
 #   crossover  the newest results/<machine>/*/crossover.csv    (headroom crossover, or a
 #              mode = layer sweep such as configs/crossover.ini)
 #   decode     the newest results/<machine>/decode*.csv or */decode*.csv
-#              (headroom decode-loop --format csv > results/<machine>/decode-loop.csv)
+#              (headroom decode-loop --format csv > results/<machine>/decode-loop.csv);
+#              rows run with --kv-dtype also draw the KV-cache story (kvstory)
 #   kvcache    `headroom kvcache --format csv`, run on the spot (presets, no measurement)
 # Charts go to <sweep>/plots/ and are copied to results/<machine>/plots/.
 # Env: HR_BIN (the binary, ./headroom), HR_RESULTS (results), HEADROOM_GNUPLOT.

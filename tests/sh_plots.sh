@@ -4,7 +4,7 @@ SUITE=plots
 source "$(dirname "$0")/lib.sh"
 B=$HR_BIN
 F=tests/fixtures/plots
-CHARTS="roofline kernels workspace scaling crossover kvcache decode"
+CHARTS="roofline kernels workspace scaling crossover kvcache decode kvstory"
 
 expect help 0 'usage: headroom plot' -- $B plot --help
 expect no-dir 2 'headroom plot: .*nowhere: not a directory' -- $B plot "$TMP/nowhere"
@@ -26,7 +26,7 @@ check() {
 }
 
 O=$TMP/all
-expect render-all 0 '7 chart\(s\) in' -- $B plot $F --out "$O"
+expect render-all 0 '8 chart\(s\) in' -- $B plot $F --out "$O"
 for c in $CHARTS; do
     check "$c-png" is_png "$O/$c.png"
     check "$c-svg" is_svg "$O/$c.svg"
@@ -56,6 +56,9 @@ check cross-flops grep -q '^1024 [0-9.e-]* 0$' "$O/crossover.dat"
 # kvcache: llama3-8b at 8192 tokens fp16 = 1 GiB, its MHA equivalent 4 GiB.
 check kv-gqa grep -q '^8192 1 0$' "$O/kvcache.dat"
 check kv-mha grep -q '^8192 4 0$' "$O/kvcache.dat"
+# ... and q8_0 with its scales 544 MiB = 0.53125 GiB, q4_0 288 MiB = 0.28125 GiB.
+check kv-q8 grep -q '^8192 0.53125 0$' "$O/kvcache.dat"
+check kv-q4 grep -q '^8192 0.28125 0$' "$O/kvcache.dat"
 
 # Default output directory, and a results/<machine> directory read through latest/.
 M=$TMP/res/fixture-machine
@@ -72,6 +75,43 @@ mkdir -p "$TMP/kvonly"
 cp $F/kvcache.csv "$TMP/kvonly/"
 expect partial 0 'skipped roofline: no ceilings.json and no sweep' -- $B plot "$TMP/kvonly"
 check partial-png is_png "$TMP/kvonly/plots/kvcache.png"
+
+# kvstory: one series per stored type (widest first) and kernel; q4_0's first range
+# (cache 1920 tokens, 8 layers x 8 KV heads x d128 x 18/32 B x 2) = 0.0164794922 GiB.
+check story-series test "$(grep -cE '^# (f32|f16|bf16|q8_0|q4_0): ' "$O/kvstory.dat")" = 6
+check story-order grep -q '^# f32: decode T2' "$O/kvstory.dat"
+check story-q4 grep -q '^0.0164794922 [0-9.]* 1920$' "$O/kvstory.dat"
+check story-err grep -q '^6 0.063 0$' "$O/kvstory.dat"
+# decode.csv from before --kv-dtype: the decode chart as before, the story skipped saying why.
+mkdir -p "$TMP/decold"
+cut -d, -f1-17 $F/decode.csv | awk -F, 'NR == 1 || $1 == "flash"' >"$TMP/decold/decode.csv"
+expect story-old 0 "skipped kvstory: .*decode.csv: no column 'kv_dtype' \(decode-loop --kv-dtype" -- $B plot "$TMP/decold"
+check story-old-decode is_png "$TMP/decold/plots/decode.png"
+# hostile rows (NaN and huge shapes, an unknown type, an empty field) draw nothing: a note.
+mkdir -p "$TMP/badstory"
+printf 'kernel,kv_dtype,layers,batch,kv_heads,d_head,heads,threads,cache_last,tokens_per_s\ndecode,q8_0,nan,1,8,128,32,2,1e300,5\ndecode,q9,1,1,8,128,32,2,100,5\ndecode,f16,,1,8,128,32,2,100,5\n' >"$TMP/badstory/decode.csv"
+expect story-hostile 2 "skipped kvstory: .*no row with a known kv_dtype and a cache size \(kv_dtype 'q9' is not a type" -- $B plot "$TMP/badstory"
+# without format_max_rel (no --check): the error panel is left out, the key says so.
+mkdir -p "$TMP/noerr"
+cut -d, -f1-19 $F/decode.csv >"$TMP/noerr/decode.csv"
+expect story-noerr 0 'wrote .*noerr/plots/kvstory.png' -- $B plot "$TMP/noerr"
+check story-noerr-key grep -q 'format error not measured' "$TMP/noerr/plots/kvstory.svg"
+
+# Rows with element types (results.csv dtype, kv_dtype): their own point series.
+mkdir -p "$TMP/typed"
+awk -F, -v OFS=, 'NR == 1 { print $0, "dtype", "kv_dtype"; next } $2 == "flash" { print $0, "bf16", "bf16"; next }
+                  $2 == "decode" || $2 == "gqa" { print $0, "f32", "q8_0"; next } { print $0, "f32", "f32" }' \
+    $F/results.csv >"$TMP/typed/results.csv"
+expect typed 0 'wrote .*typed/plots/roofline.png' -- $B plot "$TMP/typed" --ceilings $F/ceilings.json
+check typed-bf16 grep -q '^# flash bf16 T2$' "$TMP/typed/plots/roofline.dat"
+check typed-kv grep -q '^# gqa kv=q8_0 T2$' "$TMP/typed/plots/roofline.dat"
+check typed-f32 grep -q '^# naive T1$' "$TMP/typed/plots/roofline.dat"
+
+# A kvcache CSV from before the stored types (bytes_fp16 ...): its f32 and f16 lines.
+mkdir -p "$TMP/kvold"
+printf 'model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens,bytes_fp32,bytes_fp16,bytes_int8,mha_bytes_fp32,mha_bytes_fp16,mha_bytes_int8,saving,beyond_context\nllama3-8b,GQA,32,4096,32,8,128,8192,1,8192,2147483648,1073741824,536870912,8589934592,4294967296,2147483648,4,0\n' > "$TMP/kvold/kvcache.csv"
+expect kv-old 0 'wrote .*kvold/plots/kvcache.png' -- $B plot "$TMP/kvold"
+check kv-old-types grep -q '^# one per stored type ("f32" "f16")' "$TMP/kvold/plots/kvcache.dat"
 
 # Ceilings but no sweep yet (right after `headroom roofline`): the roofs alone, the sweep's
 # charts skipped with a note each, exit 0 (gnuplot once stopped on the empty point lists).

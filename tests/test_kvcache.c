@@ -29,6 +29,25 @@ HR_TEST(kv_bytes_worked_examples)
     CHECK(hr_kv_cache_bytes(80, 64, 8, 128, 131072, 4) == 2.0 * 80 * 64 * 8 * 128 * 131072 * 4);
 }
 
+/* Every stored type, scales included: Llama-3-8B (32 layers, GQA 8 KV heads, d 128) at
+ * 8192 tokens is 2 GiB f32, 1 GiB f16/bf16, 544 MiB q8_0 (34/32 bytes per value: llama.cpp
+ * prints "KV self size = 544.00 MiB" for -ctk q8_0 -ctv q8_0 -c 8192) and 288 MiB q4_0. */
+HR_TEST(kv_bytes_of_every_type)
+{
+    CHECK(hr_kv_bytes_of(32, 1, 8, 128, 8192, HR_F32) == 2 * GiB);
+    CHECK(hr_kv_bytes_of(32, 1, 8, 128, 8192, HR_F16) == 1 * GiB);
+    CHECK(hr_kv_bytes_of(32, 1, 8, 128, 8192, HR_BF16) == 1 * GiB);
+    CHECK(hr_kv_bytes_of(32, 1, 8, 128, 8192, HR_Q8_0) == 544 * 1048576.0);
+    CHECK(hr_kv_bytes_of(32, 1, 8, 128, 8192, HR_Q4_0) == 288 * 1048576.0);
+    /* the block formats store d_head in blocks of 32: none fits d 8 or d 80 */
+    CHECK(hr_kv_bytes_of(4, 1, 2, 8, 1024, HR_Q8_0) == -1);
+    CHECK(hr_kv_bytes_of(4, 1, 2, 80, 1024, HR_Q4_0) == -1);
+    CHECK(hr_kv_bytes_of(4, 1, 2, 8, 1024, HR_F16) == 2.0 * 4 * 2 * 8 * 1024 * 2);
+    /* q8_0 is the row bytes of hr_dtype_row_bytes, per token and head */
+    CHECK(hr_kv_bytes_of(1, 1, 1, 64, 1, HR_Q8_0) == 2.0 * hr_dtype_row_bytes(HR_Q8_0, 64));
+    CHECK(hr_kv_bytes_of(1, 1, 1, 64, 1, HR_NDTYPES) == -1);
+}
+
 /* Appends land at the right rows; views show the valid rows with head stride cap*d. */
 HR_TEST(kvcache_append_and_views)
 {

@@ -30,6 +30,7 @@ static const chart_def charts[HR_PLOT_NCHARTS] = {
     {"kvcache", PL_KVCACHE, "no kvcache CSV (headroom kvcache --format csv)", pl_kvcache},
     {"decode", PL_DECODE | PL_SWEEP,
      "no decode.csv (headroom decode-loop --format csv) and no one-query rows in the sweep", pl_decode},
+    {"kvstory", PL_DECODE, "no decode.csv (headroom decode-loop --kv-dtype T --format csv)", pl_kvstory},
 };
 
 /* Where each input is. */

@@ -262,11 +262,15 @@ int pl_sweep_load(const char *path, pl_sweep *S)
     for (int k = 0; k < 8; k++) ci[k] = pl_col(&c, ints[k]);
     int ck = pl_col(&c, "kernel"), cl = pl_col(&c, "layout"), cai = pl_col(&c, "AI"), cg = pl_col(&c, "GFLOPS");
     int ct = pl_col(&c, "time_median_s"), cw = pl_col(&c, "workspace_bytes");
+    int cdt = pl_col(&c, "dtype"), ckv = pl_col(&c, "kv_dtype"); /* absent before the types: f32 */
     for (int i = 0; i < c.nrows; i++) {
         const pl_row *r = &c.rows[i];
         pl_srow *o = &S->r[S->n];
         snprintf(o->kernel, sizeof o->kernel, "%s", pl_str(r, ck));
         snprintf(o->layout, sizeof o->layout, "%s", pl_str(r, cl));
+        const char *dt = pl_str(r, cdt), *kv = pl_str(r, ckv);
+        bool qf = *dt && strcmp(dt, "f32"), kf = *kv && strcmp(kv, *dt ? dt : "f32");
+        snprintf(o->types, sizeof o->types, "%.8s%s%s%.8s", qf ? dt : "", qf && kf ? "/" : "", kf ? "kv=" : "", kf ? kv : "");
         double v[8];
         int bad = !*o->kernel;
         for (int k = 0; k < 8; k++) {

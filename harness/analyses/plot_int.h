@@ -90,6 +90,7 @@ void pl_ints(char *list, size_t len, int v);
 
 typedef struct {
     char kernel[40], layout[8];
+    char types[24];        /* element types when not all f32: "bf16", "kv=q8_0", "bf16/kv=q4_0" */
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal, threads;
     double gflops, ai, ws, t_med;
 } pl_srow;
@@ -139,5 +140,12 @@ void pl_scaling(const pl_inputs *in, pl_chart *c);
 void pl_crossover(const pl_inputs *in, pl_chart *c);  /* plot_model.c */
 void pl_kvcache(const pl_inputs *in, pl_chart *c);
 void pl_decode(const pl_inputs *in, pl_chart *c);
+/* The KV-cache story, from decode-loop --format csv rows run with --kv-dtype. Columns it
+ * reads (by name): kv_dtype (f32, f16, bf16, q8_0, q4_0), kernel, threads, heads,
+ * kv_heads, d_head, layers, batch, cache_last, tokens_per_s; optional kv_bytes (the
+ * whole cache at cache_last: every layer, K and V, scales included; computed from the
+ * shape when absent) and format_max_rel (the format's error: the fp64 oracle on the
+ * original fp32 inputs against the output). */
+void pl_kvstory(const pl_inputs *in, pl_chart *c);
 
 #endif

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "headroom.h"
+#include "kvcache.h"
 #include "plot_int.h"
+#include "stats.h"
 
 /* ---- crossover ----------------------------------------------------------------------- */
 
@@ -198,54 +200,94 @@ void pl_crossover(const pl_inputs *in, pl_chart *c)
 
 /* ---- kvcache ------------------------------------------------------------------------- */
 
-/* KV-cache memory vs context length per model preset (fp16), and the MHA equivalent of
- * GQA/MQA models dashed. */
+/* The stored types of the kvcache CSV, widest first, and the columns of files written
+ * before the types (fp32, fp16; their int8 left out scales, so it is not read). */
+static const struct {
+    const char *type, *old;
+} kv_cols[] = {{"f32", "fp32"}, {"f16", "fp16"}, {"bf16", NULL}, {"q8_0", NULL}, {"q4_0", NULL}};
+#define KV_NT ((int)(sizeof kv_cols / sizeof kv_cols[0]))
+
+/* Column `prefix`TYPE of x, or the old name; -1 when neither. */
+static int kv_col(const pl_csv *x, const char *prefix, int t)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s%s", prefix, kv_cols[t].type);
+    int c = pl_col(x, name);
+    if (c < 0 && kv_cols[t].old) {
+        snprintf(name, sizeof name, "%s%s", prefix, kv_cols[t].old);
+        c = pl_col(x, name);
+    }
+    return c;
+}
+
+/* KV-cache memory vs context length: one panel per model preset, one line per stored
+ * type (GiB, scales included), and the model's MHA equivalent at f16 dashed for GQA/MQA. */
 void pl_kvcache(const pl_inputs *in, pl_chart *c)
 {
     const pl_csv *x = &in->kv;
-    static const char *const need[] = {"model", "attention", "heads", "kv_heads", "tokens", "bytes_fp16", "mha_bytes_fp16", NULL};
+    static const char *const need[] = {"model", "attention", "heads", "kv_heads", "tokens", NULL};
     if (pl_need(x, in->kv_path, need)) { pl_skip(c, hr_errmsg()); return; }
     int cm = pl_col(x, "model"), ca = pl_col(x, "attention"), ch = pl_col(x, "heads"), cg = pl_col(x, "kv_heads");
-    int ct = pl_col(x, "tokens"), cb = pl_col(x, "bytes_fp16"), cmha = pl_col(x, "mha_bytes_fp16");
+    int ct = pl_col(x, "tokens"), cmha = kv_col(x, "mha_bytes_", 1);
+    int cb[KV_NT], tt[KV_NT], nt = 0;
+    char ttit[256] = "", tdash[64] = "";
+    for (int t = 0; t < KV_NT; t++)
+        if ((cb[nt] = kv_col(x, "bytes_", t)) >= 0) {
+            tt[nt++] = t;
+            pl_words(ttit, sizeof ttit, kv_cols[t].type);
+            pl_ints(tdash, sizeof tdash, strcmp(kv_cols[t].type, "bf16") ? 1 : 2); /* bf16 lies on f16 */
+        }
+    if (!nt) {
+        char why[256];
+        snprintf(why, sizeof why, "%s: no bytes_<type> column (headroom kvcache --format csv writes them)", in->kv_path);
+        pl_skip(c, why);
+        return;
+    }
     const double gib = 1073741824.0;
     pl_set *ss = calloc(1, sizeof *ss);
     if (!ss) { pl_skip(c, "out of memory"); return; }
     char tit[8192] = "";
+    const char *models[16];
     int nm = 0;
     for (int i = 0; i < x->nrows; i++) {
         const pl_row *r = &x->rows[i];
         const char *model = pl_str(r, cm);
-        size_t len = strlen(model);
         int seen = 0;
-        for (int k = 0; k < nm && !seen; k++)
-            seen = !strncmp(ss->s[2 * k].title, model, len) && ss->s[2 * k].title[len] == ' ';
-        if (seen || ss->n + 2 > PL_MAXS) continue;
-        char t1[128], t2[128];
+        for (int k = 0; k < nm && !seen; k++) seen = !strcmp(models[k], model);
+        if (seen || nm == 16 || ss->n + nt + 1 > PL_MAXS) continue;
+        models[nm++] = model;
         int mha = !strcmp(pl_str(r, ca), "MHA");
-        snprintf(t1, sizeof t1, "%s %s (%sq/%skv heads)", model, pl_str(r, ca), pl_str(r, ch), pl_str(r, cg));
-        snprintf(t2, sizeof t2, "%s as MHA", model);
-        pl_series *s1 = pl_get(ss, t1), *s2 = pl_get(ss, t2);
+        char t1[160];
+        snprintf(t1, sizeof t1, "%s: %s, %s/%s heads", model, pl_str(r, ca), pl_str(r, ch), pl_str(r, cg));
+        pl_words(tit, sizeof tit, t1);
+        /* nt type series, then the MHA equivalent: blocks (nt + 1) * m .. */
+        pl_series *st[KV_NT], *sm;
+        for (int k = 0; k < nt; k++) {
+            snprintf(t1, sizeof t1, "%s|%s", model, kv_cols[tt[k]].type);
+            st[k] = pl_get(ss, t1);
+        }
+        snprintf(t1, sizeof t1, "%s|mha", model);
+        sm = pl_get(ss, t1);
         for (int j = 0; j < x->nrows; j++) {
             const pl_row *q = &x->rows[j];
             if (strcmp(pl_str(q, cm), model)) continue;
-            pl_add(s1, pl_num(q, ct), pl_num(q, cb) / gib, 0);
-            if (!mha) pl_add(s2, pl_num(q, ct), pl_num(q, cmha) / gib, 0);
+            for (int k = 0; k < nt; k++) pl_add(st[k], pl_num(q, ct), pl_num(q, cb[k]) / gib, 0);
+            if (!mha) pl_add(sm, pl_num(q, ct), pl_num(q, cmha) / gib, 0);
         }
-        pl_words(tit, sizeof tit, t1);
-        pl_words(tit, sizeof tit, mha ? "" : t2);
-        nm++;
     }
     if (!nm) {
         free(ss);
         { pl_skip(c, "the kvcache CSV has no rows"); return; }
     }
     const char *batch = pl_str(&x->rows[0], pl_col(x, "batch"));
-    fprintf(c->dat, "# kvcache: x = tokens in the cache, y = GiB at fp16; per model 2 blocks: its own\n"
-                    "# attention, the MHA equivalent (empty for MHA models)\n\n");
+    fprintf(c->dat, "# kvcache: x = tokens in the cache, y = GiB (scales included); per model %d blocks:\n"
+                    "# one per stored type (%s), then the MHA equivalent at f16 (empty for MHA models)\n\n",
+            nt + 1, ttit);
     for (int i = 0; i < ss->n; i++) pl_block(c, &ss->s[i]);
     pl_set_free(ss);
     free(ss);
-    snprintf(c->vars, sizeof c->vars, "nm=%d; tit='%s'; batch='%.15s'", nm, tit, *batch ? batch : "1");
+    snprintf(c->vars, sizeof c->vars, "nm=%d; nt=%d; tit='%s'; ttit='%s'; tdash='%s'; batch='%.15s'", nm, nt, tit,
+             ttit, tdash, *batch ? batch : "1");
 }
 
 /* ---- decode -------------------------------------------------------------------------- */
@@ -268,11 +310,12 @@ void pl_decode(const pl_inputs *in, pl_chart *c)
         int kc[6];
         for (int k = 0; k < 6; k++) kc[k] = pl_col(x, key[k]);
         int ck = pl_col(x, "kernel"), c0 = pl_col(x, "cache_first"), c1 = pl_col(x, "cache_last");
-        int cs = pl_col(x, "step_ms_median");
+        int cs = pl_col(x, "step_ms_median"), cq = pl_col(x, "kv_dtype");
         for (int i = 0; i < x->nrows; i++) {
             const pl_row *r = &x->rows[i];
-            char t[128];
-            snprintf(t, sizeof t, "%s T%s: H%s/%s d%s, %s layers, B%s", pl_str(r, ck), pl_str(r, kc[4]),
+            char t[128], kv[40] = "";
+            if (cq >= 0) snprintf(kv, sizeof kv, " kv %s", pl_str(r, cq)); /* one series per stored type */
+            snprintf(t, sizeof t, "%s%s T%s: H%s/%s d%s, %s layers, B%s", pl_str(r, ck), kv, pl_str(r, kc[4]),
                      pl_str(r, kc[0]), pl_str(r, kc[1]), pl_str(r, kc[2]), pl_str(r, kc[3]), pl_str(r, kc[5]));
             pl_add(pl_get(ss, t), (pl_num(r, c0) + pl_num(r, c1)) / 2, pl_num(r, cs), 0);
         }
@@ -307,4 +350,112 @@ void pl_decode(const pl_inputs *in, pl_chart *c)
     snprintf(c->vars, sizeof c->vars, "ns=%d; tit='%s'; ylab='%s'; logx=%d", ss->n, tit, ylab, xhi > 16 * xlo);
     pl_set_free(ss);
     free(ss);
+}
+
+/* ---- kvstory ------------------------------------------------------------------------- */
+
+/* The KV-cache story from decode-loop runs with --kv-dtype (decode.csv rows that carry a
+ * kv_dtype): per stored type, tokens/s against the GiB the cache holds at each context
+ * length (left), and what the type costs in accuracy, the format's error (right). One
+ * series per (kv_dtype, kernel, threads, shape), types widest first. The cache's bytes are
+ * the row's kv_bytes, else computed from its shape (hr_kv_bytes_of); the error is the
+ * median of the rows' format_max_rel (the fp64 oracle on the original fp32 inputs against
+ * the output), the panel left out when no row has one. */
+void pl_kvstory(const pl_inputs *in, pl_chart *c)
+{
+    const pl_csv *x = &in->dec;
+    static const char *const need[] = {"kernel", "kv_dtype", "layers", "batch", "kv_heads", "d_head",
+                                       "cache_last", "tokens_per_s", NULL};
+    if (pl_need(x, in->dec_path, need)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s (decode-loop --kv-dtype T --format csv writes the KV-cache story's columns)", hr_errmsg());
+        pl_skip(c, why);
+        return;
+    }
+    int ck = pl_col(x, "kernel"), cq = pl_col(x, "kv_dtype"), cl = pl_col(x, "layers"), cb = pl_col(x, "batch");
+    int cg = pl_col(x, "kv_heads"), cd = pl_col(x, "d_head"), ch = pl_col(x, "heads"), ct = pl_col(x, "threads");
+    int cn = pl_col(x, "cache_last"), cs = pl_col(x, "tokens_per_s"), cy = pl_col(x, "kv_bytes");
+    int ce = pl_col(x, "format_max_rel");
+    pl_set *ss = calloc(1, sizeof *ss), *es = calloc(1, sizeof *es);
+    if (!ss || !es) {
+        free(ss), free(es);
+        pl_skip(c, "out of memory");
+        return;
+    }
+    char tit[8192] = "", slab[4096] = "", ecol[512] = "", edash[512] = "", bad[64] = "";
+    const double gib = 1073741824.0;
+    /* Series in type order, widest first, then as the rows come. */
+    for (int t = 0; t < HR_NDTYPES; t++) {
+        static const hr_dtype order[HR_NDTYPES] = {HR_F32, HR_F16, HR_BF16, HR_Q8_0, HR_Q4_0};
+        const char *type = hr_dtype_names[order[t]];
+        int in_type = 0; /* series of this type so far: the second and later are dashed */
+        for (int i = 0; i < x->nrows; i++) {
+            const pl_row *r = &x->rows[i];
+            if (strcmp(pl_str(r, cq), type)) continue;
+            char name[160];
+            snprintf(name, sizeof name, "%s: %s T%s, H%s/%s d%s, %s layers", type, pl_str(r, ck), pl_str(r, ct),
+                     pl_str(r, ch), pl_str(r, cg), pl_str(r, cd), pl_str(r, cl));
+            int before = ss->n;
+            pl_series *s = pl_get(ss, name), *e = pl_get(es, name);
+            if (!s || !e) continue;
+            /* the colour of the type, as in the kvcache chart: f32 1, f16 2, bf16 3, q8_0 4, q4_0 5 */
+            if (ss->n > before) {
+                pl_ints(ecol, sizeof ecol, t + 1);
+                pl_ints(edash, sizeof edash, in_type++ ? 2 : 1);
+                char lab[96];
+                snprintf(lab, sizeof lab, "%s %s T%s", type, pl_str(r, ck), pl_str(r, ct));
+                pl_words(slab, sizeof slab, lab);
+            }
+            /* The shape as integers only when every field is one in range (a hostile or
+             * cut-short row draws nothing rather than converting NaN to int). */
+            double dim[5] = {pl_num(r, cl), pl_num(r, cb), pl_num(r, cg), pl_num(r, cd), pl_num(r, cn)};
+            int ok = 1;
+            for (int k = 0; k < 5; k++) ok &= dim[k] >= 1 && dim[k] <= 1e9 && dim[k] == floor(dim[k]);
+            double bytes = cy >= 0 && pl_num(r, cy) > 0 ? pl_num(r, cy)
+                           : ok ? hr_kv_bytes_of((int)dim[0], (int)dim[1], (int)dim[2], (int)dim[3], (long)dim[4], order[t])
+                                : -1;
+            if (bytes > 0 && ok) pl_add(s, bytes / gib, pl_num(r, cs), dim[4]);
+            if (ce >= 0 && pl_num(r, ce) > 0) pl_add(e, 0, pl_num(r, ce), 0);
+        }
+    }
+    for (int i = 0; i < x->nrows && !bad[0]; i++) /* a type headroom does not know */
+        if (hr_choice(hr_dtype_names, pl_str(&x->rows[i], cq)) < 0)
+            snprintf(bad, sizeof bad, "%.40s", pl_str(&x->rows[i], cq));
+    int n = 0, nerr = 0;
+    for (int i = 0; i < ss->n; i++) n += ss->s[i].n > 0, nerr += es->s[i].n > 0;
+    if (!n) {
+        char why[256];
+        snprintf(why, sizeof why, "%s: no row with a known kv_dtype and a cache size%s%s%s", in->dec_path,
+                 bad[0] ? " (kv_dtype '" : "", bad, bad[0] ? "' is not a type: f32, f16, bf16, q8_0, q4_0)" : "");
+        pl_set_free(ss), pl_set_free(es), free(ss), free(es);
+        pl_skip(c, why);
+        return;
+    }
+    fprintf(c->dat, "# kvstory: blocks 0..ns-1, per series (kv_dtype: kernel threads, shape) x = GiB of KV cache,\n"
+                    "# y = tokens/s, z = tokens in the cache; block ns: per series x = series number, y = the\n"
+                    "# format's max relative error (median over its rows; NaN: not measured)\n\n");
+    double err[PL_MAXS];
+    for (int i = 0; i < ss->n; i++) {
+        pl_series *s = &ss->s[i];
+        fprintf(c->dat, "# %s\n", s->title);
+        pl_tidy(s);
+        for (int j = 0; j < s->n; j++) pl_point(c, s->p[j][0], s->p[j][1], s->p[j][2]);
+        if (!s->n) pl_point(c, NAN, NAN, NAN);
+        fprintf(c->dat, "\n\n");
+        pl_series *e = &es->s[i];
+        double *v = e->n ? malloc((size_t)e->n * sizeof *v) : NULL;
+        for (int j = 0; v && j < e->n; j++) v[j] = e->p[j][1];
+        err[i] = v ? hr_median(v, (size_t)e->n) : NAN;
+        free(v);
+        char t[200], es_txt[24] = "not measured";
+        if (isfinite(err[i])) snprintf(es_txt, sizeof es_txt, "%.2g", err[i]);
+        snprintf(t, sizeof t, "%s (format error %s)", s->title, es_txt);
+        pl_words(tit, sizeof tit, t);
+    }
+    fprintf(c->dat, "# format error per series\n");
+    for (int i = 0; i < ss->n; i++) fprintf(c->dat, "%d %.9g 0\n", i + 1, err[i]);
+    fprintf(c->dat, "\n\n");
+    snprintf(c->vars, sizeof c->vars, "ns=%d; nerr=%d; tit='%s'; slab='%s'; scol='%s'; sdash='%s'", ss->n, nerr, tit,
+             slab, ecol, edash);
+    pl_set_free(ss), pl_set_free(es), free(ss), free(es);
 }

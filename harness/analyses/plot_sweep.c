@@ -53,24 +53,28 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
     int nt = thread_counts(S, tlist, 16);
     static const int ptypes[] = {6, 7, 4, 5, 8, 9, 12, 13, 10, 11, 14, 15, 1, 2, 3, 0};
     for (int k = 0; k < nk; k++)
-        for (int t = 0; t < nt; t++) {
-            char title[128];
-            snprintf(title, sizeof title, nt > 1 ? "%s T%d" : "%s", names[k], tlist[t]);
-            pl_series *s = NULL;
+        for (int t = 0; t < nt; t++)
             for (int i = 0; i < S->n; i++) {
                 const pl_srow *r = &S->r[i];
                 if (strcmp(r->kernel, names[k]) || r->threads != tlist[t]) continue;
                 if (!(r->ai > 0) || !(r->gflops > 0)) continue;
-                if (!s && !(s = pl_get(&pts, title))) break;
+                /* one series per kernel, element types (bf16 rows sit under their own roof)
+                 * and thread count */
+                char title[128];
+                snprintf(title, sizeof title, "%s%s%s", names[k], *r->types ? " " : "", r->types);
+                if (nt > 1) snprintf(title + strlen(title), sizeof title - strlen(title), " T%d", tlist[t]);
+                int before = pts.n;
+                pl_series *s = pl_get(&pts, title);
+                if (!s) break;
+                if (pts.n > before) {
+                    pl_words(ptit, sizeof ptit, title);
+                    pl_ints(pcol, sizeof pcol, k + 1);
+                    pl_ints(ptyp, sizeof ptyp, ptypes[t % 16]);
+                }
                 /* Each (kernel, shape) is its own point: no collapsing by x here. */
                 pl_add(s, r->ai, r->gflops, 0);
                 lo = fmin(lo, r->ai), hi = fmax(hi, r->ai);
             }
-            if (!s) continue;
-            pl_words(ptit, sizeof ptit, title);
-            pl_ints(pcol, sizeof pcol, k + 1);
-            pl_ints(ptyp, sizeof ptyp, ptypes[t % 16]);
-        }
     int m = C->nrows ? roof_isa(C, in->isa) : 0;
     for (int i = 0; i < C->nrows; i++) {
         double ridge = C->rows[i].fma[m].best / C->rows[i].triad.best;

@@ -1,4 +1,4 @@
-/* cmd_kvcache.c — `headroom kvcache`: KV-cache memory of model presets by context length, precision and MHA vs GQA/MQA. */
+/* cmd_kvcache.c — `headroom kvcache`: KV-cache memory of model presets by context length, stored type (f32, f16, bf16, q8_0, q4_0; scales included) and MHA vs GQA/MQA. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,18 +8,15 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "counts.h"
 #include "headroom.h"
+#include "kvcache.h"
 #include "models.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
 
-/* The precisions shown: fp32, fp16/bf16 (same size), int8 (scales not counted). */
-static const struct {
-    const char *name, *key;
-    double bytes;
-} dtypes[] = {{"fp32", "fp32", 4}, {"fp16/bf16", "fp16", 2}, {"int8", "int8", 1}};
-#define NDT 3
+/* The stored types shown, widest first: every type a KV cache can hold (headroom.h). */
+static const hr_dtype kv_types[] = {HR_F32, HR_F16, HR_BF16, HR_Q8_0, HR_Q4_0};
+#define NDT ((int)(sizeof kv_types / sizeof kv_types[0]))
 
 #define MAX_CONTEXTS 64
 
@@ -64,8 +61,15 @@ static const char *attn_kind(const hr_model *m)
     return m->kv_heads == m->heads ? "MHA" : m->kv_heads == 1 ? "MQA" : "GQA";
 }
 
+/* Bytes of m's cache at `tokens` in type t with kv_heads heads (-1: t cannot store d_head). */
+static double kv_bytes(const hr_model *m, int kv_heads, int batch, long tokens, hr_dtype t)
+{
+    return hr_kv_bytes_of(m->layers, batch, kv_heads, m->d_head, tokens, t);
+}
+
 static void print_table(const hr_model *const *ms, int nm, const long *ctx, int nc, int batch)
 {
+    bool blockless = false;
     for (int i = 0; i < nm; i++) {
         const hr_model *m = ms[i];
         char ctxs[48] = "";
@@ -73,48 +77,71 @@ static void print_table(const hr_model *const *ms, int nm, const long *ctx, int 
         printf("%s%s: %d layers, d_model %d, Hq %d, Hkv %d (%s), d_head %d%s, batch %d\n",
                i ? "\n" : "", m->name, m->layers, m->d_model, m->heads, m->kv_heads,
                attn_kind(m), m->d_head, ctxs, batch);
-        printf("  %9s  %11s  %11s  %11s  %13s  %7s\n", "tokens", "fp32", "fp16/bf16", "int8",
-               "MHA fp16", "saving");
+        printf("  %9s", "tokens");
+        for (int t = 0; t < NDT; t++) printf("  %10s", hr_dtype_names[kv_types[t]]);
+        printf("  %11s  %7s\n", "MHA f16", "saving");
         bool beyond = false;
         for (int c = 0; c < nc; c++) {
-            char cell[NDT][32], mha[32];
-            for (int t = 0; t < NDT; t++)
-                human(hr_kv_cache_bytes(m->layers, batch, m->kv_heads, m->d_head, ctx[c],
-                                        dtypes[t].bytes),
-                      cell[t], sizeof cell[t]);
-            human(hr_kv_cache_bytes(m->layers, batch, m->heads, m->d_head, ctx[c], 2), mha,
-                  sizeof mha);
             bool over = m->context && ctx[c] > m->context;
             beyond |= over;
-            printf("  %8ld%s  %11s  %11s  %11s  %13s  %6.1fx\n", ctx[c], over ? "*" : " ",
-                   cell[0], cell[1], cell[2], mha, (double)m->heads / m->kv_heads);
+            printf("  %8ld%s", ctx[c], over ? "*" : " ");
+            for (int t = 0; t < NDT; t++) {
+                char cell[32] = "-";
+                double b = kv_bytes(m, m->kv_heads, batch, ctx[c], kv_types[t]);
+                if (b >= 0) human(b, cell, sizeof cell);
+                else blockless = true;
+                printf("  %10s", cell);
+            }
+            char mha[32];
+            human(kv_bytes(m, m->heads, batch, ctx[c], HR_F16), mha, sizeof mha);
+            printf("  %11s  %6.1fx\n", mha, (double)m->heads / m->kv_heads);
         }
         if (beyond) printf("  * beyond the model's published context (%ld tokens)\n", m->context);
     }
-    printf("\nKV-cache bytes = 2 (K and V) x layers x batch x Hkv x d_head x tokens x bytes per "
-           "element;\nMHA fp16 = the same model with Hkv = Hq; saving = Hq / Hkv. int8 excludes "
-           "quantization scales.\n");
+    printf("\nKV-cache bytes = 2 (K and V) x layers x batch x Hkv x tokens x d_head x bytes per value,\n"
+           "scales included: f32 4, f16 and bf16 2, q8_0 1.0625 (34 bytes per block of 32 values:\n"
+           "32 int8 and an fp16 scale), q4_0 0.5625 (18 per 32: 32 nibbles and an fp16 scale),\n"
+           "llama.cpp's block formats. MHA f16 = the same model with Hkv = Hq; saving = Hq / Hkv.\n");
+    if (blockless) printf("-: q8_0 and q4_0 need d_head a multiple of 32 (their block along d).\n");
+}
+
+/* The bytes of m at ctx in every type, as CSV fields (empty: the type cannot store d_head). */
+static void csv_bytes(const hr_model *m, int kv_heads, int batch, long tokens)
+{
+    for (int t = 0; t < NDT; t++) {
+        double b = kv_bytes(m, kv_heads, batch, tokens, kv_types[t]);
+        if (b >= 0) printf(",%.0f", b);
+        else printf(",");
+    }
 }
 
 static void print_csv(const hr_model *const *ms, int nm, const long *ctx, int nc, int batch)
 {
-    printf("model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens,"
-           "bytes_fp32,bytes_fp16,bytes_int8,mha_bytes_fp32,mha_bytes_fp16,mha_bytes_int8,"
-           "saving,beyond_context\n");
+    printf("model,attention,layers,d_model,heads,kv_heads,d_head,model_context,batch,tokens");
+    for (int t = 0; t < NDT; t++) printf(",bytes_%s", hr_dtype_names[kv_types[t]]);
+    for (int t = 0; t < NDT; t++) printf(",mha_bytes_%s", hr_dtype_names[kv_types[t]]);
+    printf(",saving,beyond_context\n");
     for (int i = 0; i < nm; i++) {
         const hr_model *m = ms[i];
         for (int c = 0; c < nc; c++) {
             printf("%s,%s,%d,%d,%d,%d,%d,%ld,%d,%ld", m->name, attn_kind(m), m->layers,
                    m->d_model, m->heads, m->kv_heads, m->d_head, m->context, batch, ctx[c]);
-            for (int t = 0; t < NDT; t++)
-                printf(",%.0f", hr_kv_cache_bytes(m->layers, batch, m->kv_heads, m->d_head,
-                                                  ctx[c], dtypes[t].bytes));
-            for (int t = 0; t < NDT; t++)
-                printf(",%.0f", hr_kv_cache_bytes(m->layers, batch, m->heads, m->d_head,
-                                                  ctx[c], dtypes[t].bytes));
+            csv_bytes(m, m->kv_heads, batch, ctx[c]);
+            csv_bytes(m, m->heads, batch, ctx[c]);
             printf(",%g,%d\n", (double)m->heads / m->kv_heads,
                    m->context && ctx[c] > m->context);
         }
+    }
+}
+
+/* {type: bytes} of m at tokens, null where the type cannot store d_head. */
+static void json_bytes(cJSON *o, const char *key, const hr_model *m, int kv_heads, int batch, long tokens)
+{
+    cJSON *b = cJSON_AddObjectToObject(o, key);
+    for (int t = 0; t < NDT; t++) {
+        double v = kv_bytes(m, kv_heads, batch, tokens, kv_types[t]);
+        if (v >= 0) cJSON_AddNumberToObject(b, hr_dtype_names[kv_types[t]], v);
+        else cJSON_AddNullToObject(b, hr_dtype_names[kv_types[t]]);
     }
 }
 
@@ -122,7 +149,12 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "formula",
-                            "2 * layers * batch * kv_heads * d_head * tokens * bytes_per_element");
+                            "2 * layers * batch * kv_heads * tokens * bytes of a row of d_head "
+                            "values (scales included)");
+    cJSON *bpv = cJSON_AddObjectToObject(root, "bytes_per_value");
+    for (int t = 0; t < NDT; t++) cJSON_AddNumberToObject(bpv, hr_dtype_names[kv_types[t]], hr_dtype_bytes(kv_types[t]));
+    cJSON_AddStringToObject(root, "blocks", "q8_0, q4_0: llama.cpp's blocks of 32 values along d_head, "
+                                            "one fp16 scale each; null where d_head is not a multiple of 32");
     cJSON_AddNumberToObject(root, "batch", batch);
     cJSON *arr = cJSON_AddArrayToObject(root, "models");
     for (int i = 0; i < nm; i++) {
@@ -141,16 +173,8 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
         for (int c = 0; c < nc; c++) {
             cJSON *r = cJSON_CreateObject();
             cJSON_AddNumberToObject(r, "tokens", (double)ctx[c]);
-            cJSON *b = cJSON_AddObjectToObject(r, "bytes");
-            cJSON *mb = cJSON_AddObjectToObject(r, "mha_bytes");
-            for (int t = 0; t < NDT; t++) {
-                cJSON_AddNumberToObject(b, dtypes[t].key,
-                                        hr_kv_cache_bytes(m->layers, batch, m->kv_heads,
-                                                          m->d_head, ctx[c], dtypes[t].bytes));
-                cJSON_AddNumberToObject(mb, dtypes[t].key,
-                                        hr_kv_cache_bytes(m->layers, batch, m->heads, m->d_head,
-                                                          ctx[c], dtypes[t].bytes));
-            }
+            json_bytes(r, "bytes", m, m->kv_heads, batch, ctx[c]);
+            json_bytes(r, "mha_bytes", m, m->heads, batch, ctx[c]);
             cJSON_AddBoolToObject(r, "beyond_context", m->context && ctx[c] > m->context);
             cJSON_AddItemToArray(rows, r);
         }

@@ -2,8 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counts.h"
 #include "inputs.h"
 #include "kvcache.h"
+
+double hr_kv_bytes_of(int layers, int batch, int kv_heads, int d_head, long tokens, hr_dtype t)
+{
+    if ((unsigned)t >= HR_NDTYPES || d_head < 1 || d_head % hr_dtype_block(t)) return -1;
+    return hr_kv_cache_bytes(layers, batch, kv_heads, d_head, tokens, hr_dtype_bytes(t));
+}
 
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity)
 {

@@ -20,6 +20,11 @@ typedef struct {
     size_t bytes;   /* bytes of mem or xmem               */
 } hr_kvcache;
 
+/* Bytes of a KV cache of `tokens` rows per head stored as type t, scales included
+ * (counts.c's formula with hr_dtype_bytes: f32 4, f16/bf16 2, q8_0 34/32, q4_0 18/32 per
+ * value), or -1 when t cannot store a row of d_head values (q8_0/q4_0: d_head not a
+ * multiple of 32, the block llama.cpp quantizes along d). */
+double hr_kv_bytes_of(int layers, int batch, int kv_heads, int d_head, long tokens, hr_dtype t);
 /* Bytes hr_kvcache_init would allocate for the tensors (2 * layers * B * Hkv * cap * d * 4). */
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity);
 /* The same for a cache stored in type t (rows of hr_dtype_row_bytes(t, d), scales
