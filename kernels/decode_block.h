@@ -30,7 +30,6 @@ typedef struct {
     hr_dtype kt;              /* the stored K/V type (p->kv_dtype)                      */
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
-    size_t buf_f;             /* floats of the dequantized block (kb x dp; 0 for f32)    */
 } dctx;
 
 /* The partial state stored in a slot. */
@@ -211,7 +210,7 @@ DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *e
  * into buf (kb x dp floats, this thread's scratch), scored, then the V block likewise
  * for P·V. Prefetch arguments as attend_block's. */
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
-                        float *s, float *buf, dstate st, int nv, int n2, int jpf_v, int jpf_k);
+                        float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
 
