@@ -30,6 +30,10 @@
  *   turn, keeping a state per head, so memory is read row of heads after row of heads
  *   (see attend_heads); splits and merges are the same, per head.
  *
+ * A typed cache (kv_dtype f16, bf16, q8_0, q4_0: a->xk, a->xv) takes the same walks with
+ * decode_kv.c's block step, which converts K and V in registers; Q, O and every sum stay
+ * fp32. decode_block.h holds the fp32 block steps both files use.
+ *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
 #include <math.h>

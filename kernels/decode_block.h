@@ -206,9 +206,8 @@ DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *e
 }
 
 /* decode_kv.c: one key block [jb, jb+n) of KV head g (batch b) from a K/V cache stored
- * in c->kt (not f32) into st, as attend_block does for f32: each K block is dequantized
- * into buf (kb x dp floats, this thread's scratch), scored, then the V block likewise
- * for P·V. Prefetch arguments as attend_block's. */
+ * in c->kt (not f32) into st, as attend_block does for f32, with K and V converted to
+ * fp32 in registers. Prefetch arguments as attend_block's. */
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */

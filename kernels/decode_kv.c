@@ -66,11 +66,29 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
     }
 }
 
-/* Prefetches every line of a row of rb bytes into L2. */
-DECODE_INLINE void prefetch_row(const unsigned char *row, size_t rb)
+/* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
+ * handed out a few per step so the misses stay spread (a burst stalls on the miss
+ * buffers, decode_block.h): lines [lo, hi) of the sequence, lpr per row, the last one
+ * of a row at its last byte. */
+typedef struct {
+    const unsigned char *pf;
+    ptrdiff_t psn;
+    int lpr, lines;
+    size_t rb;
+} pf_seq;
+
+DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows)
 {
-    for (size_t o = 0; o < rb; o += 64) __builtin_prefetch(row + o, 0, 2);
-    __builtin_prefetch(row + rb - 1, 0, 2);
+    const int lpr = (int)((c->rb + 63) / 64) + 1;
+    return (pf_seq){pf, psn, lpr, nrows * lpr, c->rb};
+}
+
+DECODE_INLINE void pf_lines(const pf_seq *q, int lo, int hi)
+{
+    for (int l = lo; l < hi; l++) {
+        const size_t off = (size_t)(l % q->lpr) * 64;
+        __builtin_prefetch(q->pf + (l / q->lpr) * q->psn + (off < q->rb ? off : q->rb - 1), 0, 2);
+    }
 }
 
 /* Scores of nk <= 4 keys (rows k[u]) for query rows [r0, r0 + nr), nr <= RT: each K
@@ -107,12 +125,12 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
+    const pf_seq pq = pf_rows(c, pf, psn, nv);
     for (int j = 0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        for (int u = 0; u < nk; u++)
-            if (j + u < nv) prefetch_row(pf + (j + u) * psn, c->rb);
+        pf_lines(&pq, (int)((long)pq.lines * j / n), (int)((long)pq.lines * (j + nk) / n));
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
@@ -120,20 +138,22 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const un
             else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j);
         }
     }
-    for (int j = n; j < nv; j++) prefetch_row(pf + j * psn, c->rb);
 }
 
 /* acc[r][x .. x + nx*HR_VW) += sum_j p[r][j] V_j for rows [r0, r0 + nr): the V
  * vectors of a key are converted once per row tile. w is the width of the last
- * vector (f16/bf16 tails). */
+ * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence whose share for key
+ * steps [step0, step0 + n) of `steps` is issued one step at a time. */
 DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
-                           int n, int x, int nx, int w, int r0, int nr, float *acc)
+                           int n, int x, int nx, int w, int r0, int nr, float *acc, const pf_seq *pq,
+                           int step0, int steps)
 {
     hr_vf a[RT][XG];
     for (int r = 0; r < RT; r++)
         for (int g = 0; g < XG; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
     for (int j = 0; j < n; j++) {
+        if (pq) pf_lines(pq, (int)((long)pq->lines * (step0 + j) / steps), (int)((long)pq->lines * (step0 + j + 1) / steps));
         const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG], sc[XG];
         for (int g = 0; g < XG; g++) {
@@ -159,16 +179,17 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    int pj = 0; /* rows of pf prefetched so far: spread over the x groups */
+    const pf_seq pq = pf_rows(c, pf, psn, n2);
+    const int steps = (nvec + XG - 1) / XG * n; /* key steps of the first row tile */
     for (int x0 = 0; x0 < nvec; x0 += XG) {
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
-        const int pend = (int)((long)n2 * (x0 + nx) / nvec);
-        for (; pj < pend; pj++) prefetch_row(pf + pj * psn, c->rb);
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc);
-            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc);
+            const pf_seq *pp = r0 == 0 ? &pq : NULL;
+            const int step0 = x0 / XG * n;
+            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp, step0, steps);
+            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp, step0, steps);
         }
     }
 }
