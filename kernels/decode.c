@@ -282,8 +282,7 @@ static const char *decode_applicable(const hr_problem *p)
 
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    (void)p;
-    if (t->block_kv <= 0) t->block_kv = DECODE_BLOCK_KV;
+    if (t->block_kv <= 0) t->block_kv = p->kv_dtype == HR_F32 ? DECODE_BLOCK_KV : DECODE_BLOCK_KV_TYPED;
     if (t->threads <= 0) t->threads = omp_get_max_threads();
     t->block_q = 0; /* not used: every query row of a group is in one block */
 }

@@ -13,6 +13,10 @@
  * callers gcc stopped inlining them and one-core decode lost ~8% (measured). */
 #define DECODE_INLINE static inline __attribute__((always_inline))
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
+/* A typed cache's default: its per-block work (softmax, rescale, tile set-up) is paid
+ * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
+ * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
+#define DECODE_BLOCK_KV_TYPED 256
 #define DECODE_ROWS 4        /* query rows per register tile in P·V                 */
 
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
@@ -75,10 +79,7 @@ DECODE_INLINE void block_scores(const dctx *c, const float *q, const float *k0, 
                 a3 = hr_vfma(qv, hr_vload(k[3] + x), a3);
             }
             float *sr = s + (size_t)r * c->kbp + j;
-            sr[0] = hr_vreduce_add(a0);
-            sr[1] = hr_vreduce_add(a1);
-            sr[2] = hr_vreduce_add(a2);
-            sr[3] = hr_vreduce_add(a3);
+            hr_vreduce_add4(a0, a1, a2, a3, sr);
             if (x < d)
                 for (int u = 0; u < 4; u++) sr[u] += dot_tail(qr, k[u], x, d);
         }
