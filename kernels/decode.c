@@ -30,6 +30,10 @@
  *   turn, keeping a state per head, so memory is read row of heads after row of heads
  *   (see attend_heads); splits and merges are the same, per head.
  *
+ * A typed cache (kv_dtype f16, bf16, q8_0, q4_0: a->xk, a->xv) takes the same walks with
+ * decode_kv.c's block step, which converts K and V in registers; Q, O and every sum stay
+ * fp32. decode_block.h holds the fp32 block steps both files use.
+ *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
 #include <math.h>
@@ -48,8 +52,6 @@
  * blocks of 64 keys 0.52 (1 thread) / 0.52-0.57 (2), 32 keys 0.56 / 0.69-0.72,
  * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74. */
 #define DECODE_HEADS_BLOCK_F 16384
-/* Floats of a typed cache's dequantized block (16 KiB: 32 keys at d 128). */
-#define DECODE_KV_BUF_F 4096
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
  *   q [R][dp]   the group's query rows times the softmax scale, zero padded
@@ -95,20 +97,13 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
         c->k = c->kt == HR_F32 ? bytes_view(a->k) : a->xk;
         c->v = c->kt == HR_F32 ? bytes_view(a->v) : a->xv;
     }
-    /* A typed block is dequantized into a scratch of kb x dp floats that stays in L1. */
-    if (c->kt != HR_F32 && (size_t)c->kb * c->dp > DECODE_KV_BUF_F) {
-        c->kb = (int)(DECODE_KV_BUF_F / c->dp) > 4 ? (int)(DECODE_KV_BUF_F / c->dp) : 4;
-        c->kb = c->kb < p->seq_kv ? c->kb : p->seq_kv;
-        c->kbp = (int)(((size_t)c->kb + HR_VW - 1) / HR_VW * HR_VW);
-    }
-    c->buf_f = c->kt == HR_F32 ? 0 : round16((size_t)c->kb * c->dp);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
      * cannot know the layout. */
     c->hs = a && heads_side_by_side(c) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
     c->thread_f = (size_t)hmax(c) * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
-                  3 * (size_t)hmax(c) * c->slot_f + c->buf_f;
+                  3 * (size_t)hmax(c) * c->slot_f;
     /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
      * rows (and as many of V), so the block being read and the next one being
      * prefetched both stay in L2. block_kv remains the upper bound. */
@@ -152,7 +147,7 @@ DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, cons
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     if (c->kt != HR_F32) {
-        hr_decode_block_kv(c, b, g, jb, n, end, q, s, s + c->thread_f - c->buf_f, st, nv, n2, jpf_v, jpf_k);
+        hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
         return;
     }
     const hr_args *a = c->a;
@@ -287,8 +282,7 @@ static const char *decode_applicable(const hr_problem *p)
 
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    (void)p;
-    if (t->block_kv <= 0) t->block_kv = DECODE_BLOCK_KV;
+    if (t->block_kv <= 0) t->block_kv = p->kv_dtype == HR_F32 ? DECODE_BLOCK_KV : DECODE_BLOCK_KV_TYPED;
     if (t->threads <= 0) t->threads = omp_get_max_threads();
     t->block_q = 0; /* not used: every query row of a group is in one block */
 }

@@ -13,6 +13,10 @@
  * callers gcc stopped inlining them and one-core decode lost ~8% (measured). */
 #define DECODE_INLINE static inline __attribute__((always_inline))
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
+/* A typed cache's default: its per-block work (softmax, rescale, tile set-up) is paid
+ * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
+ * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
+#define DECODE_BLOCK_KV_TYPED 256
 #define DECODE_ROWS 4        /* query rows per register tile in P·V                 */
 
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
@@ -30,7 +34,6 @@ typedef struct {
     hr_dtype kt;              /* the stored K/V type (p->kv_dtype)                      */
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
-    size_t buf_f;             /* floats of the dequantized block (kb x dp; 0 for f32)    */
 } dctx;
 
 /* The partial state stored in a slot. */
@@ -76,10 +79,7 @@ DECODE_INLINE void block_scores(const dctx *c, const float *q, const float *k0, 
                 a3 = hr_vfma(qv, hr_vload(k[3] + x), a3);
             }
             float *sr = s + (size_t)r * c->kbp + j;
-            sr[0] = hr_vreduce_add(a0);
-            sr[1] = hr_vreduce_add(a1);
-            sr[2] = hr_vreduce_add(a2);
-            sr[3] = hr_vreduce_add(a3);
+            hr_vreduce_add4(a0, a1, a2, a3, sr);
             if (x < d)
                 for (int u = 0; u < 4; u++) sr[u] += dot_tail(qr, k[u], x, d);
         }
@@ -207,11 +207,10 @@ DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *e
 }
 
 /* decode_kv.c: one key block [jb, jb+n) of KV head g (batch b) from a K/V cache stored
- * in c->kt (not f32) into st, as attend_block does for f32: each K block is dequantized
- * into buf (kb x dp floats, this thread's scratch), scored, then the V block likewise
- * for P·V. Prefetch arguments as attend_block's. */
+ * in c->kt (not f32) into st, as attend_block does for f32, with K and V converted to
+ * fp32 in registers. Prefetch arguments as attend_block's. */
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
-                        float *s, float *buf, dstate st, int nv, int n2, int jpf_v, int jpf_k);
+                        float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
 

@@ -33,75 +33,185 @@
  */
 #include "decode_block.h"
 
-/* Dequantizes one stored row of d values of type t into dst (dp floats, zero padded). */
-DECODE_INLINE void row_to_f32(hr_dtype t, const unsigned char *src, float *dst, int d)
+/* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
+ * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers,
+ * 13 of AVX2's 16. */
+#if HR_VW >= 16
+#define RT 4
+#else
+#define RT 2
+#endif
+#define XG 4
+#define PV_BLOCK_ALIGNED (XG * HR_VW % HR_QBLOCK == 0)
+
+/* The scale of the q8_0 / q4_0 block holding value x, broadcast (f16, bf16: unused). */
+DECODE_INLINE hr_vf kv_scale(hr_dtype t, const unsigned char *row, int x)
 {
-    int x = 0;
+    if (t == HR_Q8_0) return hr_vset1_f16(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK));
+    if (t == HR_Q4_0) return hr_vset1_f16(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK / 2));
+    return hr_vzero();
+}
+
+/* Values [x, x + w) of a stored row of type t as fp32 (w <= HR_VW; w < HR_VW only for
+ * f16/bf16 tails, the lanes past w are 0). x is a multiple of HR_VW; sc is
+ * kv_scale(t, row, x), loaded once per block by the callers. */
+DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, hr_vf sc)
+{
     switch (t) {
-    case HR_F16:
-        for (; x + HR_VW <= d; x += HR_VW) hr_vstore(dst + x, hr_vload_f16(src + 2 * x));
-        if (x < d) hr_vstore(dst + x, hr_vload_f16_n(src + 2 * x, d - x));
-        break;
-    case HR_BF16:
-        for (; x + HR_VW <= d; x += HR_VW) hr_vstore(dst + x, hr_vload_bf16(src + 2 * x));
-        if (x < d) hr_vstore(dst + x, hr_vload_bf16_n(src + 2 * x, d - x));
-        break;
-    case HR_Q8_0: /* d is a multiple of 32 (hr_problem_validate) */
-        for (; x < d; x += HR_QBLOCK, src += 2 + HR_QBLOCK) {
-            const hr_vf sc = hr_vset1_f16(src);
-            for (int i = 0; i < HR_QBLOCK; i += HR_VW) hr_vstore(dst + x + i, hr_vload_q8_0(src, i, sc));
-        }
-        break;
-    case HR_Q4_0:
-        for (; x < d; x += HR_QBLOCK, src += 2 + HR_QBLOCK / 2) {
-            const hr_vf sc = hr_vset1_f16(src);
-            for (int i = 0; i < HR_QBLOCK; i += HR_VW) hr_vstore(dst + x + i, hr_vload_q4_0(src, i, sc));
-        }
-        break;
-    default: break;
+    case HR_F16: return w == HR_VW ? hr_vload_f16(row + 2 * x) : hr_vload_f16_n(row + 2 * x, w);
+    case HR_BF16: return w == HR_VW ? hr_vload_bf16(row + 2 * x) : hr_vload_bf16_n(row + 2 * x, w);
+    case HR_Q8_0: return hr_vload_q8_0(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK), x % HR_QBLOCK, sc);
+    case HR_Q4_0: return hr_vload_q4_0(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK / 2), x % HR_QBLOCK, sc);
+    default: return hr_vzero();
     }
 }
 
-/* Prefetches every line of a row of rb bytes into L2. */
-DECODE_INLINE void prefetch_row(const unsigned char *row, size_t rb)
+/* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
+ * handed out a few per step so the misses stay spread (a burst stalls on the miss
+ * buffers, decode_block.h): lines [lo, hi) of the sequence, lpr per row, the last one
+ * of a row at its last byte. */
+typedef struct {
+    const unsigned char *pf;
+    ptrdiff_t psn;
+    int lpr, lines;
+    size_t rb;
+} pf_seq;
+
+DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows)
 {
-    for (size_t o = 0; o < rb; o += 64) __builtin_prefetch(row + o, 0, 2);
-    __builtin_prefetch(row + rb - 1, 0, 2);
+    const int lpr = (int)((c->rb + 63) / 64) + 1;
+    return (pf_seq){pf, psn, lpr, nrows * lpr, c->rb};
 }
 
-/* Rows [j0, j0+n) of KV head g (batch b) of view x into buf, prefetching rows
- * [jpf, jpf+npf) of view y meanwhile, one row per row converted. */
-DECODE_INLINE void block_to_f32(const dctx *c, hr_dtype t, hr_xcview x, int b, int g, int j0, int n,
-                                float *buf, hr_xcview y, int jpf, int npf)
+DECODE_INLINE void pf_lines(const pf_seq *q, int lo, int hi)
 {
-    const unsigned char *src = hr_xcrow(x, b, g, j0), *pf = hr_xcrow(y, b, g, jpf);
+    for (int l = lo; l < hi; l++) {
+        const size_t off = (size_t)(l % q->lpr) * 64;
+        __builtin_prefetch(q->pf + (l / q->lpr) * q->psn + (off < q->rb ? off : q->rb - 1), 0, 2);
+    }
+}
+
+/* Scores of nk <= 4 keys (rows k[u]) for query rows [r0, r0 + nr), nr <= RT: each K
+ * vector is converted once and used by every row of the tile. wfull = HR_VW says d has
+ * no tail (a constant then), 0 that the last vector may be partial. */
+DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
+                               int nk, int r0, int nr, int wfull, float *s, int j)
+{
+    hr_vf acc[RT][4], sc[4];
+    for (int r = 0; r < RT; r++)
+        for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
+    for (int x = 0; x < c->d; x += HR_VW) {
+        const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
+        if (x % HR_QBLOCK == 0)
+            for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
+        hr_vf kv[4];
+        for (int u = 0; u < 4; u++) kv[u] = u < nk ? kv_vec(t, k[u], x, w, sc[u]) : hr_vzero();
+        for (int r = 0; r < RT; r++) {
+            if (r >= nr) break;
+            const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
+            for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qv, kv[u], acc[r][u]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
+        else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
+/* Scores of keys [jb, jb + n) of the rows k0 + j * ksn for every query row, prefetching
+ * rows [0, nv) of pf (stride psn) meanwhile, one per key. */
+DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
+                             ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    const pf_seq pq = pf_rows(c, pf, psn, nv);
+    for (int j = 0; j < n; j += 4) {
+        const int nk = n - j < 4 ? n - j : 4;
+        const unsigned char *k[4];
+        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
+        pf_lines(&pq, (int)((long)pq.lines * j / n), (int)((long)pq.lines * (j + nk) / n));
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
+            /* Whole tiles with constant sizes, so the accumulators live in registers. */
+            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j);
+            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j);
+        }
+    }
+}
+
+/* acc[r][x .. x + nx*HR_VW) += sum_j p[r][j] V_j for rows [r0, r0 + nr): the V
+ * vectors of a key are converted once per row tile. w is the width of the last
+ * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence whose share for key
+ * steps [step0, step0 + n) of `steps` is issued one step at a time. */
+DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                           int n, int x, int nx, int w, int r0, int nr, float *acc, const pf_seq *pq,
+                           int step0, int steps)
+{
+    hr_vf a[RT][XG];
+    for (int r = 0; r < RT; r++)
+        for (int g = 0; g < XG; g++)
+            a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
     for (int j = 0; j < n; j++) {
-        if (j < npf) prefetch_row(pf + j * y.sn, c->rb);
-        row_to_f32(t, src + j * x.sn, buf + (size_t)j * c->dp, c->d);
+        if (pq) pf_lines(pq, (int)((long)pq->lines * (step0 + j) / steps), (int)((long)pq->lines * (step0 + j + 1) / steps));
+        const unsigned char *vr = v0 + j * vsn;
+        hr_vf v[XG], sc[XG];
+        for (int g = 0; g < XG; g++) {
+            /* Groups start on a block boundary (XG * HR_VW a multiple of 32, the
+             * vector builds): one scale per block. */
+            const bool first = !PV_BLOCK_ALIGNED || g * HR_VW % HR_QBLOCK == 0;
+            sc[g] = !first ? sc[g - 1] : g < nx ? kv_scale(t, vr, x + g * HR_VW) : hr_vzero();
+            v[g] = g < nx ? kv_vec(t, vr, x + g * HR_VW, g == nx - 1 ? w : HR_VW, sc[g]) : hr_vzero();
+        }
+        for (int r = 0; r < RT; r++) {
+            if (r >= nr) break;
+            const hr_vf pr = hr_vset1(s[(size_t)(r0 + r) * c->kbp + j]);
+            for (int g = 0; g < XG; g++) a[r][g] = hr_vfma(pr, v[g], a[r][g]);
+        }
     }
-    for (int j = n; j < npf; j++) prefetch_row(pf + j * y.sn, c->rb);
+    for (int r = 0; r < nr; r++)
+        for (int g = 0; g < nx; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
+}
+
+/* P·V of keys [0, n) of the rows v0 + j * vsn into acc, prefetching rows [0, n2) of pf
+ * first (they are the block after next: the loads have this whole phase to land). */
+DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                         int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+{
+    const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
+    const pf_seq pq = pf_rows(c, pf, psn, n2);
+    const int steps = (nvec + XG - 1) / XG * n; /* key steps of the first row tile */
+    for (int x0 = 0; x0 < nvec; x0 += XG) {
+        const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
+        const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
+            const pf_seq *pp = r0 == 0 ? &pq : NULL;
+            const int step0 = x0 / XG * n;
+            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp, step0, steps);
+            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp, step0, steps);
+        }
+    }
 }
 
 /* attend_block for a cache stored in t: the conversion is inlined per type. */
 DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int n, const int *end,
-                            const float *q, float *s, float *buf, dstate st, int nv, int n2, int jpf_v,
-                            int jpf_k)
+                            const float *q, float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    block_to_f32(c, t, c->k, b, g, jb, n, buf, c->v, jpf_v, nv);
-    block_scores(c, q, buf, c->dp, NULL, 0, n, s, 0);
+    const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
+    scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     block_softmax_rows(c, jb, n, end, s, st);
-    block_to_f32(c, t, c->v, b, g, jb, n, buf, c->k, jpf_k, n2);
-    block_pv(c, s, buf, c->dp, NULL, 0, 0, n, st.acc);
+    pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
-                        float *s, float *buf, dstate st, int nv, int n2, int jpf_v, int jpf_k)
+                        float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     switch (c->kt) {
-    case HR_F16: block_kv(c, HR_F16, b, g, jb, n, end, q, s, buf, st, nv, n2, jpf_v, jpf_k); break;
-    case HR_BF16: block_kv(c, HR_BF16, b, g, jb, n, end, q, s, buf, st, nv, n2, jpf_v, jpf_k); break;
-    case HR_Q8_0: block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, buf, st, nv, n2, jpf_v, jpf_k); break;
-    case HR_Q4_0: block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, buf, st, nv, n2, jpf_v, jpf_k); break;
+    case HR_F16: block_kv(c, HR_F16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+    case HR_BF16: block_kv(c, HR_BF16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+    case HR_Q8_0: block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+    case HR_Q4_0: block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     default: break;
     }
 }
