@@ -211,7 +211,7 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         const bool kv = keys[key][0] == 'k';
         int *nt = kv ? &c->nkv_dtype : &c->ndtype;
         hr_dtype *t = kv ? c->kv_dtype : c->dtype;
-        if ((n = split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of element types");
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of element types");
         *nt = 0;
         for (int i = 0; i < n; i++) {
             int x = hr_choice(hr_dtype_names, items[i]);
