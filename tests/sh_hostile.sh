@@ -198,7 +198,7 @@ layer_kv_dtype|2|^headroom layer: --kv-dtype: only f32 here|$B layer --kv-dtype 
 kv_dtype_no_cache_crossover|2|^headroom crossover: --kv-dtype: this command takes no element types|$B crossover --kv-dtype q8_0 --out $TMP/co
 kv_dtype_no_cache_roofline|2|^headroom roofline: --kv-dtype: this command takes no element types|$B roofline --kv-dtype f16
 dtype_no_operands_compare|2|^headroom compare: --dtype: this command takes no element types|$B compare $S $S --dtype bf16
-sweep_dtype_flag_layer|2|^headroom sweep: --dtype: only f32 here: mode = layer|$B sweep $HOSTILE/../../configs/crossover.ini --dtype bf16 --dry-run
+sweep_dtype_flag_layer|2|^headroom sweep: --dtype: only f32 here: mode = layer|set -o pipefail; $B sweep $HOSTILE/../../configs/crossover.ini --dtype bf16 --dry-run 2>&1 >/dev/null | grep -v "left out of this sweep" >&2
 sweep_dtype_block|2|^headroom sweep: .*/dtype_block.ini:2: dtype: 'q8_0': expected f32, bf16 or f16|$B sweep $HOSTILE/dtype_block.ini --dry-run
 sweep_kv_dtype_unknown|2|^headroom sweep: .*/kv_dtype_unknown.ini:2: kv_dtype: 'int4': expected f32, bf16, f16, q8_0 or q4_0|$B sweep $HOSTILE/kv_dtype_unknown.ini --dry-run
 sweep_layer_dtype|2|^headroom sweep: .*/layer_dtype.ini:4: dtype: mode = layer runs f32 only|$B sweep $HOSTILE/layer_dtype.ini --dry-run
