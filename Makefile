@@ -118,11 +118,13 @@ $(BUILD)/buildinfo.h: FORCE
 	  '$(subst ",,$(FLAGS_TEXT))' '$(ISA)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+# The commit's committer date (strict ISO 8601): headroom history orders runs by it.
+GIT_TIME := $(shell git log -1 --format=%cI HEAD 2>/dev/null)
 # gitinfo.h: the commit, and a checksum of the kernels' source, which goes into the
 # build_id so that wisdom tuned for other kernel code is not used.
 $(BUILD)/gitinfo.h: FORCE
 	@mkdir -p $(BUILD)
-	@printf '#define HR_GIT "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' \
+	@printf '#define HR_GIT "%s"\n#define HR_GIT_TIME "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' '$(GIT_TIME)' \
 	  "$$(cat kernels/*.c kernels/*.h | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h

@@ -304,7 +304,7 @@ static int write_side(const char *dir, const char *file, const hr_result *rs, in
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddItemToObject(doc, "context", hr_context_json(NULL, 0));
     cJSON *b = cJSON_AddArrayToObject(doc, "benchmarks");
-    for (int i = 0; i < n; i++) hr_result_json_rows(&rs[i], b);
+    for (int i = 0; i < n; i++) hr_result_json_rows(&rs[i], b, false);
     int st = hr_write_json_atomic(path, doc);
     cJSON_Delete(doc);
     return st;

@@ -315,6 +315,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     s.st.timer_res = timer_res;
     s.st.probe = probe;
     s.st.phase_filter = phase_filter;
+    s.st.aggregates_only = o->aggregates_only;
     s.st.interleave = o->interleave_flag ? o->interleave_flag == 1 : c->interleave;
     fprintf(stderr, "headroom sweep: %s: %d points (%d duplicates dropped)%s -> %s\n", c->name, npts, ndup,
             s.st.resumed ? ", resuming" : "", o->dir);

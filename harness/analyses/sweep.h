@@ -18,6 +18,7 @@ typedef struct {
     double min_time;        /* >= 0: overrides the config (< 0: keep)               */
     double max_mem;         /* > 0: overrides the config                            */
     bool check, dry_run;
+    bool aggregates_only;   /* results.json holds aggregate rows only               */
     int probe_flag;         /* 0: the config's probe; 1: --probe (auto); 2: --no-probe */
     bool phase_filter;      /* --phase-filter (or the config's phase_filter)          */
     int interleave_flag;    /* 0: the config's; 1: --interleave; 2: --no-interleave   */

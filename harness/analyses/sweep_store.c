@@ -124,7 +124,7 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
     cJSON *b = cJSON_AddArrayToObject(doc, "benchmarks");
-    for (int i = 0; i < s->nres; i++) hr_result_json_rows(&s->res[ord[i]], b);
+    for (int i = 0; i < s->nres; i++) hr_result_json_rows(&s->res[ord[i]], b, s->aggregates_only);
     cJSON *sk = cJSON_AddArrayToObject(doc, "skipped");
     for (int i = 0; i < s->nskipped; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -150,6 +150,7 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
     cJSON_AddNumberToObject(sw, "phase_changes", s->nphase);
     cJSON_AddNumberToObject(sw, "phase_excluded", s->nexcluded);
     cJSON_AddBoolToObject(sw, "interleave", s->interleave);
+    cJSON_AddBoolToObject(sw, "aggregates_only", s->aggregates_only);
     cJSON_AddNumberToObject(sw, "interleave_seed", s->c->seed);
     char path[1100];
     snprintf(path, sizeof path, "%s/results.json", s->dir);

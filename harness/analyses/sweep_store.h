@@ -33,6 +33,7 @@ typedef struct {
     double timer_res;
     int probe;               /* hr_probe_kind                                          */
     bool phase_filter, interleave;
+    bool aggregates_only;    /* results.json without per-repetition rows (--aggregates-only) */
     int nphase, nexcluded;   /* repetitions flagged / excluded over the sweep          */
 } hr_sweep_store;
 

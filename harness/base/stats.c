@@ -169,7 +169,8 @@ static double mwu_exact_sf(size_t m, size_t n, size_t k)
     return tail / total;
 }
 
-hr_mwu_result hr_mwu(const double *x, size_t n1, const double *y, size_t n2)
+/* The test of hr_mwu; asymptotic: the normal approximation whatever the sizes. */
+static hr_mwu_result mwu(const double *x, size_t n1, const double *y, size_t n2, bool asymptotic)
 {
     hr_mwu_result r = {.u1 = 0, .p = 1, .method = HR_MWU_NONE, .ties = 0};
     size_t n = n1 + n2;
@@ -200,7 +201,7 @@ hr_mwu_result hr_mwu(const double *x, size_t n1, const double *y, size_t n2)
     r.u1 = r1 - dn1 * (dn1 + 1) / 2;
     double u = fmax(r.u1, dn1 * dn2 - r.u1); /* two-sided: the larger of U1, U2 */
 
-    if (!r.ties && n1 <= HR_MWU_EXACT_MAX && n2 <= HR_MWU_EXACT_MAX) {
+    if (!asymptotic && !r.ties && n1 <= HR_MWU_EXACT_MAX && n2 <= HR_MWU_EXACT_MAX) {
         double sf = mwu_exact_sf(n1, n2, (size_t)llround(u));
         if (!isnan(sf)) {
             r.method = HR_MWU_EXACT;
@@ -217,6 +218,16 @@ hr_mwu_result hr_mwu(const double *x, size_t n1, const double *y, size_t n2)
     double z = (u - dn1 * dn2 / 2 - 0.5) / sqrt(var);
     r.p = fmin(1.0, erfc(z / sqrt(2.0)));
     return r;
+}
+
+hr_mwu_result hr_mwu(const double *x, size_t n1, const double *y, size_t n2)
+{
+    return mwu(x, n1, y, n2, false);
+}
+
+hr_mwu_result hr_mwu_asymptotic(const double *x, size_t n1, const double *y, size_t n2)
+{
+    return mwu(x, n1, y, n2, true);
 }
 
 double hr_mwu_min_p(size_t n1, size_t n2)

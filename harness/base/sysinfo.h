@@ -17,6 +17,7 @@ typedef struct {
     const char *compiler;  /* __VERSION__                                        */
     const char *cflags;    /* the flags the build used                           */
     const char *git;       /* commit the binary was built from ("unknown")       */
+    const char *git_time;  /* its committer date, ISO 8601 ("" when unknown)      */
     char build_id[17];     /* hex hash of flags, compiler, kernels' source, registry */
     int omp_max_threads;
     char omp_proc_bind[32], omp_places[64];

@@ -31,7 +31,7 @@ int cmd_run(int argc, char **argv)
     int threads = 0, block_q = 0, block_kv = 0;
     hr_format format = HR_FMT_TABLE;
     double max_mem = 0;
-    bool check = false;
+    bool check = false, aggs = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
@@ -43,6 +43,7 @@ int cmd_run(int argc, char **argv)
         {"--save", HR_OPT_STR, &save_dir, 0, 0, NULL, "DIR", "write q.npy k.npy v.npy o.npy to DIR"},
         HR_MAX_MEM_OPT(&max_mem),
         HR_FORMAT_OPT(&format, formats),
+        {"--aggregates-only", HR_OPT_FLAG, &aggs, 0, 0, NULL, NULL, "with --format json: aggregate rows only, no per-repetition rows"},
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {NULL},
@@ -56,6 +57,10 @@ int cmd_run(int argc, char **argv)
         goto err;
     }
     if ((st = hr_probe_flags_check(&pf))) goto err;
+    if (aggs && format != HR_FMT_JSON) {
+        st = hr_fail("--aggregates-only: only with --format json (table and csv hold medians only)");
+        goto err;
+    }
     hr_bench_spec s = {
         .prob = hr_shape_flags_problem(&shape),
         .layout = (hr_layout)shape.layout,
@@ -119,7 +124,7 @@ int cmd_run(int argc, char **argv)
         for (int i = 0; i < nw; i++) wp[i] = warn[i];
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
-        hr_result_json_rows(&r, cJSON_AddArrayToObject(doc, "benchmarks"));
+        hr_result_json_rows(&r, cJSON_AddArrayToObject(doc, "benchmarks"), aggs);
         char *txt = cJSON_Print(doc);
         printf("%s\n", txt);
         free(txt);

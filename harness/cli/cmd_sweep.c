@@ -58,7 +58,7 @@ int cmd_sweep(int argc, char **argv)
     hr_wisdom_flags_init(&wf, true);
     hr_opt_help(wf.opts, "--no-wisdom", "ignore wisdom: the config's tunables, else kernel defaults");
     double max_mem = 0;
-    bool check = false, dry = false;
+    bool check = false, dry = false, aggs = false;
     bool interleave = false, no_interleave = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
@@ -67,6 +67,7 @@ int cmd_sweep(int argc, char **argv)
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget; bigger points are skipped (half of RAM)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every point against the oracle before timing"},
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "list the points and skips, measure nothing"},
+        {"--aggregates-only", HR_OPT_FLAG, &aggs, 0, 0, NULL, NULL, "results.json without per-repetition rows (as --benchmark_report_aggregates_only; rows.jsonl keeps them)"},
         {"--filter", HR_OPT_STR, &filter, 0, 0, NULL, "K1,K2", "only these kernels (comma list)"},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
@@ -76,7 +77,7 @@ int cmd_sweep(int argc, char **argv)
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "
-                      "[--check] [--dry-run] [--filter KERNELS]\n\n"
+                      "[--check] [--dry-run] [--filter KERNELS] [--aggregates-only]\n\n"
                       "Measures every point of CONFIG's cartesian product (see configs/*.ini) into\n"
                       "results.json (Google Benchmark schema), results.csv, rows.jsonl and a copy of the\n"
                       "config. Ctrl-C keeps every finished row (exit 130); --resume DIR continues.";
@@ -117,7 +118,7 @@ int cmd_sweep(int argc, char **argv)
         return st;
     }
     hr_sweep_opts o = {.out_dir = out, .resume_dir = resume, .filter = filter, .reps = tf.reps,
-                       .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry,
+                       .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry, .aggregates_only = aggs,
                        .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
                        .progress_tty = isatty(2), .stop = &stop_flag};

@@ -111,12 +111,12 @@ static cJSON *row(const char *name, const char *run_name)
     return o;
 }
 
-void hr_result_json_rows(const hr_result *r, cJSON *benchmarks)
+void hr_result_json_rows(const hr_result *r, cJSON *benchmarks, bool aggregates_only)
 {
     char name[256];
     hr_result_name(r, name, sizeof name);
     const hr_timing *tm = &r->timing;
-    for (int i = 0; i < tm->reps; i++) {
+    for (int i = 0; i < tm->reps && !aggregates_only; i++) {
         cJSON *o = row(name, name);
         cJSON_AddStringToObject(o, "run_type", "iteration");
         cJSON_AddNumberToObject(o, "repetitions", tm->reps);

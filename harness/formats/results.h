@@ -10,8 +10,9 @@
 
 /* Appends this result's rows to a "benchmarks" array: one "iteration" row per
  * repetition, then "aggregate" rows median, mean, stddev, cv (as Google Benchmark
- * writes with --benchmark_repetitions). */
-void hr_result_json_rows(const hr_result *r, cJSON *benchmarks);
+ * writes with --benchmark_repetitions); aggregates_only: the aggregate rows alone (as
+ * --benchmark_report_aggregates_only). */
+void hr_result_json_rows(const hr_result *r, cJSON *benchmarks, bool aggregates_only);
 /* A single summary object (median figures) for --format json of one run. */
 cJSON *hr_result_json_summary(const hr_result *r);
 
