@@ -162,10 +162,26 @@ static void measure_row(hr_cmp_row *r, const pending *q, double s, double *scrat
     double k = exp(-s);
     r->adj_delta_pct = 100 * (r->new_ * k / r->base - 1);
     r->tested = r->n_base >= 2 && r->n_new >= 2;
-    r->p_adj = NAN;
+    r->p_adj = r->p_asym = NAN;
     if (!r->tested) return;
     for (int i = 0; i < r->n_new; i++) scratch[i] = q->xn[i] * k;
     r->test = hr_mwu(q->xb, (size_t)r->n_base, scratch, (size_t)r->n_new);
+}
+
+/* compare.py's geomean of a file: over every repetition's real_time, matched or not
+ * (its aggregate rows left out). NAN when a time is missing or not positive. */
+static double file_geomean(const hr_bench_file *f)
+{
+    double s = 0;
+    long n = 0;
+    for (int i = 0; i < f->nbench; i++)
+        for (int k = 0; k < f->bench[i].n; k++) {
+            double t = f->bench[i].time_ns[k];
+            if (!(t > 0)) return NAN;
+            s += log(t);
+            n++;
+        }
+    return n ? exp(s / (double)n) : NAN;
 }
 
 /* "Worse" is slower for time, a lower fraction of the ceiling for normalized. Beyond the
@@ -384,6 +400,8 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
                                       o->alpha);
     for (int i = 0; i < c->nrows; i++) {
         measure_row(&c->rows[i], &q[i], c->shift.s, scratch);
+        if (o->p_asymptotic && c->rows[i].tested)
+            c->rows[i].p_asym = hr_mwu_asymptotic(q[i].xb, (size_t)c->rows[i].n_base, q[i].xn, (size_t)c->rows[i].n_new).p;
         ratio[i] = c->rows[i].new_ / c->rows[i].base;
     }
     if ((st = correct_rows(c))) goto out;
@@ -396,6 +414,7 @@ int hr_compare(const hr_bench_file *base, const hr_bench_file *nw, const hr_cmp_
         c->n_untested += !r->tested;
     }
     c->geomean_delta_pct = 100 * (hr_geomean(ratio, (size_t)c->nrows) - 1);
+    c->gbench_geomean_delta_pct = o->metric == HR_METRIC_TIME ? 100 * (file_geomean(nw) / file_geomean(base) - 1) : NAN;
 
     context_warnings(c, base, nw);
     judging_warnings(c, base, nw, n_copied);

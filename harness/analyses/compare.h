@@ -23,6 +23,7 @@ typedef struct {
     const char *filter;   /* POSIX extended regex on the benchmark name, or NULL    */
     hr_padj correction;   /* of the rows' p-values as one family (default holm)     */
     bool no_shift;        /* judge rows as measured, without the common shift       */
+    bool p_asymptotic;    /* also report compare.py's p and geomean (docs/ci.md)    */
 } hr_cmp_opts;
 
 /* compare's exit status when the file cannot be judged: machine and code cannot be
@@ -43,6 +44,9 @@ typedef struct {
     bool can_reach;       /* the test could give p < alpha at these sample sizes     */
     hr_mwu_result test;   /* valid when tested; on the new samples x e^-s            */
     double p_adj;         /* test.p corrected over the tested rows (opts.correction) */
+    double p_asym;        /* opts.p_asymptotic and tested: the normal-approximation U
+                           * test on the samples as measured (no shift, no correction):
+                           * compare.py's time p-value (hr_mwu_asymptotic); else NAN   */
     hr_verdict verdict;
 } hr_cmp_row;
 
@@ -54,6 +58,9 @@ typedef struct {
     int nrows;
     hr_cmp_row *rows;     /* in base-file order                                       */
     double geomean_delta_pct; /* 100 (geomean(new / base) - 1) over rows              */
+    /* compare.py's OVERALL_GEOMEAN (metric time): 100 (geomean of every sample of new /
+     * geomean of every sample of base - 1), matched or not; NAN for normalized.     */
+    double gbench_geomean_delta_pct;
     int count[4];         /* rows per hr_verdict                                       */
     int n_untested;       /* rows judged on the threshold alone                        */
     int n_only_base, n_only_new; /* benchmarks (passing --filter) without a partner   */

@@ -84,7 +84,7 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
     for (int i = 0; i < c->nrows; i++)
         if ((int)strlen(c->rows[i].name) > w) w = (int)strlen(c->rows[i].name);
     fprintf(f, "\n%-*s  %11s  %11s  %9s  %9s  %9s  %7s  %s\n", w, "benchmark", "base", "new",
-            "delta", "adjusted", ph, "reps", "verdict");
+            "delta", "adjusted", ph, "reps", c->opts.p_asymptotic ? "verdict       p asym" : "verdict");
     for (int i = 0; i < c->nrows; i++) {
         const hr_cmp_row *r = &c->rows[i];
         char vb[32], vn[32], p[32], reps[32];
@@ -92,13 +92,23 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
         fmt_value(c, r->new_, vn, sizeof vn);
         fmt_p(r, p, sizeof p);
         snprintf(reps, sizeof reps, "%d/%d", r->n_base, r->n_new);
+        char vc[64];
+        if (!c->opts.p_asymptotic) snprintf(vc, sizeof vc, "%s", hr_verdict_names[r->verdict]);
+        else if (isnan(r->p_asym)) snprintf(vc, sizeof vc, "%-12s  -", hr_verdict_names[r->verdict]);
+        else snprintf(vc, sizeof vc, "%-12s  %.3g", hr_verdict_names[r->verdict], r->p_asym);
         fprintf(f, "%-*s  %11s  %11s  %+8.2f%%  %+8.2f%%  %9s  %7s  %s\n", w, r->name, vb, vn,
-                shown(r->delta_pct), shown(r->adj_delta_pct), p, reps,
-                hr_verdict_names[r->verdict]);
+                shown(r->delta_pct), shown(r->adj_delta_pct), p, reps, vc);
     }
     char geo[48], sum[200];
     snprintf(geo, sizeof geo, "geomean (%d row%s)", c->nrows, c->nrows == 1 ? "" : "s");
     fprintf(f, "%-*s  %11s  %11s  %+8.2f%%\n", w, geo, "", "", shown(c->geomean_delta_pct));
+    if (c->opts.p_asymptotic) {
+        if (isfinite(c->gbench_geomean_delta_pct))
+            fprintf(f, "%-*s  %11s  %11s  %+8.2f%%\n", w, "geomean (compare.py)", "", "", shown(c->gbench_geomean_delta_pct));
+        fprintf(f, "p asym: normal-approximation U test on the samples as measured, no shift, no correction "
+                   "(compare.py's time p-value); geomean (compare.py): ratio of the files' geomeans over every "
+                   "repetition (docs/ci.md)\n");
+    }
     fmt_summary(c, sum, sizeof sum);
     fprintf(f, "\nresult: %s\n", sum);
 }
@@ -150,8 +160,9 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
         fprintf(f, "\n>\n");
     }
     if (c->nwarn) fprintf(f, "\n");
-    fprintf(f, "| benchmark | base | new | delta | adjusted | %s | reps | verdict |\n", ph);
-    fprintf(f, "|:--|--:|--:|--:|--:|--:|--:|:--|\n");
+    const bool pa = c->opts.p_asymptotic;
+    fprintf(f, "| benchmark | base | new | delta | adjusted | %s | reps | verdict |%s\n", ph, pa ? " p asym |" : "");
+    fprintf(f, "|:--|--:|--:|--:|--:|--:|--:|:--|%s\n", pa ? "--:|" : "");
     for (int i = 0; i < c->nrows; i++) {
         const hr_cmp_row *r = &c->rows[i];
         char vb[32], vn[32], p[32];
@@ -161,12 +172,17 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
         fprintf(f, "| ");
         md_code(f, r->name);
         bool loud = r->verdict >= HR_VERDICT_REGRESSION;
-        fprintf(f, " | %s | %s | %+.2f%% | %+.2f%% | %s | %d/%d | %s%s%s |\n", vb, vn,
+        fprintf(f, " | %s | %s | %+.2f%% | %+.2f%% | %s | %d/%d | %s%s%s |", vb, vn,
                 shown(r->delta_pct), shown(r->adj_delta_pct), p, r->n_base, r->n_new,
                 loud ? "**" : "", hr_verdict_names[r->verdict], loud ? "**" : "");
+        if (pa && isnan(r->p_asym)) fprintf(f, " - |");
+        else if (pa) fprintf(f, " %.3g |", r->p_asym);
+        fprintf(f, "\n");
     }
-    fprintf(f, "| geomean (%d row%s) | | | %+.2f%% | | | | |\n", c->nrows,
-            c->nrows == 1 ? "" : "s", shown(c->geomean_delta_pct));
+    fprintf(f, "| geomean (%d row%s) | | | %+.2f%% | | | | |%s\n", c->nrows,
+            c->nrows == 1 ? "" : "s", shown(c->geomean_delta_pct), pa ? " |" : "");
+    if (pa && isfinite(c->gbench_geomean_delta_pct))
+        fprintf(f, "| geomean (compare.py) | | | %+.2f%% | | | | | |\n", shown(c->gbench_geomean_delta_pct));
 }
 
 /* Adds a number, or null when it is not finite. */
@@ -229,6 +245,7 @@ cJSON *hr_cmp_json(const hr_cmp *c)
             cJSON_AddNumberToObject(o, "u", r->test.u1);
             cJSON_AddNumberToObject(o, "p", r->test.p);
             cJSON_AddNumberToObject(o, "p_adj", r->p_adj);
+            if (c->opts.p_asymptotic) cJSON_AddNumberToObject(o, "p_asymptotic", r->p_asym);
         } else {
             cJSON_AddNullToObject(o, "u");
             cJSON_AddNullToObject(o, "p");
@@ -239,6 +256,7 @@ cJSON *hr_cmp_json(const hr_cmp *c)
         cJSON_AddItemToArray(rows, o);
     }
     cJSON_AddNumberToObject(j, "geomean_delta_pct", c->geomean_delta_pct);
+    if (c->opts.p_asymptotic) add_num(j, "gbench_geomean_delta_pct", c->gbench_geomean_delta_pct);
     cJSON *cnt = cJSON_AddObjectToObject(j, "counts");
     static const char *const keys[] = {"same", "noise", "regression", "improvement"};
     for (int v = 0; v < 4; v++) cJSON_AddNumberToObject(cnt, keys[v], c->count[v]);

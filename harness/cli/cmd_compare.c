@@ -44,6 +44,9 @@ int cmd_compare(int argc, char **argv)
          "discovery rate), none (alpha per row) (default holm)"},
         {"--no-shift", HR_OPT_FLAG, &o.no_shift, 0, 0, NULL, NULL,
          "do not estimate or take out the machine's common shift"},
+        {"--p-asymptotic", HR_OPT_FLAG, &o.p_asymptotic, 0, 0, NULL, NULL,
+         "also print compare.py's p (normal-approximation U test, as measured, uncorrected) "
+         "and its geomean (ratio of the files' geomeans over every repetition)"},
         {"--metric", HR_OPT_ENUM, &metric, 0, 0, hr_cmp_metric_names, NULL,
          "judge real_time, or the " HR_CMP_FRAC_COUNTER " counter (default time)"},
         {"--filter", HR_OPT_STR, &o.filter, 0, 0, NULL, "REGEX",

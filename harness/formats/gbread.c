@@ -16,6 +16,7 @@ typedef struct {
     int aggregate;   /* 1: a "median" aggregate row, 0: an iteration row               */
     double time_ns, frac;
     double probe;    /* probe_gflops or probe_gbs, NAN when absent                      */
+    double flops, roof; /* flops (or GFLOPS x real_time) and attainable_gflops, NAN: absent */
     int pkind;       /* probe_kind: HR_PROBE_FMA, HR_PROBE_BW, or HR_PROBE_OFF           */
 } raw_row;
 
@@ -109,7 +110,7 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
     if (!cJSON_IsString(name) || !*name->valuestring)
         return hr_fail("%s: benchmarks[%d] has no \"name\"", path, i);
     *r = (raw_row){.key = name->valuestring, .idx = i, .time_ns = NAN, .frac = NAN,
-                   .probe = NAN};
+                   .probe = NAN, .flops = NAN, .roof = NAN};
 
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(it, "error_occurred");
     if (cJSON_IsTrue(err)) {
@@ -138,6 +139,13 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
                            HR_GB_FRAC_COUNTER);
         r->frac = fr->valuedouble;
     }
+    /* Optional numbers: a field of another type is ignored, as unknown fields are. */
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(it, "flops");
+    const cJSON *gf = cJSON_GetObjectItemCaseSensitive(it, "GFLOPS");
+    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(it, "attainable_gflops");
+    if (cJSON_IsNumber(fl) && fl->valuedouble > 0) r->flops = fl->valuedouble;
+    else if (cJSON_IsNumber(gf) && gf->valuedouble > 0 && r->time_ns > 0) r->flops = gf->valuedouble * r->time_ns;
+    if (cJSON_IsNumber(ro) && ro->valuedouble > 0) r->roof = ro->valuedouble;
     return read_probe(it, path, r);
 }
 
@@ -160,12 +168,15 @@ static int group_rows(raw_row *rows, int n, hr_bench_file *f)
         if (!b->name || !b->time_ns || !b->frac || !b->probe)
             return hr_fail("%s: out of memory", f->path);
         b->first = rows[s].idx;
+        b->flops = b->roof_gflops = NAN;
         int k = 0;
         for (int q = s; q < e && k < b->n; q++) {
             if (rows[q].aggregate != b->from_aggregate) continue;
             b->time_ns[k] = rows[q].time_ns;
             b->frac[k] = rows[q].frac;
             b->probe[k] = rows[q].probe;
+            if (isnan(b->flops)) b->flops = rows[q].flops;
+            if (isnan(b->roof_gflops)) b->roof_gflops = rows[q].roof;
             if (k++ == 0) b->probe_kind = rows[q].pkind;
             else if (b->probe_kind != rows[q].pkind) b->probe_kind = HR_BENCH_PROBE_MIXED;
         }

@@ -37,6 +37,11 @@ typedef struct {
     int probe_kind;     /* HR_PROBE_OFF, HR_PROBE_FMA or HR_PROBE_BW (phase.h), or
                          * HR_BENCH_PROBE_MIXED when the samples differ               */
     bool from_aggregate;/* the file holds only aggregates: its median stands in      */
+    /* FLOPs of one call: the row's "flops", else its GFLOPS rate times its real_time
+     * (Google Benchmark's rate counters); NAN when neither. GFLOP/s of a sample is
+     * flops / time_ns. */
+    double flops;
+    double roof_gflops; /* attainable_gflops (the roofline bound), NAN where absent   */
     int first;          /* index of its first row in the file (keeps file order)     */
 } hr_bench;
 
