@@ -22,7 +22,7 @@ static const struct {
     {"check", cmd_check, "check kernels against the fp64 oracle over a battery of shapes"},
     {"compare", cmd_compare, "judge a results file against a baseline (exit 1 on a regression)"},
     {"export", cmd_export, "a results file as github-action-benchmark's or Bencher's JSON, on stdout"},
-    //HISTORY
+    {"history", cmd_history, "a series of runs ordered by commit date: trend per benchmark, change points, chart"},
     {"ab", cmd_ab, "two builds interleaved pair by pair on a config, judged on the paired ratios"},
     {"ab-worker", cmd_ab_worker, NULL}, /* spoken to by ab; not listed */
     {"roofline", cmd_roofline, "measure the machine's ceilings: FMA peak, triad bandwidth, exp"},
