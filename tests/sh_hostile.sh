@@ -155,6 +155,28 @@ compare_threshold_negative|2|^headroom compare: --threshold: must be in \[0, 100
 compare_threshold_text|2|^headroom compare: --threshold: expected a number, got 'five'|$B compare $S $S --threshold five
 compare_alpha_out_of_range|2|^headroom compare: --alpha: must be in|$B compare $S $S --alpha 2
 compare_bad_regex|2|^headroom compare: .*--filter|$B compare $S $S --filter '('
+# ---- export (CI trackers) and history ------------------------------------------------------------
+export_no_to|2|^headroom export: --to: required|$B export $S
+export_bad_to|2|^headroom export: --to: |$B export $S --to jenkins
+export_bad_metric|2|^headroom export: --metric: |$B export $S --to bencher --metric speed
+export_two_files|2|^headroom export: unexpected argument|$B export $S $S --to bencher
+export_nonexistent|2|^headroom export: .*/nosuch.json: cannot read results file|$B export $HOSTILE/nosuch.json --to bencher
+export_directory|2|^headroom export: .*/adir: not a regular file|$B export $TMP/adir --to bencher
+export_binary|2|^headroom export: .*/binary.bin:1: NUL byte|$B export $HOSTILE/binary.bin --to bencher
+export_truncated|2|^headroom export: .*/truncated.json: JSON ends before|$B export $HOSTILE/truncated.json --to github-action-benchmark
+export_time_zero|2|^headroom export: .*/zero_time.json: benchmark 'flash/N64': real_time must be a positive number, got 0|$B export $HOSTILE/zero_time.json --to github-action-benchmark --metric time
+export_time_inf|2|^headroom export: .*/time_inf.json: .*real_time must be a positive number, got inf|$B export $HOSTILE/time_inf.json --to bencher --metric time
+export_no_flops|2|^headroom export: .*: no FLOP count .*use --metric time|$B export $S --to bencher
+history_no_dir|2|^headroom history: DIR: expected one or more|$B history
+history_nonexistent|2|^headroom history: .*/nosuch: no such file or directory|$B history $HOSTILE/nosuch
+history_empty_dir|2|^headroom history: .*/adir: no results.json in it or in its subdirectories|$B history $TMP/adir
+history_one_run|2|^headroom history: 1 run found; a history needs 2 or more|$B history $S $S
+history_truncated|2|^headroom history: .*/truncated.json: JSON ends before|$B history $S $HOSTILE/truncated.json
+history_time_zero|2|^headroom history: .*/zero_time.json: benchmark 'flash/N64': real_time must be a positive number, got 0|$B history $S $HOSTILE/zero_time.json --no-plot
+history_k_negative|2|^headroom history: --k: must be in|$B history $S $S --k -1
+history_window_zero|2|^headroom history: --window: must be in|$B history $S $S --window 0
+history_bad_regex|2|^headroom history: --filter: invalid regex|$B history $S $HOSTILE/zero_time.json --filter '('
+compare_p_asym_value|2|^headroom compare: --p-asymptotic: takes no value|$B compare $S $S --p-asymptotic=yes
 report_nonexistent|2|^headroom report: .*/nosuch.json: No such file|$B report $HOSTILE/nosuch.json --no-charts --out $TMP/rep
 report_directory_without_results|2|^headroom report: .*/adir: no results.json in this directory|$B report $TMP/adir --no-charts --out $TMP/rep
 report_empty|2|^headroom report: .*/empty: |$B report $HOSTILE/empty --no-charts --out $TMP/rep

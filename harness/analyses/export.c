@@ -20,7 +20,8 @@ static int values(const hr_bench_file *f, const hr_bench *b, hr_export_metric m,
     for (int i = 0; i < b->n; i++) {
         double t = b->time_ns[i];
         if (isnan(t)) return hr_fail("%s: benchmark '%s': no real_time", f->path, b->name), -1;
-        if (!(t > 0)) return hr_fail("%s: benchmark '%s': real_time %g is not positive", f->path, b->name, t), -1;
+        if (!(t > 0) || isinf(t))
+            return hr_fail("%s: benchmark '%s': real_time must be a positive number, got %g", f->path, b->name, t), -1;
         v[i] = m == HR_EXPORT_TIME ? t : b->flops / t; /* FLOP per ns = GFLOP/s */
     }
     return b->n;

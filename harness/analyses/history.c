@@ -147,8 +147,9 @@ static int check_mix(hr_history *h)
     return HR_OK;
 }
 
-/* The point of benchmark b in run ri: medians and rates; NULL fields when unusable. */
-static int make_point(const hr_bench *b, int ri, hr_hist_point *pt)
+/* The point of benchmark b in run ri (of file path): medians and rates. HR_EUSAGE naming
+ * the file and the benchmark when a time is missing, not positive or not finite. */
+static int make_point(const char *path, const hr_bench *b, int ri, hr_hist_point *pt)
 {
     memset(pt, 0, sizeof *pt);
     pt->run = ri;
@@ -156,7 +157,8 @@ static int make_point(const hr_bench *b, int ri, hr_hist_point *pt)
     pt->t = b->time_ns;
     pt->change_pct = pt->band_pct = pt->base = NAN;
     for (int i = 0; i < b->n; i++)
-        if (!(b->time_ns[i] > 0)) return -1; /* no real_time: not a point */
+        if (!(b->time_ns[i] > 0) || isinf(b->time_ns[i]))
+            return hr_fail("%s: benchmark '%s': real_time must be a positive number, got %g", path, b->name, b->time_ns[i]);
     pt->median = hr_median(b->time_ns, (size_t)b->n);
     pt->spread = b->n > 1 ? 1.4826 * hr_mad(b->time_ns, (size_t)b->n, pt->median) / pt->median : NAN;
     pt->gflops = NAN;
@@ -215,9 +217,7 @@ static int build_series(hr_history *h, const regex_t *re)
             const hr_bench *b = &f->bench[bi];
             if (re && regexec(re, b->name, 0, NULL, 0)) continue;
             hr_hist_point pt;
-            int r = make_point(b, ri, &pt);
-            if (r > 0) return r;
-            if (r < 0) continue;
+            if (make_point(h->runs[ri].path, b, ri, &pt)) return HR_EUSAGE;
             int si = 0;
             while (si < h->nseries && strcmp(h->series[si].name, b->name)) si++;
             if (si == h->nseries) {
