@@ -89,7 +89,7 @@ HR_TEST(phase_frac_definition)
 static int iteration_rows(const hr_result *r, cJSON **arr, const cJSON **rows, int max)
 {
     *arr = cJSON_CreateArray();
-    hr_result_json_rows(r, *arr);
+    hr_result_json_rows(r, *arr, false);
     int n = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, *arr)
@@ -159,7 +159,7 @@ HR_TEST(phase_rows_jsonl_roundtrip)
 static int as_file(const hr_result *r, const char *path, hr_bench_file *f)
 {
     cJSON *doc = cJSON_CreateObject();
-    hr_result_json_rows(r, cJSON_AddArrayToObject(doc, "benchmarks"));
+    hr_result_json_rows(r, cJSON_AddArrayToObject(doc, "benchmarks"), false);
     char *txt = cJSON_PrintUnformatted(doc);
     int st = hr_bench_file_parse(txt, strlen(txt), path, f);
     free(txt);

@@ -30,11 +30,15 @@ void hr_result_name(const hr_result *r, char *buf, size_t len)
         snprintf(buf, len, "%s", r->label);
         return;
     }
+    hr_row_name(r->kernel, p, r->layout, r->tune.threads, buf, len);
+}
+
+void hr_row_name(const hr_kernel *k, const hr_problem *p, hr_layout layout, int threads, char *buf, size_t len)
+{
     char types[32];
     hr_dtype_seg(p, types, sizeof types);
-    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d%s/%s/%s/T%d", r->kernel->name, p->batch,
-             p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, types, p->causal ? "causal" : "full",
-             hr_layout_names[r->layout], r->tune.threads);
+    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d%s/%s/%s/T%d", k->name, p->batch, p->heads, p->kv_heads,
+             p->seq_q, p->seq_kv, p->d_head, types, p->causal ? "causal" : "full", hr_layout_names[layout], threads);
 }
 
 double hr_result_gflops(const hr_result *r)

@@ -46,6 +46,9 @@ void hr_result_set(hr_result *r, const char *name, double value);
  * r->label when set, else "flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2", with the
  * element types after d when they are not f32 (hr_dtype_seg). */
 void hr_result_name(const hr_result *r, char *buf, size_t len);
+/* The kernel x shape name of a result that has no label, from its parts: what
+ * hr_result_name writes, and what the Google Benchmark front end registers. */
+void hr_row_name(const hr_kernel *k, const hr_problem *p, hr_layout layout, int threads, char *buf, size_t len);
 /* The element types as a name segment: "" for f32, "/bf16" (K/V the same), "/kv=q8_0"
  * (Q/O f32), "/bf16/kv=q4_0"; row names, layer labels and wisdom keys use it. */
 void hr_dtype_seg(const hr_problem *p, char *buf, size_t len);
