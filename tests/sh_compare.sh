@@ -147,4 +147,41 @@ else
     fail markdown-warnings "warning missing from the report or from stderr"
 fi
 
+# --p-asymptotic: compare.py's p (normal approximation on the samples as measured, no
+# correction) and its geomean beside headroom's; where scipy is installed, the same
+# numbers as scipy.stats.mannwhitneyu's default (9 vs 9: asymptotic) and report.py's
+# calculate_geomean (every repetition row).
+expect p-asym-column 0 'naive/B1/H8/G8/N512/M512/d64/none/bhnd/T1 .* noise +0\.158$' \
+                           -- $B compare $F/base.json $F/noisy.json --p-asymptotic
+expect p-asym-geomean 0 '^geomean \(compare\.py\) +\+1\.17%' -- $B compare $F/base.json $F/noisy.json --p-asymptotic
+expect p-asym-markdown 0 '\| p asym \|' -- $B compare $F/base.json $F/noisy.json --p-asymptotic --format markdown
+expect p-asym-off 0 'verdict$' -- $B compare $F/base.json $F/noisy.json
+SCIPY=""
+for p in /usr/bin/python3 python3; do
+    if "$p" -c 'import scipy.stats' 2>/dev/null; then SCIPY=$p; break; fi
+done
+if [ -n "$SCIPY" ]; then
+    $B compare $F/base.json $F/slow.json --p-asymptotic --format json > "$TMP/pa.json" 2>/dev/null
+    if "$SCIPY" - "$F/base.json" "$F/slow.json" "$TMP/pa.json" <<'PY'
+import json, math, sys
+from scipy.stats import mannwhitneyu, gmean
+base, new, rep = (json.load(open(p)) for p in sys.argv[1:])
+def reps(d):
+    out = {}
+    for b in d["benchmarks"]:
+        if b.get("run_type", "iteration") == "iteration":
+            out.setdefault(b["run_name"], []).append(b["real_time"])
+    return out
+rb, rn = reps(base), reps(new)
+for r in rep["rows"]:
+    p = mannwhitneyu(rb[r["name"]], rn[r["name"]], alternative="two-sided").pvalue
+    assert abs(r["p_asymptotic"] - p) <= 1e-9 * max(p, 1e-300), (r["name"], r["p_asymptotic"], p)
+g = 100 * (gmean([t for v in rn.values() for t in v]) / gmean([t for v in rb.values() for t in v]) - 1)
+assert abs(rep["gbench_geomean_delta_pct"] - g) < 1e-9, (rep["gbench_geomean_delta_pct"], g)
+PY
+    then ok p-asym-scipy; else fail p-asym-scipy "p_asymptotic or the geomean differ from scipy's"; fi
+else
+    echo "skip compare/p-asym-scipy: no scipy (not counted)"
+fi
+
 finish
