@@ -42,4 +42,14 @@ if command -v "${HEADROOM_GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
 else
     echo "skip $SUITE/chart: no gnuplot (not counted)"
 fi
+# Real runs written by this binary: their context carries git_commit and git_commit_time,
+# and the reader takes their rows; two runs of one commit read as a history of 1 commit.
+printf '[sweep]\nkernels = naive, flash\nheads = 1\nd_head = 8\nseq = 16\nthreads = 1\nreps = 3\nmin_time = 0.001\nwarmup = 0\n' > "$TMP/t.ini"
+"$HR_BIN" sweep "$TMP/t.ini" --out "$TMP/real/r1" --no-probe > /dev/null 2>&1
+"$HR_BIN" sweep "$TMP/t.ini" --out "$TMP/real/r2" --no-probe --aggregates-only > /dev/null 2>&1
+expect real_runs 0 '^headroom history: 2 runs of 1 commit, ' -- "$HR_BIN" history "$TMP/real" --no-plot
+expect real_rows 0 '^flash/B1/H1/G1/N16/M16/d8/full/bhnd/T1$' -- "$HR_BIN" history "$TMP/real" --no-plot
+if git -C "$HERE/.." rev-parse HEAD > /dev/null 2>&1; then # built from a git checkout
+    expect real_commit_time 0 '"git_commit_time":[[:space:]]*"[0-9]{4}-' -- cat "$TMP/real/r1/results.json"
+fi
 finish
