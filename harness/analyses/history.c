@@ -107,7 +107,7 @@ static int add_path(hr_history *h, int *cap, const char *p)
         if (!st && !(names[n++] = strdup(e->d_name))) st = hr_fail("out of memory");
     }
     closedir(d);
-    if (!st) qsort(names, (size_t)n, sizeof *names, cmp_name);
+    if (!st && n) qsort(names, (size_t)n, sizeof *names, cmp_name);
     for (int i = 0; i < n && !st; i++) {
         snprintf(f, sizeof f, "%s/%s/results.json", p, names[i]);
         if (is_file(f, 0)) st = add_run(h, cap, f);
