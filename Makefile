@@ -1,7 +1,7 @@
 # headroom — build, test, benchmark and plot.
 #   make                  ./headroom for this CPU (-O3 -march=native)
 #   make ISA=avx2|avx512|generic [test]   other vector paths, built under build/ISA/
-#   make test             unit + CLI tests, ends with "N passed, N failed"
+#   make test             unit + CLI tests, ends with "N passed, N failed, N skipped"
 #   make test-long        adds the large-N oracle battery
 #   make bench            the main job: roofline (if none saved), default sweep, plots
 #   make plots            render every chart from the newest results
