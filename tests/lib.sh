@@ -13,11 +13,11 @@ skip() { echo "skip $SUITE/$1: $2"; }
 # on PATH, then /usr/bin/python3, which has Debian's python3-numpy/scipy when a pyenv or
 # venv python3 comes first on PATH); PY is empty when none does.
 find_python() {
-    local p mods=""
-    for m in "$@"; do mods="$mods import $m;"; done
+    local p mods="pass"
+    for m in "$@"; do mods="$mods; import $m"; done
     PY=""
     for p in python3 /usr/bin/python3; do
-        if command -v "$p" >/dev/null 2>&1 && "$p" -c "${mods:-pass}" 2>/dev/null; then
+        if command -v "$p" >/dev/null 2>&1 && "$p" -c "$mods" 2>/dev/null; then
             PY=$p
             return 0
         fi
