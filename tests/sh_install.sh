@@ -35,6 +35,7 @@ expect version-isa 0 '^isa +(avx512|avx2|generic|scalar)' -- "${H[@]}" --version
 expect version-configs 0 "^configs +$Preal/share/headroom/configs$" -- "${H[@]}" --version
 expect version-plots 0 "^plots +$Preal/share/headroom/plots$" -- "${H[@]}" --version
 expect version-results 0 "^results +$RES \(\\\$HEADROOM_RESULTS\)" -- "${H[@]}" --version
+expect version-bad-flag 2 "^headroom version: unknown option '--bogus'" -- "${H[@]}" version --bogus
 expect version-json 0 '"headroom_version":[[:space:]]*"' -- "${H[@]}" version --format json
 
 # A tiny run from /.
