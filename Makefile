@@ -1,12 +1,15 @@
 # headroom — build, test, benchmark and plot.
 #   make                  ./headroom for this CPU (-O3 -march=native)
 #   make ISA=avx2|avx512|generic [test]   other vector paths, built under build/ISA/
-#   make test             unit + CLI tests, ends with "N passed, N failed"
+#   make test             unit + CLI tests, ends with "N passed, N failed, N skipped"
 #   make test-long        adds the large-N oracle battery
 #   make bench            the main job: roofline (if none saved), default sweep, plots
 #   make plots            render every chart from the newest results
 #   make LIKWID=1         Marker API regions around each kernel
 #   make V=1              show the commands
+#   make install PREFIX=/usr/local [DESTDIR=]   binary, configs, plots, man page, completion
+# make bench/test/fuzz first install missing Debian packages (scripts/setup-deps.sh: as
+# root, or through sudo; HEADROOM_NO_SETUP=1 skips it).
 # The flags are part of the experiment: a change of CC/CFLAGS/ISA rebuilds everything.
 
 ISA ?= native
@@ -49,6 +52,18 @@ BUILD := build/sanitize
 BIN := $(BUILD)/headroom
 OPTIMIZATION := -O1 -g
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+endif
+
+# Set-up before anything below asks pkg-config: the goals that the README's commands
+# name install what is missing first (quick when nothing is: dpkg-query only). Its
+# messages go to stderr; a package it cannot install leaves a one-line note and the
+# build goes on with what is there. Sub-makes inherit HR_SETUP_RAN and skip it.
+SETUP_GOALS := bench test test-long test-sanitize test-noblas fuzz plots
+ifneq ($(filter $(SETUP_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(HEADROOM_NO_SETUP)$(HR_SETUP_RAN),)
+$(shell bash scripts/setup-deps.sh $(if $(filter fuzz,$(MAKECMDGOALS)),--fuzz) >&2)
+export HR_SETUP_RAN := 1
+endif
 endif
 
 PKGS := libcjson inih
@@ -105,7 +120,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench
+.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall
 
 all: $(BIN)
 
@@ -117,6 +132,8 @@ $(BUILD)/buildinfo.h: FORCE
 	@printf '#define HR_BUILD_FLAGS "%s"\n#define HR_BUILD_ISA_REQ "%s"\n' \
 	  '$(subst ",,$(FLAGS_TEXT))' '$(ISA)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+# The release (VERSION) and the commit go into `headroom --version` and every result's context.
+HEADROOM_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 # The commit's committer date (strict ISO 8601): headroom history orders runs by it.
 GIT_TIME := $(shell git log -1 --format=%cI HEAD 2>/dev/null)
@@ -124,7 +141,7 @@ GIT_TIME := $(shell git log -1 --format=%cI HEAD 2>/dev/null)
 # build_id so that wisdom tuned for other kernel code is not used.
 $(BUILD)/gitinfo.h: FORCE
 	@mkdir -p $(BUILD)
-	@printf '#define HR_GIT "%s"\n#define HR_GIT_TIME "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' '$(GIT_TIME)' \
+	@printf '#define HR_GIT "%s"\n#define HR_GIT_TIME "%s"\n#define HR_VERSION "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' '$(GIT_TIME)' '$(HEADROOM_VERSION)' \
 	  "$$(cat kernels/*.c kernels/*.h | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h
@@ -215,6 +232,26 @@ endif
 
 plots: $(BIN)
 	$(Q)bash scripts/plots.sh
+
+# make install PREFIX=/usr/local [DESTDIR=/staging]: the binary, the configs and chart
+# scripts it finds relative to itself (<prefix>/share/headroom/, paths.c), the man page
+# and bash completion. INSTALL_BIN picks another built binary (tests/sh_install.sh).
+PREFIX ?= /usr/local
+INSTALL_BIN ?= $(BIN)
+DEST := $(DESTDIR)$(PREFIX)
+SHARE := $(DEST)/share/headroom
+install: $(INSTALL_BIN)
+	install -d $(DEST)/bin $(SHARE)/configs $(SHARE)/plots $(DEST)/share/man/man1 \
+	  $(DEST)/share/bash-completion/completions
+	install -m 755 $(INSTALL_BIN) $(DEST)/bin/headroom
+	install -m 644 configs/*.ini $(SHARE)/configs/
+	install -m 644 plots/*.gp $(SHARE)/plots/
+	install -m 644 docs/headroom.1 $(DEST)/share/man/man1/headroom.1
+	install -m 644 scripts/headroom-completion.bash $(DEST)/share/bash-completion/completions/headroom
+uninstall:
+	rm -f $(DEST)/bin/headroom $(DEST)/share/man/man1/headroom.1 \
+	  $(DEST)/share/bash-completion/completions/headroom
+	rm -rf $(SHARE)
 
 clean:
 	rm -rf build headroom

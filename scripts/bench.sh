@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bin=${1:-./headroom}
 case $bin in */*) ;; *) bin=./$bin ;; esac
 config=${2:-configs/default.ini}
+root=${HEADROOM_RESULTS:-results}   # the results root, as the binary resolves it
 t0=$(date +%s)
 
 # The machine key results are filed under (results/<machine>/), as the binary computes it.
@@ -15,7 +16,7 @@ if [ -z "$machine" ]; then
     echo "bench.sh: cannot ask $bin for the machine key" >&2
     exit 2
 fi
-ceilings=results/$machine/ceilings.json
+ceilings=$root/$machine/ceilings.json
 if [ -s "$ceilings" ]; then
     echo "bench.sh: using the saved ceilings $ceilings (delete it to measure again)"
 else
@@ -24,7 +25,7 @@ else
 fi
 
 "$bin" sweep "$config"
-dir=results/$machine/latest
+dir=$root/$machine/latest
 # Decode time per token against the cache length, for the decode chart: one layer of
 # H32/Hkv8 d128 (Llama-3-8B's attention), 16 generated tokens after each prompt length.
 echo "bench.sh: decode-loop at cache lengths 1K..64K -> $dir/decode-loop.csv"
@@ -35,7 +36,7 @@ mv "$dir/decode-loop.csv.tmp" "$dir/decode-loop.csv"
 echo "bench.sh: results in $(readlink -f "$dir")"
 
 if [ -x scripts/plots.sh ] || [ -f scripts/plots.sh ]; then
-    bash scripts/plots.sh || echo "bench.sh: note: scripts/plots.sh failed (status $?); the results are kept"
+    HR_RESULTS=$root bash scripts/plots.sh || echo "bench.sh: note: scripts/plots.sh failed (status $?); the results are kept"
 else
     echo "bench.sh: note: scripts/plots.sh is not there yet: no plots rendered"
 fi

@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(run --kernel flash --seq 1024 --heads 8 --reps 3 --min-time 0.02)
-out=${out:-results/hyperfine/$(date +%Y%m%d-%H%M%S)}
+out=${out:-${HEADROOM_RESULTS:-results}/hyperfine/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 root=$(pwd)
 

@@ -38,7 +38,7 @@ if [ ! -x "$bin" ]; then
 fi
 machine=$("$bin" run --kernel naive --seq 8 --heads 1 --d-head 8 --reps 1 --min-time 0 --warmup 0 \
     --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["context"]["machine"])')
-out=${2:-results/${machine}/likwid-$(date +%Y%m%d-%H%M%S)}
+out=${2:-${HEADROOM_RESULTS:-results}/${machine}/likwid-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 
 # The timings: a plain sweep (no counting overhead in these numbers).

@@ -39,7 +39,7 @@ if [ "$long" = 1 ]; then
 else
     LONG_REPS=60 LONG_MIN=0.5 DEC_REPS=40 TRIALS=5 TRIAL_REPS=15 TRIAL_MIN=0.1
 fi
-out=${out:-results/noise-study-$(date +%Y%m%d-%H%M%S)}
+out=${out:-${HEADROOM_RESULTS:-results}/noise-study-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export HEADROOM_WISDOM=/nonexistent/wisdom.json # kernel defaults, whatever was tuned
 FLASH=(--kernel flash --heads 8 --seq 1024 --d-head 64 --threads 2 --no-wisdom)

@@ -12,11 +12,12 @@
 #              rows run with --kv-dtype also draw the KV-cache story (kvstory)
 #   kvcache    `headroom kvcache --format csv`, run on the spot (presets, no measurement)
 # Charts go to <sweep>/plots/ and are copied to results/<machine>/plots/.
-# Env: HR_BIN (the binary, ./headroom), HR_RESULTS (results), HEADROOM_GNUPLOT.
+# Env: HR_BIN (the binary, ./headroom), HR_RESULTS (else $HEADROOM_RESULTS, else results),
+# HEADROOM_GNUPLOT.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${HR_BIN:-./headroom}
-RESULTS=${HR_RESULTS:-results}
+RESULTS=${HR_RESULTS:-${HEADROOM_RESULTS:-results}}
 GP=${HEADROOM_GNUPLOT:-gnuplot}
 if ! command -v "$GP" >/dev/null 2>&1; then
     echo "notice: $GP not found: no plots (install gnuplot)"

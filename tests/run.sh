@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run.sh — runs the unit tests and every tests/sh_*.sh suite; prints "N passed, N failed".
-# Each suite prints one line per case, "ok   suite/case" or "FAIL suite/case".
+# run.sh — runs the unit tests and every tests/sh_*.sh suite; prints
+# "N passed, N failed, N skipped". Each suite prints one line per case, "ok   suite/case",
+# "FAIL suite/case" or "skip suite/case: why" (an optional tool missing: not a pass).
 # Env: HR_BIN (the headroom binary), HR_UNIT (the unit-test binary), HR_LONG=1.
 set -u
 cd "$(dirname "$0")/.."
@@ -19,5 +20,6 @@ for suite in tests/sh_*.sh; do
 done
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
-echo "$passed passed, $failed failed"
+skipped=$(grep -c '^skip ' "$log")
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$status" -eq 0 ]

@@ -48,14 +48,12 @@ expect run-help-groups   0 'phase-threshold PCT'       -- $B run --help
 # --save writes .npy files that read back; numpy (when present) recomputes attention.
 expect run-save 0 'pass' -- $B run --kernel naive --heads 4 --kv-heads 2 --seq 64 --seq-kv 80 --d-head 16 --causal --check --reps 1 --min-time 0 --save "$TMP/npy"
 if [ -f "$TMP/npy/o.npy" ] && [ "$(head -c 6 "$TMP/npy/o.npy" | tail -c 5)" = "NUMPY" ]; then ok save-files; else fail save-files "no o.npy"; fi
-PY=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
-done
-if [ -n "$PY" ]; then
+if find_python numpy; then
     expect numpy-matches 0 'max_rel' -- "$PY" tests/npy_attention.py "$TMP/npy" --causal
+    # The README runs it directly: executable, with a python3 shebang.
+    [ -x tests/npy_attention.py ] && ok npy-script-executable || fail npy-script-executable "tests/npy_attention.py is not executable"
 else
-    echo "note: numpy not installed; skipping the independent numpy check" >&2
+    skip numpy-matches "no python3 with numpy (Debian: python3-numpy)"
 fi
 
 # The optional blas kernel: with OpenBLAS it runs; without (make BLAS=0, make test-noblas)

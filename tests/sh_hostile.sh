@@ -26,7 +26,7 @@ run_table() {
     while IFS='|' read -r name want pat cmd; do
         case "$name" in '' | '#'*) continue ;; esac
         if [ "${HR_SANITIZE:-0}" = 1 ] && [ "${cmd#ulimit}" != "$cmd" ]; then
-            ok "$name (skipped under ASan: ulimit -v)"
+            skip "$name" "under ASan: ulimit -v"
             continue
         fi
         timeout -k 2 "$LIMIT" bash -c "B='$B'; S='$S'; $cmd" > "$TMP/out" 2> "$TMP/err"
@@ -312,7 +312,7 @@ csv = open('$sout/results.csv').read().splitlines()
 assert len(csv) == n + 1, (len(csv), n)
 print('rows', n)"
 else
-    ok "sigterm_rows (skipped: no python3)"
+    skip sigterm_rows "no python3"
 fi
 
 finish

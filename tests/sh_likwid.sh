@@ -21,6 +21,8 @@ if command -v python3 >/dev/null; then
     expect decode-mem 0 '^decode/B1/H32/G8/N1/M16384/d128/full/bhnd/T1,MEM,Memory bandwidth \[MBytes/s\],24250\.5,24250\.5,24250\.5,24250\.5$' \
         -- grep -F 'Memory bandwidth' "$csv"
     expect not-a-dir 2 'not a directory' -- python3 scripts/likwid-merge.py "$TMP/nosuch" MEM
+else
+    skip merge "no python3"
 fi
 expect sweep-usage 2 'usage: scripts/likwid-sweep.sh CONFIG' -- bash scripts/likwid-sweep.sh
 expect sweep-noconfig 2 'nosuch.ini: no such config' -- bash scripts/likwid-sweep.sh "$TMP/nosuch.ini"

@@ -36,6 +36,8 @@ assert not any('frac_of_ceiling' in b or 'probe_kind' in b for b in d['benchmark
     expect decode_bw 0 '^bw probe_gbs' -- python3 "$TMP/rows.py" "$TMP/decode.json" "
 assert all('probe_gbs' in b and 'probe_gflops' not in b for b in it); print(it[0]['probe_kind'], 'probe_gbs')"
     expect forced_bw 0 '^bw' -- python3 "$TMP/rows.py" "$TMP/forcebw.json" "print(it[0]['probe_kind'])"
+else
+    skip per_rep_frac "no python3"
 fi
 
 # compare on the normalized metric sees one sample per repetition (4/4), not one copied value.
@@ -64,6 +66,8 @@ import json; d = json.load(open('$TMP/il/results.json')); it = [b for b in d['be
 assert {b['interleaved'] for b in it} == {12}, {b.get('interleaved') for b in it}  # the whole sweep
 assert len(it) == 36 and all('frac_of_ceiling' in b for b in it)
 print('interleave', d['sweep']['interleave'], it[0]['interleaved'], d['sweep']['probe'] == 'auto' and it[0]['probe_kind'])"
+else
+    skip sweep_fields "no python3"
 fi
 expect sweep_resume 0 '12 rows \(0 new, 12 resumed\)' -- "$HR_BIN" sweep --resume "$TMP/il"
 expect sweep_sequential 0 '12 rows' -- "$HR_BIN" sweep "$cfg" --out "$TMP/seq" --no-interleave --no-probe
@@ -72,6 +76,8 @@ if command -v python3 > /dev/null; then
 import json; d = json.load(open('$TMP/seq/results.json'))
 assert not any('interleaved' in b or 'frac_of_ceiling' in b for b in d['benchmarks'])
 assert d['sweep']['interleave'] is False and d['sweep']['probe'] == 'none'; print('plain')"
+else
+    skip sweep_seq_fields "no python3"
 fi
 expect sweep_filter_noprobe 2 '--phase-filter: needs the probes' -- "$HR_BIN" sweep "$cfg" --out "$TMP/x" --no-probe --phase-filter
 printf '[sweep]\nkernels = flash\ninterleave = sometimes\n' > "$TMP/bad.ini"

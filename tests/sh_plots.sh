@@ -10,7 +10,7 @@ expect help 0 'usage: headroom plot' -- $B plot --help
 expect no-dir 2 'headroom plot: .*nowhere: not a directory' -- $B plot "$TMP/nowhere"
 expect no-arg 2 'headroom plot: give a results directory' -- $B plot
 if ! command -v "${HEADROOM_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
-    echo "ok   $SUITE/skipped-rendering (note: gnuplot not installed; charts not tested)"
+    skip rendering "gnuplot not installed; charts not tested"
     finish
     exit
 fi

@@ -33,7 +33,7 @@ if command -v gnuplot > /dev/null 2>&1; then
         fail chart-files "shape-N.png/.svg missing or not linked from report.md"
     fi
 else
-    ok "charts (skipped: no gnuplot here)"
+    skip charts "no gnuplot here"
 fi
 rm -rf $O
 expect no-gnuplot    0 'notice: no charts: .*not found.*tables are still written' \

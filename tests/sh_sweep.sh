@@ -68,17 +68,19 @@ EOF
 if command -v python3 >/dev/null; then
     expect gbench_shape 0 'gbench-shape ok 8 benchmarks' -- python3 "$gbcheck" "$out/results.json"
     gbcompare=${GBENCH_COMPARE:-/usr/share/benchmark/compare.py}
-    if [ -f "$gbcompare" ] && python3 -c 'import scipy' 2>/dev/null; then
+    # compare.py needs scipy and numpy: the first Python that has them (a pyenv or venv
+    # python3 first on PATH often lacks them while Debian's /usr/bin/python3 has them).
+    if [ -f "$gbcompare" ] && find_python scipy numpy; then
         expect gbench_compare_py 0 'U Test, Repetitions: [0-9]+ vs [0-9]+' \
-            -- python3 "$gbcompare" -a benchmarks "$out/results.json" "$out/results.json"
+            -- "$PY" "$gbcompare" -a benchmarks "$out/results.json" "$out/results.json"
     else
-        echo "note $SUITE/gbench_compare_py: $gbcompare or scipy not installed (Debian: libbenchmark-tools python3-scipy), not run"
+        skip gbench_compare_py "$gbcompare or a python3 with scipy and numpy missing (Debian: libbenchmark-tools python3-scipy)"
     fi
     expect skipped_array 0 '^4 decode' -- python3 -c "
 import json; d = json.load(open('$out/results.json')); s = d['skipped']
 print(len(s), ' '.join(sorted({x['name'].split('/')[0] for x in s})), s[0]['reason'])"
 else
-    ok "gbench_shape (skipped: no python3)"
+    skip gbench_shape "no python3"
 fi
 
 # Resume: keep 3 finished rows plus a torn fourth, resume, expect 8 rows again.
@@ -114,6 +116,8 @@ import json, sys
 b = json.load(open(sys.argv[1]))['benchmarks']
 names = sorted({r['run_name'] for r in b})
 print(','.join(names), len(names))" "$nout/results.json"
+else
+    skip named_distinct "no python3"
 fi
 head -n 3 "$nout/rows.jsonl" > "$TMP/rows3n" && cp "$TMP/rows3n" "$nout/rows.jsonl"
 expect named_resume 0 '6 rows \(3 new, 3 resumed\)' -- "$HR_BIN" sweep --resume "$nout"
@@ -177,6 +181,8 @@ print('rows', n)"
 import json; keys = [json.loads(l)['key'] for l in open('$sout/rows.jsonl')]
 assert len(keys) == len(set(keys)), 'a point recorded twice'
 print(len(set(keys)), 'distinct')"
+else
+    skip sigint_rows "no python3"
 fi
 
 # No row twice, in any mode: a second sweep into a finished directory is refused (it

@@ -64,7 +64,7 @@ assert 'naive/B1/H2/G2/N16/M16/d8/full/bhnd/T1' in names, names
 assert not [n for n in d['only_in_new'] + d['only_in_base'] if n.startswith('naive/')], d
 print('matched', len(names))"
 else
-    ok "compare_pre_dtype_matched (skipped: no python3)"
+    skip compare_pre_dtype_matched "no python3"
 fi
 expect report_pre_dtype 0 'B1 H2/2 N16x16 d8' -- $B report "$FIX/results.json" --no-charts --out "$TMP/rep" --format markdown
 

@@ -2,7 +2,6 @@
  * the plots/ scripts, one run with a log kept only on failure, the quoting rule. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "gnuplot.h"
+#include "paths.h"
 
 extern char **environ;
 
@@ -50,20 +50,9 @@ int hr_gnuplot_works(const char *exe)
 
 int hr_plot_script(const char *name, char *buf, size_t len)
 {
-    const char *env = getenv("HEADROOM_PLOTS");
-    if (env && *env && snprintf(buf, len, "%s/%s", env, name) < (int)len && !access(buf, R_OK)) return 1;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        static const char *const rel[] = {"plots", "../../plots"};
-        for (int i = 0; i < 2; i++)
-            if (snprintf(buf, len, "%s/%s/%s", exe, rel[i], name) < (int)len && !access(buf, R_OK)) return 1;
-    }
-    snprintf(buf, len, "plots/%s", name);
-    return !access(buf, R_OK);
+    char rel[256];
+    snprintf(rel, sizeof rel, "plots/%s", name);
+    return hr_data_path(rel, "HEADROOM_PLOTS", buf, len);
 }
 
 int hr_gnuplot_run(const char *exe, const char *script, const char *vars, const char *log_path)

@@ -12,11 +12,11 @@ const char *hr_gnuplot_exe(void);
  * Returns 1 when it ran and exited 0, else 0. */
 int hr_gnuplot_works(const char *exe);
 
-/* Finds plots/<name> (e.g. "report.gp"): under $HEADROOM_PLOTS, else in plots/ next to the
- * binary (the repository root) or two levels up from it (build/<isa>/), else under the
- * current directory. Writes the path into buf (the plots/ directory is everything before
- * its last '/'). Returns 1 when the file is readable there, 0 when not found (buf then
- * holds "plots/<name>"). */
+/* Finds plots/<name> (e.g. "report.gp") through hr_data_path (paths.h): under
+ * $HEADROOM_PLOTS, else beside the binary, else the installed prefix's
+ * share/headroom/plots/, else under the current directory. Writes the path into buf (the
+ * plots/ directory is everything before its last '/'). Returns 1 when the file is
+ * readable there, 0 when not found (buf then holds "plots/<name>"). */
 int hr_plot_script(const char *name, char *buf, size_t len);
 
 /* Runs `exe -e vars script` and waits (vars NULL: no -e). With log_path, gnuplot's stdout

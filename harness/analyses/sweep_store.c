@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "files.h"
+#include "paths.h"
 #include "phase.h"
 #include "results.h"
 #include "sweep_store.h"
@@ -263,8 +264,8 @@ static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_d
                            "new directory", out_dir, out_dir);
         return hr_mkdirs(s->dir);
     }
-    char parent[256], stamp[32];
-    snprintf(parent, sizeof parent, "results/%s", hr_sysinfo_get()->machine);
+    char parent[800], stamp[32];
+    hr_results_path(NULL, parent, sizeof parent);
     int st = hr_mkdirs(parent);
     if (st) return st;
     time_t now = time(NULL);
@@ -317,8 +318,8 @@ int hr_sweep_store_open(hr_sweep_store *s, const hr_sweep_config *c, const char 
 
 void hr_sweep_store_latest(const hr_sweep_store *s)
 {
-    char parent[256], link[300], tmp[320];
-    snprintf(parent, sizeof parent, "results/%s", hr_sysinfo_get()->machine);
+    char parent[800], link[820], tmp[840];
+    hr_results_path(NULL, parent, sizeof parent);
     size_t n = strlen(parent);
     const char *dir = s->dir, *base = dir + n + 1;
     if (strncmp(dir, parent, n) || dir[n] != '/' || !*base || strchr(base, '/')) return;

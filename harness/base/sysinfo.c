@@ -123,8 +123,10 @@ const hr_sysinfo *hr_sysinfo_get(void)
     si.isa = hr_isa;
     si.compiler = __VERSION__;
     si.cflags = HR_BUILD_FLAGS;
+    si.version = HR_VERSION;
     si.git = HR_GIT;
     si.git_time = HR_GIT_TIME;
+    si.isa_req = HR_BUILD_ISA_REQ;
     uint64_t h = fnv(0xcbf29ce484222325ull, HR_BUILD_FLAGS);
     h = fnv(h, __VERSION__);
     h = fnv(h, HR_KERNELS_HASH);
@@ -202,6 +204,7 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     cJSON_AddStringToObject(c, "isa", si->isa);
     cJSON_AddStringToObject(c, "compiler", si->compiler);
     cJSON_AddStringToObject(c, "cflags", si->cflags);
+    cJSON_AddStringToObject(c, "headroom_version", si->version);
     cJSON_AddStringToObject(c, "git_commit", si->git);
     if (*si->git_time) cJSON_AddStringToObject(c, "git_commit_time", si->git_time);
     cJSON_AddStringToObject(c, "build_id", si->build_id);

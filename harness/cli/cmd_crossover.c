@@ -14,6 +14,7 @@
 #include "config.h"
 #include "crossover.h"
 #include "files.h"
+#include "paths.h"
 #include "sysinfo.h"
 #include "threads.h"
 
@@ -93,7 +94,9 @@ int cmd_crossover(int argc, char **argv)
         char stamp[32];
         time_t now = time(NULL);
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-        snprintf(dir, sizeof dir, "results/%s/crossover-%s", hr_sysinfo_get()->machine, stamp);
+        char name[64];
+        snprintf(name, sizeof name, "crossover-%s", stamp);
+        hr_results_path(name, dir, sizeof dir);
     }
     if ((st = hr_mkdirs(dir))) goto err;
     char path[1100];

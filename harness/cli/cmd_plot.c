@@ -45,7 +45,7 @@ int cmd_plot(int argc, char **argv)
                       "  DIR: a sweep directory (results/<machine>/<stamp>-<config>) or results/<machine>\n"
                       "  (its latest/). Charts: roofline, kernels, workspace, scaling, crossover, kvcache,\n"
                       "  decode, kvstory (decode-loop --kv-dtype rows); each drawn when its inputs exist. gnuplot: $HEADROOM_GNUPLOT or gnuplot;\n"
-                      "  scripts: $HEADROOM_PLOTS or plots/ beside the binary.";
+                      "  scripts: $HEADROOM_PLOTS, plots/ beside the binary, or <prefix>/share/headroom/plots.";
     char *pos[2];
     int npos = 0;
     hr_plot_report *r = NULL;

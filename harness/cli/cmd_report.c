@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "paths.h"
 #include "cli.h"
 #include "commands.h"
 #include "gnuplot.h"
@@ -16,11 +17,13 @@ static const char *const formats[] = {"markdown", "csv", NULL};
 
 int cmd_report(int argc, char **argv)
 {
-    const char *out = "results/report";
+    char def_out[1024];
+    snprintf(def_out, sizeof def_out, "%s/report", hr_results_root());
+    const char *out = def_out;
     hr_format format = HR_FMT_MARKDOWN;
     bool no_charts = false;
     const hr_opt opts[] = {
-        {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here (results/report)"},
+        {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here ($HEADROOM_RESULTS or results, /report)"},
         {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
         {"--no-charts", HR_OPT_FLAG, &no_charts, 0, 0, NULL, NULL, "tables only, do not run gnuplot"},
         {NULL},

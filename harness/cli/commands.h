@@ -17,6 +17,7 @@ int cmd_layer(int argc, char **argv);
 int cmd_crossover(int argc, char **argv);
 int cmd_decode_loop(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 
 int cmd_ab(int argc, char **argv);
 int cmd_ab_worker(int argc, char **argv);

@@ -31,6 +31,7 @@ static const struct {
     {"crossover", cmd_crossover, "measure the N where the attention core overtakes the projections vs 2*d_model"},
     {"decode-loop", cmd_decode_loop, "generate tokens over a growing KV cache: per-step time, tokens/s"},
     {"plot", cmd_plot, "draw gnuplot charts (PNG, SVG) from a results directory"},
+    {"version", cmd_version, "version, commit, build id, compiler flags, ISA; where data and results are (--version)"},
 };
 
 /* Pins threads by default: one thread per core, packed. libgomp reads OMP_PROC_BIND and
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return HR_OK;
     }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) argv[1] = "version";
     /* The one place the kernels learn this machine's caches (their default tiles). */
     const hr_sysinfo *si = hr_sysinfo_get();
     hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default()});

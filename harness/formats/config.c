@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ini.h>
 
 #include "config.h"
 #include "files.h"
+#include "paths.h"
 #include "gemm.h"
 #include "inputs.h"
 #include "phase.h"
@@ -491,6 +493,10 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
 
 int hr_config_load(const char *path, hr_sweep_config *c)
 {
+    /* A relative path that is not here ("configs/ci.ini" run from elsewhere) is looked
+     * for where the data files are: beside the binary, the installed prefix. */
+    char found[4096];
+    if (path[0] != '/' && access(path, F_OK) && hr_data_path(path, NULL, found, sizeof found)) path = found;
     char *text = hr_read_file(path, HR_CAP_CONFIG, "sweep config", NULL);
     if (!text) return HR_EUSAGE;
     int st = hr_config_parse(text, path, c);

@@ -13,6 +13,7 @@
 #include "headroom.h"
 #include "files.h"
 #include "models.h"
+#include "paths.h"
 
 /* The integer keys of a section and their ranges. */
 static const struct {
@@ -218,22 +219,14 @@ void hr_models_free(hr_models *m)
     memset(m, 0, sizeof *m);
 }
 
-/* configs/model-presets.ini in the working directory, else beside the executable (so a
- * checkout works from anywhere). */
+/* configs/model-presets.ini where hr_data_path finds it (beside the binary, the installed
+ * prefix, the current directory), so headroom works from any directory. */
 int hr_models_open(const char *path, hr_models *out)
 {
-    const char *rel = "configs/model-presets.ini";
     char buf[PATH_MAX + 32];
     if (!path) {
-        path = rel;
-        char exe[PATH_MAX];
-        ssize_t n = access(rel, R_OK) ? readlink("/proc/self/exe", exe, sizeof exe - 1) : -1;
-        char *slash = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
-        if (slash) {
-            *slash = 0;
-            snprintf(buf, sizeof buf, "%s/%s", exe, rel);
-            if (access(buf, R_OK) == 0) path = buf;
-        }
+        hr_data_path("configs/model-presets.ini", NULL, buf, sizeof buf);
+        path = buf;
     }
     return hr_models_load(path, out);
 }

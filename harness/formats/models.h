@@ -22,7 +22,8 @@ typedef struct {
  * empty. */
 int hr_models_load(const char *path, hr_models *out);
 /* hr_models_load of path, or when path is NULL of the default presets file:
- * configs/model-presets.ini in the working directory, else beside the executable. */
+ * configs/model-presets.ini where hr_data_path (paths.h) finds it: beside the binary, the
+ * installed prefix's share/headroom/, the working directory. */
 int hr_models_open(const char *path, hr_models *out);
 /* The model called name (case-insensitive), or NULL. */
 const hr_model *hr_models_find(const hr_models *m, const char *name);

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "files.h"
+#include "paths.h"
 #include "results.h"
 #include "sysinfo.h"
 #include "threads.h"
@@ -59,7 +60,7 @@ const char *hr_wisdom_default_path(void)
     static char path[512];
     const char *e = getenv("HEADROOM_WISDOM");
     if (e && *e) return e;
-    snprintf(path, sizeof path, "results/%s/wisdom.json", hr_sysinfo_get()->machine);
+    hr_results_path("wisdom.json", path, sizeof path);
     return path;
 }
 

@@ -11,6 +11,7 @@
 #include "ceilings.h"
 #include "files.h"
 #include "headroom.h"
+#include "paths.h"
 #include "sysinfo.h"
 
 const char *const hr_fma_isa_names[] = {"avx512", "avx2", "sse2", "scalar", NULL};
@@ -120,7 +121,7 @@ int hr_ceilings_save(const hr_ceilings *c, const char *path)
 
 void hr_ceilings_default_path(char *buf, size_t len)
 {
-    snprintf(buf, len, "results/%s/ceilings.json", hr_sysinfo_get()->machine);
+    hr_results_path("ceilings.json", buf, len);
 }
 
 /* Reads o[key][name] (both optional) into *dst: a number >= 0. */
