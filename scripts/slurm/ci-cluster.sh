@@ -35,7 +35,8 @@ t0=$(date +%s)
 
 T=$(mktemp -d /tmp/hr-slurm.XXXXXX)
 chmod 755 "$T"
-host=$(hostname -s)
+host=$(uname -n)
+host=${host%%.*}
 port=$((17000 + RANDOM % 2000))
 stop() {
     local rc=$? f
@@ -101,6 +102,7 @@ MinJobAge=600
 SchedulerParameters=sched_interval=1
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
 PartitionName=ci Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=ci2 Nodes=$host MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF=$T/slurm.conf
 slurmctld -c
@@ -128,10 +130,10 @@ done_or_stuck() {
     s=$(state "$merge")
     case "$s" in
     COMPLETED) return 0 ;;
-    FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE) echo "merge job $merge: $s" >&2; exit 1 ;;
+    FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE) echo "job $merge: $s" >&2; exit 1 ;;
     esac
     if scontrol show job "$merge" 2> /dev/null | grep -q 'Reason=DependencyNeverSatisfied'; then
-        echo "ci-cluster.sh: a shard or the prepare job failed (merge: DependencyNeverSatisfied)" >&2
+        echo "ci-cluster.sh: a job before $merge failed (DependencyNeverSatisfied)" >&2
         exit 1
     fi
     return 1
@@ -155,4 +157,15 @@ keys = lambda d: sorted(json.loads(l)["key"] for l in open(f"{d}/rows.jsonl"))
 assert keys(sys.argv[1]) == keys(sys.argv[2]), "rows.jsonl keys differ"
 print(f"ci-cluster.sh: merged = unsharded: {len(set(names(m)))} points measured, {len(m['skipped'])} skipped")
 EOF
+
+# The multi-partition driver: the same node in two partitions stands for two node types;
+# one report over both merges (no roofline: the second stage checks the plumbing).
+out=$("$here/compare-partitions.sh" "$config" --partitions ci,ci2 --shards 2 --run "$T/cmp" --bin "$bin" --shared \
+    --no-roofline -- "${sweep[@]}")
+echo "$out" | sed 's/^/ci-cluster.sh: /'
+report=$(echo "$out" | awk '$1 == "report" {print $2}')
+merge=$report
+wait_for "$limit" "the two partitions' jobs and the report" done_or_stuck
+[ -s "$T/cmp/report/report.md" ] || { echo "ci-cluster.sh: no $T/cmp/report/report.md" >&2; exit 1; }
+echo "ci-cluster.sh: compare-partitions: $(grep -c '^|' "$T/cmp/report/report.md") table lines in report.md"
 echo "ci-cluster.sh: passed in $(($(date +%s) - t0)) s"
