@@ -5,12 +5,13 @@
 # /proc/meminfo, select/cons_tres, proctrack/linuxproc, task/none, no accounting, state
 # and spool in a temp dir). Then submit.sh runs CONFIG as a job array of SHARDS shards
 # with the ceilings first and the merge after; the merged points must be exactly those
-# of the same sweep run unsharded. The daemons are stopped on exit, whatever happens.
+# of the same sweep run unsharded; compare-partitions.sh over two partitions gives one
+# report; the ReFrame check runs through sbatch. The daemons are stopped on exit.
 #
 # usage: scripts/slurm/ci-cluster.sh [--config FILE] [--shards N] [--timeout SEC] [--keep]
 #   defaults: configs/ci.ini, 3 shards, 120 s for the jobs. Needs root (it installs
 #   slurm-wlm and munge when missing and runs the daemons). --keep leaves the temp dir.
-# Env: HR_BIN (./headroom, built by make).
+# Env: HR_BIN (./headroom, built by make), HR_REFRAME (the reframe command; else PATH's).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -168,4 +169,16 @@ merge=$report
 wait_for "$limit" "the two partitions' jobs and the report" done_or_stuck
 [ -s "$T/cmp/report/report.md" ] || { echo "ci-cluster.sh: no $T/cmp/report/report.md" >&2; exit 1; }
 echo "ci-cluster.sh: compare-partitions: $(grep -c '^|' "$T/cmp/report/report.md") table lines in report.md"
+
+# The ReFrame check once through this Slurm (sbatch, polled with squeue), when ReFrame is
+# installed ($HR_REFRAME, else reframe on PATH; .ci/run installs it from PyPI).
+rfm=${HR_REFRAME:-$(command -v reframe || true)}
+if [ -n "$rfm" ]; then
+    "$rfm" -C scripts/reframe/settings.py --system headroom-ci:ci -c scripts/reframe/headroom_check.py -r \
+        --prefix "$T/reframe" --report-file "$T/reframe/report.json" > "$T/reframe.log" 2>&1 \
+        || { tail -n 30 "$T/reframe.log"; echo "ci-cluster.sh: the ReFrame check failed on Slurm" >&2; exit 1; }
+    echo "ci-cluster.sh: ReFrame on Slurm: $(grep -Eo 'Ran [0-9]+/[0-9]+ test case.*' "$T/reframe.log" | head -n 1)"
+else
+    echo "ci-cluster.sh: ReFrame not installed: its Slurm run skipped"
+fi
 echo "ci-cluster.sh: passed in $(($(date +%s) - t0)) s"
