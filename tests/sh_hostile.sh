@@ -289,7 +289,8 @@ merge_missing|2|^headroom merge: shard 2 of 2 absent \(given: 1\)$|$B merge $TMP
 merge_duplicate|2|^headroom merge: shard 1/2 given twice: .*/sh1 and .*/sh1$|$B merge $TMP/sh1 $TMP/sh1 $TMP/sh2 --out $TMP/m6
 merge_torn|2|^headroom merge: .*/torn2/rows.jsonl:[0-9]+: incomplete last line|$B merge $TMP/sh1 $TMP/torn2 --out $TMP/m7
 merge_half_written|2|^headroom merge: shard 2/2 \(.*/short2\) is incomplete: [0-9]+ of its [0-9]+ points neither measured nor skipped \(--resume|$B merge $TMP/sh1 $TMP/short2 --out $TMP/m8
-merge_into_results|2|^headroom merge: --out: .*/sh1 already holds a sweep's rows|$B merge $TMP/sh1 $TMP/sh2 --out $TMP/sh1
+merge_into_shard|2|^headroom merge: --out: .*/sh1 is one of the shards \(give a new directory\)$|$B merge $TMP/sh1 $TMP/sh2 --out $TMP/sh1
+merge_into_results|2|^headroom merge: --out: .*/rr3 already holds a sweep's rows|$B merge $TMP/sh1 $TMP/sh2 --out $TMP/rr3
 merge_kept_shards|0|^ok$|$B merge $TMP/sh1 $TMP/torn2 --out $TMP/m9 2>/dev/null; tail -c 20 $TMP/torn2/rows.jsonl | grep -q 'naive/B1' && echo ok >&2
 EOF
 

@@ -6,6 +6,7 @@
  * on this node: it checks that the shards agree (config, binary, point list, machine,
  * N), that each K of 1..N is there once, that every point is measured or skipped in its
  * own shard and nowhere else, then writes the union in the sweep's order. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,8 +307,13 @@ int hr_sweep_merge(char *const *dirs, int n, const char *out_dir, int *nrows)
     static hr_sweep_config cfg;
     hr_sweep_store out = {0};
     merged m = {0};
+    char rout[PATH_MAX], rin[PATH_MAX];
+    const bool have_out = realpath(out_dir, rout) != NULL; /* NULL: not made yet, so no shard */
     for (int i = 0; i < n && !st; i++) {
         in[i].dir = dirs[i];
+        if (have_out && realpath(dirs[i], rin) && !strcmp(rin, rout))
+            st = hr_fail("--out: %s is one of the shards (give a new directory)", out_dir);
+        if (st) break;
         if (!(st = read_manifest(&in[i])) && i) st = same_sweep(&in[0], &in[i]);
     }
     if (!st && !(by_k = calloc((size_t)in[0].n, sizeof *by_k))) st = hr_fail("out of memory");

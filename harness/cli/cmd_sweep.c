@@ -77,7 +77,7 @@ int cmd_sweep(int argc, char **argv)
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "
-                      "[--check] [--dry-run] [--filter KERNELS]\n\n"
+                      "[--check] [--dry-run] [--filter KERNELS] [--shard K/N|slurm]\n\n"
                       "Measures every point of CONFIG's cartesian product (see configs/*.ini) into\n"
                       "results.json (Google Benchmark schema), results.csv, rows.jsonl and a copy of the\n"
                       "config. Ctrl-C keeps every finished row (exit 130); --resume DIR continues.\n"
