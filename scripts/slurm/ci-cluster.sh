@@ -48,6 +48,9 @@ stop() {
             [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }
         done
     fi
+    if [ -n "${SLURM_CONF:-}" ] && [ -s "$T/slurmctld.pid" ]; then # jobs still there: cancelled first
+        scancel --user="$(id -un)" 2> /dev/null && sleep 1
+    fi
     for f in slurmd slurmctld munged; do
         [ -s "$T/$f.pid" ] && kill "$(cat "$T/$f.pid")" 2> /dev/null
     done
