@@ -62,7 +62,7 @@ stop() {
         [ "$alive" = 0 ] && break
         sleep 0.1
     done
-    [ "$keep" = 1 ] && echo "ci-cluster.sh: kept $T" || rm -rf "$T"
+    if [ "$keep" = 1 ]; then echo "ci-cluster.sh: kept $T"; else rm -rf "$T"; fi
     exit "$rc"
 }
 trap stop EXIT
