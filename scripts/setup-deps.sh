@@ -20,7 +20,7 @@ required=(build-essential pkg-config libcjson-dev libinih-dev)
 # a|b: satisfied by any of them installed; the first is what gets installed.
 optional=(libopenblas-dev libopenblas-openmp-dev libbenchmark-dev libbenchmark-tools
           "gnuplot-nox|gnuplot-qt|gnuplot-x11" hyperfine likwid
-          python3 python3-numpy python3-scipy)
+          python3 python3-numpy python3-scipy python3-venv)
 fuzz=(clang libclang-rt-dev)
 ci=(git ca-certificates)
 

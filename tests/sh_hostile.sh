@@ -278,6 +278,44 @@ tune_causal_with_config|2|^headroom tune: --causal: not with --config|$B tune --
 tune_heads_eq_with_config|2|^headroom tune: --heads: not with --config|$B tune --kernel flash --config configs/ci.ini --heads=4 --dry-run
 EOF
 
+# ---- shards and merge (sweep --shard K/N, headroom merge): bad K/N, shards that do not
+# belong together, a shard missing, given twice or half-written -------------------------------
+printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16, 32, 48\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > "$TMP/sh.ini"
+printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16, 64\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > "$TMP/sh2.ini"
+for k in 1 2; do "$B" sweep "$TMP/sh.ini" --shard $k/2 --out "$TMP/sh$k" 2> /dev/null; done
+"$B" sweep "$TMP/sh2.ini" --shard 2/2 --out "$TMP/other2" 2> /dev/null
+cp -r "$TMP/sh2" "$TMP/torn2" && printf '{"key": "naive/B1' >> "$TMP/torn2/rows.jsonl"
+cp -r "$TMP/sh2" "$TMP/short2" && : > "$TMP/short2/rows.jsonl"
+cp -r "$TMP/sh2" "$TMP/bin2" && sed -i 's/"build_id":[^,]*/"build_id": "0000000000000000"/' "$TMP/bin2/shard.json"
+run_table <<'EOF'
+shard_zero|2|^headroom sweep: --shard: '0/2': K must be in 1\.\.2 \(shards count from 1\)$|$B sweep configs/ci.ini --shard 0/2 --dry-run
+shard_k_over_n|2|^headroom sweep: --shard: '3/2': K must be in 1\.\.2|$B sweep configs/ci.ini --shard 3/2 --dry-run
+shard_zero_zero|2|^headroom sweep: --shard: '0/0': N must be at least 1$|$B sweep configs/ci.ini --shard 0/0 --dry-run
+shard_n_zero|2|^headroom sweep: --shard: '1/0': N must be at least 1$|$B sweep configs/ci.ini --shard 1/0 --dry-run
+shard_garbage|2|^headroom sweep: --shard: 'a/b' is not K/N \(shard K of N, 1 <= K <= N <= 4096\) or 'slurm'$|$B sweep configs/ci.ini --shard a/b --dry-run
+shard_negative|2|^headroom sweep: --shard: '-1/2' is not K/N|$B sweep configs/ci.ini --shard -1/2 --dry-run
+shard_no_slash|2|^headroom sweep: --shard: '2' is not K/N|$B sweep configs/ci.ini --shard 2 --dry-run
+shard_huge|2|^headroom sweep: --shard: '1/99999999999' is not K/N|$B sweep configs/ci.ini --shard 1/99999999999 --dry-run
+shard_slurm_no_array|2|^headroom sweep: --shard slurm: SLURM_ARRAY_TASK_ID is unset \(not a Slurm job array task|unset SLURM_ARRAY_TASK_ID; $B sweep configs/ci.ini --shard slurm --dry-run
+shard_slurm_stepped|2|^headroom sweep: --shard slurm: the array 0-8 has 5 tasks, not 9: give a contiguous|SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=8 SLURM_ARRAY_TASK_COUNT=5 $B sweep configs/ci.ini --shard slurm --dry-run
+shard_slurm_ok|0|^[0-9]+ points: .*\(shard 3/4 of [0-9]+ points\)$|SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_MAX=8 $B sweep configs/ci.ini --shard slurm --dry-run 2>&1 | tail -n 1 >&2
+shard_resume_other|2|^headroom sweep: --shard: .*/sh1 holds shard 1/2, not 2/2$|$B sweep --resume $TMP/sh1 --shard 2/2
+shard_resume_unsharded|2|^headroom sweep: --shard: .*/rr2 is not a shard's directory \(no shard.json\)|$B sweep $TMP/sh.ini --out $TMP/rr2 2>/dev/null; $B sweep --resume $TMP/rr2 --shard 1/2
+merge_no_out|2|^headroom merge: --out: required|$B merge $TMP/sh1 $TMP/sh2
+merge_nothing|2|^headroom merge: give the shard directories|$B merge --out $TMP/m0
+merge_not_shard|2|^headroom merge: .*/rr3: not a shard's directory \(no shard.json|$B sweep $TMP/sh.ini --out $TMP/rr3 2>/dev/null; $B merge $TMP/sh1 $TMP/rr3 --out $TMP/m1
+merge_not_dir|2|^headroom merge: .*/nosuch: not a directory$|$B merge $TMP/sh1 $TMP/nosuch --out $TMP/m2
+merge_two_configs|2|^headroom merge: shard 1/2 \(.*/sh1\) and shard 2/2 \(.*/other2\) come from different configs: config_hash [0-9a-f]{16} and [0-9a-f]{16}$|$B merge $TMP/sh1 $TMP/other2 --out $TMP/m3
+merge_two_binaries|2|^headroom merge: shard 1/2 \(.*/sh1\) and shard 2/2 \(.*/bin2\) come from different binaries: build_id [0-9a-f]{16} and 0000000000000000$|$B merge $TMP/sh1 $TMP/bin2 --out $TMP/m4
+merge_missing|2|^headroom merge: shard 2 of 2 absent \(given: 1\)$|$B merge $TMP/sh1 --out $TMP/m5
+merge_duplicate|2|^headroom merge: shard 1/2 given twice: .*/sh1 and .*/sh1$|$B merge $TMP/sh1 $TMP/sh1 $TMP/sh2 --out $TMP/m6
+merge_torn|2|^headroom merge: .*/torn2/rows.jsonl:[0-9]+: incomplete last line|$B merge $TMP/sh1 $TMP/torn2 --out $TMP/m7
+merge_half_written|2|^headroom merge: shard 2/2 \(.*/short2\) is incomplete: [0-9]+ of its [0-9]+ points neither measured nor skipped \(--resume|$B merge $TMP/sh1 $TMP/short2 --out $TMP/m8
+merge_into_shard|2|^headroom merge: --out: .*/sh1 is one of the shards \(give a new directory\)$|$B merge $TMP/sh1 $TMP/sh2 --out $TMP/sh1
+merge_into_results|2|^headroom merge: --out: .*/rr3 already holds a sweep's rows|$B merge $TMP/sh1 $TMP/sh2 --out $TMP/rr3
+merge_kept_shards|0|^ok$|$B merge $TMP/sh1 $TMP/torn2 --out $TMP/m9 2>/dev/null; tail -c 20 $TMP/torn2/rows.jsonl | grep -q 'naive/B1' && echo ok >&2
+EOF
+
 # ---- interruption: SIGTERM (what CI runners send on a timeout) mid-sweep keeps every
 # finished row in a valid results.json; sh_sweep.sh covers SIGINT. Interleaved, rows
 # finish in the last round: a small sweep gets there soon, and it lasts a while.

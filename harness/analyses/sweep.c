@@ -268,12 +268,68 @@ static int measure_all(run *s, hr_sweep_point *pts)
     return st;
 }
 
+/* A shard: which points are its own (shard.json records the split), checked against
+ * the resumed directory's manifest. *mine becomes a malloc'ed copy of the shard's points
+ * in the sweep's order; owner[] the shard of every point. */
+static int shard_points(const hr_sweep_config *c, hr_sweep_opts *o, int reps, const hr_sweep_point *all, int nall,
+                        int *owner, hr_sweep_point **mine, int *nmine)
+{
+    if (o->resume_dir) {
+        hr_shard was;
+        char ch[17], ph[17], now[17];
+        const int r = hr_shard_read(o->resume_dir, &was, ch, ph);
+        if (r == HR_EUSAGE) return r;
+        if (r == 1 && o->shard.n) return hr_fail("--shard: %s is not a shard's directory (no shard.json): resume it "
+                                                 "without --shard", o->resume_dir);
+        if (r == 0 && o->shard.n && (was.k != o->shard.k || was.n != o->shard.n))
+            return hr_fail("--shard: %s holds shard %d/%d, not %d/%d", o->resume_dir, was.k, was.n, o->shard.k,
+                           o->shard.n);
+        if (r == 0) {
+            hr_points_hash(all, nall, now);
+            if (strcmp(ph, now))
+                return hr_fail("--resume: %s is shard %d/%d of another point list (the config, --filter, --dtype, "
+                               "--max-mem or wisdom changed)", o->resume_dir, was.k, was.n);
+            o->shard = was;
+        }
+    }
+    *mine = NULL;
+    *nmine = nall;
+    if (!o->shard.n) return HR_OK;
+    const double min_time = o->min_time >= 0 ? o->min_time : c->min_time;
+    double *cost = malloc(((size_t)nall + 1) * sizeof *cost);
+    *mine = malloc(((size_t)nall + 1) * sizeof **mine);
+    if (!cost || !*mine) {
+        free(cost);
+        return hr_fail("out of memory");
+    }
+    for (int i = 0; i < nall; i++) cost[i] = hr_shard_cost(&all[i], reps, min_time, c->warmup);
+    int st = hr_shard_assign(cost, nall, o->shard.n, owner);
+    free(cost);
+    *nmine = 0;
+    for (int i = 0; i < nall && !st; i++)
+        if (owner[i] == o->shard.k) (*mine)[(*nmine)++] = all[i];
+    return st;
+}
+
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
 {
     run s = {.c = c, .o = o, .max_mem = o->max_mem > 0 ? o->max_mem : c->max_mem};
-    hr_sweep_point *pts;
-    int npts, ndup, st;
-    if ((st = hr_sweep_expand(c, o->filter, s.max_mem, &pts, &npts, &ndup))) return st;
+    hr_sweep_point *pts, *all, *mine = NULL;
+    int npts = 0, nall, ndup, st, *owner = NULL;
+    if ((st = hr_sweep_expand(c, o->filter, s.max_mem, &all, &nall, &ndup))) return st;
+    s.reps = o->reps > 0 ? o->reps : c->reps;
+    if (s.reps > HR_MAX_REPS) s.reps = HR_MAX_REPS;
+    if (!(owner = calloc((size_t)nall + 1, sizeof *owner))) st = hr_fail("out of memory");
+    if (!st) st = shard_points(c, o, s.reps, all, nall, owner, &mine, &npts);
+    pts = mine ? mine : all;
+    char shard[32] = "", chash[17] = "";
+    if (o->shard.n) snprintf(shard, sizeof shard, "%d/%d", o->shard.k, o->shard.n);
+    /* The config's hash goes into the context of every sweep; a shard cannot do without. */
+    if (!st && hr_config_hash(c->path, chash)) {
+        chash[0] = 0;
+        if (o->shard.n) st = HR_EUSAGE;
+    }
+    if (st) goto out_pts;
 
     if (o->dry_run) {
         int nskip = 0;
@@ -281,19 +337,18 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
             printf("%-70s %s\n", pts[i].key, pts[i].skip[0] ? pts[i].skip : "run");
             nskip += pts[i].skip[0] != 0;
         }
-        printf("%d points: %d to run, %d skipped; %d duplicates dropped\n", npts, npts - nskip, nskip, ndup);
-        free(pts);
-        return HR_OK;
+        printf("%d points: %d to run, %d skipped; %d duplicates dropped", npts, npts - nskip, nskip, ndup);
+        if (o->shard.n) printf(" (shard %s of %d points)", shard, nall);
+        printf("\n");
+        goto out_pts;
     }
 
     s.budget = hr_mem_budget(s.max_mem);
-    s.reps = o->reps > 0 ? o->reps : c->reps;
-    if (s.reps > HR_MAX_REPS) s.reps = HR_MAX_REPS;
     const int probe = o->probe_flag == 1 ? (c->probe ? c->probe : HR_PROBE_AUTO) : o->probe_flag == 2 ? HR_PROBE_OFF : c->probe;
     const bool phase_filter = o->phase_filter || c->phase_filter;
     if (phase_filter && !probe) {
-        free(pts);
-        return hr_fail("--phase-filter: needs the probes (probe = false or --no-probe given)");
+        st = hr_fail("--phase-filter: needs the probes (probe = false or --no-probe given)");
+        goto out_pts;
     }
     static hr_ceilings ceilings;
     char cpath[512];
@@ -308,8 +363,18 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     hr_env_warnings(env_warn, 8, &nenv);
     for (int i = 0; i < nenv; i++) fprintf(stderr, "headroom sweep: warning: %s\n", env_warn[i]);
 
-    if ((st = hr_sweep_store_open(&s.st, c, o->out_dir, o->resume_dir))) goto out;
+    char suffix[48] = "";
+    if (o->shard.n) snprintf(suffix, sizeof suffix, "-shard%dof%d", o->shard.k, o->shard.n);
+    if ((st = hr_sweep_store_open(&s.st, c, o->out_dir, o->resume_dir, suffix))) goto out;
     snprintf(o->dir, sizeof o->dir, "%s", s.st.dir);
+    snprintf(s.st.shard, sizeof s.st.shard, "%s", shard);
+    snprintf(s.st.config_hash, sizeof s.st.config_hash, "%s", chash);
+    if (o->shard.n) {
+        const char *base = strrchr(c->path, '/');
+        if ((st = hr_shard_write_manifest(o->dir, o->shard, c->name, base ? base + 1 : c->path, chash, all, owner,
+                                          nall)))
+            goto out;
+    }
     memcpy(s.st.env_warn, env_warn, sizeof env_warn);
     s.st.nenv = nenv;
     s.st.timer_res = timer_res;
@@ -317,8 +382,12 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     s.st.phase_filter = phase_filter;
     s.st.aggregates_only = o->aggregates_only;
     s.st.interleave = o->interleave_flag ? o->interleave_flag == 1 : c->interleave;
-    fprintf(stderr, "headroom sweep: %s: %d points (%d duplicates dropped)%s -> %s\n", c->name, npts, ndup,
-            s.st.resumed ? ", resuming" : "", o->dir);
+    if (o->shard.n)
+        fprintf(stderr, "headroom sweep: %s: shard %s: %d of %d points (%d duplicates dropped)%s -> %s\n", c->name,
+                shard, npts, nall, ndup, s.st.resumed ? ", resuming" : "", o->dir);
+    else
+        fprintf(stderr, "headroom sweep: %s: %d points (%d duplicates dropped)%s -> %s\n", c->name, npts, ndup,
+                s.st.resumed ? ", resuming" : "", o->dir);
     if (!s.ceilings)
         fprintf(stderr, "headroom sweep: note: no ceilings at %s (run headroom roofline): no roofline counters\n", cpath);
 
@@ -345,11 +414,17 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     if (!st) st = s.interrupted ? 130 : s.st.failed ? HR_EFAIL : HR_OK;
     /* A sweep that measured nothing is not a pass: a CI job gating on it would read an
      * empty results file as "no regression". The files are written for the record. */
-    if (st == HR_OK && s.st.nres == 0)
+    if (st == HR_OK && s.st.nres == 0 && o->shard.n)
+        fprintf(stderr, "headroom sweep: note: shard %s measured nothing (%d of its %d points skipped); "
+                        "merge still needs its directory\n", shard, s.st.nskipped, npts);
+    else if (st == HR_OK && s.st.nres == 0)
         st = hr_fail("nothing measured: all %d points were skipped (see the notes above and "
                      "'skipped' in %s/results.json)", npts, o->dir);
 out:
     hr_sweep_store_close(&s.st);
-    free(pts);
+out_pts:
+    free(all);
+    free(mine);
+    free(owner);
     return st;
 }

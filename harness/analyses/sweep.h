@@ -9,6 +9,7 @@
 #include "config.h"
 #include "results.h"
 #include "sweep_points.h"
+#include "sweep_shard.h"
 
 typedef struct {
     const char *out_dir;    /* NULL: results/<machine>/<stamp>-<config>            */
@@ -23,6 +24,8 @@ typedef struct {
     bool phase_filter;      /* --phase-filter (or the config's phase_filter)          */
     int interleave_flag;    /* 0: the config's; 1: --interleave; 2: --no-interleave   */
     bool progress_tty;      /* draw a progress bar (stderr is a terminal)           */
+    hr_shard shard;         /* n > 0: measure only shard k of n (sweep_shard.h); with
+                             * resume_dir, n == 0 takes the directory's shard.json    */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
     char dir[1024];         /* out: the results directory used                      */
 } hr_sweep_opts;

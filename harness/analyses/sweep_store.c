@@ -122,8 +122,16 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
     for (int i = 0; i < s->nenv; i++) memcpy(w[nw++], s->env_warn[i], 200);
     for (int i = 0; i < s->nres && nw < MAXW; i++) hr_bench_warnings(&s->res[ord[i]], w, MAXW, &nw);
     for (int i = 0; i < nw; i++) wp[i] = w[i];
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
+    cJSON *doc = cJSON_CreateObject(), *ctx = s->context ? cJSON_Duplicate(s->context, 1) : hr_context_json(wp, nw);
+    if (s->shard[0]) {
+        cJSON_DeleteItemFromObjectCaseSensitive(ctx, "shard");
+        cJSON_AddStringToObject(ctx, "shard", s->shard);
+    }
+    if (s->config_hash[0]) {
+        cJSON_DeleteItemFromObjectCaseSensitive(ctx, "config_hash");
+        cJSON_AddStringToObject(ctx, "config_hash", s->config_hash);
+    }
+    cJSON_AddItemToObject(doc, "context", ctx);
     cJSON *b = cJSON_AddArrayToObject(doc, "benchmarks");
     for (int i = 0; i < s->nres; i++) hr_result_json_rows(&s->res[ord[i]], b, s->aggregates_only);
     cJSON *sk = cJSON_AddArrayToObject(doc, "skipped");
@@ -181,7 +189,7 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
  * twice (a file written twice over by a headroom that let --out append to finished rows)
  * keeps its first row: the others are dropped with a note and rows.jsonl is rewritten
  * without them, so no results file holds a point twice. */
-static int load_rows(hr_sweep_store *s)
+static int load_rows(hr_sweep_store *s, bool readonly)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/rows.jsonl", s->dir);
@@ -198,6 +206,11 @@ static int load_rows(hr_sweep_store *s)
     for (char *p = t; *p && !st;) {
         char *e = strchr(p, '\n');
         line++;
+        if (!e && readonly) {
+            st = hr_fail("%s:%d: incomplete last line (the sweep was killed while writing it: --resume %s "
+                         "cuts it off and finishes the sweep)", path, line, s->dir);
+            break;
+        }
         if (!e) {
             /* Cut the torn line off, so the rows appended next start on a line of their own. */
             fprintf(stderr, "headroom sweep: %s:%d: incomplete last line dropped\n", path, line);
@@ -226,6 +239,8 @@ static int load_rows(hr_sweep_store *s)
         cJSON_Delete(o);
         p = e + 1;
     }
+    if (!st && ndup && readonly) st = hr_fail("%s: %d point%s recorded twice (--resume %s drops the copies)", path,
+                                             ndup, ndup == 1 ? "" : "s", s->dir);
     if (!st && ndup) {
         fprintf(stderr, "headroom sweep: note: %s: %d duplicate row%s dropped (a point measured twice; "
                 "the first row of each is kept)\n", path, ndup, ndup == 1 ? "" : "s");
@@ -241,7 +256,7 @@ static int load_rows(hr_sweep_store *s)
     return st;
 }
 
-static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_dir)
+static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_dir, const char *suffix)
 {
     if (resume_dir) {
         struct stat sb;
@@ -274,8 +289,8 @@ static int make_dir(hr_sweep_store *s, const char *out_dir, const char *resume_d
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     /* A new directory each time: a second sweep in the same second gets a suffix. */
     for (int i = 1; i < 100; i++) {
-        if (i == 1) snprintf(s->dir, sizeof s->dir, "%s/%s-%s", parent, stamp, s->c->name);
-        else snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%d", parent, stamp, s->c->name, i);
+        if (i == 1) snprintf(s->dir, sizeof s->dir, "%s/%s-%s%s", parent, stamp, s->c->name, suffix);
+        else snprintf(s->dir, sizeof s->dir, "%s/%s-%s%s-%d", parent, stamp, s->c->name, suffix, i);
         if (!mkdir(s->dir, 0777)) return HR_OK;
         if (errno != EEXIST) return hr_fail("%s: cannot create (%s)", s->dir, strerror(errno));
     }
@@ -296,13 +311,22 @@ static int copy_config(const hr_sweep_store *s)
     return st;
 }
 
+int hr_sweep_store_load(hr_sweep_store *s, const hr_sweep_config *c, const char *dir)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    return load_rows(s, true);
+}
+
 int hr_sweep_store_open(hr_sweep_store *s, const hr_sweep_config *c, const char *out_dir,
-                        const char *resume_dir)
+                        const char *resume_dir, const char *suffix)
 {
     memset(s, 0, sizeof *s);
     s->c = c;
     int st;
-    if ((st = make_dir(s, out_dir, resume_dir)) || (resume_dir && (st = load_rows(s))) || (st = copy_config(s)))
+    if ((st = make_dir(s, out_dir, resume_dir, suffix ? suffix : "")) || (resume_dir && (st = load_rows(s, false))) ||
+        (st = copy_config(s)))
         return st;
     s->keys = calloc((size_t)s->nres + 1, sizeof *s->keys);
     if (!s->keys || (st = hr_keyset_init(&s->done, (size_t)s->nres + 1))) return hr_fail("out of memory");

@@ -35,16 +35,24 @@ typedef struct {
     bool phase_filter, interleave;
     bool aggregates_only;    /* results.json without per-repetition rows (--aggregates-only) */
     int nphase, nexcluded;   /* repetitions flagged / excluded over the sweep          */
+    char shard[32];          /* "K/N" for a shard of a sweep, else ""                   */
+    char config_hash[17];    /* hr_config_hash of the config ("": not recorded)         */
+    struct cJSON *context;   /* NULL: this process's context; else this one (a merge:
+                              * the shards' context), not freed by the store            */
 } hr_sweep_store;
 
 /* Opens the results directory into s (zeroed first): resume_dir when given (its
  * rows.jsonl is read back; a torn last line is cut off with a note), else out_dir
- * (made), else results/<machine>/<stamp>-<config> (a new directory, suffixed -2.. when
- * one of that second exists). Copies the config there and opens rows.jsonl for
- * appending. HR_OK, or HR_EUSAGE with a message naming the directory or FILE:LINE;
- * hr_sweep_store_close frees s either way. */
+ * (made), else results/<machine>/<stamp>-<config><suffix> (a new directory, suffixed
+ * -2.. when one of that second exists; suffix may be NULL). Copies the config there and
+ * opens rows.jsonl for appending. HR_OK, or HR_EUSAGE with a message naming the
+ * directory or FILE:LINE; hr_sweep_store_close frees s either way. */
 int hr_sweep_store_open(hr_sweep_store *s, const hr_sweep_config *c, const char *out_dir,
-                        const char *resume_dir);
+                        const char *resume_dir, const char *suffix);
+/* Reads the rows of results directory dir into s (zeroed first) without changing
+ * anything there: a torn last line is an error (FILE:LINE), not cut off. Rows get seq
+ * -1, in file order. HR_OK or HR_EUSAGE; hr_sweep_store_close frees s either way. */
+int hr_sweep_store_load(hr_sweep_store *s, const hr_sweep_config *c, const char *dir);
 /* Whether a row with this resume key was read back from rows.jsonl. */
 bool hr_sweep_store_has(const hr_sweep_store *s, const char *key);
 /* Records one finished row: kept for results.json and appended to rows.jsonl, forced

@@ -41,7 +41,7 @@ static int find_config(const char *dir, char *buf, size_t len)
 
 int cmd_sweep(int argc, char **argv)
 {
-    const char *out = NULL, *resume = NULL, *filter = NULL;
+    const char *out = NULL, *resume = NULL, *filter = NULL, *shard = NULL;
     hr_timing_flags tf;
     hr_probe_flags pf;
     hr_dtype_flags types;
@@ -69,6 +69,7 @@ int cmd_sweep(int argc, char **argv)
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "list the points and skips, measure nothing"},
         {"--aggregates-only", HR_OPT_FLAG, &aggs, 0, 0, NULL, NULL, "results.json without per-repetition rows (as --benchmark_report_aggregates_only; rows.jsonl keeps them)"},
         {"--filter", HR_OPT_STR, &filter, 0, 0, NULL, "K1,K2", "only these kernels (comma list)"},
+        {"--shard", HR_OPT_STR, &shard, 0, 0, NULL, "K/N|slurm", "only shard K of N (1 <= K <= N), split by estimated cost; slurm: K and N of this job array task"},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
@@ -77,10 +78,13 @@ int cmd_sweep(int argc, char **argv)
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "
-                      "[--check] [--dry-run] [--filter KERNELS] [--aggregates-only]\n\n"
+                      "[--check] [--dry-run] [--filter KERNELS] [--aggregates-only] [--shard K/N|slurm]\n\n"
                       "Measures every point of CONFIG's cartesian product (see configs/*.ini) into\n"
                       "results.json (Google Benchmark schema), results.csv, rows.jsonl and a copy of the\n"
-                      "config. Ctrl-C keeps every finished row (exit 130); --resume DIR continues.";
+                      "config. Ctrl-C keeps every finished row (exit 130); --resume DIR continues.\n"
+                      "--shard K/N measures a deterministic 1/N of the points (balanced by estimated\n"
+                      "cost) and writes shard.json beside them; `headroom merge` joins the shards.\n"
+                      "--shard slurm takes K and N from SLURM_ARRAY_TASK_ID/_MIN/_COUNT (never implicit).";
     char *pos[1];
     int npos = 0;
     int st = hr_parse(argc, argv, opts, syn, pos, 1, &npos);
@@ -93,6 +97,8 @@ int cmd_sweep(int argc, char **argv)
         snprintf(cfgpath, sizeof cfgpath, "%s", pos[0]);
     }
     if (!st) st = hr_probe_flags_check(&pf);
+    hr_shard sh = {0, 0};
+    if (!st && shard) st = hr_shard_parse(shard, &sh);
     if (!st && interleave && no_interleave) st = hr_fail("--interleave: not with --no-interleave");
     if (!st && out && resume) st = hr_fail("--out: not with --resume (the results go to the resumed directory)");
     static hr_sweep_config cfg;
@@ -121,7 +127,7 @@ int cmd_sweep(int argc, char **argv)
                        .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry, .aggregates_only = aggs,
                        .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
-                       .progress_tty = isatty(2), .stop = &stop_flag};
+                       .progress_tty = isatty(2), .shard = sh, .stop = &stop_flag};
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

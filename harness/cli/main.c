@@ -18,6 +18,7 @@ static const struct {
     {"run", cmd_run, "time one kernel on one shape (optionally checked and saved)"},
     {"tune", cmd_tune, "search a kernel's block sizes and threads per shape; store the winners as wisdom"},
     {"sweep", cmd_sweep, "measure a config's cartesian product of kernels and shapes (configs/*.ini)"},
+    {"merge", cmd_merge, "join the shards of a sweep (sweep --shard K/N) into one results set"},
     {"report", cmd_report, "merge results of several machines: per-shape tables and side-by-side charts"},
     {"check", cmd_check, "check kernels against the fp64 oracle over a battery of shapes"},
     {"compare", cmd_compare, "judge a results file against a baseline (exit 1 on a regression)"},
