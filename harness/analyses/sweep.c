@@ -28,6 +28,7 @@
 #include "sweep_cache.h"
 #include "sweep_layer.h"
 #include "sweep_store.h"
+#include "summary.h"
 
 typedef struct {
     const hr_sweep_config *c;
@@ -132,7 +133,7 @@ static int finish_slot(run *s, hr_sweep_cache *m, int i, int nlive)
     char w[4][200];
     int nw = 0;
     hr_bench_warnings(r, w, 4, &nw);
-    for (int j = 0; j < nw; j++)
+    for (int j = 0; j < nw && !s->o->quiet; j++) /* quiet: in the context only (sweep_store.c) */
         fprintf(stderr, "%sheadroom sweep: warning: %s\n", s->o->progress_tty ? "\r\033[K" : "", w[j]);
     progress(s, pt->name, r);
     return hr_sweep_store_write(&s->st, false);
@@ -306,7 +307,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     char env_warn[8][200];
     int nenv = 0;
     hr_env_warnings(env_warn, 8, &nenv);
-    for (int i = 0; i < nenv; i++) fprintf(stderr, "headroom sweep: warning: %s\n", env_warn[i]);
+    for (int i = 0; i < nenv && !o->quiet; i++) fprintf(stderr, "headroom sweep: warning: %s\n", env_warn[i]);
 
     if ((st = hr_sweep_store_open(&s.st, c, o->out_dir, o->resume_dir))) goto out;
     snprintf(o->dir, sizeof o->dir, "%s", s.st.dir);
@@ -333,11 +334,14 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     if (!st) st = hr_sweep_store_write(&s.st, s.interrupted);
     if (!st && c->mode == HR_MODE_LAYER) st = hr_sweep_layer_crossover(s.st.res, s.st.nres, o->dir);
     if (!st) hr_sweep_store_latest(&s.st);
+    /* The summary: a failure to write it is a note, the results are what counts. */
+    if (!st && s.st.nres > 0 && hr_summary_write(o->dir, NULL, stdout))
+        fprintf(stderr, "headroom sweep: note: no summary: %s\n", hr_errmsg());
     if (!st)
         fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",
                 s.st.nres, s.measured, s.st.resumed, s.st.nskipped - s.st.failed, s.st.failed,
                 s.interrupted ? ", INTERRUPTED" : "", o->dir);
-    if (!st && s.st.nphase)
+    if (!st && s.st.nphase && !o->quiet) /* quiet: the sweep object's phase_changes */
         fprintf(stderr, "headroom sweep: %d repetitions changed phase (probe before/after differ > %.0f%%), %d "
                         "excluded from the medians%s\n",
                 s.st.nphase, c->phase_threshold * 100, s.st.nexcluded, phase_filter ? "" : " (use --phase-filter)");

@@ -22,11 +22,13 @@ typedef struct {
     bool phase_filter;      /* --phase-filter (or the config's phase_filter)          */
     int interleave_flag;    /* 0: the config's; 1: --interleave; 2: --no-interleave   */
     bool progress_tty;      /* draw a progress bar (stderr is a terminal)           */
+    bool quiet;             /* warnings only into results.json's context, not stderr */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
     char dir[1024];         /* out: the results directory used                      */
 } hr_sweep_opts;
 
-/* Runs the sweep. Returns 0; 1 when a point failed its oracle check; 2 on bad input
+/* Runs the sweep; at the end the shape x kernel table goes to stdout and summary.md and
+ * index.html (summary.h) into the results directory. Returns 0; 1 when a point failed its oracle check; 2 on bad input
  * (message in hr_errmsg); 130 when *o->stop was raised (every finished row is kept). */
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o);
 

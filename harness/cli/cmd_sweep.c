@@ -58,7 +58,7 @@ int cmd_sweep(int argc, char **argv)
     hr_wisdom_flags_init(&wf, true);
     hr_opt_help(wf.opts, "--no-wisdom", "ignore wisdom: the config's tunables, else kernel defaults");
     double max_mem = 0;
-    bool check = false, dry = false;
+    bool check = false, dry = false, quiet = false;
     bool interleave = false, no_interleave = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
@@ -73,13 +73,15 @@ int cmd_sweep(int argc, char **argv)
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
         {"--no-interleave", HR_OPT_FLAG, &no_interleave, 0, 0, NULL, NULL, "measure point after point"},
+        {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into results.json's context, not stderr"},
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "
                       "[--check] [--dry-run] [--filter KERNELS]\n\n"
                       "Measures every point of CONFIG's cartesian product (see configs/*.ini) into\n"
                       "results.json (Google Benchmark schema), results.csv, rows.jsonl and a copy of the\n"
-                      "config. Ctrl-C keeps every finished row (exit 130); --resume DIR continues.";
+                      "config, then summary.md and index.html, and prints a shape x kernel table\n"
+                      "(GFLOP/s, % of roof). Ctrl-C keeps every finished row (exit 130); --resume DIR continues.";
     char *pos[1];
     int npos = 0;
     int st = hr_parse(argc, argv, opts, syn, pos, 1, &npos);
@@ -120,7 +122,7 @@ int cmd_sweep(int argc, char **argv)
                        .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry,
                        .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
-                       .progress_tty = isatty(2), .stop = &stop_flag};
+                       .progress_tty = isatty(2), .quiet = quiet, .stop = &stop_flag};
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
