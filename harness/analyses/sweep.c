@@ -335,7 +335,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     if (!st && c->mode == HR_MODE_LAYER) st = hr_sweep_layer_crossover(s.st.res, s.st.nres, o->dir);
     if (!st) hr_sweep_store_latest(&s.st);
     /* The summary: a failure to write it is a note, the results are what counts. */
-    if (!st && s.st.nres > 0 && hr_summary_write(o->dir, NULL, stdout))
+    if (!st && s.st.nres > 0 && hr_summary_write(o->dir, NULL, o->table))
         fprintf(stderr, "headroom sweep: note: no summary: %s\n", hr_errmsg());
     if (!st)
         fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench.h"
 #include "config.h"
@@ -23,12 +24,13 @@ typedef struct {
     int interleave_flag;    /* 0: the config's; 1: --interleave; 2: --no-interleave   */
     bool progress_tty;      /* draw a progress bar (stderr is a terminal)           */
     bool quiet;             /* warnings only into results.json's context, not stderr */
+    FILE *table;            /* gets the shape x kernel table at the end (NULL: none) */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
     char dir[1024];         /* out: the results directory used                      */
 } hr_sweep_opts;
 
-/* Runs the sweep; at the end the shape x kernel table goes to stdout and summary.md and
- * index.html (summary.h) into the results directory. Returns 0; 1 when a point failed its oracle check; 2 on bad input
+/* Runs the sweep; at the end summary.md and index.html (summary.h) go into the results
+ * directory and the shape x kernel table to o->table. Returns 0; 1 when a point failed its oracle check; 2 on bad input
  * (message in hr_errmsg); 130 when *o->stop was raised (every finished row is kept). */
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o);
 

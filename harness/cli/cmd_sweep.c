@@ -122,7 +122,7 @@ int cmd_sweep(int argc, char **argv)
                        .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry,
                        .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
-                       .progress_tty = isatty(2), .quiet = quiet, .stop = &stop_flag};
+                       .progress_tty = isatty(2), .quiet = quiet, .table = stdout, .stop = &stop_flag};
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
