@@ -45,6 +45,14 @@ rows_html=$(sed -n '/<h2>Every row/,/<\/table>/p' "$out/index.html" | grep -c '^
 [ "$rows_html" -eq 8 ] && ok summary_html_rows || fail summary_html_rows "$rows_html rows, 8 expected"
 expect summary_html_self_contained 0 '^0$' -- bash -c "grep -Ec '<(link|script)|src=\"[^d]' '$out/index.html' || true"
 expect summary_skipped 0 '^## Skipped' -- cat "$out/summary.md"
+# headroom plot draws the charts and rewrites index.html with them inline.
+if command -v "${HEADROOM_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+    cp -r "$out" "$TMP/plotted"
+    expect summary_plot 0 'index.html with the charts inline' -- "$HR_BIN" plot "$TMP/plotted"
+    expect summary_plot_svg 0 '^[1-9][0-9]*$' -- bash -c "sed -n '/<h2>Charts/,\$p' '$TMP/plotted/index.html' | grep -c '<svg'"
+else
+    echo "note $SUITE/summary_plot: no gnuplot, not run"
+fi
 
 # results.json read the way Google Benchmark's gbench/util.py and report.py read it:
 # sort by family/instance index, partition by name, iteration rows vs aggregate rows by
