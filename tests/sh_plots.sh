@@ -58,6 +58,14 @@ check kv-gqa grep -q '^8192 1 0$' "$O/kvcache.dat"
 check kv-mha grep -q '^8192 4 0$' "$O/kvcache.dat"
 # ... and q8_0 with its scales 544 MiB = 0.53125 GiB, q4_0 288 MiB = 0.28125 GiB.
 check kv-q8 grep -q '^8192 0.53125 0$' "$O/kvcache.dat"
+# decode: beside each series its bound, KV bytes / the triad at its threads: f32 at the
+# first range's middle (1472.5 tokens, 8 layers, Hkv8 d128) 96.5 MB / 37.9 GB/s = 2.547 ms.
+check decode-bound grep -q '^1472.5 2.54708517 0$' "$O/decode.dat"
+check decode-bound-all test "$(grep -c '(no data)' "$O/decode.dat")" = 0
+check decode-loglog grep -q 'bound: KV bytes' "$O/decode.svg"
+# kernels: the FMA peak at each thread count the chart shows (T1 131.2, T2 259).
+check kernels-roof grep -q '^# avx512 FMA peak T2: 259 GFLOP/s$' "$O/kernels.dat"
+check kernels-roof-t1 grep -q '^2048 131.2 0$' "$O/kernels.dat"
 check kv-q4 grep -q '^8192 0.28125 0$' "$O/kvcache.dat"
 
 # Default output directory, and a results/<machine> directory read through latest/.
