@@ -91,6 +91,8 @@ check story-series test "$(grep -cE '^# (f32|f16|bf16|q8_0|q4_0): ' "$O/kvstory.
 check story-order grep -q '^# f32: decode T2' "$O/kvstory.dat"
 check story-q4 grep -q '^0.0164794922 [0-9.]* 1920$' "$O/kvstory.dat"
 check story-err grep -q '^6 0.063 0$' "$O/kvstory.dat"
+# ... and its roof, triad / cache bytes at T2: 37.9 GB/s over 0.5 GiB = 70.59 tokens/s.
+check story-bound grep -q '^0.5 70.5942512 0$' "$O/kvstory.dat"
 # decode.csv from before --kv-dtype: the decode chart as before, the story skipped saying why.
 mkdir -p "$TMP/decold"
 cut -d, -f1-17 $F/decode.csv | awk -F, 'NR == 1 || $1 == "flash"' >"$TMP/decold/decode.csv"

@@ -393,7 +393,28 @@ void pl_kvstory(const pl_inputs *in, pl_chart *c)
     fprintf(c->dat, "# format error per series\n");
     for (int i = 0; i < ss->n; i++) fprintf(c->dat, "%d %.9g 0\n", i + 1, err[i]);
     fprintf(c->dat, "\n\n");
-    snprintf(c->vars, sizeof c->vars, "ns=%d; nerr=%d; tit='%s'; slab='%s'; scol='%s'; sdash='%s'", ss->n, nerr, tit,
-             slab, ecol, edash);
+    /* The roof: a step reads the whole cache, so tokens/s <= triad / cache bytes, whatever
+     * the type: one line of slope -1 (log-log) per thread count, blocks ns+1.. */
+    double xlo = INFINITY, xhi = 0;
+    for (int i = 0; i < ss->n; i++)
+        for (int j = 0; j < ss->s[i].n; j++) xlo = fmin(xlo, ss->s[i].p[j][0]), xhi = fmax(xhi, ss->s[i].p[j][0]);
+    int ts[8], nt = 0;
+    char btit[512] = "";
+    for (int i = 0; i < x->nrows && in->C.nrows && xhi > 0; i++) {
+        const double th = pl_num(&x->rows[i], ct);
+        const int t = th >= 1 && th <= 1024 ? (int)th : 1;
+        int seen = 0;
+        for (int j = 0; j < nt; j++) seen |= ts[j] == t;
+        const double bw = seen || nt == 8 ? 0 : hr_ceiling_bw(&in->C, t);
+        if (!(bw > 0)) continue;
+        ts[nt++] = t;
+        char b[96];
+        snprintf(b, sizeof b, "bound T%d: triad %.1f GB/s / KV bytes", t, bw);
+        fprintf(c->dat, "# %s\n%.9g %.9g 0\n%.9g %.9g 0\n\n\n", b, xlo, bw * 1e9 / (xlo * gib), xhi,
+                bw * 1e9 / (xhi * gib));
+        pl_words(btit, sizeof btit, b);
+    }
+    snprintf(c->vars, sizeof c->vars, "ns=%d; nerr=%d; tit='%s'; slab='%s'; scol='%s'; sdash='%s'; nb=%d; btit='%s'",
+             ss->n, nerr, tit, slab, ecol, edash, nt, btit);
     pl_set_free(ss), pl_set_free(es), free(ss), free(es);
 }
