@@ -26,7 +26,9 @@ else
     "$bin" roofline
 fi
 
-"$bin" sweep "$config"
+# --quiet: on a busy machine the per-row warnings (noise, phase changes) run to hundreds
+# of lines; they are kept in results.json's context and listed in summary.md/index.html.
+"$bin" sweep "$config" --quiet
 dir=results/$machine/latest
 # Decode time per token against the cache length, for the decode chart: one layer of
 # H32/Hkv8 d128 (Llama-3-8B's attention), 16 generated tokens after each prompt length.

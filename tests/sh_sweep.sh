@@ -248,11 +248,12 @@ over=$(( $(getconf _NPROCESSORS_ONLN) + 1 ))
 printf '[sweep]\nkernels = flash\nheads = 2\nd_head = 16\nseq = 32\nthreads = %d\nreps = 2\nmin_time = 0.001\nwarmup = 0\n' "$over" > "$TMP/over.ini"
 expect quiet_loud 0 'warning: .*oversubscribed' -- "$HR_BIN" sweep "$TMP/over.ini" --out "$TMP/loud"
 "$HR_BIN" sweep "$TMP/over.ini" --out "$TMP/quiet" --quiet > "$TMP/quiet.out" 2> "$TMP/quiet.err"
-! grep -q 'warning' "$TMP/quiet.err" && ok quiet_stderr || fail quiet_stderr "$(grep warning "$TMP/quiet.err" | head -n 1)"
+! grep -qi 'warn' "$TMP/quiet.err" && ok quiet_stderr || fail quiet_stderr "$(grep -i 'warn' "$TMP/quiet.err" | head -n 1)"
+expect quiet_count 0 '^headroom sweep: --quiet: [1-9][0-9]* findings .* kept in summary.md' -- cat "$TMP/quiet.err"
 expect quiet_context 0 'oversubscribed' -- python3 -c "
 import json; print(json.load(open('$TMP/quiet/results.json'))['context']['warnings'])"
 expect quiet_table 0 '^shape +flash' -- cat "$TMP/quiet.out"
-expect run_quiet 0 '' -- bash -c "'$HR_BIN' run --kernel flash --heads 2 --seq 32 --d-head 16 --threads $over --reps 2 --min-time 0.001 --quiet --format json 2>'$TMP/rq.err' | grep -q oversubscribed && ! grep -q warning '$TMP/rq.err'"
+expect run_quiet 0 '' -- bash -c "'$HR_BIN' run --kernel flash --heads 2 --seq 32 --d-head 16 --threads $over --reps 2 --min-time 0.001 --quiet --format json 2>'$TMP/rq.err' | grep -q oversubscribed && ! grep -qi 'warn' '$TMP/rq.err'"
 # cpu_time: the process CPU time, present and finite in every row (never a timing assertion).
 expect cpu_time 0 '^cpu_time ok' -- python3 -c "
 import json, math

@@ -39,6 +39,7 @@ typedef struct {
     double max_mem, budget;  /* as configured (0: half of RAM); the bytes that means    */
     int npts, ndone, measured;
     long work, work_total;   /* repetitions done and to do, for the ETA                 */
+    int nwarn;               /* warnings of this run (on stderr unless quiet)            */
     double t0;
     bool interrupted;
 } run;
@@ -133,6 +134,7 @@ static int finish_slot(run *s, hr_sweep_cache *m, int i, int nlive)
     char w[4][200];
     int nw = 0;
     hr_bench_warnings(r, w, 4, &nw);
+    s->nwarn += nw;
     for (int j = 0; j < nw && !s->o->quiet; j++) /* quiet: in the context only (sweep_store.c) */
         fprintf(stderr, "%sheadroom sweep: warning: %s\n", s->o->progress_tty ? "\r\033[K" : "", w[j]);
     progress(s, pt->name, r);
@@ -341,6 +343,9 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
         fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",
                 s.st.nres, s.measured, s.st.resumed, s.st.nskipped - s.st.failed, s.st.failed,
                 s.interrupted ? ", INTERRUPTED" : "", o->dir);
+    if (!st && o->quiet && s.nwarn + nenv)
+        fprintf(stderr, "headroom sweep: --quiet: %d findings (noise, threads, phases) kept in summary.md and "
+                        "the results' context\n", s.nwarn + nenv);
     if (!st && s.st.nphase && !o->quiet) /* quiet: the sweep object's phase_changes */
         fprintf(stderr, "headroom sweep: %d repetitions changed phase (probe before/after differ > %.0f%%), %d "
                         "excluded from the medians%s\n",
