@@ -43,6 +43,7 @@ if command -v gnuplot > /dev/null 2>&1; then
     if [ "$(head -c 4 $O/shape-1.png | tail -c 3)" = PNG ] && grep -q '<svg' $O/shape-2.svg &&
         grep -q '!\[GFLOP/s per kernel and machine, B1 H16/16 N2048x2048 d64\](shape-1.svg)' $O/report.md; then
         ok chart-files
+        grep -q '^"flash T2/T16" 96 640$' $O/shape-1.dat && ok chart-threads || fail chart-threads "no thread counts in the bar labels"
     else
         fail chart-files "shape-N.png/.svg missing or not linked from report.md"
     fi

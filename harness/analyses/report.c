@@ -430,7 +430,16 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
-            fprintf(f, "%s", names[k]);
+            /* The label names the thread count of each machine's bar: "flash T2/T16". */
+            fputc('"', f);
+            for (const char *p = names[k]; *p; p++) fputc(*p == '"' || (unsigned char)*p < 0x20 ? '\'' : *p, f);
+            fputc(' ', f);
+            for (int m = 0; m < r->nmachines; m++) {
+                const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
+                if (c) fprintf(f, "%sT%d", m ? "/" : "", c->threads);
+                else fprintf(f, "%s-", m ? "/" : "");
+            }
+            fputc('"', f);
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 if (c && isfinite(c->gflops)) fprintf(f, " %.6g", c->gflops);
