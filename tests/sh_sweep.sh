@@ -50,6 +50,22 @@ if command -v "${HEADROOM_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
     cp -r "$out" "$TMP/plotted"
     expect summary_plot 0 'index.html with the charts inline' -- "$HR_BIN" plot "$TMP/plotted"
     expect summary_plot_svg 0 '^[1-9][0-9]*$' -- bash -c "sed -n '/<h2>Charts/,\$p' '$TMP/plotted/index.html' | grep -c '<svg'"
+    # Hostile names: a results.json whose row names and description hold markup, '|' and
+    # control characters come out escaped in both pages (no tag, no broken table row).
+    python3 - "$TMP/plotted/results.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+for b in d["benchmarks"]:
+    for k in ("name", "run_name"):
+        if b.get(k, "").startswith("naive/B1/H2/G2/N32/M32/d16/full"):
+            b[k] = b[k].replace("naive/B1", 'naive/<script>"x"|y\n&z/B1')
+d["sweep"]["description"] = "<img src=x onerror=alert(1)> | pipe"
+json.dump(d, open(p, "w"))
+PY
+    expect summary_hostile_plot 0 'index.html with the charts inline' -- "$HR_BIN" plot "$TMP/plotted"
+    expect summary_hostile_html 0 '^0$' -- bash -c "grep -c '<script\|<img src=x' '$TMP/plotted/index.html' || true"
+    expect summary_hostile_html_escaped 0 '&lt;script&gt;&quot;x&quot;\|y' -- cat "$TMP/plotted/index.html"
+    expect summary_hostile_md 0 '^\| naive/&lt;script&gt;"x"\\\|y\\x0a&amp;z/B1/' -- cat "$TMP/plotted/summary.md"
 else
     echo "note $SUITE/summary_plot: no gnuplot, not run"
 fi
