@@ -7,21 +7,25 @@
 # the second and later series of one type dashed).
 # Blocks 0..ns-1: x GiB of KV cache at the range's last length, y tokens/s, z that length
 # in tokens (the point's label); block ns: x series number, y the format's max relative
-# error (NaN: not measured). Without a measured error the right panel is left out.
+# error (NaN: not measured); blocks ns+1..ns+nb: the roof, triad GB/s over the cache's
+# bytes at each thread count (btit: titles), a line of slope -1 on these log-log axes.
+# Without a measured error the right panel is left out.
 both = nerr > 0
 w = both ? 1500 : 1000; h = 640
 load gpdir.'/style.gp'
 set multiplot layout 1,(both ? 2 : 1) title sprintf("The KV-cache story: memory, speed and accuracy per stored type — %s\ndecode-loop --kv-dtype; each point a range of steps, labelled with the tokens in the cache", who) noenhanced
 set title 'tokens/s against the KV cache it reads (all layers, K and V, scales included)'
 set xlabel 'KV cache (GiB, log scale)'
-set ylabel 'tokens/s (median over the range)'
+set ylabel 'tokens/s (median over the range, log scale)'
 set logscale x 2
+set logscale y 10
 set format x '%g'
-set yrange [0:*]
+set format y '%g'
 set offsets graph 0.04, graph 0.04, graph 0.06, 0
 set key top right noenhanced box opaque Left reverse
 plot for [i=1:ns] datafile index (i-1) using 1:2 with linespoints lt wnum(scol, i) dt wnum(sdash, i) title word(tit, i), \
-     for [i=1:ns] datafile index (i-1) using 1:2:(sprintf('%.0fK', $3/1024)) with labels font ',8' offset 0,0.8 notitle
+     for [i=1:ns] datafile index (i-1) using 1:2:(sprintf('%.0fK', $3/1024)) with labels font ',8' offset 0,0.8 notitle, \
+     for [j=1:nb] datafile index (ns+j) using 1:2 with lines lc rgb '#303030' dt 2 lw 2 title word(btit, j)
 if (both) {
     set title "the format's error: fp64 oracle on the original fp32 inputs vs the output (max relative)"
     unset logscale x

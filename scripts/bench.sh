@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # bench.sh — the main job (make bench): ceilings if none are saved for this machine, the
-# default sweep, then the plots. Usage: scripts/bench.sh [HEADROOM_BINARY] [CONFIG]
+# default sweep, the decode loop, the N² crossover of a full layer at two model widths,
+# then the plots (every chart with its roof) and the sweep's index.html with them inline.
+# Usage: scripts/bench.sh [HEADROOM_BINARY] [CONFIG]
+# Env: HR_CROSSOVER_DMODEL (the crossover's d_model list, 256,512).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./headroom}
@@ -24,7 +27,9 @@ else
     "$bin" roofline
 fi
 
-"$bin" sweep "$config"
+# --quiet: on a busy machine the per-row warnings (noise, phase changes) run to hundreds
+# of lines; they are kept in results.json's context and listed in summary.md/index.html.
+"$bin" sweep "$config" --quiet
 dir=$root/$machine/latest
 # Decode time per token against the cache length, for the decode chart: one layer of
 # H32/Hkv8 d128 (Llama-3-8B's attention), 16 generated tokens after each prompt length.
@@ -33,6 +38,12 @@ for P in 1024 4096 16384 65536; do
     "$bin" decode-loop --layers 1 --prompt "$P" --tokens 16 --rows 1 --format csv
 done | awk 'NR == 1 || !/^kernel,/' > "$dir/decode-loop.csv.tmp"
 mv "$dir/decode-loop.csv.tmp" "$dir/decode-loop.csv"
+# The crossover: where the attention core's N² term overtakes the projections, measured
+# (flash core, BLAS projections where built) at two model widths; its CSVs go beside the
+# sweep's results, where `headroom plot` and scripts/plots.sh find them.
+dmodel=${HR_CROSSOVER_DMODEL:-256,512}
+echo "bench.sh: crossover at d_model $dmodel -> $dir/crossover.csv"
+"$bin" crossover --d-model "$dmodel" --kernels flash --seq-min 64 --seq-max 4096 --out "$dir"
 echo "bench.sh: results in $(readlink -f "$dir")"
 
 if [ -x scripts/plots.sh ] || [ -f scripts/plots.sh ]; then
@@ -40,4 +51,10 @@ if [ -x scripts/plots.sh ] || [ -f scripts/plots.sh ]; then
 else
     echo "bench.sh: note: scripts/plots.sh is not there yet: no plots rendered"
 fi
+# What the job made: the charts and the summaries, where a user looks for them.
+echo "bench.sh: charts:"
+ls -1 "$dir"/plots/*.png 2>/dev/null | sed 's/^/  /' || true
+for f in summary.md index.html; do
+    if [ -f "$dir/$f" ]; then echo "bench.sh: $f: $(readlink -f "$dir/$f")"; fi
+done
 echo "bench.sh: done in $(( $(date +%s) - t0 )) s"

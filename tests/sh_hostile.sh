@@ -322,7 +322,7 @@ EOF
 slow=$TMP/slow.ini
 printf '[sweep]\nkernels = naive\nheads = 2\nd_head = 16\nseq = 64, 128, 256, 512, 1024\npasses = 4\nthreads = 1\nreps = 2\nmin_time = 0.05\nwarmup = 0\n' > "$slow"
 sout=$TMP/sigterm
-"$HR_BIN" sweep "$slow" --out "$sout" 2> "$TMP/sigterm.err" &
+"$HR_BIN" sweep "$slow" --out "$sout" > "$TMP/sigterm.out" 2> "$TMP/sigterm.err" &
 pid=$!
 for _ in $(seq 1 600); do
     [ -s "$sout/rows.jsonl" ] && break

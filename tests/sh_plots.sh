@@ -44,8 +44,9 @@ check roof-int8 grep -q '^# avx512_vnni roof T2: 1036 GOP/s$' "$O/roofline.dat"
 # naive scores N x N fp32: 2048^2 * 4 B = 16 MiB; flash tiles stay flat (0.09375 MiB).
 check ws-naive-n2 grep -q '^2048 16 0$' "$O/workspace.dat"
 check ws-flash-flat test "$(grep -A5 '^# flash T2' "$O/workspace.dat" | grep -c ' 0.09375 0$')" = 5
-# kernels: each of 7 kernels x {non-causal, causal} a block of 5 Ns, at its largest thread count.
-check kernels-blocks test "$(grep -c '^# ' "$O/kernels.dat")" = 15
+# kernels: each of 7 kernels x {non-causal, causal} a block of 5 Ns, at its largest thread count
+# (+ 2 header lines and the 2 FMA peaks, T1 and T2).
+check kernels-blocks test "$(grep -c '^# ' "$O/kernels.dat")" = 18
 check kernels-maxthreads grep -q '^# flash T2 causal$' "$O/kernels.dat"
 # scaling: flash 1 -> 2 threads, z = speed-up 1.92 (fixture); the ceiling 131.2 -> 259.
 check scaling-speedup grep -q '^2 [0-9.]* 1\.920[0-9]*$' "$O/scaling.dat"
@@ -58,6 +59,14 @@ check kv-gqa grep -q '^8192 1 0$' "$O/kvcache.dat"
 check kv-mha grep -q '^8192 4 0$' "$O/kvcache.dat"
 # ... and q8_0 with its scales 544 MiB = 0.53125 GiB, q4_0 288 MiB = 0.28125 GiB.
 check kv-q8 grep -q '^8192 0.53125 0$' "$O/kvcache.dat"
+# decode: beside each series its bound, KV bytes / the triad at its threads: f32 at the
+# first range's middle (1472.5 tokens, 8 layers, Hkv8 d128) 96.5 MB / 37.9 GB/s = 2.547 ms.
+check decode-bound grep -q '^1472.5 2.54708517 0$' "$O/decode.dat"
+check decode-bound-all test "$(grep -c '(no data)' "$O/decode.dat")" = 0
+check decode-loglog grep -q 'bound: KV bytes' "$O/decode.svg"
+# kernels: the FMA peak at each thread count the chart shows (T1 131.2, T2 259).
+check kernels-roof grep -q '^# avx512 FMA peak T2: 259 GFLOP/s$' "$O/kernels.dat"
+check kernels-roof-t1 grep -q '^2048 131.2 0$' "$O/kernels.dat"
 check kv-q4 grep -q '^8192 0.28125 0$' "$O/kvcache.dat"
 
 # Default output directory, and a results/<machine> directory read through latest/.
@@ -82,6 +91,8 @@ check story-series test "$(grep -cE '^# (f32|f16|bf16|q8_0|q4_0): ' "$O/kvstory.
 check story-order grep -q '^# f32: decode T2' "$O/kvstory.dat"
 check story-q4 grep -q '^0.0164794922 [0-9.]* 1920$' "$O/kvstory.dat"
 check story-err grep -q '^6 0.063 0$' "$O/kvstory.dat"
+# ... and its roof, triad / cache bytes at T2: 37.9 GB/s over 0.5 GiB = 70.59 tokens/s.
+check story-bound grep -q '^0.5 70.5942512 0$' "$O/kvstory.dat"
 # decode.csv from before --kv-dtype: the decode chart as before, the story skipped saying why.
 mkdir -p "$TMP/decold"
 cut -d, -f1-17 $F/decode.csv | awk -F, 'NR == 1 || $1 == "flash"' >"$TMP/decold/decode.csv"

@@ -23,12 +23,27 @@ expect csv           0 '^intel-xeon-platinum-8480-16c,.*,B1 H16/16 N2048x2048 d6
 expect same-machine  0 '\| amd-epyc-9654-2c #2 \|'                       -- $B report $A $A/results.json --out $O
 if [ -s $O/report.md ] && [ -s $O/report.csv ]; then ok files-written; else fail files-written "no report.md/csv in $O"; fi
 
+# --relative-to: a ratio column per other machine (its thread count beside the reference's
+# when they differ), the ratio in the CSV; an unknown machine names those there are.
+expect rel-header    0 '^\| kernel \| amd-epyc-9654-2c \| intel-xeon-platinum-8480-16c \| intel-xeon-platinum-8480-16c ÷ amd-epyc-9654-2c \|$' \
+                        -- $B report $A $X --out $O --no-charts --relative-to amd-epyc-9654-2c
+expect rel-row       0 '^\| flash \| 96\.00 \(64%\) T2 \| 640\.00 T16 \| 6\.67× \(T16 vs T2\) \|$' \
+                        -- $B report $A $X --out $O --no-charts --relative-to amd-epyc-9654-2c
+expect rel-same-threads 0 '^\| naive \| 2\.50 \(3%\) T1 \| 3\.00 T1 \| 1\.20× \|$' \
+                        -- $B report $A $X --out $O --no-charts --relative-to amd-epyc-9654-2c
+expect rel-missing   0 '^\| decode \| 20\.00 \(13%\) T2 \| - \| - \|$' -- $B report $A $X --out $O --no-charts --relative-to amd-epyc-9654-2c
+expect rel-csv       0 '^intel-xeon-platinum-8480-16c,.*,flash,16,640,.*results\.json,6\.667$' \
+                        -- $B report $A $X --out $O --no-charts --format csv --relative-to amd-epyc-9654-2c
+expect rel-unknown   2 "--relative-to: no machine 'nope' among the results \(amd-epyc-9654-2c, intel-xeon-platinum-8480-16c\)" \
+                        -- $B report $A $X --out $O --no-charts --relative-to nope
+
 if command -v gnuplot > /dev/null 2>&1; then
     rm -rf $O
     expect charts    0 'and 2 charts'                                   -- $B report $A $X --out $O
     if [ "$(head -c 4 $O/shape-1.png | tail -c 3)" = PNG ] && grep -q '<svg' $O/shape-2.svg &&
         grep -q '!\[GFLOP/s per kernel and machine, B1 H16/16 N2048x2048 d64\](shape-1.svg)' $O/report.md; then
         ok chart-files
+        grep -q '^"flash T2/T16" 96 640$' $O/shape-1.dat && ok chart-threads || fail chart-threads "no thread counts in the bar labels"
     else
         fail chart-files "shape-N.png/.svg missing or not linked from report.md"
     fi

@@ -29,11 +29,46 @@ expect dry_run 0 '12 points: 8 to run, 4 skipped' -- "$HR_BIN" sweep "$cfg" --dr
 
 out=$TMP/run1
 expect run 0 '8 rows \(8 new, 0 resumed\), 4 skipped' -- "$HR_BIN" sweep "$cfg" --out "$out" --check
+"$HR_BIN" sweep "$cfg" --out "$TMP/run1b" > "$TMP/run1.out" 2>/dev/null
 for f in results.json results.csv rows.jsonl tiny.ini; do
     [ -s "$out/$f" ] && ok "file_$f" || fail "file_$f" "missing or empty"
 done
 [ "$(wc -l < "$out/rows.jsonl")" -eq 8 ] && ok rows_jsonl_lines || fail rows_jsonl_lines "$(wc -l < "$out/rows.jsonl") lines"
 [ "$(wc -l < "$out/results.csv")" -eq 9 ] && ok csv_lines || fail csv_lines "$(wc -l < "$out/results.csv") lines"
+
+# The summary: the shape x kernel table on stdout, summary.md and a self-contained
+# index.html whose "Every row" tables hold one row per measured point.
+expect summary_stdout 0 '^shape +naive +flash' -- cat "$TMP/run1.out"
+rows_md=$(sed -n '/^## Every row/,/^## /p' "$out/summary.md" | grep -c '^| ')
+[ "$rows_md" -eq $((8 + 1)) ] && ok summary_md_rows || fail summary_md_rows "$rows_md table lines (header + 8 rows expected)"
+rows_html=$(sed -n '/<h2>Every row/,/<\/table>/p' "$out/index.html" | grep -c '^<tr><td>')
+[ "$rows_html" -eq 8 ] && ok summary_html_rows || fail summary_html_rows "$rows_html rows, 8 expected"
+expect summary_html_self_contained 0 '^0$' -- bash -c "grep -Ec '<(link|script)|src=\"[^d]' '$out/index.html' || true"
+expect summary_skipped 0 '^## Skipped' -- cat "$out/summary.md"
+# headroom plot draws the charts and rewrites index.html with them inline.
+if command -v "${HEADROOM_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+    cp -r "$out" "$TMP/plotted"
+    expect summary_plot 0 'index.html with the charts inline' -- "$HR_BIN" plot "$TMP/plotted"
+    expect summary_plot_svg 0 '^[1-9][0-9]*$' -- bash -c "sed -n '/<h2>Charts/,\$p' '$TMP/plotted/index.html' | grep -c '<svg'"
+    # Hostile names: a results.json whose row names and description hold markup, '|' and
+    # control characters come out escaped in both pages (no tag, no broken table row).
+    python3 - "$TMP/plotted/results.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+for b in d["benchmarks"]:
+    for k in ("name", "run_name"):
+        if b.get(k, "").startswith("naive/B1/H2/G2/N32/M32/d16/full"):
+            b[k] = b[k].replace("naive/B1", 'naive/<script>"x"|y\n&z/B1')
+d["sweep"]["description"] = "<img src=x onerror=alert(1)> | pipe"
+json.dump(d, open(p, "w"))
+PY
+    expect summary_hostile_plot 0 'index.html with the charts inline' -- "$HR_BIN" plot "$TMP/plotted"
+    expect summary_hostile_html 0 '^0$' -- bash -c "grep -c '<script\|<img src=x' '$TMP/plotted/index.html' || true"
+    expect summary_hostile_html_escaped 0 '&lt;script&gt;&quot;x&quot;\|y' -- cat "$TMP/plotted/index.html"
+    expect summary_hostile_md 0 '^\| naive/&lt;script&gt;"x"\\\|y\\x0a&amp;z/B1/' -- cat "$TMP/plotted/summary.md"
+else
+    echo "note $SUITE/summary_plot: no gnuplot, not run"
+fi
 
 # results.json read the way Google Benchmark's gbench/util.py and report.py read it:
 # sort by family/instance index, partition by name, iteration rows vs aggregate rows by
@@ -156,7 +191,7 @@ min_time = 0.05
 warmup = 0
 EOF
 sout=$TMP/sig
-"$HR_BIN" sweep "$slow" --out "$sout" 2> "$TMP/sig.err" &
+"$HR_BIN" sweep "$slow" --out "$sout" > "$TMP/sig.out" 2> "$TMP/sig.err" &
 pid=$!
 for _ in $(seq 1 1200); do # up to 60 s: the first row takes long under ASan
     [ -s "$sout/rows.jsonl" ] && break
@@ -229,4 +264,25 @@ done
 printf '[sweep]\nkernels = naive, flash\nheads = 2\nd_head = 16\nseq = 64, 128, 256\nthreads = 1\nreps = 3\nmin_time = 0\nwarmup = 0\nprobe = false\n' > "$TMP/budget.ini"
 expect budget_regenerates 0 'tensors regenerated [0-9]+ times' -- "$HR_BIN" sweep "$TMP/budget.ini" --out "$TMP/budget" --max-mem 400K --check
 expect budget_rows 0 '6 rows \(0 new, 6 resumed\), 0 skipped, 0 failed checks' -- "$HR_BIN" sweep --resume "$TMP/budget"
+# --quiet: no warning line on stderr, the warnings still in results.json's context.
+# More threads than CPUs always warns (oversubscribed).
+over=$(( $(getconf _NPROCESSORS_ONLN) + 1 ))
+printf '[sweep]\nkernels = flash\nheads = 2\nd_head = 16\nseq = 32\nthreads = %d\nreps = 2\nmin_time = 0.001\nwarmup = 0\n' "$over" > "$TMP/over.ini"
+expect quiet_loud 0 'warning: .*oversubscribed' -- "$HR_BIN" sweep "$TMP/over.ini" --out "$TMP/loud"
+"$HR_BIN" sweep "$TMP/over.ini" --out "$TMP/quiet" --quiet > "$TMP/quiet.out" 2> "$TMP/quiet.err"
+! grep -qi 'warn' "$TMP/quiet.err" && ok quiet_stderr || fail quiet_stderr "$(grep -i 'warn' "$TMP/quiet.err" | head -n 1)"
+expect quiet_count 0 '^headroom sweep: --quiet: [1-9][0-9]* findings .* kept in summary.md' -- cat "$TMP/quiet.err"
+expect quiet_context 0 'oversubscribed' -- python3 -c "
+import json; print(json.load(open('$TMP/quiet/results.json'))['context']['warnings'])"
+expect quiet_table 0 '^shape +flash' -- cat "$TMP/quiet.out"
+expect run_quiet 0 '' -- bash -c "'$HR_BIN' run --kernel flash --heads 2 --seq 32 --d-head 16 --threads $over --reps 2 --min-time 0.001 --quiet --format json 2>'$TMP/rq.err' | grep -q oversubscribed && ! grep -qi 'warn' '$TMP/rq.err'"
+# cpu_time: the process CPU time, present and finite in every row (never a timing assertion).
+expect cpu_time 0 '^cpu_time ok' -- python3 -c "
+import json, math
+d = json.load(open('$out/results.json'))
+assert all(isinstance(b['cpu_time'], (int, float)) and math.isfinite(b['cpu_time']) for b in d['benchmarks'])
+r = [json.loads(l)['result'] for l in open('$out/rows.jsonl')]
+assert all(len(x['rep_cpu']) == len(x['rep_time']) for x in r)
+print('cpu_time ok')"
+
 finish

@@ -184,6 +184,7 @@ int hr_plot(const hr_plot_opts *o, hr_plot_report *r)
     if (stat(o->dir, &sb) || !S_ISDIR(sb.st_mode)) return hr_fail("%s: not a directory", o->dir);
     paths p;
     find(o, &p, r->out, sizeof r->out);
+    snprintf(r->sweep_dir, sizeof r->sweep_dir, "%s", p.sweep_dir);
     /* Flags name files the user asked for: a missing one is an error, not a skip. */
     const char *given[][2] = {{o->ceilings, "--ceilings"}, {o->crossover, "--crossover"}, {o->kvcache, "--kvcache"}, {o->decode, "--decode"}};
     for (int i = 0; i < 4; i++)

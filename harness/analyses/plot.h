@@ -42,6 +42,7 @@ typedef struct {
 
 typedef struct {
     char out[PATH_MAX + 32];   /* the output directory                                */
+    char sweep_dir[PATH_MAX];  /* the directory of the sweep's results.csv            */
     hr_plot_chart charts[HR_PLOT_NCHARTS]; /* in drawing order                       */
     int ncharts, drawn, failed;
 } hr_plot_report;

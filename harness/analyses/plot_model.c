@@ -1,4 +1,4 @@
-/* plot_model.c — the charts of whole-model runs: crossover (a full layer), kvcache (model presets), decode (the decode loop). */
+/* plot_model.c — the charts of whole-model runs: crossover (a full layer), kvcache (model presets), kvstory (the decode loop's stored types); decode is in plot_decode.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,68 +290,6 @@ void pl_kvcache(const pl_inputs *in, pl_chart *c)
              ttit, tdash, *batch ? batch : "1");
 }
 
-/* ---- decode -------------------------------------------------------------------------- */
-
-/* Decode: step time per generated token vs cache length (headroom decode-loop --format
- * csv); without one, the sweep's one-query rows (one layer's attention per step). */
-void pl_decode(const pl_inputs *in, pl_chart *c)
-{
-    pl_set *ss = calloc(1, sizeof *ss);
-    if (!ss) { pl_skip(c, "out of memory"); return; }
-    char tit[8192] = "", ylab[128];
-    if (in->dec.text) {
-        const pl_csv *x = &in->dec;
-        static const char *const need[] = {"kernel", "cache_first", "cache_last", "step_ms_median", NULL};
-        if (pl_need(x, in->dec_path, need)) {
-            free(ss);
-            { pl_skip(c, hr_errmsg()); return; }
-        }
-        static const char *const key[] = {"heads", "kv_heads", "d_head", "layers", "threads", "batch"};
-        int kc[6];
-        for (int k = 0; k < 6; k++) kc[k] = pl_col(x, key[k]);
-        int ck = pl_col(x, "kernel"), c0 = pl_col(x, "cache_first"), c1 = pl_col(x, "cache_last");
-        int cs = pl_col(x, "step_ms_median"), cq = pl_col(x, "kv_dtype");
-        for (int i = 0; i < x->nrows; i++) {
-            const pl_row *r = &x->rows[i];
-            char t[128], kv[40] = "";
-            if (cq >= 0) snprintf(kv, sizeof kv, " kv %s", pl_str(r, cq)); /* one series per stored type */
-            snprintf(t, sizeof t, "%s%s T%s: H%s/%s d%s, %s layers, B%s", pl_str(r, ck), kv, pl_str(r, kc[4]),
-                     pl_str(r, kc[0]), pl_str(r, kc[1]), pl_str(r, kc[2]), pl_str(r, kc[3]), pl_str(r, kc[5]));
-            pl_add(pl_get(ss, t), (pl_num(r, c0) + pl_num(r, c1)) / 2, pl_num(r, cs), 0);
-        }
-        snprintf(ylab, sizeof ylab, "step time per token, all layers (ms, median over the range)");
-    } else {
-        const pl_sweep *S = &in->S;
-        for (int i = 0; i < S->n; i++) {
-            const pl_srow *r = &S->r[i];
-            if (r->seq_q != 1 || r->seq_kv < 2) continue;
-            char t[128];
-            snprintf(t, sizeof t, "%s T%d: B%d H%d/%d d%d", r->kernel, r->threads, r->batch, r->heads, r->kv_heads, r->d_head);
-            pl_add(pl_get(ss, t), r->seq_kv, r->t_med * 1e3, 0);
-        }
-        snprintf(ylab, sizeof ylab, "attention time of one decode step, one layer (ms)");
-    }
-    int n = 0;
-    double xlo = INFINITY, xhi = 0;
-    for (int i = 0; i < ss->n; i++) {
-        n += ss->s[i].n > 0;
-        for (int j = 0; j < ss->s[i].n; j++) xlo = fmin(xlo, ss->s[i].p[j][0]), xhi = fmax(xhi, ss->s[i].p[j][0]);
-    }
-    if (!n) {
-        pl_set_free(ss);
-        free(ss);
-        { pl_skip(c, "no decode.csv (headroom decode-loop --format csv) and no one-query rows in the sweep"); return; }
-    }
-    fprintf(c->dat, "# decode: x = tokens in the KV cache, y = %s\n\n", ylab);
-    for (int i = 0; i < ss->n; i++) {
-        pl_block(c, &ss->s[i]);
-        pl_words(tit, sizeof tit, ss->s[i].title);
-    }
-    snprintf(c->vars, sizeof c->vars, "ns=%d; tit='%s'; ylab='%s'; logx=%d", ss->n, tit, ylab, xhi > 16 * xlo);
-    pl_set_free(ss);
-    free(ss);
-}
-
 /* ---- kvstory ------------------------------------------------------------------------- */
 
 /* The KV-cache story from decode-loop runs with --kv-dtype (decode.csv rows that carry a
@@ -455,7 +393,28 @@ void pl_kvstory(const pl_inputs *in, pl_chart *c)
     fprintf(c->dat, "# format error per series\n");
     for (int i = 0; i < ss->n; i++) fprintf(c->dat, "%d %.9g 0\n", i + 1, err[i]);
     fprintf(c->dat, "\n\n");
-    snprintf(c->vars, sizeof c->vars, "ns=%d; nerr=%d; tit='%s'; slab='%s'; scol='%s'; sdash='%s'", ss->n, nerr, tit,
-             slab, ecol, edash);
+    /* The roof: a step reads the whole cache, so tokens/s <= triad / cache bytes, whatever
+     * the type: one line of slope -1 (log-log) per thread count, blocks ns+1.. */
+    double xlo = INFINITY, xhi = 0;
+    for (int i = 0; i < ss->n; i++)
+        for (int j = 0; j < ss->s[i].n; j++) xlo = fmin(xlo, ss->s[i].p[j][0]), xhi = fmax(xhi, ss->s[i].p[j][0]);
+    int ts[8], nt = 0;
+    char btit[512] = "";
+    for (int i = 0; i < x->nrows && in->C.nrows && xhi > 0; i++) {
+        const double th = pl_num(&x->rows[i], ct);
+        const int t = th >= 1 && th <= 1024 ? (int)th : 1;
+        int seen = 0;
+        for (int j = 0; j < nt; j++) seen |= ts[j] == t;
+        const double bw = seen || nt == 8 ? 0 : hr_ceiling_bw(&in->C, t);
+        if (!(bw > 0)) continue;
+        ts[nt++] = t;
+        char b[96];
+        snprintf(b, sizeof b, "bound T%d: triad %.1f GB/s / KV bytes", t, bw);
+        fprintf(c->dat, "# %s\n%.9g %.9g 0\n%.9g %.9g 0\n\n\n", b, xlo, bw * 1e9 / (xlo * gib), xhi,
+                bw * 1e9 / (xhi * gib));
+        pl_words(btit, sizeof btit, b);
+    }
+    snprintf(c->vars, sizeof c->vars, "ns=%d; nerr=%d; tit='%s'; slab='%s'; scol='%s'; sdash='%s'; nb=%d; btit='%s'",
+             ss->n, nerr, tit, slab, ecol, edash, nt, btit);
     pl_set_free(ss), pl_set_free(es), free(ss), free(es);
 }

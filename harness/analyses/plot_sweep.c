@@ -188,10 +188,34 @@ void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
         pl_set_free(&ss);
         { pl_skip(c, "no GFLOPS in the sweep's prefill rows"); return; }
     }
-    fprintf(c->dat, "# kernels: x = N, y = median GFLOP/s; blocks 0..nk-1 non-causal, nk..2nk-1 causal\n\n");
+    fprintf(c->dat, "# kernels: x = N, y = median GFLOP/s; blocks 0..nk-1 non-causal, nk..2nk-1 causal;\n"
+                    "# blocks 2nk.. the FMA peak at each thread count shown (the roof at large N)\n\n");
     for (int i = 0; i < ss.n; i++) pl_block(c, &ss.s[i]);
+    /* The roof: every attention kernel's AI grows with N, so past the ridge its bound is
+     * the FMA peak of its thread count; one flat line per thread count the chart shows. */
+    double xlo = INFINITY, xhi = 0;
+    for (int i = 0; i < ss.n; i++)
+        for (int j = 0; j < ss.s[i].n; j++) xlo = fmin(xlo, ss.s[i].p[j][0]), xhi = fmax(xhi, ss.s[i].p[j][0]);
+    int ts[8], nt = 0, nroof = 0;
+    char rtit[1024] = "";
+    for (int k = 0; k < nk && in->C.nrows; k++) {
+        const int t = pl_max_threads(S, names[k]);
+        int seen = 0;
+        for (int j = 0; j < nt; j++) seen |= ts[j] == t;
+        if (seen || nt == 8) continue;
+        ts[nt++] = t;
+        const int m = roof_isa(&in->C, in->isa);
+        const double peak = hr_ceiling_fma(&in->C, t, hr_fma_isa_names[m]);
+        if (!(peak > 0) || !(xhi > 0)) continue;
+        char title[96];
+        snprintf(title, sizeof title, "%s FMA peak T%d: %.0f GFLOP/s", hr_fma_isa_names[m], t, peak);
+        fprintf(c->dat, "# %s\n%.9g %.9g 0\n%.9g %.9g 0\n\n\n", title, xlo, peak, xhi, peak);
+        pl_words(rtit, sizeof rtit, title);
+        nroof++;
+    }
     pl_set_free(&ss);
-    int n = snprintf(c->vars, sizeof c->vars, "nk=%d; tit0='%s'; tit1='%s'; shape='%s'", nk, tit[0], tit[1], S->shape);
+    int n = snprintf(c->vars, sizeof c->vars, "nk=%d; tit0='%s'; tit1='%s'; shape='%s'; nroof=%d; rtit='%s'", nk, tit[0],
+                     tit[1], S->shape, nroof, rtit);
     if (has[0] != has[1] && n > 0 && (size_t)n < sizeof c->vars) /* a panel without data is left out */
         snprintf(c->vars + n, sizeof c->vars - (size_t)n, "; only=%d", has[1]);
 }

@@ -14,6 +14,7 @@
 #include "headroom.h"
 #include "report.h"
 #include "stats.h"
+#include "summary.h"
 
 static const char *jstr(const cJSON *o, const char *k, const char *def)
 {
@@ -218,6 +219,27 @@ void hr_report_free(hr_report *r)
     memset(r, 0, sizeof *r);
 }
 
+int hr_report_relative_to(hr_report *r, const char *name)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int m = 0; m < r->nmachines; m++)
+            if (!strcmp(pass ? r->machines[m].machine : r->machines[m].label, name)) {
+                r->rel = m + 1;
+                return HR_OK;
+            }
+    char have[1024] = "";
+    for (int m = 0; m < r->nmachines; m++)
+        snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", m ? ", " : "", r->machines[m].label);
+    return hr_fail("--relative-to: no machine '%s' among the results (%s)", name, have);
+}
+
+double hr_report_ratio(const hr_report *r, int s, int m, const char *kernel)
+{
+    if (!r->rel) return NAN;
+    const hr_report_cell *c = hr_report_pick(r, s, m, kernel), *ref = hr_report_pick(r, s, r->rel - 1, kernel);
+    return c && ref && ref->gflops > 0 ? c->gflops / ref->gflops : NAN;
+}
+
 void hr_report_shape_str(const hr_report_shape *s, char *buf, size_t len)
 {
     char types[24] = "";
@@ -284,20 +306,40 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
     fprintf(f, "| machine | CPU | CPUs | ISA | date | results |\n|---|---|---:|---|---|---|\n");
     for (int m = 0; m < r->nmachines; m++) {
         const hr_report_machine *x = &r->machines[m];
-        fprintf(f, "| %s | %s | %d | %s | %s | `%s` |\n", x->label, x->cpu_model, x->cpus, x->isa,
-                x->date, x->path);
+        const char *cols[] = {x->label, x->cpu_model, NULL, x->isa, x->date, x->path};
+        fputc('|', f);
+        for (int i = 0; i < 6; i++) {
+            fputc(' ', f);
+            if (cols[i]) hr_md_put(f, cols[i]);
+            else fprintf(f, "%d", x->cpus);
+            fputs(" |", f);
+        }
+        fputc('\n', f);
     }
     fprintf(f, "\nCells: median GFLOP/s over the repetitions, (in brackets) percent of that "
                "machine's own roofline bound min(peak, AI x bandwidth) when its ceilings were "
-               "attached, and the thread count (the most threads measured). `-`: not measured "
-               "there.\n");
+               "attached, and the thread count T (the most threads measured). `-`: not measured "
+               "there.");
+    if (r->rel) {
+        fprintf(f, " `A ÷ ");
+        hr_md_put(f, r->machines[r->rel - 1].label);
+        fprintf(f, "`: A's GFLOP/s over the reference machine's, each at the thread count shown.");
+    }
+    fprintf(f, "\n");
     for (int s = 0; s < r->nshapes; s++) {
         char shape[128];
         hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
         fprintf(f, "\n## %s\n\n| kernel |", shape);
-        for (int m = 0; m < r->nmachines; m++) fprintf(f, " %s |", r->machines[m].label);
+        int ncol = 0;
+        for (int m = 0; m < r->nmachines; m++, ncol++) fputc(' ', f), hr_md_put(f, r->machines[m].label), fputs(" |", f);
+        for (int m = 0; r->rel && m < r->nmachines; m++) {
+            if (m == r->rel - 1) continue;
+            fputc(' ', f), hr_md_put(f, r->machines[m].label), fputs(" ÷ ", f);
+            hr_md_put(f, r->machines[r->rel - 1].label), fputs(" |", f);
+            ncol++;
+        }
         fprintf(f, "\n|---|");
-        for (int m = 0; m < r->nmachines; m++) fprintf(f, "---:|");
+        for (int m = 0; m < ncol; m++) fprintf(f, "---:|");
         fprintf(f, "\n");
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
@@ -313,6 +355,15 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
                 pct_str(c, pct, sizeof pct);
                 fprintf(f, " %.2f%s T%d |", c->gflops, pct, c->threads);
             }
+            for (int m = 0; r->rel && m < r->nmachines; m++) {
+                if (m == r->rel - 1) continue;
+                const double q = hr_report_ratio(r, s, m, names[k]);
+                const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
+                const hr_report_cell *ref = hr_report_pick(r, s, r->rel - 1, names[k]);
+                if (!isfinite(q)) fprintf(f, " - |");
+                else if (c->threads != ref->threads) fprintf(f, " %.2f× (T%d vs T%d) |", q, c->threads, ref->threads);
+                else fprintf(f, " %.2f× |", q);
+            }
             fprintf(f, "\n");
         }
         if (images && images[s])
@@ -322,7 +373,8 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
 
 void hr_report_csv(const hr_report *r, FILE *f)
 {
-    fprintf(f, "machine,cpu_model,cpus,isa,shape,kernel,threads,gflops,pct_of_roofline,ceiling_gflops,results\n");
+    fprintf(f, "machine,cpu_model,cpus,isa,shape,kernel,threads,gflops,pct_of_roofline,ceiling_gflops,results,"
+               "ratio_to_ref\n");
     for (int s = 0; s < r->nshapes; s++) {
         char shape[128];
         hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
@@ -338,7 +390,10 @@ void hr_report_csv(const hr_report *r, FILE *f)
                 if (isfinite(c->pct_roofline)) fprintf(f, "%.4g", c->pct_roofline);
                 fprintf(f, ",");
                 if (isfinite(c->ceiling_gflops)) fprintf(f, "%.6g", c->ceiling_gflops);
-                fprintf(f, ",%s\n", x->path);
+                fprintf(f, ",%s,", x->path);
+                const double q = hr_report_ratio(r, s, m, names[k]);
+                if (isfinite(q)) fprintf(f, "%.4g", q);
+                fprintf(f, "\n");
             }
     }
 }
@@ -375,7 +430,16 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
-            fprintf(f, "%s", names[k]);
+            /* The label names the thread count of each machine's bar: "flash T2/T16". */
+            fputc('"', f);
+            for (const char *p = names[k]; *p; p++) fputc(*p == '"' || (unsigned char)*p < 0x20 ? '\'' : *p, f);
+            fputc(' ', f);
+            for (int m = 0; m < r->nmachines; m++) {
+                const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
+                if (c) fprintf(f, "%sT%d", m ? "/" : "", c->threads);
+                else fprintf(f, "%s-", m ? "/" : "");
+            }
+            fputc('"', f);
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 if (c && isfinite(c->gflops)) fprintf(f, " %.6g", c->gflops);

@@ -40,6 +40,7 @@ typedef struct {
     int nshapes, cap_shapes;
     hr_report_cell *cells;
     int ncells, cap_cells;
+    int rel;             /* --relative-to: the reference machine's index + 1 (0: none) */
 } hr_report;
 
 /* Adds the results at path: a results.json, or a directory holding one (a sweep's
@@ -48,6 +49,13 @@ typedef struct {
  * aggregates. Returns HR_OK or HR_EUSAGE (message names the file). */
 int hr_report_add(hr_report *r, const char *path);
 void hr_report_free(hr_report *r);
+/* Makes the machine named `name` (its column title, else its machine key: the first file
+ * of that machine) the reference of the ratio columns. HR_EUSAGE naming the machines
+ * there are when none is called that. */
+int hr_report_relative_to(hr_report *r, const char *name);
+/* The ratio of machine m's cell to the reference machine's on shape s (GFLOP/s over
+ * GFLOP/s of the cells hr_report_pick shows); NAN without a reference or a cell. */
+double hr_report_ratio(const hr_report *r, int s, int m, const char *kernel);
 
 /* "B1 H16/16 N2048x2048 d64 causal" (+ " bnhd"). */
 void hr_report_shape_str(const hr_report_shape *s, char *buf, size_t len);
@@ -59,9 +67,11 @@ const hr_report_cell *hr_report_pick(const hr_report *r, int s, int m, const cha
 int hr_report_kernels(const hr_report *r, int s, const char **names, int max);
 
 /* A markdown document: the machines, then per shape a table (rows kernels, columns
- * machines). images: per shape i, "shape-<i+1>.svg" is linked when images[i] is set. */
+ * machines, each cell with its thread count; with a reference, one ratio column per other
+ * machine). images: per shape i, "shape-<i+1>.svg" is linked when images[i] is set. */
 void hr_report_markdown(const hr_report *r, FILE *f, const int *images);
-/* One CSV row per machine x shape x kernel shown in the tables. */
+/* One CSV row per machine x shape x kernel shown in the tables (ratio_to_ref: the
+ * ratio to the reference machine, empty without one). */
 void hr_report_csv(const hr_report *r, FILE *f);
 /* Writes shape-<i>.dat per shape into out_dir and renders shape-<i>.png and .svg with
  * gnuplot (program $HEADROOM_GNUPLOT or "gnuplot") running script. images[i] is set

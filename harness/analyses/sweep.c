@@ -28,6 +28,7 @@
 #include "sweep_cache.h"
 #include "sweep_layer.h"
 #include "sweep_store.h"
+#include "summary.h"
 
 typedef struct {
     const hr_sweep_config *c;
@@ -38,6 +39,7 @@ typedef struct {
     double max_mem, budget;  /* as configured (0: half of RAM); the bytes that means    */
     int npts, ndone, measured;
     long work, work_total;   /* repetitions done and to do, for the ETA                 */
+    int nwarn;               /* warnings of this run (on stderr unless quiet)            */
     double t0;
     bool interrupted;
 } run;
@@ -132,7 +134,8 @@ static int finish_slot(run *s, hr_sweep_cache *m, int i, int nlive)
     char w[4][200];
     int nw = 0;
     hr_bench_warnings(r, w, 4, &nw);
-    for (int j = 0; j < nw; j++)
+    s->nwarn += nw;
+    for (int j = 0; j < nw && !s->o->quiet; j++) /* quiet: in the context only (sweep_store.c) */
         fprintf(stderr, "%sheadroom sweep: warning: %s\n", s->o->progress_tty ? "\r\033[K" : "", w[j]);
     progress(s, pt->name, r);
     return hr_sweep_store_write(&s->st, false);
@@ -361,7 +364,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     char env_warn[8][200];
     int nenv = 0;
     hr_env_warnings(env_warn, 8, &nenv);
-    for (int i = 0; i < nenv; i++) fprintf(stderr, "headroom sweep: warning: %s\n", env_warn[i]);
+    for (int i = 0; i < nenv && !o->quiet; i++) fprintf(stderr, "headroom sweep: warning: %s\n", env_warn[i]);
 
     char suffix[48] = "";
     if (o->shard.n) snprintf(suffix, sizeof suffix, "-shard%dof%d", o->shard.k, o->shard.n);
@@ -403,11 +406,17 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     if (!st) st = hr_sweep_store_write(&s.st, s.interrupted);
     if (!st && c->mode == HR_MODE_LAYER) st = hr_sweep_layer_crossover(s.st.res, s.st.nres, o->dir);
     if (!st) hr_sweep_store_latest(&s.st);
+    /* The summary: a failure to write it is a note, the results are what counts. */
+    if (!st && s.st.nres > 0 && hr_summary_write(o->dir, NULL, o->table))
+        fprintf(stderr, "headroom sweep: note: no summary: %s\n", hr_errmsg());
     if (!st)
         fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",
                 s.st.nres, s.measured, s.st.resumed, s.st.nskipped - s.st.failed, s.st.failed,
                 s.interrupted ? ", INTERRUPTED" : "", o->dir);
-    if (!st && s.st.nphase)
+    if (!st && o->quiet && s.nwarn + nenv)
+        fprintf(stderr, "headroom sweep: --quiet: %d findings (noise, threads, phases) kept in summary.md and "
+                        "the results' context\n", s.nwarn + nenv);
+    if (!st && s.st.nphase && !o->quiet) /* quiet: the sweep object's phase_changes */
         fprintf(stderr, "headroom sweep: %d repetitions changed phase (probe before/after differ > %.0f%%), %d "
                         "excluded from the medians%s\n",
                 s.st.nphase, c->phase_threshold * 100, s.st.nexcluded, phase_filter ? "" : " (use --phase-filter)");

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench.h"
 #include "config.h"
@@ -26,11 +27,14 @@ typedef struct {
     bool progress_tty;      /* draw a progress bar (stderr is a terminal)           */
     hr_shard shard;         /* n > 0: measure only shard k of n (sweep_shard.h); with
                              * resume_dir, n == 0 takes the directory's shard.json    */
+    bool quiet;             /* warnings only into results.json's context, not stderr */
+    FILE *table;            /* gets the shape x kernel table at the end (NULL: none) */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
     char dir[1024];         /* out: the results directory used                      */
 } hr_sweep_opts;
 
-/* Runs the sweep. Returns 0; 1 when a point failed its oracle check; 2 on bad input
+/* Runs the sweep; at the end summary.md and index.html (summary.h) go into the results
+ * directory and the shape x kernel table to o->table. Returns 0; 1 when a point failed its oracle check; 2 on bad input
  * (message in hr_errmsg); 130 when *o->stop was raised (every finished row is kept). */
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o);
 

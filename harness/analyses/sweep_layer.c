@@ -42,8 +42,11 @@ static void total_timing(const hr_layer_result *lr, hr_timing *t)
         t->aborted |= p->aborted;
     }
     for (int i = 0; i < t->reps; i++) {
-        t->rep_time[i] = 0;
-        for (int ph = 0; ph < HR_NPHASES; ph++) t->rep_time[i] += lr->phase[ph].timing.rep_time[i];
+        t->rep_time[i] = t->rep_cpu[i] = 0;
+        for (int ph = 0; ph < HR_NPHASES; ph++) {
+            t->rep_time[i] += lr->phase[ph].timing.rep_time[i];
+            t->rep_cpu[i] += lr->phase[ph].timing.rep_cpu[i];
+        }
     }
     if (t->reps > 0) hr_summarize(t->rep_time, t->reps, &t->s);
 }

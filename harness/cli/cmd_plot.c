@@ -1,12 +1,15 @@
 /* cmd_plot.c — `headroom plot DIR`: gnuplot charts (PNG + SVG) from a results directory (analyses/plot). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "headroom.h"
 #include "plot.h"
+#include "summary.h"
 
 /* Prints what became of each chart: drawn and skipped on stdout, failed on stderr with
  * gnuplot's first messages indented. */
@@ -66,7 +69,15 @@ int cmd_plot(int argc, char **argv)
     if (r->failed) st = hr_fail("%d chart(s) could not be drawn", r->failed);
     else if (!r->drawn)
         st = hr_fail("%s: nothing to plot (no results.csv, ceilings.json, crossover.csv, kvcache.csv or decode.csv)", o.dir);
-    else printf("%d chart(s) in %s\n", r->drawn, r->out);
+    /* The sweep's index.html again, now with the charts inline (where a sweep wrote one). */
+    char ix[PATH_MAX + 32];
+    snprintf(ix, sizeof ix, "%s/index.html", r->sweep_dir);
+    if (!st && !access(ix, W_OK)) {
+        if (hr_summary_write(r->sweep_dir, r->out, NULL))
+            fprintf(stderr, "headroom plot: note: index.html not rewritten: %s\n", hr_errmsg());
+        else printf("wrote %s with the charts inline\n", ix);
+    }
+    if (!st) printf("%d chart(s) in %s\n", r->drawn, r->out);
     if (st) goto err;
     free(r);
     return HR_OK;

@@ -22,13 +22,15 @@ int cmd_report(int argc, char **argv)
     const char *out = def_out;
     hr_format format = HR_FMT_MARKDOWN;
     bool no_charts = false;
+    const char *rel = NULL;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here ($HEADROOM_RESULTS or results, /report)"},
         {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
         {"--no-charts", HR_OPT_FLAG, &no_charts, 0, 0, NULL, NULL, "tables only, do not run gnuplot"},
+        {"--relative-to", HR_OPT_STR, &rel, 0, 0, NULL, "MACHINE", "add a ratio column: each machine's GFLOP/s over MACHINE's (a column title or machine key)"},
         {NULL},
     };
-    const char *syn = "report RESULTS... [--out DIR] [--format markdown|csv]\n"
+    const char *syn = "report RESULTS... [--out DIR] [--format markdown|csv] [--relative-to MACHINE]\n"
                       "  RESULTS: a results.json, or a directory holding one "
                       "(results/<machine>/<stamp>-<config>)";
     char *pos[HR_REPORT_MAX_MACHINES + 1];
@@ -48,6 +50,7 @@ int cmd_report(int argc, char **argv)
     }
     for (int i = 0; i < npos; i++)
         if ((st = hr_report_add(&r, pos[i]))) goto err;
+    if (rel && (st = hr_report_relative_to(&r, rel))) goto err;
     if ((st = hr_mkdirs(out))) goto err;
     images = calloc((size_t)r.nshapes + 1, sizeof *images);
     if (!images) {

@@ -31,7 +31,7 @@ int cmd_run(int argc, char **argv)
     int threads = 0, block_q = 0, block_kv = 0;
     hr_format format = HR_FMT_TABLE;
     double max_mem = 0;
-    bool check = false, aggs = false;
+    bool check = false, aggs = false, quiet = false;
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
@@ -46,6 +46,7 @@ int cmd_run(int argc, char **argv)
         {"--aggregates-only", HR_OPT_FLAG, &aggs, 0, 0, NULL, NULL, "with --format json: aggregate rows only, no per-repetition rows"},
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
+        {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into the JSON's context, not stderr"},
         {NULL},
     };
     const char *syn = "run --kernel NAME [options]";
@@ -90,7 +91,7 @@ int cmd_run(int argc, char **argv)
     int nw = 0;
     hr_env_warnings(warn, 16, &nw);
     hr_bench_warnings(&r, warn, 16, &nw);
-    for (int i = 0; i < nw; i++) fprintf(stderr, "headroom run: warning: %s\n", warn[i]);
+    for (int i = 0; i < nw && !quiet; i++) fprintf(stderr, "headroom run: warning: %s\n", warn[i]);
     if (format == HR_FMT_TABLE) {
         hr_table_header(stdout);
         hr_table_row(stdout, &r);

@@ -58,7 +58,7 @@ int cmd_sweep(int argc, char **argv)
     hr_wisdom_flags_init(&wf, true);
     hr_opt_help(wf.opts, "--no-wisdom", "ignore wisdom: the config's tunables, else kernel defaults");
     double max_mem = 0;
-    bool check = false, dry = false, aggs = false;
+    bool check = false, dry = false, aggs = false, quiet = false;
     bool interleave = false, no_interleave = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
@@ -75,13 +75,15 @@ int cmd_sweep(int argc, char **argv)
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
         {"--no-interleave", HR_OPT_FLAG, &no_interleave, 0, 0, NULL, NULL, "measure point after point"},
+        {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into results.json's context, not stderr"},
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "
                       "[--check] [--dry-run] [--filter KERNELS] [--aggregates-only] [--shard K/N|slurm]\n\n"
                       "Measures every point of CONFIG's cartesian product (see configs/*.ini) into\n"
                       "results.json (Google Benchmark schema), results.csv, rows.jsonl and a copy of the\n"
-                      "config. Ctrl-C keeps every finished row (exit 130); --resume DIR continues.\n"
+                      "config, then summary.md and index.html, and prints a shape x kernel table\n"
+                      "(GFLOP/s, % of roof). Ctrl-C keeps every finished row (exit 130); --resume DIR continues.\n"
                       "--shard K/N measures a deterministic 1/N of the points (balanced by estimated\n"
                       "cost) and writes shard.json beside them; `headroom merge` joins the shards.\n"
                       "--shard slurm takes K and N from SLURM_ARRAY_TASK_ID/_MIN/_COUNT (never implicit).";
@@ -127,7 +129,7 @@ int cmd_sweep(int argc, char **argv)
                        .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry, .aggregates_only = aggs,
                        .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
-                       .progress_tty = isatty(2), .shard = sh, .stop = &stop_flag};
+                       .progress_tty = isatty(2), .shard = sh, .quiet = quiet, .table = stdout, .stop = &stop_flag};
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -101,6 +101,10 @@ static void add_probe_fields(cJSON *o, const hr_result *r, int rep, int agg)
     cJSON_AddNumberToObject(o, "frac_of_ceiling", vf[agg]);
 }
 
+/* cpu_time of repetition i in seconds per call: the measured process CPU time; a row read
+ * back from a file written before it was measured has none, and its real time stands in. */
+static double rep_cpu(const hr_timing *t, int i) { return t->rep_cpu[i] > 0 ? t->rep_cpu[i] : t->rep_time[i]; }
+
 static cJSON *row(const char *name, const char *run_name)
 {
     cJSON *o = cJSON_CreateObject();
@@ -124,19 +128,23 @@ void hr_result_json_rows(const hr_result *r, cJSON *benchmarks, bool aggregates_
         cJSON_AddNumberToObject(o, "threads", r->tune.threads);
         cJSON_AddNumberToObject(o, "iterations", (double)tm->iters);
         cJSON_AddNumberToObject(o, "real_time", tm->rep_time[i] * 1e9);
-        cJSON_AddNumberToObject(o, "cpu_time", tm->rep_time[i] * 1e9);
+        cJSON_AddNumberToObject(o, "cpu_time", rep_cpu(tm, i) * 1e9);
         cJSON_AddStringToObject(o, "time_unit", "ns");
         add_fields(o, r);
         cJSON_AddNumberToObject(o, "GFLOPS", tm->rep_time[i] > 0 ? r->flops / tm->rep_time[i] * 1e-9 : 0);
         add_probe_fields(o, r, i, 0);
         cJSON_AddItemToArray(benchmarks, o);
     }
+    double cpu[HR_MAX_REPS];
+    for (int i = 0; i < tm->reps; i++) cpu[i] = rep_cpu(tm, i);
+    hr_summary sc;
+    hr_summarize(cpu, tm->reps, &sc);
     struct {
         const char *agg;
-        double v;
+        double v, c;
         int pct;
-    } aggs[] = {{"median", tm->s.median, 0}, {"mean", tm->s.mean, 0},
-                {"stddev", tm->s.stddev, 0}, {"cv", tm->s.cv, 1}};
+    } aggs[] = {{"median", tm->s.median, sc.median, 0}, {"mean", tm->s.mean, sc.mean, 0},
+                {"stddev", tm->s.stddev, sc.stddev, 0}, {"cv", tm->s.cv, sc.cv, 1}};
     for (int i = 0; i < 4; i++) {
         char aname[300];
         snprintf(aname, sizeof aname, "%s_%s", name, aggs[i].agg);
@@ -147,9 +155,9 @@ void hr_result_json_rows(const hr_result *r, cJSON *benchmarks, bool aggregates_
         cJSON_AddStringToObject(o, "aggregate_name", aggs[i].agg);
         cJSON_AddStringToObject(o, "aggregate_unit", aggs[i].pct ? "percentage" : "time");
         cJSON_AddNumberToObject(o, "iterations", (double)tm->reps);
-        double v = aggs[i].pct ? aggs[i].v : aggs[i].v * 1e9;
-        cJSON_AddNumberToObject(o, "real_time", v);
-        cJSON_AddNumberToObject(o, "cpu_time", v);
+        const double u = aggs[i].pct ? 1 : 1e9;
+        cJSON_AddNumberToObject(o, "real_time", aggs[i].v * u);
+        cJSON_AddNumberToObject(o, "cpu_time", aggs[i].c * u);
         cJSON_AddStringToObject(o, "time_unit", "ns");
         add_fields(o, r);
         if (i < 2) cJSON_AddNumberToObject(o, "GFLOPS", aggs[i].v > 0 ? r->flops / aggs[i].v * 1e-9 : 0);
@@ -257,6 +265,7 @@ cJSON *hr_result_to_json(const hr_result *r)
     cJSON_AddNumberToObject(o, "threads", r->tune.threads);
     cJSON_AddNumberToObject(o, "iters", (double)r->timing.iters);
     cJSON_AddItemToObject(o, "rep_time", cJSON_CreateDoubleArray(r->timing.rep_time, r->timing.reps));
+    cJSON_AddItemToObject(o, "rep_cpu", cJSON_CreateDoubleArray(r->timing.rep_cpu, r->timing.reps));
     if (r->timing.probe_kind) {
         const hr_timing *t = &r->timing;
         cJSON_AddStringToObject(o, "probe_kind", hr_probe_kind_names[t->probe_kind]);
@@ -347,6 +356,15 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
         r->timing.rep_time[r->timing.reps++] = x->valuedouble;
     }
     if (r->timing.reps < 1) return hr_fail("field 'rep_time' is empty");
+    const cJSON *rc = cJSON_GetObjectItemCaseSensitive(o, "rep_cpu"); /* absent in older rows */
+    if (rc && (!cJSON_IsArray(rc) || cJSON_GetArraySize(rc) != r->timing.reps))
+        return hr_fail("field 'rep_cpu' malformed");
+    int nc = 0;
+    cJSON_ArrayForEach(x, rc)
+    {
+        if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0)) return hr_fail("field 'rep_cpu' malformed");
+        r->timing.rep_cpu[nc++] = x->valuedouble;
+    }
     hr_summarize(r->timing.rep_time, r->timing.reps, &r->timing.s);
     const cJSON *pk = cJSON_GetObjectItemCaseSensitive(o, "probe_kind");
     if (pk) {

@@ -179,7 +179,7 @@ void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm)
 {
     if (rep < 0 || rep >= HR_MAX_REPS) return;
     if (rewarm && !b->timer.cold) call(b);
-    b->out->timing.rep_time[rep] = hr_time_rep(call, b, &b->timer, b->iters, rep);
+    b->out->timing.rep_time[rep] = hr_time_rep(call, b, &b->timer, b->iters, rep, &b->out->timing.rep_cpu[rep]);
     if (rep + 1 > b->out->timing.reps) b->out->timing.reps = rep + 1;
 }
 

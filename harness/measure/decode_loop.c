@@ -260,7 +260,7 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
     }
     const hr_timer_opts one = {.reps = 1};
     for (L.step = 0; L.step < s->tokens && !L.st; L.step++)
-        out->step[L.step] = hr_time_rep(step, &L, &one, 1, L.step);
+        out->step[L.step] = hr_time_rep(step, &L, &one, 1, L.step, NULL);
     if ((st = L.st)) goto done;
     for (int i = 0; i < s->tokens; i++) {
         out->seconds += out->step[i];

@@ -16,6 +16,13 @@ double hr_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double hr_cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) return NAN;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 double hr_timer_resolution(void)
 {
     double best = INFINITY;
@@ -76,14 +83,15 @@ long hr_time_calibrate(void (*fn)(void *), void *ctx, const hr_timer_opts *o)
     return iters;
 }
 
-double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep)
+double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep, double *cpu)
 {
     if (o->cold) hr_flush_caches();
     if (o->before_rep) o->before_rep(o->hook_ctx, rep);
-    double s = hr_now();
+    const double c0 = cpu ? hr_cpu_now() : 0, s = hr_now();
     for (long i = 0; i < iters; i++) fn(ctx);
-    double e = hr_now();
+    const double e = hr_now(), c1 = cpu ? hr_cpu_now() : 0;
     if (o->after_rep) o->after_rep(o->hook_ctx, rep);
+    if (cpu) *cpu = isfinite(c1 - c0) && c1 >= c0 ? (c1 - c0) / (double)iters : 0;
     return (e - s) / (double)iters;
 }
 
@@ -97,7 +105,7 @@ void hr_time_reps(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long it
             out->reps = r;
             break;
         }
-        out->rep_time[r] = hr_time_rep(fn, ctx, o, iters, r);
+        out->rep_time[r] = hr_time_rep(fn, ctx, o, iters, r, &out->rep_cpu[r]);
     }
 }
 

@@ -15,6 +15,10 @@
 double hr_now(void);
 /* The smallest nonzero step hr_now() can show, measured (seconds). */
 double hr_timer_resolution(void);
+/* CPU seconds this process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID). Around
+ * a repetition, divided by its wall time, it shows how many CPUs the process really had:
+ * below the thread count when the host steals time or the threads are oversubscribed. */
+double hr_cpu_now(void);
 
 typedef struct {
     int reps;        /* repetitions (>= 1, <= HR_MAX_REPS)                         */
@@ -34,6 +38,8 @@ typedef struct {
     long iters;                 /* calls per repetition                         */
     int reps;
     double rep_time[HR_MAX_REPS]; /* seconds per call, one entry per repetition  */
+    double rep_cpu[HR_MAX_REPS];  /* process CPU seconds per call (hr_cpu_now around the
+                                   * same timed calls); 0: not measured (older rows)   */
     hr_summary s;               /* over rep_time (without excluded repetitions)   */
     bool aborted;               /* opts.stop was raised: reps holds those completed */
     /* Per-repetition concurrent-ceiling probes (phase.h); probe_kind 0: not probed.
@@ -53,12 +59,13 @@ typedef struct {
 /* hr_time in steps, for callers that add to a repetition (bench.c: probes around it) or
  * interleave the repetitions of several kernels (sweep.c). Calibrate: warm-up and
  * calibration, returns the calls per repetition. Rep: one repetition (cache flush if
- * cold, before_rep, the timed calls, after_rep), returns seconds per call. Reps: the
- * repetitions 0..reps-1 (reps clamped to [1, HR_MAX_REPS]) into out->rep_time and
+ * cold, before_rep, the timed calls, after_rep), returns seconds per call and, when cpu
+ * is not NULL, the process CPU seconds per call of the same calls into *cpu. Reps: the
+ * repetitions 0..reps-1 (reps clamped to [1, HR_MAX_REPS]) into out->rep_time, out->rep_cpu and
  * out->reps, stopping before a repetition once *o->stop is raised (out->aborted); the
  * other fields of out are left as they are (no statistics). */
 long hr_time_calibrate(void (*fn)(void *), void *ctx, const hr_timer_opts *o);
-double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep);
+double hr_time_rep(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, int rep, double *cpu);
 void hr_time_reps(void (*fn)(void *), void *ctx, const hr_timer_opts *o, long iters, hr_timing *out);
 /* Times fn(ctx): clears out, calibrates, runs the repetitions, summarizes them into
  * out->s. fn must do the whole unit of work each call. */

@@ -1,0 +1,463 @@
+/* summary.c — a results file summed up: the shape x kernel table on stdout, summary.md and
+ * a self-contained index.html (tables and charts inline) in the results directory. */
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+#include "gbread.h"
+#include "headroom.h"
+#include "summary.h"
+
+/* One point of the file: its median aggregate and what the table shows of it. */
+typedef struct {
+    char name[320], shape[320], kernel[64];
+    int threads;
+    double ms, gflops, pct, cpu_ratio, cv; /* NAN where the file lacks the figure */
+} srow;
+
+typedef struct {
+    cJSON *doc;
+    srow *r;
+    int n;
+    const char *kern[64], *shape[4096]; /* distinct, in order of first appearance   */
+    int nkern, nshape;
+} sdata;
+
+/* ---- escaping ---------------------------------------------------------------------------- */
+
+void hr_md_put(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '|' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p == '<') fputs("&lt;", f);
+        else if (*p == '>') fputs("&gt;", f);
+        else if (*p == '&') fputs("&amp;", f);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
+        else fputc(*p, f);
+    }
+}
+
+void hr_html_put(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '<') fputs("&lt;", f);
+        else if (*p == '>') fputs("&gt;", f);
+        else if (*p == '&') fputs("&amp;", f);
+        else if (*p == '"') fputs("&quot;", f);
+        else if (*p == '\'') fputs("&#39;", f);
+        else if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) fputs("&#xFFFD;", f);
+        else fputc(*p, f);
+    }
+}
+
+/* ---- reading the file --------------------------------------------------------------------- */
+
+static double numf(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static const char *strf(const cJSON *o, const char *k)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : "";
+}
+
+/* The shape of a row: its name without the kernel's segment. */
+static void shape_of(const char *name, const char *kernel, char *buf, size_t len)
+{
+    const size_t kl = strlen(kernel);
+    size_t o = 0;
+    int dropped = 0;
+    *buf = 0;
+    for (const char *p = name; o < len;) {
+        const size_t l = strcspn(p, "/");
+        if (!dropped && l == kl && !strncmp(p, kernel, l)) dropped = 1;
+        else o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? "/" : "", (int)l, p);
+        if (!p[l]) break;
+        p += l + 1;
+    }
+    if (!*buf) snprintf(buf, len, "%s", name);
+}
+
+static int distinct(const char **set, int *n, int cap, const char *s)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(set[i], s)) return i;
+    if (*n >= cap) return -1;
+    set[*n] = s;
+    return (*n)++;
+}
+
+static srow *find(sdata *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (!strcmp(d->r[i].name, name)) return &d->r[i];
+    return NULL;
+}
+
+/* Loads path: every "median" aggregate becomes a row; the "cv" aggregates fill in CV. */
+static int load(const char *path, sdata *d)
+{
+    memset(d, 0, sizeof *d);
+    if (!(d->doc = hr_gb_load(path))) return HR_EUSAGE;
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(d->doc, "benchmarks"), *b;
+    d->r = calloc((size_t)cJSON_GetArraySize(bs) + 1, sizeof *d->r);
+    if (!d->r) return hr_fail("out of memory");
+    cJSON_ArrayForEach(b, bs)
+    {
+        if (strcmp(strf(b, "run_type"), "aggregate") || strcmp(strf(b, "aggregate_name"), "median")) continue;
+        srow *r = &d->r[d->n];
+        const char *run = *strf(b, "run_name") ? strf(b, "run_name") : strf(b, "name");
+        snprintf(r->name, sizeof r->name, "%s", run);
+        snprintf(r->kernel, sizeof r->kernel, "%s", *strf(b, "kernel") ? strf(b, "kernel") : "?");
+        shape_of(r->name, r->kernel, r->shape, sizeof r->shape);
+        const double th = numf(b, "threads");
+        r->threads = th >= 0 && th < 1e6 ? (int)th : 0;
+        double ns = NAN;
+        if (hr_gb_time_ns(b, path, run, &ns)) return HR_EUSAGE;
+        const double cpu = numf(b, "cpu_time");
+        r->ms = ns * 1e-6;
+        r->cpu_ratio = ns > 0 && cpu >= 0 ? cpu / numf(b, "real_time") : NAN;
+        r->gflops = numf(b, "GFLOPS");
+        r->pct = numf(b, "pct_of_roofline");
+        r->cv = NAN;
+        d->n++;
+    }
+    cJSON_ArrayForEach(b, bs)
+    {
+        srow *r;
+        if (!strcmp(strf(b, "aggregate_name"), "cv") && (r = find(d, strf(b, "run_name"))))
+            r->cv = numf(b, "real_time");
+    }
+    for (int i = 0; i < d->n; i++) {
+        distinct(d->kern, &d->nkern, 64, d->r[i].kernel);
+        distinct(d->shape, &d->nshape, 4096, d->r[i].shape);
+    }
+    return HR_OK;
+}
+
+/* The row of shape s and kernel k (the first, when passes repeat it), or NULL. */
+static const srow *cell(const sdata *d, const char *s, const char *k)
+{
+    for (int i = 0; i < d->n; i++)
+        if (!strcmp(d->r[i].shape, s) && !strcmp(d->r[i].kernel, k)) return &d->r[i];
+    return NULL;
+}
+
+static void fmt_cell(const srow *r, char *buf, size_t len)
+{
+    if (!r) snprintf(buf, len, "-");
+    else if (isfinite(r->pct)) snprintf(buf, len, "%.3g (%.0f%%)", r->gflops, r->pct);
+    else snprintf(buf, len, "%.3g", r->gflops);
+}
+
+static void fmt_num(double v, const char *f, char *buf, size_t len)
+{
+    if (isfinite(v)) snprintf(buf, len, f, v);
+    else snprintf(buf, len, "-");
+}
+
+/* ---- the text table ----------------------------------------------------------------------- */
+
+static void text_table(const sdata *d, FILE *f, const char *dir)
+{
+    int w0 = 5, w[64];
+    for (int s = 0; s < d->nshape; s++) {
+        const int l = (int)strlen(d->shape[s]);
+        if (l > w0) w0 = l > 60 ? 60 : l;
+    }
+    char buf[64];
+    for (int k = 0; k < d->nkern; k++) {
+        w[k] = (int)strlen(d->kern[k]);
+        for (int s = 0; s < d->nshape; s++) {
+            fmt_cell(cell(d, d->shape[s], d->kern[k]), buf, sizeof buf);
+            if ((int)strlen(buf) > w[k]) w[k] = (int)strlen(buf);
+        }
+    }
+    fprintf(f, "\nGFLOP/s (%% of roof) per shape and kernel; summary.md and index.html in %s\n", dir);
+    fprintf(f, "%-*s", w0, "shape");
+    for (int k = 0; k < d->nkern; k++) fprintf(f, "  %*s", w[k], d->kern[k]);
+    fputc('\n', f);
+    for (int s = 0; s < d->nshape; s++) {
+        fprintf(f, "%-*.*s", w0, w0, d->shape[s]);
+        for (int k = 0; k < d->nkern; k++) {
+            fmt_cell(cell(d, d->shape[s], d->kern[k]), buf, sizeof buf);
+            fprintf(f, "  %*s", w[k], buf);
+        }
+        fputc('\n', f);
+    }
+    fflush(f);
+}
+
+/* ---- summary.md and index.html ------------------------------------------------------------ */
+
+typedef enum { MD, HTML } fmt;
+
+static void put(FILE *f, fmt m, const char *s) { m == MD ? hr_md_put(f, s) : hr_html_put(f, s); }
+
+/* The facts of the context, one line. */
+static void context_line(FILE *f, fmt m, const cJSON *c)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "%s: %s, %.0f CPUs, ISA %s; %s; commit %s; %s", strf(c, "machine"),
+             strf(c, "cpu_model"), numf(c, "num_cpus"), strf(c, "isa"), strf(c, "compiler"), strf(c, "git_commit"),
+             strf(c, "date"));
+    put(f, m, line);
+}
+
+/* A table: header cells, then rows of cells (ncols each). */
+static void table(FILE *f, fmt m, const char *const *head, int ncols, char (*cells)[400], int nrows)
+{
+    if (m == MD) {
+        fputc('|', f);
+        for (int j = 0; j < ncols; j++) fputc(' ', f), hr_md_put(f, head[j]), fputs(" |", f);
+        fputs("\n|", f);
+        for (int j = 0; j < ncols; j++) fputs(j ? "---:|" : "---|", f);
+        fputc('\n', f);
+        for (int i = 0; i < nrows; i++) {
+            fputc('|', f);
+            for (int j = 0; j < ncols; j++) fputc(' ', f), hr_md_put(f, cells[i * ncols + j]), fputs(" |", f);
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+        return;
+    }
+    fputs("<table>\n<tr>", f);
+    for (int j = 0; j < ncols; j++) fputs("<th>", f), hr_html_put(f, head[j]), fputs("</th>", f);
+    fputs("</tr>\n", f);
+    for (int i = 0; i < nrows; i++) {
+        fputs("<tr>", f);
+        for (int j = 0; j < ncols; j++)
+            fputs(j ? "<td class=n>" : "<td>", f), hr_html_put(f, cells[i * ncols + j]), fputs("</td>", f);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+static void heading(FILE *f, fmt m, int level, const char *s)
+{
+    if (m == MD) fprintf(f, "%.*s ", level, "###"), hr_md_put(f, s), fputs("\n\n", f);
+    else fprintf(f, "<h%d>", level), hr_html_put(f, s), fprintf(f, "</h%d>\n", level);
+}
+
+static void para(FILE *f, fmt m, const char *s)
+{
+    if (m == HTML) fputs("<p>", f);
+    put(f, m, s);
+    fputs(m == MD ? "\n\n" : "</p>\n", f);
+}
+
+/* The tables of both files: shape x kernel, every row, warnings, skipped points. */
+static int body(FILE *f, fmt m, const sdata *d)
+{
+    const int nk = d->nkern < 63 ? d->nkern : 63;
+    char(*cells)[400] = calloc(((size_t)d->nshape + d->n + 1) * 8 + (size_t)d->nshape * (nk + 1), sizeof *cells);
+    if (!cells) return hr_fail("out of memory");
+    const char *head[64] = {"shape"};
+    for (int k = 0; k < nk; k++) head[k + 1] = d->kern[k];
+    for (int s = 0; s < d->nshape; s++) {
+        snprintf(cells[s * (nk + 1)], 400, "%s", d->shape[s]);
+        for (int k = 0; k < nk; k++) fmt_cell(cell(d, d->shape[s], d->kern[k]), cells[s * (nk + 1) + k + 1], 400);
+    }
+    heading(f, m, 2, "GFLOP/s (% of roof) by shape and kernel");
+    table(f, m, head, nk + 1, cells, d->nshape);
+
+    static const char *const rhead[] = {"name", "kernel", "threads", "median ms", "GFLOP/s", "% of roof",
+                                        "CPU/real", "CV %"};
+    for (int i = 0; i < d->n; i++) {
+        const srow *r = &d->r[i];
+        char(*c)[400] = &cells[i * 8];
+        snprintf(c[0], 400, "%s", r->name);
+        snprintf(c[1], 400, "%s", r->kernel);
+        snprintf(c[2], 400, "%d", r->threads);
+        fmt_num(r->ms, "%.4g", c[3], 400);
+        fmt_num(r->gflops, "%.4g", c[4], 400);
+        fmt_num(r->pct, "%.1f", c[5], 400);
+        fmt_num(r->cpu_ratio, "%.2f", c[6], 400);
+        fmt_num(r->cv * 100, "%.1f", c[7], 400);
+    }
+    heading(f, m, 2, "Every row");
+    para(f, m, "CPU/real: process CPU time over wall time of the timed calls; below the thread count when "
+               "the threads did not all run (steal, oversubscription, waiting).");
+    table(f, m, rhead, 8, cells, d->n);
+
+    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(d->doc, "context"), *x;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(ctx, "warnings");
+    if (cJSON_GetArraySize(w) > 0) {
+        heading(f, m, 2, "Warnings");
+        if (m == HTML) fputs("<ul>\n", f);
+        cJSON_ArrayForEach(x, w) if (cJSON_IsString(x))
+        {
+            fputs(m == MD ? "- " : "<li>", f);
+            put(f, m, x->valuestring);
+            fputs(m == MD ? "\n" : "</li>\n", f);
+        }
+        fputs(m == MD ? "\n" : "</ul>\n", f);
+    }
+    const cJSON *sk = cJSON_GetObjectItemCaseSensitive(d->doc, "skipped");
+    const int nsk = cJSON_GetArraySize(sk);
+    if (nsk > 0) {
+        char(*sc)[400] = calloc((size_t)nsk * 2, sizeof *sc);
+        if (!sc) {
+            free(cells);
+            return hr_fail("out of memory");
+        }
+        int i = 0;
+        cJSON_ArrayForEach(x, sk)
+        {
+            snprintf(sc[2 * i], 400, "%s", strf(x, "name"));
+            snprintf(sc[2 * i + 1], 400, "%s", strf(x, "reason"));
+            i++;
+        }
+        static const char *const shead[] = {"point not measured", "why"};
+        heading(f, m, 2, "Skipped");
+        table(f, m, shead, 2, sc, nsk);
+        free(sc);
+    }
+    free(cells);
+    return HR_OK;
+}
+
+/* ---- charts ------------------------------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A binary file (a PNG) whole, at most 32 MiB; NULL when it cannot be read. */
+static unsigned char *read_bin(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *b = NULL;
+    if (!fseek(f, 0, SEEK_END)) {
+        const long n = ftell(f);
+        if (n > 0 && n < (32L << 20) && !fseek(f, 0, SEEK_SET) && (b = malloc((size_t)n)) &&
+            fread(b, 1, (size_t)n, f) != (size_t)n) {
+            free(b);
+            b = NULL;
+        }
+        *len = (size_t)n;
+    }
+    fclose(f);
+    return b;
+}
+
+static void base64(FILE *f, const unsigned char *b, size_t n)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        const unsigned v = (unsigned)b[i] << 16 | (i + 1 < n ? (unsigned)b[i + 1] << 8 : 0) | (i + 2 < n ? b[i + 2] : 0);
+        fputc(t[v >> 18 & 63], f), fputc(t[v >> 12 & 63], f);
+        fputc(i + 1 < n ? t[v >> 6 & 63] : '=', f), fputc(i + 2 < n ? t[v & 63] : '=', f);
+    }
+}
+
+/* Every chart of dir, by name: NAME.svg inline, else NAME.png as a data URI. */
+static void charts(FILE *f, const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    char *names[256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) && n < 256) {
+        const size_t l = strlen(e->d_name);
+        if (l > 4 && (!strcmp(e->d_name + l - 4, ".svg") || !strcmp(e->d_name + l - 4, ".png")) &&
+            (names[n] = strndup(e->d_name, l - 4))) {
+            for (int i = 0; i < n; i++)
+                if (!strcmp(names[i], names[n])) { /* NAME.svg and NAME.png: one chart */
+                    free(names[n--]);
+                    break;
+                }
+            n++;
+        }
+    }
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    if (n) fputs("<h2>Charts</h2>\n", f);
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 300];
+        fputs("<figure>", f);
+        snprintf(path, sizeof path, "%s/%s.svg", dir, names[i]);
+        char *svg = hr_read_file(path, HR_CAP_SMALL, "chart", NULL);
+        const char *start = svg ? strstr(svg, "<svg") : NULL;
+        size_t len = 0;
+        unsigned char *png = NULL;
+        if (start) {
+            fputs(start, f);
+        } else {
+            snprintf(path, sizeof path, "%s/%s.png", dir, names[i]);
+            if ((png = read_bin(path, &len))) {
+                fputs("<img alt=\"", f), hr_html_put(f, names[i]), fputs("\" src=\"data:image/png;base64,", f);
+                base64(f, png, len);
+                fputs("\">", f);
+            }
+        }
+        fputs("<figcaption>", f), hr_html_put(f, names[i]), fputs("</figcaption></figure>\n", f);
+        free(svg);
+        free(png);
+        free(names[i]);
+    }
+}
+
+/* ---- the files ---------------------------------------------------------------------------- */
+
+static int write_file(const char *dir, const char *name, char *text, int st)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!st) st = hr_write_atomic(path, text ? text : "");
+    free(text);
+    return st;
+}
+
+int hr_summary_write(const char *dir, const char *plots_dir, FILE *tbl)
+{
+    char path[PATH_MAX + 64], plots[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/results.json", dir);
+    snprintf(plots, sizeof plots, "%s/plots", dir);
+    sdata d;
+    int st = load(path, &d);
+    const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(d.doc, "context");
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(d.doc, "sweep");
+    char title[512];
+    snprintf(title, sizeof title, "headroom: %s — %s", *strf(sw, "config") ? strf(sw, "config") : "results",
+             strf(ctx, "machine"));
+    for (int m = MD; m <= HTML && !st; m++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f) {
+            st = hr_fail("out of memory");
+            break;
+        }
+        if (m == HTML) {
+            fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", f);
+            hr_html_put(f, title);
+            fputs("</title>\n<style>body{font-family:sans-serif;max-width:80em;margin:1em auto}"
+                  "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}"
+                  "td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}"
+                  "svg,img{max-width:100%;height:auto}</style></head><body>\n", f);
+        }
+        heading(f, (fmt)m, 1, title);
+        const char *desc = strf(sw, "description");
+        if (*desc) para(f, (fmt)m, desc);
+        if (m == HTML) fputs("<p>", f);
+        context_line(f, (fmt)m, ctx);
+        fputs(m == MD ? "\n\n" : "</p>\n", f);
+        st = body(f, (fmt)m, &d);
+        if (m == HTML) charts(f, plots_dir ? plots_dir : plots);
+        if (m == HTML) fputs("</body></html>\n", f);
+        fclose(f);
+        st = write_file(dir, m == MD ? "summary.md" : "index.html", text, st);
+    }
+    if (!st && tbl) text_table(&d, tbl, dir);
+    cJSON_Delete(d.doc);
+    free(d.r);
+    return st;
+}
