@@ -67,27 +67,33 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
 }
 
 /* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
- * handed out a few per step so the misses stay spread (a burst stalls on the miss
- * buffers, decode_block.h): lines [lo, hi) of the sequence, lpr per row, the last one
- * of a row at its last byte. */
+ * handed out over `steps` calls of pf_step, a few per call, so the misses stay spread
+ * (a burst stalls on the miss buffers, decode_block.h): after call i, floor(lines * i /
+ * steps) lines are issued (a running remainder, no division in the loop). lpr lines per
+ * row, the last one of an unaligned row at its last byte. */
 typedef struct {
-    const unsigned char *pf;
+    const unsigned char *row; /* the row of the next line                          */
     ptrdiff_t psn;
-    int lpr, lines;
     size_t rb;
+    int lpr, col;             /* lines per row, the next line's index in its row    */
+    int lines, steps, rem;    /* lines in all, calls in all, remainder * steps       */
 } pf_seq;
 
-DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows)
+DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
 {
-    const int lpr = (int)((c->rb + 63) / 64) + 1;
-    return (pf_seq){pf, psn, lpr, nrows * lpr, c->rb};
+    const int lpr = (int)((c->rb + 63) / 64) + (c->rb % 64 != 0);
+    return (pf_seq){pf, psn, c->rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0};
 }
 
-DECODE_INLINE void pf_lines(const pf_seq *q, int lo, int hi)
+DECODE_INLINE void pf_step(pf_seq *q)
 {
-    for (int l = lo; l < hi; l++) {
-        const size_t off = (size_t)(l % q->lpr) * 64;
-        __builtin_prefetch(q->pf + (l / q->lpr) * q->psn + (off < q->rb ? off : q->rb - 1), 0, 2);
+    for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
+        const size_t off = (size_t)q->col * 64;
+        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, 2);
+        if (++q->col == q->lpr) {
+            q->col = 0;
+            q->row += q->psn;
+        }
     }
 }
 
@@ -125,12 +131,12 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const pf_seq pq = pf_rows(c, pf, psn, nv);
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
     for (int j = 0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        pf_lines(&pq, (int)((long)pq.lines * j / n), (int)((long)pq.lines * (j + nk) / n));
+        pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
@@ -142,18 +148,17 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const un
 
 /* acc[r][x .. x + nx*HR_VW) += sum_j p[r][j] V_j for rows [r0, r0 + nr): the V
  * vectors of a key are converted once per row tile. w is the width of the last
- * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence whose share for key
- * steps [step0, step0 + n) of `steps` is issued one step at a time. */
+ * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence, stepped once per
+ * key. */
 DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
-                           int n, int x, int nx, int w, int r0, int nr, float *acc, const pf_seq *pq,
-                           int step0, int steps)
+                           int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
 {
     hr_vf a[RT][XG];
     for (int r = 0; r < RT; r++)
         for (int g = 0; g < XG; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
     for (int j = 0; j < n; j++) {
-        if (pq) pf_lines(pq, (int)((long)pq->lines * (step0 + j) / steps), (int)((long)pq->lines * (step0 + j + 1) / steps));
+        if (pq) pf_step(pq);
         const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG], sc[XG];
         for (int g = 0; g < XG; g++) {
@@ -179,17 +184,15 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    const pf_seq pq = pf_rows(c, pf, psn, n2);
-    const int steps = (nvec + XG - 1) / XG * n; /* key steps of the first row tile */
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * n); /* key steps of the first row tile */
     for (int x0 = 0; x0 < nvec; x0 += XG) {
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            const pf_seq *pp = r0 == 0 ? &pq : NULL;
-            const int step0 = x0 / XG * n;
-            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp, step0, steps);
-            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp, step0, steps);
+            pf_seq *pp = r0 == 0 ? &pq : NULL;
+            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp);
+            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp);
         }
     }
 }
