@@ -140,22 +140,14 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
     }
 }
 
-/* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V. The
- * prefetch arguments (V of the next block during the scores, K of the block after
- * next during P·V) may be empty (nv, n2 = 0). */
+/* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V, in
+ * decode_kv.c's register tiles for every stored type (f32 too). The prefetch arguments
+ * (V of the next block during the scores, K of the block after next during P·V) may be
+ * empty (nv, n2 = 0). */
 DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    if (c->kt != HR_F32) {
-        hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-        return;
-    }
-    const hr_args *a = c->a;
-    const float *kbase = hr_crow(a->k, b, g, 0), *vbase = hr_crow(a->v, b, g, 0);
-    const ptrdiff_t ksn = a->k.sn, vsn = a->v.sn;
-    block_scores(c, q, kbase + jb * ksn, ksn, vbase + (ptrdiff_t)jpf_v * vsn, vsn, n, s, nv);
-    block_softmax_rows(c, jb, n, end, s, st);
-    block_pv(c, s, vbase + jb * vsn, vsn, kbase + (ptrdiff_t)jpf_k * ksn, ksn, n2, n, st.acc);
+    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 
 /* The causal ends of the query rows and the last key any row of a group sees. */

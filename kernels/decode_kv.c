@@ -1,35 +1,40 @@
-/* decode_kv.c — flash-decoding's block step on a typed KV cache (f16, bf16, q8_0, q4_0): K and V rows converted in registers, scored and summed in fp32. */
+/* decode_kv.c — flash-decoding's block step for every stored K/V type (f32, f16, bf16, q8_0, q4_0): register tiles, K and V rows converted in registers, scored and summed in fp32. */
 /*
- * The walks, splits and merges are decode.c's; this file replaces its fp32 block step
- * (attend_block) when p->kv_dtype is not f32. A key block is at most DECODE_KV_BUF_F
- * floats once dequantized (32 keys at d 128), so the scratch stays in L1:
+ * The walks, splits and merges are decode.c's; this file is its block step
+ * (attend_block), compiled once per stored type so each conversion is inlined:
  *
- *   K rows -> dequantize into buf (kb x dp fp32) -> scores, online softmax (decode_block.h)
- *   V rows -> dequantize into buf                -> P·V into the fp32 accumulators
+ *   K rows -> RT query rows x 4 keys of fp32 FMAs (each K vector converted once, used by
+ *             RT rows) -> scores; online softmax (decode_block.h)
+ *   V rows -> RT rows x XG vectors of d (each V vector converted once per row tile)
+ *             -> P·V into the fp32 accumulators
  *
- * The conversions are vec.h's "reduced-precision loads": exact, so the kernel sees the
- * very values hr_dtype_load_row gives the oracle, and its own error is fp32
- * accumulation only (tests/test_decode_kv.c).
+ * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
+ * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
+ * on one Zen 4 core (CPU time, decode.c). The conversions are vec.h's "reduced-precision
+ * loads": exact, so the kernel sees the very values hr_dtype_load_row gives the oracle,
+ * and its own error is fp32 accumulation only (tests/test_decode_kv.c).
  *
- * Budget per key at H32/8 d128, Nq 1 (R = 4 query rows per KV head), AVX-512, Zen 4:
+ * Budget per key and KV head at H32/8 d128, Nq 1 (R = 4 query rows per KV head),
+ * AVX-512, Zen 4 (one zmm FMA per cycle: two 256-bit FMA pipes):
  *   bytes read    K + V: f32 1024, f16/bf16 512, q8_0 272, q4_0 144
- *   FMAs          scores R*d + P·V R*d = 1024 (64 zmm FMAs): ~64 cycles at one zmm
- *                 FMA per cycle (Zen 4 double-pumps 512-bit FMAs on two 256-bit pipes)
- *   conversion    2 rows of d/16 = 8 vectors: per vector one load, 1-2 converts
- *                 (vcvtph2ps; vpmovzxwd + vpslld; vpmovsxbd + vcvtdq2ps + vmulps;
- *                 q4_0 adds vpand/vpsrld + vpsubd), one store into buf, later one
- *                 reload per row tile: ~16 stores and 40-70 other uops per key
+ *   FMAs          scores R*d + P·V R*d = 1024 multiply-adds = 64 zmm FMAs
+ *   conversion    2 rows of d/16 = 8 vectors each: f16 vcvtph2ps; bf16 vpmovzxwd +
+ *                 vpslld; q8_0 vpmovsxbd + vcvtdq2ps + vmulps; q4_0 vpmovzxbd + vpand or
+ *                 vpsrld + vpsubd + vcvtdq2ps + vmulps. The 16 vmulps of the block types
+ *                 share the FMA pipes: 80 FMA-pipe cycles per key against 64.
  *   softmax       R exps per key, amortized over the block
- *   So f16/bf16 at 512 B per key stay memory-bound up to ~30 GB/s per core (64-80
- *   cycles per key at ~4 GHz is 25-30 GB/s); q8_0 and q4_0 are bound by the fp32 FMAs
- *   (and the conversion uops beside them), not by their 272 or 144 bytes: ~50-60 M keys
- *   per second per core whatever the format, which is the compute roof they are
- *   measured against (docs/decode-kv.md).
+ * The compute roof is therefore the FMA ceiling over 2048 FLOPs per key and KV head
+ * (f32, f16, bf16) or over 2560 FMA-pipe FLOPs (q8_0, q4_0): at 118 GFLOP/s, 17.3 and
+ * 21.7 ns. Measured at L128 (all in L2), one core: scores ~11 ns, P·V ~8 ns (f16), so
+ * P·V runs at the roof and the scores ~30% above it. Every type is compute-bound on one
+ * core below ~35 GB/s of triad; see decode.c for the figures at L16384.
  *
- * Prefetch: as in decode.c, V rows of the next block during the K conversion and K rows
- * of the block after next during the V conversion, every line of a row in address order
- * (the rows of a head are contiguous in BHND); the interleaved (BNHD) walk prefetches
- * whole rows of heads itself and passes none.
+ * Prefetch: V rows of the next block during the scores and K rows of the block after
+ * next during P·V, every line of a row in address order (the rows of a head are
+ * contiguous in BHND), a few lines per step (pf_step: a running remainder; with two
+ * divisions per key step and a fifth line prefetched per 256-byte row, f16 at L16384
+ * took 38% longer, q8_0 22%); the interleaved (BNHD) walk prefetches whole rows of
+ * heads itself and passes none.
  */
 #include "decode_block.h"
 
@@ -58,6 +63,7 @@ DECODE_INLINE hr_vf kv_scale(hr_dtype t, const unsigned char *row, int x)
 DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, hr_vf sc)
 {
     switch (t) {
+    case HR_F32: return w == HR_VW ? hr_vload((const float *)row + x) : hr_vload_n((const float *)row + x, w);
     case HR_F16: return w == HR_VW ? hr_vload_f16(row + 2 * x) : hr_vload_f16_n(row + 2 * x, w);
     case HR_BF16: return w == HR_VW ? hr_vload_bf16(row + 2 * x) : hr_vload_bf16_n(row + 2 * x, w);
     case HR_Q8_0: return hr_vload_q8_0(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK), x % HR_QBLOCK, sc);
@@ -211,6 +217,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     switch (c->kt) {
+    case HR_F32: block_kv(c, HR_F32, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_F16: block_kv(c, HR_F16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_BF16: block_kv(c, HR_BF16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_Q8_0: block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
@@ -235,10 +242,10 @@ const char *hr_decode_path(const hr_problem *p)
 {
     static const char *const paths[HR_NDTYPES] = {
         [HR_F32] = HR_VEC_ISA " fp32",
-        [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " to L1, fp32 FMA",
-        [HR_BF16] = HR_VEC_ISA " bf16 shift to L1, fp32 FMA",
-        [HR_Q8_0] = HR_VEC_ISA " q8_0 " CVT_INT " to L1, fp32 FMA",
-        [HR_Q4_0] = HR_VEC_ISA " q4_0 nibble unpack to L1, fp32 FMA",
+        [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " in registers, fp32 FMA",
+        [HR_BF16] = HR_VEC_ISA " bf16 shift in registers, fp32 FMA",
+        [HR_Q8_0] = HR_VEC_ISA " q8_0 " CVT_INT " in registers, fp32 FMA",
+        [HR_Q4_0] = HR_VEC_ISA " q4_0 nibble unpack in registers, fp32 FMA",
     };
     return p->kv_dtype < HR_NDTYPES && paths[p->kv_dtype] ? paths[p->kv_dtype] : HR_VEC_ISA;
 }
