@@ -73,8 +73,9 @@
  * new ms at 1 / 2 threads: f32 L16384 5.54 -> 5.18 / 2.83 -> 2.86, f16 5.36 -> 3.83 /
  * 2.69 -> 2.12, bf16 5.31 -> 3.81 / 2.75 -> 1.91, q8_0 5.29 -> 4.32 / 2.65 -> 2.17,
  * q4_0 4.91 -> 4.55 / 2.49 -> 2.28; AVX2 f32 7.54 -> 5.97 / 3.78 -> 2.98.
- * Tried and left: prefetch 2 or 3 blocks ahead (no change beyond the noise), 128 or 256
- * keys per f32 block (5.9 / 6.4 ms against 5.4 at 64), 128 or 512 for the typed ones
+ * Tried and left: prefetch 2 or 3 blocks ahead (f32 5.57 -> 5.42 / 5.58 ms, f16 3.85 ->
+ * 4.08 / 4.07, medians of 3 interleaved passes: within the noise), 128 or 256
+ * keys per f32 block (6.3 / 6.7 ms against 5.6 at 64), 128 or 512 for the typed ones
  * (within 2% of 256), a 4x4 transpose reduction of the scores instead of
  * hr_vreduce_add4 per row (no change: the horizontal sums do not bind). Two threads
  * take four KV heads each (BHND): no split, no merge.
