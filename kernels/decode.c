@@ -100,7 +100,8 @@
 /* Interleaved (BNHD) key blocks hold at most this many floats of K over all heads:
  * 64 KiB, 16 keys at Hkv 8, d 128. H32/8 L16384 d128 against the bandwidth probe:
  * blocks of 64 keys 0.52 (1 thread) / 0.52-0.57 (2), 32 keys 0.56 / 0.69-0.72,
- * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74. */
+ * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74 (wall clock, with the former per-row
+ * fp32 block step; not measured again with the register tiles). */
 #define DECODE_HEADS_BLOCK_F 16384
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
