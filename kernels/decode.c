@@ -30,9 +30,59 @@
  *   turn, keeping a state per head, so memory is read row of heads after row of heads
  *   (see attend_heads); splits and merges are the same, per head.
  *
- * A typed cache (kv_dtype f16, bf16, q8_0, q4_0: a->xk, a->xv) takes the same walks with
- * decode_kv.c's block step, which converts K and V in registers; Q, O and every sum stay
- * fp32. decode_block.h holds the fp32 block steps both files use.
+ * Every stored type (kv_dtype f32, f16, bf16, q8_0, q4_0: a->k/v or a->xk/xv) takes the
+ * same walks with decode_kv.c's block step, register tiles that convert K and V in
+ * registers; Q, O and every sum stay fp32. decode_block.h holds the shared context,
+ * state and online-softmax step.
+ *
+ * Arithmetic, per key and KV head at H32/8 d128 Nq 1 (R = 4 query rows share each K
+ * and V row; the cache is read once per call whatever R):
+ *   bytes   K + V rows: f32 1024, f16/bf16 512, q8_0 272 (34 B per 32), q4_0 144 (18)
+ *   FLOPs   4 R d = 2048 (scores 2Rd, P·V 2Rd): 64 zmm FMAs, + 16 vmulps of dequant
+ *           on the same pipes for q8_0/q4_0 (decode_kv.c)
+ *   so AI   f32 2, f16/bf16 4, q8_0 7.5, q4_0 14 FLOP/B, against a balance of ~4
+ *           (118 GFLOP/s FMA / 28 GB/s triad per Zen 4 core): f32 is memory-bound,
+ *           f16/bf16 sit at the balance, q8_0/q4_0 are bound by the fp32 FMA pipes.
+ *   A token at L16384 is 131072 key-heads: f32 134 MB (4.8 ms at 28 GB/s), 268 MFLOP
+ *   (2.3 ms at 118 GFLOP/s); the FMA roof caps any type at ~440 tokens/s per core
+ *   (q8_0/q4_0, with their vmulps: ~350), i.e. 2.1x (1.7x) fp32 at its triad: so
+ *   f16's 1.8x needs 0.86 of the FMA roof, and q8_0's 3x and q4_0's 4.5x cannot be
+ *   had with fp32 FMAs at all (int8 dot products would be needed, below).
+ *
+ * Measured (scripts/decode-cputime.sh 3 build/native build/avx2; AMD EPYC Zen 4, 2 vCPUs
+ * of a VM shared with busy tenants, so every row and the triad are timed by CPU time
+ * per thread, interleaved pass by pass; medians of 3 passes, 15 calls each; triad of
+ * the same run 28.2 GB/s at 1 thread, 51.4 at 2). decode H32/8 d128:
+ *                         1 thread                        2 threads
+ *                  ms  tok/s  GB/s  /triad  x f32   ms  tok/s  GB/s  /triad  x f32
+ *   f32  L4096   1.344  744  25.0  0.88           0.689 1451  48.7  0.95
+ *   f32  L16384  5.354  187  25.1  0.89           2.698  371  49.8  0.97
+ *   f16  L16384  3.929  255  17.1  0.61   1.36    1.911  523  35.1  0.68   1.41
+ *   bf16 L16384  3.833  261  17.5  0.62   1.40    1.902  526  35.3  0.69   1.42
+ *   q8_0 L16384  4.367  229   8.2  0.29   1.23    2.171  461  16.4  0.32   1.24
+ *   q4_0 L16384  4.510  222   4.2  0.15   1.19    2.280  439   8.3  0.16   1.18
+ *   AVX2 build (make ISA=avx2, same run): f32 L4096 0.79 / 0.86 of the triad, L16384
+ *   0.81 / 0.88; x f32 at L16384: f16 1.30 / 1.27, bf16 1.19 / 1.18, q8_0 0.95 / 0.92,
+ *   q4_0 0.86 / 0.86 (8 lanes: twice the conversions per FMA).
+ * Against the FMA roof (118 GFLOP/s per core, headroom roofline, best of 7), one core:
+ * f16 30.0 ns per key-head (0.58 of 17.3), q8_0 33.3 and q4_0 34.4 (0.65 and 0.63 of
+ * 21.7). In L2 (L128) f16 takes 23 ns: scores 11.4, P·V 8.3 (at its FMA count), the
+ * softmax 1.7; the rest at L16384 is memory stalls the prefetch does not hide.
+ * Before this (the per-row fp32 step, prefetch scheduled by two divisions per key step),
+ * in an earlier run of the same script with both builds interleaved (2 passes), old ->
+ * new ms at 1 / 2 threads: f32 L16384 5.54 -> 5.18 / 2.83 -> 2.86, f16 5.36 -> 3.83 /
+ * 2.69 -> 2.12, bf16 5.31 -> 3.81 / 2.75 -> 1.91, q8_0 5.29 -> 4.32 / 2.65 -> 2.17,
+ * q4_0 4.91 -> 4.55 / 2.49 -> 2.28; AVX2 f32 7.54 -> 5.97 / 3.78 -> 2.98.
+ * Tried and left: prefetch 2 or 3 blocks ahead (f32 5.57 -> 5.42 / 5.58 ms, f16 3.85 ->
+ * 4.08 / 4.07, medians of 3 interleaved passes: within the noise), 128 or 256
+ * keys per f32 block (6.3 / 6.7 ms against 5.6 at 64), 128 or 512 for the typed ones
+ * (within 2% of 256), a 4x4 transpose reduction of the scores instead of
+ * hr_vreduce_add4 per row (no change: the horizontal sums do not bind). Two threads
+ * take four KV heads each (BHND): no split, no merge.
+ * Left: q8_0/q4_0 scores as int8 dot products (q quantized per 32-block, vpdpbusd with
+ * a +128 offset and a per-key correction, AVX512-VNNI has no signed x signed form):
+ * an estimated ~26 instead of ~40 FMA-pipe ops per key for the scores, but q's rounding then enters
+ * the kernel's own error, which today is fp32 accumulation only (test_decode_kv.c).
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
@@ -50,7 +100,8 @@
 /* Interleaved (BNHD) key blocks hold at most this many floats of K over all heads:
  * 64 KiB, 16 keys at Hkv 8, d 128. H32/8 L16384 d128 against the bandwidth probe:
  * blocks of 64 keys 0.52 (1 thread) / 0.52-0.57 (2), 32 keys 0.56 / 0.69-0.72,
- * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74. */
+ * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74 (wall clock, with the former per-row
+ * fp32 block step; not measured again with the register tiles). */
 #define DECODE_HEADS_BLOCK_F 16384
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
@@ -140,22 +191,14 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
     }
 }
 
-/* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V. The
- * prefetch arguments (V of the next block during the scores, K of the block after
- * next during P·V) may be empty (nv, n2 = 0). */
+/* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V, in
+ * decode_kv.c's register tiles for every stored type (f32 too). The prefetch arguments
+ * (V of the next block during the scores, K of the block after next during P·V) may be
+ * empty (nv, n2 = 0). */
 DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    if (c->kt != HR_F32) {
-        hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-        return;
-    }
-    const hr_args *a = c->a;
-    const float *kbase = hr_crow(a->k, b, g, 0), *vbase = hr_crow(a->v, b, g, 0);
-    const ptrdiff_t ksn = a->k.sn, vsn = a->v.sn;
-    block_scores(c, q, kbase + jb * ksn, ksn, vbase + (ptrdiff_t)jpf_v * vsn, vsn, n, s, nv);
-    block_softmax_rows(c, jb, n, end, s, st);
-    block_pv(c, s, vbase + jb * vsn, vsn, kbase + (ptrdiff_t)jpf_k * ksn, ksn, n2, n, st.acc);
+    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 
 /* The causal ends of the query rows and the last key any row of a group sees. */

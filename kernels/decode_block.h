@@ -1,4 +1,4 @@
-/* decode_block.h — flash-decoding's per-block steps (scores, online softmax, P·V) on fp32 rows, shared by decode.c and decode_kv.c. */
+/* decode_block.h — flash-decoding's shared context, state and online-softmax step (decode.c's walks, decode_kv.c's block step). */
 #ifndef HR_DECODE_BLOCK_H
 #define HR_DECODE_BLOCK_H
 
@@ -9,15 +9,13 @@
 #include "vec.h"
 
 #define DECODE_MAX_Q 16      /* query rows per head this kernel accepts            */
-/* The block steps are inlined into both walks (one head, interleaved heads): with two
- * callers gcc stopped inlining them and one-core decode lost ~8% (measured). */
+/* The block steps are inlined into every per-type copy of decode_kv.c's block step. */
 #define DECODE_INLINE static inline __attribute__((always_inline))
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
 /* A typed cache's default: its per-block work (softmax, rescale, tile set-up) is paid
  * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
  * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
 #define DECODE_BLOCK_KV_TYPED 256
-#define DECODE_ROWS 4        /* query rows per register tile in P·V                 */
 
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
 
@@ -44,60 +42,6 @@ typedef struct {
 /* Query row r of the group is head g*G + r / Nq, row r % Nq. */
 static inline int row_head(const dctx *c, int g, int r) { return g * c->G + r / c->p->seq_q; }
 static inline int row_i(const dctx *c, int r) { return r % c->p->seq_q; }
-
-static inline float dot_tail(const float *q, const float *k, int x, int d)
-{
-    /* q is zero padded; k may end at d. */
-    return hr_vreduce_add(hr_vmul(hr_vload(q + x), hr_vload_n(k + x, d - x)));
-}
-
-/* Scores of keys [jb, jb+n) for every row into s (row stride kbp): s = q_r · k_j
- * (q already carries the scale). Four keys at a time so their loads and FMA chains are
- * independent. Meanwhile the first nv V rows of the next block (v0) are prefetched into
- * L2: a block ahead, not the current one, and into L2 rather than L1, each measured
- * faster on DRAM-resident caches (+18% and +50% single-thread); the hardware prefetcher
- * alone reaches only ~45% of the triad. */
-DECODE_INLINE void block_scores(const dctx *c, const float *q, const float *k0, ptrdiff_t sn,
-                         const float *v0, ptrdiff_t vsn, int n, float *s, int nv)
-{
-    const int d = c->d, R = c->R, dfull = d / HR_VW * HR_VW;
-    int j = 0;
-    for (; j + 4 <= n; j += 4) {
-        const float *k[4] = {k0 + j * sn, k0 + (j + 1) * sn, k0 + (j + 2) * sn,
-                             k0 + (j + 3) * sn};
-        for (int u = 0; u < 4; u++)
-            if (j + u < nv) for (int x = 0; x < d; x += 16) __builtin_prefetch(v0 + (j + u) * vsn + x, 0, 2);
-        for (int r = 0; r < R; r++) {
-            const float *qr = q + (size_t)r * c->dp;
-            hr_vf a0 = hr_vzero(), a1 = hr_vzero(), a2 = hr_vzero(), a3 = hr_vzero();
-            int x = 0;
-            for (; x < dfull; x += HR_VW) {
-                hr_vf qv = hr_vload(qr + x);
-                a0 = hr_vfma(qv, hr_vload(k[0] + x), a0);
-                a1 = hr_vfma(qv, hr_vload(k[1] + x), a1);
-                a2 = hr_vfma(qv, hr_vload(k[2] + x), a2);
-                a3 = hr_vfma(qv, hr_vload(k[3] + x), a3);
-            }
-            float *sr = s + (size_t)r * c->kbp + j;
-            hr_vreduce_add4(a0, a1, a2, a3, sr);
-            if (x < d)
-                for (int u = 0; u < 4; u++) sr[u] += dot_tail(qr, k[u], x, d);
-        }
-    }
-    for (; j < n; j++) {
-        const float *kj = k0 + j * sn;
-        if (j < nv) for (int x = 0; x < d; x += 16) __builtin_prefetch(v0 + j * vsn + x, 0, 2);
-        for (int r = 0; r < R; r++) {
-            const float *qr = q + (size_t)r * c->dp;
-            hr_vf a = hr_vzero();
-            int x = 0;
-            for (; x < dfull; x += HR_VW) a = hr_vfma(hr_vload(qr + x), hr_vload(kj + x), a);
-            float t = hr_vreduce_add(a);
-            if (x < d) t += dot_tail(qr, kj, x, d);
-            s[(size_t)r * c->kbp + j] = t;
-        }
-    }
-}
 
 /* Online-softmax step of one row over the block's first vis scores (the rest are
  * masked): afterwards m is the max over every visible key seen so far, l the sum of
@@ -138,63 +82,6 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
     }
 }
 
-/* acc[r] += sum_j p[r][j] * V_j for the block's n keys, DECODE_ROWS rows per register
- * tile, one vector of d at a time (V loaded once per tile). Meanwhile the first nnext K
- * rows of the block after next (knext) are prefetched into L2, one line per key step
- * rather than in a burst (a burst stalls on the miss buffers: ~10% slower measured on
- * L2-resident data), so memory stays busy while this phase computes. The lines go in
- * address order (line l of the block at step l of the passes), not column by column
- * as the passes read V: the L2 stream prefetcher follows ascending lines and runs
- * ahead of them, a 512-byte stride it does not. Measured at H32/8 L16384 d128, against
- * the concurrent bandwidth probe, interleaved: 1 thread 0.60 -> 0.84, 2 threads
- * 0.63-0.80 -> 0.84-1.0 (a plain read loop here: ~27 GB/s per core in address order,
- * ~10-14 GB/s in decode's 4-row and column orders). */
-DECODE_INLINE void block_pv(const dctx *c, const float *s, const float *v0, ptrdiff_t sn,
-                     const float *knext, ptrdiff_t ksn, int nnext, int n, float *acc)
-{
-    const int d = c->d, R = c->R, dp = c->dp, kbp = c->kbp, lpr = (d + 15) / 16;
-    for (int x = 0; x < d; x += HR_VW) {
-        const int w = d - x < HR_VW ? d - x : HR_VW;
-        const int npf = x % 16 == 0 ? nnext : 0; /* nnext lines per 64-byte column pass */
-        const int pass = x / 16;
-        int r = 0;
-        for (; r + DECODE_ROWS <= R; r += DECODE_ROWS) {
-            float *a = acc + (size_t)r * dp + x;
-            const float *p = s + (size_t)r * kbp;
-            hr_vf a0 = hr_vload(a), a1 = hr_vload(a + dp), a2 = hr_vload(a + 2 * dp),
-                  a3 = hr_vload(a + 3 * dp);
-            for (int j = 0; j < n; j++) {
-                if (r == 0 && j < npf) {
-                    const int line = pass * nnext + j; /* in address order over the block */
-                    __builtin_prefetch(knext + line / lpr * ksn + line % lpr * 16, 0, 2);
-                }
-                hr_vf v = w == HR_VW ? hr_vload(v0 + j * sn + x) : hr_vload_n(v0 + j * sn + x, w);
-                a0 = hr_vfma(hr_vset1(p[j]), v, a0);
-                a1 = hr_vfma(hr_vset1(p[kbp + j]), v, a1);
-                a2 = hr_vfma(hr_vset1(p[2 * kbp + j]), v, a2);
-                a3 = hr_vfma(hr_vset1(p[3 * kbp + j]), v, a3);
-            }
-            hr_vstore(a, a0);
-            hr_vstore(a + dp, a1);
-            hr_vstore(a + 2 * dp, a2);
-            hr_vstore(a + 3 * dp, a3);
-        }
-        for (; r < R; r++) {
-            float *a = acc + (size_t)r * dp + x;
-            const float *p = s + (size_t)r * kbp;
-            hr_vf a0 = hr_vload(a);
-            for (int j = 0; j < n; j++) {
-                if (r == 0 && j < npf) {
-                    const int line = pass * nnext + j; /* in address order over the block */
-                    __builtin_prefetch(knext + line / lpr * ksn + line % lpr * 16, 0, 2);
-                }
-                hr_vf v = w == HR_VW ? hr_vload(v0 + j * sn + x) : hr_vload_n(v0 + j * sn + x, w);
-                a0 = hr_vfma(hr_vset1(p[j]), v, a0);
-            }
-            hr_vstore(a, a0);
-        }
-    }
-}
 /* The online-softmax step of every row of the group over keys [jb, jb+n), end[i] the
  * causal end of query row i. */
 DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *end, float *s, dstate st)

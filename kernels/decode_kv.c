@@ -1,35 +1,40 @@
-/* decode_kv.c — flash-decoding's block step on a typed KV cache (f16, bf16, q8_0, q4_0): K and V rows converted in registers, scored and summed in fp32. */
+/* decode_kv.c — flash-decoding's block step for every stored K/V type (f32, f16, bf16, q8_0, q4_0): register tiles, K and V rows converted in registers, scored and summed in fp32. */
 /*
- * The walks, splits and merges are decode.c's; this file replaces its fp32 block step
- * (attend_block) when p->kv_dtype is not f32. A key block is at most DECODE_KV_BUF_F
- * floats once dequantized (32 keys at d 128), so the scratch stays in L1:
+ * The walks, splits and merges are decode.c's; this file is its block step
+ * (attend_block), compiled once per stored type so each conversion is inlined:
  *
- *   K rows -> dequantize into buf (kb x dp fp32) -> scores, online softmax (decode_block.h)
- *   V rows -> dequantize into buf                -> P·V into the fp32 accumulators
+ *   K rows -> RT query rows x 4 keys of fp32 FMAs (each K vector converted once, used by
+ *             RT rows) -> scores; online softmax (decode_block.h)
+ *   V rows -> RT rows x XG vectors of d (each V vector converted once per row tile)
+ *             -> P·V into the fp32 accumulators
  *
- * The conversions are vec.h's "reduced-precision loads": exact, so the kernel sees the
- * very values hr_dtype_load_row gives the oracle, and its own error is fp32
- * accumulation only (tests/test_decode_kv.c).
+ * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
+ * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
+ * on one Zen 4 core (CPU time, decode.c). The conversions are vec.h's "reduced-precision
+ * loads": exact, so the kernel sees the very values hr_dtype_load_row gives the oracle,
+ * and its own error is fp32 accumulation only (tests/test_decode_kv.c).
  *
- * Budget per key at H32/8 d128, Nq 1 (R = 4 query rows per KV head), AVX-512, Zen 4:
+ * Budget per key and KV head at H32/8 d128, Nq 1 (R = 4 query rows per KV head),
+ * AVX-512, Zen 4 (one zmm FMA per cycle: two 256-bit FMA pipes):
  *   bytes read    K + V: f32 1024, f16/bf16 512, q8_0 272, q4_0 144
- *   FMAs          scores R*d + P·V R*d = 1024 (64 zmm FMAs): ~64 cycles at one zmm
- *                 FMA per cycle (Zen 4 double-pumps 512-bit FMAs on two 256-bit pipes)
- *   conversion    2 rows of d/16 = 8 vectors: per vector one load, 1-2 converts
- *                 (vcvtph2ps; vpmovzxwd + vpslld; vpmovsxbd + vcvtdq2ps + vmulps;
- *                 q4_0 adds vpand/vpsrld + vpsubd), one store into buf, later one
- *                 reload per row tile: ~16 stores and 40-70 other uops per key
+ *   FMAs          scores R*d + P·V R*d = 1024 multiply-adds = 64 zmm FMAs
+ *   conversion    2 rows of d/16 = 8 vectors each: f16 vcvtph2ps; bf16 vpmovzxwd +
+ *                 vpslld; q8_0 vpmovsxbd + vcvtdq2ps + vmulps; q4_0 vpmovzxbd + vpand or
+ *                 vpsrld + vpsubd + vcvtdq2ps + vmulps. The 16 vmulps of the block types
+ *                 share the FMA pipes: 80 FMA-pipe cycles per key against 64.
  *   softmax       R exps per key, amortized over the block
- *   So f16/bf16 at 512 B per key stay memory-bound up to ~30 GB/s per core (64-80
- *   cycles per key at ~4 GHz is 25-30 GB/s); q8_0 and q4_0 are bound by the fp32 FMAs
- *   (and the conversion uops beside them), not by their 272 or 144 bytes: ~50-60 M keys
- *   per second per core whatever the format, which is the compute roof they are
- *   measured against (docs/decode-kv.md).
+ * The compute roof is therefore the FMA ceiling over 2048 FLOPs per key and KV head
+ * (f32, f16, bf16) or over 2560 FMA-pipe FLOPs (q8_0, q4_0): at 118 GFLOP/s, 17.3 and
+ * 21.7 ns. Measured at L128 (all in L2), one core: scores ~11 ns, P·V ~8 ns (f16), so
+ * P·V runs at the roof and the scores ~30% above it. Every type is compute-bound on one
+ * core below ~35 GB/s of triad; see decode.c for the figures at L16384.
  *
- * Prefetch: as in decode.c, V rows of the next block during the K conversion and K rows
- * of the block after next during the V conversion, every line of a row in address order
- * (the rows of a head are contiguous in BHND); the interleaved (BNHD) walk prefetches
- * whole rows of heads itself and passes none.
+ * Prefetch: V rows of the next block during the scores and K rows of the block after
+ * next during P·V, every line of a row in address order (the rows of a head are
+ * contiguous in BHND), a few lines per step (pf_step: a running remainder; with two
+ * divisions per key step and a fifth line prefetched per 256-byte row, f16 at L16384
+ * took 38% longer, q8_0 22%); the interleaved (BNHD) walk prefetches whole rows of
+ * heads itself and passes none.
  */
 #include "decode_block.h"
 
@@ -58,6 +63,7 @@ DECODE_INLINE hr_vf kv_scale(hr_dtype t, const unsigned char *row, int x)
 DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, hr_vf sc)
 {
     switch (t) {
+    case HR_F32: return w == HR_VW ? hr_vload((const float *)row + x) : hr_vload_n((const float *)row + x, w);
     case HR_F16: return w == HR_VW ? hr_vload_f16(row + 2 * x) : hr_vload_f16_n(row + 2 * x, w);
     case HR_BF16: return w == HR_VW ? hr_vload_bf16(row + 2 * x) : hr_vload_bf16_n(row + 2 * x, w);
     case HR_Q8_0: return hr_vload_q8_0(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK), x % HR_QBLOCK, sc);
@@ -67,27 +73,33 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
 }
 
 /* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
- * handed out a few per step so the misses stay spread (a burst stalls on the miss
- * buffers, decode_block.h): lines [lo, hi) of the sequence, lpr per row, the last one
- * of a row at its last byte. */
+ * handed out over `steps` calls of pf_step, a few per call, so the misses stay spread
+ * (a burst stalls on the miss buffers, decode_block.h): after call i, floor(lines * i /
+ * steps) lines are issued (a running remainder, no division in the loop). lpr lines per
+ * row, the last one of an unaligned row at its last byte. */
 typedef struct {
-    const unsigned char *pf;
+    const unsigned char *row; /* the row of the next line                          */
     ptrdiff_t psn;
-    int lpr, lines;
     size_t rb;
+    int lpr, col;             /* lines per row, the next line's index in its row    */
+    int lines, steps, rem;    /* lines in all, calls in all, remainder * steps       */
 } pf_seq;
 
-DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows)
+DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
 {
-    const int lpr = (int)((c->rb + 63) / 64) + 1;
-    return (pf_seq){pf, psn, lpr, nrows * lpr, c->rb};
+    const int lpr = (int)((c->rb + 63) / 64) + (c->rb % 64 != 0);
+    return (pf_seq){pf, psn, c->rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0};
 }
 
-DECODE_INLINE void pf_lines(const pf_seq *q, int lo, int hi)
+DECODE_INLINE void pf_step(pf_seq *q)
 {
-    for (int l = lo; l < hi; l++) {
-        const size_t off = (size_t)(l % q->lpr) * 64;
-        __builtin_prefetch(q->pf + (l / q->lpr) * q->psn + (off < q->rb ? off : q->rb - 1), 0, 2);
+    for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
+        const size_t off = (size_t)q->col * 64;
+        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, 2);
+        if (++q->col == q->lpr) {
+            q->col = 0;
+            q->row += q->psn;
+        }
     }
 }
 
@@ -125,12 +137,12 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const pf_seq pq = pf_rows(c, pf, psn, nv);
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
     for (int j = 0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        pf_lines(&pq, (int)((long)pq.lines * j / n), (int)((long)pq.lines * (j + nk) / n));
+        pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
@@ -142,18 +154,17 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const un
 
 /* acc[r][x .. x + nx*HR_VW) += sum_j p[r][j] V_j for rows [r0, r0 + nr): the V
  * vectors of a key are converted once per row tile. w is the width of the last
- * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence whose share for key
- * steps [step0, step0 + n) of `steps` is issued one step at a time. */
+ * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence, stepped once per
+ * key. */
 DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
-                           int n, int x, int nx, int w, int r0, int nr, float *acc, const pf_seq *pq,
-                           int step0, int steps)
+                           int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
 {
     hr_vf a[RT][XG];
     for (int r = 0; r < RT; r++)
         for (int g = 0; g < XG; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
     for (int j = 0; j < n; j++) {
-        if (pq) pf_lines(pq, (int)((long)pq->lines * (step0 + j) / steps), (int)((long)pq->lines * (step0 + j + 1) / steps));
+        if (pq) pf_step(pq);
         const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG], sc[XG];
         for (int g = 0; g < XG; g++) {
@@ -179,17 +190,15 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    const pf_seq pq = pf_rows(c, pf, psn, n2);
-    const int steps = (nvec + XG - 1) / XG * n; /* key steps of the first row tile */
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * n); /* key steps of the first row tile */
     for (int x0 = 0; x0 < nvec; x0 += XG) {
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            const pf_seq *pp = r0 == 0 ? &pq : NULL;
-            const int step0 = x0 / XG * n;
-            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp, step0, steps);
-            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp, step0, steps);
+            pf_seq *pp = r0 == 0 ? &pq : NULL;
+            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp);
+            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp);
         }
     }
 }
@@ -208,6 +217,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     switch (c->kt) {
+    case HR_F32: block_kv(c, HR_F32, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_F16: block_kv(c, HR_F16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_BF16: block_kv(c, HR_BF16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_Q8_0: block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
@@ -232,10 +242,10 @@ const char *hr_decode_path(const hr_problem *p)
 {
     static const char *const paths[HR_NDTYPES] = {
         [HR_F32] = HR_VEC_ISA " fp32",
-        [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " to L1, fp32 FMA",
-        [HR_BF16] = HR_VEC_ISA " bf16 shift to L1, fp32 FMA",
-        [HR_Q8_0] = HR_VEC_ISA " q8_0 " CVT_INT " to L1, fp32 FMA",
-        [HR_Q4_0] = HR_VEC_ISA " q4_0 nibble unpack to L1, fp32 FMA",
+        [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " in registers, fp32 FMA",
+        [HR_BF16] = HR_VEC_ISA " bf16 shift in registers, fp32 FMA",
+        [HR_Q8_0] = HR_VEC_ISA " q8_0 " CVT_INT " in registers, fp32 FMA",
+        [HR_Q4_0] = HR_VEC_ISA " q4_0 nibble unpack in registers, fp32 FMA",
     };
     return p->kv_dtype < HR_NDTYPES && paths[p->kv_dtype] ? paths[p->kv_dtype] : HR_VEC_ISA;
 }

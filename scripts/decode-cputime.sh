@@ -1,0 +1,59 @@
+#!/bin/bash
+# decode-cputime.sh — issue 14's decode targets measured by CPU time per thread on a shared machine:
+# every build's decode rows and the triad, interleaved pass by pass, then medians over the passes.
+#
+# usage: scripts/decode-cputime.sh PASSES BUILD_DIR [BUILD_DIR ...]
+#   BUILD_DIR: a make build directory (build/native, build/avx2, or BUILDDIR=...) whose
+#   kernels/ and harness/base/ objects are linked into scripts/decode-cputime.c (compiled
+#   -O3 -march=native, so the triad is vectorized: at -O2 it ran at 21 instead of 28 GB/s).
+#   Env: CONFIGS (default: every kv type at L16384 and f32 at L4096, 1 and 2 threads),
+#   REPS (calls per row, 15), LOCK (a flock file every timing runs under, /tmp/hr-timing.lock).
+# Prints the raw lines (pass, build, kv, L, T, cpu median ms) and a table per build:
+# tokens/s, GB/s, fraction of the triad of the same passes, ratio to f32 at the same L, T.
+set -euo pipefail
+P=${1:?passes}; shift
+REPS=${REPS:-15}
+LOCK=${LOCK:-/tmp/hr-timing.lock}
+CONFIGS=${CONFIGS:-"f32:16384:1 f16:16384:1 bf16:16384:1 q8_0:16384:1 q4_0:16384:1 f32:4096:1 f32:16384:2 f16:16384:2 bf16:16384:2 q8_0:16384:2 q4_0:16384:2 f32:4096:2"}
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bins=()
+for b in "$@"; do
+  d=$(cd "$b" && pwd)
+  out="$tmp/$(echo "$b" | tr '/' '_')"
+  gcc -std=c11 -O3 -march=native -fopenmp -I"$here/kernels" -I"$here/harness/base" -I"$d" -D_GNU_SOURCE \
+    "$here/scripts/decode-cputime.c" "$d"/kernels/*.o "$d"/harness/base/*.o -o "$out" \
+    $(pkg-config --libs libcjson inih) $(pkg-config --libs openblas 2>/dev/null || true) -lm
+  bins+=("$out")
+done
+export OMP_WAIT_POLICY=passive OMP_PROC_BIND=close OMP_PLACES=cores
+raw="$tmp/raw"
+for p in $(seq 1 "$P"); do
+  for T in 1 2; do
+    echo "$p triad triad 0 $T $(flock "$LOCK" "${bins[0]}" triad 0 "$T" "$REPS" | awk '{print $2}')" | tee -a "$raw"
+  done
+  for c in $CONFIGS; do
+    IFS=: read -r kv L T <<<"$c"
+    for i in "${!bins[@]}"; do
+      echo "$p ${@:i+1:1} $kv $L $T $(flock "$LOCK" "${bins[$i]}" "$kv" "$L" "$T" "$REPS" | awk '{print $2}')" | tee -a "$raw"
+    done
+  done
+done
+python3 - "$raw" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1])]
+med = {}
+for p, b, kv, L, T, ms in rows:
+    med.setdefault((b, kv, int(L), int(T)), []).append(float(ms))
+tri = {T: 12.0 * ((256 << 20) // 12) / (st.median(v) * 1e-3) * 1e-9 for (b, kv, L, T), v in med.items() if kv == 'triad'}
+row_bytes = {'f32': 512, 'f16': 256, 'bf16': 256, 'q8_0': 136, 'q4_0': 72}
+print("\nmedians over %d passes (CPU time per thread); triad GB/s: %s" % (len(set(r[0] for r in rows)), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(tri.items()))))
+print("%-16s %-5s %6s %2s %9s %9s %8s %8s %9s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "x f32"))
+for (b, kv, L, T), v in sorted(med.items()):
+    if kv == 'triad': continue
+    ms = st.median(v); gbs = 2 * 8 * L * row_bytes[kv] / (ms * 1e-3) * 1e-9
+    f32 = med.get((b, 'f32', L, T))
+    ratio = "%.2f" % (st.median(f32) / ms) if f32 else "-"
+    print("%-16s %-5s %6d %2d %9.3f %9.1f %8.2f %8.3f %9s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], ratio))
+PY
