@@ -1,0 +1,73 @@
+/* vec_bf16.h — the vector layer's AVX512-BF16 part: vdpbf16ps and bf16 pair packing, chosen at run time. */
+#ifndef HR_VEC_BF16_H
+#define HR_VEC_BF16_H
+
+/* An AVX-512 build (vec.h's HR_VEC_AVX512) compiles these with a target attribute, so
+ * -march=x86-64-v4 (ISA=avx512), which lacks AVX512-BF16, still has them; hr_cpu_bf16()
+ * says at run time whether this CPU may run them. Other builds (ISA=avx2, generic) leave
+ * HR_HAVE_BF16DOT undefined and their kernels take their conversion paths: an ISA=avx2
+ * binary stands for an AVX2 machine even where it runs on a BF16 one.
+ *
+ *   hr_vbf                      32 bf16 as 16 pairs (one zmm)
+ *   hr_vbf_load(p), hr_vbf_store(p, x)   64 bytes, unaligned
+ *   hr_vbf_pair1(p)             the pair (p[0], p[1]) in every lane (vpbroadcastd)
+ *   hr_vbf_zip_n(a, b, n)       lane c = (a[c], b[c]) for c < n <= 16, 0 past n; b NULL
+ *                               gives (a[c], 0)
+ *   hr_vdot_bf16(acc, a, b)     acc[i] += a[2i] b[2i] + a[2i+1] b[2i+1] (vdpbf16ps: fp32
+ *                               accumulation, products exact; denormals flushed)
+ *   hr_vstore_bf16(p, x)        16 floats rounded to bf16 (nearest even, vcvtneps2bf16)
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "vec.h"
+
+#if defined(HR_VEC_AVX512) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define HR_HAVE_BF16DOT 1
+
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define HR_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+#define HR_BF16_INLINE static inline __attribute__((always_inline)) HR_BF16_TARGET
+
+typedef __m512i hr_vbf;
+
+/* AVX-512F usable (cpuid and the OS's XCR0, by the compiler's check) and CPUID.(7,1):EAX
+ * bit 5, AVX512_BF16. */
+static inline int hr_cpu_bf16(void)
+{
+    unsigned a, b, c, d;
+    if (!__builtin_cpu_supports("avx512f")) return 0;
+    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
+    return a >> 5 & 1;
+}
+
+HR_BF16_INLINE hr_vbf hr_vbf_load(const void *p) { return _mm512_loadu_si512(p); }
+HR_BF16_INLINE void hr_vbf_store(void *p, hr_vbf x) { _mm512_storeu_si512(p, x); }
+HR_BF16_INLINE hr_vbf hr_vbf_pair1(const void *p)
+{
+    int32_t x;
+    memcpy(&x, p, sizeof x);
+    return _mm512_set1_epi32(x);
+}
+HR_BF16_INLINE hr_vbf hr_vbf_zip_n(const void *a, const void *b, int n)
+{
+    const __mmask16 m = (__mmask16)((1u << n) - 1u);
+    __m512i x = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, a));
+    if (!b) return x;
+    __m512i y = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, b));
+    return _mm512_or_si512(x, _mm512_slli_epi32(y, 16));
+}
+HR_BF16_INLINE hr_vf hr_vdot_bf16(hr_vf acc, hr_vbf a, hr_vbf b)
+{
+    return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
+}
+HR_BF16_INLINE void hr_vstore_bf16(void *p, hr_vf x)
+{
+    _mm256_storeu_si256((__m256i *)p, (__m256i)_mm512_cvtneps_pbh(x));
+}
+#endif
+
+#endif
