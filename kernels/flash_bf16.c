@@ -76,6 +76,7 @@ const char *hr_ft_path(const hr_problem *p)
 #define MR 6
 #define NV 4
 #define VW 16 /* fp32 lanes = bf16 pairs per vector */
+#define HR_FT_SLACK 8.0f
 
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
@@ -228,11 +229,20 @@ static HR_BF16_TARGET void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, 
         memset(p, 0, (size_t)ncols * sizeof(uint16_t));
         return;
     }
-    for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
-    hr_vf mx = hr_vset1(-INFINITY);
+    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
+     * -inf) for any scale c up to 10^30. */
+    const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
+    for (int c = cut; c < ncols; c++) s[c] = masked;
+    hr_vf mx = hr_vset1(masked);
     for (int c = 0; c < ncols; c += VW) mx = hr_vmax(mx, hr_vload(s + c));
-    float m_new = hr_vreduce_max(mx) * w->qscale, m_old = w->m[r];
-    if (m_new > m_old) {
+    /* Lazy rescaling: the running max m moves only when a score passes it by more than
+     * HR_FT_SLACK (log2 units), so the weights stay <= 2^SLACK (fp32 sums have room to
+     * spare) and the row's horizontal max and the O rescale are skipped on most tiles;
+     * l and O keep using the same m, so o / l is unchanged. */
+    float m_old = w->m[r];
+    const hr_vf mxs = hr_vmul(mx, hr_vset1(w->qscale));
+    if (m_old == -INFINITY || hr_vany_gt(mxs, m_old + HR_FT_SLACK)) {
+        const float m_new = hr_vreduce_max(mxs);
         if (m_old != -INFINITY) {
             hr_vf av = hr_vset1(exp2f(m_old - m_new));
             float *o = w->o + (size_t)r * w->dp;
@@ -245,7 +255,7 @@ static HR_BF16_TARGET void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, 
     /* p[c] (bytes 2c..2c+31) overwrites only scores already read (bytes from 4c). */
     hr_vf cv = hr_vset1(w->qscale), mneg = hr_vset1(-m_old), sum = hr_vzero();
     for (int c = 0; c < ncols; c += VW) {
-        hr_vf pv = hr_vexp2(hr_vfma(hr_vload(s + c), cv, mneg));
+        hr_vf pv = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
         hr_vstore_bf16(p + c, pv);
         sum = hr_vadd(sum, pv);
     }
