@@ -35,6 +35,20 @@
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
  *
+ * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
+ * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
+ *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 in an AVX-512 build: vdpbf16ps,
+ *            fp32 accumulation, P rounded to bf16 (flash_bf16.c, which also says what
+ *            limits it: ~1.9x this file's fp32 speed, ~78% of the bf16 dot roof).
+ *   convert  everything else, and every pair in ISA=avx2 / generic builds (which stand for
+ *            machines without the instruction), or with HEADROOM_FLASH_PATH=convert: K and
+ *            V tiles converted to fp32 while packed (K rows into vp, then the transpose),
+ *            Q when loaded, O rounded once when stored; the fp32 micro-kernels as above,
+ *            so the kernel's own error is the fp32 kernel's (tests/test_flash_typed.c
+ *            checks the bits). The conversions cost ~d*Bkv per tile against Bq*Bkv*d FMAs.
+ *   f16 takes the conversion path even where vdpbf16ps runs: f16 -> bf16 would round K
+ *   and V by 2^-8, eight times f16's own 2^-11, outside f16's tolerance (docs/measurement.md).
+ *
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
  * dynamically, heaviest first (for causal the last query blocks see the most keys), so
  * the two long tails do not land on one thread. Every row's result is independent of
