@@ -21,21 +21,43 @@
  * f16 -> bf16 would round K and V by 2^-8, 8x f16's own rounding, which no tolerance
  * here covers.
  *
- * What limits it (Zen 4, per 16 scores of one row, one key tile in L1):
- *   vdpbf16ps zmm = 16 lanes x 2 multiply-adds = 64 FLOP, one per cycle on Zen 4 (the
- *   measured bf16 roof, 2x the fp32 FMA's 32 FLOP per cycle).
- *   S: d/2 instructions; P·V: 8 key pairs x d/16 column vectors = d/2 instructions;
- *   so d instructions per 16 scores (64 at d 64, 128 at d 128) against the softmax's
- *   ~13 vector ops on the same FP pipes (load+max, fma, roundscale, sub, 6-FMA
- *   polynomial, scalef, add, vcvtneps2bf16 + store): the arithmetic ceiling is
- *   64/77 = 83% of the bf16 roof at d 64 and 128/141 = 91% at d 128, i.e. the softmax
- *   costs twice as much relative to the products as in the fp32 kernel (the same ops,
- *   half the product instructions). Loads: per k step 4 zmm of kt + 6 pair broadcasts for
- *   24 vdpbf16ps (0.42 per instruction, as fp32). The O tile (6 x 64 fp32) is loaded and
- *   stored once per key tile: 48 memory ops per 32 x 24 instructions at Bkv 64.
- *   Packing is a 16 x 16 32-bit transpose per 16 keys x 32 d (K) and a zip of two rows
- *   per key pair (V): ~d·Bkv/16 shuffles per tile against Bq·Bkv·d/32 instructions,
- *   ~2% at Bq 192. */
+ * What limits it (Zen 4, AVX-512 double-pumped; per 16 scores of one row, d the head dim):
+ *   products  vdpbf16ps zmm = 16 lanes x 2 bf16 multiply-adds = 64 FLOP, one per cycle
+ *             (the bf16 roof `headroom roofline` measures, 2x the fp32 FMA's 32 FLOP).
+ *             S takes d/2 of them (one per d-pair), P·V 8 key pairs x d/16 column vectors
+ *             = d/2: d instructions per 16 scores, 64 at d 64, 128 at d 128 -- half the
+ *             fp32 kernel's 2d FMAs for the same FLOPs.
+ *   loads     per k step 4 zmm of kt + 6 pair broadcasts for 24 vdpbf16ps (0.42 per
+ *             instruction, as fp32); P·V the same per key pair. The 6 x 64 fp32 O tile is
+ *             loaded and stored once per key tile (48 memory ops per 768 instructions).
+ *   softmax   the same vector ops as fp32 against half the product instructions, so it
+ *             weighs twice as much: load + max, fma(s, c, -m), exp2 (roundscale, sub,
+ *             4 FMAs of a degree-4 polynomial, scalef), vcvtneps2bf16 + store, add into
+ *             l: ~11 FP ops. Per row and tile the lazy rescale costs a mul and a compare
+ *             instead of a horizontal max (8 shuffles/max) and the O rescale.
+ *             Ceiling by count d / (d + 11): 85% of the bf16 roof at d 64, 92% at d 128.
+ *   packing   K: a 16 x 16 32-bit transpose per 16 keys x 32 d (64 shuffles), V: per key
+ *             pair and 16 columns two widening loads, a shift and an or: ~Bkv*d/4 ops per
+ *             tile against Bq*Bkv*d/32 instructions, 8/Bq = 4% at Bq 192.
+ *   conversions  none on the inputs (bf16 is used as stored); P to bf16 (counted above);
+ *             O is fp32 until hr_ft_store_x rounds it once per row.
+ *   So ~81% (d 64) and ~88% (d 128) of the roof by count before loop overheads. The
+ *   degree-4 exp2 (3 ops fewer than vec.h's hr_vexp2) and the lazy rescale took the
+ *   1-thread H16 d64 figure from 178 to 184 GFLOP/s; Bkv 128 instead of 64 measured +1%
+ *   at d 64, nothing at d 128, so the tiles stay flash.c's.
+ *
+ * Measured (2-vCPU Zen 4 VM, oversubscribed by other jobs, load 7-12: wall-clock
+ * medians had CV 20-60%, so each call's process CPU time was taken instead, fp32 and bf16
+ * alternated in 3 passes of 7 calls, medians; the roofs by the same clock: vdpbf16ps
+ * 234.8, fp32 FMA 117.3 GFLOP/s per core; 2 threads with OMP_WAIT_POLICY=passive so that
+ * spinning at the end of a call is not counted; docs/measurement.md has the commands):
+ *                         fp32     bf16  GFLOP/s per core   bf16/fp32   % of bf16 roof
+ *   H16 N2048 d64  T1     97.2    182.5                     1.88        78%
+ *   H16 N2048 d64  T2     97.0    185.2                     1.91        79%
+ *   H16 d64 causal T1     93.8    178.2                     1.91        76%
+ *   H16 d64 causal T2     93.4    176.7                     1.90        75%
+ *   H32 d128 causal T1    95.7    190.9                     1.98        81%
+ *   H32 d128 causal T2    95.3    188.4                     1.98        80% */
 
 #include <math.h>
 #include <stdlib.h>
