@@ -32,7 +32,8 @@ typedef struct {
     int rows_cap;    /* capacity of the row stack                              */
     float *q;        /* [rows_cap][d]   Q * scale * log2(e)                     */
     float *o;        /* [rows_cap][dp]  unnormalized running output             */
-    float *m;        /* [rows_cap]      running row max (log2 units), -inf at start */
+    float *m;        /* [rows_cap]      running row max (log2 units), -inf at start;
+                      * bf16dot: at most 8 below it (lazy rescale, flash_bf16.c)  */
     float *l;        /* [rows_cap][VW]  running row sum of exp2(s - m), by lane     */
     int *end;        /* [rows_cap]      keys [0, end) are visible to the row     */
     float *kt;       /* [d][bkvp]       K tile, transposed (keys along vectors)  */
