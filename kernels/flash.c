@@ -35,6 +35,28 @@
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
  *
+ * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
+ * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
+ *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 in an AVX-512 build: vdpbf16ps,
+ *            fp32 accumulation, P rounded to bf16 (flash_bf16.c, with the full budget).
+ *            What limits it: one vdpbf16ps zmm is 32 multiply-adds = 64 FLOP, one per
+ *            cycle on Zen 4 (2x the fp32 FMA), so 16 scores of a row cost d instructions
+ *            (d/2 for S, d/2 for P·V) where fp32 needs 2d FMAs, while the softmax keeps its
+ *            ~11 FP ops per 16 scores (fma for the scale, exp2 of 7 ops, max, bf16 convert,
+ *            sum): by count d/(d+11) = 85% of the bf16 roof at d 64, 92% at d 128; loads
+ *            0.42 per instruction as in fp32; packing (pair transposes, zips) ~4% at
+ *            Bq 192; no input conversions (bf16 used as stored). Measured 76-81% of the
+ *            bf16 roof, 1.88-1.98x this file's fp32 speed (1 and 2 threads, H16 d64,
+ *            H32 d128 causal).
+ *   convert  everything else, and every pair in ISA=avx2 / generic builds (which stand for
+ *            machines without the instruction), or with HEADROOM_FLASH_PATH=convert: K and
+ *            V tiles converted to fp32 while packed (K rows into vp, then the transpose),
+ *            Q when loaded, O rounded once when stored; the fp32 micro-kernels as above,
+ *            so the kernel's own error is the fp32 kernel's (tests/test_flash_typed.c
+ *            checks the bits). The conversions cost ~d*Bkv per tile against Bq*Bkv*d FMAs.
+ *   f16 takes the conversion path even where vdpbf16ps runs: f16 -> bf16 would round K
+ *   and V by 2^-8, eight times f16's own 2^-11, outside f16's tolerance (docs/measurement.md).
+ *
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
  * dynamically, heaviest first (for causal the last query blocks see the most keys), so
  * the two long tails do not land on one thread. Every row's result is independent of
@@ -226,6 +248,8 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->kt = (float *)p, p += align64((size_t)d * (size_t)w->bkvp * f);
     w->vp = (float *)p, p += align64((size_t)w->bkvp * (size_t)w->dp * f);
     w->s = (float *)p;
+    w->dot = 0;
+    w->qscale = 1;
 }
 
 void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_r)
@@ -236,6 +260,35 @@ void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_
     w->m[r] = -INFINITY;
     hr_vstore(w->l + (size_t)r * HR_VW, hr_vzero());
     w->end[r] = end_r;
+}
+
+/* A bf16 or f16 row of n values as fp32 (exact). */
+static void load_row16(hr_dtype t, const void *src, float *dst, int n)
+{
+    const char *x = src;
+    const int full = n / HR_VW * HR_VW;
+    if (t == HR_BF16) {
+        for (int c = 0; c < full; c += HR_VW) hr_vstore(dst + c, hr_vload_bf16(x + 2 * c));
+        if (full < n) hr_vstore_n(dst + full, hr_vload_bf16_n(x + 2 * full, n - full), n - full);
+    } else {
+        for (int c = 0; c < full; c += HR_VW) hr_vstore(dst + c, hr_vload_f16(x + 2 * c));
+        if (full < n) hr_vstore_n(dst + full, hr_vload_f16_n(x + 2 * full, n - full), n - full);
+    }
+}
+
+void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qscale, int end_r)
+{
+    if (w->dot) {
+        hr_ft_dot_load_q(w, r, q_row, qscale, end_r);
+        return;
+    }
+    if (qt == HR_F32) {
+        hr_ft_load_q(w, r, q_row, qscale, end_r);
+        return;
+    }
+    float *q = w->q + (size_t)r * w->d;
+    load_row16(qt, q_row, q, w->d);
+    hr_ft_load_q(w, r, q, qscale, end_r); /* in place */
 }
 
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
@@ -312,26 +365,65 @@ static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
  * every tile waits on L3/DRAM latency (measured: ~20% of the time at d = 64), since
  * the next tile's rows start on new pages the hardware prefetcher has not seen. */
-static void prefetch_rows(const float *base, ptrdiff_t sn, int a, int b, int d)
+void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
 {
     for (int j = a; j < b; j++) {
-        const char *row = (const char *)(base + j * sn);
+        const char *row = (const char *)base + j * sn;
         const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63);
-        for (; line < row + (size_t)d * sizeof(float); line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
+        for (; line < row + rb; line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
+    }
+}
+
+/* The conversion path's packing: a bf16/f16 K tile converted row by row into vp (free
+ * until pack_v, dp floats a row), then transposed like an fp32 one; a V tile converted
+ * straight into vp (its zero padding to dp included). */
+static void pack_kx(hr_ft_ws *w, hr_dtype t, const char *k, ptrdiff_t k_sn, int nk)
+{
+    if (t == HR_F32) {
+        pack_k(w, (const float *)k, k_sn / (ptrdiff_t)sizeof(float), nk);
+        return;
+    }
+    for (int j = 0; j < nk; j++) load_row16(t, k + j * k_sn, w->vp + (ptrdiff_t)j * w->dp, w->d);
+    pack_k(w, w->vp, w->dp, nk);
+}
+
+static void pack_vx(hr_ft_ws *w, hr_dtype t, const char *v, ptrdiff_t v_sn, int nk)
+{
+    if (t == HR_F32) {
+        pack_v(w, (const float *)v, v_sn / (ptrdiff_t)sizeof(float), nk);
+        return;
+    }
+    for (int j = 0; j < nk; j++) {
+        float *dst = w->vp + (ptrdiff_t)j * w->dp;
+        load_row16(t, v + j * v_sn, dst, w->d);
+        if (w->dp > w->d) memset(dst + w->d, 0, (size_t)(w->dp - w->d) * sizeof(float));
     }
 }
 
 void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const float *v,
                   ptrdiff_t v_sn)
 {
+    hr_ft_attend_x(w, rows, HR_F32, k, k_sn * (ptrdiff_t)sizeof(float), v,
+                   v_sn * (ptrdiff_t)sizeof(float));
+}
+
+void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_t k_sn,
+                    const void *vx, ptrdiff_t v_sn)
+{
+    if (w->dot) {
+        hr_ft_dot_attend(w, rows, kx, k_sn, vx, v_sn);
+        return;
+    }
     const int d = w->d, dp = w->dp, ld = w->bkvp;
+    const char *k = kx, *v = vx;
+    const size_t rb = hr_dtype_row_bytes(kt, d);
     int stop = 0;
     for (int r = 0; r < rows; r++)
         if (w->end[r] > stop) stop = w->end[r];
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
-        pack_k(w, k + j0 * k_sn, k_sn, nk);
-        pack_v(w, v + j0 * v_sn, v_sn, nk);
+        pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
+        pack_vx(w, kt, v + j0 * v_sn, v_sn, nk);
         /* The next tile's rows, spread over this tile's micro-tiles. */
         const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
         const int nmt = ceil_div(rows, MR);
@@ -339,8 +431,8 @@ void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const f
             const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
             if (nk_next > 0) {
                 const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-                prefetch_rows(k + jn * k_sn, k_sn, a, b, d);
-                prefetch_rows(v + jn * v_sn, v_sn, a, b, d);
+                hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+                hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
             }
             int lim = 0; /* keys of this tile visible to any row of the micro-tile */
             for (int r = 0; r < mr; r++)
@@ -382,6 +474,17 @@ void hr_ft_store(const hr_ft_ws *w, int r, float *o_row)
     if (full < d) hr_vstore_n(o_row + full, hr_vmul(hr_vload(o + full), inv), d - full);
 }
 
+void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row)
+{
+    if (ot == HR_F32) {
+        hr_ft_store(w, r, o_row);
+        return;
+    }
+    float *o = w->o + (size_t)r * w->dp; /* normalized in place, then rounded once */
+    hr_ft_store(w, r, o);
+    hr_dtype_store_row(ot, o, o_row, w->d);
+}
+
 /* ---- the flash kernel --------------------------------------------------------------- */
 
 static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : omp_get_max_threads(); }
@@ -406,11 +509,13 @@ static int flash_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
     const long nbh = (long)p->batch * p->heads, items = nbh * nqb;
     const float qscale = hr_problem_scale(p) * 1.44269504088896341f;
     const size_t slab = hr_ft_slab_bytes(bq, t->block_kv, p->d_head);
+    const int dot = hr_ft_dot_ok(p);
 #pragma omp parallel num_threads(threads_of(t))
     {
         hr_ft_ws w;
         hr_ft_bind(&w, (char *)ws + (size_t)omp_get_thread_num() * slab, bq, t->block_kv,
                    p->d_head);
+        w.dot = dot;
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < items; it++) {
             /* Heaviest first: under causal masking the last query blocks see most keys. */
@@ -418,11 +523,10 @@ static int flash_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
                       h = (int)(it % p->heads), g = h / group;
             const int i0 = qb * bq, rows = p->seq_q - i0 < bq ? p->seq_q - i0 : bq;
             for (int r = 0; r < rows; r++)
-                hr_ft_load_q(&w, r, hr_crow(a->q, b, h, i0 + r), qscale,
-                             hr_causal_end(p, i0 + r));
-            hr_ft_attend(&w, rows, hr_crow(a->k, b, g, 0), a->k.sn, hr_crow(a->v, b, g, 0),
-                         a->v.sn);
-            for (int r = 0; r < rows; r++) hr_ft_store(&w, r, hr_row(a->o, b, h, i0 + r));
+                hr_ft_load_qx(&w, r, hr_ft_q(p, a, b, h, i0 + r), p->dtype, qscale,
+                              hr_causal_end(p, i0 + r));
+            hr_ft_attend_head(&w, rows, p, a, b, g);
+            for (int r = 0; r < rows; r++) hr_ft_store_x(&w, r, p->dtype, hr_ft_o(p, a, b, h, i0 + r));
         }
     }
     return HR_OK;
@@ -437,4 +541,7 @@ const hr_kernel hr_kernel_flash = {
     .resolve = flash_resolve,
     .workspace_bytes = flash_workspace,
     .run = flash_run,
+    .dtypes = HR_FT_TYPES,
+    .kv_dtypes = HR_FT_TYPES,
+    .path = hr_ft_path,
 };

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "headroom.h"
+
 /* A "row stack" is a set of query rows that attend to the same K/V head: the rows of one
  * query block of one head (flash) or the same block of every head of a GQA group stacked
  * on top of each other (gqa). Each row carries its own causal limit, so the machinery
@@ -14,6 +16,15 @@
  *   hr_ft_load_q(&w, r, q_row, qscale, end_r)     for r in [0, rows)
  *   hr_ft_attend(&w, rows, k, k_sn, v, v_sn)      streams K/V tiles over [0, max end)
  *   hr_ft_store(&w, r, o_row)                     writes O row r (0 where no key visible)
+ *
+ * Typed operands (--dtype/--kv-dtype f32, bf16, f16): hr_ft_load_qx, hr_ft_attend_x and
+ * hr_ft_store_x take rows of any of them with byte strides. Two paths (hr_ft_path):
+ *   convert  K and V tiles converted to fp32 while they are packed (Q when it is loaded,
+ *            O when it is stored), then the fp32 micro-kernels: exact conversions, so the
+ *            kernel's error is that of the fp32 kernel. Every build, every type pair.
+ *   bf16dot  Q, K, V all bf16 on a CPU with AVX512-BF16 (an AVX-512 build): vdpbf16ps
+ *            with fp32 accumulation, P rounded to bf16 (flash_bf16.c). Set w->dot after
+ *            hr_ft_bind to take it.
  */
 typedef struct {
     int d, dp;       /* head dimension; padded to a multiple of the vector width */
@@ -21,12 +32,15 @@ typedef struct {
     int rows_cap;    /* capacity of the row stack                              */
     float *q;        /* [rows_cap][d]   Q * scale * log2(e)                     */
     float *o;        /* [rows_cap][dp]  unnormalized running output             */
-    float *m;        /* [rows_cap]      running row max (log2 units), -inf at start */
+    float *m;        /* [rows_cap]      running row max (log2 units), -inf at start;
+                      * bf16dot: at most 8 below it (lazy rescale, flash_bf16.c)  */
     float *l;        /* [rows_cap][VW]  running row sum of exp2(s - m), by lane     */
     int *end;        /* [rows_cap]      keys [0, end) are visible to the row     */
     float *kt;       /* [d][bkvp]       K tile, transposed (keys along vectors)  */
     float *vp;       /* [bkvp][dp]      V tile, zero-padded columns              */
     float *s;        /* [MR][bkvp] scores, then probabilities, of a micro-tile */
+    int dot;         /* 1: the bf16dot path (q, kt, vp hold bf16, see flash_bf16.c) */
+    float qscale;    /* bf16dot: scale * log2 e, applied to the scores, not to Q  */
 } hr_ft_ws;
 
 /* Bytes of one thread's slab for a stack of rows_cap rows (a multiple of 64). */
@@ -43,6 +57,47 @@ void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const f
                   ptrdiff_t v_sn);
 /* Writes O row r = o / l (d floats); all zeros when the row saw no key. */
 void hr_ft_store(const hr_ft_ws *w, int r, float *o_row);
+
+/* The typed forms: q_row of type qt, K and V rows of type kt (byte strides k_sn, v_sn),
+ * O row of type ot; f32 takes the fp32 code as above. With w->dot set, qt and kt must
+ * be bf16 and the Q row is kept as given (the scores are scaled instead). */
+void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qscale, int end_r);
+void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *k, ptrdiff_t k_sn,
+                    const void *v, ptrdiff_t v_sn);
+void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row);
+
+/* The bf16dot path (flash_bf16.c). hr_ft_dot_ok: whether p takes it on this CPU (Q and
+ * K/V bf16, an AVX-512 build, the CPU has AVX512-BF16, and HEADROOM_FLASH_PATH is not
+ * "convert"); hr_ft_path: the path's name for hr_kernel.path. */
+#define HR_FT_TYPES (1u << HR_F32 | 1u << HR_BF16 | 1u << HR_F16) /* Q/O and K/V alike */
+int hr_ft_dot_ok(const hr_problem *p);
+const char *hr_ft_path(const hr_problem *p);
+void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
+void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
+                      ptrdiff_t v_sn);
+
+/* Prefetches rows [a, b) of rb bytes each, sn bytes apart, from base (every line). */
+void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb);
+
+/* A row of Q or O, and K/V head g, in the stored types of p (byte strides). */
+static inline const void *hr_ft_q(const hr_problem *p, const hr_args *a, int b, int h, int i)
+{
+    return p->dtype == HR_F32 ? (const void *)hr_crow(a->q, b, h, i) : hr_xcrow(a->xq, b, h, i);
+}
+static inline void *hr_ft_o(const hr_problem *p, const hr_args *a, int b, int h, int i)
+{
+    return p->dtype == HR_F32 ? (void *)hr_row(a->o, b, h, i) : hr_xrow(a->xo, b, h, i);
+}
+static inline void hr_ft_attend_head(hr_ft_ws *w, int rows, const hr_problem *p, const hr_args *a,
+                                     int b, int g)
+{
+    if (p->kv_dtype == HR_F32)
+        hr_ft_attend_x(w, rows, HR_F32, hr_crow(a->k, b, g, 0), a->k.sn * (ptrdiff_t)sizeof(float),
+                       hr_crow(a->v, b, g, 0), a->v.sn * (ptrdiff_t)sizeof(float));
+    else
+        hr_ft_attend_x(w, rows, p->kv_dtype, hr_xcrow(a->xk, b, g, 0), a->xk.sn,
+                       hr_xcrow(a->xv, b, g, 0), a->xv.sn);
+}
 
 /* Rows per micro-tile; default tiles (chosen in flash.c, explained there). */
 int hr_ft_mr(void);

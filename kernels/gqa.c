@@ -45,11 +45,13 @@ static int gqa_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void
     const long nbg = (long)p->batch * p->kv_heads, items = nbg * nqb;
     const float qscale = hr_problem_scale(p) * 1.44269504088896341f;
     const size_t slab = hr_ft_slab_bytes(group * bq, t->block_kv, p->d_head);
+    const int dot = hr_ft_dot_ok(p);
 #pragma omp parallel num_threads(threads_of(t))
     {
         hr_ft_ws w;
         hr_ft_bind(&w, (char *)ws + (size_t)omp_get_thread_num() * slab, group * bq,
                    t->block_kv, p->d_head);
+        w.dot = dot;
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < items; it++) {
             /* Heaviest first, as in flash: the last query blocks see the most keys. */
@@ -58,13 +60,12 @@ static int gqa_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void
             const int i0 = qb * bq, rows = p->seq_q - i0 < bq ? p->seq_q - i0 : bq;
             for (int hh = 0; hh < group; hh++)
                 for (int r = 0; r < rows; r++)
-                    hr_ft_load_q(&w, hh * rows + r, hr_crow(a->q, b, g * group + hh, i0 + r),
-                                 qscale, hr_causal_end(p, i0 + r));
-            hr_ft_attend(&w, group * rows, hr_crow(a->k, b, g, 0), a->k.sn,
-                         hr_crow(a->v, b, g, 0), a->v.sn);
+                    hr_ft_load_qx(&w, hh * rows + r, hr_ft_q(p, a, b, g * group + hh, i0 + r),
+                                  p->dtype, qscale, hr_causal_end(p, i0 + r));
+            hr_ft_attend_head(&w, group * rows, p, a, b, g);
             for (int hh = 0; hh < group; hh++)
                 for (int r = 0; r < rows; r++)
-                    hr_ft_store(&w, hh * rows + r, hr_row(a->o, b, g * group + hh, i0 + r));
+                    hr_ft_store_x(&w, hh * rows + r, p->dtype, hr_ft_o(p, a, b, g * group + hh, i0 + r));
         }
     }
     return HR_OK;
@@ -79,4 +80,7 @@ const hr_kernel hr_kernel_gqa = {
     .resolve = gqa_resolve,
     .workspace_bytes = gqa_workspace,
     .run = gqa_run,
+    .dtypes = HR_FT_TYPES,
+    .kv_dtypes = HR_FT_TYPES,
+    .path = hr_ft_path,
 };

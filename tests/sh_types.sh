@@ -14,6 +14,15 @@ expect list_json_types 0 '"kv_dtypes":[[:space:]]*\["f32"\]' -- $B list --format
 expect check_filter_f32 0 'naive +f32 +T1 .*\[' -- $B check --kernel naive --quick --dtype f32
 expect decode_loop_f32 0 'KV cache .* \(f32\) at the end; path ' -- $B decode-loop --layers 1 --heads 2 --d-head 32 --prompt 8 --tokens 2 --kv-dtype f32
 
+# flash and gqa on bf16/f16 operands (prefill): the path that ran is named, vdpbf16ps where
+# the build and the CPU have AVX512-BF16, the conversion to fp32 elsewhere; the environment
+# variable HEADROOM_FLASH_PATH=convert forces the conversion path.
+expect flash_list_types 0 'types f32,bf16,f16, kv f32,bf16,f16' -- $B list
+expect flash_bf16_check 0 'flash +bf16 +T1 +[0-9]+ pass +0 warn +0 fail .*\[(avx512-bf16 vdpbf16ps|convert to fp32)' -- $B check --kernel flash --quick --dtype bf16 --threads 1
+expect gqa_f16_run 0 'check: pass .*convert to fp32 in packing' -- $B run --kernel gqa --heads 4 --kv-heads 2 --seq 40 --d-head 24 --causal --dtype f16 --reps 2 --min-time 0.001 --warmup 0 --check --no-probe
+expect flash_forced_convert 0 'bf16 +convert to fp32 in packing' -- env HEADROOM_FLASH_PATH=convert $B list
+expect flash_bf16_refuses_q8 2 'kernel flash cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)' -- $B run --kernel flash --dtype bf16 --kv-dtype q8_0
+
 # A sweep over dtype and kv_dtype: names carry the types; points no kernel of this build
 # can run are skipped with the kernel's reason; d off the q8_0 block is an invalid shape.
 cfg=$TMP/types.ini

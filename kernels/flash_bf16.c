@@ -1,0 +1,346 @@
+/* flash_bf16.c — flash's (and gqa's) bf16dot path: vdpbf16ps over bf16 Q, K, V with fp32 accumulation. */
+
+/* The same FlashAttention-2 row stack as flash.c (flash_tile.h: the online softmax, its
+ * invariants, causal skipping, prefetch), with the two products on AVX512-BF16's
+ * vdpbf16ps, which adds to each of 16 fp32 lanes the dot product of a pair of bf16:
+ *   S = Q Kᵀ  lanes are keys, pairs run along d: kt holds the K tile as
+ *            kt[d/2][Bkv] 32-bit words, word (kp, j) = (K[j][2kp], K[j][2kp+1]) -- the
+ *            fp32 path's transpose applied to the pairs as 32-bit elements -- and a row of
+ *            Q supplies (Q[2kp], Q[2kp+1]) broadcast to every lane.
+ *   O += P V lanes are columns of d, pairs run along keys: vp holds the V tile as
+ *            vp[Bkv/2][dp] pairs (V[2jp][c], V[2jp+1][c]), P row r supplies
+ *            (P[2jp], P[2jp+1]) broadcast. P is rounded to bf16 (nearest even) as the
+ *            softmax writes it, in place over the fp32 scores it was computed from.
+ * Q stays as given (a scaled Q would be rounded again); the scores are raw dot products
+ * and the softmax computes exp2(s * c - m) with one FMA, c = scale * log2 e > 0, m the
+ * running max in those units. Odd d: Q and K pairs padded with a zero; odd key counts:
+ * a zero V row, whose P is 0 anyway (masked). l sums the unrounded P.
+ * Accuracy: products of bf16 are exact in fp32, the sums fp32 (as the fp32 kernel's); P
+ * rounded to bf16 is the one extra rounding, which the oracle's P·V term allows
+ * (harness/base/oracle.c, docs/measurement.md). f16 inputs take the conversion path:
+ * f16 -> bf16 would round K and V by 2^-8, 8x f16's own rounding, which no tolerance
+ * here covers.
+ *
+ * What limits it (Zen 4, AVX-512 double-pumped; per 16 scores of one row, d the head dim):
+ *   products  vdpbf16ps zmm = 16 lanes x 2 bf16 multiply-adds = 64 FLOP, one per cycle
+ *             (the bf16 roof `headroom roofline` measures, 2x the fp32 FMA's 32 FLOP).
+ *             S takes d/2 of them (one per d-pair), P·V 8 key pairs x d/16 column vectors
+ *             = d/2: d instructions per 16 scores, 64 at d 64, 128 at d 128 -- half the
+ *             fp32 kernel's 2d FMAs for the same FLOPs.
+ *   loads     per k step 4 zmm of kt + 6 pair broadcasts for 24 vdpbf16ps (0.42 per
+ *             instruction, as fp32); P·V the same per key pair. The 6 x 64 fp32 O tile is
+ *             loaded and stored once per key tile (48 memory ops per 768 instructions).
+ *   softmax   the same vector ops as fp32 against half the product instructions, so it
+ *             weighs twice as much: load + max, fma(s, c, -m), exp2 (roundscale, sub,
+ *             4 FMAs of a degree-4 polynomial, scalef), vcvtneps2bf16 + store, add into
+ *             l: ~11 FP ops. Per row and tile the lazy rescale costs a mul and a compare
+ *             instead of a horizontal max (8 shuffles/max) and the O rescale.
+ *             Ceiling by count d / (d + 11): 85% of the bf16 roof at d 64, 92% at d 128.
+ *   packing   K: a 16 x 16 32-bit transpose per 16 keys x 32 d (64 shuffles), V: per key
+ *             pair and 16 columns two widening loads, a shift and an or: ~Bkv*d/4 ops per
+ *             tile against Bq*Bkv*d/32 instructions, 8/Bq = 4% at Bq 192.
+ *   conversions  none on the inputs (bf16 is used as stored); P to bf16 (counted above);
+ *             O is fp32 until hr_ft_store_x rounds it once per row.
+ *   So ~81% (d 64) and ~88% (d 128) of the roof by count before loop overheads. The
+ *   degree-4 exp2 (3 ops fewer than vec.h's hr_vexp2) and the lazy rescale took the
+ *   1-thread H16 d64 figure from 178 to 184 GFLOP/s; Bkv 128 instead of 64 measured +1%
+ *   at d 64, nothing at d 128, so the tiles stay flash.c's.
+ *
+ * Measured (2-vCPU Zen 4 VM, oversubscribed by other jobs, load 7-12: wall-clock
+ * medians had CV 20-60%, so each call's process CPU time was taken instead, fp32 and bf16
+ * alternated in 3 passes of 7 calls, medians; the roofs by the same clock: vdpbf16ps
+ * 234.8, fp32 FMA 117.3 GFLOP/s per core; 2 threads with OMP_WAIT_POLICY=passive so that
+ * spinning at the end of a call is not counted; docs/measurement.md has the commands):
+ *                         fp32     bf16  GFLOP/s per core   bf16/fp32   % of bf16 roof
+ *   H16 N2048 d64  T1     97.2    182.5                     1.88        78%
+ *   H16 N2048 d64  T2     97.0    185.2                     1.91        79%
+ *   H16 d64 causal T1     93.8    178.2                     1.91        76%
+ *   H16 d64 causal T2     93.4    176.7                     1.90        75%
+ *   H32 d128 causal T1    95.7    190.9                     1.98        81%
+ *   H32 d128 causal T2    95.3    188.4                     1.98        80% */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash_tile.h"
+#include "headroom.h"
+#include "vec.h"
+#include "vec_bf16.h"
+
+/* HEADROOM_FLASH_PATH=convert forces the conversion path on a BF16 CPU (tests, A/B). */
+static int forced_convert(void)
+{
+    const char *e = getenv("HEADROOM_FLASH_PATH");
+    return e && !strcmp(e, "convert");
+}
+
+#if defined(HR_HAVE_BF16DOT)
+static int cpu_bf16(void) { return hr_cpu_bf16(); }
+#else
+static int cpu_bf16(void) { return 0; }
+#endif
+
+int hr_ft_dot_ok(const hr_problem *p)
+{
+    return p->dtype == HR_BF16 && p->kv_dtype == HR_BF16 && cpu_bf16() && !forced_convert();
+}
+
+const char *hr_ft_path(const hr_problem *p)
+{
+    if (hr_ft_dot_ok(p)) return "avx512-bf16 vdpbf16ps, fp32 accumulate, P in bf16";
+    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return HR_VEC_ISA " fp32";
+    return "convert to fp32 in packing, " HR_VEC_ISA " fp32 FMA";
+}
+
+#if defined(HR_HAVE_BF16DOT)
+
+#define MR 6
+#define NV 4
+#define VW 16 /* fp32 lanes = bf16 pairs per vector */
+#define HR_FT_SLACK 8.0f
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* ---- micro-kernels ---------------------------------------------------------------- */
+
+/* S[mr][nv*VW] = Q[mr] . kt (raw dot products); q rows ldq bf16 apart, kt rows ldk words. */
+HR_BF16_INLINE void qk_body(int mr, int nv, int dh, const uint16_t *q, int ldq, const uint32_t *kt,
+                            int ldk, float *s, int lds)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) acc[r][v] = hr_vzero();
+    for (int kp = 0; kp < dh; kp++) {
+        hr_vbf kv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) kv[v] = hr_vbf_load(kt + (ptrdiff_t)kp * ldk + v * VW);
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            hr_vbf qb = hr_vbf_pair1(q + r * ldq + 2 * kp);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], qb, kv[v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) hr_vstore(s + r * lds + v * VW, acc[r][v]);
+}
+
+/* O[mr][nv*VW] += P[mr][0..2np) vp; p rows ldp bf16 apart, vp pair rows ldv bf16 apart. */
+HR_BF16_INLINE void pv_body(int mr, int nv, int np, const uint16_t *p, int ldp, const uint16_t *vp,
+                            int ldv, float *o, int ldo)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) acc[r][v] = hr_vload(o + r * ldo + v * VW);
+    for (int jp = 0; jp < np; jp++) {
+        hr_vbf vv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) vv[v] = hr_vbf_load(vp + (ptrdiff_t)jp * ldv + v * 2 * VW);
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            hr_vbf pb = hr_vbf_pair1(p + r * ldp + 2 * jp);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], pb, vv[v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) hr_vstore(o + r * ldo + v * VW, acc[r][v]);
+}
+
+/* One instance per (rows, width), as in flash.c: NV vectors ("w") and one ("n"). */
+#define QK_PARAMS int dh, const uint16_t *q, int ldq, const uint32_t *kt, int ldk, float *s, int lds
+#define QK_ARGS dh, q, ldq, kt, ldk, s, lds
+#define PV_PARAMS int np, const uint16_t *p, int ldp, const uint16_t *vp, int ldv, float *o, int ldo
+#define PV_ARGS np, p, ldp, vp, ldv, o, ldo
+typedef void qk_fn(QK_PARAMS);
+typedef void pv_fn(PV_PARAMS);
+#define INSTANCES(m)                                                                    \
+    static HR_BF16_TARGET void qk##m##w(QK_PARAMS) { qk_body(m, NV, QK_ARGS); }         \
+    static HR_BF16_TARGET void qk##m##n(QK_PARAMS) { qk_body(m, 1, QK_ARGS); }          \
+    static HR_BF16_TARGET void pv##m##w(PV_PARAMS) { pv_body(m, NV, PV_ARGS); }         \
+    static HR_BF16_TARGET void pv##m##n(PV_PARAMS) { pv_body(m, 1, PV_ARGS); }
+INSTANCES(1)
+INSTANCES(2)
+INSTANCES(3)
+INSTANCES(4)
+INSTANCES(5)
+INSTANCES(6)
+static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w, qk5w, qk6w};
+static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n, qk5n, qk6n};
+static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w, pv5w, pv6w};
+static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n, pv5n, pv6n};
+
+/* ---- the row stack in bf16 ---------------------------------------------------------- */
+
+/* Q rows are kept as bf16, dq = d rounded up to even values apart, in w->q's space. */
+static int dq_of(const hr_ft_ws *w) { return (w->d + 1) & ~1; }
+
+void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r)
+{
+    const int dq = dq_of(w);
+    uint16_t *q = (uint16_t *)w->q + (size_t)r * dq;
+    memcpy(q, q_row, (size_t)w->d * sizeof(uint16_t));
+    if (dq > w->d) q[w->d] = 0;
+    memset(w->o + (size_t)r * w->dp, 0, (size_t)w->dp * sizeof(float));
+    w->m[r] = -INFINITY;
+    memset(w->l + (size_t)r * VW, 0, VW * sizeof(float));
+    w->end[r] = end_r;
+    w->qscale = qscale;
+}
+
+/* kt word (kp, j) = pair kp of K row j, for nk keys; columns up to the next multiple of
+ * VW are zero. Whole 16 x 16 word blocks go through vec.h's transpose (bits moved, never
+ * interpreted) when the rows hold whole 32-bit words. */
+static HR_BF16_TARGET void pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk)
+{
+    const int d = w->d, dh = dq_of(w) / 2, ld = w->bkvp, nkp = ceil_div(nk, VW) * VW;
+    uint32_t *kt = (uint32_t *)w->kt;
+    const int words = d % 2 == 0 && k_sn % 4 == 0 && (uintptr_t)k % 4 == 0;
+    int j = 0;
+    if (words)
+        for (; j + VW <= nk; j += VW) {
+            int kp = 0;
+            for (; kp + VW <= dh; kp += VW)
+                hr_vtranspose((const float *)(k + j * k_sn) + kp, k_sn / 4,
+                              (float *)(kt + (ptrdiff_t)kp * ld + j), ld);
+            for (int jj = j; jj < j + VW; jj++)
+                for (int k2 = kp; k2 < dh; k2++) memcpy(kt + (ptrdiff_t)k2 * ld + jj, k + jj * k_sn + 4 * k2, 4);
+        }
+    for (; j < nk; j++) {
+        const uint16_t *src = (const uint16_t *)(k + j * k_sn);
+        for (int kp = 0; kp < dh; kp++) {
+            const uint32_t hi = 2 * kp + 1 < d ? src[2 * kp + 1] : 0;
+            kt[(ptrdiff_t)kp * ld + j] = src[2 * kp] | hi << 16;
+        }
+    }
+    if (nkp > nk)
+        for (int kp = 0; kp < dh; kp++) memset(kt + (ptrdiff_t)kp * ld + nk, 0, (size_t)(nkp - nk) * 4);
+}
+
+/* vp pair row jp, column c = (V[2jp][c], V[2jp+1][c]); a missing odd row and the
+ * columns from d to dp are zero. */
+static HR_BF16_TARGET void pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk)
+{
+    const int d = w->d, dp = w->dp;
+    uint16_t *vp = (uint16_t *)w->vp;
+    for (int jp = 0; jp < ceil_div(nk, 2); jp++) {
+        const char *a = v + 2 * jp * v_sn, *b = 2 * jp + 1 < nk ? a + v_sn : NULL;
+        uint16_t *dst = vp + (ptrdiff_t)jp * 2 * dp;
+        for (int c = 0; c < dp; c += VW) {
+            const int n = d - c < VW ? d - c : VW;
+            hr_vbf_store(dst + 2 * c, hr_vbf_zip_n(a + 2 * c, b ? b + 2 * c : NULL, n));
+        }
+    }
+}
+
+/* The online-softmax step of row r (flash.c's softmax_row) on raw scores s, ncols a
+ * multiple of VW, keys at or past cut masked; leaves P in bf16 over the start of s. */
+static HR_BF16_TARGET void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
+{
+    uint16_t *p = (uint16_t *)s;
+    if (cut <= 0) {
+        memset(p, 0, (size_t)ncols * sizeof(uint16_t));
+        return;
+    }
+    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
+     * -inf) for any scale c up to 10^30. */
+    const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
+    for (int c = cut; c < ncols; c++) s[c] = masked;
+    hr_vf mx = hr_vset1(masked);
+    for (int c = 0; c < ncols; c += VW) mx = hr_vmax(mx, hr_vload(s + c));
+    /* Lazy rescaling: the running max m moves only when a score passes it by more than
+     * HR_FT_SLACK (log2 units), so the weights stay <= 2^SLACK (fp32 sums have room to
+     * spare) and the row's horizontal max and the O rescale are skipped on most tiles;
+     * l and O keep using the same m, so o / l is unchanged. */
+    float m_old = w->m[r];
+    const hr_vf mxs = hr_vmul(mx, hr_vset1(w->qscale));
+    if (m_old == -INFINITY || hr_vany_gt(mxs, m_old + HR_FT_SLACK)) {
+        const float m_new = hr_vreduce_max(mxs);
+        if (m_old != -INFINITY) {
+            hr_vf av = hr_vset1(exp2f(m_old - m_new));
+            float *o = w->o + (size_t)r * w->dp;
+            for (int c = 0; c < w->dp; c += VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+            float *l = w->l + (size_t)r * VW;
+            hr_vstore(l, hr_vmul(hr_vload(l), av));
+        }
+        w->m[r] = m_old = m_new;
+    }
+    /* p[c] (bytes 2c..2c+31) overwrites only scores already read (bytes from 4c). */
+    hr_vf cv = hr_vset1(w->qscale), mneg = hr_vset1(-m_old), sum = hr_vzero();
+    for (int c = 0; c < ncols; c += VW) {
+        hr_vf pv = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
+        hr_vstore_bf16(p + c, pv);
+        sum = hr_vadd(sum, pv);
+    }
+    float *l = w->l + (size_t)r * VW;
+    hr_vstore(l, hr_vadd(hr_vload(l), sum));
+}
+
+HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
+                                     const void *vx, ptrdiff_t v_sn)
+{
+    const int d = w->d, dp = w->dp, ld = w->bkvp, dq = dq_of(w);
+    const char *k = kx, *v = vx;
+    const size_t rb = (size_t)d * sizeof(uint16_t);
+    const uint32_t *kt = (const uint32_t *)w->kt;
+    const uint16_t *vp = (const uint16_t *)w->vp, *q16 = (const uint16_t *)w->q;
+    int stop = 0;
+    for (int r = 0; r < rows; r++)
+        if (w->end[r] > stop) stop = w->end[r];
+    for (int j0 = 0; j0 < stop; j0 += w->bkv) {
+        const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
+        pack_k(w, k + j0 * k_sn, k_sn, nk);
+        pack_v(w, v + j0 * v_sn, v_sn, nk);
+        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+        const int nmt = ceil_div(rows, MR);
+        for (int r0 = 0; r0 < rows; r0 += MR) {
+            const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
+            if (nk_next > 0) {
+                const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+                hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+                hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+            }
+            int lim = 0;
+            for (int r = 0; r < mr; r++)
+                if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+            if (lim <= 0) continue;
+            if (lim > nk) lim = nk;
+            const int nvec = ceil_div(lim, VW);
+            const uint16_t *q = q16 + (size_t)r0 * dq;
+            int c = 0;
+            for (; c + NV <= nvec; c += NV) qk_wide[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld);
+            for (; c < nvec; c++) qk_one[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld);
+            for (int r = 0; r < mr; r++) {
+                const int cut = w->end[r0 + r] - j0;
+                softmax_row(w, r0 + r, w->s + r * ld, nvec * VW, cut < nk ? cut : nk);
+            }
+            /* Key pairs up to lim: an odd lim's partner has P = 0 in every row. */
+            const uint16_t *p = (const uint16_t *)w->s;
+            float *o = w->o + (size_t)r0 * dp;
+            const int np = ceil_div(lim, 2);
+            int cv = 0;
+            for (; cv + NV * VW <= dp; cv += NV * VW) pv_wide[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
+            for (; cv < dp; cv += VW) pv_one[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
+        }
+    }
+}
+
+#else /* no AVX512-BF16 code in this build: hr_ft_dot_ok is 0, these are never called */
+
+void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r) { abort(); }
+void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn, const void *vx,
+                      ptrdiff_t v_sn)
+{
+    abort();
+}
+
+#endif
