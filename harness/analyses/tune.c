@@ -124,7 +124,7 @@ static void logf_(const tctx *c, const char *fmt, ...)
 
 static void run_once(const tctx *c, const cfg *g)
 {
-    c->k->run(&c->s->prob, &g->t, &c->ten.args, g->ws);
+    hr_kernel_run(c->k, &c->s->prob, &g->t, &c->ten.args, g->ws);
     __asm__ __volatile__("" : : "r"(c->ten.args.o.p) : "memory");
 }
 
@@ -134,7 +134,7 @@ static void run_once(const tctx *c, const cfg *g)
 static int cfg_open(tctx *c, cfg *g, const hr_tune *t)
 {
     g->t = *t;
-    size_t wsb = c->k->workspace_bytes(&c->s->prob, t);
+    size_t wsb = hr_kernel_workspace(c->k, &c->s->prob, t);
     if (!(g->ws = hr_alloc(wsb ? wsb : 64))) return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
     run_once(c, g);
     double one = 1e30;
@@ -256,7 +256,7 @@ static int check(tctx *c, hr_tune_cand *x)
     cfg g;
     double a = hr_now();
     g.t = x->tune;
-    size_t wsb = c->k->workspace_bytes(p, &x->tune);
+    size_t wsb = hr_kernel_workspace(c->k, p, &x->tune);
     if (!(g.ws = hr_alloc(wsb ? wsb : 64))) {
         x->skipped_mem = true;
         logf_(c, "skip   %s: cannot allocate its workspace", ts);

@@ -45,6 +45,7 @@ int cmd_run(int argc, char **argv)
         HR_FORMAT_OPT(&format, formats),
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "run --kernel NAME [options]";
