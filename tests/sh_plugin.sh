@@ -23,6 +23,8 @@ expect list_env_missing 2 "plugin $TMP/none: no such file \(HEADROOM_PLUGIN_PATH
 expect check_battery 0 'example_naive +f32 +T1 +[0-9]+ pass +0 warn +0 fail .*\[example\]' -- $B check --quick --kernel example_naive --plugin "$P"
 expect run_checked 0 'check: pass' -- $B run --plugin "$P" --kernel example_naive "${RUN[@]}" --causal --kv-heads 1 --check
 expect plugin_after_kernel 0 '' -- $B run --kernel example_naive "${RUN[@]}" --plugin="$P"
+expect layer_runs 0 'check: pass' -- $B layer --plugin "$P" --kernel example_naive --seq 32 --d-model 64 --check --reps 1 --min-time 0 --warmup 0
+expect decode_runs 0 'path example' -- $B decode-loop --plugin "$P" --kernel example_naive --layers 1 --heads 2 --d-head 32 --prompt 8 --tokens 2 --check
 expect unknown_without 2 "unknown kernel 'example_naive'" -- $B run --kernel example_naive "${RUN[@]}"
 
 # The results record which plugin ran: per row and in the context.
@@ -62,7 +64,7 @@ static int run_bad(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, v
 static const char *why(void) { return "the library could not start"; }'
 plugin() { # plugin MAJOR SIZE NAME RUN [KERNEL-SIZE]: a plugin source
     printf '%s\n%s\n%s\n%s\n' "$PRE" \
-        "static const hrp_kernel k = {.size = ${5:-sizeof(hrp_kernel)}, .name = \"$3\", .summary = \"test\", .caps = HRP_CAP_CAUSAL, .run = $4};" \
+        "static const hrp_kernel k = {.size = ${5:-sizeof(hrp_kernel)}, .name = \"$3\", .summary = \"test\", .caps = HRP_CAP_CAUSAL | HRP_CAP_THREADED, .run = $4};" \
         'static const hrp_kernel *const ks[] = {&k};' \
         "HRP_EXPORT const hrp_plugin *headroom_plugin_v1(void) { static const hrp_plugin p = {$1, 0, $2, \"bad\", \"0\", 1, ks, why}; return &p; }"
 }
@@ -90,6 +92,9 @@ expect bad_check_others 2 'example_naive +f32 +T1 +[0-9]+ pass' -- $B check --qu
 # A run that fails: the kernel and plugin named, exit 2, never a result.
 expect run_fails 2 "kernel bad_run \(plugin $TMP/fails.so\): run failed: the library could not start" -- $B run --plugin "$TMP/fails.so" --kernel bad_run "${RUN[@]}"
 expect check_fails 2 "headroom check: kernel bad_run \(plugin $TMP/fails.so\): run failed" -- $B check --quick --kernel bad_run --plugin "$TMP/fails.so"
+expect tune_fails 2 "kernel bad_run \(plugin $TMP/fails.so\): run failed" -- $B tune --plugin "$TMP/fails.so" --kernel bad_run --heads 2 --seq 32 --budget 2 --min-time 0.002 --rounds 3 --dry-run
+expect layer_fails 2 "kernel bad_run \(plugin $TMP/fails.so\): run failed" -- $B layer --plugin "$TMP/fails.so" --kernel bad_run --seq 32 --d-model 64 --reps 1 --min-time 0 --warmup 0
+expect decode_fails 2 "kernel bad_run \(plugin $TMP/fails.so\): run failed" -- $B decode-loop --plugin "$TMP/fails.so" --kernel bad_run --layers 1 --heads 2 --d-head 32 --prompt 8 --tokens 2
 sed 's/^kernels = .*/kernels = bad_run, example_naive/' "$TMP/p.ini" > "$TMP/fails.ini"
 expect sweep_fails_others_run 2 "bad_run \(plugin $TMP/fails.so\): run failed" -- $B sweep "$TMP/fails.ini" --plugin "$TMP/fails.so" --plugin "$P" --out "$TMP/swf"
 expect sweep_fails_rows 0 'example_naive/B1/H2/G2/N33' -- cat "$TMP/swf/rows.jsonl"

@@ -71,7 +71,7 @@ static void step(void *ctx)
             return;
         }
         double t1 = hr_now();
-        hr_kernel_run(k, &L->p, &L->r->tune, &L->args, L->ws);
+        if ((L->st = hr_kernel_run(k, &L->p, &L->r->tune, &L->args, L->ws))) return;
         ta += hr_now() - t1;
         by += hr_kernel_bytes(k, &L->p, &L->r->tune);
     }
@@ -216,7 +216,7 @@ static void check(loop *L)
             L->args.k = layer_f32(L, l, 0, false, tmp);
             L->args.v = layer_f32(L, l, 1, false, tmp + n);
         }
-        hr_kernel_run(s->kernel, &L->p, &L->r->tune, &L->args, L->ws);
+        if ((L->st = hr_kernel_run(s->kernel, &L->p, &L->r->tune, &L->args, L->ws))) break;
         hr_tensors_output(&L->p, &L->args);
         hr_check c = hr_oracle_check(&L->p, &L->args, 0);
         if (l == 0 || c.verdict > worst.verdict ||
@@ -256,7 +256,7 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
     /* Warm-up: one untimed call per layer on the prompt (threads started, code paged). */
     for (int l = 0; l < s->layers && s->prompt > 0; l++) {
         operands(&L, l, 0);
-        hr_kernel_run(s->kernel, &L.p, &out->tune, &L.args, L.ws);
+        if ((st = hr_kernel_run(s->kernel, &L.p, &out->tune, &L.args, L.ws))) goto done;
     }
     const hr_timer_opts one = {.reps = 1};
     for (L.step = 0; L.step < s->tokens && !L.st; L.step++)
