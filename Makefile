@@ -6,6 +6,7 @@
 #   make bench            the main job: roofline (if none saved), default sweep, plots
 #   make plots            render every chart from the newest results
 #   make LIKWID=1         Marker API regions around each kernel
+#   make plugin-example   the example plugin (examples/plugin/) into build/plugins/
 #   make V=1              show the commands
 #   make install PREFIX=/usr/local [DESTDIR=]   binary, configs, plots, man page, completion
 # make bench/test/fuzz first install missing Debian packages (scripts/setup-deps.sh: as
@@ -90,14 +91,15 @@ endif
 
 # The rooms, lowest first: a file may include headers of its own room and of the rooms
 # before it, never after (scripts/check-layers.py, run by make test; docs/ARCHITECTURE.md "Layers").
-ROOMS := kernels harness/base harness/measure harness/formats harness/analyses harness/cli
+# include/headroom holds the public plugin ABI (plugin.h), below everything and including nothing of the tree.
+ROOMS := include/headroom kernels harness/base harness/measure harness/formats harness/analyses harness/cli
 
 WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS ?=
-CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
+CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
 CFLAGS_ALL := -std=c11 $(OPTIMIZATION) $(ARCHFLAGS) -fopenmp $(WARN) -MMD -MP $(SANFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(shell pkg-config --libs $(PKGS)) $(if $(filter openblas,$(PKGS)),$(OPENBLAS_RPATH)) -fopenmp -lm $(LDLIBS)
+LDLIBS_ALL := $(shell pkg-config --libs $(PKGS)) $(if $(filter openblas,$(PKGS)),$(OPENBLAS_RPATH)) -fopenmp -lm -ldl $(LDLIBS)
 
 ifeq ($(LIKWID),1)
 CPPFLAGS_ALL += -DLIKWID_PERFMON
@@ -120,7 +122,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall
+.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example
 
 all: $(BIN)
 
@@ -229,6 +231,11 @@ $(GBENCH): gbench/headroom_gbench.cc $(LIBOBJ)
 else
 	@echo "notice: Google Benchmark not found (pkg-config benchmark): gbench not built"
 endif
+
+# The example plugin (examples/plugin/), built by its own Makefile with only include/:
+# build/plugins/example_naive.so (headroom run --plugin build/plugins/example_naive.so).
+plugin-example:
+	$(Q)$(MAKE) --no-print-directory -C examples/plugin OUT=$(abspath build/plugins) CC=$(CC)
 
 plots: $(BIN)
 	$(Q)bash scripts/plots.sh

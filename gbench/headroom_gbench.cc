@@ -51,7 +51,7 @@ void run_kernel(benchmark::State &state, const hr_kernel *k, hr_problem p)
         state.SkipWithError(hr_errmsg());
         return;
     }
-    size_t wsb = k->workspace_bytes(&p, &t);
+    size_t wsb = hr_kernel_workspace(k, &p, &t);
     void *ws = hr_alloc(wsb ? wsb : 64);
     if (!ws) {
         hr_tensors_free(&x);
@@ -60,7 +60,7 @@ void run_kernel(benchmark::State &state, const hr_kernel *k, hr_problem p)
     }
     const auto t0 = std::chrono::steady_clock::now();
     for (auto _ : state) {
-        k->run(&p, &t, &x.args, ws);
+        hr_kernel_run(k, &p, &t, &x.args, ws);
         benchmark::DoNotOptimize(x.args.o.p);
         benchmark::ClobberMemory();
     }

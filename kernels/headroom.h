@@ -197,6 +197,16 @@ typedef enum {
     HR_TRAFFIC_KV_PER_GROUP/* streams K/V once per KV head (whole group at once)  */
 } hr_traffic;
 
+/* Where a kernel loaded from a plugin comes from (hr_kernel.plugin; include/headroom/
+ * plugin.h is the ABI, harness/base/plugins.c the loader). */
+typedef struct {
+    const char *file;              /* the shared object, as it was given          */
+    const char *library, *version; /* what the plugin wraps, and its version      */
+    unsigned abi_major, abi_minor; /* the ABI the plugin was built against        */
+    const void *impl;              /* its hrp_kernel (kernels/plugin_kernel.c)    */
+    const char *(*last_error)(void); /* the plugin's message after a failed run, or NULL */
+} hr_plugin_origin;
+
 typedef struct hr_kernel {
     const char *name;    /* "flash"                               */
     const char *summary; /* one line                              */
@@ -219,11 +229,24 @@ typedef struct hr_kernel {
     /* The code path that runs p on this CPU, e.g. "avx512-bf16 vdpbf16ps" or "f16c
      * convert"; NULL (or a NULL function) means the kernel's one path for hr_isa. */
     const char *(*path)(const hr_problem *p);
+    /* NULL for a kernel built in. For a plugin's kernel, where it came from; its function
+     * pointers above are then NULL and the calls go through the adapter: call a kernel
+     * only through hr_kernel_why_not (applicable), hr_kernel_tune (resolve),
+     * hr_kernel_workspace, hr_kernel_run and hr_kernel_path. */
+    const hr_plugin_origin *plugin;
 } hr_kernel;
 
 /* The registry: a NULL-terminated table of every kernel built into this binary. */
 extern const hr_kernel *const hr_kernels[];
-/* The kernel called name, or NULL. */
+/* Every kernel, built-in ones first (in hr_kernels order), then those of plugins in the
+ * order they were loaded: the i-th, or NULL past the end. Iterate with this, not
+ * hr_kernels, wherever plugin kernels belong (list, check, sweeps, reports). */
+const hr_kernel *hr_kernel_at(int i);
+/* Appends a plugin's kernel to the registry (k must outlive it). HR_EUSAGE when its name
+ * is not a valid kernel name or is taken (by a built-in kernel, one absent from this
+ * build, or another plugin's), with the rule in the message. */
+int hr_kernel_add(const hr_kernel *k);
+/* The kernel called name (built-in or loaded), or NULL. */
 const hr_kernel *hr_kernel_find(const char *name);
 /* For a suite kernel left out of this build (blas without OpenBLAS), why; else NULL. */
 const char *hr_kernel_absent(const char *name);
@@ -242,8 +265,13 @@ int hr_kernel_validate(const hr_kernel *k, const hr_problem *p);
  * sets threads (1 for unthreaded kernels). */
 hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 
-/* The path k takes on p: k->path(p), or hr_isa. */
+/* The path k takes on p: k->path(p), or hr_isa (a plugin's kernel: its library). */
 const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p);
+/* k's workspace_bytes(p, t) (0 when it declares none). */
+size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
+/* k's run(p, t, a, ws): HR_OK, or HR_EUSAGE with "kernel K (plugin FILE): run failed: WHY"
+ * in hr_errmsg when a plugin's kernel fails (built-in kernels do not fail). */
+int hr_kernel_run(const hr_kernel *k, const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws);
 
 /* The vector ISA this binary was built for: "avx512", "avx2" or "generic". */
 extern const char hr_isa[];

@@ -1,11 +1,14 @@
-/* registry.c — the one table of kernels built into this binary, and what every caller asks
- * of a kernel: by name, whether it can run a problem, its resolved tunables. */
+/* registry.c — the one table of kernels: those built into this binary, then a dynamic tail
+ * of plugins' kernels; and what every caller asks of a kernel: by name, whether it can
+ * run a problem, its resolved tunables, its workspace, a call. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <omp.h>
 
 #include "headroom.h"
+#include "plugin_kernel.h"
 
 extern const hr_kernel hr_kernel_naive;
 extern const hr_kernel hr_kernel_blocked;
@@ -32,11 +35,60 @@ const hr_kernel *const hr_kernels[] = {
     NULL,
 };
 
+#define NBUILTIN ((int)(sizeof hr_kernels / sizeof hr_kernels[0]) - 1)
+
+/* The dynamic tail: plugins' kernels in the order they were added. Grown by
+ * hr_kernel_add before any command runs; never shrinks (the libraries stay loaded). */
+static const hr_kernel **added;
+static int nadded, cap_added;
+
+const hr_kernel *hr_kernel_at(int i)
+{
+    if (i < 0) return NULL;
+    if (i < NBUILTIN) return hr_kernels[i];
+    return i - NBUILTIN < nadded ? added[i - NBUILTIN] : NULL;
+}
+
 const hr_kernel *hr_kernel_find(const char *name)
 {
-    for (int i = 0; hr_kernels[i]; i++)
-        if (!strcmp(hr_kernels[i]->name, name)) return hr_kernels[i];
+    const hr_kernel *k;
+    for (int i = 0; (k = hr_kernel_at(i)); i++)
+        if (!strcmp(k->name, name)) return k;
     return NULL;
+}
+
+/* A kernel name: 1..31 of a-z 0-9 _ - . starting with a letter (rows split on '/',
+ * config lists on ',', tables are aligned on short names). */
+static bool valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > 31 || !(s[0] >= 'a' && s[0] <= 'z')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || strchr("_-.", *s))) return false;
+    return true;
+}
+
+int hr_kernel_add(const hr_kernel *k)
+{
+    const char *from = k->plugin ? k->plugin->file : "?";
+    if (!valid_name(k->name))
+        return hr_fail("plugin %s: kernel name '%.40s' is not a valid name (1-31 of a-z 0-9 _ - . starting with a letter)",
+                       from, k->name);
+    const hr_kernel *old = hr_kernel_find(k->name);
+    if (old && !old->plugin)
+        return hr_fail("plugin %s: kernel name '%s' clashes with a built-in kernel", from, k->name);
+    if (old) return hr_fail("plugin %s: kernel name '%s' clashes with plugin %s", from, k->name, old->plugin->file);
+    if (hr_kernel_absent(k->name))
+        return hr_fail("plugin %s: kernel name '%s' is reserved for a built-in kernel", from, k->name);
+    if (nadded == cap_added) {
+        int ncap = cap_added ? 2 * cap_added : 8;
+        const hr_kernel **a = realloc(added, (size_t)ncap * sizeof *a);
+        if (!a) return hr_fail("plugin %s: out of memory", from);
+        added = a;
+        cap_added = ncap;
+    }
+    added[nadded++] = k;
+    return HR_OK;
 }
 
 const char *hr_kernel_absent(const char *name)
@@ -74,6 +126,7 @@ const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p)
         snprintf(why, sizeof why, "no %s K/V cache (--kv-dtype)", hr_dtype_names[p->kv_dtype]);
         return why;
     }
+    if (k->plugin) return hr_pk_applicable(k, p);
     return k->applicable ? k->applicable(p) : NULL;
 }
 
@@ -90,12 +143,28 @@ hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t
     hr_tune r = t ? *t : (hr_tune){0};
     if (!(k->caps & HR_CAP_THREADED)) r.threads = 1;
     else if (r.threads <= 0) r.threads = machine.threads > 0 ? machine.threads : omp_get_max_threads();
-    if (k->resolve) k->resolve(p, &machine, &r);
+    if (k->plugin) hr_pk_resolve(k, p, &machine, &r);
+    else if (k->resolve) k->resolve(p, &machine, &r);
     return r;
 }
 
 const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p)
 {
+    if (k->plugin) { /* a plugin's code was not built for hr_isa: without a path, its library */
+        const char *s = hr_pk_path(k, p);
+        return s ? s : k->plugin->library;
+    }
     const char *s = k->path ? k->path(p) : NULL;
     return s ? s : hr_isa;
+}
+
+size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
+{
+    if (k->plugin) return hr_pk_workspace(k, p, t);
+    return k->workspace_bytes ? k->workspace_bytes(p, t) : 0;
+}
+
+int hr_kernel_run(const hr_kernel *k, const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
+{
+    return k->plugin ? hr_pk_run(k, p, t, a, ws) : k->run(p, t, a, ws);
 }

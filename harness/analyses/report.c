@@ -265,8 +265,8 @@ const hr_report_cell *hr_report_pick(const hr_report *r, int s, int m, const cha
 static int kernel_rank(const char *name)
 {
     int i = 0;
-    for (; hr_kernels[i]; i++)
-        if (!strcmp(hr_kernels[i]->name, name)) return i;
+    for (; hr_kernel_at(i); i++)
+        if (!strcmp(hr_kernel_at(i)->name, name)) return i;
     return i;
 }
 

@@ -38,6 +38,7 @@ typedef struct {
     int reps;
     double max_mem, budget;  /* as configured (0: half of RAM); the bytes that means    */
     int npts, ndone, measured;
+    int run_errors;          /* points whose kernel's run failed (a plugin's): exit 2   */
     long work, work_total;   /* repetitions done and to do, for the ETA                 */
     int nwarn;               /* warnings of this run (on stderr unless quiet)            */
     double t0;
@@ -111,7 +112,10 @@ static int open_slot(run *s, hr_sweep_cache *m, int i)
     }
     s->ndone++;
     s->work += s->reps;
-    const int st = skip(s, rs == HR_EFAIL ? "FAILED" : "skipped", pt->name, hr_errmsg(), rs == HR_EFAIL);
+    /* A kernel whose run failed is not a shape it cannot take: FAILED, and exit 2. */
+    const bool run_failed = rs == HR_EUSAGE && p->ses.failed[0];
+    s->run_errors += run_failed;
+    const int st = skip(s, rs == HR_EFAIL || run_failed ? "FAILED" : "skipped", pt->name, hr_errmsg(), rs == HR_EFAIL);
     return st ? st : hr_sweep_store_write(&s->st, false);
 }
 
@@ -420,6 +424,8 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
         fprintf(stderr, "headroom sweep: %d repetitions changed phase (probe before/after differ > %.0f%%), %d "
                         "excluded from the medians%s\n",
                 s.st.nphase, c->phase_threshold * 100, s.st.nexcluded, phase_filter ? "" : " (use --phase-filter)");
+    if (!st && s.run_errors)
+        st = hr_fail("%d point%s failed to run (see FAILED above)", s.run_errors, s.run_errors == 1 ? "" : "s");
     if (!st) st = s.interrupted ? 130 : s.st.failed ? HR_EFAIL : HR_OK;
     /* A sweep that measured nothing is not a pass: a CI job gating on it would read an
      * empty results file as "no regression". The files are written for the record. */

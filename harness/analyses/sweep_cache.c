@@ -104,7 +104,7 @@ int hr_sweep_cache_open(hr_sweep_cache *m, int i)
     hr_sweep_slot *p = &m->sl[i];
     const hr_sweep_point *pt = p->pt;
     const hr_tune t = hr_kernel_tune(pt->kernel, &pt->prob, &pt->tune);
-    int st = resident(m, i, (double)pt->kernel->workspace_bytes(&pt->prob, &t));
+    int st = resident(m, i, (double)hr_kernel_workspace(pt->kernel, &pt->prob, &t));
     if (!st) st = hr_bench_open(pt->kernel, &p->spec, &m->sh[p->shape].t, &p->ses, &p->res);
     if (st) {
         hr_sweep_cache_retire(m, i);

@@ -88,7 +88,7 @@ int hr_sweep_layer_run(const hr_sweep_point *pt, const hr_bench_spec *spec, hr_r
         r->flops = total ? hr_layer_total_flops(lr) : lr->phase[ph].flops;
         if (ph == HR_PHASE_CORE) {
             r->bytes = hr_kernel_bytes(k, &lr->prob, &lr->tune);
-            r->workspace_bytes = (double)k->workspace_bytes(&lr->prob, &lr->tune);
+            r->workspace_bytes = (double)hr_kernel_workspace(k, &lr->prob, &lr->tune);
         }
         if (total) total_timing(lr, &r->timing);
         else r->timing = lr->phase[ph].timing;

@@ -99,6 +99,7 @@ typedef struct {
     double sample_cost;    /* mean wall seconds of one sample so far                  */
     long nsamples;
     int def_verdict;
+    char failed[320]; /* non-empty: a call of the kernel failed (a plugin's run), the message */
 } tctx;
 
 /* A configuration being timed: its workspace and calibrated calls per sample. */
@@ -122,9 +123,10 @@ static void logf_(const tctx *c, const char *fmt, ...)
     va_end(ap);
 }
 
-static void run_once(const tctx *c, const cfg *g)
+static void run_once(tctx *c, const cfg *g)
 {
-    c->k->run(&c->s->prob, &g->t, &c->ten.args, g->ws);
+    if (hr_kernel_run(c->k, &c->s->prob, &g->t, &c->ten.args, g->ws) && !c->failed[0])
+        snprintf(c->failed, sizeof c->failed, "%s", hr_errmsg());
     __asm__ __volatile__("" : : "r"(c->ten.args.o.p) : "memory");
 }
 
@@ -134,7 +136,7 @@ static void run_once(const tctx *c, const cfg *g)
 static int cfg_open(tctx *c, cfg *g, const hr_tune *t)
 {
     g->t = *t;
-    size_t wsb = c->k->workspace_bytes(&c->s->prob, t);
+    size_t wsb = hr_kernel_workspace(c->k, &c->s->prob, t);
     if (!(g->ws = hr_alloc(wsb ? wsb : 64))) return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
     run_once(c, g);
     double one = 1e30;
@@ -256,7 +258,7 @@ static int check(tctx *c, hr_tune_cand *x)
     cfg g;
     double a = hr_now();
     g.t = x->tune;
-    size_t wsb = c->k->workspace_bytes(p, &x->tune);
+    size_t wsb = hr_kernel_workspace(c->k, p, &x->tune);
     if (!(g.ws = hr_alloc(wsb ? wsb : 64))) {
         x->skipped_mem = true;
         logf_(c, "skip   %s: cannot allocate its workspace", ts);
@@ -513,6 +515,10 @@ int hr_tune_run(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *out)
     /* The defaults: checked (their verdict is the bar for every candidate), calibrated. */
     hr_tune_cand *d = add_cand(out, &out->def);
     check(&c, d);
+    if (c.failed[0]) { /* a run that fails is not a slow configuration: exit 2 */
+        hr_tensors_free(&c.ten);
+        return hr_fail("%s", c.failed);
+    }
     if (d->verdict == HR_CHECK_FAIL) {
         hr_tensors_free(&c.ten);
         return hr_failc(HR_EFAIL, "kernel %s fails the oracle check with its defaults", k->name);
@@ -549,6 +555,7 @@ int hr_tune_run(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *out)
 close:
     cfg_close(&best);
 done:
+    if (!st && c.failed[0]) st = hr_fail("%s", c.failed);
     out->elapsed = elapsed(&c);
     hr_tensors_free(&c.ten);
     return st;

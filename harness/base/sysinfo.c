@@ -161,6 +161,34 @@ void hr_date_iso(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm);
 }
 
+/* "plugins": [{file, library, version, abi, kernels: [...]}], one per plugin file whose
+ * kernels are in the registry, in load order; absent when none is loaded. */
+static void add_plugins(cJSON *c)
+{
+    cJSON *arr = NULL;
+    const hr_kernel *k;
+    for (int i = 0; (k = hr_kernel_at(i)); i++) {
+        const hr_plugin_origin *o = k->plugin;
+        if (!o) continue;
+        if (!arr) arr = cJSON_AddArrayToObject(c, "plugins");
+        cJSON *e = NULL, *x;
+        cJSON_ArrayForEach(x, arr)
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(x, "file")->valuestring, o->file)) e = x;
+        if (!e) {
+            e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "file", o->file);
+            cJSON_AddStringToObject(e, "library", o->library);
+            cJSON_AddStringToObject(e, "version", o->version);
+            char abi[32];
+            snprintf(abi, sizeof abi, "%u.%u", o->abi_major, o->abi_minor);
+            cJSON_AddStringToObject(e, "abi", abi);
+            cJSON_AddArrayToObject(e, "kernels");
+            cJSON_AddItemToArray(arr, e);
+        }
+        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(e, "kernels"), cJSON_CreateString(k->name));
+    }
+}
+
 cJSON *hr_context_json(const char *const *warnings, int nwarnings)
 {
     const hr_sysinfo *si = hr_sysinfo_get();
@@ -217,6 +245,7 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     }
     cJSON_AddStringToObject(c, "omp_proc_bind", si->omp_proc_bind);
     cJSON_AddStringToObject(c, "omp_places", si->omp_places);
+    add_plugins(c);
     cJSON *w = cJSON_AddArrayToObject(c, "warnings");
     for (int i = 0; i < nwarnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
     return c;

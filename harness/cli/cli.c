@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "headroom.h"
 #include "inputs.h"
+#include "plugins.h"
 
 const char *const hr_format_names[] = {"table", "csv", "json", "markdown", NULL};
 
@@ -90,6 +91,7 @@ static int set_opt(const hr_opt *o, const char *val)
     }
     case HR_OPT_FLAG: *(bool *)o->dst = true; return HR_OK;
     case HR_OPT_GROUP: break;
+    case HR_OPT_PLUGIN: return HR_OK; /* loaded before parsing (load_plugins) */
     case HR_OPT_KERNEL: {
         const hr_kernel *k = hr_kernel_find(val);
         if (!k) return hr_kernel_unknown(o->name, val);
@@ -149,10 +151,27 @@ hr_opt *hr_opt_help(hr_opt *opts, const char *name, const char *help)
     return o;
 }
 
+/* For a table with --plugin: every --plugin FILE / --plugin=FILE of argv (up to "--"),
+ * and HEADROOM_PLUGIN_PATH, loaded before any option is parsed. */
+static void load_plugins(int argc, char **argv, const hr_opt *opts)
+{
+    const hr_opt *o = find_opt(opts, "--plugin", 8);
+    if (!o || o->kind != HR_OPT_PLUGIN) return;
+    const char **files = calloc((size_t)argc, sizeof *files);
+    int n = 0;
+    for (int i = 1; files && i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--plugin") && i + 1 < argc) files[n++] = argv[++i];
+        else if (!strncmp(argv[i], "--plugin=", 9)) files[n++] = argv[i] + 9;
+    }
+    hr_plugins_load_all(files, n, argv[0], stderr);
+    free(files);
+}
+
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
              int maxpos, int *npos)
 {
     int np = 0;
+    load_plugins(argc, argv, opts);
     bool only_pos = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -19,6 +19,7 @@ typedef enum {
     HR_OPT_GROUP,  /* const hr_opt*: another table spliced in here (name unused) */
     HR_OPT_KERNEL, /* const hr_kernel **: a kernel of the registry by name           */
     HR_OPT_FORMAT, /* hr_format*: one of choices, a subset of hr_format_names (HR_FORMAT_OPT) */
+    HR_OPT_PLUGIN, /* --plugin FILE.so, repeatable (HR_PLUGIN_OPT; dst unused)            */
 } hr_opt_kind;
 
 typedef struct {
@@ -32,7 +33,10 @@ typedef struct {
 } hr_opt;
 
 /* Parses argv[1..argc) (argv[0] is the subcommand name) against opts, a table ended by
- * an entry with name NULL. Positional arguments are stored in pos[0..*npos) (at most
+ * an entry with name NULL. A table with HR_PLUGIN_OPT first loads the plugins of
+ * HEADROOM_PLUGIN_PATH and of every --plugin wherever it stands (so --kernel finds their
+ * kernels); one that fails prints one line and parsing goes on (hr_plugins_status,
+ * which main turns into exit status 2). Positional arguments are stored in pos[0..*npos) (at most
  * maxpos). Accepts "--flag value" and "--flag=value". Returns HR_OK; HR_EUSAGE with a
  * one-line message naming the flag (hr_errmsg) on bad input; or -1 after printing the
  * usage for --help (the caller then exits 0). synopsis is the usage line. */
@@ -56,6 +60,11 @@ extern const char *const hr_format_names[]; /* "table", "csv", "json", "markdown
 /* --max-mem: the memory budget hr_mem_budget (bench.h) applies, 0 (unset): half of RAM. */
 #define HR_MAX_MEM_OPT(dst) \
     {"--max-mem", HR_OPT_BYTES, (dst), 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"}
+
+/* --plugin FILE.so (repeatable): kernels of a plugin (docs/plugin.md), on every command
+ * that takes --kernel or a kernel list. */
+#define HR_PLUGIN_OPT \
+    {"--plugin", HR_OPT_PLUGIN, NULL, 0, 0, NULL, "FILE.so", "load a plugin's kernels (repeatable; also $HEADROOM_PLUGIN_PATH)"}
 
 /* ---- flag groups ------------------------------------------------------------------
  * Each group holds the flags' values and an option table; splice f.opts into a

@@ -34,6 +34,7 @@ int cmd_check(int argc, char **argv)
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures"},
+        HR_PLUGIN_OPT,
         {NULL},
     };
     int st = hr_parse(argc, argv, opts, "check [--kernel NAME|all] [--quick]", NULL, 0, NULL);
@@ -61,9 +62,9 @@ int cmd_check(int argc, char **argv)
     hr_case cases[HR_MAX_CASES];
     int ncases = hr_battery(cases, HR_MAX_CASES, quick);
     long pass = 0, warn = 0, fail = 0, skip = 0;
-    int nk = 0, nruns = 0;
-    for (int i = 0; hr_kernels[i]; i++) {
-        const hr_kernel *k = hr_kernels[i];
+    int nk = 0, nruns = 0, errors = 0;
+    const hr_kernel *k;
+    for (int i = 0; (k = hr_kernel_at(i)); i++) {
         if (only && k != only) continue;
         nk++;
         const int tl[3] = {1, 2, 3};
@@ -76,8 +77,9 @@ int cmd_check(int argc, char **argv)
             nruns++;
             long kfail = 0, kpass = 0, kwarn = 0, kskip = 0;
             char path[64] = "";
-            for (int ti = 0; ti < nthreads; ti++)
-                for (int c = 0; c < ncases; c++) {
+            bool broke = false; /* its run failed: reported once, the kernel's other cases left out */
+            for (int ti = 0; ti < nthreads && !broke; ti++)
+                for (int c = 0; c < ncases && !broke; c++) {
                     hr_case cs = cases[c];
                     cs.prob.dtype = (hr_dtype)dt;
                     cs.prob.kv_dtype = (hr_dtype)kt;
@@ -87,6 +89,11 @@ int cmd_check(int argc, char **argv)
                     char line[640];
                     const hr_tune t = {block_q, block_kv, threads ? threads : tl[ti]};
                     int v = hr_check_case(k, &cs, &t, (uint64_t)tf.seed, &res, line, sizeof line);
+                    if (v == HR_CHECK_ERROR) {
+                        fprintf(stderr, "headroom check: %s\n", line);
+                        kfail++, errors++, broke = true;
+                        continue;
+                    }
                     if (v < 0) {
                         kskip++;
                         continue;
@@ -127,5 +134,5 @@ int cmd_check(int argc, char **argv)
     }
     printf("check: %d kernel(s), %d type combination(s), %d cases each: %ld pass, %ld warn, %ld fail, %ld not applicable\n",
            nk, nruns, ncases, pass, warn, fail, skip);
-    return fail ? HR_EFAIL : HR_OK;
+    return errors ? HR_EUSAGE : fail ? HR_EFAIL : HR_OK;
 }

@@ -44,6 +44,7 @@ int cmd_crossover(int argc, char **argv)
         {"--seed", HR_OPT_INT, &seed, 0, 2147483647, NULL, "S", "input and weight seed (1)"},
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget; larger N is skipped (half of RAM)"},
         {"--out", HR_OPT_STR, &out_dir, 0, 0, NULL, "DIR", "output directory (results/<machine>/crossover-<stamp>)"},
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "crossover [--d-model LIST] [--kernels LIST] [--seq-min N] [--seq-max N] [--out DIR]";

@@ -214,6 +214,7 @@ int cmd_decode_loop(int argc, char **argv)
         {"--ceilings", HR_OPT_STR, &ceil_path, 0, 0, NULL, "FILE",
          "roofline ceilings for % of triad (results/<machine>/ceilings.json if present)"},
         HR_FORMAT_OPT(&format, formats),
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "decode-loop [--model NAME | --heads H --kv-heads G --d-head D --layers L] "

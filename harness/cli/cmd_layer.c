@@ -172,6 +172,7 @@ int cmd_layer(int argc, char **argv)
         HR_MAX_MEM_OPT(&max_mem),
         HR_FORMAT_OPT(&format, formats),
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "layer [--kernel NAME] [--gemm own|blas] [--d-model DM] [--seq N] [options]";

@@ -65,9 +65,10 @@ int cmd_list(int argc, char **argv)
     hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
         HR_FORMAT_OPT(&format, formats),
+        HR_PLUGIN_OPT,
         {NULL},
     };
-    int st = hr_parse(argc, argv, opts, "list [--format table|json]", NULL, 0, NULL);
+    int st = hr_parse(argc, argv, opts, "list [--format table|json] [--plugin FILE.so]", NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) {
         fprintf(stderr, "headroom list: %s\n", hr_errmsg());
@@ -75,8 +76,8 @@ int cmd_list(int argc, char **argv)
     }
     if (format == HR_FMT_JSON) {
         cJSON *arr = cJSON_CreateArray();
-        for (int i = 0; hr_kernels[i]; i++) {
-            const hr_kernel *k = hr_kernels[i];
+        const hr_kernel *k;
+        for (int i = 0; (k = hr_kernel_at(i)); i++) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", k->name);
             cJSON_AddStringToObject(o, "summary", k->summary);
@@ -90,6 +91,12 @@ int cmd_list(int argc, char **argv)
                 if ((k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32) >> t & 1) cJSON_AddItemToArray(kv, cJSON_CreateString(hr_dtype_names[t]));
             }
             each_type(k, json_path, cJSON_AddObjectToObject(o, "paths"));
+            if (k->plugin) {
+                cJSON *pl = cJSON_AddObjectToObject(o, "plugin");
+                cJSON_AddStringToObject(pl, "file", k->plugin->file);
+                cJSON_AddStringToObject(pl, "library", k->plugin->library);
+                cJSON_AddStringToObject(pl, "version", k->plugin->version);
+            }
             cJSON_AddItemToArray(arr, o);
         }
         char *txt = cJSON_Print(arr);
@@ -99,8 +106,8 @@ int cmd_list(int argc, char **argv)
         return HR_OK;
     }
     printf("%-8s %-44s %-13s %s  (ISA: %s)\n", "kernel", "capabilities", "traffic", "summary", hr_isa);
-    for (int i = 0; hr_kernels[i]; i++) {
-        const hr_kernel *k = hr_kernels[i];
+    const hr_kernel *k;
+    for (int i = 0; (k = hr_kernel_at(i)); i++) {
         char cbuf[128] = "";
         for (size_t j = 0; j < NCAPS; j++)
             if (k->caps & caps[j].cap) {
@@ -109,6 +116,9 @@ int cmd_list(int argc, char **argv)
             }
         printf("%-8s %-44s %-13s %s\n", k->name, cbuf[0] ? cbuf : "-", traffic_names[k->traffic],
                k->summary);
+        if (k->plugin)
+            printf("%-8s   plugin %s (%s %s, ABI %u.%u)\n", "", k->plugin->file, k->plugin->library,
+                   k->plugin->version, k->plugin->abi_major, k->plugin->abi_minor);
         char dts[64], kvs[64];
         types_str(k->dtypes, dts, sizeof dts);
         types_str(k->kv_dtypes, kvs, sizeof kvs);

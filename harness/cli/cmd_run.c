@@ -47,6 +47,7 @@ int cmd_run(int argc, char **argv)
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into the JSON's context, not stderr"},
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "run --kernel NAME [options]";

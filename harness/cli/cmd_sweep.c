@@ -76,6 +76,7 @@ int cmd_sweep(int argc, char **argv)
         {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
         {"--no-interleave", HR_OPT_FLAG, &no_interleave, 0, 0, NULL, NULL, "measure point after point"},
         {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into results.json's context, not stderr"},
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "sweep CONFIG [--out DIR] [--resume DIR] [--reps R] [--min-time S] [--max-mem BYTES] "

@@ -90,6 +90,7 @@ int cmd_tune(int argc, char **argv)
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "search and report, but write no wisdom"},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "one line per checked/timed candidate on stderr"},
         HR_FORMAT_OPT(&format, formats),
+        HR_PLUGIN_OPT,
         {NULL},
     };
     const char *syn = "tune --kernel NAME [shape flags | --config FILE.ini] [--budget SEC] [options]";

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "headroom.h"
+#include "plugins.h"
 #include "sysinfo.h"
 #include "threads.h"
 
@@ -14,7 +15,7 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } commands[] = {
-    {"list", cmd_list, "list the kernels built into this binary"},
+    {"list", cmd_list, "list the kernels built into this binary and loaded from plugins"},
     {"run", cmd_run, "time one kernel on one shape (optionally checked and saved)"},
     {"tune", cmd_tune, "search a kernel's block sizes and threads per shape; store the winners as wisdom"},
     {"sweep", cmd_sweep, "measure a config's cartesian product of kernels and shapes (configs/*.ini)"},
@@ -91,7 +92,12 @@ int main(int argc, char **argv)
     const hr_sysinfo *si = hr_sysinfo_get();
     hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default()});
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            /* A plugin that failed to load was reported in one line and the command went
+             * on with the other kernels; the exit status still says so. */
+            int st = commands[i].fn(argc - 1, argv + 1), ps = hr_plugins_status();
+            return st > ps ? st : ps;
+        }
     fprintf(stderr, "headroom: unknown command '%s' (see headroom --help)\n", argv[1]);
     return HR_EUSAGE;
 }

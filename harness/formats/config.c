@@ -244,8 +244,8 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         c->nkernels = 0;
         for (int i = 0; i < n; i++) {
             if (!strcmp(items[i], "all")) {
-                for (int j = 0; hr_kernels[j] && c->nkernels < HR_CFG_MAXKERNELS; j++)
-                    c->kernels[c->nkernels++] = hr_kernels[j];
+                for (int j = 0; hr_kernel_at(j) && c->nkernels < HR_CFG_MAXKERNELS; j++)
+                    c->kernels[c->nkernels++] = hr_kernel_at(j);
                 continue;
             }
             const hr_kernel *k = hr_kernel_find(items[i]);
@@ -453,7 +453,7 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     c->probe = HR_PROBE_AUTO;
     c->phase_threshold = HR_PHASE_THRESHOLD;
     c->interleave = true;
-    for (int j = 0; hr_kernels[j] && c->nkernels < HR_CFG_MAXKERNELS; j++) c->kernels[c->nkernels++] = hr_kernels[j];
+    for (int j = 0; hr_kernel_at(j) && c->nkernels < HR_CFG_MAXKERNELS; j++) c->kernels[c->nkernels++] = hr_kernel_at(j);
 
     parse_ctx x = {.c = c, .text = text};
     int rc = ini_parse_stream(reader, &x, handler, &x);

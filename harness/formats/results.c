@@ -48,6 +48,12 @@ static void shape_fields(cJSON *o, const hr_result *r)
     cJSON_AddStringToObject(o, "dtype", hr_dtype_names[p->dtype]);
     cJSON_AddStringToObject(o, "kv_dtype", hr_dtype_names[p->kv_dtype]);
     if (r->path[0]) cJSON_AddStringToObject(o, "path", r->path);
+    const hr_plugin_origin *po = r->kernel->plugin;
+    if (po) { /* a plugin's kernel: which file, and the library and version it wraps */
+        cJSON_AddStringToObject(o, "plugin", po->file);
+        cJSON_AddStringToObject(o, "plugin_library", po->library);
+        cJSON_AddStringToObject(o, "plugin_version", po->version);
+    }
     cJSON_AddNumberToObject(o, "block_q", r->tune.block_q);
     cJSON_AddNumberToObject(o, "block_kv", r->tune.block_kv);
     cJSON_AddStringToObject(o, "tune_source", r->tune_source ? r->tune_source : "default");

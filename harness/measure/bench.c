@@ -18,7 +18,7 @@ double hr_mem_budget(double max_mem) { return max_mem > 0 ? max_mem : 0.5 * hr_s
 
 double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {
-    return hr_tensors_bytes(p) + (double)k->workspace_bytes(p, t);
+    return hr_tensors_bytes(p) + (double)hr_kernel_workspace(k, p, t);
 }
 
 /* One call of the kernel under test. plant > 0 (test only, HEADROOM_PLANT_DELAY) adds
@@ -28,7 +28,8 @@ static void call(void *c)
 {
     hr_bench_session *x = c;
     double t0 = x->plant > 0 ? hr_now() : 0;
-    x->k->run(&x->out->prob, &x->out->tune, x->args, x->ws);
+    if (hr_kernel_run(x->k, &x->out->prob, &x->out->tune, x->args, x->ws) && !x->failed[0])
+        snprintf(x->failed, sizeof x->failed, "%s", hr_errmsg());
     /* The output is read by the caller after timing; this barrier keeps the compiler
      * from assuming the stores are dead. */
     __asm__ __volatile__("" : : "r"(x->args->o.p) : "memory");
@@ -114,7 +115,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     hr_threads_used(out->tune.threads);
     out->flops = hr_core_flops(p);
     out->bytes = hr_kernel_bytes(k, p, &out->tune);
-    size_t wsb = k->workspace_bytes(p, &out->tune);
+    size_t wsb = hr_kernel_workspace(k, p, &out->tune);
     out->workspace_bytes = (double)wsb;
     double need = shared ? (double)wsb : hr_bench_bytes(k, p, &out->tune);
     if (s->check) need += hr_format_check_bytes(p); /* the original fp32 inputs, for a moment */
@@ -148,6 +149,10 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
         hr_tensors_poison(p, b->args, 12345.0f);
         call(b);
         b->plant = plant;
+        if (b->failed[0]) {
+            st = hr_fail("%s", b->failed);
+            goto fail;
+        }
         hr_tensors_output(p, b->args);
         out->checked = true;
         out->check = hr_oracle_check(p, b->args, 0);
@@ -169,6 +174,10 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     hr_result_name(out, b->region, sizeof b->region);
     b->iters = hr_time_calibrate(call, b, &s->timer);
     out->timing.iters = b->iters;
+    if (b->failed[0]) {
+        st = hr_fail("%s", b->failed);
+        goto fail;
+    }
     return HR_OK;
 fail:
     hr_bench_abandon(b);
@@ -208,6 +217,11 @@ int hr_bench_close(hr_bench_session *b, int reps)
     hr_result *out = b->out;
     const hr_bench_spec *s = b->spec;
     int st = HR_OK;
+    if (b->failed[0]) {
+        st = hr_fail("%s", b->failed);
+        hr_bench_abandon(b);
+        return st;
+    }
     out->timing.reps = reps;
     hr_summarize(out->timing.rep_time, reps, &out->timing.s);
     hr_phase_mark(&out->timing, s->phase_threshold > 0 ? s->phase_threshold : HR_PHASE_THRESHOLD,

@@ -53,6 +53,8 @@ typedef struct {
     hr_phase_probe probe;
     double probe_time;        /* seconds spent in the probes so far                 */
     char region[256];         /* likwid region name                                 */
+    char failed[320];         /* non-empty: a call of the kernel failed (a plugin's
+                               * run), the message; open and close then fail with it */
 } hr_bench_session;
 int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *shared,
                   hr_bench_session *b, hr_result *out);

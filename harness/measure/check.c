@@ -93,7 +93,7 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
     hr_tensors ten;
     void *ws = NULL;
     if (hr_tensors_alloc(&ten, p, c->layout, c->dist, seed) ||
-        !(ws = hr_alloc(k->workspace_bytes(p, &t) + 64))) {
+        !(ws = hr_alloc(hr_kernel_workspace(k, p, &t) + 64))) {
         snprintf(line, len, "%s %s: cannot allocate", k->name, shape);
         memset(res, 0, sizeof *res);
         res->verdict = HR_CHECK_FAIL;
@@ -102,7 +102,14 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
     }
     /* Poison the output so a kernel that skips rows cannot pass by the zeroed buffer. */
     hr_tensors_poison(p, &ten.args, 12345.0f);
-    k->run(p, &t, &ten.args, ws);
+    if (hr_kernel_run(k, p, &t, &ten.args, ws)) {
+        snprintf(line, len, "%s", hr_errmsg());
+        memset(res, 0, sizeof *res);
+        res->verdict = HR_CHECK_FAIL;
+        free(ws);
+        hr_tensors_free(&ten);
+        return HR_CHECK_ERROR;
+    }
     hr_tensors_output(p, &ten.args);
     *res = hr_oracle_check(p, &ten.args, 0);
     hr_check_str(res, msg, sizeof msg);

@@ -29,9 +29,11 @@ void hr_format_str(const hr_check *c, char *buf, size_t len);
 
 /* Runs k on one case with the tunables t (0 fields: the kernel's defaults; threads 0:
  * all CPUs) and compares with the oracle. Returns the verdict (HR_CHECK_*), or -1 when
- * the kernel is not applicable. line gets a one-line description of the case, the
+ * the kernel is not applicable, or HR_CHECK_ERROR when its run failed (a plugin's:
+ * line and hr_errmsg hold the message, kernel and plugin named). line gets a one-line description of the case, the
  * tunables and the path (hr_kernel_path) that ran, its errors and, for reduced types,
  * the format's error (hr_format_check). */
+#define HR_CHECK_ERROR (-2)
 int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *t, uint64_t seed,
                   hr_check *res, char *line, size_t len);
 

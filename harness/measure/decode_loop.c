@@ -65,13 +65,13 @@ static void step(void *ctx)
         if ((L->st = hr_kvcache_append(&L->cache, l, pool_row(L->kp, slot), pool_row(L->vp, slot), 1)))
             return;
         operands(L, l, slot);
-        if (k->workspace_bytes && k->workspace_bytes(&L->p, &L->r->tune) > L->ws_bytes) {
+        if (hr_kernel_workspace(k, &L->p, &L->r->tune) > L->ws_bytes) {
             L->st = hr_fail("--kernel: %s needs more workspace at %d keys than at the full cache",
                             k->name, L->p.seq_kv);
             return;
         }
         double t1 = hr_now();
-        k->run(&L->p, &L->r->tune, &L->args, L->ws);
+        if ((L->st = hr_kernel_run(k, &L->p, &L->r->tune, &L->args, L->ws))) return;
         ta += hr_now() - t1;
         by += hr_kernel_bytes(k, &L->p, &L->r->tune);
     }
@@ -92,7 +92,7 @@ static int setup(const hr_decode_spec *s, loop *L)
     snprintf(L->r->path, sizeof L->r->path, "%s", hr_kernel_path(s->kernel, &L->p));
     if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;
     hr_threads_used(L->r->tune.threads);
-    L->ws_bytes = s->kernel->workspace_bytes ? s->kernel->workspace_bytes(&L->p, &L->r->tune) : 0;
+    L->ws_bytes = hr_kernel_workspace(s->kernel, &L->p, &L->r->tune);
     L->r->cache_bytes = hr_kvcache_bytes_of(s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity);
     /* Beside the cache: the pools (f32, the original Q, the typed Q and O), and, for a
      * typed cache, one layer's prompt in fp32 while it is stored, or with --check the
@@ -216,7 +216,7 @@ static void check(loop *L)
             L->args.k = layer_f32(L, l, 0, false, tmp);
             L->args.v = layer_f32(L, l, 1, false, tmp + n);
         }
-        s->kernel->run(&L->p, &L->r->tune, &L->args, L->ws);
+        if ((L->st = hr_kernel_run(s->kernel, &L->p, &L->r->tune, &L->args, L->ws))) break;
         hr_tensors_output(&L->p, &L->args);
         hr_check c = hr_oracle_check(&L->p, &L->args, 0);
         if (l == 0 || c.verdict > worst.verdict ||
@@ -256,7 +256,7 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
     /* Warm-up: one untimed call per layer on the prompt (threads started, code paged). */
     for (int l = 0; l < s->layers && s->prompt > 0; l++) {
         operands(&L, l, 0);
-        s->kernel->run(&L.p, &out->tune, &L.args, L.ws);
+        if ((st = hr_kernel_run(s->kernel, &L.p, &out->tune, &L.args, L.ws))) goto done;
     }
     const hr_timer_opts one = {.reps = 1};
     for (L.step = 0; L.step < s->tokens && !L.st; L.step++)

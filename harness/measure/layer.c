@@ -45,6 +45,7 @@ typedef struct {
     float *X, *Wq, *Wk, *Wv, *Wo, *Q, *K, *V, *O, *Y;
     void *gws, *kws;
     hr_args args;
+    char failed[320]; /* non-empty: a call of the core failed (a plugin's run), the message */
 } layer;
 
 /* Sizes of every buffer, in floats, in allocation order (X Wq Wk Wv Wo Q K V O Y). */
@@ -130,7 +131,7 @@ static double layer_bytes(const layer *L)
     buffer_sizes(L->M, L->dm, L->qc, L->kc, n);
     double f = 0;
     for (int i = 0; i < 10; i++) f += (double)n[i];
-    return 4.0 * f + (double)gemm_ws(L) + (double)L->s->kernel->workspace_bytes(&L->prob, &L->tune);
+    return 4.0 * f + (double)gemm_ws(L) + (double)hr_kernel_workspace(L->s->kernel, &L->prob, &L->tune);
 }
 
 double hr_layer_bytes(const hr_layer_spec *s)
@@ -161,7 +162,8 @@ static void phase_qkv(void *c)
 static void phase_core(void *c)
 {
     layer *L = c;
-    L->s->kernel->run(&L->prob, &L->tune, &L->args, L->kws);
+    if (hr_kernel_run(L->s->kernel, &L->prob, &L->tune, &L->args, L->kws) && !L->failed[0])
+        snprintf(L->failed, sizeof L->failed, "%s", hr_errmsg());
     __asm__ __volatile__("" : : "r"(L->O) : "memory");
 }
 
@@ -294,7 +296,7 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
     buffer_sizes(L.M, L.dm, L.qc, L.kc, n);
     for (int i = 0; i < 10; i++) total += (n[i] + 15) / 16 * 16; /* keep each 64-byte aligned */
     float *mem = hr_alloc(total * sizeof(float));
-    const size_t gwsb = gemm_ws(&L), kwsb = s->kernel->workspace_bytes(p, &L.tune);
+    const size_t gwsb = gemm_ws(&L), kwsb = hr_kernel_workspace(s->kernel, p, &L.tune);
     L.gws = hr_alloc(gwsb ? gwsb : 64);
     L.kws = hr_alloc(kwsb ? kwsb : 64);
     if (!mem || !L.gws || !L.kws) {
@@ -325,6 +327,10 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
         phase_qkv(&L);
         phase_core(&L);
         phase_out(&L);
+        if (L.failed[0]) {
+            st = hr_fail("%s", L.failed);
+            goto done;
+        }
         out->checked = true;
         if ((st = check_layer(&L, &out->check))) goto done;
         if (out->check.verdict == HR_CHECK_FAIL) {
@@ -341,6 +347,10 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
         hr_marker_start(region[ph], th);
         hr_time(fn[ph], &L, &s->timer, &out->phase[ph].timing);
         hr_marker_stop(region[ph], th);
+        if (L.failed[0]) {
+            st = hr_fail("%s", L.failed);
+            break;
+        }
     }
 done:
     free(mem), free(L.gws), free(L.kws);
