@@ -203,7 +203,8 @@ static int load_rows(hr_sweep_store *s)
             break;
         }
         *e = 0;
-        cJSON *o = cJSON_Parse(p), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+        /* One JSON document per line: anything after it on the line is not a row. */
+        cJSON *o = cJSON_ParseWithOpts(p, NULL, 1), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
         hr_result r;
         if (!o || !cJSON_IsNumber(pass) ||
             hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r)) {

@@ -1,4 +1,4 @@
-/* files.c — the one whole-file reader (regular files, a size cap per kind, no NUL) and the atomic writers. */
+/* files.c — the one whole-file reader (regular files, a size cap per kind, no NUL, UTF-8), the one JSON-document parser, and the atomic writers. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,39 @@
 
 #include "files.h"
 #include "headroom.h"
+
+/* 1-based line of offset off in text. */
+static long line_of(const char *text, size_t off)
+{
+    long line = 1;
+    for (size_t i = 0; i < off; i++) line += text[i] == '\n';
+    return line;
+}
+
+size_t hr_utf8_invalid(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len;) {
+        unsigned c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* n continuation bytes; lo/hi bound the first of them (no overlong forms, no
+         * surrogates U+D800..DFFF, nothing past U+10FFFF: RFC 3629). */
+        size_t n;
+        unsigned lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) n = 1;
+        else if (c >= 0xE0 && c <= 0xEF) n = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        else if (c >= 0xF0 && c <= 0xF4) n = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        else return i;
+        if (len - i <= n || s[i + 1] < lo || s[i + 1] > hi) return i;
+        for (size_t k = 2; k <= n; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+        i += n + 1;
+    }
+    return len;
+}
 
 char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len)
 {
@@ -55,18 +88,106 @@ char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len)
     buf[n] = 0;
     const char *nul = memchr(buf, 0, n);
     if (nul) {
-        long line = 1;
-        for (const char *s = buf; s < nul; s++) line += *s == '\n';
+        long line = line_of(buf, (size_t)(nul - buf));
         free(buf);
         hr_fail("%s:%ld: NUL byte in a %s (binary file?)", path, line, what);
+        return NULL;
+    }
+    size_t bad = hr_utf8_invalid(buf, n);
+    if (bad < n) {
+        long line = line_of(buf, bad);
+        unsigned byte = (unsigned char)buf[bad];
+        free(buf);
+        hr_fail("%s:%ld: invalid UTF-8 in a %s (byte 0x%02x; text files must be UTF-8)", path, line, what, byte);
         return NULL;
     }
     if (len) *len = n;
     return buf;
 }
 
+/* Whether text ends inside a string or with a bracket left open: a JSON document cut
+ * off before its end (an interrupted write). */
+static int json_unclosed(const char *text, size_t len)
+{
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\') i++;
+            else if (ch == '"') in_str = 0;
+        } else if (ch == '"') {
+            in_str = 1;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if (ch == '}' || ch == ']') {
+            depth--;
+        }
+    }
+    return in_str || depth > 0;
+}
+
+/* Line and column (1-based) of offset off in text. */
+static void line_col(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+cJSON *hr_json_parse(const char *text, size_t len, const char *path)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    if (root) {
+        /* One document per file: anything but white space after it (a second results
+         * file appended to the first) is refused, never silently ignored. */
+        while (off < len && strchr(" \t\r\n", text[off])) off++;
+        if (off == len) return root;
+        cJSON_Delete(root);
+        int line, col;
+        line_col(text, off, &line, &col);
+        hr_fail("%s:%d: data after the end of the JSON document (column %d; two files concatenated?)", path, line, col);
+        return NULL;
+    }
+    int line, col;
+    line_col(text, off, &line, &col);
+    size_t blank = 0;
+    while (blank < len && strchr(" \t\r\n", text[blank]) && text[blank]) blank++;
+    if (blank == len)
+        hr_fail("%s: empty file, not JSON", path);
+    else if (json_unclosed(text, len))
+        hr_fail("%s: JSON ends before its closing brackets (truncated file?)", path);
+    else
+        hr_fail("%s: invalid JSON at line %d, column %d", path, line, col);
+    return NULL;
+}
+
+cJSON *hr_read_json(const char *path, size_t cap, const char *what)
+{
+    size_t len = 0;
+    char *text = hr_read_file(path, cap, what, &len);
+    if (!text) return NULL;
+    cJSON *root = hr_json_parse(text, len, path);
+    free(text);
+    return root;
+}
+
 int hr_write_atomic(const char *path, const char *text)
 {
+    /* Only a regular file (or nothing) is replaced: rename over /dev/null, a fifo or a
+     * directory would swap a device node for a file, or fail half-way. */
+    struct stat sb;
+    if (!stat(path, &sb) && !S_ISREG(sb.st_mode))
+        return hr_fail("%s: exists and is not a regular file (%s); not replaced", path,
+                       S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a fifo" : "a device or socket");
     /* The file's directory is made first (results/<machine>/ may not exist yet). */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);

@@ -69,15 +69,13 @@ static int load(const char *path, cJSON **doc)
 {
     *doc = NULL;
     if (access(path, F_OK) && errno == ENOENT) return 0;
-    char *text = hr_read_file(path, HR_CAP_SMALL, "wisdom file", NULL);
-    if (!text) return -1;
-    cJSON *d = cJSON_Parse(text);
-    free(text);
-    const cJSON *fmt = d ? cJSON_GetObjectItemCaseSensitive(d, "format") : NULL;
-    const cJSON *ents = d ? cJSON_GetObjectItemCaseSensitive(d, "entries") : NULL;
-    if (!d || !cJSON_IsObject(d)) {
+    cJSON *d = hr_read_json(path, HR_CAP_SMALL, "wisdom file");
+    if (!d) return -1;
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(d, "format");
+    const cJSON *ents = cJSON_GetObjectItemCaseSensitive(d, "entries");
+    if (!cJSON_IsObject(d)) {
         cJSON_Delete(d);
-        hr_fail("%s: corrupt wisdom file (not JSON); delete it or re-run headroom tune", path);
+        hr_fail("%s: corrupt wisdom file (not a JSON object); delete it or re-run headroom tune", path);
         return -1;
     }
     if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, WISDOM_FORMAT) || !cJSON_IsArray(ents)) {
