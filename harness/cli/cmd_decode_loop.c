@@ -225,6 +225,11 @@ int cmd_decode_loop(int argc, char **argv)
     static hr_ceilings ceilings;
     bool have_ceil = false;
     if ((st = load_ceilings(ceil_path, &ceilings, &have_ceil))) goto err;
+    /* A file the user named is read or refused, never silently ignored. */
+    if (models_flag && !model) {
+        st = hr_fail("--models: needs --model NAME (the preset to take from %s)", models_flag);
+        goto err;
+    }
     if (model && (st = from_model(model, models_flag, &heads, &kv_heads, &d, &layers))) goto err;
     heads = heads ? heads : 32;
     kv_heads = kv_heads ? kv_heads : heads >= 8 && heads % 8 == 0 ? 8 : heads;
