@@ -150,8 +150,16 @@ int hr_ab_worker(const hr_ab_worker_opts *o, FILE *in, FILE *out)
     static open_point op;
     op.k = -1;
     char line[256];
-    while (fgets(line, sizeof line, in))
+    while (fgets(line, sizeof line, in)) {
+        /* Commands are short: a longer line is refused whole, not served as pieces. */
+        if (!strchr(line, '\n') && !feof(in)) {
+            int ch;
+            while ((ch = getc(in)) != EOF && ch != '\n') continue;
+            reply_error(out, "command line over 254 bytes");
+            continue;
+        }
         if (serve(&c, o, pts, n, &op, line, out)) break;
+    }
     if (op.k >= 0) hr_bench_abandon(&op.sess);
     free(pts);
     return HR_OK;

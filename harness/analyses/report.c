@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "files.h"
 #include "gbread.h"
 #include "gnuplot.h"
 #include "headroom.h"
@@ -284,8 +285,16 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
     fprintf(f, "| machine | CPU | CPUs | ISA | date | results |\n|---|---|---:|---|---|---|\n");
     for (int m = 0; m < r->nmachines; m++) {
         const hr_report_machine *x = &r->machines[m];
-        fprintf(f, "| %s | %s | %d | %s | %s | `%s` |\n", x->label, x->cpu_model, x->cpus, x->isa,
-                x->date, x->path);
+        const char *cells[] = {x->label, x->cpu_model, NULL, x->isa, x->date};
+        for (int i = 0; i < 5; i++) {
+            fprintf(f, "| ");
+            if (cells[i]) hr_md_cell(f, cells[i], 0);
+            else fprintf(f, "%d", x->cpus);
+            fprintf(f, " ");
+        }
+        fprintf(f, "| ");
+        hr_md_cell(f, x->path, 1);
+        fprintf(f, " |\n");
     }
     fprintf(f, "\nCells: median GFLOP/s over the repetitions, (in brackets) percent of that "
                "machine's own roofline bound min(peak, AI x bandwidth) when its ceilings were "
@@ -295,14 +304,20 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         char shape[128];
         hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
         fprintf(f, "\n## %s\n\n| kernel |", shape);
-        for (int m = 0; m < r->nmachines; m++) fprintf(f, " %s |", r->machines[m].label);
+        for (int m = 0; m < r->nmachines; m++) {
+            fprintf(f, " ");
+            hr_md_cell(f, r->machines[m].label, 0);
+            fprintf(f, " |");
+        }
         fprintf(f, "\n|---|");
         for (int m = 0; m < r->nmachines; m++) fprintf(f, "---:|");
         fprintf(f, "\n");
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
-            fprintf(f, "| %s |", names[k]);
+            fprintf(f, "| ");
+            hr_md_cell(f, names[k], 0);
+            fprintf(f, " |");
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 char pct[48];
@@ -333,12 +348,18 @@ void hr_report_csv(const hr_report *r, FILE *f)
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 if (!c) continue;
                 const hr_report_machine *x = &r->machines[m];
-                fprintf(f, "%s,\"%s\",%d,%s,%s,%s,%d,%.6g,", x->label, x->cpu_model, x->cpus, x->isa,
-                        shape, c->kernel, c->threads, c->gflops);
+                const char *text[] = {x->label, x->cpu_model};
+                for (int i = 0; i < 2; i++) hr_csv_field(f, text[i]), fputc(',', f);
+                fprintf(f, "%d,", x->cpus);
+                const char *more[] = {x->isa, shape, c->kernel};
+                for (int i = 0; i < 3; i++) hr_csv_field(f, more[i]), fputc(',', f);
+                fprintf(f, "%d,%.6g,", c->threads, c->gflops);
                 if (isfinite(c->pct_roofline)) fprintf(f, "%.4g", c->pct_roofline);
                 fprintf(f, ",");
                 if (isfinite(c->ceiling_gflops)) fprintf(f, "%.6g", c->ceiling_gflops);
-                fprintf(f, ",%s\n", x->path);
+                fputc(',', f);
+                hr_csv_field(f, x->path);
+                fputc('\n', f);
             }
     }
 }

@@ -228,6 +228,38 @@ int hr_write_json_atomic(const char *path, const cJSON *doc)
     return st;
 }
 
+void hr_md_cell(FILE *f, const char *s, int code)
+{
+    if (code) fputc('`', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\n') fputs("\\n", f);
+        else if (ch == '\t') fputs("\\t", f);
+        else if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
+        else if (ch == '|') fputs("\\|", f);
+        else if (code) fputc(ch == '`' ? '\'' : ch, f);
+        else {
+            if (strchr("\\`*_<>[]#", ch)) fputc('\\', f);
+            fputc(ch, f);
+        }
+    }
+    if (code) fputc('`', f);
+}
+
+void hr_csv_field(FILE *f, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 int hr_mkdirs(const char *path)
 {
     char buf[4096];

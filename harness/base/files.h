@@ -3,6 +3,7 @@
 #define HR_FILES_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -37,6 +38,14 @@ cJSON *hr_read_json(const char *path, size_t cap, const char *what);
 int hr_write_atomic(const char *path, const char *text);
 /* Writes doc, indented and ending in a newline, to path atomically. */
 int hr_write_json_atomic(const char *path, const cJSON *doc);
+/* Writes s into a markdown table cell: '|' escaped (GitHub splits cells first) and every
+ * control character written as a visible escape (\n, \t, \xHH), so no name breaks a
+ * row. code: s goes inside a code span (a backquote becomes '), else the characters
+ * markdown treats specially are backslash-escaped. */
+void hr_md_cell(FILE *f, const char *s, int code);
+/* Writes s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
+ * a quote or a line break. */
+void hr_csv_field(FILE *f, const char *s);
 /* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory. */
 int hr_mkdirs(const char *path);
 
