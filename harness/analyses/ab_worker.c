@@ -8,6 +8,7 @@
 #include "ab.h"
 #include "bench.h"
 #include "config.h"
+#include "files.h"
 #include "results.h"
 #include "sweep_points.h"
 #include "sysinfo.h"
@@ -15,7 +16,7 @@
 /* Writes one protocol line (obj is consumed) and flushes it. */
 static void reply(FILE *out, cJSON *obj)
 {
-    char *s = cJSON_PrintUnformatted(obj);
+    char *s = hr_json_text(obj, 0);
     fprintf(out, "%s\n", s ? s : "{\"error\": \"out of memory\"}");
     fflush(out);
     free(s);

@@ -113,20 +113,20 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
     fprintf(f, "### %s ", hr_cmp_status(c) == HR_CMP_UNDECIDED ? ":warning:"
                           : hr_cmp_status(c) == HR_EFAIL      ? ":x:"
                                                               : ":white_check_mark:");
-    hr_md_cell(f, c->title ? c->title : "headroom compare", 0);
+    hr_md_cell(f, c->title ? c->title : "headroom compare", HR_MD_TEXT);
     fprintf(f, ": %s\n\n", sum);
     fprintf(f, "Base ");
-    hr_md_cell(f, c->base_path, 1);
+    hr_md_cell(f, c->base_path, HR_MD_CODE);
     fprintf(f, ", new ");
-    hr_md_cell(f, c->new_path, 1);
+    hr_md_cell(f, c->new_path, HR_MD_CODE);
     fprintf(f, ". Metric: %s; threshold %g%%; %s.\n\n", metric_desc(c), c->opts.threshold_pct,
             test);
     fprintf(f, "**Shift:** ");
-    hr_md_cell(f, c->shift_note, 0);
+    hr_md_cell(f, c->shift_note, HR_MD_TEXT);
     fprintf(f, ".\n\n");
     for (int i = 0; i < c->nwarn; i++) {
         fprintf(f, "> **Warning:** ");
-        hr_md_cell(f, c->warn[i], 0);
+        hr_md_cell(f, c->warn[i], HR_MD_TEXT);
         fprintf(f, "\n>\n");
     }
     if (c->nwarn) fprintf(f, "\n");
@@ -139,7 +139,7 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
         fmt_value(c, r->new_, vn, sizeof vn);
         fmt_p(r, p, sizeof p);
         fprintf(f, "| ");
-        hr_md_cell(f, r->name, 1);
+        hr_md_cell(f, r->name, HR_MD_CODE);
         bool loud = r->verdict >= HR_VERDICT_REGRESSION;
         fprintf(f, " | %s | %s | %+.2f%% | %+.2f%% | %s | %d/%d | %s%s%s |\n", vb, vn,
                 shown(r->delta_pct), shown(r->adj_delta_pct), p, r->n_base, r->n_new,

@@ -169,10 +169,10 @@ static int setup(const hr_plot_opts *o, const paths *p, plotter *P, pl_inputs *i
     if (!hr_plot_script("roofline.gp", P->scripts, sizeof P->scripts))
         return hr_fail("plots/roofline.gp not found (set HEADROOM_PLOTS to the plots/ directory)");
     *strrchr(P->scripts, '/') = 0;
-    int known = pl_context(p->json, P->who, sizeof P->who, in->isa, sizeof in->isa);
+    int known = pl_context(p->json, "results file", P->who, sizeof P->who, in->isa, sizeof in->isa);
     if (known < 0) return HR_EUSAGE;
     if (o->label) snprintf(P->who, sizeof P->who, "%s", o->label);
-    else if (!known && (known = pl_context(p->ceil, P->who, sizeof P->who, NULL, 0)) < 0) return HR_EUSAGE;
+    else if (!known && (known = pl_context(p->ceil, "ceilings file", P->who, sizeof P->who, NULL, 0)) < 0) return HR_EUSAGE;
     else if (!known) snprintf(P->who, sizeof P->who, "machine unknown");
     if (!hr_gnuplot_quotable(P->out) || !hr_gnuplot_quotable(P->scripts) || !hr_gnuplot_quotable(P->who))
         return hr_fail("paths and labels holding a quote cannot be passed to gnuplot");

@@ -288,12 +288,12 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         const char *cells[] = {x->label, x->cpu_model, NULL, x->isa, x->date};
         for (int i = 0; i < 5; i++) {
             fprintf(f, "| ");
-            if (cells[i]) hr_md_cell(f, cells[i], 0);
+            if (cells[i]) hr_md_cell(f, cells[i], HR_MD_PLAIN);
             else fprintf(f, "%d", x->cpus);
             fprintf(f, " ");
         }
         fprintf(f, "| ");
-        hr_md_cell(f, x->path, 1);
+        hr_md_cell(f, x->path, HR_MD_CODE);
         fprintf(f, " |\n");
     }
     fprintf(f, "\nCells: median GFLOP/s over the repetitions, (in brackets) percent of that "
@@ -306,7 +306,7 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         fprintf(f, "\n## %s\n\n| kernel |", shape);
         for (int m = 0; m < r->nmachines; m++) {
             fprintf(f, " ");
-            hr_md_cell(f, r->machines[m].label, 0);
+            hr_md_cell(f, r->machines[m].label, HR_MD_PLAIN);
             fprintf(f, " |");
         }
         fprintf(f, "\n|---|");
@@ -316,7 +316,7 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
             fprintf(f, "| ");
-            hr_md_cell(f, names[k], 0);
+            hr_md_cell(f, names[k], HR_MD_PLAIN);
             fprintf(f, " |");
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);

@@ -56,7 +56,7 @@ int hr_sweep_store_row(hr_sweep_store *s, const hr_result *r, int pass, int seq)
     cJSON_AddStringToObject(o, "key", key);
     cJSON_AddNumberToObject(o, "pass", pass);
     cJSON_AddItemToObject(o, "result", hr_result_to_json(r));
-    char *line = cJSON_PrintUnformatted(o);
+    char *line = hr_json_text(o, 0);
     cJSON_Delete(o);
     if (!line) return hr_fail("out of memory");
     int bad = fprintf(s->jsonl, "%s\n", line) < 0;

@@ -1,5 +1,6 @@
 /* files.c — the one whole-file reader (regular files, a size cap per kind, no NUL, UTF-8), the one JSON-document parser, and the atomic writers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +45,23 @@ size_t hr_utf8_invalid(const char *text, size_t len)
 
 char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a fifo with no writer would wait for one forever; it is
+     * refused below like any file that is not regular. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         hr_fail("%s: cannot read %s (%s)", path, what, strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
         hr_fail("%s: not a regular file (a %s must be one)", path, what);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        hr_fail("%s: cannot read %s (%s)", path, what, strerror(errno));
         return NULL;
     }
     if ((unsigned long long)st.st_size > cap) {
@@ -213,9 +222,33 @@ int hr_write_atomic(const char *path, const char *text)
     return HR_OK;
 }
 
+char *hr_json_text(const cJSON *doc, int pretty)
+{
+    char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+    if (!text) return NULL;
+    size_t len = strlen(text), bad = hr_utf8_invalid(text, len);
+    if (bad == len) return text;
+    /* cJSON escapes control characters and quotes but copies bytes >= 0x80 as they are:
+     * each byte of a sequence that is not UTF-8 becomes U+FFFD, so the text is JSON for
+     * every parser (Python's json, jq, compare.py). At most 3 bytes for 1. */
+    char *out = malloc(3 * len + 1);
+    if (out) {
+        size_t o = 0;
+        for (size_t i = 0; i < len;) {
+            size_t ok = hr_utf8_invalid(text + i, len - i);
+            memcpy(out + o, text + i, ok);
+            o += ok, i += ok;
+            if (i < len) memcpy(out + o, "\xef\xbf\xbd", 3), o += 3, i++;
+        }
+        out[o] = 0;
+    }
+    cJSON_free(text);
+    return out;
+}
+
 int hr_write_json_atomic(const char *path, const cJSON *doc)
 {
-    char *text = cJSON_Print(doc);
+    char *text = hr_json_text(doc, 1);
     if (!text) return hr_fail("%s: out of memory formatting JSON", path);
     size_t n = strlen(text);
     char *nl = realloc(text, n + 2);
@@ -228,8 +261,9 @@ int hr_write_json_atomic(const char *path, const cJSON *doc)
     return st;
 }
 
-void hr_md_cell(FILE *f, const char *s, int code)
+void hr_md_cell(FILE *f, const char *s, hr_md_mode mode)
 {
+    const int code = mode == HR_MD_CODE;
     if (code) fputc('`', f);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
@@ -239,7 +273,7 @@ void hr_md_cell(FILE *f, const char *s, int code)
         else if (ch == '|') fputs("\\|", f);
         else if (code) fputc(ch == '`' ? '\'' : ch, f);
         else {
-            if (strchr("\\`*_<>[]#", ch)) fputc('\\', f);
+            if (mode == HR_MD_TEXT && strchr("\\`*_<>[]#", ch)) fputc('\\', f);
             fputc(ch, f);
         }
     }

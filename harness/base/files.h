@@ -36,13 +36,22 @@ cJSON *hr_read_json(const char *path, size_t cap, const char *what);
  * file; on error the old file is left as it was. A path that exists and is not a
  * regular file (a directory, /dev/null, a fifo) is refused, never replaced. */
 int hr_write_atomic(const char *path, const char *text);
+/* doc as JSON text (indented when pretty) the caller frees, or NULL when out of memory:
+ * strings escaped by cJSON, and any byte that is not UTF-8 (a path, a host name) written
+ * as U+FFFD, so every JSON headroom writes is valid JSON. Every writer goes through it. */
+char *hr_json_text(const cJSON *doc, int pretty);
 /* Writes doc, indented and ending in a newline, to path atomically. */
 int hr_write_json_atomic(const char *path, const cJSON *doc);
-/* Writes s into a markdown table cell: '|' escaped (GitHub splits cells first) and every
- * control character written as a visible escape (\n, \t, \xHH), so no name breaks a
- * row. code: s goes inside a code span (a backquote becomes '), else the characters
- * markdown treats specially are backslash-escaped. */
-void hr_md_cell(FILE *f, const char *s, int code);
+/* How hr_md_cell writes a string into markdown. */
+typedef enum {
+    HR_MD_PLAIN, /* as is but for '|' and control characters (names, labels in tables)  */
+    HR_MD_TEXT,  /* also the characters markdown treats specially backslash-escaped      */
+    HR_MD_CODE,  /* inside a code span (a backquote becomes ')                           */
+} hr_md_mode;
+/* Writes s into markdown, in a table cell or not: '|' escaped (GitHub splits cells first,
+ * even in code spans) and every control character written as a visible escape (\n, \t,
+ * \xHH), so no name breaks a row or a table. */
+void hr_md_cell(FILE *f, const char *s, hr_md_mode mode);
 /* Writes s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
  * a quote or a line break. */
 void hr_csv_field(FILE *f, const char *s);

@@ -1,9 +1,11 @@
 /* npy.c — NumPy .npy format 1.0 for float32 C-order arrays (numpy.lib.format). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "npy.h"
 
@@ -40,8 +42,13 @@ int hr_npy_write_view(const char *path, hr_cview v, int batch, int heads, int ro
 int hr_npy_read(const char *path, float **data, long shape[4], int *ndim)
 {
     *data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return hr_fail("%s: cannot open (%s)", path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a fifo must not block the open */
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return hr_fail("%s: cannot open (%s)", path, strerror(e));
+    }
     unsigned char pre[10];
     char hdr[4096];
     int st = HR_OK;

@@ -6,6 +6,7 @@
 #include "ab.h"
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 
 static const char synopsis[] =
     "ab BASE_BINARY NEW_BINARY CONFIG [options]\n\n"
@@ -80,7 +81,7 @@ int cmd_ab(int argc, char **argv)
     else if (format == HR_FMT_MARKDOWN) hr_cmp_print_markdown(stdout, &r.cmp);
     else {
         cJSON *j = hr_cmp_json(&r.cmp);
-        char *text = j ? cJSON_Print(j) : NULL;
+        char *text = j ? hr_json_text(j, 1) : NULL;
         if (text) printf("%s\n", text);
         else st = hr_fail("out of memory");
         free(text);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "decode_loop.h"
+#include "files.h"
 #include "models.h"
 #include "roofline.h"
 #include "sysinfo.h"
@@ -136,7 +137,7 @@ static void print_json(const view *v, const char **warn, int nw)
     }
     cJSON *js = cJSON_AddArrayToObject(root, "steps_ms");
     for (int i = 0; i < s->tokens; i++) cJSON_AddItemToArray(js, cJSON_CreateNumber(r->step[i] * 1e3));
-    char *text = cJSON_Print(root);
+    char *text = hr_json_text(root, 1);
     cJSON_Delete(root);
     if (text) printf("%s\n", text);
     free(text);
