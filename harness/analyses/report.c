@@ -364,6 +364,19 @@ void hr_report_csv(const hr_report *r, FILE *f)
     }
 }
 
+/* Writes s as one gnuplot data word (quoted: a column header, with a leading space):
+ * quotes and control characters become '_', and white space too where unquoted, so no
+ * name splits a column or a line of the .dat file. */
+static void dat_word(FILE *f, const char *s, int quoted)
+{
+    fputs(quoted ? " \"" : "", f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        fputc(ch < ' ' || ch == '"' || ch == 0x7f || (!quoted && (ch == ' ' || ch == '#')) ? '_' : ch, f);
+    }
+    fputs(quoted ? "\"" : "", f);
+}
+
 int hr_report_charts(const hr_report *r, const char *out_dir, const char *script, int *images,
                      char *why, size_t whylen)
 {
@@ -391,12 +404,12 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
         /* Header: "kernel" and one column per machine (gnuplot columnheader). Missing
          * values are "NaN", which gnuplot leaves out of the histogram. */
         fprintf(f, "kernel");
-        for (int m = 0; m < r->nmachines; m++) fprintf(f, " \"%s\"", r->machines[m].label);
+        for (int m = 0; m < r->nmachines; m++) dat_word(f, r->machines[m].label, 1);
         fprintf(f, "\n");
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
-            fprintf(f, "%s", names[k]);
+            dat_word(f, names[k], 0);
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 if (c && isfinite(c->gflops)) fprintf(f, " %.6g", c->gflops);
@@ -404,7 +417,11 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
             }
             fprintf(f, "\n");
         }
-        fclose(f);
+        int werr = ferror(f);
+        if (fclose(f) || werr) {
+            snprintf(why, whylen, "%s: write error", dat);
+            return -1;
+        }
         int ok = 1;
         for (int t = 0; t < 2 && ok; t++) {
             const char *ext = t ? "svg" : "png";
