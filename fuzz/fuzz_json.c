@@ -2,7 +2,6 @@
  * UTF-8 refused), the one JSON-document parser (hr_json_parse: trailing data refused),
  * the JSON writer (hr_json_text: always UTF-8, parses back), the ceilings loader, and
  * the markdown/CSV escapers on arbitrary bytes. */
-#define _GNU_SOURCE /* open_memstream */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
