@@ -345,7 +345,9 @@ full_compare_regression_json|2|^headroom: stdout: write error \(No space left on
 full_compare_markdown|2|^headroom: stdout: write error \(No space left on device\)$|\$B compare \$F/base.json \$F/slow.json --format markdown > /dev/full
 full_report|2|^headroom: stdout: write error \(No space left on device\)$|\$B report \$HOSTILE/../fixtures/report/intel-xeon-8480-16c --no-charts --out \$TMP/repf 2>&1 > /dev/full | grep -v ': wrote ' >&2; exit \${PIPESTATUS[0]}
 full_layer|2|^headroom: stdout: write error \(No space left on device\)$|\$B layer --d-model 32 --d-head 16 --seq 16 --threads 1 --reps 1 --min-time 0 > /dev/full
-full_tune_dry_run|2|^headroom: stdout: write error \(No space left on device\)$|\$B tune --kernel flash --seq 16 --heads 1 --d-head 16 --budget 1 --dry-run 2>&1 > /dev/full | grep -v 'budget of' >&2; exit \${PIPESTATUS[0]}
+full_tune_dry_run|2|^headroom: stdout: write error \(No space left on device\)$|\$B tune --kernel flash --seq 16 --heads 1 --d-head 16 --budget 0.1 --threads 1 --dry-run 2>&1 > /dev/full | grep -v 'budget of' >&2; exit \${PIPESTATUS[0]}
+full_ab_json|2|^headroom: stdout: write error \(No space left on device\)$|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16\nthreads = 1\nmin_time = 0.001\nwarmup = 0.001\n' > \$TMP/ab.ini; \$B ab \$B \$B \$TMP/ab.ini --reps 4 --format json 2>&1 > /dev/full | tail -n 1 >&2; exit \${PIPESTATUS[0]}
+ab_config_devzero|2|^headroom ab: .*\(base\): /dev/zero: not a regular file \(a sweep config must be one\)$|\$B ab \$B \$B /dev/zero --reps 4
 full_closed_stdout|2|^headroom: stdout: write error \(Bad file descriptor\)$|\$B list >&-
 full_failed_keeps_status|2|^headroom run: --seq: missing value$|\$B run --kernel naive --seq > /dev/full
 # atomic writes never replace what is not a regular file

@@ -112,7 +112,7 @@ int cmd_ab_worker(int argc, char **argv)
         return HR_EUSAGE;
     }
     o.config = pos[0];
-    st = hr_ab_worker(&o, stdin, stdout);
-    if (st) fprintf(stderr, "headroom ab-worker: %s\n", hr_errmsg());
-    return st;
+    /* An error here was replied on stdout ({"error": ...}), which ab prints as its one
+     * line; saying it on the shared stderr too would make three. */
+    return hr_ab_worker(&o, stdin, stdout);
 }
