@@ -329,6 +329,8 @@ report_concatenated|2|^headroom report: .*/cat.json:[0-9]+: data after the end|\
 wisdom_concatenated|2|^headroom run: .*/wcat.json: corrupt wisdom file \(line 2: data after the end of the JSON document|\$B run --kernel flash --seq 64 --wisdom \$TMP/wcat.json
 ceilings_concatenated|2|^headroom decode-loop: .*/ccat.json:[0-9]+: data after the end|printf '{"headroom_ceilings": 1} {}' > \$TMP/ccat.json; \$B decode-loop --ceilings \$TMP/ccat.json --prompt 8 --tokens 2
 rows_two_documents_on_a_line|2|^headroom sweep: .*/r2/rows.jsonl:1: not a headroom row|mkdir -p \$TMP/r2 && cp \$HOSTILE/resume_bad/tiny.ini \$TMP/r2/ && head -n 1 \$HOSTILE/resume_bad/rows.jsonl | tr -d '\n' > \$TMP/r2/rows.jsonl && echo ' {}' >> \$TMP/r2/rows.jsonl && \$B sweep --resume \$TMP/r2
+# names holding a newline, '|' or a control character keep a markdown table one row per benchmark
+compare_markdown_newline_name|0|^rows 8$|python3 -c "import json,sys; d=json.load(open('\$F/base.json')); [b.update(name=b['name']+'\n|x\x01', run_name=b.get('run_name',b['name'])+'\n|x\x01') for b in d['benchmarks']]; json.dump(d,open('\$TMP/nl.json','w'))" && \$B compare \$TMP/nl.json \$TMP/nl.json --format markdown > \$TMP/nl.md; rc=\$?; echo "rows \$(grep -c '^|' \$TMP/nl.md)" >&2; exit \$rc
 # every output checked: stdout on /dev/full is exit 2 with exactly this one line
 full_list|2|^headroom: stdout: write error \(No space left on device\)$|\$B list > /dev/full
 full_list_json|2|^headroom: stdout: write error \(No space left on device\)$|\$B list --format json > /dev/full
