@@ -356,6 +356,10 @@ full_failed_keeps_status|2|^headroom run: --seq: missing value$|\$B run --kernel
 roofline_out_devnull|2|^headroom roofline: /dev/null: exists and is not a regular file \(a device or socket\); not replaced$|\$B roofline --quick --out /dev/null
 roofline_out_directory|2|^headroom roofline: .*/outdir: exists and is not a regular file \(a directory\)|\$B roofline --quick --out \$TMP/outdir
 roofline_out_fifo|2|^headroom roofline: .*/fifo: exists and is not a regular file \(a fifo\)|\$B roofline --quick --out \$TMP/fifo
+sweep_out_devnull|2|^headroom sweep: /dev/null: exists and is not a directory$|\$B sweep configs/ci.ini --out /dev/null
+report_out_devnull|2|^headroom report: /dev/null: exists and is not a directory$|\$B report \$HOSTILE/../fixtures/report/intel-xeon-8480-16c --no-charts --out /dev/null
+crossover_out_file|2|^headroom crossover: .*/afile: exists and is not a directory$|\$B crossover --seq-max 64 --d-model 64 --out \$TMP/afile
+run_save_devnull|2|^headroom run: /dev/null: exists and is not a directory$|\$B run --kernel naive --seq 16 --reps 1 --min-time 0 --warmup 0 --save /dev/null
 run_save_npy_devnull|2|^headroom run: --save: .*/sv/q.npy exists and is not a regular file|mkdir -p \$TMP/sv && ln -sf /dev/null \$TMP/sv/q.npy && \$B run --kernel naive --seq 16 --reps 1 --min-time 0 --warmup 0 --save \$TMP/sv
 sweep_results_json_devnull|2|^headroom sweep: .*/sj/results.json: exists and is not a regular file|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16\nthreads = 1\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > \$TMP/sj.ini; mkdir -p \$TMP/sj; ln -sf /dev/null \$TMP/sj/results.json; \$B sweep \$TMP/sj.ini --out \$TMP/sj 2>&1 >/dev/null | tail -n 1 >&2; exit \${PIPESTATUS[0]}
 EOF2

@@ -305,5 +305,7 @@ int hr_mkdirs(const char *path)
         *s = '/';
     }
     if (mkdir(buf, 0777) && errno != EEXIST) return hr_fail("%s: cannot create (%s)", buf, strerror(errno));
+    struct stat sb; /* EEXIST: there already, but a directory? (--out /dev/null, a file) */
+    if (stat(buf, &sb) || !S_ISDIR(sb.st_mode)) return hr_fail("%s: exists and is not a directory", buf);
     return HR_OK;
 }

@@ -55,7 +55,8 @@ void hr_md_cell(FILE *f, const char *s, hr_md_mode mode);
 /* Writes s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
  * a quote or a line break. */
 void hr_csv_field(FILE *f, const char *s);
-/* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory. */
+/* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory (also when path
+ * exists and is not a directory). */
 int hr_mkdirs(const char *path);
 
 #endif
