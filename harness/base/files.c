@@ -158,7 +158,7 @@ cJSON *hr_json_parse(const char *text, size_t len, const char *path)
     if (root) {
         /* One document per file: anything but white space after it (a second results
          * file appended to the first) is refused, never silently ignored. */
-        while (off < len && strchr(" \t\r\n", text[off])) off++;
+        while (off < len && text[off] && strchr(" \t\r\n", text[off])) off++;
         if (off == len) return root;
         cJSON_Delete(root);
         int line, col;
