@@ -201,7 +201,7 @@ kvcache_context_garbage|2|^headroom kvcache: --context: expected a list of token
 decode_loop_bad_models|2|^headroom decode-loop: .*/models_nodiv.ini:1: |$B decode-loop --models $HOSTILE/models_nodiv.ini --model tiny
 # ---- other readers: wisdom, ceilings ---------------------------------------------------------
 wisdom_binary|2|^headroom run: .*/binary.bin:1: NUL byte in a wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/binary.bin
-wisdom_truncated|2|^headroom run: .*/truncated.json: corrupt wisdom file|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/truncated.json
+wisdom_truncated|2|^headroom run: .*/truncated.json: corrupt wisdom file \(JSON ends before its closing brackets|$B run --kernel flash --seq 64 --reps 1 --min-time 0 --warmup 0 --wisdom $HOSTILE/truncated.json
 plot_bad_ceilings|2|^headroom plot: .*/binary.bin:1: NUL byte in a ceilings file|$B plot $TMP/adir --ceilings $HOSTILE/binary.bin --out $TMP/plots
 roofline_bad_threads|2|^headroom roofline: --threads: |$B roofline --threads 5-1
 # ---- element types (--dtype, --kv-dtype, dtype/kv_dtype in configs) ----------------------------
@@ -315,6 +315,114 @@ merge_into_shard|2|^headroom merge: --out: .*/sh1 is one of the shards \(give a 
 merge_into_results|2|^headroom merge: --out: .*/rr3 already holds a sweep's rows|$B merge $TMP/sh1 $TMP/sh2 --out $TMP/rr3
 merge_kept_shards|0|^ok$|$B merge $TMP/sh1 $TMP/torn2 --out $TMP/m9 2>/dev/null; tail -c 20 $TMP/torn2/rows.jsonl | grep -q 'naive/B1' && echo ok >&2
 EOF
+
+# ---- issue 18, second round: every reader, every output, by class ---------------------------------
+# Fixtures made here: concatenated and non-UTF-8 files, a fifo, sparse files over each cap.
+cat "$S" "$S" > "$TMP/cat.json"
+printf '[sweep]\ndescription = caf\351\nkernels = naive\n' > "$TMP/latin1.ini"
+printf '[sweep]\nkernels = naive\ndescription = \300\257 overlong\n' > "$TMP/overlong.ini"
+printf '[sweep]\nkernels = naive\n\n\ndescription = \355\240\200 surrogate\n' > "$TMP/surrogate.ini"
+printf '[tiny]\nlayers = 1\nd_model = 64\nheads = 1\nkv_heads = 1\nd_head = 64 # \377\n' > "$TMP/models_latin1.ini"
+python3 -c "import sys; t=open('$S','rb').read(); sys.stdout.buffer.write(t.replace(b'flash/N64', b'flash/N\xe964', 1))" > "$TMP/latin1.json" 2> /dev/null || printf '{"benchmarks": [{"name": "caf\351"}]}\n' > "$TMP/latin1.json"
+printf '{"format":"headroom-wisdom-1","entries":[]}\n{"format":"headroom-wisdom-1","entries":[]}\n' > "$TMP/wcat.json"
+printf '{"format":"headroom-wisdom-1","entries":[{"class":"caf\351"}]}\n' > "$TMP/wlatin1.json"
+printf 'model,context,bytes\ngpt2,1024,caf\351\n' > "$TMP/kv_latin1.csv"
+mkfifo "$TMP/fifo"
+truncate -s 2G "$TMP/huge.json"
+truncate -s 2M "$TMP/huge.ini"
+truncate -s 100M "$TMP/huge_wisdom.json"
+mkdir -p "$TMP/zres" "$TMP/zplot" "$TMP/zkv" "$TMP/zrows" "$TMP/outdir"
+ln -sf /dev/zero "$TMP/zres/results.json"
+ln -sf /dev/zero "$TMP/zplot/results.json"
+ln -sf /dev/zero "$TMP/zkv/kvcache.csv"
+cp "$HOSTILE/resume_bad/tiny.ini" "$TMP/zrows/" && ln -sf /dev/zero "$TMP/zrows/rows.jsonl"
+F=$HOSTILE/../fixtures/compare
+export F
+# plot needs gnuplot before it reads anything; without one these rows pass vacuously.
+GP='command -v ${HEADROOM_GNUPLOT:-gnuplot} > /dev/null || { echo "$EXPECT" >&2; exit 2; };'
+run_table <<EOF2
+# endless and huge inputs, devices and fifos, on every reader: exit 2 naming the file
+kvcache_models_devzero|2|^headroom kvcache: /dev/zero: not a regular file \(a model presets file must be one\)$|\$B kvcache --models /dev/zero
+kvcache_models_fifo|2|^headroom kvcache: .*/fifo: not a regular file|\$B kvcache --models \$TMP/fifo
+kvcache_models_huge|2|^headroom kvcache: .*/huge.ini: [0-9]+ bytes, more than a model presets file can be|\$B kvcache --models \$TMP/huge.ini
+decode_loop_models_alone|2|^headroom decode-loop: --models: needs --model NAME|\$B decode-loop --models /dev/zero
+decode_loop_models_devzero|2|^headroom decode-loop: /dev/zero: not a regular file|\$B decode-loop --models /dev/zero --model tiny
+decode_loop_ceilings_devzero|2|^headroom decode-loop: /dev/zero: not a regular file \(a ceilings file|\$B decode-loop --ceilings /dev/zero --prompt 8 --tokens 2
+sweep_models_file_devzero|2|^headroom sweep: .*/mz.ini:3: models: /dev/zero: not a regular file|printf '[sweep]\nkernels = decode\nmodels = gpt2-small\nmodels_file = /dev/zero\n' > \$TMP/mz.ini; \$B sweep \$TMP/mz.ini --dry-run
+sweep_models_file_alone|2|^headroom sweep: .*/mf.ini:3: models_file: needs models|printf '[sweep]\nkernels = naive\nmodels_file = /dev/zero\n' > \$TMP/mf.ini; \$B sweep \$TMP/mf.ini --dry-run
+sweep_config_fifo|2|^headroom sweep: .*/fifo: not a regular file|\$B sweep \$TMP/fifo --dry-run
+sweep_config_huge|2|^headroom sweep: .*/huge.ini: [0-9]+ bytes, more than a sweep config can be|\$B sweep \$TMP/huge.ini --dry-run
+sweep_resume_rows_devzero|2|^headroom sweep: .*/zrows/rows.jsonl: not a regular file \(a rows file must be one\)$|\$B sweep --resume \$TMP/zrows
+run_wisdom_devzero|2|^headroom run: /dev/zero: not a regular file \(a wisdom file must be one\)$|\$B run --kernel flash --seq 64 --wisdom /dev/zero
+run_wisdom_fifo|2|^headroom run: .*/fifo: not a regular file|\$B run --kernel flash --seq 64 --wisdom \$TMP/fifo
+run_wisdom_huge|2|^headroom run: .*/huge_wisdom.json: [0-9]+ bytes, more than a wisdom file can be|\$B run --kernel flash --seq 64 --wisdom \$TMP/huge_wisdom.json
+sweep_wisdom_devzero|2|^headroom sweep: /dev/zero: not a regular file|\$B sweep configs/ci.ini --wisdom /dev/zero --out \$TMP/swz
+layer_wisdom_devzero|2|^headroom layer: /dev/zero: not a regular file|\$B layer --wisdom /dev/zero --d-model 64 --seq 16
+compare_devzero|2|^headroom compare: /dev/zero: not a regular file|\$B compare /dev/zero \$S
+compare_fifo|2|^headroom compare: .*/fifo: not a regular file|\$B compare \$S \$TMP/fifo
+compare_huge|2|^headroom compare: .*/huge.json: [0-9]+ bytes, more than a results file can be|\$B compare \$TMP/huge.json \$S
+report_devzero|2|^headroom report: /dev/zero: not a regular file|\$B report /dev/zero --no-charts --out \$TMP/rep
+report_results_link_devzero|2|^headroom report: .*/zres/results.json: not a regular file|\$B report \$TMP/zres --no-charts --out \$TMP/rep
+plot_kvcache_devzero|2|^headroom plot: /dev/zero: not a regular file \(a CSV file must be one\)$|EXPECT='headroom plot: /dev/zero: not a regular file (a CSV file must be one)'; $GP \$B plot \$TMP/adir --kvcache /dev/zero --out \$TMP/pz
+plot_crossover_devzero|2|^headroom plot: /dev/zero: not a regular file|EXPECT='headroom plot: /dev/zero: not a regular file'; $GP \$B plot \$TMP/adir --crossover /dev/zero --out \$TMP/pz
+plot_decode_urandom|2|^headroom plot: /dev/urandom: not a regular file|EXPECT='headroom plot: /dev/urandom: not a regular file'; $GP \$B plot \$TMP/adir --decode /dev/urandom --out \$TMP/pz
+plot_kvcache_fifo|2|^headroom plot: .*/fifo: not a regular file|EXPECT='headroom plot: /fifo: not a regular file'; $GP \$B plot \$TMP/adir --kvcache \$TMP/fifo --out \$TMP/pz
+plot_ceilings_devzero|2|^headroom plot: /dev/zero: not a regular file|EXPECT='headroom plot: /dev/zero: not a regular file'; $GP \$B plot \$TMP/adir --ceilings /dev/zero --out \$TMP/pz
+plot_results_link_devzero|2|^headroom plot: .*/zplot/results.json: not a regular file|EXPECT='headroom plot: /zplot/results.json: not a regular file'; $GP \$B plot \$TMP/zplot --out \$TMP/pz
+plot_dir_kvcache_link_devzero|2|^headroom plot: .*/zkv/kvcache.csv: not a regular file|EXPECT='headroom plot: /zkv/kvcache.csv: not a regular file'; $GP \$B plot \$TMP/zkv --out \$TMP/pz
+# invalid UTF-8 refused at input, as file:line
+sweep_config_latin1|2|^headroom sweep: .*/latin1.ini:2: invalid UTF-8 in a sweep config \(byte 0xe9|\$B sweep \$TMP/latin1.ini --dry-run
+sweep_config_overlong|2|^headroom sweep: .*/overlong.ini:3: invalid UTF-8 in a sweep config \(byte 0xc0|\$B sweep \$TMP/overlong.ini --dry-run
+sweep_config_surrogate|2|^headroom sweep: .*/surrogate.ini:5: invalid UTF-8|\$B sweep \$TMP/surrogate.ini --dry-run
+tune_config_latin1|2|^headroom tune: .*/latin1.ini:2: invalid UTF-8|\$B tune --kernel flash --config \$TMP/latin1.ini --dry-run
+kvcache_models_latin1|2|^headroom kvcache: .*/models_latin1.ini:6: invalid UTF-8 in a model presets file|\$B kvcache --models \$TMP/models_latin1.ini
+compare_results_latin1|2|^headroom compare: .*/latin1.json:[0-9]+: invalid UTF-8 in a results file|\$B compare \$S \$TMP/latin1.json
+report_results_latin1|2|^headroom report: .*/latin1.json:[0-9]+: invalid UTF-8|\$B report \$TMP/latin1.json --no-charts --out \$TMP/rep
+wisdom_latin1|2|^headroom run: .*/wlatin1.json:1: invalid UTF-8 in a wisdom file|\$B run --kernel flash --seq 64 --wisdom \$TMP/wlatin1.json
+plot_csv_latin1|2|^headroom plot: .*/kv_latin1.csv:2: invalid UTF-8 in a CSV file|EXPECT='headroom plot: /kv_latin1.csv:2: invalid UTF-8 in a CSV file'; $GP \$B plot \$TMP/adir --kvcache \$TMP/kv_latin1.csv --out \$TMP/pz
+# one JSON document per file: trailing data refused with file:line
+compare_concatenated|2|^headroom compare: .*/cat.json:[0-9]+: data after the end of the JSON document|\$B compare \$TMP/cat.json \$S
+compare_concatenated_new|2|^headroom compare: .*/cat.json:[0-9]+: data after the end|\$B compare \$S \$TMP/cat.json
+compare_trailing_garbage|2|^headroom compare: .*/tg.json:[0-9]+: data after the end|{ cat \$S; echo garbage; } > \$TMP/tg.json; \$B compare \$S \$TMP/tg.json
+compare_trailing_space_ok|0|^parsed$|{ cat \$F/base.json; printf '\n \t\n'; } > \$TMP/ts.json; \$B compare \$F/base.json \$TMP/ts.json > /dev/null 2>&1; rc=\$?; echo parsed >&2; exit \$rc
+report_concatenated|2|^headroom report: .*/cat.json:[0-9]+: data after the end|\$B report \$TMP/cat.json --no-charts --out \$TMP/rep
+wisdom_concatenated|2|^headroom run: .*/wcat.json: corrupt wisdom file \(line 2: data after the end of the JSON document|\$B run --kernel flash --seq 64 --wisdom \$TMP/wcat.json
+ceilings_concatenated|2|^headroom decode-loop: .*/ccat.json:[0-9]+: data after the end|printf '{"headroom_ceilings": 1} {}' > \$TMP/ccat.json; \$B decode-loop --ceilings \$TMP/ccat.json --prompt 8 --tokens 2
+rows_two_documents_on_a_line|2|^headroom sweep: .*/r2/rows.jsonl:1: not a headroom row|mkdir -p \$TMP/r2 && cp \$HOSTILE/resume_bad/tiny.ini \$TMP/r2/ && head -n 1 \$HOSTILE/resume_bad/rows.jsonl | tr -d '\n' > \$TMP/r2/rows.jsonl && echo ' {}' >> \$TMP/r2/rows.jsonl && \$B sweep --resume \$TMP/r2
+# names holding a newline, '|' or a control character keep a markdown table one row per benchmark
+compare_markdown_newline_name|0|^rows 8$|python3 -c "import json,sys; d=json.load(open('\$F/base.json')); [b.update(name=b['name']+'\n|x\x01', run_name=b.get('run_name',b['name'])+'\n|x\x01') for b in d['benchmarks']]; json.dump(d,open('\$TMP/nl.json','w'))" && \$B compare \$TMP/nl.json \$TMP/nl.json --format markdown > \$TMP/nl.md; rc=\$?; echo "rows \$(grep -c '^|' \$TMP/nl.md)" >&2; exit \$rc
+# every output checked: stdout on /dev/full is exit 2 with exactly this one line
+full_list|2|^headroom: stdout: write error \(No space left on device\)$|\$B list > /dev/full
+full_list_json|2|^headroom: stdout: write error \(No space left on device\)$|\$B list --format json > /dev/full
+full_help|2|^headroom: stdout: write error \(No space left on device\)$|\$B --help > /dev/full
+full_cmd_help|2|^headroom: stdout: write error \(No space left on device\)$|\$B compare --help > /dev/full
+full_kvcache|2|^headroom: stdout: write error \(No space left on device\)$|\$B kvcache > /dev/full
+full_kvcache_json|2|^headroom: stdout: write error \(No space left on device\)$|\$B kvcache --format json > /dev/full
+full_check|2|^headroom: stdout: write error \(No space left on device\)$|\$B check --quick --kernel naive > /dev/full
+full_decode_loop|2|^headroom: stdout: write error \(No space left on device\)$|\$B decode-loop --prompt 8 --tokens 2 --heads 2 --kv-heads 2 --d-head 16 --layers 1 > /dev/full
+full_sweep_dry_run|2|^headroom: stdout: write error \(No space left on device\)$|\$B sweep configs/ci.ini --dry-run > /dev/full
+full_run_json|2|^headroom: stdout: write error \(No space left on device\)$|\$B run --kernel naive --seq 16 --reps 1 --min-time 0 --warmup 0 --no-wisdom --no-probe --format json > /dev/full
+full_compare_json|2|^headroom: stdout: write error \(No space left on device\)$|\$B compare \$F/base.json \$F/same.json --format json > /dev/full
+full_compare_regression_json|2|^headroom: stdout: write error \(No space left on device\)$|\$B compare \$F/base.json \$F/slow.json --format json > /dev/full
+full_compare_markdown|2|^headroom: stdout: write error \(No space left on device\)$|\$B compare \$F/base.json \$F/slow.json --format markdown > /dev/full
+full_report|2|^headroom: stdout: write error \(No space left on device\)$|\$B report \$HOSTILE/../fixtures/report/intel-xeon-8480-16c --no-charts --out \$TMP/repf 2>&1 > /dev/full | grep -v ': wrote ' >&2; exit \${PIPESTATUS[0]}
+full_layer|2|^headroom: stdout: write error \(No space left on device\)$|\$B layer --d-model 32 --d-head 16 --seq 16 --threads 1 --reps 1 --min-time 0 > /dev/full
+full_tune_dry_run|2|^headroom: stdout: write error \(No space left on device\)$|\$B tune --kernel flash --seq 16 --heads 1 --d-head 16 --budget 0.1 --threads 1 --dry-run 2>&1 > /dev/full | grep -v 'budget of' >&2; exit \${PIPESTATUS[0]}
+full_ab_json|2|^headroom: stdout: write error \(No space left on device\)$|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16\nthreads = 1\nmin_time = 0.001\nwarmup = 0.001\n' > \$TMP/ab.ini; \$B ab \$B \$B \$TMP/ab.ini --reps 4 --format json 2>&1 > /dev/full | tail -n 1 >&2; exit \${PIPESTATUS[0]}
+ab_config_devzero|2|^headroom ab: .*\(base\): /dev/zero: not a regular file \(a sweep config must be one\)$|\$B ab \$B \$B /dev/zero --reps 4
+full_closed_stdout|2|^headroom: stdout: write error \(Bad file descriptor\)$|\$B list >&-
+full_failed_keeps_status|2|^headroom run: --seq: missing value$|\$B run --kernel naive --seq > /dev/full
+# atomic writes never replace what is not a regular file
+roofline_out_devnull|2|^headroom roofline: /dev/null: exists and is not a regular file \(a device or socket\); not replaced$|\$B roofline --quick --out /dev/null
+roofline_out_directory|2|^headroom roofline: .*/outdir: exists and is not a regular file \(a directory\)|\$B roofline --quick --out \$TMP/outdir
+roofline_out_fifo|2|^headroom roofline: .*/fifo: exists and is not a regular file \(a fifo\)|\$B roofline --quick --out \$TMP/fifo
+sweep_out_devnull|2|^headroom sweep: /dev/null: exists and is not a directory$|\$B sweep configs/ci.ini --out /dev/null
+report_out_devnull|2|^headroom report: /dev/null: exists and is not a directory$|\$B report \$HOSTILE/../fixtures/report/intel-xeon-8480-16c --no-charts --out /dev/null
+crossover_out_file|2|^headroom crossover: .*/afile: exists and is not a directory$|\$B crossover --seq-max 64 --d-model 64 --out \$TMP/afile
+run_save_devnull|2|^headroom run: /dev/null: exists and is not a directory$|\$B run --kernel naive --seq 16 --reps 1 --min-time 0 --warmup 0 --save /dev/null
+run_save_npy_devnull|2|^headroom run: --save: .*/sv/q.npy exists and is not a regular file|mkdir -p \$TMP/sv && ln -sf /dev/null \$TMP/sv/q.npy && \$B run --kernel naive --seq 16 --reps 1 --min-time 0 --warmup 0 --save \$TMP/sv
+sweep_results_json_devnull|2|^headroom sweep: .*/sj/results.json: exists and is not a regular file|printf '[sweep]\nkernels = naive\nheads = 1\nd_head = 8\nseq = 16\nthreads = 1\nreps = 1\nmin_time = 0\nwarmup = 0\nprobe = false\n' > \$TMP/sj.ini; mkdir -p \$TMP/sj; ln -sf /dev/null \$TMP/sj/results.json; \$B sweep \$TMP/sj.ini --out \$TMP/sj 2>&1 >/dev/null | tail -n 1 >&2; exit \${PIPESTATUS[0]}
+EOF2
 
 # ---- interruption: SIGTERM (what CI runners send on a timeout) mid-sweep keeps every
 # finished row in a valid results.json; sh_sweep.sh covers SIGINT. Interleaved, rows

@@ -15,7 +15,7 @@ expect bad-reps          2 '--reps: must be in \[1, 100\]'      -- $B roofline -
 expect bad-triad-bytes   2 '--triad-bytes: expected a number'   -- $B roofline --quick --triad-bytes lots
 expect unknown-flag      2 "unknown option '--bogus'"           -- $B roofline --bogus
 : > "$TMP/afile"
-expect unwritable-out    2 "^headroom roofline: $TMP/afile.*cannot" -- \
+expect unwritable-out    2 "^headroom roofline: $TMP/afile.*(cannot|not a directory)" -- \
     $B roofline --quick --threads 1 --out "$TMP/afile/c.json"
 
 # A quick measurement: the table shows the build's ISA and the scalar loop, and says

@@ -34,3 +34,35 @@ HR_TEST(npy_roundtrip)
     unlink(path);
     hr_tensors_free(&t);
 }
+
+/* Hostile .npy input: a device, a shape larger than the file, trailing bytes, a header
+ * without its newline; each refused before anything is allocated from the header. */
+HR_TEST(npy_hostile)
+{
+    float *data = NULL;
+    long shape[4];
+    int nd;
+    CHECK(hr_npy_read("/dev/zero", &data, shape, &nd) == HR_EUSAGE && !data);
+    CHECK(strstr(hr_errmsg(), "not a regular file") != NULL);
+    char path[] = "/tmp/hr_npy_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    static const char *const bodies[] = {
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776, 1099511627776, 16), }\n",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, ), }\n",   /* 8 bytes short      */
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (0, ), }\n",   /* 4 bytes left over  */
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, ), }   ", /* no newline          */
+    };
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(path, "wb");
+        size_t h = strlen(bodies[i]);
+        unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)h, 0};
+        fwrite(pre, 1, 10, f);
+        fwrite(bodies[i], 1, h, f);
+        fwrite("\0\0\0\0", 1, 4, f);
+        fclose(f);
+        CHECKF(hr_npy_read(path, &data, shape, &nd) == HR_EUSAGE && !data, "body %d", i);
+    }
+    CHECK(hr_npy_write_view("/dev/null", (hr_cview){0}, 0, 0, 0, 0) == HR_EUSAGE);
+    unlink(path);
+}

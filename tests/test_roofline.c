@@ -359,8 +359,10 @@ static void expect_load_error(const char *name, const char *text, const char *wa
 HR_TEST(roofline_load_errors_name_the_file)
 {
     expect_load_error("missing.json", NULL, "cannot read");
-    expect_load_error("empty.json", "", "not valid JSON");
-    expect_load_error("trunc.json", "{\"headroom_ceilings\": 1, \"ceilings\": [", "not valid JSON");
+    expect_load_error("empty.json", "", "empty file, not JSON");
+    expect_load_error("trunc.json", "{\"headroom_ceilings\": 1, \"ceilings\": [", "JSON ends before");
+    expect_load_error("two.json", "{\"headroom_ceilings\": 1} {}", "data after the end of the JSON document");
+    expect_load_error("latin1.json", "{\"headroom_ceilings\": 1, \"x\": \"caf\xe9\"}", "invalid UTF-8");
     expect_load_error("other.json", "{\"benchmarks\": []}", "not a headroom ceilings file");
     expect_load_error("norows.json", "{\"headroom_ceilings\": 1, \"ceilings\": []}", "ceilings");
     expect_load_error("nothreads.json",

@@ -88,7 +88,7 @@ static cJSON *read_reply(worker *w, const hr_ab_opts *o)
         char *nl = w->buf ? memchr(w->buf, '\n', w->len) : NULL;
         if (nl) {
             *nl = 0;
-            cJSON *j = cJSON_Parse(w->buf);
+            cJSON *j = cJSON_ParseWithOpts(w->buf, NULL, 1); /* one JSON document per line */
             size_t used = (size_t)(nl - w->buf) + 1;
             memmove(w->buf, nl + 1, w->len - used);
             w->len -= used;

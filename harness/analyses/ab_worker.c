@@ -8,6 +8,7 @@
 #include "ab.h"
 #include "bench.h"
 #include "config.h"
+#include "files.h"
 #include "results.h"
 #include "sweep_points.h"
 #include "sysinfo.h"
@@ -15,7 +16,7 @@
 /* Writes one protocol line (obj is consumed) and flushes it. */
 static void reply(FILE *out, cJSON *obj)
 {
-    char *s = cJSON_PrintUnformatted(obj);
+    char *s = hr_json_text(obj, 0);
     fprintf(out, "%s\n", s ? s : "{\"error\": \"out of memory\"}");
     fflush(out);
     free(s);
@@ -150,8 +151,16 @@ int hr_ab_worker(const hr_ab_worker_opts *o, FILE *in, FILE *out)
     static open_point op;
     op.k = -1;
     char line[256];
-    while (fgets(line, sizeof line, in))
+    while (fgets(line, sizeof line, in)) {
+        /* Commands are short: a longer line is refused whole, not served as pieces. */
+        if (!strchr(line, '\n') && !feof(in)) {
+            int ch;
+            while ((ch = getc(in)) != EOF && ch != '\n') continue;
+            reply_error(out, "command line over 254 bytes");
+            continue;
+        }
         if (serve(&c, o, pts, n, &op, line, out)) break;
+    }
     if (op.k >= 0) hr_bench_abandon(&op.sess);
     free(pts);
     return HR_OK;

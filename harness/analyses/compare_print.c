@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "files.h"
 #include "headroom.h"
 
 /* A median in readable units: "1.234 ms" for time, "0.7312" for a fraction. */
@@ -113,50 +114,29 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
     fprintf(f, "\nresult: %s\n", sum);
 }
 
-/* Writes s as a markdown code span inside a table cell: '|' must still be escaped
- * there (GitHub splits cells first) and a backquote would end the span. */
-static void md_code(FILE *f, const char *s)
-{
-    fputc('`', f);
-    for (; *s; s++) {
-        if (*s == '|') fputs("\\|", f);
-        else fputc(*s == '`' ? '\'' : *s, f);
-    }
-    fputc('`', f);
-}
-
-/* Writes s as markdown text with the characters markdown treats specially escaped. */
-static void md_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (strchr("|\\`*_<>[]#", *s)) fputc('\\', f);
-        fputc(*s, f);
-    }
-}
-
 void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
 {
     char sum[200], test[160], ph[16];
     fmt_summary(c, sum, sizeof sum);
     fmt_test(c, test, sizeof test);
     p_heading(c, ph, sizeof ph);
-    fprintf(f, "### %s %s: %s\n\n",
-            hr_cmp_status(c) == HR_CMP_UNDECIDED ? ":warning:"
-            : hr_cmp_status(c) == HR_EFAIL      ? ":x:"
-                                                : ":white_check_mark:",
-            c->title ? c->title : "headroom compare", sum);
+    fprintf(f, "### %s ", hr_cmp_status(c) == HR_CMP_UNDECIDED ? ":warning:"
+                          : hr_cmp_status(c) == HR_EFAIL      ? ":x:"
+                                                              : ":white_check_mark:");
+    hr_md_cell(f, c->title ? c->title : "headroom compare", HR_MD_TEXT);
+    fprintf(f, ": %s\n\n", sum);
     fprintf(f, "Base ");
-    md_code(f, c->base_path);
+    hr_md_cell(f, c->base_path, HR_MD_CODE);
     fprintf(f, ", new ");
-    md_code(f, c->new_path);
+    hr_md_cell(f, c->new_path, HR_MD_CODE);
     fprintf(f, ". Metric: %s; threshold %g%%; %s.\n\n", metric_desc(c), c->opts.threshold_pct,
             test);
     fprintf(f, "**Shift:** ");
-    md_escape(f, c->shift_note);
+    hr_md_cell(f, c->shift_note, HR_MD_TEXT);
     fprintf(f, ".\n\n");
     for (int i = 0; i < c->nwarn; i++) {
         fprintf(f, "> **Warning:** ");
-        md_escape(f, c->warn[i]);
+        hr_md_cell(f, c->warn[i], HR_MD_TEXT);
         fprintf(f, "\n>\n");
     }
     if (c->nwarn) fprintf(f, "\n");
@@ -170,7 +150,7 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
         fmt_value(c, r->new_, vn, sizeof vn);
         fmt_p(r, p, sizeof p);
         fprintf(f, "| ");
-        md_code(f, r->name);
+        hr_md_cell(f, r->name, HR_MD_CODE);
         bool loud = r->verdict >= HR_VERDICT_REGRESSION;
         fprintf(f, " | %s | %s | %+.2f%% | %+.2f%% | %s | %d/%d | %s%s%s |", vb, vn,
                 shown(r->delta_pct), shown(r->adj_delta_pct), p, r->n_base, r->n_new,

@@ -169,9 +169,11 @@ static int setup(const hr_plot_opts *o, const paths *p, plotter *P, pl_inputs *i
     if (!hr_plot_script("roofline.gp", P->scripts, sizeof P->scripts))
         return hr_fail("plots/roofline.gp not found (set HEADROOM_PLOTS to the plots/ directory)");
     *strrchr(P->scripts, '/') = 0;
-    int known = pl_context(p->json, P->who, sizeof P->who, in->isa, sizeof in->isa);
+    int known = pl_context(p->json, "results file", P->who, sizeof P->who, in->isa, sizeof in->isa);
+    if (known < 0) return HR_EUSAGE;
     if (o->label) snprintf(P->who, sizeof P->who, "%s", o->label);
-    else if (!known && !pl_context(p->ceil, P->who, sizeof P->who, NULL, 0)) snprintf(P->who, sizeof P->who, "machine unknown");
+    else if (!known && (known = pl_context(p->ceil, "ceilings file", P->who, sizeof P->who, NULL, 0)) < 0) return HR_EUSAGE;
+    else if (!known) snprintf(P->who, sizeof P->who, "machine unknown");
     if (!hr_gnuplot_quotable(P->out) || !hr_gnuplot_quotable(P->scripts) || !hr_gnuplot_quotable(P->who))
         return hr_fail("paths and labels holding a quote cannot be passed to gnuplot");
     return HR_OK;
@@ -209,11 +211,27 @@ int hr_plot(const hr_plot_opts *o, hr_plot_report *r)
         char err[256];
     } opt[] = {{PL_CROSSOVER, p.cross, &in->cross, ""}, {PL_KVCACHE, p.kv, &in->kv, ""}, {PL_DECODE, p.dec, &in->dec, ""}};
     int have = (in->S.n ? PL_SWEEP : 0) | (in->C.nrows ? PL_CEILINGS : 0);
+    /* A file a flag named is the user's input: one that cannot be read (a device, too
+     * large, not UTF-8) fails the command naming it, as --ceilings does. */
+    const char *flagged[] = {o->crossover, o->kvcache, o->decode};
     for (int i = 0; i < 3; i++) {
         int got = pl_csv_load(opt[i].path, opt[i].csv);
         if (got > 0) have |= opt[i].bit;
+        if (got < 0 && flagged[i]) {
+            inputs_free(in);
+            free(in);
+            return HR_EUSAGE;
+        }
         if (got < 0) snprintf(opt[i].err, sizeof opt[i].err, "%s", hr_errmsg());
     }
+    /* Nothing else to draw from: a file that is there but cannot be read is the answer. */
+    for (int i = 0; i < 3 && !have; i++)
+        if (*opt[i].err) {
+            hr_fail("%s", opt[i].err);
+            inputs_free(in);
+            free(in);
+            return HR_EUSAGE;
+        }
     if (have & PL_CROSSOVER) in->have_table = pl_csv_load(p.table, &in->table) > 0;
     in->cross_path = p.cross, in->kv_path = p.kv, in->dec_path = p.dec;
     for (int i = 0; i < HR_PLOT_NCHARTS; i++) {

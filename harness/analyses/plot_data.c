@@ -319,10 +319,12 @@ int pl_max_threads(const pl_sweep *S, const char *kernel)
 
 /* ---- the context block ---------------------------------------------------------------- */
 
-int pl_context(const char *path, char *who, size_t len, char *isa, size_t isalen)
+int pl_context(const char *path, const char *what, char *who, size_t len, char *isa, size_t isalen)
 {
-    cJSON *root = hr_gb_load(path);
-    if (!root) return 0;
+    struct stat sb;
+    if (stat(path, &sb) && errno == ENOENT) return 0;
+    cJSON *root = hr_read_json(path, HR_CAP_RESULTS, what);
+    if (!root) return -1; /* there, but not readable: the caller fails, naming it */
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(root, "context");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(ctx, "machine");
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(ctx, "date");

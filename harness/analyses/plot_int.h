@@ -114,9 +114,12 @@ int pl_kernels(const pl_sweep *S, int base_only, const char **names, int max);
 /* The largest thread count of kernel's base-shape rows. */
 int pl_max_threads(const pl_sweep *S, const char *kernel);
 
-/* "machine, date" (and the build's ISA) from a file's context block. Returns 1 when the
- * file has a context with a machine; isa (may be NULL) is filled only when empty. */
-int pl_context(const char *path, char *who, size_t len, char *isa, size_t isalen);
+/* "machine, date" (and the build's ISA) from a file's context block (`what` names the
+ * kind in messages). Returns 1 when the
+ * file has a context with a machine, 0 when it has none or does not exist, -1 (message
+ * naming the file) when it exists but cannot be read as one JSON document; isa (may be
+ * NULL) is filled only when empty. */
+int pl_context(const char *path, const char *what, char *who, size_t len, char *isa, size_t isalen);
 
 /* ---- the inputs and the charts --------------------------------------------------------- */
 

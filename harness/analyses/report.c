@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "files.h"
 #include "gbread.h"
 #include "gnuplot.h"
 #include "headroom.h"
@@ -344,7 +345,9 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
-            fprintf(f, "| %s |", names[k]);
+            fprintf(f, "| ");
+            hr_md_cell(f, names[k], HR_MD_PLAIN);
+            fprintf(f, " |");
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 char pct[48];
@@ -385,17 +388,36 @@ void hr_report_csv(const hr_report *r, FILE *f)
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
                 if (!c) continue;
                 const hr_report_machine *x = &r->machines[m];
-                fprintf(f, "%s,\"%s\",%d,%s,%s,%s,%d,%.6g,", x->label, x->cpu_model, x->cpus, x->isa,
-                        shape, c->kernel, c->threads, c->gflops);
+                const char *text[] = {x->label, x->cpu_model};
+                for (int i = 0; i < 2; i++) hr_csv_field(f, text[i]), fputc(',', f);
+                fprintf(f, "%d,", x->cpus);
+                const char *more[] = {x->isa, shape, c->kernel};
+                for (int i = 0; i < 3; i++) hr_csv_field(f, more[i]), fputc(',', f);
+                fprintf(f, "%d,%.6g,", c->threads, c->gflops);
                 if (isfinite(c->pct_roofline)) fprintf(f, "%.4g", c->pct_roofline);
                 fprintf(f, ",");
                 if (isfinite(c->ceiling_gflops)) fprintf(f, "%.6g", c->ceiling_gflops);
-                fprintf(f, ",%s,", x->path);
+                fputc(',', f);
+                hr_csv_field(f, x->path);
+                fputc(',', f);
                 const double q = hr_report_ratio(r, s, m, names[k]);
                 if (isfinite(q)) fprintf(f, "%.4g", q);
                 fprintf(f, "\n");
             }
     }
+}
+
+/* Writes s as one gnuplot data word (quoted: a column header, with a leading space):
+ * quotes and control characters become '_', and white space too where unquoted, so no
+ * name splits a column or a line of the .dat file. */
+static void dat_word(FILE *f, const char *s, int quoted)
+{
+    fputs(quoted ? " \"" : "", f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        fputc(ch < ' ' || ch == '"' || ch == 0x7f || (!quoted && (ch == ' ' || ch == '#')) ? '_' : ch, f);
+    }
+    fputs(quoted ? "\"" : "", f);
 }
 
 int hr_report_charts(const hr_report *r, const char *out_dir, const char *script, int *images,
@@ -425,14 +447,14 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
         /* Header: "kernel" and one column per machine (gnuplot columnheader). Missing
          * values are "NaN", which gnuplot leaves out of the histogram. */
         fprintf(f, "kernel");
-        for (int m = 0; m < r->nmachines; m++) fprintf(f, " \"%s\"", r->machines[m].label);
+        for (int m = 0; m < r->nmachines; m++) dat_word(f, r->machines[m].label, 1);
         fprintf(f, "\n");
         const char *names[64];
         int nk = hr_report_kernels(r, s, names, 64);
         for (int k = 0; k < nk; k++) {
             /* The label names the thread count of each machine's bar: "flash T2/T16". */
             fputc('"', f);
-            for (const char *p = names[k]; *p; p++) fputc(*p == '"' || (unsigned char)*p < 0x20 ? '\'' : *p, f);
+            dat_word(f, names[k], 0);
             fputc(' ', f);
             for (int m = 0; m < r->nmachines; m++) {
                 const hr_report_cell *c = hr_report_pick(r, s, m, names[k]);
@@ -447,7 +469,11 @@ int hr_report_charts(const hr_report *r, const char *out_dir, const char *script
             }
             fprintf(f, "\n");
         }
-        fclose(f);
+        int werr = ferror(f);
+        if (fclose(f) || werr) {
+            snprintf(why, whylen, "%s: write error", dat);
+            return -1;
+        }
         int ok = 1;
         for (int t = 0; t < 2 && ok; t++) {
             const char *ext = t ? "svg" : "png";

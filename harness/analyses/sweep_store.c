@@ -57,7 +57,7 @@ int hr_sweep_store_row(hr_sweep_store *s, const hr_result *r, int pass, int seq)
     cJSON_AddStringToObject(o, "key", key);
     cJSON_AddNumberToObject(o, "pass", pass);
     cJSON_AddItemToObject(o, "result", hr_result_to_json(r));
-    char *line = cJSON_PrintUnformatted(o);
+    char *line = hr_json_text(o, 0);
     cJSON_Delete(o);
     if (!line) return hr_fail("out of memory");
     int bad = fprintf(s->jsonl, "%s\n", line) < 0;
@@ -218,7 +218,8 @@ static int load_rows(hr_sweep_store *s, bool readonly)
             break;
         }
         *e = 0;
-        cJSON *o = cJSON_Parse(p), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+        /* One JSON document per line: anything after it on the line is not a row. */
+        cJSON *o = cJSON_ParseWithOpts(p, NULL, 1), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
         hr_result r;
         if (!o || !cJSON_IsNumber(pass) ||
             hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r)) {

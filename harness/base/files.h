@@ -3,6 +3,7 @@
 #define HR_FILES_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,17 +17,46 @@
  * the caller frees; *len (may be NULL) gets its length. Refused, with a one-line message
  * naming the file (hr_errmsg) and NULL returned: a missing or unreadable file, a
  * directory or other non-regular file, a file over cap, a read error, and text holding
- * a NUL byte (reported as FILE:LINE). `what` names the kind in messages ("config",
+ * a NUL byte or a byte sequence that is not UTF-8 (reported as FILE:LINE). `what` names the kind in messages ("config",
  * "results file"). */
 char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len);
+/* Offset of the first byte of text that is not well-formed UTF-8 (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF), or len if all of it is. */
+size_t hr_utf8_invalid(const char *text, size_t len);
+
+/* The one JSON-document parser: text (len bytes) must hold exactly one JSON value, white
+ * space around it. NULL with a message naming path: empty, truncated (ends inside a
+ * string or bracket), invalid (line and column), or data after the document (path:line). */
+cJSON *hr_json_parse(const char *text, size_t len, const char *path);
+/* hr_read_file + hr_json_parse. */
+cJSON *hr_read_json(const char *path, size_t cap, const char *what);
 
 /* Writes text to path atomically (temp file in the same directory, fsync, rename),
  * making the directory first if needed. HR_OK, or HR_EUSAGE with a message naming the
- * file; on error the old file is left as it was. */
+ * file; on error the old file is left as it was. A path that exists and is not a
+ * regular file (a directory, /dev/null, a fifo) is refused, never replaced. */
 int hr_write_atomic(const char *path, const char *text);
+/* doc as JSON text (indented when pretty) the caller frees, or NULL when out of memory:
+ * strings escaped by cJSON, and any byte that is not UTF-8 (a path, a host name) written
+ * as U+FFFD, so every JSON headroom writes is valid JSON. Every writer goes through it. */
+char *hr_json_text(const cJSON *doc, int pretty);
 /* Writes doc, indented and ending in a newline, to path atomically. */
 int hr_write_json_atomic(const char *path, const cJSON *doc);
-/* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory. */
+/* How hr_md_cell writes a string into markdown. */
+typedef enum {
+    HR_MD_PLAIN, /* as is but for '|' and control characters (names, labels in tables)  */
+    HR_MD_TEXT,  /* also the characters markdown treats specially backslash-escaped      */
+    HR_MD_CODE,  /* inside a code span (a backquote becomes ')                           */
+} hr_md_mode;
+/* Writes s into markdown, in a table cell or not: '|' escaped (GitHub splits cells first,
+ * even in code spans) and every control character written as a visible escape (\n, \t,
+ * \xHH), so no name breaks a row or a table. */
+void hr_md_cell(FILE *f, const char *s, hr_md_mode mode);
+/* Writes s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
+ * a quote or a line break. */
+void hr_csv_field(FILE *f, const char *s);
+/* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory (also when path
+ * exists and is not a directory). */
 int hr_mkdirs(const char *path);
 
 #endif

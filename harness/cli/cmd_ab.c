@@ -6,6 +6,7 @@
 #include "ab.h"
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 
 static const char synopsis[] =
     "ab BASE_BINARY NEW_BINARY CONFIG [options]\n\n"
@@ -80,7 +81,7 @@ int cmd_ab(int argc, char **argv)
     else if (format == HR_FMT_MARKDOWN) hr_cmp_print_markdown(stdout, &r.cmp);
     else {
         cJSON *j = hr_cmp_json(&r.cmp);
-        char *text = j ? cJSON_Print(j) : NULL;
+        char *text = j ? hr_json_text(j, 1) : NULL;
         if (text) printf("%s\n", text);
         else st = hr_fail("out of memory");
         free(text);
@@ -88,8 +89,7 @@ int cmd_ab(int argc, char **argv)
     }
     if (!st) st = hr_cmp_status(&r.cmp);
     hr_ab_free(&r);
-    if (fflush(stdout)) st = hr_fail("cannot write the report to stdout");
-    return st;
+    return st; /* main checks stdout: a lost report is exit 2 with its one line */
 }
 
 int cmd_ab_worker(int argc, char **argv)
@@ -112,7 +112,7 @@ int cmd_ab_worker(int argc, char **argv)
         return HR_EUSAGE;
     }
     o.config = pos[0];
-    st = hr_ab_worker(&o, stdin, stdout);
-    if (st) fprintf(stderr, "headroom ab-worker: %s\n", hr_errmsg());
-    return st;
+    /* An error here was replied on stdout ({"error": ...}), which ab prints as its one
+     * line; saying it on the shared stderr too would make three. */
+    return hr_ab_worker(&o, stdin, stdout);
 }

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
+#include "files.h"
 #include "headroom.h"
 
 static const char synopsis[] =
@@ -91,7 +92,7 @@ int cmd_compare(int argc, char **argv)
             hr_cmp_print_markdown(stdout, &c);
         } else {
             cJSON *j = hr_cmp_json(&c);
-            char *text = j ? cJSON_Print(j) : NULL;
+            char *text = j ? hr_json_text(j, 1) : NULL;
             if (text) {
                 printf("%s\n", text);
             } else {

@@ -131,7 +131,8 @@ int cmd_crossover(int argc, char **argv)
     int nx = 0;
     for (int i = 0; i < nk && !st; i++)
         for (int j = 0; j < ndm && !st; j++) st = hr_crossover_measure(&c, kv[i], dmv[j], seq_min, seq_max, refine, &xs[nx++]);
-    fclose(c.csv);
+    int werr = ferror(c.csv);
+    if (fclose(c.csv) || werr) st = st ? st : hr_fail("%s: write error", path);
     if (st) goto err;
 
     /* Columns of crossover_table.csv (one row per kernel x d_model):

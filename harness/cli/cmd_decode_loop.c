@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "decode_loop.h"
+#include "files.h"
 #include "models.h"
 #include "roofline.h"
 #include "sysinfo.h"
@@ -136,7 +137,7 @@ static void print_json(const view *v, const char **warn, int nw)
     }
     cJSON *js = cJSON_AddArrayToObject(root, "steps_ms");
     for (int i = 0; i < s->tokens; i++) cJSON_AddItemToArray(js, cJSON_CreateNumber(r->step[i] * 1e3));
-    char *text = cJSON_Print(root);
+    char *text = hr_json_text(root, 1);
     cJSON_Delete(root);
     if (text) printf("%s\n", text);
     free(text);
@@ -226,6 +227,11 @@ int cmd_decode_loop(int argc, char **argv)
     static hr_ceilings ceilings;
     bool have_ceil = false;
     if ((st = load_ceilings(ceil_path, &ceilings, &have_ceil))) goto err;
+    /* A file the user named is read or refused, never silently ignored. */
+    if (models_flag && !model) {
+        st = hr_fail("--models: needs --model NAME (the preset to take from %s)", models_flag);
+        goto err;
+    }
     if (model && (st = from_model(model, models_flag, &heads, &kv_heads, &d, &layers))) goto err;
     heads = heads ? heads : 32;
     kv_heads = kv_heads ? kv_heads : heads >= 8 && heads % 8 == 0 ? 8 : heads;

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 #include "headroom.h"
 #include "kvcache.h"
 #include "models.h"
@@ -180,7 +181,7 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
         }
         cJSON_AddItemToArray(arr, o);
     }
-    char *text = cJSON_Print(root);
+    char *text = hr_json_text(root, 1);
     cJSON_Delete(root);
     if (!text) return hr_fail("out of memory writing JSON");
     printf("%s\n", text);

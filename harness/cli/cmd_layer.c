@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 #include "layer.h"
 #include "results.h"
 #include "sysinfo.h"
@@ -126,7 +127,7 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const c
             cJSON_AddItemToArray(rows, o);
         }
     }
-    char *txt = cJSON_Print(doc);
+    char *txt = hr_json_text(doc, 1);
     printf("%s\n", txt);
     free(txt);
     cJSON_Delete(doc);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 #include "headroom.h"
 
 static const char *const formats[] = {"table", "json", NULL};
@@ -99,7 +100,7 @@ int cmd_list(int argc, char **argv)
             }
             cJSON_AddItemToArray(arr, o);
         }
-        char *txt = cJSON_Print(arr);
+        char *txt = hr_json_text(arr, 1);
         printf("%s\n", txt);
         free(txt);
         cJSON_Delete(arr);

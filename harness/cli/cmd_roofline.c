@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 #include "headroom.h"
 #include "probe.h"
 #include "roofline.h"
@@ -200,7 +201,7 @@ int cmd_roofline(int argc, char **argv)
 
     if (format == HR_FMT_JSON) {
         cJSON *root = hr_ceilings_json(&c);
-        char *txt = cJSON_Print(root);
+        char *txt = hr_json_text(root, 1);
         printf("%s\n", txt);
         free(txt);
         cJSON_Delete(root);

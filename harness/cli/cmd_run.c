@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
+#include "files.h"
 #include "phase.h"
 #include "results.h"
 #include "roofline.h"
@@ -127,7 +128,7 @@ int cmd_run(int argc, char **argv)
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddItemToObject(doc, "context", hr_context_json(wp, nw));
         hr_result_json_rows(&r, cJSON_AddArrayToObject(doc, "benchmarks"), aggs);
-        char *txt = cJSON_Print(doc);
+        char *txt = hr_json_text(doc, 1);
         printf("%s\n", txt);
         free(txt);
         cJSON_Delete(doc);

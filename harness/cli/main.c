@@ -1,4 +1,5 @@
-/* main.c — the headroom binary: dispatches to a subcommand from one table. */
+/* main.c — the headroom binary: dispatches to a subcommand from one table; checks stdout once, at the end. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,62 @@ static void check_env(int argc, char **argv, char **envp)
 __attribute__((used, section(".preinit_array"))) static void (*const preinit_check_env)(int, char **, char **) =
     check_env;
 
-int main(int argc, char **argv)
+/* stdout goes through write_out, which keeps the errno of the first failed write: a
+ * write that failed inside a command (a buffer flushed mid-way) is still named at the
+ * end, when its errno is long gone. */
+static int out_errno;
+
+static ssize_t write_out(void *cookie, const char *buf, size_t n)
 {
-    pin_threads(argv);
+    (void)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (!out_errno) out_errno = w < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int close_out(void *cookie)
+{
+    (void)cookie;
+    if (close(STDOUT_FILENO) == 0 || errno == EBADF) return 0; /* EBADF: started closed, write said so */
+    if (!out_errno) out_errno = errno;
+    return -1;
+}
+
+static void wrap_stdout(void)
+{
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = write_out, .close = close_out});
+    if (!f) return; /* then the plain stream, its last errno */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    stdout = f;
+}
+
+/* Every command's stdout is flushed and closed here, its error checked: a result lost to
+ * a full disk or a closed pipe is exit 2 with one line, never 0, and never 1 or 3 (a
+ * verdict nobody read). A command that already failed with its own line keeps its
+ * status. */
+static int finish(int st)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int err = errno;
+    bad |= ferror(stdout) != 0;
+    bad |= fclose(stdout) != 0;
+    if (out_errno) err = out_errno;
+    if (!bad || (st != HR_OK && st != 1 && st != 3)) return st;
+    fprintf(stderr, "headroom: stdout: write error (%s)\n", strerror(err ? err : EIO));
+    return HR_EUSAGE;
+}
+
+static int run(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return HR_EUSAGE;
@@ -100,4 +154,11 @@ int main(int argc, char **argv)
         }
     fprintf(stderr, "headroom: unknown command '%s' (see headroom --help)\n", argv[1]);
     return HR_EUSAGE;
+}
+
+int main(int argc, char **argv)
+{
+    pin_threads(argv);
+    wrap_stdout();
+    return finish(run(argc, argv));
 }

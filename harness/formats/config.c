@@ -469,6 +469,9 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
         int l = x.seen_line[kh] > x.seen_line[km] ? x.seen_line[kh] : x.seen_line[km];
         return hr_fail("%s:%d: give heads or d_model, not both (with d_model, heads = d_model / d_head)", path, l);
     }
+    const int lmf = x.seen_line[hr_choice(keys, "models_file")];
+    if (lmf && !x.seen_line[hr_choice(keys, "models")]) /* a file named is read, never ignored */
+        return hr_fail("%s:%d: models_file: needs models = NAME, ... (the presets to take from it)", path, lmf);
     if (x.seen_line[hr_choice(keys, "models")]) {
         int st = resolve_models(c, path, &x);
         if (st) return st;

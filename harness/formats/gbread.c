@@ -45,42 +45,6 @@ static double ns_per_unit(const char *u)
     return 0;
 }
 
-/* Whether text ends inside a string or with a bracket left open: a JSON document cut
- * off before its end (an interrupted write). */
-static int json_unclosed(const char *text, size_t len)
-{
-    int depth = 0, in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char ch = text[i];
-        if (in_str) {
-            if (ch == '\\') i++;
-            else if (ch == '"') in_str = 0;
-        } else if (ch == '"') {
-            in_str = 1;
-        } else if (ch == '{' || ch == '[') {
-            depth++;
-        } else if (ch == '}' || ch == ']') {
-            depth--;
-        }
-    }
-    return in_str || depth > 0;
-}
-
-/* Line and column (1-based) of offset off in text. */
-static void line_col(const char *text, size_t off, int *line, int *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < off; i++) {
-        if (text[i] == '\n') {
-            ++*line;
-            *col = 1;
-        } else {
-            ++*col;
-        }
-    }
-}
-
 /* The probe figures of a row (phase.h): probe_kind "fma" with probe_gflops, or "bw"
  * with probe_gbs. A row without them is unprobed. Returns HR_OK or HR_EUSAGE. */
 static int read_probe(const cJSON *it, const char *path, raw_row *r)
@@ -188,22 +152,8 @@ static int group_rows(raw_row *rows, int n, hr_bench_file *f)
 
 cJSON *hr_gb_parse(const char *text, size_t len, const char *path)
 {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-        int line, col;
-        line_col(text, off, &line, &col);
-        size_t blank = 0;
-        while (blank < len && strchr(" \t\r\n", text[blank]) && text[blank]) blank++;
-        if (blank == len)
-            hr_fail("%s: empty file, not JSON", path);
-        else if (json_unclosed(text, len))
-            hr_fail("%s: JSON ends before its closing brackets (truncated file?)", path);
-        else
-            hr_fail("%s: invalid JSON at line %d, column %d", path, line, col);
-        return NULL;
-    }
+    cJSON *root = hr_json_parse(text, len, path);
+    if (!root) return NULL;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         hr_fail("%s: not a results file (the top level is not a JSON object)", path);

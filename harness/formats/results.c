@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "counts.h"
+#include "files.h"
 #include "phase.h"
 #include "results.h"
 #include "sysinfo.h"
@@ -209,8 +210,9 @@ void hr_csv_row(FILE *f, const hr_result *r)
     hr_result_name(r, name, sizeof name);
     const hr_problem *p = &r->prob;
     const hr_summary *s = &r->timing.s;
-    fprintf(f, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%d,%s,%d,%ld,%.9g,%.9g,%.9g,%.9g,%.5g,%.6g,%.9g,%.9g,%.9g,",
-            name, r->kernel->name, p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv,
+    hr_csv_field(f, name); /* a label may hold a comma or a quote */
+    fprintf(f, ",%s,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%d,%s,%d,%ld,%.9g,%.9g,%.9g,%.9g,%.5g,%.6g,%.9g,%.9g,%.9g,",
+            r->kernel->name, p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv,
             p->d_head, p->causal, hr_layout_names[r->layout], r->tune.threads, r->tune.block_q,
             r->tune.block_kv, r->tune_source ? r->tune_source : "default", r->timing.reps,
             r->timing.iters, s->median, s->min, s->max, s->mean, s->cv, hr_result_gflops(r),

@@ -70,15 +70,33 @@ static int load(const char *path, cJSON **doc)
 {
     *doc = NULL;
     if (access(path, F_OK) && errno == ENOENT) return 0;
-    char *text = hr_read_file(path, HR_CAP_SMALL, "wisdom file", NULL);
+    size_t len = 0;
+    char *text = hr_read_file(path, HR_CAP_SMALL, "wisdom file", &len);
     if (!text) return -1;
-    cJSON *d = cJSON_Parse(text);
+    cJSON *d = hr_json_parse(text, len, path);
     free(text);
-    const cJSON *fmt = d ? cJSON_GetObjectItemCaseSensitive(d, "format") : NULL;
-    const cJSON *ents = d ? cJSON_GetObjectItemCaseSensitive(d, "entries") : NULL;
-    if (!d || !cJSON_IsObject(d)) {
+    if (!d) {
+        /* "PATH: corrupt wisdom file (why)", the parser's "PATH:" or "PATH:LINE:" moved
+         * inside as "line LINE". hr_fail formats into the buffer hr_errmsg returns. */
+        char why[512];
+        const char *e = hr_errmsg(), *rest = e + strlen(path);
+        long line = 0;
+        if (!strncmp(e, path, strlen(path)) && *rest == ':') {
+            line = strtol(rest + 1, (char **)&rest, 10);
+            rest += strspn(rest, ": ");
+        } else {
+            rest = e;
+        }
+        if (line) snprintf(why, sizeof why, "line %ld: %s", line, rest);
+        else snprintf(why, sizeof why, "%s", rest);
+        hr_fail("%s: corrupt wisdom file (%s); delete it or re-run headroom tune", path, why);
+        return -1;
+    }
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(d, "format");
+    const cJSON *ents = cJSON_GetObjectItemCaseSensitive(d, "entries");
+    if (!cJSON_IsObject(d)) {
         cJSON_Delete(d);
-        hr_fail("%s: corrupt wisdom file (not JSON); delete it or re-run headroom tune", path);
+        hr_fail("%s: corrupt wisdom file (not a JSON object); delete it or re-run headroom tune", path);
         return -1;
     }
     if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, WISDOM_FORMAT) || !cJSON_IsArray(ents)) {

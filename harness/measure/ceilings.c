@@ -208,21 +208,13 @@ static int read_stat(const cJSON *o, const char *name, hr_roof_stat *s, bool req
 int hr_ceilings_load(const char *path, hr_ceilings *c)
 {
     memset(c, 0, sizeof *c);
-    size_t len = 0;
-    char *text = hr_read_file(path, HR_CAP_SMALL, "ceilings file", &len);
-    if (!text) {
+    cJSON *root = hr_read_json(path, HR_CAP_SMALL, "ceilings file");
+    if (!root) {
         char why[512];
         snprintf(why, sizeof why, "%s", hr_errmsg());
         return hr_fail("%s; 'headroom roofline' measures them", why);
     }
-    cJSON *root = cJSON_ParseWithLength(text, len);
     int rc = HR_OK;
-    if (!root) {
-        const char *e = cJSON_GetErrorPtr();
-        long at = e && e >= text && e <= text + len ? (long)(e - text) : -1;
-        rc = hr_fail("%s: not valid JSON (near byte %ld)", path, at);
-        goto out;
-    }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "headroom_ceilings");
     if (!cJSON_IsNumber(ver) || ver->valueint != 1) {
         rc = hr_fail("%s: not a headroom ceilings file (no \"headroom_ceilings\": 1)", path);
@@ -275,7 +267,6 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
 out:
     if (rc) memset(c, 0, sizeof *c);
     cJSON_Delete(root);
-    free(text);
     return rc;
 }
 
