@@ -65,7 +65,7 @@ PY
     expect summary_hostile_plot 0 'index.html with the charts inline' -- "$HR_BIN" plot "$TMP/plotted"
     expect summary_hostile_html 0 '^0$' -- bash -c "grep -c '<script\|<img src=x' '$TMP/plotted/index.html' || true"
     expect summary_hostile_html_escaped 0 '&lt;script&gt;&quot;x&quot;\|y' -- cat "$TMP/plotted/index.html"
-    expect summary_hostile_md 0 '^\| naive/&lt;script&gt;"x"\\\|y\\x0a&amp;z/B1/' -- cat "$TMP/plotted/summary.md"
+    expect summary_hostile_md 0 '^\| naive/&lt;script&gt;"x"\\\|y\\n&amp;z/B1/' -- cat "$TMP/plotted/summary.md"
 else
     echo "note $SUITE/summary_plot: no gnuplot, not run"
 fi

@@ -311,7 +311,7 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         fputc('|', f);
         for (int i = 0; i < 6; i++) {
             fputc(' ', f);
-            if (cols[i]) hr_md_put(f, cols[i]);
+            if (cols[i]) hr_md_cell(f, cols[i], HR_MD_PLAIN);
             else fprintf(f, "%d", x->cpus);
             fputs(" |", f);
         }
@@ -323,7 +323,7 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
                "there.");
     if (r->rel) {
         fprintf(f, " `A ÷ ");
-        hr_md_put(f, r->machines[r->rel - 1].label);
+        hr_md_cell(f, r->machines[r->rel - 1].label, HR_MD_PLAIN);
         fprintf(f, "`: A's GFLOP/s over the reference machine's, each at the thread count shown.");
     }
     fprintf(f, "\n");
@@ -332,11 +332,11 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
         fprintf(f, "\n## %s\n\n| kernel |", shape);
         int ncol = 0;
-        for (int m = 0; m < r->nmachines; m++, ncol++) fputc(' ', f), hr_md_put(f, r->machines[m].label), fputs(" |", f);
+        for (int m = 0; m < r->nmachines; m++, ncol++) fputc(' ', f), hr_md_cell(f, r->machines[m].label, HR_MD_PLAIN), fputs(" |", f);
         for (int m = 0; r->rel && m < r->nmachines; m++) {
             if (m == r->rel - 1) continue;
-            fputc(' ', f), hr_md_put(f, r->machines[m].label), fputs(" ÷ ", f);
-            hr_md_put(f, r->machines[r->rel - 1].label), fputs(" |", f);
+            fputc(' ', f), hr_md_cell(f, r->machines[m].label, HR_MD_PLAIN), fputs(" ÷ ", f);
+            hr_md_cell(f, r->machines[r->rel - 1].label, HR_MD_PLAIN), fputs(" |", f);
             ncol++;
         }
         fprintf(f, "\n|---|");

@@ -29,30 +29,6 @@ typedef struct {
 
 /* ---- escaping ---------------------------------------------------------------------------- */
 
-void hr_md_put(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '|' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p == '<') fputs("&lt;", f);
-        else if (*p == '>') fputs("&gt;", f);
-        else if (*p == '&') fputs("&amp;", f);
-        else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
-        else fputc(*p, f);
-    }
-}
-
-void hr_html_put(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '<') fputs("&lt;", f);
-        else if (*p == '>') fputs("&gt;", f);
-        else if (*p == '&') fputs("&amp;", f);
-        else if (*p == '"') fputs("&quot;", f);
-        else if (*p == '\'') fputs("&#39;", f);
-        else if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) fputs("&#xFFFD;", f);
-        else fputc(*p, f);
-    }
-}
 
 /* ---- reading the file --------------------------------------------------------------------- */
 
@@ -199,7 +175,11 @@ static void text_table(const sdata *d, FILE *f, const char *dir)
 
 typedef enum { MD, HTML } fmt;
 
-static void put(FILE *f, fmt m, const char *s) { m == MD ? hr_md_put(f, s) : hr_html_put(f, s); }
+static void put(FILE *f, fmt m, const char *s)
+{
+    if (m == MD) hr_md_cell(f, s, HR_MD_PLAIN);
+    else hr_html_put(f, s);
+}
 
 /* The facts of the context, one line. */
 static void context_line(FILE *f, fmt m, const cJSON *c)
@@ -216,13 +196,13 @@ static void table(FILE *f, fmt m, const char *const *head, int ncols, char (*cel
 {
     if (m == MD) {
         fputc('|', f);
-        for (int j = 0; j < ncols; j++) fputc(' ', f), hr_md_put(f, head[j]), fputs(" |", f);
+        for (int j = 0; j < ncols; j++) fputc(' ', f), hr_md_cell(f, head[j], HR_MD_PLAIN), fputs(" |", f);
         fputs("\n|", f);
         for (int j = 0; j < ncols; j++) fputs(j ? "---:|" : "---|", f);
         fputc('\n', f);
         for (int i = 0; i < nrows; i++) {
             fputc('|', f);
-            for (int j = 0; j < ncols; j++) fputc(' ', f), hr_md_put(f, cells[i * ncols + j]), fputs(" |", f);
+            for (int j = 0; j < ncols; j++) fputc(' ', f), hr_md_cell(f, cells[i * ncols + j], HR_MD_PLAIN), fputs(" |", f);
             fputc('\n', f);
         }
         fputc('\n', f);
@@ -242,7 +222,7 @@ static void table(FILE *f, fmt m, const char *const *head, int ncols, char (*cel
 
 static void heading(FILE *f, fmt m, int level, const char *s)
 {
-    if (m == MD) fprintf(f, "%.*s ", level, "###"), hr_md_put(f, s), fputs("\n\n", f);
+    if (m == MD) fprintf(f, "%.*s ", level, "###"), hr_md_cell(f, s, HR_MD_PLAIN), fputs("\n\n", f);
     else fprintf(f, "<h%d>", level), hr_html_put(f, s), fprintf(f, "</h%d>\n", level);
 }
 

@@ -15,11 +15,5 @@
  * message naming the file that could not be read or written. */
 int hr_summary_write(const char *dir, const char *plots_dir, FILE *table);
 
-/* Text as a markdown table cell: '|' as "\|", '\' as "\\", <, > and & as entities, a
- * control character as \xNN (so a cell never ends a row or a table). */
-void hr_md_put(FILE *f, const char *s);
-/* Text as HTML: <, >, &, " and ' as entities, a control character other than tab and
- * newline as U+FFFD. */
-void hr_html_put(FILE *f, const char *s);
 
 #endif

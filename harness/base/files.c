@@ -272,12 +272,28 @@ void hr_md_cell(FILE *f, const char *s, hr_md_mode mode)
         else if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
         else if (ch == '|') fputs("\\|", f);
         else if (code) fputc(ch == '`' ? '\'' : ch, f);
+        else if (ch == '<') fputs("&lt;", f); /* never raw HTML in a rendered table */
+        else if (ch == '>') fputs("&gt;", f);
+        else if (ch == '&') fputs("&amp;", f);
         else {
             if (mode == HR_MD_TEXT && strchr("\\`*_<>[]#", ch)) fputc('\\', f);
             fputc(ch, f);
         }
     }
     if (code) fputc('`', f);
+}
+
+void hr_html_put(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '<') fputs("&lt;", f);
+        else if (*p == '>') fputs("&gt;", f);
+        else if (*p == '&') fputs("&amp;", f);
+        else if (*p == '"') fputs("&quot;", f);
+        else if (*p == '\'') fputs("&#39;", f);
+        else if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f) fputs("&#xFFFD;", f);
+        else fputc(*p, f);
+    }
 }
 
 void hr_csv_field(FILE *f, const char *s)

@@ -44,7 +44,7 @@ char *hr_json_text(const cJSON *doc, int pretty);
 int hr_write_json_atomic(const char *path, const cJSON *doc);
 /* How hr_md_cell writes a string into markdown. */
 typedef enum {
-    HR_MD_PLAIN, /* as is but for '|' and control characters (names, labels in tables)  */
+    HR_MD_PLAIN, /* as is but for '|', control characters and <, >, & (as entities)   */
     HR_MD_TEXT,  /* also the characters markdown treats specially backslash-escaped      */
     HR_MD_CODE,  /* inside a code span (a backquote becomes ')                           */
 } hr_md_mode;
@@ -55,6 +55,9 @@ void hr_md_cell(FILE *f, const char *s, hr_md_mode mode);
 /* Writes s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
  * a quote or a line break. */
 void hr_csv_field(FILE *f, const char *s);
+/* Text as HTML: <, >, &, " and ' as entities, a control character other than tab and
+ * newline as U+FFFD. */
+void hr_html_put(FILE *f, const char *s);
 /* mkdir -p. HR_OK, or HR_EUSAGE with a message naming the directory (also when path
  * exists and is not a directory). */
 int hr_mkdirs(const char *path);

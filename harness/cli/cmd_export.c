@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "export.h"
+#include "files.h"
 #include "headroom.h"
 
 static const char synopsis[] =
@@ -39,7 +40,7 @@ int cmd_export(int argc, char **argv)
     if (!st) st = hr_bench_file_load(pos[0], &f);
     cJSON *doc = st ? NULL : hr_export(&f, (hr_export_to)to, (hr_export_metric)metric);
     if (!st && !doc) st = HR_EUSAGE;
-    char *text = doc ? cJSON_Print(doc) : NULL;
+    char *text = doc ? hr_json_text(doc, 1) : NULL;
     if (doc && !text) st = hr_fail("out of memory");
     if (text && (printf("%s\n", text) < 0 || fflush(stdout))) st = hr_fail("cannot write to stdout");
     if (st) fprintf(stderr, "headroom export: %s\n", hr_errmsg());

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 #include "headroom.h"
 #include "paths.h"
 #include "sysinfo.h"
@@ -44,7 +45,7 @@ int cmd_version(int argc, char **argv)
     const hr_sysinfo *si = hr_sysinfo_get();
     if (format == HR_FMT_JSON) {
         cJSON *c = hr_context_json(NULL, 0);
-        char *txt = c ? cJSON_Print(c) : NULL;
+        char *txt = c ? hr_json_text(c, 1) : NULL;
         if (txt) printf("%s\n", txt);
         free(txt);
         cJSON_Delete(c);
