@@ -61,6 +61,7 @@ static void shape_fields(cJSON *o, const hr_result *r)
     cJSON_AddNumberToObject(o, "flops", r->flops);
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
+    if (r->bound_level[0]) cJSON_AddStringToObject(o, "bound_level", r->bound_level);
 }
 
 /* Fields every row of a result shares: the shape, tunables, counts and counters. */
@@ -347,6 +348,8 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     }
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "path");
     if (cJSON_IsString(pa)) snprintf(r->path, sizeof r->path, "%s", pa->valuestring);
+    const cJSON *bl = cJSON_GetObjectItemCaseSensitive(o, "bound_level");
+    if (cJSON_IsString(bl)) snprintf(r->bound_level, sizeof r->bound_level, "%s", bl->valuestring);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
     static const char *const sources[] = {"default", "flag", "wisdom", "flag+wisdom", NULL};
     int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;
