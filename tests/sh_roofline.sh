@@ -54,4 +54,14 @@ expect oversub-refused   2 'would measure shared cores.*--oversubscribe' -- $B r
 expect oversub-not-saved 0 'more threads than CPUs, ceilings not saved' -- \
     $B roofline --quick --oversubscribe --threads $OVER,1 --out "$TMP/o/c.json"
 expect oversub-no-file   1 '' -- test -e "$TMP/o/c.json"
+# A results row with ceilings that hold cache roofs says which roof binds it: a tiny
+# shape's working set (Q, K, V, O + workspace) fits a cache level.
+MACH=$($B --version | awk '$1 == "machine" {print $2; exit}')
+$B roofline --quick --threads 1 --out "$TMP/res/$MACH/ceilings.json" >/dev/null 2>&1
+expect row-bound-level   0 '"bound_level":[[:space:]]*"(L1|L2|L3|DRAM|compute)"' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
+expect row-level-bound   0 '"attainable_level_gflops":[[:space:]]*[0-9]' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
+expect row-csv-bound     0 ',(L1|L2|L3|DRAM|compute)$' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format csv
 finish

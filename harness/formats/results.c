@@ -17,7 +17,8 @@
 /* Counters that get their own CSV column, in this order (empty when a row lacks one). */
 const char *const hr_csv_counter_names[] = {
     "AI", "ceiling_gflops", "ceiling_gbs", "attainable_gflops", "pct_of_roofline", "GBps",
-    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", "format_max_rel", "format_nmse", NULL,
+    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", "format_max_rel", "format_nmse",
+    "level_gbs", "attainable_level_gflops", "pct_of_level_roof", NULL,
 };
 
 static const hr_counter *get_counter(const hr_result *r, const char *name)
@@ -202,7 +203,7 @@ void hr_csv_header(FILE *f)
                "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
                "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err,dtype,kv_dtype,path");
     for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
-    fprintf(f, "\n");
+    fprintf(f, ",bound_level\n");
 }
 
 void hr_csv_row(FILE *f, const hr_result *r)
@@ -229,7 +230,7 @@ void hr_csv_row(FILE *f, const hr_result *r)
         if (c && isfinite(c->value)) fprintf(f, ",%.6g", c->value);
         else fprintf(f, ",");
     }
-    fprintf(f, "\n");
+    fprintf(f, ",%s\n", r->bound_level);
 }
 
 void hr_table_header(FILE *f)
