@@ -2,12 +2,14 @@
 # Called by `headroom plot` with -e: datafile, outfile, fmt ('png'|'svg'), who (machine,
 # date), gpdir (this directory, for style.gp), nroof (roof blocks: min(peak, AI*BW) per
 # thread count), npeak (dashed peaks of the other ISAs), ndot (the dot-product roofs,
-# bf16 and int8, at the largest thread count; colours in dcol), npts (point blocks, one per
+# bf16 and int8, at the largest thread count; colours in dcol), ncache (the L1/L2/L3
+# bandwidth roofs at the largest thread count, slopes up to the FMA peak; colours in
+# ccol; 0 with an old ceilings file), npts (point blocks, one per
 # kernel x threads; 0 without a sweep: the roofs alone), rtit/ptit (block titles as quoted
 # words), pcol/ptyp (colour index and point type per point block), xmin, xmax.
 w = 1200; h = 680
 load gpdir.'/style.gp'
-set title sprintf("Roofline — %s\nFP32 FMA roofs in grey; bf16 / int8 dot-product roofs in colour (int8 in GOP/s)", who) noenhanced
+set title sprintf("Roofline — %s\nFP32 FMA roofs in grey; bf16 / int8 dot-product roofs in colour (int8 in GOP/s); L1 / L2 / L3 bandwidth roofs dashed in colour", who) noenhanced
 set xlabel 'arithmetic intensity (FLOP/byte, counts.c traffic model)'
 set ylabel 'GFLOP/s (median)'
 set logscale xy 2
@@ -20,4 +22,5 @@ plot \
   for [i=1:nroof] datafile index (i-1) using 1:2 with lines lw 2 lc rgb '#303030' dt i title word(rtit, i), \
   for [i=1:npeak] datafile index (nroof+i-1) using 1:2 with lines lw 1 lc rgb '#999999' dt i+1 title word(rtit, nroof+i), \
   for [i=1:ndot] datafile index (nroof+npeak+i-1) using 1:2 with lines lw 2 lc rgb word(dcol, i) title word(rtit, nroof+npeak+i), \
-  for [i=1:npts] datafile index (nroof+npeak+ndot+i-1) using 1:2 with points lc wnum(pcol, i) pt wnum(ptyp, i) ps 1.3 title word(ptit, i)
+  for [i=1:ncache] datafile index (nroof+npeak+ndot+i-1) using 1:2 with lines lw 2 lc rgb word(ccol, i) dt 2 title word(rtit, nroof+npeak+ndot+i), \
+  for [i=1:npts] datafile index (nroof+npeak+ndot+ncache+i-1) using 1:2 with points lc wnum(pcol, i) pt wnum(ptyp, i) ps 1.3 title word(ptit, i)

@@ -4,6 +4,7 @@
 SUITE=likwid
 . "$(dirname "$0")/lib.sh"
 F=tests/fixtures/likwid
+B=$HR_BIN
 
 if command -v python3 >/dev/null; then
     cp "$F"/likwid_*.csv "$TMP/"
@@ -26,4 +27,18 @@ else
 fi
 expect sweep-usage 2 'usage: scripts/likwid-sweep.sh CONFIG' -- bash scripts/likwid-sweep.sh
 expect sweep-noconfig 2 'nosuch.ini: no such config' -- bash scripts/likwid-sweep.sh "$TMP/nosuch.ini"
+# likwid-roofs.sh on a stand-in likwid-bench (no timing): it reads the working sets of a
+# ceilings file, runs one load and one triad per level and thread count, and records the
+# figures as likwid-bench's beside the file.
+if command -v python3 >/dev/null; then
+    mkdir -p "$TMP/lr"
+    printf '#!/bin/sh\necho "Threaded Memory Hierarchy Benchmark --  Version  5.2"\ncase "$*" in *-h*) exit 0;; esac\necho "$*" >> "%s/lr/calls"\nprintf "MByte/s:\\t\\t\\t50000.00\\n"\n' "$TMP" > "$TMP/lr/likwid-bench"
+    chmod +x "$TMP/lr/likwid-bench"
+    $B roofline --quick --threads 1 --out "$TMP/lr/ceilings.json" >/dev/null 2>&1
+    expect roofs-run 0 '^ +1 +L2 +[0-9]+ .* 50\.0 ' -- env LIKWID_BENCH="$TMP/lr/likwid-bench" bash scripts/likwid-roofs.sh "$TMP/lr/ceilings.json"
+    expect roofs-source 0 '"source": "likwid-bench"' -- cat "$TMP/lr/likwid-roofs.json"
+    expect roofs-l1-cmd 0 '^-s 1 -t load_avx512 -w S0:[0-9]+kB:1$' -- head -n 1 "$TMP/lr/calls"
+    expect roofs-calls 0 '^7$' -- sh -c "wc -l < '$TMP/lr/calls'"
+    expect roofs-nofile 2 'no such ceilings file' -- env LIKWID_BENCH="$TMP/lr/likwid-bench" bash scripts/likwid-roofs.sh "$TMP/nosuch.json"
+fi
 finish

@@ -140,6 +140,17 @@ python3 -c "import json,sys; d=json.load(open('$F/ceilings.json')); d.pop('dot_r
 expect ceil-old 0 'wrote .*ceilold/plots/roofline.png' -- $B plot "$C"
 check ceil-old-no-dot test "$(grep -c 'avx512_bf16' "$C/plots/roofline.dat")" = 0
 check ceil-only-roofs grep -q '^5.29032258 131.2 0$' "$C/plots/roofline.dat"
+check ceil-old-no-cache test "$(grep -c ' roof T[0-9]*: triad ' "$C/plots/roofline.dat")" = 0
+# With cache roofs (L1/L2/L3 triad 400/200/80 GB/s at 2 threads): three more slopes,
+# labelled, each from xmin up to the FMA peak.
+C=$TMP/ceilcache
+mkdir -p "$C"
+python3 -c "import json; d=json.load(open('$F/ceilings.json')); r=d['ceilings'][-1]; r['cache_roofs']={l: {'working_set_bytes': w, 'load_gbs': ld, 'triad_gbs': t} for l, w, ld, t in (('L1', 15360, 300, 400), ('L2', 523776, 150, 200), ('L3', 8388096, 60, 80))}; json.dump(d, open('$C/ceilings.json', 'w'))"
+expect ceil-cache 0 'wrote .*ceilcache/plots/roofline.png' -- $B plot "$C"
+check ceil-cache-no-log test ! -e "$C/plots/roofline.gnuplot.log"
+check ceil-cache-l1 grep -q '^# L1 roof T2: triad 400 GB/s, load 300 GB/s$' "$C/plots/roofline.dat"
+check ceil-cache-levels test "$(grep -c '^# L[123] roof T2: triad ' "$C/plots/roofline.dat")" = 3
+check ceil-cache-l3-slope grep -qE '^[0-9.e-]+ [0-9.e-]+ 0$' "$C/plots/roofline.dat"
 
 # A sweep of causal rows only: the kernels chart draws that panel alone; a sweep whose
 # kernels have no workspace skips that chart instead of failing in gnuplot.

@@ -40,5 +40,28 @@ if grep -qw avx512_bf16 /proc/cpuinfo 2>/dev/null; then
     expect file-bf16-figures 0 '"bf16_gflops":[[:space:]]*\{' -- cat "$TMP/c/ceilings.json"
 fi
 # --threads N means 1..N
-expect threads-n-is-max  0 '^3$' -- bash -c "$B roofline --quick --threads 3 --format json 2>/dev/null | grep -c '\"threads\":'"
+expect threads-n-is-max  0 '^3$' -- bash -c "$B roofline --quick --oversubscribe --threads 3 --format json 2>/dev/null | grep -c '\"threads\":'"
+# Cache-level roofs: L1, L2, L3 load and triad per thread count, in the table and the file.
+expect file-cache-roofs  0 '"cache_roofs":[[:space:]]*\{' -- cat "$TMP/c/ceilings.json"
+expect file-cache-levels 0 '^6$' -- bash -c "grep -c '\"L[123]\":' '$TMP/c/ceilings.json'"
+expect file-cache-load   0 '"load_gbs":[[:space:]]*[0-9]' -- cat "$TMP/c/ceilings.json"
+expect file-cache-ws     0 '"working_set_bytes":[[:space:]]*[0-9]' -- cat "$TMP/c/ceilings.json"
+expect quick-cache-table 0 '^ +1 +L2 +[0-9]+ +[0-9.]+ ' -- $B roofline --quick --threads 1
+# More threads than online CPUs: refused without --oversubscribe, never saved with it.
+NCPU=$(getconf _NPROCESSORS_ONLN)
+OVER=$((NCPU + 1))
+expect oversub-refused   2 'would measure shared cores.*--oversubscribe' -- $B roofline --quick --threads $OVER --out "$TMP/o/c.json"
+expect oversub-not-saved 0 'more threads than CPUs, ceilings not saved' -- \
+    $B roofline --quick --oversubscribe --threads $OVER,1 --out "$TMP/o/c.json"
+expect oversub-no-file   1 '' -- test -e "$TMP/o/c.json"
+# A results row with ceilings that hold cache roofs says which roof binds it: a tiny
+# shape's working set (Q, K, V, O + workspace) fits a cache level.
+MACH=$($B --version | awk '$1 == "machine" {print $2; exit}')
+$B roofline --quick --threads 1 --out "$TMP/res/$MACH/ceilings.json" >/dev/null 2>&1
+expect row-bound-level   0 '"bound_level":[[:space:]]*"(L1|L2|L3|DRAM|compute)"' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
+expect row-level-bound   0 '"attainable_level_gflops":[[:space:]]*[0-9]' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
+expect row-csv-bound     0 ',(L1|L2|L3|DRAM|compute)$' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format csv
 finish

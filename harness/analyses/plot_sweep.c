@@ -39,7 +39,8 @@ static int thread_counts(const pl_sweep *S, int *t, int max)
 
 /* Roofline: every (kernel, threads) as points at (AI, GFLOP/s); per thread count the roof
  * min(peak, AI·BW) of the build's ISA; the other ISAs' peaks at the largest thread count
- * as dashed lines, the bf16 / int8 dot-product roofs there as coloured lines. Without a
+ * as dashed lines, the bf16 / int8 dot-product roofs there as coloured lines, the L1 / L2 /
+ * L3 bandwidth roofs there as coloured slopes. Without a
  * sweep, the roofs alone. */
 void pl_roofline(const pl_inputs *in, pl_chart *c)
 {
@@ -81,6 +82,8 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         lo = fmin(lo, ridge), hi = fmax(hi, ridge);
         for (int k = 0; k < HR_DOT_N; k++) /* the dot roofs' ridges lie further right */
             if (C->rows[i].dot[k].best > 0) hi = fmax(hi, C->rows[i].dot[k].best / C->rows[i].triad.best);
+        for (int l = 0; l < HR_CACHE_N; l++) /* the cache roofs' ridges lie further left */
+            if (C->rows[i].cache[l].triad.best > 0) lo = fmin(lo, C->rows[i].fma[m].best / C->rows[i].cache[l].triad.best);
     }
     if (!(hi > 0)) {
         pl_set_free(&pts);
@@ -90,7 +93,9 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
     fprintf(c->dat, "# roofline: x = arithmetic intensity (FLOP/byte), y = GFLOP/s\n"
                     "# blocks 0..nroof-1: roof min(peak, AI*BW) per thread count; then npeak other-ISA\n"
                     "# peaks at the largest thread count; then ndot dot-product roofs (bf16 GFLOP/s,\n"
-                    "# int8 GOP/s) at the largest thread count; then npts point sets (kernel, threads)\n\n");
+                    "# int8 GOP/s) at the largest thread count; then ncache cache-level roofs (L1, L2,\n"
+                    "# L3 triad GB/s up to the FMA peak) at the largest thread count; then npts point\n"
+                    "# sets (kernel, threads)\n\n");
     char rtit[4096] = "";
     int nroof = 0, npeak = 0;
     for (int i = 0; i < C->nrows; i++) {
@@ -145,6 +150,30 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         }
     }
     if (!ndot) pl_words(dcol, sizeof dcol, "#000000"); /* gnuplot reads the colour of an empty loop too */
+    /* The cache-level roofs at the largest thread count: each level's triad bandwidth as a
+     * slope up to the build ISA's FMA peak (a row whose working set fits that level is
+     * bound by it); labelled with the load figure too. */
+    int ncache = 0;
+    char ccol[128] = "";
+    static const char *const cache_colour[HR_CACHE_N] = {"#9467bd", "#8c564b", "#e377c2"};
+    if (C->nrows) {
+        const hr_ceiling_row *r = &C->rows[C->nrows - 1];
+        for (int l = 0; l < HR_CACHE_N; l++) {
+            double bw = r->cache[l].triad.best, peak = r->fma[m].best;
+            if (!(bw > 0) || !(peak > 0)) continue;
+            char t[160];
+            snprintf(t, sizeof t, "%s roof T%d: triad %.0f GB/s, load %.0f GB/s", hr_cache_names[l], r->threads, bw,
+                     r->cache[l].load.best);
+            pl_words(rtit, sizeof rtit, t);
+            pl_words(ccol, sizeof ccol, cache_colour[l]);
+            fprintf(c->dat, "# %s\n", t);
+            pl_point(c, xmin, xmin * bw, 0);
+            pl_point(c, fmin(xmax, peak / bw), fmin(xmax * bw, peak), 0);
+            fprintf(c->dat, "\n\n");
+            ncache++;
+        }
+    }
+    if (!ncache) pl_words(ccol, sizeof ccol, "#000000");
     for (int i = 0; i < pts.n; i++) {
         const pl_series *s = &pts.s[i];
         fprintf(c->dat, "# %s\n", s->title);
@@ -152,9 +181,9 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         fprintf(c->dat, "\n\n");
     }
     snprintf(c->vars, sizeof c->vars,
-             "nroof=%d; npeak=%d; ndot=%d; npts=%d; rtit='%s'; dcol='%s'; ptit='%s'; pcol='%s'; ptyp='%s'; "
-             "xmin=%g; xmax=%g",
-             nroof, npeak, ndot, pts.n, rtit, dcol, ptit, pcol, ptyp, xmin, xmax);
+             "nroof=%d; npeak=%d; ndot=%d; ncache=%d; npts=%d; rtit='%s'; dcol='%s'; ccol='%s'; ptit='%s'; "
+             "pcol='%s'; ptyp='%s'; xmin=%g; xmax=%g",
+             nroof, npeak, ndot, ncache, pts.n, rtit, dcol, ccol, ptit, pcol, ptyp, xmin, xmax);
     pl_set_free(&pts);
 }
 

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "counts.h"
 #include "files.h"
 #include "headroom.h"
 #include "inputs.h"
@@ -230,6 +231,7 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
 
     for (int i = 0; i < nth && rc == HR_OK; i++) {
         rc = measure_threads(&p, th[i], &c->rows[i]);
+        if (rc == HR_OK) rc = hr_cache_roofs_measure(th[i], p.reps, p.min_time, &c->rows[i]);
         if (rc == HR_OK) {
             c->nrows = i + 1;
             if (o->progress) o->progress(o->progress_ctx, &c->rows[i]);
@@ -283,4 +285,14 @@ void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
     hr_result_set(r, "attainable_gflops", attainable);
     double achieved = hr_result_gflops(r);
     if (achieved > 0) hr_result_set(r, "pct_of_roofline", achieved / attainable * 100);
+    /* The cache level the row's working set fits, and that level's roof. */
+    double ws = hr_working_set_bytes(&r->prob, r->workspace_bytes);
+    int level = hr_cache_level_of(ws, threads);
+    double lbw = hr_ceiling_cache_bw(c, threads, level);
+    if (!(ws > 0) || !(lbw > 0)) return;
+    double lattain = fmin(peak, ai * lbw);
+    snprintf(r->bound_level, sizeof r->bound_level, "%s", ai * lbw >= peak ? "compute" : hr_level_name(level));
+    hr_result_set(r, "level_gbs", lbw);
+    hr_result_set(r, "attainable_level_gflops", lattain);
+    if (achieved > 0) hr_result_set(r, "pct_of_level_roof", achieved / lattain * 100);
 }

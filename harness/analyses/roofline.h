@@ -25,6 +25,14 @@ typedef struct {
  * HR_EUSAGE with a message. */
 int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c);
 
+/* Per-thread working set, in bytes, of the cache roof of level (HR_CACHE_*) for a team of
+ * `threads`: half the level's size (L3: half over the team threads sharing one). */
+double hr_cache_ws_bytes(int level, int threads);
+/* Measures the cache roofs (load and triad at every level) of a team of `threads` into
+ * row->cache: reps repetitions of at least min_time seconds each, after a calibration
+ * pass and a discarded warm-up. On error (no memory) returns HR_EUSAGE with a message. */
+int hr_cache_roofs_measure(int threads, int reps, double min_time, hr_ceiling_row *row);
+
 /* Sets the roofline counters on a result row, for the roof of its own type (hr_roof_of:
  * the instruction its kernel's path runs on the row's dtype/kv_dtype; the FMA of the
  * build's ISA unless the path names a dot product) and the row's thread count
@@ -34,6 +42,14 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c);
  *   AI                 r->flops / r->bytes (FLOP per byte, bytes from counts.c)
  *   attainable_gflops  min(ceiling_gflops, AI * ceiling_gbs)
  *   pct_of_roofline    median GFLOP/s / attainable_gflops * 100
+ * and, where the file has cache roofs and the row a working set (hr_working_set_bytes of
+ * counts.c: Q, K, V, O as stored plus the kernel's workspace), the cache-level bound:
+ *   r->bound_level     the level the working set fits (hr_cache_level_of): "L1", "L2",
+ *                      "L3", "DRAM"; "compute" when AI * that level's bandwidth reaches
+ *                      the compute roof
+ *   level_gbs          that level's triad GB/s (DRAM: ceiling_gbs)
+ *   attainable_level_gflops  min(ceiling_gflops, AI * level_gbs)
+ *   pct_of_level_roof  median GFLOP/s / attainable_level_gflops * 100
  * Counters whose inputs are missing (no ceilings, no bytes, not timed, a roof the file
  * lacks: a dot roof of an old file, AMX) are not set. */
 void hr_roofline_attach(hr_result *r, const hr_ceilings *c);

@@ -69,3 +69,8 @@ double hr_out_proj_flops(int batch, int seq, int d_model, int heads, int d_head)
 {
     return 2.0 * batch * (double)seq * heads * (double)d_head * d_model;
 }
+
+double hr_working_set_bytes(const hr_problem *p, double workspace_bytes)
+{
+    return hr_min_bytes(p) + (workspace_bytes > 0 ? workspace_bytes : 0);
+}

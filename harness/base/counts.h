@@ -12,6 +12,9 @@ double hr_core_flops(const hr_problem *p);
 /* Minimal bytes: Q, K, V read once and O written once (Q, O in p->dtype; K, V as stored
  * in p->kv_dtype, scales included). */
 double hr_min_bytes(const hr_problem *p);
+/* Working set of one call: hr_min_bytes (Q, K, V, O as stored) plus the kernel's
+ * workspace bytes; what the cache-level roof of a row is chosen by. */
+double hr_working_set_bytes(const hr_problem *p, double workspace_bytes);
 /* Bytes this kernel moves to and from memory by its traffic model (see counts.c). */
 double hr_kernel_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 /* KV-cache bytes: 2 * layers * B * Hkv * d * L * bytes_per_element. */

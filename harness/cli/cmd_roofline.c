@@ -1,4 +1,4 @@
-/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings (FMA, bf16/int8 dot products, triad, exp), prints them and saves the ceilings file. */
+/* cmd_roofline.c — `headroom roofline`: measures the machine's ceilings (FMA, bf16/int8 dot products, triad, L1/L2/L3 load and triad, exp), prints them and saves the ceilings file. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +104,21 @@ static void print_table(const hr_ceilings *c)
            c->triad_bytes / 1048576, c->nrows ? c->rows[c->nrows - 1].triad.best * 16 / 12 : 0,
            c->nrows ? c->rows[c->nrows - 1].threads : 0,
            c->nrows && c->rows[c->nrows - 1].threads == 1 ? "" : "s");
+    bool any = false;
+    for (int i = 0; i < c->nrows; i++) any |= c->rows[i].cache[HR_CACHE_L1].ws_bytes > 0;
+    if (any) {
+        printf("cache roofs, GB/s of the team (load: read-only sum, 4 B/element; triad: STREAM counting):\n");
+        printf("%7s  %-5s  %12s  %6s %6s %6s  %6s %6s %6s\n", "threads", "level", "bytes/thread", "load",
+               "median", "worst", "triad", "median", "worst");
+        for (int i = 0; i < c->nrows; i++)
+            for (int l = 0; l < HR_CACHE_N; l++) {
+                const hr_cache_roof *k = &c->rows[i].cache[l];
+                if (!(k->ws_bytes > 0)) continue;
+                printf("%7d  %-5s  %12.0f  %6.1f %6.1f %6.1f  %6.1f %6.1f %6.1f\n", c->rows[i].threads,
+                       hr_cache_names[l], k->ws_bytes, k->load.best, k->load.median, k->load.worst,
+                       k->triad.best, k->triad.median, k->triad.worst);
+            }
+    }
     printf("%d repetitions of >= %.1f ms per figure%s\n", c->reps, c->min_rep_time * 1e3,
            c->quick ? "; --quick: tiny sizes, NOT the machine's ceilings" : "");
 }
@@ -114,7 +129,7 @@ int cmd_roofline(int argc, char **argv)
     const char *threads_s = NULL, *out = NULL;
     int reps = 0;
     hr_format format = HR_FMT_TABLE;
-    bool quick = false;
+    bool quick = false, oversub = false;
     double min_time = 0, triad_bytes = 0;
     const hr_opt opts[] = {
         {"--threads", HR_OPT_STR, &threads_s, 0, 0, NULL, "LIST",
@@ -124,6 +139,8 @@ int cmd_roofline(int argc, char **argv)
         {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "stdout format (table)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL,
          "tiny sizes, a fraction of a second: for tests, not ceilings"},
+        {"--oversubscribe", HR_OPT_FLAG, &oversub, 0, 0, NULL, NULL,
+         "allow more threads than online CPUs: measured and printed, never saved as ceilings"},
         {"--reps", HR_OPT_INT, &reps, 1, 100, NULL, "N", "repetitions per figure (7; quick 3)"},
         {"--min-time", HR_OPT_DOUBLE, &min_time, 1e-4, 10, NULL, "SEC",
          "minimum seconds per repetition (0.01; quick 0.0005)"},
@@ -131,7 +148,7 @@ int cmd_roofline(int argc, char **argv)
          "the three triad arrays together (max(256M, 4 x L3); quick 3M)"},
         {NULL},
     };
-    const char *syn = "roofline [--threads LIST] [--out FILE] [--format table|json] [--quick]";
+    const char *syn = "roofline [--threads LIST] [--out FILE] [--format table|json] [--quick] [--oversubscribe]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) {
@@ -160,18 +177,21 @@ int cmd_roofline(int argc, char **argv)
         hr_threads_used(th[i]);
     }
     /* A ceiling is the most the machine does: threads beyond its CPUs share cores, and
-     * each one's rate counted as a core's would multiply the peak. --quick measures no
-     * ceilings (tests, tiny sizes) and only warns. */
+     * each one's rate counted as a core's would multiply the peak. They are measured only
+     * with --oversubscribe, and then nothing is saved. */
+    bool oversubscribed = false;
     for (int i = 0; i < nth; i++)
         if (th[i] > si->cpus && si->cpus > 0) {
-            if (!quick) {
+            if (!oversub) {
                 fprintf(stderr, "headroom roofline: --threads: %d threads on %d online CPUs would "
-                                "measure shared cores, not ceilings (at most %d)\n",
+                                "measure shared cores, not ceilings (at most %d; --oversubscribe "
+                                "measures them without saving)\n",
                         th[i], si->cpus, si->cpus);
                 return HR_EUSAGE;
             }
             fprintf(stderr, "headroom roofline: warning: %d threads on %d CPUs: oversubscribed, "
-                            "not a ceiling\n", th[i], si->cpus);
+                            "not a ceiling; nothing is saved\n", th[i], si->cpus);
+            oversubscribed = true;
             break;
         }
 
@@ -194,6 +214,7 @@ int cmd_roofline(int argc, char **argv)
     if (out) snprintf(path, sizeof path, "%s", out);
     else if (!quick) hr_ceilings_default_path(path, sizeof path);
     else path[0] = 0;
+    if (oversubscribed) path[0] = 0;
     if (path[0] && (st = hr_ceilings_save(&c, path))) {
         fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
         return st;
@@ -209,6 +230,8 @@ int cmd_roofline(int argc, char **argv)
         print_table(&c);
     }
     if (path[0]) fprintf(format == HR_FMT_JSON ? stderr : stdout, "ceilings saved to %s\n", path);
+    else if (oversubscribed)
+        fprintf(format == HR_FMT_JSON ? stderr : stdout, "--oversubscribe: more threads than CPUs, ceilings not saved\n");
     else fprintf(format == HR_FMT_JSON ? stderr : stdout, "--quick: ceilings not saved (give --out FILE)\n");
     return HR_OK;
 }

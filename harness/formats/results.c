@@ -17,7 +17,8 @@
 /* Counters that get their own CSV column, in this order (empty when a row lacks one). */
 const char *const hr_csv_counter_names[] = {
     "AI", "ceiling_gflops", "ceiling_gbs", "attainable_gflops", "pct_of_roofline", "GBps",
-    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", "format_max_rel", "format_nmse", NULL,
+    "probe_gflops", "frac_of_ceiling", "probe_gbs", "phase_changes", "phase_excluded", "d_model", "format_max_rel", "format_nmse",
+    "level_gbs", "attainable_level_gflops", "pct_of_level_roof", NULL,
 };
 
 static const hr_counter *get_counter(const hr_result *r, const char *name)
@@ -61,6 +62,7 @@ static void shape_fields(cJSON *o, const hr_result *r)
     cJSON_AddNumberToObject(o, "flops", r->flops);
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
+    if (r->bound_level[0]) cJSON_AddStringToObject(o, "bound_level", r->bound_level);
 }
 
 /* Fields every row of a result shares: the shape, tunables, counts and counters. */
@@ -201,7 +203,7 @@ void hr_csv_header(FILE *f)
                "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
                "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err,dtype,kv_dtype,path");
     for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
-    fprintf(f, "\n");
+    fprintf(f, ",bound_level\n");
 }
 
 void hr_csv_row(FILE *f, const hr_result *r)
@@ -228,7 +230,7 @@ void hr_csv_row(FILE *f, const hr_result *r)
         if (c && isfinite(c->value)) fprintf(f, ",%.6g", c->value);
         else fprintf(f, ",");
     }
-    fprintf(f, "\n");
+    fprintf(f, ",%s\n", r->bound_level);
 }
 
 void hr_table_header(FILE *f)
@@ -347,6 +349,8 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     }
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "path");
     if (cJSON_IsString(pa)) snprintf(r->path, sizeof r->path, "%s", pa->valuestring);
+    const cJSON *bl = cJSON_GetObjectItemCaseSensitive(o, "bound_level");
+    if (cJSON_IsString(bl)) snprintf(r->bound_level, sizeof r->bound_level, "%s", bl->valuestring);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
     static const char *const sources[] = {"default", "flag", "wisdom", "flag+wisdom", NULL};
     int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;

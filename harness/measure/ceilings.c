@@ -16,6 +16,8 @@
 
 const char *const hr_fma_isa_names[] = {"avx512", "avx2", "sse2", "scalar", NULL};
 
+const char *const hr_cache_names[] = {"L1", "L2", "L3", NULL};
+
 const hr_dot_info hr_dots[HR_DOT_N] = {
     [HR_DOT_BF16] = {"avx512_bf16", "bf16_gflops", "GFLOP/s",
                      "vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs"},
@@ -67,6 +69,22 @@ static void add_compute(cJSON *o, const hr_ceiling_row *r, int pick)
     }
 }
 
+/* Adds "cache_roofs": {level: {working_set_bytes, load_gbs..., triad_gbs...}} over the
+ * measured levels (none: no key). */
+static void add_cache(cJSON *o, const hr_ceiling_row *r)
+{
+    cJSON *cr = NULL;
+    for (int l = 0; l < HR_CACHE_N; l++) {
+        const hr_cache_roof *k = &r->cache[l];
+        if (!(k->ws_bytes > 0)) continue;
+        if (!cr) cr = cJSON_AddObjectToObject(o, "cache_roofs");
+        cJSON *lv = cJSON_AddObjectToObject(cr, hr_cache_names[l]);
+        cJSON_AddNumberToObject(lv, "working_set_bytes", k->ws_bytes);
+        add_stat(lv, "load_gbs", &k->load);
+        add_stat(lv, "triad_gbs", &k->triad);
+    }
+}
+
 cJSON *hr_ceilings_json(const hr_ceilings *c)
 {
     const char *warn[2];
@@ -86,6 +104,11 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
     snprintf(exp_note, sizeof exp_note,
              "hr_vexp of the build's vector path (%s), 2048 floats in and out of L1 per thread", hr_isa);
     cJSON_AddStringToObject(root, "exp", exp_note);
+    cJSON_AddStringToObject(root, "cache_roofs_counting",
+                            "per thread count, per level: each thread's working set (working_set_bytes) "
+                            "sized to half the level (L3: half over the threads sharing it); load_gbs: "
+                            "read-only vector sum, 4 bytes per element; triad_gbs: a = b + s*c, 12 bytes "
+                            "per element; GB/s of the team; source: headroom");
     cJSON *dots = cJSON_AddObjectToObject(root, "dot_roofs");
     for (int i = 0; i < HR_DOT_N; i++) {
         cJSON *d = cJSON_AddObjectToObject(dots, hr_dots[i].name);
@@ -106,6 +129,7 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
         add_stat(o, "triad_gbs", &r->triad);
         cJSON_AddNumberToObject(o, "triad_wa_gbs", r->triad.best * 16.0 / 12.0);
         if (r->exp.best > 0) add_stat(o, "exp_gelems", &r->exp);
+        add_cache(o, r);
         cJSON_AddItemToArray(rows, o);
     }
     return root;
@@ -205,6 +229,27 @@ static int read_stat(const cJSON *o, const char *name, hr_roof_stat *s, bool req
     return HR_OK;
 }
 
+/* Reads "cache_roofs" of a row (optional: absent in files from before them). */
+static int read_cache(const cJSON *o, hr_ceiling_row *r, const char *path, int idx)
+{
+    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(o, "cache_roofs");
+    if (!cr) return HR_OK;
+    if (!cJSON_IsObject(cr)) return hr_fail("%s: ceilings[%d].cache_roofs is not an object", path, idx);
+    int rc = HR_OK;
+    for (int l = 0; l < HR_CACHE_N && !rc; l++) {
+        const cJSON *lv = cJSON_GetObjectItemCaseSensitive(cr, hr_cache_names[l]);
+        if (!lv) continue;
+        const cJSON *ws = cJSON_GetObjectItemCaseSensitive(lv, "working_set_bytes");
+        if (!cJSON_IsObject(lv) || !cJSON_IsNumber(ws) || !(ws->valuedouble > 0) || !isfinite(ws->valuedouble))
+            return hr_fail("%s: ceilings[%d].cache_roofs.%s has no positive \"working_set_bytes\"", path, idx,
+                           hr_cache_names[l]);
+        r->cache[l].ws_bytes = ws->valuedouble;
+        rc = read_stat(lv, "load_gbs", &r->cache[l].load, true, path, idx);
+        if (!rc) rc = read_stat(lv, "triad_gbs", &r->cache[l].triad, true, path, idx);
+    }
+    return rc;
+}
+
 int hr_ceilings_load(const char *path, hr_ceilings *c)
 {
     memset(c, 0, sizeof *c);
@@ -248,6 +293,7 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
         rc = read_compute(o, r, path, i);
         if (!rc) rc = read_stat(o, "triad_gbs", &r->triad, true, path, i);
         if (!rc) rc = read_stat(o, "exp_gelems", &r->exp, false, path, i);
+        if (!rc) rc = read_cache(o, r, path, i);
     }
     if (rc) goto out;
     c->nrows = n;
@@ -303,6 +349,30 @@ double hr_ceiling_bw(const hr_ceilings *c, int threads)
     return r ? r->triad.best : 0;
 }
 
+double hr_ceiling_cache_bw(const hr_ceilings *c, int threads, int level)
+{
+    const hr_ceiling_row *r = row_for(c, threads);
+    if (!r || level < 0 || level > HR_CACHE_N) return 0;
+    return level == HR_CACHE_N ? r->triad.best : r->cache[level].triad.best;
+}
+
+int hr_cache_level_of(double ws, int threads)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    if (threads < 1) threads = 1;
+    double per = ws / threads;
+    if (si->l1d && per <= (double)si->l1d) return HR_CACHE_L1;
+    if (si->l2 && per <= (double)si->l2) return HR_CACHE_L2;
+    int share = si->l3_shared > 0 ? si->l3_shared : 1;
+    double l3 = (double)si->l3 * ((threads + share - 1) / share);
+    if (si->l3 && ws <= l3) return HR_CACHE_L3;
+    return HR_CACHE_N;
+}
+
+const char *hr_level_name(int level)
+{
+    return level >= 0 && level < HR_CACHE_N ? hr_cache_names[level] : level == HR_CACHE_N ? "DRAM" : "?";
+}
 
 /* ---- the roof of a row's own type -------------------------------------------------- */
 

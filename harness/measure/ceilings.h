@@ -44,11 +44,25 @@ extern const hr_dot_info hr_dots[HR_DOT_N];
 
 #define HR_ROOF_MAX_ROWS 64
 
+
 /* One figure over repetitions: best is the ceiling, median and worst show the noise.
  * All zero when not measured. */
 typedef struct {
     double best, median, worst;
 } hr_roof_stat;
+
+/* Cache-level roofs: bandwidth with each thread's working set sized to sit in one cache
+ * level (half of L1d, half of L2, half of L3 over the team's threads sharing one L3), by
+ * two loops: load (a read-only vector sum, 4 bytes per element) and triad (a = b + s*c
+ * over three arrays together of the working set, STREAM counting: 12 bytes per element).
+ * GB/s of the whole team. Absent (0) in files from before them. */
+enum { HR_CACHE_L1 = 0, HR_CACHE_L2, HR_CACHE_L3, HR_CACHE_N };
+extern const char *const hr_cache_names[]; /* "L1", "L2", "L3", NULL */
+typedef struct {
+    double ws_bytes;     /* working set per thread; 0: not measured (an old file) */
+    hr_roof_stat load;   /* read-only sum, GB/s                                   */
+    hr_roof_stat triad;  /* a = b + s*c, GB/s (12 bytes per element)              */
+} hr_cache_roof;
 
 /* The ceilings at one thread count. Rates: GFLOP/s, GB/s (1e9 bytes), Gelem/s. */
 typedef struct {
@@ -57,6 +71,7 @@ typedef struct {
     hr_roof_stat dot[HR_DOT_N];    /* best == 0: absent (see dot_absent)       */
     hr_roof_stat triad;            /* STREAM counting: 12 bytes per element    */
     hr_roof_stat exp;              /* hr_vexp elements per second; 0: absent   */
+    hr_cache_roof cache[HR_CACHE_N]; /* L1, L2, L3 roofs; ws_bytes 0: absent   */
 } hr_ceiling_row;
 
 /* A machine's ceilings, as measured by hr_roofline_measure or read from a file. Rows are
@@ -80,7 +95,9 @@ typedef struct {
  * [{"threads", "fma_gflops": {isa: best}, "fma_gflops_median", "fma_gflops_worst",
  * "bf16_gflops": {dot: best}, "int8_gops": {dot: best} (each with _median, _worst; only
  * the measured dots), "triad_gbs", "triad_gbs_median", "triad_gbs_worst",
- * "triad_wa_gbs", "exp_gelems", ...}]}. Files without the dot keys (written before them)
+ * "triad_wa_gbs", "exp_gelems", "cache_roofs": {"L1": {"working_set_bytes", "load_gbs",
+ * "load_gbs_median", "load_gbs_worst", "triad_gbs", ...}, "L2", "L3"}, ...}]}. Files
+ * without "cache_roofs" read with the cache roofs absent. Files without the dot keys (written before them)
  * still read: their dot roofs are absent. Caller owns it. */
 cJSON *hr_ceilings_json(const hr_ceilings *c);
 /* Writes the ceilings atomically to path (directories created). */
@@ -100,6 +117,16 @@ int hr_ceiling_threads(const hr_ceilings *c, int threads);
 double hr_ceiling_fma(const hr_ceilings *c, int threads, const char *isa);
 /* Best triad GB/s (STREAM counting) at the thread count hr_ceiling_threads picks. */
 double hr_ceiling_bw(const hr_ceilings *c, int threads);
+
+/* Best cache-level triad GB/s of level (HR_CACHE_*) at the thread count
+ * hr_ceiling_threads picks; level HR_CACHE_N is DRAM (hr_ceiling_bw). 0 when absent. */
+double hr_ceiling_cache_bw(const hr_ceilings *c, int threads, int level);
+/* The cache level a working set of ws bytes (all threads together) fits, on this machine's
+ * caches (hr_sysinfo): HR_CACHE_L1 when ws / threads <= L1d, L2 when <= L2, L3 when ws <=
+ * the L3 the team shares (one instance per l3_shared threads), else HR_CACHE_N (DRAM). */
+int hr_cache_level_of(double ws, int threads);
+/* "L1", "L2", "L3", "DRAM" for 0 .. HR_CACHE_N. */
+const char *hr_level_name(int level);
 
 /* ---- the roof of a row's own type ---------------------------------------------------
  * The compute roof is the instruction that does a row's multiply-adds, as the kernel's

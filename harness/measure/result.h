@@ -38,6 +38,9 @@ typedef struct {
      * "layer/flash/blas/B1/N1024/D512/H8/G8/d64/full/T2/core", see hr_layer_name).
      * Empty: the kernel x shape name below. */
     char label[256];
+    /* The roof that binds the row given its working set (hr_roofline_attach): "L1", "L2",
+     * "L3", "DRAM" or "compute"; "" when unknown (no ceilings, no cache roofs). */
+    char bound_level[8];
 } hr_result;
 
 /* Sets counter name to value (adds it, or replaces an existing one). */
