@@ -246,32 +246,6 @@ static cJSON *merged_context(shard_in **by_k, int n)
     return ctx;
 }
 
-typedef struct {
-    int seq, i;
-} place;
-
-static int by_place(const void *a, const void *b)
-{
-    const place *x = a, *y = b;
-    return x->seq != y->seq ? (x->seq > y->seq) - (x->seq < y->seq) : (x->i > y->i) - (x->i < y->i);
-}
-
-/* Sorts idx[0..n) by seq[], stable. */
-static int order(const int *seq, int n, int **idx)
-{
-    place *p = malloc(((size_t)n + 1) * sizeof *p);
-    *idx = malloc(((size_t)n + 1) * sizeof **idx);
-    if (!p || !*idx) {
-        free(p);
-        return hr_fail("out of memory");
-    }
-    for (int i = 0; i < n; i++) p[i] = (place){seq[i], i};
-    qsort(p, (size_t)n, sizeof *p, by_place);
-    for (int i = 0; i < n; i++) (*idx)[i] = p[i].i;
-    free(p);
-    return HR_OK;
-}
-
 /* The points of shard 1's manifest: key and name tables and owners. */
 static int point_tables(const shard_in *s, named **keys, named **names, int **owner, int *npts)
 {
@@ -343,8 +317,8 @@ int hr_sweep_merge(char *const *dirs, int n, const char *out_dir, int *nrows)
                          "(--resume %s finishes it)", s->k, s->n, s->dir, missing, mine, s->dir);
     }
     /* The output, through the sweep's own writer. */
-    if (!st) st = order(m.seq, m.nrows, &ri);
-    if (!st) st = order(m.skip_seq, m.nskips, &si);
+    if (!st) st = hr_sweep_row_order(m.seq, m.nrows, &ri);
+    if (!st) st = hr_sweep_row_order(m.skip_seq, m.nskips, &si);
     hr_sweep_store facts = out; /* take_skips summed them into out, which open zeroes */
     if (!st) st = hr_sweep_store_open(&out, &cfg, out_dir, NULL, NULL);
     if (!st) {

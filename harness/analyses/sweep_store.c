@@ -102,19 +102,27 @@ static int by_place(const void *a, const void *b)
     return x->seq != y->seq ? (x->seq > y->seq) - (x->seq < y->seq) : (x->i > y->i) - (x->i < y->i);
 }
 
-int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
+int hr_sweep_row_order(const int *seq, int n, int **idx)
 {
-    place *pl = malloc(((size_t)s->nres + 1) * sizeof *pl);
-    int *ord = malloc(((size_t)s->nres + 1) * sizeof *ord);
-    if (!pl || !ord) {
-        free(pl);
-        free(ord);
+    place *p = malloc(((size_t)n + 1) * sizeof *p);
+    *idx = malloc(((size_t)n + 1) * sizeof **idx);
+    if (!p || !*idx) {
+        free(p);
+        free(*idx);
+        *idx = NULL;
         return hr_fail("out of memory");
     }
-    for (int i = 0; i < s->nres; i++) pl[i] = (place){s->seq[i], i};
-    qsort(pl, (size_t)s->nres, sizeof *pl, by_place);
-    for (int i = 0; i < s->nres; i++) ord[i] = pl[i].i;
-    free(pl);
+    for (int i = 0; i < n; i++) p[i] = (place){seq[i], i};
+    qsort(p, (size_t)n, sizeof *p, by_place);
+    for (int i = 0; i < n; i++) (*idx)[i] = p[i].i;
+    free(p);
+    return HR_OK;
+}
+
+int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
+{
+    int *ord;
+    if (hr_sweep_row_order(s->seq, s->nres, &ord)) return HR_EUSAGE;
     enum { MAXW = 256 };
     static char w[MAXW][200];
     const char *wp[MAXW];

@@ -41,6 +41,10 @@ typedef struct {
                               * the shards' context), not freed by the store            */
 } hr_sweep_store;
 
+/* The order rows are written in: resumed rows (seq -1) first, then by the point's place
+ * in the sweep, rows of one point in their order. *idx (malloc'd, n entries) gets the row
+ * indices. HR_OK, or HR_EUSAGE (out of memory). */
+int hr_sweep_row_order(const int *seq, int n, int **idx);
 /* Opens the results directory into s (zeroed first): resume_dir when given (its
  * rows.jsonl is read back; a torn last line is cut off with a note), else out_dir
  * (made), else results/<machine>/<stamp>-<config><suffix> (a new directory, suffixed
