@@ -35,6 +35,10 @@ expect version-isa 0 '^isa +(avx512|avx2|generic|scalar)' -- "${H[@]}" --version
 expect version-configs 0 "^configs +$Preal/share/headroom/configs$" -- "${H[@]}" --version
 expect version-plots 0 "^plots +$Preal/share/headroom/plots$" -- "${H[@]}" --version
 expect version-results 0 "^results +$RES \(\\\$HEADROOM_RESULTS\)" -- "${H[@]}" --version
+# Without $HEADROOM_RESULTS an installed binary keeps its results under the user's data
+# directory, the same from every current directory (so its ceilings are found anywhere).
+expect version-results-home 0 "^results +$TMP/home/.local/share/headroom/results " -- env -C / -u HEADROOM_RESULTS -u XDG_DATA_HOME HOME="$TMP/home" "$P/bin/headroom" --version
+expect version-results-xdg 0 "^results +$TMP/xdg/headroom/results " -- env -C / -u HEADROOM_RESULTS XDG_DATA_HOME="$TMP/xdg" "$P/bin/headroom" --version
 expect version-bad-flag 2 "^headroom version: unknown option '--bogus'" -- "${H[@]}" version --bogus
 expect version-json 0 '"headroom_version":[[:space:]]*"' -- "${H[@]}" version --format json
 

@@ -51,7 +51,24 @@ int hr_data_path(const char *rel, const char *env, char *buf, size_t len)
 const char *hr_results_root(void)
 {
     const char *e = getenv("HEADROOM_RESULTS");
-    return e && *e ? e : "results";
+    if (e && *e) return e;
+    /* An installed binary (<prefix>/bin beside <prefix>/share/headroom) keeps its results
+     * in one place whatever the current directory, so its ceilings are found from
+     * anywhere: $XDG_DATA_HOME/headroom/results, else ~/.local/share/headroom/results.
+     * Run from the source tree (or with no home), "results" in the current directory. */
+    static char root[PATH_MAX];
+    static int done;
+    if (!done) {
+        done = 1;
+        snprintf(root, sizeof root, "results");
+        char probe[PATH_MAX];
+        const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+        if (try_path(probe, sizeof probe, hr_exe_dir(), "../share/headroom/configs")) {
+            if (xdg && *xdg) snprintf(root, sizeof root, "%s/headroom/results", xdg);
+            else if (home && *home) snprintf(root, sizeof root, "%s/.local/share/headroom/results", home);
+        }
+    }
+    return root;
 }
 
 void hr_results_path(const char *name, char *buf, size_t len)

@@ -18,8 +18,9 @@ const char *hr_exe_dir(void);
  * found (buf then holds rel). env may be NULL. */
 int hr_data_path(const char *rel, const char *env, char *buf, size_t len);
 
-/* The results root: $HEADROOM_RESULTS when set and not empty, else "results" (relative to
- * the current directory). */
+/* The results root: $HEADROOM_RESULTS when set and not empty; else, for an installed
+ * binary (<prefix>/share/headroom/configs beside its bin/), $XDG_DATA_HOME/headroom/results
+ * or ~/.local/share/headroom/results; else "results" (relative to the current directory). */
 const char *hr_results_root(void);
 
 /* <results root>/<machine>/<name> into buf (name NULL or "": the machine directory). */
