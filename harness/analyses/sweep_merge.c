@@ -61,11 +61,8 @@ static int read_json(const char *dir, const char *name, const char *what, cJSON 
     struct stat sb;
     *doc = NULL;
     if (stat(path, &sb)) return 1;
-    char *t = hr_read_file(path, HR_CAP_RESULTS, what, NULL);
-    if (!t) return HR_EUSAGE;
-    *doc = cJSON_Parse(t);
-    free(t);
-    return *doc ? HR_OK : hr_fail("%s: not JSON", path);
+    *doc = hr_read_json(path, HR_CAP_RESULTS, what);
+    return *doc ? HR_OK : HR_EUSAGE;
 }
 
 /* shard.json of one directory, checked for the fields the merge reads. */

@@ -193,10 +193,8 @@ int hr_shard_read(const char *dir, hr_shard *sh, char config_hash[17], char poin
     FILE *f = fopen(path, "r");
     if (!f && errno == ENOENT) return 1;
     if (f) fclose(f);
-    char *t = hr_read_file(path, HR_CAP_RESULTS, "shard manifest", NULL);
-    if (!t) return HR_EUSAGE;
-    cJSON *d = cJSON_Parse(t);
-    free(t);
+    cJSON *d = hr_read_json(path, HR_CAP_RESULTS, "shard manifest");
+    if (!d) return HR_EUSAGE;
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(d, "shard"), *n = cJSON_GetObjectItemCaseSensitive(d, "shards"),
                 *ch = cJSON_GetObjectItemCaseSensitive(d, "config_hash"),
                 *ph = cJSON_GetObjectItemCaseSensitive(d, "points_hash");
