@@ -7,6 +7,7 @@
 #   make plots            render every chart from the newest results
 #   make LIKWID=1         Marker API regions around each kernel
 #   make plugin-example   the example plugin (examples/plugin/) into build/plugins/
+#   make peers-setup peers   peer libraries' plugins (peers/<name>/) into build/plugins/
 #   make V=1              show the commands
 #   make install PREFIX=/usr/local [DESTDIR=]   binary, configs, plots, man page, completion
 # make bench/test/fuzz first install missing Debian packages (scripts/setup-deps.sh: as
@@ -122,7 +123,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example
+.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example peers peers-setup
 
 all: $(BIN)
 
@@ -236,6 +237,14 @@ endif
 # build/plugins/example_naive.so (headroom run --plugin build/plugins/example_naive.so).
 plugin-example:
 	$(Q)$(MAKE) --no-print-directory -C examples/plugin OUT=$(abspath build/plugins) CC=$(CC)
+
+# Peer kernels as plugins (peers/<name>/): dependencies fetched by peers-setup into
+# build/peers/, each plugin built when its dependency is there, else a one-line notice.
+peers-setup:
+	$(Q)bash peers/setup.sh
+
+peers:
+	$(Q)bash peers/build.sh $(abspath build/plugins)
 
 plots: $(BIN)
 	$(Q)bash scripts/plots.sh
