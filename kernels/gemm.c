@@ -27,7 +27,6 @@
 
 #include "gemm.h"
 #include "headroom.h"
-#include "isa.h"
 #include "vec.h"
 
 #if defined(HR_VEC_AVX512)

@@ -27,10 +27,8 @@ typedef struct hr_isa_level {
     float (*exp_sweep)(const float *in, float *out, int n, long iters);
 } hr_isa_level;
 
-/* The functions a level's table points at, defined once per compile (gemm.c, roofloops.c). */
-int hr_sgemm_lv(hr_gemm_backend be, int M, int N, int K, float alpha, const float *A, int lda,
-                const float *B, int ldb, float beta, float *C, int ldc, int threads, void *ws);
-size_t hr_sgemm_workspace_lv(hr_gemm_backend be, int M, int N, int K, int threads);
+/* The functions a level's table points at, defined once per compile (roofloops.c; GEMM's
+ * hr_sgemm_lv and hr_sgemm_workspace_lv in gemm.h). */
 void hr_triad_lv(float *restrict a, const float *restrict b, const float *restrict c, float s, size_t lo,
                  size_t hi);
 float hr_load_sum_lv(const float *x, size_t n);
