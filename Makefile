@@ -1,6 +1,9 @@
 # headroom — build, test, benchmark and plot.
-#   make                  ./headroom for this CPU (-O3 -march=native)
-#   make ISA=avx2|avx512|generic [test]   other vector paths, built under build/ISA/
+#   make                  ./headroom, the portable binary: every ISA level (generic, avx2,
+#                         avx512) compiled in, the best one this CPU runs chosen at start
+#                         (--isa / HEADROOM_ISA force a lower one); objects under build/portable/
+#   make NATIVE=1         build/native/headroom, one level compiled with -march=native
+#   make ISA=avx2|avx512|generic [test]   one fixed level, built under build/ISA/
 #   make test             unit + CLI tests, ends with "N passed, N failed, N skipped"
 #   make test-long        adds the large-N oracle battery
 #   make bench            the main job: roofline (if none saved), default sweep, plots
@@ -14,7 +17,10 @@
 # root, or through sudo; HEADROOM_NO_SETUP=1 skips it).
 # The flags are part of the experiment: a change of CC/CFLAGS/ISA rebuilds everything.
 
-ISA ?= native
+ISA ?= portable
+ifeq ($(NATIVE),1)
+ISA := native
+endif
 CC ?= cc
 ifeq ($(origin CC),default)
 CC := gcc
@@ -24,20 +30,23 @@ OPTIMIZATION ?= -O3
 BLAS ?= auto
 LIKWID ?= 0
 
+# The levels' flags are what kernels/dispatch.c checks the CPU for (x86-64-v3, -v4).
 ARCH_native  := -march=native
 ARCH_avx512  := -march=x86-64-v4 -mtune=generic
-ARCH_avx2    := -march=haswell -mtune=generic
+ARCH_avx2    := -march=x86-64-v3 -mtune=generic
 ARCH_generic := -march=x86-64 -mtune=generic
+# The portable binary: the harness at the x86-64 baseline, the levels at their own flags.
+ARCH_portable := $(ARCH_generic)
+LEVELS := generic avx2 avx512
 ARCHFLAGS := $(ARCH_$(ISA))
 ifeq ($(ARCHFLAGS),)
-$(error ISA must be one of native, avx512, avx2, generic (got '$(ISA)'))
+$(error ISA must be one of portable, native, avx512, avx2, generic (got '$(ISA)'))
 endif
 
-ifeq ($(ISA),native)
-BUILD := build/native
+BUILD := build/$(ISA)
+ifeq ($(ISA),portable)
 BIN := headroom
 else
-BUILD := build/$(ISA)
 BIN := $(BUILD)/headroom
 endif
 # BUILDDIR=DIR builds everything, the binary included, under DIR (scripts/hyperfine-compare.sh).
@@ -99,7 +108,8 @@ WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-pr
 CFLAGS ?=
 CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
-CFLAGS_ALL := -std=c11 $(OPTIMIZATION) $(ARCHFLAGS) -fopenmp $(WARN) -MMD -MP $(SANFLAGS) $(CFLAGS)
+CFLAGS_BASE := -std=c11 $(OPTIMIZATION) -fopenmp $(WARN) -MMD -MP $(SANFLAGS) $(CFLAGS)
+CFLAGS_ALL := $(CFLAGS_BASE) $(ARCHFLAGS)
 LDLIBS_ALL := $(shell pkg-config --libs $(PKGS)) $(if $(filter openblas,$(PKGS)),$(OPENBLAS_RPATH)) -fopenmp -lm -ldl $(LDLIBS)
 
 ifeq ($(LIKWID),1)
@@ -117,10 +127,25 @@ SRC := $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
 ifeq ($(HAVE_BLAS),0)
 SRC := $(filter-out kernels/blas.c kernels/gemm_blas.c,$(SRC))
 endif
+# Every file that uses the vector layer, and every kernel: compiled once per ISA level.
+LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/plugin_kernel.c \
+               kernels/dispatch.c,$(filter kernels/%,$(SRC)))
+ifeq ($(ISA),portable)
+# Each level: its objects under build/portable/lv_<level>/, linked into one relocatable
+# object level_<level>.o in which only the table hr_isa_<level> stays global (objcopy
+# -G), so the levels' kernels, with the same names, never meet; dispatch.c picks one.
+OBJ := $(filter-out $(LEVEL_SRC:%.c=$(BUILD)/%.o),$(SRC:%.c=$(BUILD)/%.o)) $(LEVELS:%=$(BUILD)/level_%.o)
+LEVEL_OBJ := $(foreach l,$(LEVELS),$(LEVEL_SRC:%.c=$(BUILD)/lv_$(l)/%.o))
+$(BUILD)/kernels/dispatch.o: CPPFLAGS_ALL += -DHR_ISA_MULTI
+else
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
+LEVEL_OBJ :=
+endif
 LIBOBJ := $(filter-out $(BUILD)/harness/cli/main.o,$(OBJ))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# Tests fill problem structs positionally and leave the element types at f32 (zero).
+$(TEST_OBJ): CFLAGS_ALL += -Wno-missing-field-initializers
 UNIT := $(BUILD)/unit_tests
 
 .PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example peers peers-setup
@@ -129,7 +154,7 @@ all: $(BIN)
 
 # The settings stamp: rewritten only when the flags change, and every object depends
 # on it. It also carries the flags into the binary (results' context).
-FLAGS_TEXT := $(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) | $(LDLIBS_ALL)
+FLAGS_TEXT := $(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) | $(LDLIBS_ALL)$(if $(filter portable,$(ISA)), | levels:$(foreach l,$(LEVELS), $(l)=$(ARCH_$(l))))
 $(BUILD)/buildinfo.h: FORCE
 	@mkdir -p $(BUILD)
 	@printf '#define HR_BUILD_FLAGS "%s"\n#define HR_BUILD_ISA_REQ "%s"\n' \
@@ -153,6 +178,19 @@ $(BUILD)/%.o: %.c $(BUILD)/buildinfo.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+ifeq ($(ISA),portable)
+define LEVEL_RULES
+$(BUILD)/lv_$(1)/%.o: %.c $(BUILD)/buildinfo.h
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$< ($(1))")
+	$$(Q)$$(CC) $$(CPPFLAGS_ALL) -DHR_ISA_SYM=hr_isa_$(1) $$(CFLAGS_BASE) $$(ARCH_$(1)) -c $$< -o $$@
+$(BUILD)/level_$(1).o: $(LEVEL_SRC:%.c=$(BUILD)/lv_$(1)/%.o)
+	@$$(if $$(Q),echo "  LEVEL   $$@")
+	$$(Q)ld -r -o $$@ $$^ && objcopy --keep-global-symbol=hr_isa_$(1) $$@
+endef
+$(foreach l,$(LEVELS),$(eval $(call LEVEL_RULES,$(l))))
+endif
 
 $(BIN): $(OBJ)
 	@$(if $(Q),echo "  LINK    $@")
@@ -192,7 +230,8 @@ FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_CFLAGS := -std=c11 -g -O1 $(ARCHFLAGS) -fopenmp -fno-omit-frame-pointer \
   -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIBOBJ := $(LIBOBJ:$(BUILD)/%=$(FUZZ_BUILD)/%)
+# One level (the baseline's portable C path): the fuzz targets read files, not kernels.
+FUZZ_LIBOBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out harness/cli/main.c,$(SRC)))
 FUZZ_BINS := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 $(FUZZ_BUILD)/%.o: %.c $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
 	@mkdir -p $(dir $@)
@@ -272,4 +311,4 @@ uninstall:
 clean:
 	rm -rf build headroom
 
--include $(OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_LIBOBJ:.o=.d)
+-include $(OBJ:.o=.d) $(LEVEL_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_LIBOBJ:.o=.d)

@@ -29,8 +29,6 @@
 #include "headroom.h"
 #include "vec.h"
 
-const char *const hr_gemm_names[] = {"own", "blas", NULL};
-
 #if defined(HR_VEC_AVX512)
 #define MR 12
 #elif defined(HR_VEC_AVX2)
@@ -47,16 +45,11 @@ const char *const hr_gemm_names[] = {"own", "blas", NULL};
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 static int imin(int a, int b) { return a < b ? a : b; }
 
-int hr_gemm_available(hr_gemm_backend be)
-{
-    return be == HR_GEMM_OWN || (be == HR_GEMM_BLAS && HR_HAVE_BLAS);
-}
-
 /* Floats of the shared B block and of one thread's A block. */
 static size_t b_floats(int N, int K) { return round_up((size_t)imin(NC, N), NR) * (size_t)imin(KC, K); }
 static size_t a_floats(int M, int K) { return round_up((size_t)imin(MC, M), MR) * (size_t)imin(KC, K); }
 
-size_t hr_sgemm_workspace(hr_gemm_backend be, int M, int N, int K, int threads)
+size_t hr_sgemm_workspace_lv(hr_gemm_backend be, int M, int N, int K, int threads)
 {
     if (be != HR_GEMM_OWN || M <= 0 || N <= 0 || K <= 0) return 0;
     if (threads < 1) threads = 1;
@@ -183,8 +176,8 @@ static void sgemm_own(int M, int N, int K, float alpha, const float *A, int lda,
     }
 }
 
-int hr_sgemm(hr_gemm_backend be, int M, int N, int K, float alpha, const float *A, int lda,
-             const float *B, int ldb, float beta, float *C, int ldc, int threads, void *ws)
+int hr_sgemm_lv(hr_gemm_backend be, int M, int N, int K, float alpha, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc, int threads, void *ws)
 {
     if (M < 0 || N < 0 || K < 0) return hr_fail("sgemm: negative size %dx%dx%d", M, N, K);
     if (lda < (K > 1 ? K : 1) || ldb < (N > 1 ? N : 1) || ldc < (N > 1 ? N : 1))

@@ -24,6 +24,12 @@ size_t hr_sgemm_workspace(hr_gemm_backend be, int M, int N, int K, int threads);
 int hr_sgemm(hr_gemm_backend be, int M, int N, int K, float alpha, const float *A, int lda,
              const float *B, int ldb, float beta, float *C, int ldc, int threads, void *ws);
 
+/* hr_sgemm and hr_sgemm_workspace as compiled for one ISA level (gemm.c, once per level;
+ * isa.h's table points at them, and the two above forward to the running level's). */
+int hr_sgemm_lv(hr_gemm_backend be, int M, int N, int K, float alpha, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc, int threads, void *ws);
+size_t hr_sgemm_workspace_lv(hr_gemm_backend be, int M, int N, int K, int threads);
+
 /* The OpenBLAS back end (gemm_blas.c; only when HR_HAVE_BLAS). */
 void hr_sgemm_blas(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                    int ldb, float beta, float *C, int ldc, int threads);

@@ -236,8 +236,9 @@ typedef struct hr_kernel {
     const hr_plugin_origin *plugin;
 } hr_kernel;
 
-/* The registry: a NULL-terminated table of every kernel built into this binary. */
-extern const hr_kernel *const hr_kernels[];
+/* The registry: a NULL-terminated table of every kernel built into this binary, as
+ * compiled for the ISA level that runs (isa.h; set before main). */
+extern const hr_kernel *const *hr_kernels;
 /* Every kernel, built-in ones first (in hr_kernels order), then those of plugins in the
  * order they were loaded: the i-th, or NULL past the end. Iterate with this, not
  * hr_kernels, wherever plugin kernels belong (list, check, sweeps, reports). */
@@ -273,7 +274,8 @@ size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tun
  * in hr_errmsg when a plugin's kernel fails (built-in kernels do not fail). */
 int hr_kernel_run(const hr_kernel *k, const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws);
 
-/* The vector ISA this binary was built for: "avx512", "avx2" or "generic". */
-extern const char hr_isa[];
+/* The vector ISA level that runs (isa.h): "avx512", "avx2" or "generic"; the best one
+ * this CPU runs unless --isa or HEADROOM_ISA chose a lower one. */
+extern const char *hr_isa;
 
 #endif

@@ -10,32 +10,14 @@
 #include "headroom.h"
 #include "plugin_kernel.h"
 
-extern const hr_kernel hr_kernel_naive;
-extern const hr_kernel hr_kernel_blocked;
-extern const hr_kernel hr_kernel_simd;
-extern const hr_kernel hr_kernel_omp;
-extern const hr_kernel hr_kernel_flash, hr_kernel_gqa;
-extern const hr_kernel hr_kernel_decode;
-#if HR_HAVE_BLAS
-extern const hr_kernel hr_kernel_blas;
-#endif
-
-/* Reference first; the order is the order `headroom list` prints. */
-const hr_kernel *const hr_kernels[] = {
-    &hr_kernel_naive,
-    &hr_kernel_blocked,
-    &hr_kernel_simd,
-    &hr_kernel_omp,
-    &hr_kernel_flash,
-    &hr_kernel_gqa,
-    &hr_kernel_decode,
-#if HR_HAVE_BLAS
-    &hr_kernel_blas,
-#endif
-    NULL,
-};
-
-#define NBUILTIN ((int)(sizeof hr_kernels / sizeof hr_kernels[0]) - 1)
+/* The built-in kernels: hr_kernels, the table of the ISA level that runs (isa_level.c,
+ * dispatch.c); the same names in the same order on every level. */
+static int nbuiltin(void)
+{
+    int n = 0;
+    while (hr_kernels[n]) n++;
+    return n;
+}
 
 /* The dynamic tail: plugins' kernels in the order they were added. Grown by
  * hr_kernel_add before any command runs; never shrinks (the libraries stay loaded). */
@@ -45,8 +27,9 @@ static int nadded, cap_added;
 const hr_kernel *hr_kernel_at(int i)
 {
     if (i < 0) return NULL;
-    if (i < NBUILTIN) return hr_kernels[i];
-    return i - NBUILTIN < nadded ? added[i - NBUILTIN] : NULL;
+    int nb = nbuiltin();
+    if (i < nb) return hr_kernels[i];
+    return i - nb < nadded ? added[i - nb] : NULL;
 }
 
 const hr_kernel *hr_kernel_find(const char *name)

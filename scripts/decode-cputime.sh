@@ -3,7 +3,7 @@
 # every build's decode rows and the triad, interleaved pass by pass, then medians over the passes.
 #
 # usage: scripts/decode-cputime.sh PASSES BUILD_DIR [BUILD_DIR ...]
-#   BUILD_DIR: a make build directory (build/native, build/avx2, or BUILDDIR=...) whose
+#   BUILD_DIR: a fixed build's directory (build/native from make NATIVE=1, build/avx2, ...) whose
 #   kernels/ and harness/base/ objects are linked into scripts/decode-cputime.c (compiled
 #   -O3 -march=native, so the triad is vectorized: at -O2 it ran at 21 instead of 28 GB/s).
 #   Env: CONFIGS (default: every kv type at L16384 and f32 at L4096, 1 and 2 threads),

@@ -5,7 +5,7 @@
 # 7 calls each; the roofs by the same clock first (scripts/cputime/roof.c). 2 threads run
 # with OMP_WAIT_POLICY=passive so that a thread spinning while its partner is descheduled
 # is not counted. Take the lock other timers use: flock /tmp/hr-timing.lock scripts/flash-bf16-cputime.sh
-# Needs a native build (make); writes the tools under build/cputime/.
+# Needs a native build (make NATIVE=1: build/native/); writes the tools under build/cputime/.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/cputime

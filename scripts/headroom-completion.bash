@@ -22,6 +22,9 @@ _headroom()
     --format)
         COMPREPLY=($(compgen -W "table csv json markdown" -- "$cur"))
         return ;;
+    --isa)
+        COMPREPLY=($(compgen -W "generic avx2 avx512" -- "$cur"))
+        return ;;
     --dtype|--kv-dtype)
         COMPREPLY=($(compgen -W "f32 bf16 f16 q8_0 q4_0" -- "$cur"))
         return ;;

@@ -5,7 +5,7 @@
 # Env: HR_BIN (the headroom binary), HR_UNIT (the unit-test binary), HR_LONG=1.
 set -u
 cd "$(dirname "$0")/.."
-export HR_BIN=${HR_BIN:-./headroom} HR_UNIT=${HR_UNIT:-build/native/unit_tests}
+export HR_BIN=${HR_BIN:-./headroom} HR_UNIT=${HR_UNIT:-build/portable/unit_tests}
 # Tests never read the developer's tuned wisdom (results/<machine>/wisdom.json).
 export HEADROOM_WISDOM=${HEADROOM_WISDOM:-/nonexistent/headroom-test-wisdom.json}
 log=$(mktemp)

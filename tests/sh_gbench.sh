@@ -4,7 +4,7 @@
 SUITE=gbench
 . "$(dirname "$0")/lib.sh"
 GB=${HR_GBENCH:-$(dirname "$HR_BIN")/headroom_gbench}
-[ -x "$GB" ] || GB=$(dirname "$HR_BIN")/build/native/headroom_gbench
+[ -x "$GB" ] || GB=$(dirname "$HR_BIN")/build/portable/headroom_gbench
 if [ ! -x "$GB" ]; then
     echo "skip gbench/all: headroom_gbench not built (make gbench) (not counted)"
     finish

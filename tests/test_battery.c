@@ -1,22 +1,30 @@
 /* test_battery.c — every registered kernel against the oracle battery (hr_battery): the
  * quick battery, odd block sizes, and N = 16384 under make test-long. */
 #include "check.h"
+#include "isa.h"
 #include "t.h"
 
 /* Every registered kernel passes the quick battery (the per-kernel report is
- * `headroom check`; this keeps make test honest about it). */
+ * `headroom check`; this keeps make test honest about it), on every ISA level of the
+ * binary this CPU runs (the portable build has three; isa.h). */
 HR_TEST(every_kernel_passes_quick_battery)
 {
     static hr_case cases[HR_MAX_CASES];
     int n = hr_battery(cases, HR_MAX_CASES, true);
     CHECK(n > 100);
-    for (int i = 0; hr_kernels[i]; i++)
-        for (int c = 0; c < n; c++) {
-            hr_check res;
-            char line[512];
-            int v = hr_check_case(hr_kernels[i], &cases[c], NULL, 1, &res, line, sizeof line);
-            CHECKF(v != HR_CHECK_FAIL, "%s", line);
-        }
+    const char *was = hr_isa;
+    for (int l = 0; l < hr_isa_count(); l++) {
+        if (hr_isa_lacks(hr_isa_at(l))) continue;
+        CHECK(hr_isa_select(hr_isa_at(l)->name) == HR_OK);
+        for (int i = 0; hr_kernels[i]; i++)
+            for (int c = 0; c < n; c++) {
+                hr_check res;
+                char line[512];
+                int v = hr_check_case(hr_kernels[i], &cases[c], NULL, 1, &res, line, sizeof line);
+                CHECKF(v != HR_CHECK_FAIL, "[%s] %s", hr_isa, line);
+            }
+    }
+    CHECK(hr_isa_select(was) == HR_OK);
 }
 
 /* Tunables are not allowed to change the answer: every kernel that reads block sizes

@@ -9,13 +9,18 @@
 #include "headroom.h"
 #include "inputs.h"
 #include "t.h"
-#include "vec_bf16.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
-/* Whether this binary on this CPU takes the vdpbf16ps path for bf16 Q/K/V. */
+/* Whether this binary on this CPU takes the vdpbf16ps path for bf16 Q/K/V: the ISA level
+ * that runs is avx512 (the one compiled with vec_bf16.h's path) and the CPU has
+ * AVX512-BF16 (CPUID.(7,1):EAX bit 5). */
 static int dot_here(void)
 {
-#if defined(HR_HAVE_BF16DOT)
-    return hr_cpu_bf16();
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return !strcmp(hr_isa, "avx512") && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 5 & 1);
 #else
     return 0;
 #endif

@@ -7,8 +7,6 @@
 #include "t.h"
 #include "tune.h"
 
-extern const hr_kernel hr_kernel_naive;
-
 /* A test kernel: naive underneath, wrong when block_q == 32 (and the cheapest then, so a
  * tuner that skipped the oracle would prefer it); correct but doing the work three times
  * otherwise. */
@@ -18,11 +16,11 @@ static void faulty_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
     if (t->block_q <= 0) t->block_q = 64;
     if (t->block_kv <= 0) t->block_kv = 64;
 }
-static size_t faulty_ws(const hr_problem *p, const hr_tune *t) { return hr_kernel_naive.workspace_bytes(p, t); }
+static size_t faulty_ws(const hr_problem *p, const hr_tune *t) { return hr_kernel_workspace(hr_kernel_find("naive"), p, t); }
 static int faulty_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
 {
     int reps = t->block_q == 32 ? 1 : 3;
-    for (int r = 0; r < reps; r++) hr_kernel_naive.run(p, t, a, ws);
+    for (int r = 0; r < reps; r++) hr_kernel_run(hr_kernel_find("naive"), p, t, a, ws);
     if (t->block_q == 32) hr_row(a->o, 0, 0, p->seq_q / 2)[0] += 0.5f;
     return HR_OK;
 }
@@ -126,7 +124,7 @@ HR_TEST(tune_refuses_kernels_without_tunables)
 {
     hr_tune_spec s = tiny_spec();
     hr_tune_result *r = malloc(sizeof *r);
-    CHECK(hr_tune_run(&hr_kernel_naive, &s, r) == HR_EUSAGE);
+    CHECK(hr_tune_run(hr_kernel_find("naive"), &s, r) == HR_EUSAGE);
     CHECK(strstr(hr_errmsg(), "no tunable"));
     s.prob.kv_heads = 3; /* does not divide heads */
     CHECK(hr_tune_run(&faulty, &s, r) == HR_EUSAGE);

@@ -6,6 +6,7 @@
 
 #include "headroom.h"
 #include "t.h"
+#include "isa.h"
 #include "vec.h"
 
 /* The bound stated in vec.h (measured 8.5e-8 exhaustively); a dense sweep must meet it. */
@@ -201,14 +202,17 @@ HR_TEST(vec_arith_and_reduce)
     }
 }
 
+/* This file is compiled with the harness's flags: the vector path they give, and in a
+ * fixed build (one ISA level) the level that runs is that path. The portable build's
+ * levels are tested in test_isa.c. */
 HR_TEST(vec_isa_name)
 {
-    CHECK(strcmp(hr_isa, HR_VEC_ISA) == 0);
 #if defined(__AVX512F__) && !defined(HR_VEC_GENERIC)
-    CHECK(HR_VW == 16 && strcmp(hr_isa, "avx512") == 0);
+    CHECK(HR_VW == 16 && strcmp(HR_VEC_ISA, "avx512") == 0);
 #elif defined(__AVX2__) && defined(__FMA__) && !defined(HR_VEC_GENERIC)
-    CHECK(HR_VW == 8 && strcmp(hr_isa, "avx2") == 0);
+    CHECK(HR_VW == 8 && strcmp(HR_VEC_ISA, "avx2") == 0);
 #else
-    CHECK(HR_VW == 4 && strcmp(hr_isa, "generic") == 0);
+    CHECK(HR_VW == 4 && strcmp(HR_VEC_ISA, "generic") == 0);
 #endif
+    if (hr_isa_count() == 1) CHECK(strcmp(hr_isa, HR_VEC_ISA) == 0);
 }

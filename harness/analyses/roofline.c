@@ -18,7 +18,7 @@
 #include "sysinfo.h"
 #include "threads.h"
 #include "timer.h"
-#include "vec.h"
+#include "isa.h"
 
 
 /* ---- measurement ----------------------------------------------------------------
@@ -53,15 +53,10 @@ typedef struct {
 static volatile float fma_m = 0.9999999f, fma_a = 1e-7f, triad_s = 3.0f;
 static volatile float sink_f;
 
-/* One sweep of hr_vexp over in -> out, iters times. The empty asm with a memory clobber
- * keeps the compiler from merging the sweeps (each one rewrites the same values). */
+/* iters sweeps of hr_vexp over in -> out, compiled for the level that runs (roofloops.c). */
 static float exp_sweeps(const float *in, float *out, long iters)
 {
-    for (long it = 0; it < iters; it++) {
-        for (int i = 0; i < EXP_N; i += HR_VW) hr_vstore(out + i, hr_vexp(hr_vload(in + i)));
-        __asm__ volatile("" ::: "memory");
-    }
-    return out[EXP_N - 1];
+    return hr_isa_now()->exp_sweep(in, out, EXP_N, iters);
 }
 
 /* Grows iters until one call of the measurement m takes min_time on one thread. */

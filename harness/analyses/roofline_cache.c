@@ -11,7 +11,7 @@
 #include "stats.h"
 #include "sysinfo.h"
 #include "timer.h"
-#include "vec.h"
+#include "isa.h"
 
 /* Working sets, per thread (likwid-bench's habit: half the level, so the loop's own
  * stack, code and the other arrays' lines do not push it out):
@@ -34,22 +34,6 @@ double hr_cache_ws_bytes(int level, int threads)
     size_t unit = 3 * BLOCK_FLOATS * sizeof(float);
     size_t b = (size_t)ws / unit * unit;
     return (double)(b ? b : unit);
-}
-
-/* Sum of n floats (n a multiple of BLOCK_FLOATS): 8 independent vector chains, enough to
- * keep two loads per cycle in flight over an add latency of 3-4 cycles. */
-static float load_sum(const float *x, size_t n)
-{
-    hr_vf s[8];
-    for (int j = 0; j < 8; j++) s[j] = hr_vzero();
-    for (size_t i = 0; i < n; i += 8 * HR_VW)
-        for (int j = 0; j < 8; j++) s[j] = hr_vadd(s[j], hr_vload(x + i + (size_t)j * HR_VW));
-    for (int j = 1; j < 8; j++) s[0] = hr_vadd(s[0], s[j]);
-    float out[HR_VW];
-    hr_vstore(out, s[0]);
-    float t = 0;
-    for (int j = 0; j < HR_VW; j++) t += out[j];
-    return t;
 }
 
 static volatile float cache_s = 3.0f, cache_sink;
@@ -92,7 +76,7 @@ int hr_cache_roofs_measure(int threads, int reps, double min_time, hr_ceiling_ro
 #pragma omp barrier
                 if (me == 0) t0 = hr_now();
                 for (long p = 0; p < np; p++) {
-                    if (k == K_LOAD) sink += load_sum(x, m);
+                    if (k == K_LOAD) sink += hr_isa_now()->load_sum(x, m);
                     else hr_triad(x, x + third, x + 2 * third, s, 0, third);
                 }
 #pragma omp barrier

@@ -12,6 +12,7 @@
 #include "buildinfo.h"
 #include "gitinfo.h"
 #include "headroom.h"
+#include "isa.h"
 #include "threads.h"
 #include "sysinfo.h"
 
@@ -121,6 +122,11 @@ const hr_sysinfo *hr_sysinfo_get(void)
     snprintf(si.machine + n, sizeof si.machine - n, "-%dc", si.cpus);
 
     si.isa = hr_isa;
+    si.isa_best = hr_isa_best()->name;
+    si.isa_how = hr_isa_how();
+    for (int i = 0, at = 0; i < hr_isa_count(); i++)
+        at += snprintf(si.isa_levels + at, sizeof si.isa_levels - (size_t)at, "%s%s", i ? " " : "",
+                       hr_isa_at(i)->name);
     si.compiler = __VERSION__;
     si.cflags = HR_BUILD_FLAGS;
     si.version = HR_VERSION;
@@ -230,6 +236,9 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     cJSON_AddStringToObject(c, "machine", si->machine);
     cJSON_AddNumberToObject(c, "mem_bytes", si->mem_bytes);
     cJSON_AddStringToObject(c, "isa", si->isa);
+    cJSON_AddStringToObject(c, "isa_levels", si->isa_levels);
+    cJSON_AddStringToObject(c, "isa_best", si->isa_best);
+    cJSON_AddStringToObject(c, "isa_selected_by", si->isa_how);
     cJSON_AddStringToObject(c, "compiler", si->compiler);
     cJSON_AddStringToObject(c, "cflags", si->cflags);
     cJSON_AddStringToObject(c, "headroom_version", si->version);

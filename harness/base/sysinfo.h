@@ -13,7 +13,10 @@ typedef struct {
     double mem_bytes;      /* physical memory                                    */
     size_t l1d, l2, l3;    /* cache sizes in bytes per instance (0 if unknown)   */
     int l2_shared, l3_shared; /* CPUs sharing one instance                       */
-    const char *isa;       /* hr_isa                                             */
+    const char *isa;       /* hr_isa: the ISA level that runs                     */
+    const char *isa_best;  /* the best level of this binary this CPU runs        */
+    const char *isa_how;   /* how isa was chosen: best for this CPU, --isa, HEADROOM_ISA */
+    char isa_levels[64];   /* the levels built in, lowest first, space-separated */
     const char *compiler;  /* __VERSION__                                        */
     const char *cflags;    /* the flags the build used                           */
     const char *version;   /* headroom's release (the VERSION file)              */

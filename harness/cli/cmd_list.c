@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "files.h"
 #include "headroom.h"
+#include "isa.h"
 
 static const char *const formats[] = {"table", "json", NULL};
 static const char *const traffic_names[] = {"scores", "kv-per-head", "kv-per-group"};
@@ -130,6 +131,16 @@ int cmd_list(int argc, char **argv)
         }
         printf("%-8s   types %s, kv %s; path on this CPU per type:\n", "", dts, kvs);
         each_type(k, text_path, NULL);
+    }
+    /* The ISA levels of this binary (isa.h): which this CPU runs, which runs now. */
+    printf("\nISA levels in this binary (--isa LEVEL or HEADROOM_ISA=LEVEL picks one):\n");
+    for (int i = 0; i < hr_isa_count(); i++) {
+        const hr_isa_level *l = hr_isa_at(i);
+        const char *lacks = hr_isa_lacks(l);
+        char why[96] = "runs on this CPU";
+        if (lacks) snprintf(why, sizeof why, "not on this CPU: it lacks %s", lacks);
+        printf("  %-8s %s%s%s%s\n", l->name, why, l == hr_isa_now() ? "; running (" : "",
+               l == hr_isa_now() ? hr_isa_how() : "", l == hr_isa_now() ? ")" : "");
     }
     return HR_OK;
 }

@@ -58,7 +58,7 @@ int cmd_version(int argc, char **argv)
     printf("headroom %s\n", si->version);
     printf("commit    %s\n", si->git);
     printf("build id  %s\n", si->build_id);
-    printf("isa       %s (built for %s)\n", si->isa, si->isa_req);
+    printf("isa       %s (%s; built for %s, levels %s)\n", si->isa, si->isa_how, si->isa_req, si->isa_levels);
     printf("compiler  %s\n", si->compiler);
     printf("flags     %s\n", si->cflags);
     printf("machine   %s (%s, %d CPUs)\n", si->machine, si->cpu_model, si->cpus);

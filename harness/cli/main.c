@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "headroom.h"
+#include "isa.h"
 #include "plugins.h"
 #include "sysinfo.h"
 #include "threads.h"
@@ -56,6 +57,9 @@ static void usage(FILE *f)
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nglobal options (before or after COMMAND):\n"
+               "  --isa LEVEL  run the kernels compiled for LEVEL (generic, avx2, avx512) instead of\n"
+               "               the best this CPU runs (now: %s; also HEADROOM_ISA=LEVEL)\n", hr_isa);
 }
 
 /* OMP_NUM_THREADS and OMP_THREAD_LIMIT pass the one thread limit (threads.c) before
@@ -131,8 +135,50 @@ static int finish(int st)
     return HR_EUSAGE;
 }
 
+/* The ISA level (isa.h): HEADROOM_ISA, then --isa NAME or --isa=NAME anywhere before a
+ * "--" (taken out of argv, so every command accepts it), the flag winning. Without
+ * either, the best level this CPU runs, chosen before main, stays. */
+static int select_isa(int *argc, char **argv)
+{
+    const char *env = getenv("HEADROOM_ISA"), *flag = NULL;
+    int n = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (i < *argc) argv[n++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--isa")) {
+            if (i + 1 >= *argc) return hr_fail("--isa: expected a level (generic, avx2, avx512)");
+            flag = argv[++i];
+        } else if (!strncmp(argv[i], "--isa=", 6)) {
+            flag = argv[i] + 6;
+        } else {
+            argv[n++] = argv[i];
+        }
+    }
+    argv[n] = NULL;
+    *argc = n;
+    const char *name = flag ? flag : env && *env ? env : NULL;
+    if (name) {
+        if (hr_isa_select(name)) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", hr_errmsg());
+            return hr_fail("%s: %s", flag ? "--isa" : "HEADROOM_ISA", why);
+        }
+        hr_isa_set_how(flag ? "--isa" : "HEADROOM_ISA");
+    } else if (hr_isa_lacks(hr_isa_now())) {
+        return hr_fail("this binary was built for %s only and this CPU lacks %s (build the portable "
+                       "binary: make)", hr_isa, hr_isa_lacks(hr_isa_now()));
+    }
+    return HR_OK;
+}
+
 static int run(int argc, char **argv)
 {
+    if (select_isa(&argc, argv)) {
+        fprintf(stderr, "headroom: %s\n", hr_errmsg());
+        return HR_EUSAGE;
+    }
     if (argc < 2) {
         usage(stderr);
         return HR_EUSAGE;

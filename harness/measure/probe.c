@@ -351,12 +351,6 @@ void hr_probe_buf_free(hr_probe_buf *pb)
 
 static volatile float triad_scale = 3.0f;
 
-void hr_triad(float *restrict a, const float *restrict b, const float *restrict c, float s,
-              size_t lo, size_t hi)
-{
-    for (size_t i = lo; i < hi; i++) a[i] = b[i] + s * c[i];
-}
-
 double hr_probe_bw(int threads, const hr_probe_buf *pb, double seconds, double *per_thread)
 {
     double total = 0;

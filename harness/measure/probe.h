@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "isa.h"
 #include "threads.h"
 #include "timer.h"
 
@@ -77,9 +78,7 @@ typedef struct {
 /* Thread me of nt's share [*lo, *hi) of n elements, in whole cache lines (16 floats);
  * the probe, its first touch and the roofline triad split arrays this way. */
 void hr_probe_slice(size_t n, int me, int nt, size_t *lo, size_t *hi);
-/* a[i] = b[i] + s * c[i] for i in [lo, hi). */
-void hr_triad(float *restrict a, const float *restrict b, const float *restrict c, float s,
-              size_t lo, size_t hi);
+/* hr_triad (isa.h): a[i] = b[i] + s * c[i] for i in [lo, hi), compiled per ISA level. */
 /* Bytes hr_probe_buf_alloc takes by default: 8 x L2 x online CPUs, at least 16 MiB. */
 size_t hr_probe_buf_default_bytes(void);
 /* Allocates and first-touches (with `threads` threads, the slices the probe uses) the

@@ -6,8 +6,9 @@
 #
 # usage: scripts/slurm/compare-partitions.sh CONFIG --partitions P1,P2[,...] --shards N
 #            [--run DIR] [--bin PATH] [submit.sh flags] [-- SWEEP_FLAGS...]
-#   Every partition builds its own binary (submit.sh --build: -march=native is per node
-#   type) unless --bin names one that runs everywhere. The report lands in RUN/report
+#   One binary runs on every partition: the portable ./headroom (make) picks each node
+#   type's best ISA level at start and records it per row; submit.sh --build instead
+#   builds a -march=native binary per node type (make NATIVE=1). The report lands in RUN/report
 #   (report.md, report.csv, charts); RUN/<partition>/merged holds each node type's results.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -12,7 +12,8 @@
 #   --partition P     the partition (node type) to run on (Slurm's default partition)
 #   --run DIR         where shards, logs and the merge go (results/slurm/<stamp>-<config>[-P])
 #   --bin PATH        the headroom binary (./headroom); must run on P's nodes
-#   --build           build it on P's node type first: make BUILDDIR=build/slurm-P
+#   --build           build a -march=native binary on P's node type first:
+#                     make NATIVE=1 BUILDDIR=build/slurm-P (else the portable ./headroom)
 #   --no-roofline     keep the ceilings the node type already has
 #   --roofline-args   flags for headroom roofline ('' : every thread count, saved for the sweep)
 #   --shared          do not ask for whole nodes (--exclusive is the default: timings
