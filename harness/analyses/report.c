@@ -14,7 +14,6 @@
 #include "gnuplot.h"
 #include "headroom.h"
 #include "report.h"
-#include "report_peers.h"
 #include "stats.h"
 #include "summary.h"
 
@@ -395,7 +394,6 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         if (images && images[s])
             fprintf(f, "\n![GFLOP/s per kernel and machine, %s](shape-%d.svg)\n", shape, s + 1);
     }
-    hr_report_peers_markdown(r, f, "##"); /* plugin kernels beside the best built-in one */
 }
 
 void hr_report_csv(const hr_report *r, FILE *f)

@@ -92,7 +92,7 @@ int cmd_report(int argc, char **argv)
             st = hr_fail("out of memory");
             goto err;
         }
-        if (i == 0) hr_report_markdown(&r, f, images);
+        if (i == 0) hr_report_markdown(&r, f, images), hr_report_peers_markdown(&r, f, "##");
         else if (i == 1) hr_report_csv(&r, f);
         else hr_report_peers_markdown(&r, f, "###");
         fclose(f);
