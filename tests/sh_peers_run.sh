@@ -15,6 +15,11 @@ sed -e 's/"example_naive"/"second_peer"/' -e 's/"example"/"second"/' -e 's/"1\.0
     "$ROOT/examples/plugin/example_naive.c" > "$TMP/second_peer.c"
 $CC -std=c11 -O2 -shared -fPIC -I "$ROOT/include" "$TMP/second_peer.c" -o "$P2" -lm || fail build_second "cc failed"
 
+# A plugin kernel may not take a config's word for a set of kernels as its name.
+sed -e 's/"example_naive"/"plugins"/' "$ROOT/examples/plugin/example_naive.c" > "$TMP/word.c"
+$CC -std=c11 -shared -fPIC -I "$ROOT/include" "$TMP/word.c" -o "$TMP/word.so" -lm || fail build_word "cc failed"
+expect name_plugins_reserved 2 "plugin $TMP/word.so: kernel name 'plugins' is reserved" -- $B list --plugin "$TMP/word.so"
+
 cat > "$TMP/peers.ini" <<'EOF'
 [sweep]
 description = tiny peers run
