@@ -80,7 +80,30 @@ static int threads_of(const hr_report *r, int s, int m, int *t)
     return n;
 }
 
-/* "flash 12.3 GFLOP/s (45%)" pieces of the best built-in cell: GFLOP/s and % of roof. */
+/* The table's rows of machine m in order: shape by shape, each thread count measured on
+ * it ascending. Start with it->s = 0, it->i = it->nt = 0. */
+typedef struct {
+    int s, i, nt, t[MAX_T];
+    int threads;                  /* the row's thread count                          */
+    char shape[128];              /* hr_report_shape_str of shape s                  */
+    const hr_report_cell *best;   /* the fastest built-in kernel there, or NULL      */
+} row_it;
+
+static bool next_row(const hr_report *r, int m, row_it *it)
+{
+    while (it->i >= it->nt) {
+        if (it->s >= r->nshapes) return false;
+        it->nt = threads_of(r, it->s, m, it->t);
+        it->i = 0;
+        hr_report_shape_str(&r->shapes[it->s], it->shape, sizeof it->shape);
+        it->s++;
+    }
+    it->threads = it->t[it->i++];
+    it->best = hr_report_best_builtin(r, it->s - 1, m, it->threads);
+    return true;
+}
+
+/* The best built-in cell's percent of the roofline bound, "-" when unknown. */
 static void pct_of(const hr_report_cell *b, char *buf, size_t len)
 {
     if (b && isfinite(b->pct_roofline)) snprintf(buf, len, "%.0f%%", b->pct_roofline);
@@ -131,26 +154,20 @@ void hr_report_peers_markdown(const hr_report *r, FILE *f, const char *hashes)
         fprintf(f, "\n|---|---:|---|---:|---:|");
         for (int p = 0; p < np; p++) fprintf(f, "---:|");
         fprintf(f, "\n");
-        for (int s = 0; s < r->nshapes; s++) {
-            int t[MAX_T];
-            const int nt = threads_of(r, s, m, t);
-            char shape[128];
-            hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
-            for (int i = 0; i < nt; i++) {
-                const hr_report_cell *b = hr_report_best_builtin(r, s, m, t[i]);
-                char pct[16], g[24] = "-";
-                pct_of(b, pct, sizeof pct);
-                if (b && isfinite(b->gflops)) snprintf(g, sizeof g, "%.2f", b->gflops);
-                fprintf(f, "| %s | %d | ", shape, t[i]);
-                hr_md_cell(f, b ? b->kernel : "-", HR_MD_PLAIN);
-                fprintf(f, " | %s | %s |", g, pct);
-                for (int p = 0; p < np; p++) {
-                    char q[24];
-                    ratio_of(hr_report_peer_ratio(r, s, m, t[i], peers[p]->kernel, NULL), q, sizeof q);
-                    fprintf(f, " %s |", q);
-                }
-                fprintf(f, "\n");
+        for (row_it it = {0}; next_row(r, m, &it);) {
+            const hr_report_cell *b = it.best;
+            char pct[16], g[24] = "-";
+            pct_of(b, pct, sizeof pct);
+            if (b && isfinite(b->gflops)) snprintf(g, sizeof g, "%.2f", b->gflops);
+            fprintf(f, "| %s | %d | ", it.shape, it.threads);
+            hr_md_cell(f, b ? b->kernel : "-", HR_MD_PLAIN);
+            fprintf(f, " | %s | %s |", g, pct);
+            for (int p = 0; p < np; p++) {
+                char q[24];
+                ratio_of(hr_report_peer_ratio(r, it.s - 1, m, it.threads, peers[p]->kernel, NULL), q, sizeof q);
+                fprintf(f, " %s |", q);
             }
+            fprintf(f, "\n");
         }
     }
 }
@@ -168,26 +185,20 @@ void hr_report_peers_text(const hr_report *r, FILE *f)
         fprintf(f, "%-34s %4s %-14s %9s %6s", "shape", "T", "headroom", "GFLOP/s", "%roof");
         for (int p = 0; p < np; p++) fprintf(f, " %14.14s", peers[p]->kernel);
         fprintf(f, "\n");
-        for (int s = 0; s < r->nshapes; s++) {
-            int t[MAX_T];
-            const int nt = threads_of(r, s, m, t);
-            char shape[128];
-            hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
-            for (int i = 0; i < nt; i++) {
-                const hr_report_cell *b = hr_report_best_builtin(r, s, m, t[i]);
-                char pct[16];
-                pct_of(b, pct, sizeof pct);
-                fprintf(f, "%-34s %4d %-14s ", shape, t[i], b ? b->kernel : "-");
-                if (b && isfinite(b->gflops)) fprintf(f, "%9.2f", b->gflops);
-                else fprintf(f, "%9s", "-");
-                fprintf(f, " %6s", pct);
-                for (int p = 0; p < np; p++) {
-                    const double q = hr_report_peer_ratio(r, s, m, t[i], peers[p]->kernel, NULL);
-                    if (isfinite(q)) fprintf(f, " %13.2fx", q);
-                    else fprintf(f, " %14s", "-");
-                }
-                fprintf(f, "\n");
+        for (row_it it = {0}; next_row(r, m, &it);) {
+            const hr_report_cell *b = it.best;
+            char pct[16];
+            pct_of(b, pct, sizeof pct);
+            fprintf(f, "%-34s %4d %-14s ", it.shape, it.threads, b ? b->kernel : "-");
+            if (b && isfinite(b->gflops)) fprintf(f, "%9.2f", b->gflops);
+            else fprintf(f, "%9s", "-");
+            fprintf(f, " %6s", pct);
+            for (int p = 0; p < np; p++) {
+                const double q = hr_report_peer_ratio(r, it.s - 1, m, it.threads, peers[p]->kernel, NULL);
+                if (isfinite(q)) fprintf(f, " %13.2fx", q);
+                else fprintf(f, " %14s", "-");
             }
+            fprintf(f, "\n");
         }
         fprintf(f, "(peer columns: the peer's median time / headroom's; above 1: headroom is faster)\n");
     }
@@ -200,33 +211,27 @@ void hr_report_peers_csv(const hr_report *r, FILE *f)
     for (int m = 0; m < r->nmachines; m++) {
         const hr_report_cell *peers[MAX_PEERS];
         const int np = hr_report_peer_kernels(r, m, peers, MAX_PEERS);
-        for (int s = 0; s < r->nshapes; s++) {
-            int t[MAX_T];
-            const int nt = threads_of(r, s, m, t);
-            char shape[128];
-            hr_report_shape_str(&r->shapes[s], shape, sizeof shape);
-            for (int i = 0; i < nt; i++)
-                for (int p = 0; p < np; p++) {
-                    const hr_report_cell *b, *c = hr_report_cell_at(r, s, m, peers[p]->kernel, t[i]);
-                    const double q = hr_report_peer_ratio(r, s, m, t[i], peers[p]->kernel, &b);
-                    hr_csv_field(f, r->machines[m].label);
-                    fputc(',', f);
-                    hr_csv_field(f, shape);
-                    fprintf(f, ",%d,", t[i]);
-                    hr_csv_field(f, b ? b->kernel : "");
-                    if (b) fprintf(f, ",%.9g,%.6g,", b->time_ns, b->gflops);
-                    else fprintf(f, ",,,");
-                    if (b && isfinite(b->pct_roofline)) fprintf(f, "%.4g", b->pct_roofline);
-                    fputc(',', f);
-                    hr_csv_field(f, peers[p]->kernel);
-                    fputc(',', f);
-                    hr_csv_field(f, peers[p]->peer);
-                    fputc(',', f);
-                    if (c && isfinite(c->time_ns)) fprintf(f, "%.9g", c->time_ns);
-                    fputc(',', f);
-                    if (isfinite(q)) fprintf(f, "%.6g", q);
-                    fprintf(f, "\n");
-                }
-        }
+        for (row_it it = {0}; next_row(r, m, &it);)
+            for (int p = 0; p < np; p++) {
+                const hr_report_cell *b = it.best, *c = hr_report_cell_at(r, it.s - 1, m, peers[p]->kernel, it.threads);
+                const double q = hr_report_peer_ratio(r, it.s - 1, m, it.threads, peers[p]->kernel, NULL);
+                hr_csv_field(f, r->machines[m].label);
+                fputc(',', f);
+                hr_csv_field(f, it.shape);
+                fprintf(f, ",%d,", it.threads);
+                hr_csv_field(f, b ? b->kernel : "");
+                if (b) fprintf(f, ",%.9g,%.6g,", b->time_ns, b->gflops);
+                else fprintf(f, ",,,");
+                if (b && isfinite(b->pct_roofline)) fprintf(f, "%.4g", b->pct_roofline);
+                fputc(',', f);
+                hr_csv_field(f, peers[p]->kernel);
+                fputc(',', f);
+                hr_csv_field(f, peers[p]->peer);
+                fputc(',', f);
+                if (c && isfinite(c->time_ns)) fprintf(f, "%.9g", c->time_ns);
+                fputc(',', f);
+                if (isfinite(q)) fprintf(f, "%.6g", q);
+                fprintf(f, "\n");
+            }
     }
 }
