@@ -26,7 +26,7 @@ int cmd_report(int argc, char **argv)
     const char *rel = NULL;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here ($HEADROOM_RESULTS or results, /report)"},
-        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
+        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown; table only with --peers)"},
         {"--no-charts", HR_OPT_FLAG, &no_charts, 0, 0, NULL, NULL, "tables only, do not run gnuplot"},
         {"--peers", HR_OPT_FLAG, &peers, 0, 0, NULL, NULL, "print the peer / headroom table (plugin kernels' time over the fastest built-in's) and write peers.md"},
         {"--relative-to", HR_OPT_STR, &rel, 0, 0, NULL, "MACHINE", "add a ratio column: each machine's GFLOP/s over MACHINE's (a column title or machine key)"},
