@@ -114,6 +114,9 @@ HR_TEST(peers_ratio_table)
     CHECK(strstr(buf, "| torch_sdpa (libtorch 2.5.1) ÷ headroom | ggml_fa (ggml 0.9) ÷ headroom |"));
     CHECK(strstr(buf, "| B1 H8/8 N64x64 d16 | 1 | gqa | 6.67 | - | 2.00× | - |"));
     CHECK(strstr(buf, "| B1 H8/8 N64x64 d16 | 2 | flash | 10.00 | - | - | 0.90× |"));
+    CHECK(strstr(buf, "- torch_sdpa: least peer ÷ headroom on prefill shapes 2.00× (B1 H8/8 N64x64 d16, T1), on "
+                      "decode (Nq = 1) shapes -\n"));
+    CHECK(strstr(buf, "- ggml_fa: least peer ÷ headroom on prefill shapes 0.90× (B1 H8/8 N64x64 d16, T2)"));
     free(buf);
     r.ncells = 2; /* built-ins only: no table at all */
     CHECK(!hr_report_has_peers(&r));

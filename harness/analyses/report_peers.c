@@ -116,6 +116,30 @@ static void ratio_of(double q, char *buf, size_t len)
     else snprintf(buf, len, "-");
 }
 
+/* Per peer, its least ratio on the prefill rows (Nq > 1) and on the decode rows (Nq = 1),
+ * with the row: where headroom's lead over it is smallest, what a target is judged on. */
+static void least_lines(const hr_report *r, FILE *f, int m, const hr_report_cell *const *peers, int np)
+{
+    for (int p = 0; p < np; p++) {
+        double lo[2] = {INFINITY, INFINITY};
+        char at[2][160] = {"", ""};
+        for (row_it it = {0}; next_row(r, m, &it);) {
+            const double q = hr_report_peer_ratio(r, it.s - 1, m, it.threads, peers[p]->kernel, NULL);
+            const int dec = r->shapes[it.s - 1].seq_q == 1;
+            if (isfinite(q) && q < lo[dec]) lo[dec] = q, snprintf(at[dec], sizeof at[dec], "%s, T%d", it.shape, it.threads);
+        }
+        fprintf(f, "%s- ", p ? "" : "\n");
+        hr_md_cell(f, peers[p]->kernel, HR_MD_PLAIN);
+        fprintf(f, ": least peer ÷ headroom");
+        for (int k = 0; k < 2; k++) {
+            fprintf(f, "%s on %s shapes ", k ? "," : "", k ? "decode (Nq = 1)" : "prefill");
+            if (isfinite(lo[k])) fprintf(f, "%.2f× (%s)", lo[k], at[k]);
+            else fprintf(f, "-");
+        }
+        fprintf(f, "\n");
+    }
+}
+
 void hr_report_peers_markdown(const hr_report *r, FILE *f, const char *hashes)
 {
     for (int m = 0; m < r->nmachines; m++) {
@@ -169,6 +193,7 @@ void hr_report_peers_markdown(const hr_report *r, FILE *f, const char *hashes)
             }
             fprintf(f, "\n");
         }
+        least_lines(r, f, m, peers, np);
     }
 }
 
