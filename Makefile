@@ -11,6 +11,7 @@
 #   make LIKWID=1         Marker API regions around each kernel
 #   make plugin-example   the example plugin (examples/plugin/) into build/plugins/
 #   make peers-setup peers   peer libraries' plugins (peers/<name>/) into build/plugins/
+#   make peers-bench      headroom beside every peer built (configs/peers.ini): peers.md
 #   make V=1              show the commands
 #   make install PREFIX=/usr/local [DESTDIR=]   binary, configs, plots, man page, completion
 # make bench/test/fuzz first install missing Debian packages (scripts/setup-deps.sh: as
@@ -148,7 +149,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 $(TEST_OBJ): CFLAGS_ALL += -Wno-missing-field-initializers
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example peers peers-setup
+.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example peers peers-setup peers-bench
 
 all: $(BIN)
 
@@ -284,6 +285,11 @@ peers-setup:
 
 peers:
 	$(Q)bash peers/build.sh $(abspath build/plugins)
+
+# headroom's kernels beside every peer built (configs/peers.ini, interleaved), one
+# results set, the report with the peer / headroom table and peers.md printed.
+peers-bench: $(BIN)
+	$(Q)bash scripts/peers-bench.sh $(BIN) configs/peers.ini
 
 plots: $(BIN)
 	$(Q)bash scripts/plots.sh

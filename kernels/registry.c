@@ -57,6 +57,8 @@ int hr_kernel_add(const hr_kernel *k)
     if (!valid_name(k->name))
         return hr_fail("plugin %s: kernel name '%.40s' is not a valid name (1-31 of a-z 0-9 _ - . starting with a letter)",
                        from, k->name);
+    if (!strcmp(k->name, "all") || !strcmp(k->name, "plugins")) /* a sweep config's words for sets of kernels */
+        return hr_fail("plugin %s: kernel name '%s' is reserved (kernels = %s in a sweep config)", from, k->name, k->name);
     const hr_kernel *old = hr_kernel_find(k->name);
     if (old && !old->plugin)
         return hr_fail("plugin %s: kernel name '%s' clashes with a built-in kernel", from, k->name);

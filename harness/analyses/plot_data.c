@@ -263,6 +263,7 @@ int pl_sweep_load(const char *path, pl_sweep *S)
     int ck = pl_col(&c, "kernel"), cl = pl_col(&c, "layout"), cai = pl_col(&c, "AI"), cg = pl_col(&c, "GFLOPS");
     int ct = pl_col(&c, "time_median_s"), cw = pl_col(&c, "workspace_bytes");
     int cdt = pl_col(&c, "dtype"), ckv = pl_col(&c, "kv_dtype"); /* absent before the types: f32 */
+    int cpl = pl_col(&c, "plugin_library"), cpv = pl_col(&c, "plugin_version"); /* absent before them */
     for (int i = 0; i < c.nrows; i++) {
         const pl_row *r = &c.rows[i];
         pl_srow *o = &S->r[S->n];
@@ -271,6 +272,8 @@ int pl_sweep_load(const char *path, pl_sweep *S)
         const char *dt = pl_str(r, cdt), *kv = pl_str(r, ckv);
         bool qf = *dt && strcmp(dt, "f32"), kf = *kv && strcmp(kv, *dt ? dt : "f32");
         snprintf(o->types, sizeof o->types, "%.8s%s%s%.8s", qf ? dt : "", qf && kf ? "/" : "", kf ? "kv=" : "", kf ? kv : "");
+        if (*pl_str(r, cpl))
+            snprintf(o->peer, sizeof o->peer, " (peer %.30s %.20s)", pl_str(r, cpl), pl_str(r, cpv));
         double v[8];
         int bad = !*o->kernel;
         for (int k = 0; k < 8; k++) {
@@ -315,6 +318,13 @@ int pl_max_threads(const pl_sweep *S, const char *kernel)
     for (int i = 0; i < S->n; i++)
         if (pl_in_base(S, &S->r[i]) && !strcmp(S->r[i].kernel, kernel) && S->r[i].threads > t) t = S->r[i].threads;
     return t;
+}
+
+const char *pl_peer_of(const pl_sweep *S, const char *kernel)
+{
+    for (int i = 0; i < S->n; i++)
+        if (!strcmp(S->r[i].kernel, kernel)) return S->r[i].peer;
+    return "";
 }
 
 /* ---- the context block ---------------------------------------------------------------- */

@@ -91,6 +91,7 @@ void pl_ints(char *list, size_t len, int v);
 typedef struct {
     char kernel[40], layout[8];
     char types[24];        /* element types when not all f32: "bf16", "kv=q8_0", "bf16/kv=q4_0" */
+    char peer[72];         /* a plugin's kernel: " (peer LIBRARY VERSION)"; "" for built-ins */
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal, threads;
     double gflops, ai, ws, t_med;
 } pl_srow;
@@ -111,6 +112,9 @@ int pl_sweep_load(const char *path, pl_sweep *S);
 int pl_in_base(const pl_sweep *S, const pl_srow *r);
 /* Distinct kernel names in row order (at most max); base_only: base-shape rows only. */
 int pl_kernels(const pl_sweep *S, int base_only, const char **names, int max);
+/* " (peer LIBRARY VERSION)" for a plugin's kernel (its rows carry plugin_library), ""
+ * for a built-in one: what every chart appends to a series title, so peers stand out. */
+const char *pl_peer_of(const pl_sweep *S, const char *kernel);
 /* The largest thread count of kernel's base-shape rows. */
 int pl_max_threads(const pl_sweep *S, const char *kernel);
 

@@ -61,8 +61,8 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
                 if (!(r->ai > 0) || !(r->gflops > 0)) continue;
                 /* one series per kernel, element types (bf16 rows sit under their own roof)
                  * and thread count */
-                char title[128];
-                snprintf(title, sizeof title, "%s%s%s", names[k], *r->types ? " " : "", r->types);
+                char title[160];
+                snprintf(title, sizeof title, "%s%s%s%s", names[k], *r->types ? " " : "", r->types, r->peer);
                 if (nt > 1) snprintf(title + strlen(title), sizeof title - strlen(title), " T%d", tlist[t]);
                 int before = pts.n;
                 pl_series *s = pl_get(&pts, title);
@@ -70,7 +70,7 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
                 if (pts.n > before) {
                     pl_words(ptit, sizeof ptit, title);
                     pl_ints(pcol, sizeof pcol, k + 1);
-                    pl_ints(ptyp, sizeof ptyp, ptypes[t % 16]);
+                    pl_ints(ptyp, sizeof ptyp, r->peer[0] ? 3 : ptypes[t % 16]); /* a peer: a star */
                 }
                 /* Each (kernel, shape) is its own point: no collapsing by x here. */
                 pl_add(s, r->ai, r->gflops, 0);
@@ -196,12 +196,12 @@ void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
     int nk = pl_kernels(S, 1, names, PL_MAXS / 2);
     if (!nk) { pl_skip(c, "no prefill rows (Nq = Nkv) in the sweep"); return; }
     pl_set ss = {0};
-    char tit[2][4096] = {"", ""};
+    char tit[2][4096] = {"", ""}, kdt[256] = "";
     int has[2] = {0, 0};
     for (int causal = 0; causal < 2; causal++)
         for (int k = 0; k < nk; k++) {
             int t = pl_max_threads(S, names[k]);
-            char title[128];
+            char title[160];
             snprintf(title, sizeof title, "%s T%d%s", names[k], t, causal ? " causal" : "");
             pl_series *s = pl_get(&ss, title);
             for (int i = 0; i < S->n; i++) {
@@ -209,8 +209,9 @@ void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
                 if (pl_in_base(S, r) && r->causal == causal && r->threads == t && !strcmp(r->kernel, names[k]))
                     pl_add(s, r->seq_kv, r->gflops, 0);
             }
-            snprintf(title, sizeof title, "%s T%d", names[k], t);
+            snprintf(title, sizeof title, "%s%s T%d", names[k], pl_peer_of(S, names[k]), t);
             pl_words(tit[causal], sizeof tit[causal], s && s->n ? title : "");
+            if (!causal) pl_ints(kdt, sizeof kdt, pl_peer_of(S, names[k])[0] ? 2 : 1); /* a peer: dashed */
             has[causal] |= s && s->n;
         }
     if (!has[0] && !has[1]) {
@@ -243,8 +244,8 @@ void pl_kernels_chart(const pl_inputs *in, pl_chart *c)
         nroof++;
     }
     pl_set_free(&ss);
-    int n = snprintf(c->vars, sizeof c->vars, "nk=%d; tit0='%s'; tit1='%s'; shape='%s'; nroof=%d; rtit='%s'", nk, tit[0],
-                     tit[1], S->shape, nroof, rtit);
+    int n = snprintf(c->vars, sizeof c->vars, "nk=%d; tit0='%s'; tit1='%s'; kdt='%s'; shape='%s'; nroof=%d; rtit='%s'",
+                     nk, tit[0], tit[1], kdt, S->shape, nroof, rtit);
     if (has[0] != has[1] && n > 0 && (size_t)n < sizeof c->vars) /* a panel without data is left out */
         snprintf(c->vars + n, sizeof c->vars - (size_t)n, "; only=%d", has[1]);
 }

@@ -55,8 +55,8 @@ static int shape_index(hr_report *r, const hr_report_shape *s)
 /* One benchmark row, before grouping. agg: a median aggregate or a summary row. */
 typedef struct {
     int shape, threads, agg;
-    char kernel[32];
-    double g, pct, ceil;
+    char kernel[32], peer[80];
+    double g, pct, ceil, t;
 } raw_row;
 
 static int cmp_raw(const void *a, const void *b)
@@ -121,6 +121,18 @@ int hr_report_add(hr_report *r, const char *path)
     snprintf(m->isa, sizeof m->isa, "%s", jstr(ctx, "isa", "?"));
     snprintf(m->date, sizeof m->date, "%s", jstr(ctx, "date", "?"));
     m->cpus = jint(ctx, "num_cpus", 0);
+    snprintf(m->version, sizeof m->version, "%s", jstr(ctx, "headroom_version", "?"));
+    snprintf(m->commit, sizeof m->commit, "%s", jstr(ctx, "git_commit", "?"));
+    const cJSON *la = cJSON_GetObjectItemCaseSensitive(ctx, "load_avg"), *e;
+    cJSON_ArrayForEach(e, la) if (cJSON_IsNumber(e)) {
+        const size_t l = strlen(m->load);
+        snprintf(m->load + l, sizeof m->load - l, "%s%.2f", l ? " " : "", e->valuedouble);
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(ctx, "plugins")) {
+        const size_t l = strlen(m->plugins);
+        snprintf(m->plugins + l, sizeof m->plugins - l, "%s%s %s (%s)", l ? ", " : "", jstr(e, "library", "?"),
+                 jstr(e, "version", "?"), jstr(e, "file", "?"));
+    }
     /* Column titles must differ: a second file of the same machine gets " #2". */
     int same = 1;
     for (int i = 0; i < r->nmachines; i++) same += !strcmp(r->machines[i].machine, m->machine);
@@ -163,6 +175,11 @@ int hr_report_add(hr_report *r, const char *path)
             free(rows);
             return HR_EUSAGE;
         }
+        const char *lib = jstr(b, "plugin_library", NULL);
+        if (lib) snprintf(x->peer, sizeof x->peer, "%s %s", lib, jstr(b, "plugin_version", "?"));
+        /* the median time, for the peer table: a row whose time the reader refuses
+         * has none (its GFLOP/s is judged below, as before) */
+        if (hr_gb_time_ns(b, file, jstr(b, "run_name", jstr(b, "name", "?")), &x->t)) x->t = NAN;
         x->pct = jnum(b, "pct_of_roofline", NAN);
         x->ceil = jnum(b, "ceiling_gflops", NAN);
         n++;
@@ -175,7 +192,7 @@ int hr_report_add(hr_report *r, const char *path)
     /* Group equal (shape, kernel, threads) and take medians; aggregates win over
      * iterations when a group has both. */
     qsort(rows, (size_t)n, sizeof *rows, cmp_raw);
-    double *g = malloc(3 * sizeof(double) * (size_t)n);
+    double *g = malloc(4 * sizeof(double) * (size_t)n);
     if (!g) {
         free(rows);
         return hr_fail("%s: out of memory", file);
@@ -189,6 +206,7 @@ int hr_report_add(hr_report *r, const char *path)
                 g[k] = rows[x].g;
                 g[n + k] = rows[x].pct;
                 g[2 * n + k] = rows[x].ceil;
+                g[3 * n + k] = rows[x].t;
                 k++;
             }
         if (r->ncells == r->cap_cells) {
@@ -205,6 +223,8 @@ int hr_report_add(hr_report *r, const char *path)
         c->gflops = fmedian(g, k);
         c->pct_roofline = fmedian(g + n, k);
         c->ceiling_gflops = fmedian(g + 2 * n, k);
+        c->time_ns = fmedian(g + 3 * n, k);
+        snprintf(c->peer, sizeof c->peer, "%s", rows[i].peer);
         i = j;
     }
     free(g);

@@ -15,6 +15,10 @@ typedef struct {
     char date[40];
     int cpus;
     char path[1200];     /* the results.json read                              */
+    char version[40];    /* headroom_version and git_commit of the build        */
+    char commit[48];
+    char load[40];       /* load_avg when the run started: "1.02 0.88 0.75"     */
+    char plugins[600];   /* the plugins loaded: "LIBRARY VERSION (FILE), ..."   */
 } hr_report_machine;
 
 /* One kernel x shape x threads of one machine: the median over its rows. */
@@ -25,6 +29,8 @@ typedef struct {
     double gflops;        /* median GFLOP/s                                    */
     double pct_roofline;  /* % of the machine's roofline bound (NAN: unknown) */
     double ceiling_gflops;/* the machine's FMA ceiling (NAN: unknown)         */
+    double time_ns;       /* median real_time (NAN: unknown)                   */
+    char peer[80];        /* a plugin's kernel: "LIBRARY VERSION"; "" built-in */
 } hr_report_cell;
 
 typedef struct {

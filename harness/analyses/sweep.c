@@ -344,6 +344,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
             printf("%-70s %s\n", pts[i].key, pts[i].skip[0] ? pts[i].skip : "run");
             nskip += pts[i].skip[0] != 0;
         }
+        for (int i = 0; i < c->nabsent; i++) printf("%-70s %s\n", c->absent[i].name, c->absent[i].reason);
         printf("%d points: %d to run, %d skipped; %d duplicates dropped", npts, npts - nskip, nskip, ndup);
         if (o->shard.n) printf(" (shard %s of %d points)", shard, nall);
         printf("\n");
@@ -398,6 +399,9 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     if (!s.ceilings)
         fprintf(stderr, "headroom sweep: note: no ceilings at %s (run headroom roofline): no roofline counters\n", cpath);
 
+    /* Kernels the config names that are not loaded (kernels = plugins, name?). */
+    for (int i = 0; i < c->nabsent && !st; i++) st = skip(&s, "skipped", c->absent[i].name, c->absent[i].reason, false);
+    if (st) goto out;
     for (int i = 0; i < npts; i++)
         s.work_total += !pts[i].skip[0] && !hr_sweep_store_has(&s.st, pts[i].key) ? s.reps : 0;
     s.t0 = hr_now();

@@ -193,17 +193,20 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
     const hr_ilist *hd = c->d_model.n ? &c->d_model : &c->heads;
     const hr_ilist one = {1, {0}};
     const hr_ilist *skv = c->seq_kv_same ? &one : &c->seq_kv;
-    /* models = ...: one shape per model in place of heads|d_model x kv_heads x d_head */
-    const int nshape = c->nmodels ? c->nmodels : hd->n, nkv = c->nmodels ? 1 : c->nkv,
-              nd_head = c->nmodels ? 1 : c->d_head.n;
+    /* models = ...: one shape per model in place of heads|d_model x kv_heads x d_head;
+     * shapes = ...: one point per listed shape in place of those and seq x seq_kv x causal */
+    const bool listed = c->nshapes > 0;
+    const int nshape = listed ? c->nshapes : c->nmodels ? c->nmodels : hd->n, nkv = c->nmodels || listed ? 1 : c->nkv,
+              nd_head = c->nmodels || listed ? 1 : c->d_head.n, nseq = listed ? 1 : c->seq.n,
+              nskv = listed ? 1 : skv->n, ncausal = listed ? 1 : c->ncausal;
     for (int pass = 1; pass <= c->passes; pass++)
     for (int ib = 0; ib < c->batch.n; ib++)
     for (int ih = 0; ih < nshape; ih++)
     for (int ig = 0; ig < nkv; ig++)
     for (int id = 0; id < nd_head; id++)
-    for (int is = 0; is < c->seq.n; is++)
-    for (int im = 0; im < skv->n; im++)
-    for (int ic = 0; ic < c->ncausal; ic++)
+    for (int is = 0; is < nseq; is++)
+    for (int im = 0; im < nskv; im++)
+    for (int ic = 0; ic < ncausal; ic++)
     for (int il = 0; il < c->nlayout; il++)
     for (int it = 0; it < c->threads.n; it++)
     for (int iq = 0; iq < c->block_q.n; iq++)
@@ -219,7 +222,8 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         pt->kernel = k;
         pt->gemm = c->ngemm > 0 ? c->gemm[ie] : 0;
         pt->pass = pass;
-        int d = c->nmodels ? c->model[ih].d_head : c->d_head.v[id], heads = c->nmodels ? c->model[ih].heads : hd->v[ih];
+        int d = c->nmodels ? c->model[ih].d_head : listed ? c->shape[ih].d_head : c->d_head.v[id],
+            heads = c->nmodels ? c->model[ih].heads : listed ? c->shape[ih].heads : hd->v[ih];
         if (c->nmodels) {
             if (c->mode == HR_MODE_LAYER) pt->d_model = c->model[ih].d_model;
         } else if (c->d_model.n) {
@@ -234,9 +238,14 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         if (!pt->skip[0] && kv->kind == HR_KV_RATIO && (heads % kv->n || g < 1))
             snprintf(pt->skip, sizeof pt->skip, "kv_heads ratio:%d does not divide heads %d", kv->n, heads);
         if (pt->skip[0] && kv->kind == HR_KV_RATIO) g = 0; /* named G0 in the skip note */
-        int seq = c->seq.v[is];
-        pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, c->seq_kv_same ? seq : skv->v[im], d,
-                                c->causal[ic], 0, c->dtype[it0], c->nkv_dtype ? c->kv_dtype[it1] : c->dtype[it0]};
+        int seq = listed ? 0 : c->seq.v[is], seq_kv = listed || c->seq_kv_same ? seq : skv->v[im];
+        bool causal = listed ? false : c->causal[ic];
+        if (listed) {
+            const hr_cfg_shape *sh = &c->shape[ih];
+            g = sh->kv_heads, seq = sh->seq_q, seq_kv = sh->seq_kv, causal = sh->causal;
+        }
+        pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, seq_kv, d,
+                                causal, 0, c->dtype[it0], c->nkv_dtype ? c->kv_dtype[it1] : c->dtype[it0]};
         pt->layout = c->layout[il];
         pt->tune = (hr_tune){(k->caps & HR_CAP_BLOCK_Q) ? c->block_q.v[iq] : 0,
                              (k->caps & HR_CAP_BLOCK_KV) ? c->block_kv.v[ik] : 0, c->threads.v[it]};

@@ -11,9 +11,10 @@
 #include "commands.h"
 #include "gnuplot.h"
 #include "report.h"
+#include "report_peers.h"
 #include "results.h"
 
-static const char *const formats[] = {"markdown", "csv", NULL};
+static const char *const formats[] = {"markdown", "csv", "table", NULL};
 
 int cmd_report(int argc, char **argv)
 {
@@ -21,16 +22,17 @@ int cmd_report(int argc, char **argv)
     snprintf(def_out, sizeof def_out, "%s/report", hr_results_root());
     const char *out = def_out;
     hr_format format = HR_FMT_MARKDOWN;
-    bool no_charts = false;
+    bool no_charts = false, peers = false;
     const char *rel = NULL;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "write report.md, report.csv and the charts here ($HEADROOM_RESULTS or results, /report)"},
-        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown)"},
+        {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "what to print on stdout (markdown; table only with --peers)"},
         {"--no-charts", HR_OPT_FLAG, &no_charts, 0, 0, NULL, NULL, "tables only, do not run gnuplot"},
+        {"--peers", HR_OPT_FLAG, &peers, 0, 0, NULL, NULL, "print the peer / headroom table (plugin kernels' time over the fastest built-in's) and write peers.md"},
         {"--relative-to", HR_OPT_STR, &rel, 0, 0, NULL, "MACHINE", "add a ratio column: each machine's GFLOP/s over MACHINE's (a column title or machine key)"},
         {NULL},
     };
-    const char *syn = "report RESULTS... [--out DIR] [--format markdown|csv] [--relative-to MACHINE]\n"
+    const char *syn = "report RESULTS... [--out DIR] [--format markdown|csv|table] [--relative-to MACHINE] [--peers]\n"
                       "  RESULTS: a results.json, or a directory holding one "
                       "(results/<machine>/<stamp>-<config>)";
     char *pos[HR_REPORT_MAX_MACHINES + 1];
@@ -48,8 +50,17 @@ int cmd_report(int argc, char **argv)
         st = hr_fail("at most %d results files", HR_REPORT_MAX_MACHINES);
         goto err;
     }
+    if (format == HR_FMT_TABLE && !peers) {
+        st = hr_fail("--format table: only with --peers (the report itself is markdown or csv)");
+        goto err;
+    }
     for (int i = 0; i < npos; i++)
         if ((st = hr_report_add(&r, pos[i]))) goto err;
+    if (peers && !hr_report_has_peers(&r)) {
+        st = hr_fail("--peers: no plugin kernel's rows in these results (run the sweep with --plugin FILE.so or "
+                     "HEADROOM_PLUGIN_PATH)");
+        goto err;
+    }
     if (rel && (st = hr_report_relative_to(&r, rel))) goto err;
     if ((st = hr_mkdirs(out))) goto err;
     images = calloc((size_t)r.nshapes + 1, sizeof *images);
@@ -71,9 +82,9 @@ int cmd_report(int argc, char **argv)
     }
     /* The files, then the chosen format on stdout. */
     char path[4096];
-    const char *names[] = {"report.md", "report.csv"};
-    const hr_format shown[] = {HR_FMT_MARKDOWN, HR_FMT_CSV};
-    for (int i = 0; i < 2; i++) {
+    const char *names[] = {"report.md", "report.csv", "peers.md"};
+    const hr_format shown[] = {HR_FMT_MARKDOWN, HR_FMT_CSV, HR_FMT_MARKDOWN};
+    for (int i = 0; i < (peers ? 3 : 2); i++) {
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -81,17 +92,23 @@ int cmd_report(int argc, char **argv)
             st = hr_fail("out of memory");
             goto err;
         }
-        if (i == 0) hr_report_markdown(&r, f, images);
-        else hr_report_csv(&r, f);
+        if (i == 0) hr_report_markdown(&r, f, images), hr_report_peers_markdown(&r, f, "##");
+        else if (i == 1) hr_report_csv(&r, f);
+        else hr_report_peers_markdown(&r, f, "###");
         fclose(f);
         snprintf(path, sizeof path, "%s/%s", out, names[i]);
         st = hr_write_atomic(path, buf);
-        if (!st && shown[i] == format) fputs(buf, stdout);
+        /* stdout: the report in the format asked, or with --peers the peer table */
+        if (!st && !peers && shown[i] == format) fputs(buf, stdout);
+        if (!st && peers && i == 2 && format == HR_FMT_MARKDOWN) fputs(buf + (buf[0] == '\n'), stdout);
         free(buf);
         if (st) goto err;
     }
-    fprintf(stderr, "headroom report: %d machine%s, %d shape%s: wrote %s/report.md, %s/report.csv",
-            r.nmachines, r.nmachines == 1 ? "" : "s", r.nshapes, r.nshapes == 1 ? "" : "s", out, out);
+    if (peers && format == HR_FMT_TABLE) hr_report_peers_text(&r, stdout);
+    if (peers && format == HR_FMT_CSV) hr_report_peers_csv(&r, stdout);
+    fprintf(stderr, "headroom report: %d machine%s, %d shape%s: wrote %s/report.md, %s/report.csv%s%s",
+            r.nmachines, r.nmachines == 1 ? "" : "s", r.nshapes, r.nshapes == 1 ? "" : "s", out, out,
+            peers ? ", peers.md in " : "", peers ? out : "");
     if (ncharts) fprintf(stderr, " and %d chart%s (shape-N.png, .svg)", ncharts, ncharts == 1 ? "" : "s");
     fprintf(stderr, "\n");
     free(images);

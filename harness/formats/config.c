@@ -26,7 +26,7 @@ static const char *const keys[] = {
     "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
     "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
     "check",       "cold",   "max_mem", "probe",   "phase_filter", "phase_threshold",
-    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", "dtype", "kv_dtype", NULL,
+    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", "dtype", "kv_dtype", "shapes", NULL,
 };
 
 static void trim(char *s)
@@ -67,6 +67,7 @@ static int parse_int(const char *s, long long *out)
 int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
 {
     char buf[512], *items[HR_CFG_MAXV];
+    if (strlen(s) >= sizeof buf) return hr_fail("a list longer than %zu characters", sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", s);
     int n = hr_list_split(buf, items, HR_CFG_MAXV);
     if (n < 0) return hr_fail("expected a comma-separated list of at most %d values, none empty", HR_CFG_MAXV);
@@ -161,6 +162,10 @@ typedef struct {
     const char *text; /* the rest of the text                             */
     int line;         /* number of the line inih handed over last         */
     int seen_line[40];
+    bool indented;    /* the line inih handed over starts with white space    */
+    int pend_key;     /* the key whose value is being read (-1: none): a value */
+    int pend_line;    /* continues on indented lines, and is parsed once whole */
+    char pend[4096];
     char err[400];
 } parse_ctx;
 
@@ -177,6 +182,7 @@ static char *reader(char *str, int num, void *stream)
     }
     memcpy(str, x->text, (size_t)n);
     str[n] = 0;
+    x->indented = n && (str[0] == ' ' || str[0] == '\t');
     x->text += n;
     if (*x->text == '\n') {
         x->text++;
@@ -185,6 +191,25 @@ static char *reader(char *str, int num, void *stream)
         x->line++;
     }
     return str;
+}
+
+/* Adds k to the config's kernels unless it is there already. */
+static int add_kernel(hr_sweep_config *c, const hr_kernel *k)
+{
+    for (int i = 0; i < c->nkernels; i++)
+        if (c->kernels[i] == k) return HR_OK;
+    if (c->nkernels >= HR_CFG_MAXKERNELS) return hr_fail("more than %d kernels", HR_CFG_MAXKERNELS);
+    c->kernels[c->nkernels++] = k;
+    return HR_OK;
+}
+
+/* Notes a kernel the config names that is not measured (kernels = plugins, name?). */
+static void add_absent(hr_sweep_config *c, const char *name, const char *reason)
+{
+    if (c->nabsent >= HR_CFG_MAXKERNELS) return;
+    hr_cfg_absent *a = &c->absent[c->nabsent++];
+    snprintf(a->name, sizeof a->name, "%s", name);
+    snprintf(a->reason, sizeof a->reason, "%s", reason);
 }
 
 static int set_value(hr_sweep_config *c, int key, char *val)
@@ -202,6 +227,14 @@ static int set_value(hr_sweep_config *c, int key, char *val)
             if (strlen(items[i]) >= sizeof c->model[0].name) return hr_fail("'%.40s...': name too long", items[i]);
             snprintf(c->model[c->nmodels++].name, sizeof c->model[0].name, "%s", items[i]);
         }
+        return HR_OK;
+    }
+    if (!strcmp(keys[key], "shapes")) {
+        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0)
+            return hr_fail("expected a list of at most %d shapes, none empty", HR_CFG_MAXV);
+        c->nshapes = 0;
+        for (int i = 0; i < n; i++)
+            if (hr_cfg_shape_parse(items[i], &c->shape[c->nshapes++])) return HR_EUSAGE;
         return HR_OK;
     }
     if (!strcmp(keys[key], "models_file")) {
@@ -241,22 +274,38 @@ static int set_value(hr_sweep_config *c, int key, char *val)
     }
     case 2:
         if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of kernel names");
-        c->nkernels = 0;
+        c->nkernels = c->nabsent = 0;
         for (int i = 0; i < n; i++) {
-            if (!strcmp(items[i], "all")) {
-                for (int j = 0; hr_kernel_at(j) && c->nkernels < HR_CFG_MAXKERNELS; j++)
-                    c->kernels[c->nkernels++] = hr_kernel_at(j);
+            const bool all = !strcmp(items[i], "all"), plugins = !strcmp(items[i], "plugins");
+            if (all || plugins) { /* every loaded kernel, or every loaded plugin's */
+                int added = 0;
+                for (int j = 0; hr_kernel_at(j); j++)
+                    if (all || hr_kernel_at(j)->plugin) {
+                        if (add_kernel(c, hr_kernel_at(j))) return HR_EUSAGE;
+                        added++;
+                    }
+                if (plugins && !added)
+                    add_absent(c, "plugins", "no plugin is loaded (--plugin FILE.so, HEADROOM_PLUGIN_PATH)");
                 continue;
             }
+            const size_t len = strlen(items[i]);
+            const bool optional = len > 1 && items[i][len - 1] == '?';
+            if (optional) items[i][len - 1] = 0;
             const hr_kernel *k = hr_kernel_find(items[i]);
             const char *absent = k ? NULL : hr_kernel_absent(items[i]);
             if (absent) { /* an optional dependency: degrade */
                 fprintf(stderr, "headroom: note: kernel '%s' left out of this sweep: %s\n", items[i], absent);
                 continue;
             }
+            if (!k && optional) { /* a peer that was not built: skipped, with the reason */
+                char why[200];
+                snprintf(why, sizeof why, "not loaded: no plugin declares kernel '%.40s' (optional in the config; "
+                         "--plugin FILE.so, HEADROOM_PLUGIN_PATH)", items[i]);
+                add_absent(c, items[i], why);
+                continue;
+            }
             if (!k) return hr_kernel_unknown(NULL, items[i]);
-            if (c->nkernels >= HR_CFG_MAXKERNELS) return hr_fail("more than %d kernels", HR_CFG_MAXKERNELS);
-            c->kernels[c->nkernels++] = k;
+            if (add_kernel(c, k)) return HR_EUSAGE;
         }
         return HR_OK;
     case 3: return hr_ilist_parse(val, 1, HR_MAX_BATCH, &c->batch);
@@ -344,6 +393,23 @@ static int set_value(hr_sweep_config *c, int key, char *val)
     return hr_fail("unhandled key");
 }
 
+/* Parses the value read for the pending key, now that no more lines continue it. */
+static int flush(parse_ctx *x)
+{
+    const int key = x->pend_key;
+    if (key < 0) return 1;
+    x->pend_key = -1;
+    if (!x->pend[0] && key != 0) {
+        snprintf(x->err, sizeof x->err, "%d: %s: empty value", x->pend_line, keys[key]);
+        return 0;
+    }
+    if (set_value(x->c, key, x->pend)) {
+        snprintf(x->err, sizeof x->err, "%d: %s: %s", x->pend_line, keys[key], hr_errmsg());
+        return 0;
+    }
+    return 1;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     parse_ctx *x = user;
@@ -358,23 +424,29 @@ static int handler(void *user, const char *section, const char *name, const char
         snprintf(x->err, sizeof x->err, "%d: unknown key '%s' in [sweep]", x->line, name);
         return 0;
     }
+    char val[512];
+    snprintf(val, sizeof val, "%s", value);
+    trim(val);
+    if (x->indented && key == x->pend_key) { /* an indented line continues the value */
+        const size_t have = strlen(x->pend);
+        if (have + 1 + strlen(val) >= sizeof x->pend) {
+            snprintf(x->err, sizeof x->err, "%d: %s: value longer than %zu characters", x->line, name,
+                     sizeof x->pend - 1);
+            return 0;
+        }
+        snprintf(x->pend + have, sizeof x->pend - have, "%s%s", have ? " " : "", val);
+        return 1;
+    }
+    if (!flush(x)) return 0;
     if (x->seen_line[key]) {
         snprintf(x->err, sizeof x->err, "%d: key '%s' given twice (first on line %d)", x->line, name,
                  x->seen_line[key]);
         return 0;
     }
     x->seen_line[key] = x->line;
-    char val[512];
-    snprintf(val, sizeof val, "%s", value);
-    trim(val);
-    if (!*val && key != 0) {
-        snprintf(x->err, sizeof x->err, "%d: %s: empty value", x->line, name);
-        return 0;
-    }
-    if (set_value(x->c, key, val)) {
-        snprintf(x->err, sizeof x->err, "%d: %s: %s", x->line, name, hr_errmsg());
-        return 0;
-    }
+    snprintf(x->pend, sizeof x->pend, "%s", val);
+    x->pend_key = key;
+    x->pend_line = x->line;
     return 1;
 }
 
@@ -415,9 +487,10 @@ static int resolve_models(hr_sweep_config *c, const char *path, const parse_ctx 
 double hr_config_points(const hr_sweep_config *c)
 {
     const hr_ilist *shape = c->d_model.n ? &c->d_model : &c->heads;
-    const double shapes = c->nmodels ? c->nmodels : (double)shape->n * c->nkv * c->d_head.n;
-    return (double)c->nkernels * c->batch.n * shapes * c->seq.n *
-           (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal * c->nlayout * c->threads.n *
+    const double shapes = c->nshapes ? c->nshapes
+                          : (c->nmodels ? c->nmodels : (double)shape->n * c->nkv * c->d_head.n) * c->seq.n *
+                                (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal;
+    return (double)c->nkernels * c->batch.n * shapes * c->nlayout * c->threads.n *
            c->block_q.n * c->block_kv.n * c->passes * (c->ngemm > 1 ? c->ngemm : 1) *
            c->ndtype * (c->nkv_dtype ? c->nkv_dtype : 1);
 }
@@ -455,8 +528,9 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     c->interleave = true;
     for (int j = 0; hr_kernel_at(j) && c->nkernels < HR_CFG_MAXKERNELS; j++) c->kernels[c->nkernels++] = hr_kernel_at(j);
 
-    parse_ctx x = {.c = c, .text = text};
+    parse_ctx x = {.c = c, .text = text, .pend_key = -1};
     int rc = ini_parse_stream(reader, &x, handler, &x);
+    if (!x.err[0] && rc == 0) flush(&x);
     if (x.err[0]) return hr_fail("%s:%s", path, x.err);
     if (rc > 0) return hr_fail("%s:%d: not an INI line (expected [section] or key = value)", path, rc);
     if (rc < 0) return hr_fail("%s: cannot parse", path);
@@ -469,6 +543,16 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
         int l = x.seen_line[kh] > x.seen_line[km] ? x.seen_line[kh] : x.seen_line[km];
         return hr_fail("%s:%d: give heads or d_model, not both (with d_model, heads = d_model / d_head)", path, l);
     }
+    const int lsh = x.seen_line[hr_choice(keys, "shapes")];
+    if (lsh) { /* shapes replaces the keys whose product it lists */
+        static const char *const shape_keys[] = {"heads", "kv_heads", "d_head", "d_model", "seq", "seq_kv", "causal", "models"};
+        for (int i = 0; i < 8; i++) {
+            const int l = x.seen_line[hr_choice(keys, shape_keys[i])];
+            if (l) return hr_fail("%s:%d: give shapes or %s, not both (each shape fixes heads, kv_heads, seq, seq_kv, "
+                                  "d_head and causal)", path, l > lsh ? l : lsh, shape_keys[i]);
+        }
+        if (c->mode == HR_MODE_LAYER) return hr_fail("%s:%d: shapes: only with mode = attention", path, lsh);
+    }
     const int lmf = x.seen_line[hr_choice(keys, "models_file")];
     if (lmf && !x.seen_line[hr_choice(keys, "models")]) /* a file named is read, never ignored */
         return hr_fail("%s:%d: models_file: needs models = NAME, ... (the presets to take from it)", path, lmf);
@@ -477,8 +561,9 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
         if (st) return st;
     }
     int kk = hr_choice(keys, "kernels");
-    if (x.seen_line[kk] && !c->nkernels) /* every kernel named is left out of this build */
-        return hr_fail("%s:%d: kernels: none of these kernels is in this build", path, x.seen_line[kk]);
+    if (x.seen_line[kk] && !c->nkernels) /* every kernel named is left out of this build or not loaded */
+        return hr_fail("%s:%d: kernels: none of these kernels is in this build or loaded%s%s", path, x.seen_line[kk],
+                       c->nabsent ? ": " : "", c->nabsent ? c->absent[0].reason : "");
     if (c->mode == HR_MODE_LAYER && !c->d_model.n && !c->nmodels)
         return hr_fail("%s:%d: mode = layer needs d_model (or models)", path, x.seen_line[hr_choice(keys, "mode")]);
     for (int i = hr_choice(keys, "dtype"), j = 0; j < 2; j++, i = hr_choice(keys, "kv_dtype"))

@@ -27,6 +27,20 @@ typedef struct {
     int n;
 } hr_kv_spec;
 
+/* One shape of shapes = ...: "H32/G8/N2048/M2048/d128/causal" (G, M, causal optional:
+ * G = H, M = N, full), the row names' segments, so a shape is copied from a row name. */
+typedef struct {
+    int heads, kv_heads, seq_q, seq_kv, d_head;
+    bool causal;
+} hr_cfg_shape;
+
+/* A kernel the config names that is not measured, and why: an optional one ("name?")
+ * no plugin declares, or "plugins" with none loaded. The sweep lists them in skipped. */
+typedef struct {
+    char name[40];
+    char reason[200];
+} hr_cfg_absent;
+
 typedef enum { HR_MODE_ATTENTION = 0, HR_MODE_LAYER = 1 } hr_sweep_mode;
 extern const char *const hr_mode_names[]; /* "attention", "layer", NULL */
 
@@ -64,6 +78,11 @@ typedef struct {
                              * product of those keys; from models_file (the presets)   */
     hr_model model[HR_CFG_MAXV];
     char models_file[512];  /* "" : configs/model-presets.ini (hr_models_open's default)    */
+    int nshapes;            /* shapes = H8/N1024/d64, ...: a list of distinct shapes in place
+                             * of the product of heads, kv_heads, d_head, seq, seq_kv, causal */
+    hr_cfg_shape shape[HR_CFG_MAXV];
+    int nabsent;            /* kernels named but not measured (kernels = plugins, name?)  */
+    hr_cfg_absent absent[HR_CFG_MAXKERNELS];
     bool stop_after_crossover; /* mode = layer: once a series' core is slower than its
                               * projections at some N, larger N are skipped with a note */
     /* Not from the file; the caller sets them (headroom sweep --wisdom, --no-wisdom). */
@@ -71,7 +90,11 @@ typedef struct {
     const char *wisdom_path; /* NULL: hr_wisdom_default_path()                       */
 } hr_sweep_config;
 
-/* Reads a sweep config. Defaults: kernels = all, batch = 1, heads = 8, kv_heads = mha,
+/* Reads a sweep config. kernels = takes names, "all" (every kernel loaded, built-in and
+ * plugin), "plugins" (every loaded plugin's kernels; none loaded: noted in absent) and
+ * "name?" (optional: a kernel no plugin declares is noted in absent, not an error; an
+ * unknown name without "?" is an error). A value continues on indented lines (joined
+ * with a space), so a long list ends each line with a comma. Defaults: kernels = all, batch = 1, heads = 8, kv_heads = mha,
  * seq = 512, seq_kv = same, d_head = 64, causal = false, layout = bhnd, dtype = f32,
  * kv_dtype = dtype, threads = 0 (the
  * kernel's default), block_q = block_kv = 0 (defaults), reps = 9, passes = 1,
@@ -89,6 +112,10 @@ int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l);
  * parser of comma lists (configs, and the CLI's lists of names). -1 when there are more
  * items, or an item is empty ("a,,b", "a,"). */
 int hr_list_split(char *s, char **items, int max);
+/* Parses one shape of shapes = ("H32/G8/N2048/d128/causal") into *s. HR_EUSAGE with a
+ * message (no file:line) for a token that is not H, G, N, M, d with a number in range,
+ * causal or full, a token given twice, or H, N or d missing. */
+int hr_cfg_shape_parse(const char *text, hr_cfg_shape *s);
 /* Points in the cartesian product (before skipping and deduplication). */
 double hr_config_points(const hr_sweep_config *c);
 

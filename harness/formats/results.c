@@ -203,7 +203,7 @@ void hr_csv_header(FILE *f)
                "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
                "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err,dtype,kv_dtype,path");
     for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
-    fprintf(f, ",bound_level\n");
+    fprintf(f, ",bound_level,plugin_library,plugin_version\n");
 }
 
 void hr_csv_row(FILE *f, const hr_result *r)
@@ -230,7 +230,11 @@ void hr_csv_row(FILE *f, const hr_result *r)
         if (c && isfinite(c->value)) fprintf(f, ",%.6g", c->value);
         else fprintf(f, ",");
     }
-    fprintf(f, ",%s\n", r->bound_level);
+    fprintf(f, ",%s,", r->bound_level);
+    const hr_plugin_origin *po = r->kernel->plugin; /* a peer's kernel: the library it wraps */
+    if (po) hr_csv_field(f, po->library), fputc(',', f), hr_csv_field(f, po->version);
+    else fputc(',', f);
+    fputc('\n', f);
 }
 
 void hr_table_header(FILE *f)
