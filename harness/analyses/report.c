@@ -17,24 +17,10 @@
 #include "stats.h"
 #include "summary.h"
 
-static const char *jstr(const cJSON *o, const char *k, const char *def)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? x->valuestring : def;
-}
-
-static double jnum(const cJSON *o, const char *k, double def)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (cJSON_IsNumber(x)) return x->valuedouble;
-    if (cJSON_IsBool(x)) return cJSON_IsTrue(x);
-    return def;
-}
-
 /* A JSON number as an int: def when absent, not finite or beyond int (a cast would be UB). */
 static int jint(const cJSON *o, const char *k, int def)
 {
-    double v = jnum(o, k, def);
+    double v = hr_json_num(o, k, def);
     return v >= INT_MIN && v <= INT_MAX ? (int)v : def;
 }
 
@@ -82,10 +68,10 @@ static double fmedian(double *v, int n)
  * time_unit: compare refuses it too). */
 static int row_gflops(const cJSON *b, const char *file, double *g)
 {
-    *g = jnum(b, "GFLOPS", NAN);
+    *g = hr_json_num(b, "GFLOPS", NAN);
     if (isfinite(*g)) return HR_OK;
-    double ns, flops = jnum(b, "flops", NAN);
-    if (hr_gb_time_ns(b, file, jstr(b, "run_name", jstr(b, "name", "?")), &ns)) return HR_EUSAGE;
+    double ns, flops = hr_json_num(b, "flops", NAN);
+    if (hr_gb_time_ns(b, file, hr_json_str(b, "run_name", hr_json_str(b, "name", "?")), &ns)) return HR_EUSAGE;
     *g = flops > 0 && ns > 0 ? flops / ns : NAN;
     return HR_OK;
 }
@@ -116,13 +102,13 @@ int hr_report_add(hr_report *r, const char *path)
     hr_report_machine *m = &r->machines[r->nmachines];
     memset(m, 0, sizeof *m);
     snprintf(m->path, sizeof m->path, "%s", file);
-    snprintf(m->machine, sizeof m->machine, "%s", jstr(ctx, "machine", jstr(ctx, "host_name", "unknown")));
-    snprintf(m->cpu_model, sizeof m->cpu_model, "%s", jstr(ctx, "cpu_model", "unknown"));
-    snprintf(m->isa, sizeof m->isa, "%s", jstr(ctx, "isa", "?"));
-    snprintf(m->date, sizeof m->date, "%s", jstr(ctx, "date", "?"));
+    snprintf(m->machine, sizeof m->machine, "%s", hr_json_str(ctx, "machine", hr_json_str(ctx, "host_name", "unknown")));
+    snprintf(m->cpu_model, sizeof m->cpu_model, "%s", hr_json_str(ctx, "cpu_model", "unknown"));
+    snprintf(m->isa, sizeof m->isa, "%s", hr_json_str(ctx, "isa", "?"));
+    snprintf(m->date, sizeof m->date, "%s", hr_json_str(ctx, "date", "?"));
     m->cpus = jint(ctx, "num_cpus", 0);
-    snprintf(m->version, sizeof m->version, "%s", jstr(ctx, "headroom_version", "?"));
-    snprintf(m->commit, sizeof m->commit, "%s", jstr(ctx, "git_commit", "?"));
+    snprintf(m->version, sizeof m->version, "%s", hr_json_str(ctx, "headroom_version", "?"));
+    snprintf(m->commit, sizeof m->commit, "%s", hr_json_str(ctx, "git_commit", "?"));
     const cJSON *la = cJSON_GetObjectItemCaseSensitive(ctx, "load_avg"), *e;
     cJSON_ArrayForEach(e, la) if (cJSON_IsNumber(e)) {
         const size_t l = strlen(m->load);
@@ -130,8 +116,8 @@ int hr_report_add(hr_report *r, const char *path)
     }
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(ctx, "plugins")) {
         const size_t l = strlen(m->plugins);
-        snprintf(m->plugins + l, sizeof m->plugins - l, "%s%s %s (%s)", l ? ", " : "", jstr(e, "library", "?"),
-                 jstr(e, "version", "?"), jstr(e, "file", "?"));
+        snprintf(m->plugins + l, sizeof m->plugins - l, "%s%s %s (%s)", l ? ", " : "", hr_json_str(e, "library", "?"),
+                 hr_json_str(e, "version", "?"), hr_json_str(e, "file", "?"));
     }
     /* Column titles must differ: a second file of the same machine gets " #2". */
     int same = 1;
@@ -150,20 +136,20 @@ int hr_report_add(hr_report *r, const char *path)
     const cJSON *b;
     cJSON_ArrayForEach(b, bench)
     {
-        const char *kernel = jstr(b, "kernel", NULL), *rt = jstr(b, "run_type", NULL);
+        const char *kernel = hr_json_str(b, "kernel", NULL), *rt = hr_json_str(b, "run_type", NULL);
         if (!kernel) continue;
         int agg;
         if (!rt) agg = 1; /* a summary row (run --format json of older builds) */
         else if (!strcmp(rt, "iteration")) agg = 0;
-        else if (!strcmp(rt, "aggregate") && !strcmp(jstr(b, "aggregate_name", ""), "median")) agg = 1;
+        else if (!strcmp(rt, "aggregate") && !strcmp(hr_json_str(b, "aggregate_name", ""), "median")) agg = 1;
         else continue;
         hr_report_shape s = {jint(b, "batch", 0), jint(b, "heads", 0),
                              jint(b, "kv_heads", 0), jint(b, "seq_q", 0),
                              jint(b, "seq_kv", 0), jint(b, "d_head", 0),
                              jint(b, "causal", 0), {0}, {0}, {0}};
-        snprintf(s.layout, sizeof s.layout, "%s", jstr(b, "layout", "bhnd"));
-        snprintf(s.dtype, sizeof s.dtype, "%s", jstr(b, "dtype", "f32"));
-        snprintf(s.kv_dtype, sizeof s.kv_dtype, "%s", jstr(b, "kv_dtype", s.dtype));
+        snprintf(s.layout, sizeof s.layout, "%s", hr_json_str(b, "layout", "bhnd"));
+        snprintf(s.dtype, sizeof s.dtype, "%s", hr_json_str(b, "dtype", "f32"));
+        snprintf(s.kv_dtype, sizeof s.kv_dtype, "%s", hr_json_str(b, "kv_dtype", s.dtype));
         if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.d_head < 1) continue;
         raw_row *x = &rows[n];
         if ((x->shape = shape_index(r, &s)) < 0) break;
@@ -175,13 +161,13 @@ int hr_report_add(hr_report *r, const char *path)
             free(rows);
             return HR_EUSAGE;
         }
-        const char *lib = jstr(b, "plugin_library", NULL);
-        if (lib) snprintf(x->peer, sizeof x->peer, "%s %s", lib, jstr(b, "plugin_version", "?"));
+        const char *lib = hr_json_str(b, "plugin_library", NULL);
+        if (lib) snprintf(x->peer, sizeof x->peer, "%s %s", lib, hr_json_str(b, "plugin_version", "?"));
         /* the median time, for the peer table: a row whose time the reader refuses
          * has none (its GFLOP/s is judged below, as before) */
-        if (hr_gb_time_ns(b, file, jstr(b, "run_name", jstr(b, "name", "?")), &x->t)) x->t = NAN;
-        x->pct = jnum(b, "pct_of_roofline", NAN);
-        x->ceil = jnum(b, "ceiling_gflops", NAN);
+        if (hr_gb_time_ns(b, file, hr_json_str(b, "run_name", hr_json_str(b, "name", "?")), &x->t)) x->t = NAN;
+        x->pct = hr_json_num(b, "pct_of_roofline", NAN);
+        x->ceil = hr_json_num(b, "ceiling_gflops", NAN);
         n++;
     }
     cJSON_Delete(doc);

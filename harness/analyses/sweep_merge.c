@@ -41,18 +41,6 @@ static int lookup(const named *t, int n, const char *s)
     return hit ? hit->i : -1;
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 /* Reads DIR/name as JSON into *doc. Returns 1 when the file does not exist. */
 static int read_json(const char *dir, const char *name, const char *what, cJSON **doc)
 {
@@ -75,9 +63,9 @@ static int read_manifest(shard_in *s)
         return hr_fail("%s: not a shard's directory (no shard.json: written by headroom sweep --shard K/N)", s->dir);
     if (st) return st;
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(s->man, "points");
-    s->k = (int)num(s->man, "shard"), s->n = (int)num(s->man, "shards");
-    if (s->n < 1 || s->k < 1 || s->k > s->n || !cJSON_IsArray(pts) || !*str(s->man, "config_hash") ||
-        !*str(s->man, "config_file") || !*str(s->man, "build_id"))
+    s->k = (int)hr_json_num(s->man, "shard", 0), s->n = (int)hr_json_num(s->man, "shards", 0);
+    if (s->n < 1 || s->k < 1 || s->k > s->n || !cJSON_IsArray(pts) || !*hr_json_str(s->man, "config_hash", "") ||
+        !*hr_json_str(s->man, "config_file", "") || !*hr_json_str(s->man, "build_id", ""))
         return hr_fail("%s/shard.json: not a headroom shard manifest (shard, shards, points, config_hash, "
                        "config_file or build_id missing)", s->dir);
     return HR_OK;
@@ -93,9 +81,9 @@ static int same_sweep(const shard_in *a, const shard_in *b)
              {"points_hash", "different point lists (--filter, --dtype, --max-mem or wisdom differ)"},
              {"machine", "different machines (merge the shards of one node type; report compares machines)"}};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if (strcmp(str(a->man, f[i].key), str(b->man, f[i].key)))
+        if (strcmp(hr_json_str(a->man, f[i].key, ""), hr_json_str(b->man, f[i].key, "")))
             return hr_fail("shard %d/%d (%s) and shard %d/%d (%s) come from %s: %s %s and %s", a->k, a->n, a->dir,
-                           b->k, b->n, b->dir, f[i].what, f[i].key, str(a->man, f[i].key), str(b->man, f[i].key));
+                           b->k, b->n, b->dir, f[i].what, f[i].key, hr_json_str(a->man, f[i].key, ""), hr_json_str(b->man, f[i].key, ""));
     if (a->n != b->n)
         return hr_fail("%s and %s split the sweep %d and %d ways", a->dir, b->dir, a->n, b->n);
     return HR_OK;
@@ -190,31 +178,31 @@ static int take_skips(merged *m, const shard_in *s)
             if (!st) st = grow((void **)&m->skip_seq, m->capskips, sizeof *m->skip_seq);
             if (st) return st;
         }
-        const int p = lookup(m->names, m->npts, str(e, "name"));
+        const int p = lookup(m->names, m->npts, hr_json_str(e, "name", ""));
         if (p >= 0 && m->owner[p] != s->k)
             return hr_fail("%s/results.json: skipped point %s belongs to shard %d/%d, not %d/%d", s->dir,
-                           str(e, "name"), m->owner[p], s->n, s->k, s->n);
+                           hr_json_str(e, "name", ""), m->owner[p], s->n, s->k, s->n);
         if (p >= 0) m->covered[p] = 1;
         bool again = false; /* a kernel the config names but no shard loaded: every shard notes it */
-        for (int i = 0; p < 0 && i < m->nskips && !again; i++) again = !strcmp(m->skips[i].name, str(e, "name"));
+        for (int i = 0; p < 0 && i < m->nskips && !again; i++) again = !strcmp(m->skips[i].name, hr_json_str(e, "name", ""));
         if (again) continue;
         hr_sweep_note *n = &m->skips[m->nskips];
-        snprintf(n->name, sizeof n->name, "%s", str(e, "name"));
-        snprintf(n->reason, sizeof n->reason, "%s", str(e, "reason"));
+        snprintf(n->name, sizeof n->name, "%s", hr_json_str(e, "name", ""));
+        snprintf(n->reason, sizeof n->reason, "%s", hr_json_str(e, "reason", ""));
         m->skip_seq[m->nskips++] = p >= 0 ? p : m->npts;
     }
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(s->res, "sweep");
     hr_sweep_store *o = m->out;
-    o->resumed += (int)num(sw, "resumed");
-    o->dropped += (int)num(sw, "duplicates_dropped");
-    o->failed += (int)num(sw, "failed_checks");
-    o->nphase += (int)num(sw, "phase_changes");
-    o->nexcluded += (int)num(sw, "phase_excluded");
-    if (num(sw, "timer_resolution_s") > o->timer_res) o->timer_res = num(sw, "timer_resolution_s");
+    o->resumed += (int)hr_json_num(sw, "resumed", 0);
+    o->dropped += (int)hr_json_num(sw, "duplicates_dropped", 0);
+    o->failed += (int)hr_json_num(sw, "failed_checks", 0);
+    o->nphase += (int)hr_json_num(sw, "phase_changes", 0);
+    o->nexcluded += (int)hr_json_num(sw, "phase_excluded", 0);
+    if (hr_json_num(sw, "timer_resolution_s", 0) > o->timer_res) o->timer_res = hr_json_num(sw, "timer_resolution_s", 0);
     o->phase_filter |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sw, "phase_filter"));
     o->interleave |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sw, "interleave"));
     for (int i = 0; hr_probe_kind_names[i]; i++)
-        if (!strcmp(str(sw, "probe"), hr_probe_kind_names[i])) o->probe = i;
+        if (!strcmp(hr_json_str(sw, "probe", ""), hr_probe_kind_names[i])) o->probe = i;
     return HR_OK;
 }
 
@@ -229,7 +217,7 @@ static cJSON *merged_context(shard_in **by_k, int n)
     cJSON_AddNumberToObject(ctx, "shards", n);
     cJSON *hosts = cJSON_AddArrayToObject(ctx, "hosts"), *w = cJSON_AddArrayToObject(ctx, "warnings"), *e;
     for (int k = 0; k < n; k++) {
-        const char *h = str(by_k[k]->man, "host");
+        const char *h = hr_json_str(by_k[k]->man, "host", "");
         bool seen = false;
         cJSON_ArrayForEach(e, hosts) seen |= !strcmp(e->valuestring, h);
         if (!seen) cJSON_AddItemToArray(hosts, cJSON_CreateString(h));
@@ -258,11 +246,11 @@ static int point_tables(const shard_in *s, named **keys, named **names, int **ow
     int i = 0;
     cJSON_ArrayForEach(e, pts)
     {
-        const int o = (int)num(e, "shard");
-        if (!*str(e, "key") || !*str(e, "name") || o < 1 || o > s->n)
+        const int o = (int)hr_json_num(e, "shard", 0);
+        if (!*hr_json_str(e, "key", "") || !*hr_json_str(e, "name", "") || o < 1 || o > s->n)
             return hr_fail("%s/shard.json: point %d: name, key or shard missing or wrong", s->dir, i + 1);
-        (*keys)[i] = (named){str(e, "key"), i};
-        (*names)[i] = (named){str(e, "name"), i};
+        (*keys)[i] = (named){hr_json_str(e, "key", ""), i};
+        (*names)[i] = (named){hr_json_str(e, "name", ""), i};
         (*owner)[i++] = o;
     }
     qsort(*keys, (size_t)n, sizeof **keys, by_s);
@@ -294,7 +282,7 @@ int hr_sweep_merge(char *const *dirs, int n, const char *out_dir, int *nrows)
     if (!st) st = all_shards(in, n, by_k);
     char path[1100];
     if (!st) {
-        snprintf(path, sizeof path, "%s/%s", by_k[0]->dir, str(by_k[0]->man, "config_file"));
+        snprintf(path, sizeof path, "%s/%s", by_k[0]->dir, hr_json_str(by_k[0]->man, "config_file", ""));
         st = hr_config_load(path, &cfg);
     }
     if (!st) st = point_tables(by_k[0], &keys, &names, &owner, &npts);
@@ -325,7 +313,7 @@ int hr_sweep_merge(char *const *dirs, int n, const char *out_dir, int *nrows)
         out.resumed = facts.resumed, out.dropped = facts.dropped, out.nphase = facts.nphase;
         out.nexcluded = facts.nexcluded, out.timer_res = facts.timer_res, out.phase_filter = facts.phase_filter;
         out.interleave = facts.interleave, out.probe = facts.probe;
-        snprintf(out.config_hash, sizeof out.config_hash, "%s", str(by_k[0]->man, "config_hash"));
+        snprintf(out.config_hash, sizeof out.config_hash, "%s", hr_json_str(by_k[0]->man, "config_hash", ""));
         out.context = merged_context(by_k, in[0].n);
     }
     for (int i = 0; i < m.nrows && !st; i++) st = hr_sweep_store_row(&out, &m.rows[ri[i]], m.pass[ri[i]], m.seq[ri[i]]);

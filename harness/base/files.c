@@ -222,6 +222,20 @@ int hr_write_atomic(const char *path, const char *text)
     return HR_OK;
 }
 
+const char *hr_json_str(const cJSON *o, const char *k, const char *def)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(x) ? x->valuestring : def;
+}
+
+double hr_json_num(const cJSON *o, const char *k, double def)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsNumber(x)) return x->valuedouble;
+    if (cJSON_IsBool(x)) return cJSON_IsTrue(x);
+    return def;
+}
+
 char *hr_json_text(const cJSON *doc, int pretty)
 {
     char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);

@@ -40,6 +40,10 @@ int hr_write_atomic(const char *path, const char *text);
  * strings escaped by cJSON, and any byte that is not UTF-8 (a path, a host name) written
  * as U+FFFD, so every JSON headroom writes is valid JSON. Every writer goes through it. */
 char *hr_json_text(const cJSON *doc, int pretty);
+/* Member k of object o (NULL-safe): as a string, def when absent or not a string; as a
+ * number, def when absent or neither a number nor a bool (true reads 1). */
+const char *hr_json_str(const cJSON *o, const char *k, const char *def);
+double hr_json_num(const cJSON *o, const char *k, double def);
 /* Writes doc, indented and ending in a newline, to path atomically. */
 int hr_write_json_atomic(const char *path, const cJSON *doc);
 /* How hr_md_cell writes a string into markdown. */

@@ -141,24 +141,12 @@ static int load(const char *path, cJSON **doc)
     return 0;
 }
 
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? x->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(x) ? x->valuedouble : 0;
-}
-
 /* Whether entry e was made by this machine and binary. */
 static int ours(const cJSON *e)
 {
     const hr_sysinfo *si = hr_sysinfo_get();
-    return !strcmp(str(e, "cpu_model"), si->cpu_model) && !strcmp(str(e, "isa"), si->isa) &&
-           (int)num(e, "cpus") == si->cpus && !strcmp(str(e, "build_id"), si->build_id);
+    return !strcmp(hr_json_str(e, "cpu_model", ""), si->cpu_model) && !strcmp(hr_json_str(e, "isa", ""), si->isa) &&
+           (int)hr_json_num(e, "cpus", 0) == si->cpus && !strcmp(hr_json_str(e, "build_id", ""), si->build_id);
 }
 
 /* One note per file per process about entries that are not ours. */
@@ -177,8 +165,8 @@ static void note_foreign(const char *path, const cJSON *ents)
     fprintf(stderr,
             "headroom: note: %s: ignoring %d wisdom entr%s from another machine or build "
             "(e.g. '%s' %s %dc build %s; this is '%s' %s %dc build %s)\n",
-            path, foreign, foreign == 1 ? "y" : "ies", str(first, "cpu_model"), str(first, "isa"),
-            (int)num(first, "cpus"), str(first, "build_id"), si->cpu_model, si->isa, si->cpus,
+            path, foreign, foreign == 1 ? "y" : "ies", hr_json_str(first, "cpu_model", ""), hr_json_str(first, "isa", ""),
+            (int)hr_json_num(first, "cpus", 0), hr_json_str(first, "build_id", ""), si->cpu_model, si->isa, si->cpus,
             si->build_id);
 }
 
@@ -197,19 +185,19 @@ int hr_wisdom_find(const char *path, const hr_kernel *k, const hr_problem *p,
     const cJSON *e, *hit = NULL;
     cJSON_ArrayForEach(e, ents)
     {
-        if (!ours(e) || strcmp(str(e, "class"), key)) continue;
-        if ((int)num(e, "fixed_threads") != fixed_threads) continue;
+        if (!ours(e) || strcmp(hr_json_str(e, "class", ""), key)) continue;
+        if ((int)hr_json_num(e, "fixed_threads", 0) != fixed_threads) continue;
         hit = e; /* the last one wins: stores replace in place, so there is one */
     }
     if (hit && out) {
         memset(out, 0, sizeof *out);
-        out->tune = (hr_tune){(int)num(hit, "block_q"), (int)num(hit, "block_kv"),
-                              (int)num(hit, "threads")};
-        out->fixed_threads = (int)num(hit, "fixed_threads");
-        out->gflops = num(hit, "gflops");
-        out->default_gflops = num(hit, "default_gflops");
-        snprintf(out->date, sizeof out->date, "%s", str(hit, "date"));
-        snprintf(out->shape, sizeof out->shape, "%s", str(hit, "shape"));
+        out->tune = (hr_tune){(int)hr_json_num(hit, "block_q", 0), (int)hr_json_num(hit, "block_kv", 0),
+                              (int)hr_json_num(hit, "threads", 0)};
+        out->fixed_threads = (int)hr_json_num(hit, "fixed_threads", 0);
+        out->gflops = hr_json_num(hit, "gflops", 0);
+        out->default_gflops = hr_json_num(hit, "default_gflops", 0);
+        snprintf(out->date, sizeof out->date, "%s", hr_json_str(hit, "date", ""));
+        snprintf(out->shape, sizeof out->shape, "%s", hr_json_str(hit, "shape", ""));
     }
     cJSON_Delete(doc);
     return hit != NULL;
@@ -287,8 +275,8 @@ int hr_wisdom_store(const char *path, const hr_kernel *k, const hr_problem *p,
     const cJSON *x;
     cJSON_ArrayForEach(x, ents)
     {
-        if (ours(x) && !strcmp(str(x, "class"), key) &&
-            (int)num(x, "fixed_threads") == w->fixed_threads) {
+        if (ours(x) && !strcmp(hr_json_str(x, "class", ""), key) &&
+            (int)hr_json_num(x, "fixed_threads", 0) == w->fixed_threads) {
             cJSON_ReplaceItemInArray(ents, i, e);
             replaced = 1;
             break;
