@@ -146,12 +146,6 @@ static cJSON *ask(worker *w, const hr_ab_opts *o, const char *fmt, int k, int j)
     return read_reply(w, o);
 }
 
-static const char *err_of(const cJSON *j)
-{
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
-    return cJSON_IsString(e) ? e->valuestring : NULL;
-}
-
 /* ---- judging ------------------------------------------------------------------------------ */
 
 void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row *row)
@@ -203,8 +197,8 @@ static int hellos(worker *w, const hr_ab_opts *o, cJSON **hb, cJSON **hn, hr_ab_
     cJSON *h[2] = {NULL, NULL};
     for (int s = 0; s < 2; s++) {
         if (!(h[s] = read_reply(&w[s], o))) goto bad;
-        if (err_of(h[s])) {
-            hr_fail("%s (%s): %s", w[s].bin, w[s].side, err_of(h[s]));
+        if (hr_json_str(h[s], "error", NULL)) {
+            hr_fail("%s (%s): %s", w[s].bin, w[s].side, hr_json_str(h[s], "error", NULL));
             goto bad;
         }
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(h[s], "ab_protocol");
@@ -253,9 +247,9 @@ static int measure(worker *w, const hr_ab_opts *o, int k, const char *name, doub
     cJSON *j[2] = {NULL, NULL};
     for (int s = 0; s < 2; s++) {
         if (!(j[s] = ask(&w[s], o, "open %d\n", k, 0))) goto fail;
-        if (err_of(j[s])) {
+        if (hr_json_str(j[s], "error", NULL)) {
             char why[300];
-            snprintf(why, sizeof why, "%s: %s", w[s].side, err_of(j[s]));
+            snprintf(why, sizeof why, "%s: %s", w[s].side, hr_json_str(j[s], "error", NULL));
             add_skip(r, name, why);
             cJSON_Delete(j[0]), cJSON_Delete(j[1]);
             return 1;
@@ -271,7 +265,7 @@ static int measure(worker *w, const hr_ab_opts *o, int k, const char *name, doub
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(x, "t");
             if (!cJSON_IsNumber(v) || !(v->valuedouble > 0)) {
                 hr_fail("%s (%s): point %s repetition %d: %s", w[s].bin, w[s].side, name, rep,
-                        err_of(x) ? err_of(x) : "no time in the reply");
+                        hr_json_str(x, "error", NULL) ? hr_json_str(x, "error", NULL) : "no time in the reply");
                 cJSON_Delete(x);
                 goto fail0;
             }
@@ -284,7 +278,7 @@ static int measure(worker *w, const hr_ab_opts *o, int k, const char *name, doub
         if (!x) goto fail0;
         const cJSON *res = cJSON_GetObjectItemCaseSensitive(x, "result");
         if (!res || hr_result_from_json(res, s ? rn : rb)) {
-            hr_fail("%s (%s): point %s: %s", w[s].bin, w[s].side, name, err_of(x) ? err_of(x) : "a result this build cannot read");
+            hr_fail("%s (%s): point %s: %s", w[s].bin, w[s].side, name, hr_json_str(x, "error", NULL) ? hr_json_str(x, "error", NULL) : "a result this build cannot read");
             cJSON_Delete(x);
             goto fail0;
         }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "files.h"
 #include "headroom.h"
 #include "history.h"
 
@@ -32,12 +33,6 @@ static double iso_time(const char *s)
     return t;
 }
 
-static const char *ctx_str(const cJSON *ctx, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(ctx, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Appends the run of the results file at path (skipping one already read). */
 static int add_run(hr_history *h, int *cap, const char *path)
 {
@@ -57,8 +52,8 @@ static int add_run(hr_history *h, int *cap, const char *path)
     h->nruns++;
     snprintf(r->path, sizeof r->path, "%s", real);
     const cJSON *c = r->f.context;
-    const char *commit = ctx_str(c, "git_commit"), *ct = ctx_str(c, "git_commit_time"), *date = ctx_str(c, "date");
-    const char *machine = ctx_str(c, "machine");
+    const char *commit = hr_json_str(c, "git_commit", NULL), *ct = hr_json_str(c, "git_commit_time", NULL), *date = hr_json_str(c, "date", NULL);
+    const char *machine = hr_json_str(c, "machine", NULL);
     const cJSON *th = cJSON_GetObjectItemCaseSensitive(c, "omp_max_threads");
     snprintf(r->commit, sizeof r->commit, "%s", commit && *commit ? commit : "unknown");
     snprintf(r->machine, sizeof r->machine, "%s", machine && *machine ? machine : "unknown");

@@ -27,22 +27,7 @@ typedef struct {
     int nkern, nshape;
 } sdata;
 
-/* ---- escaping ---------------------------------------------------------------------------- */
-
-
 /* ---- reading the file --------------------------------------------------------------------- */
-
-static double numf(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
-}
-
-static const char *strf(const cJSON *o, const char *k)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(x) ? x->valuestring : "";
-}
 
 /* The shape of a row: its name without the kernel's segment. */
 static void shape_of(const char *name, const char *kernel, char *buf, size_t len)
@@ -87,29 +72,29 @@ static int load(const char *path, sdata *d)
     if (!d->r) return hr_fail("out of memory");
     cJSON_ArrayForEach(b, bs)
     {
-        if (strcmp(strf(b, "run_type"), "aggregate") || strcmp(strf(b, "aggregate_name"), "median")) continue;
+        if (strcmp(hr_json_str(b, "run_type", ""), "aggregate") || strcmp(hr_json_str(b, "aggregate_name", ""), "median")) continue;
         srow *r = &d->r[d->n];
-        const char *run = *strf(b, "run_name") ? strf(b, "run_name") : strf(b, "name");
+        const char *run = *hr_json_str(b, "run_name", "") ? hr_json_str(b, "run_name", "") : hr_json_str(b, "name", "");
         snprintf(r->name, sizeof r->name, "%s", run);
-        snprintf(r->kernel, sizeof r->kernel, "%s", *strf(b, "kernel") ? strf(b, "kernel") : "?");
+        snprintf(r->kernel, sizeof r->kernel, "%s", *hr_json_str(b, "kernel", "") ? hr_json_str(b, "kernel", "") : "?");
         shape_of(r->name, r->kernel, r->shape, sizeof r->shape);
-        const double th = numf(b, "threads");
+        const double th = hr_json_num(b, "threads", NAN);
         r->threads = th >= 0 && th < 1e6 ? (int)th : 0;
         double ns = NAN;
         if (hr_gb_time_ns(b, path, run, &ns)) return HR_EUSAGE;
-        const double cpu = numf(b, "cpu_time");
+        const double cpu = hr_json_num(b, "cpu_time", NAN);
         r->ms = ns * 1e-6;
-        r->cpu_ratio = ns > 0 && cpu >= 0 ? cpu / numf(b, "real_time") : NAN;
-        r->gflops = numf(b, "GFLOPS");
-        r->pct = numf(b, "pct_of_roofline");
+        r->cpu_ratio = ns > 0 && cpu >= 0 ? cpu / hr_json_num(b, "real_time", NAN) : NAN;
+        r->gflops = hr_json_num(b, "GFLOPS", NAN);
+        r->pct = hr_json_num(b, "pct_of_roofline", NAN);
         r->cv = NAN;
         d->n++;
     }
     cJSON_ArrayForEach(b, bs)
     {
         srow *r;
-        if (!strcmp(strf(b, "aggregate_name"), "cv") && (r = find(d, strf(b, "run_name"))))
-            r->cv = numf(b, "real_time");
+        if (!strcmp(hr_json_str(b, "aggregate_name", ""), "cv") && (r = find(d, hr_json_str(b, "run_name", ""))))
+            r->cv = hr_json_num(b, "real_time", NAN);
     }
     for (int i = 0; i < d->n; i++) {
         distinct(d->kern, &d->nkern, 64, d->r[i].kernel);
@@ -185,9 +170,9 @@ static void put(FILE *f, fmt m, const char *s)
 static void context_line(FILE *f, fmt m, const cJSON *c)
 {
     char line[1024];
-    snprintf(line, sizeof line, "%s: %s, %.0f CPUs, ISA %s; %s; commit %s; %s", strf(c, "machine"),
-             strf(c, "cpu_model"), numf(c, "num_cpus"), strf(c, "isa"), strf(c, "compiler"), strf(c, "git_commit"),
-             strf(c, "date"));
+    snprintf(line, sizeof line, "%s: %s, %.0f CPUs, ISA %s; %s; commit %s; %s", hr_json_str(c, "machine", ""),
+             hr_json_str(c, "cpu_model", ""), hr_json_num(c, "num_cpus", NAN), hr_json_str(c, "isa", ""), hr_json_str(c, "compiler", ""), hr_json_str(c, "git_commit", ""),
+             hr_json_str(c, "date", ""));
     put(f, m, line);
 }
 
@@ -291,8 +276,8 @@ static int body(FILE *f, fmt m, const sdata *d)
         int i = 0;
         cJSON_ArrayForEach(x, sk)
         {
-            snprintf(sc[2 * i], 400, "%s", strf(x, "name"));
-            snprintf(sc[2 * i + 1], 400, "%s", strf(x, "reason"));
+            snprintf(sc[2 * i], 400, "%s", hr_json_str(x, "name", ""));
+            snprintf(sc[2 * i + 1], 400, "%s", hr_json_str(x, "reason", ""));
             i++;
         }
         static const char *const shead[] = {"point not measured", "why"};
@@ -406,8 +391,8 @@ int hr_summary_write(const char *dir, const char *plots_dir, FILE *tbl)
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(d.doc, "context");
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(d.doc, "sweep");
     char title[512];
-    snprintf(title, sizeof title, "headroom: %s — %s", *strf(sw, "config") ? strf(sw, "config") : "results",
-             strf(ctx, "machine"));
+    snprintf(title, sizeof title, "headroom: %s — %s", *hr_json_str(sw, "config", "") ? hr_json_str(sw, "config", "") : "results",
+             hr_json_str(ctx, "machine", ""));
     for (int m = MD; m <= HTML && !st; m++) {
         char *text = NULL;
         size_t len = 0;
@@ -425,7 +410,7 @@ int hr_summary_write(const char *dir, const char *plots_dir, FILE *tbl)
                   "svg,img{max-width:100%;height:auto}</style></head><body>\n", f);
         }
         heading(f, (fmt)m, 1, title);
-        const char *desc = strf(sw, "description");
+        const char *desc = hr_json_str(sw, "description", "");
         if (*desc) para(f, (fmt)m, desc);
         if (m == HTML) fputs("<p>", f);
         context_line(f, (fmt)m, ctx);
