@@ -12,7 +12,7 @@ P=${HR_GGML_FA:-$ROOT/build/plugins/ggml_fa.so}
 RUN=(--reps 2 --min-time 0.001 --warmup 0 --no-probe)
 CASES="loads list_origin list_types check_battery check_f16 run_decode_split run_causal_short_kv
 run_bnhd_direct run_gqa_mqa threads_1 threads_2 one_openmp refuses_bf16 refuses_q8_0 row_plugin
-row_library row_version row_path context_plugins sweep_runs"
+row_library row_version row_path context_plugins sweep_runs decode_loop layer"
 if [ ! -f "$P" ]; then
     for c in $CASES; do skip "$c" "no $P (make peers-setup peers)"; done
     finish
@@ -63,4 +63,7 @@ probe = false
 check = true
 INI
 expect sweep_runs 0 '' -- $B sweep "$TMP/s.ini" --plugin "$P" --out "$TMP/sw"
+# A growing cache (the workspace sized once, at the full cache) and the full layer.
+expect decode_loop 0 'check: pass' -- $B decode-loop --plugin "$P" --kernel ggml_fa --layers 1 --heads 4 --kv-heads 2 --d-head 64 --prompt 600 --tokens 3 --check
+expect layer 0 'check: pass' -- $B layer --plugin "$P" --kernel ggml_fa --seq 64 --d-model 256 --check --reps 1 --min-time 0 --warmup 0
 finish
