@@ -75,26 +75,49 @@ const char *version()
 
 int64_t first_row(const problem &p) { return p.causal && p.nq > p.nkv ? p.nq - p.nkv : 0; }
 
-// The graph of p. 4-D for FUSED (with the Transpose + Reshape the fused pattern ends in),
-// 5-D [B][Hkv][G][N][D] for UNFUSED; ids T_*, dense strides for every intermediate (they are
-// partition boundaries when oneDNN splits the graph). o_st: the final output's strides.
-static graph build(const problem &p, path which, const dims &qs, const dims &ks, const dims &vs, const dims &os)
+// How the heads become tensor dimensions:
+//   G_FUSED  4-D [B][H][M][D], ending in the Transpose + Reshape of the fused MHA pattern;
+//   G_FOLDED 4-D [B][Hkv][G*M][D]: a group's query rows as one matrix against its K/V head
+//            (GQA/MQA when those rows are evenly strided: BHND, or one query row);
+//   G_BCAST  5-D [B][Hkv][G][M][D] with K/V [B][Hkv][1][N][D] broadcast over the group.
+enum mode { G_FUSED, G_FOLDED, G_BCAST };
+
+static dims dense(const dims &d)
+{
+    dims s(d.size(), 1);
+    for (size_t i = d.size() - 1; i > 0; i--) s[i - 1] = s[i] * d[i];
+    return s;
+}
+
+// Whether the causal mask changes anything: with one query row (after dropping the rows
+// that see no key) that row sees every key, so the problem is the non-causal one exactly.
+static bool needs_mask(const problem &p) { return p.causal && p.nq > 1; }
+
+// The mask's dims: a full [rows][N] causal mask, or one zero row (FUSED's pattern needs the Add).
+static dims mask_dims(const problem &p, mode m)
+{
+    const int64_t G = p.hq / p.hkv, R = m == G_FOLDED ? G * p.nq : p.nq, N = p.nkv;
+    if (m == G_BCAST) return needs_mask(p) ? dims{1, 1, 1, p.nq, N} : dims{1, 1, 1, 1, N};
+    return needs_mask(p) ? dims{1, 1, R, N} : dims{1, 1, 1, N};
+}
+
+// The graph of p in mode m, ids T_*, dense strides for every intermediate (they are partition
+// boundaries when oneDNN splits the graph); qs..os: the strides of the caller's tensors.
+static graph build(const problem &p, mode m, const dims &qs, const dims &ks, const dims &vs, const dims &os)
 {
     const int64_t B = p.b, G = p.hq / p.hkv, H = p.hkv, M = p.nq, N = p.nkv, D = p.d;
-    const bool five = which == UNFUSED;
-    const dims qd = five ? dims{B, H, G, M, D} : dims{B, H, M, D};
+    const int64_t R = m == G_FOLDED ? G * M : M;
+    const bool five = m == G_BCAST;
+    const dims qd = five ? dims{B, H, G, M, D} : dims{B, H, R, D};
     const dims kd = five ? dims{B, H, 1, N, D} : dims{B, H, N, D};
-    const dims sd = five ? dims{B, H, G, M, N} : dims{B, H, M, N};
-    const dims ss = five ? dims{H * G * M * N, G * M * N, M * N, N, 1} : dims{H * M * N, M * N, N, 1};
-    const dims md = five ? dims{1, 1, 1, M, N} : dims{1, 1, M, N};
-    const dims ms = five ? dims{M * N * 1, M * N, M * N, N, 1} : dims{M * N, M * N, N, 1};
+    const dims sd = five ? dims{B, H, G, M, N} : dims{B, H, R, N};
+    const dims md = mask_dims(p, m);
     lt q(T_Q, F32, qd, qs), k(T_K, F32, kd, ks), v(T_V, F32, kd, vs);
-    lt s1(T_S1, F32, sd, ss), s2(T_S2, F32, sd, ss), s3(T_S3, F32, sd, ss), pr(T_P, F32, sd, ss);
+    lt s1(T_S1, F32, sd, dense(sd)), s2(T_S2, F32, sd, dense(sd)), s3(T_S3, F32, sd, dense(sd));
+    lt pr(T_P, F32, sd, dense(sd));
     lt sc(T_SCALE, F32, dims{1}, dims{1});
-    // Non-causal FUSED still carries the mask Add (the fused pattern requires it): a zero row.
-    const bool masked = p.causal || !five;
-    lt mk(T_MASK, F32, p.causal ? md : (five ? dims{1, 1, 1, 1, N} : dims{1, 1, 1, N}),
-          p.causal ? ms : (five ? dims{N, N, N, N, 1} : dims{N, N, N, 1}));
+    const bool masked = needs_mask(p) || m == G_FUSED;
+    lt mk(T_MASK, F32, md, dense(md));
     op mm1(0, op::kind::MatMul, "qk");
     mm1.set_attr<bool>(op::attr::transpose_b, true);
     mm1.add_inputs({q, k});
@@ -114,7 +137,7 @@ static graph build(const problem &p, path which, const dims &qs, const dims &ks,
     g.add_op(mul);
     if (masked) g.add_op(add);
     g.add_op(smx);
-    if (five) {
+    if (m != G_FUSED) {
         lt o(T_O, F32, qd, os);
         op mm2(4, op::kind::MatMul, "pv");
         mm2.add_inputs({pr, v});
@@ -175,7 +198,7 @@ static bool fuses(const problem &p)
     bool one = false;
     try {
         const dims kv = dense4(q.hkv, q.nkv, q.d);
-        graph g = build(q, FUSED, dense4(q.hq, q.nq, q.d), kv, kv, dims{q.nq * q.hq * q.d, q.hq * q.d, 1});
+        graph g = build(q, G_FUSED, dense4(q.hq, q.nq, q.d), kv, kv, dims{q.nq * q.hq * q.d, q.hq * q.d, 1});
         one = g.get_partitions().size() == 1;
     } catch (const dnnl::error &) {
         one = false;
@@ -232,28 +255,34 @@ static plan *compile(const problem &full, const view &q, const view &k, const vi
     pl->scale = full.scale;
     const problem &p = pl->p;
     const path which = choose(full);
-    const int64_t G = p.hq / p.hkv, M = p.nq, N = p.nkv;
+    const int64_t G = p.hq / p.hkv, M = p.nq;
+    // A group's query rows are evenly strided when there is one, or a head follows the
+    // previous head's last row (BHND): then they fold into one matrix (G_FOLDED).
+    const bool fold = M == 1 || (q.sh == M * q.sn && o.sh == M * o.sn);
+    const mode m = which == FUSED ? G_FUSED : fold ? G_FOLDED : G_BCAST;
     dims qs, ks, vs, os;
-    if (which == UNFUSED) {
+    if (m == G_BCAST) {
         qs = {q.sb, q.sh * G, q.sh, q.sn, 1};
         ks = {k.sb, k.sh, k.sh, k.sn, 1};
         vs = {v.sb, v.sh, v.sh, v.sn, 1};
         os = {o.sb, o.sh * G, o.sh, o.sn, 1};
     } else {
-        qs = {q.sb, q.sh, q.sn, 1};
+        qs = {q.sb, q.sh * (m == G_FOLDED ? G : 1), M == 1 && m == G_FOLDED ? q.sh : q.sn, 1};
         ks = {k.sb, k.sh, k.sn, 1};
         vs = {v.sb, v.sh, v.sn, 1};
+        os = {o.sb, o.sh * (m == G_FOLDED ? G : 1), M == 1 && m == G_FOLDED ? o.sh : o.sn, 1};
+    }
+    if (m == G_FUSED) {
         pl->staged = o.sh != p.d; // [B][Nq][Hq*D] needs a head's row right after the previous head's
         os = pl->staged ? dims{M * p.hq * p.d, p.hq * p.d, 1} : dims{o.sb, o.sn, 1};
     }
-    if (p.causal) { // bottom-right: key j visible to row i iff j <= i + (N - M)
-        pl->mask.assign((size_t)(M * N), 0.0f);
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t j = i + (N - M) + 1; j < N; j++) pl->mask[(size_t)(i * N + j)] = -INFINITY;
-    } else {
-        pl->mask.assign((size_t)N, 0.0f);
-    }
-    graph g = build(p, which, qs, ks, vs, os);
+    // The mask: row r is query row r % M; bottom-right, key j visible iff j <= i + (N - M).
+    const dims md = mask_dims(p, m);
+    const int64_t rows = md[md.size() - 2], N = p.nkv;
+    pl->mask.assign((size_t)(rows * N), 0.0f);
+    for (int64_t r = 0; r < rows && needs_mask(p); r++)
+        for (int64_t j = r % M + (N - M) + 1; j < N; j++) pl->mask[(size_t)(r * N + j)] = -INFINITY;
+    graph g = build(p, m, qs, ks, vs, os);
     std::vector<partition> parts = g.get_partitions();
     if (which == FUSED && parts.size() != 1) throw std::runtime_error("the fused MHA pattern did not form one partition");
     for (partition &pt : parts) {

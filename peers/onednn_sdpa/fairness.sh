@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# peers/onednn_sdpa/fairness.sh — is headroom's figure for onednn_sdpa oneDNN's own figure?
+# For each shape and thread count: headroom timing the plugin (A) and sdpa_bench timing the
+# same compiled partitions outside headroom (B), interleaved A B A B ..., each pair under
+# `flock /tmp/hr-timing.lock`; prints both medians of medians and their ratio with the load.
+#   bash peers/onednn_sdpa/fairness.sh [--rounds R] [--threads "1 2"] [--reps N] [SHAPE...]
+# SHAPE is one of S1 S2 S3 S4 S5 S6 D1 D2 (issue 20; default: S1 S2 S4 D1 D2). Both sides run
+# with headroom's thread binding (OMP_PROC_BIND=close, OMP_PLACES=cores) and the same warm-up
+# rule (at least one untimed call), repetitions and minimum time per repetition.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+HR=${HR_BIN:-./headroom}
+PLUG=${ONEDNN_PLUGIN:-build/plugins/onednn_sdpa.so}
+DRV=build/peers/onednn_sdpa/sdpa_bench
+rounds=3 threads="1 2" reps=5 shapes=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --rounds) rounds=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    -*) echo "fairness.sh: unknown option $1" >&2; exit 2 ;;
+    *) shapes+=("$1"); shift ;;
+    esac
+done
+[ ${#shapes[@]} -gt 0 ] || shapes=(S1 S2 S4 D1 D2)
+for f in "$HR" "$PLUG" "$DRV"; do
+    [ -e "$f" ] || { echo "fairness.sh: $f missing (make && make peers-setup peers)" >&2; exit 2; }
+done
+shape() {
+    case $1 in
+    S1) echo "--heads 8 --seq 1024 --d-head 64" ;;
+    S2) echo "--heads 16 --seq 2048 --d-head 64" ;;
+    S3) echo "--heads 32 --seq 2048 --d-head 128 --causal" ;;
+    S4) echo "--heads 32 --kv-heads 8 --seq 2048 --d-head 128 --causal" ;;
+    S5) echo "--heads 32 --kv-heads 8 --seq 4096 --d-head 128 --causal" ;;
+    S6) echo "--heads 16 --kv-heads 1 --seq 2048 --d-head 64 --causal" ;;
+    D1) echo "--heads 32 --kv-heads 8 --seq 1 --seq-kv 4096 --d-head 128 --causal" ;;
+    D2) echo "--heads 32 --kv-heads 8 --seq 1 --seq-kv 16384 --d-head 128 --causal" ;;
+    *) return 1 ;;
+    esac
+}
+export OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
+TIMING=(--reps "$reps" --min-time 0.05 --warmup 0)
+med() { sort -g | awk '{a[NR] = $1} END {print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+printf '%-4s %2s %12s %12s %8s  %s\n' shape T headroom_ms sdpa_bench_ms ratio "load (1-min avg at start, end)"
+for s in "${shapes[@]}"; do
+    args=$(shape "$s") || { echo "fairness.sh: unknown shape $s" >&2; exit 2; }
+    for t in $threads; do
+        load0=$(cut -d' ' -f1 /proc/loadavg)
+        a=() b=()
+        for ((r = 0; r < rounds; r++)); do
+            # One pair under the lock: A then B, so both see the same machine.
+            out=$(flock /tmp/hr-timing.lock sh -c "
+                $HR run --plugin $PLUG --kernel onednn_sdpa $args --threads $t ${TIMING[*]} --no-probe --quiet --format csv |
+                    awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) c[\$i] = i} NR == 2 {print \"A\", \$c[\"time_median_s\"] * 1000}'
+                $DRV $args --threads $t ${TIMING[*]} | awk '{print \"B\", \$3}'
+            ")
+            a+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $2}')")
+            b+=("$(printf '%s\n' "$out" | awk '$1 == "B" {print $2}')")
+        done
+        ma=$(printf '%s\n' "${a[@]}" | med) mb=$(printf '%s\n' "${b[@]}" | med)
+        load1=$(cut -d' ' -f1 /proc/loadavg)
+        printf '%-4s %2s %12.3f %12.3f %8.3f  %s, %s   (A: %s; B: %s)\n' "$s" "$t" "$ma" "$mb" \
+            "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$load0" "$load1" "${a[*]}" "${b[*]}"
+    done
+done
