@@ -2,7 +2,8 @@
 # peers/onednn_sdpa/fairness.sh — is headroom's figure for onednn_sdpa oneDNN's own figure?
 # For each shape and thread count: headroom timing the plugin (A) and sdpa_bench timing the
 # same compiled partitions outside headroom (B), interleaved A B A B ..., each pair under
-# `flock /tmp/hr-timing.lock`; prints both medians of medians and their ratio with the load.
+# `flock /tmp/hr-timing.lock`; prints both medians of medians, their ratio, and the median of
+# the per-pair ratios A/B (robust to load that drifts between pairs), with the load.
 #   bash peers/onednn_sdpa/fairness.sh [--rounds R] [--threads "1 2"] [--reps N] [SHAPE...]
 # SHAPE is one of S1 S2 S3 S4 S5 S6 D1 D2 (issue 20; default: S1 S2 S4 D1 D2). Both sides run
 # with headroom's thread binding (OMP_PROC_BIND=close, OMP_PLACES=cores) and the same warm-up
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/../.."
 HR=${HR_BIN:-./headroom}
 PLUG=${ONEDNN_PLUGIN:-build/plugins/onednn_sdpa.so}
 DRV=build/peers/onednn_sdpa/sdpa_bench
-rounds=3 threads="1 2" reps=5 shapes=()
+rounds=5 threads="1 2" reps=3 shapes=()
 while [ $# -gt 0 ]; do
     case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -42,7 +43,7 @@ shape() {
 export OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
 TIMING=(--reps "$reps" --min-time 0.05 --warmup 0)
 med() { sort -g | awk '{a[NR] = $1} END {print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-printf '%-4s %2s %12s %12s %8s  %s\n' shape T headroom_ms sdpa_bench_ms ratio "load (1-min avg at start, end)"
+printf '%-4s %2s %12s %12s %7s %7s  %s\n' shape T headroom_ms sdpa_bench_ms ratio pairs "load (1-min avg at start, end)"
 for s in "${shapes[@]}"; do
     args=$(shape "$s") || { echo "fairness.sh: unknown shape $s" >&2; exit 2; }
     for t in $threads; do
@@ -59,8 +60,9 @@ for s in "${shapes[@]}"; do
             b+=("$(printf '%s\n' "$out" | awk '$1 == "B" {print $2}')")
         done
         ma=$(printf '%s\n' "${a[@]}" | med) mb=$(printf '%s\n' "${b[@]}" | med)
+        mp=$(for ((r = 0; r < rounds; r++)); do awk -v a="${a[r]}" -v b="${b[r]}" 'BEGIN {print (b > 0 ? a / b : 0)}'; done | med)
         load1=$(cut -d' ' -f1 /proc/loadavg)
-        printf '%-4s %2s %12.3f %12.3f %8.3f  %s, %s   (A: %s; B: %s)\n' "$s" "$t" "$ma" "$mb" \
-            "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$load0" "$load1" "${a[*]}" "${b[*]}"
+        printf '%-4s %2s %12.3f %12.3f %7.3f %7.3f  %s, %s   (A: %s; B: %s)\n' "$s" "$t" "$ma" "$mb" \
+            "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$mp" "$load0" "$load1" "${a[*]}" "${b[*]}"
     done
 done

@@ -319,6 +319,9 @@ plan *prepare(const problem &p, const view &q, const view &k, const view &v, con
     const key_t key = key_of(p, q, k, v, o, threads);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second.get();
+    // A sweep compiles one plan per point: keep the last few (a plan holds its mask, up to
+    // G*Nq*Nkv floats), dropping them all when full (a caller uses one plan at a time).
+    if (cache.size() >= 4) cache.clear();
     try {
         omp_threads t(threads);
         plan *pl = compile(p, q, k, v, o, threads);

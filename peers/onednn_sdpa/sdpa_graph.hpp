@@ -49,8 +49,9 @@ size_t workspace_bytes(const problem &p);
 struct plan; // compiled partitions, the mask, the tensors
 
 // The compiled plan for p with these views' strides and this thread count, compiled now if
-// not cached (compilation is outside any timed call when the caller warms up once). Returns
-// NULL and sets err on failure.
+// not cached (compilation is outside any timed call when the caller warms up once). The plan
+// stays valid until prepare compiles a fifth one (the cache keeps four). Returns NULL and
+// sets err on failure. Not for two threads executing one plan at once.
 plan *prepare(const problem &p, const view &q, const view &k, const view &v, const view &o, int threads,
               std::string &err);
 
