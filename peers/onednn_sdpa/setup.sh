@@ -9,9 +9,12 @@ D=build/peers/onednn_sdpa
 VER=2023.2.0
 [ -f "$D/lib/libdnnl.so.3" ] && [ -f "$D/include/oneapi/dnnl/dnnl_graph.hpp" ] && [ "$(cat "$D/VERSION" 2>/dev/null)" = "$VER" ] && exit 0
 note() { echo "notice: onednn_sdpa: $*" >&2; exit 1; }
-PY=$(command -v python3 || true)
-[ -n "$PY" ] && "$PY" -m pip --version >/dev/null 2>&1 || note "python3 -m pip not found (apt-get install python3-pip): oneDNN not fetched"
-command -v unzip >/dev/null 2>&1 || "$PY" -c 'import zipfile' 2>/dev/null || note "no unzip"
+# The first python3 with pip: PATH's (a pyenv or venv), then Debian's (python3-pip).
+PY=
+for p in python3 /usr/bin/python3; do
+    command -v "$p" >/dev/null 2>&1 && "$p" -m pip --version >/dev/null 2>&1 && { PY=$p; break; }
+done
+[ -n "$PY" ] || note "no python3 with pip (Debian: apt-get install python3-pip): oneDNN not fetched"
 mkdir -p "$D/wheels"
 "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: -d "$D/wheels" \
     "onednn-cpu-gomp==$VER" "onednn-devel-cpu-gomp==$VER" >"$D/pip.log" 2>&1 ||
