@@ -36,6 +36,8 @@ for t in 1 2; do
     expect "threads_$t" 0 "check: pass" -- $B run "${RUN[@]}" --threads $t --batch 2 --heads 4 --kv-heads 2 --seq 64 --causal
 done
 
+expect tune_threads 0 'onednn_sdpa B1 H2/2 N64x64 d64 +T[0-9]+ +T[0-9]+' -- $B tune --plugin "$P" --kernel onednn_sdpa --heads 2 --seq 64 --budget 2 --min-time 0.002 --rounds 3 --dry-run
+
 # A run row names the plugin, its library and version, and the path that ran.
 $B run --plugin "$P" --kernel onednn_sdpa --heads 2 --seq 32 --reps 2 --min-time 0.001 --warmup 0 --no-probe \
     --format json > "$TMP/run.json" 2>/dev/null
