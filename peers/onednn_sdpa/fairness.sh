@@ -2,8 +2,10 @@
 # peers/onednn_sdpa/fairness.sh — is headroom's figure for onednn_sdpa oneDNN's own figure?
 # For each shape and thread count: headroom timing the plugin (A) and sdpa_bench timing the
 # same compiled partitions outside headroom (B), interleaved A B A B ..., each pair under
-# `flock /tmp/hr-timing.lock`; prints both medians of medians, their ratio, and the median of
-# the per-pair ratios A/B (robust to load that drifts between pairs), with the load.
+# `flock /tmp/hr-timing.lock`. Prints, for wall time and for process CPU time per call, the
+# median over the rounds of each side's median and the median of the per-pair ratios A/B
+# (robust to load that drifts between pairs; CPU time is what the calls cost when the
+# machine is shared, wall time also how much of the cores they were given), with the load.
 #   bash peers/onednn_sdpa/fairness.sh [--rounds R] [--threads "1 2"] [--reps N] [SHAPE...]
 # SHAPE is one of S1 S2 S3 S4 S5 S6 D1 D2 (issue 20; default: S1 S2 S4 D1 D2). Both sides run
 # with headroom's thread binding (OMP_PROC_BIND=close, OMP_PLACES=cores) and the same warm-up
@@ -43,26 +45,40 @@ shape() {
 export OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
 TIMING=(--reps "$reps" --min-time 0.05 --warmup 0)
 med() { sort -g | awk '{a[NR] = $1} END {print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-printf '%-4s %2s %12s %12s %7s %7s  %s\n' shape T headroom_ms sdpa_bench_ms ratio pairs "load (1-min avg at start, end)"
+ratios() { # ratios A-LIST B-LIST: the median of the per-pair ratios a_i / b_i
+    paste -d' ' <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '$2 > 0 {print $1 / $2}' | med
+}
+# headroom's median wall and CPU ms per call, from its JSON aggregates (Google Benchmark's schema).
+hr_ms() {
+    awk '/"aggregate_name":[[:space:]]*"median"/ {m = 1}
+         m && /"real_time"/ {gsub(/[^0-9.e+-]/, "", $2); r = $2}
+         m && /"cpu_time"/ {gsub(/[^0-9.e+-]/, "", $2); print "A", r / 1e6, $2 / 1e6; exit}'
+}
+printf '%-4s %2s %10s %10s %7s %10s %10s %7s  %s\n' shape T hr_wall_ms drv_wall_ms ratio hr_cpu_ms drv_cpu_ms ratio \
+    "load (1-min avg at start, end)"
 for s in "${shapes[@]}"; do
     args=$(shape "$s") || { echo "fairness.sh: unknown shape $s" >&2; exit 2; }
     for t in $threads; do
         load0=$(cut -d' ' -f1 /proc/loadavg)
-        a=() b=()
+        aw=() bw=() ac=() bc=()
         for ((r = 0; r < rounds; r++)); do
             # One pair under the lock: A then B, so both see the same machine.
-            out=$(flock /tmp/hr-timing.lock sh -c "
-                $HR run --plugin $PLUG --kernel onednn_sdpa $args --threads $t ${TIMING[*]} --no-probe --quiet --format csv |
-                    awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) c[\$i] = i} NR == 2 {print \"A\", \$c[\"time_median_s\"] * 1000}'
-                $DRV $args --threads $t ${TIMING[*]} | awk '{print \"B\", \$3}'
-            ")
-            a+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $2}')")
-            b+=("$(printf '%s\n' "$out" | awk '$1 == "B" {print $2}')")
+            out=$({
+                flock 9
+                $HR run --plugin "$PLUG" --kernel onednn_sdpa $args --threads "$t" "${TIMING[@]}" --no-probe --quiet \
+                    --format json --aggregates-only | hr_ms
+                $DRV $args --threads "$t" "${TIMING[@]}" | awk '{print "B", $3, $7}'
+            } 9>/tmp/hr-timing.lock)
+            aw+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $2}')")
+            ac+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $3}')")
+            bw+=("$(printf '%s\n' "$out" | awk '$1 == "B" {print $2}')")
+            bc+=("$(printf '%s\n' "$out" | awk '$1 == "B" {print $3}')")
         done
-        ma=$(printf '%s\n' "${a[@]}" | med) mb=$(printf '%s\n' "${b[@]}" | med)
-        mp=$(for ((r = 0; r < rounds; r++)); do awk -v a="${a[r]}" -v b="${b[r]}" 'BEGIN {print (b > 0 ? a / b : 0)}'; done | med)
         load1=$(cut -d' ' -f1 /proc/loadavg)
-        printf '%-4s %2s %12.3f %12.3f %7.3f %7.3f  %s, %s   (A: %s; B: %s)\n' "$s" "$t" "$ma" "$mb" \
-            "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$mp" "$load0" "$load1" "${a[*]}" "${b[*]}"
+        printf '%-4s %2s %10.2f %10.2f %7.3f %10.2f %10.2f %7.3f  %s, %s\n' "$s" "$t" \
+            "$(printf '%s\n' "${aw[@]}" | med)" "$(printf '%s\n' "${bw[@]}" | med)" "$(ratios "${aw[*]}" "${bw[*]}")" \
+            "$(printf '%s\n' "${ac[@]}" | med)" "$(printf '%s\n' "${bc[@]}" | med)" "$(ratios "${ac[*]}" "${bc[*]}")" \
+            "$load0" "$load1"
+        echo "     wall A: ${aw[*]} | B: ${bw[*]}"
     done
 done
