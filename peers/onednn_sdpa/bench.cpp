@@ -4,6 +4,9 @@
 // (fairness.sh). It runs the same compiled partitions as the plugin (sdpa_graph.cpp).
 //   sdpa_bench [--batch B] [--heads H] [--kv-heads G] [--seq N] [--seq-kv M] [--d-head D]
 //              [--causal] [--layout bhnd|bnhd] [--threads T] [--reps R] [--min-time S] [--warmup S]
+//              [--hugepages]
+// --hugepages allocates the tensors as headroom does (hr_alloc: 2 MiB aligned, MADV_HUGEPAGE);
+// without it they are plain heap memory, as benchdnn's are (4 KiB pages where THP is madvise).
 // Prints one line: median and min wall milliseconds per call, the median process CPU
 // milliseconds per call, GFLOP/s of the median, the path.
 #include "sdpa_graph.hpp"
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
 #include <time.h>
 
 static double now()
@@ -34,6 +38,19 @@ static double cpu_now()
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// n floats of zeros: plain heap memory, or headroom's large-buffer allocation.
+static float *alloc_floats(size_t n, bool huge)
+{
+    const size_t two = (size_t)2 << 20, bytes = n * sizeof(float);
+    if (!huge || bytes < two) return (float *)calloc(n ? n : 1, sizeof(float));
+    const size_t m = (bytes + two - 1) / two * two;
+    float *p = (float *)aligned_alloc(two, m);
+    if (!p) return nullptr;
+    madvise(p, m, MADV_HUGEPAGE);
+    memset(p, 0, bytes);
+    return p;
 }
 
 static int usage(const char *why)
@@ -57,7 +74,7 @@ int main(int argc, char **argv)
 {
     long b = 1, h = 8, g = 0, n = 512, m = 0, d = 64, threads = 0, reps = 9;
     double min_time = 0.05, warmup = 0.1;
-    bool causal = false, bnhd = false;
+    bool causal = false, bnhd = false, huge = false;
     for (int i = 1; i < argc; i++) {
         const std::string a = argv[i];
         auto num = [&](long &x) {
@@ -84,6 +101,7 @@ int main(int argc, char **argv)
         else if (a == "--min-time") ok = dbl(min_time);
         else if (a == "--warmup") ok = dbl(warmup);
         else if (a == "--causal") causal = true;
+        else if (a == "--hugepages") huge = true;
         else if (a == "--layout" && i + 1 < argc) {
             const std::string l = argv[++i];
             ok = l == "bhnd" || l == "bnhd";
@@ -98,26 +116,27 @@ int main(int argc, char **argv)
     const sdpa::problem p = {b, h, g, n, m, d, causal, (float)(1.0 / std::sqrt((double)d))};
     const size_t ws = sdpa::workspace_bytes(p);
     if (!ws) return usage("the problem does not fit in memory");
-    // Tensors in headroom's layouts: BHND [B][H][N][D] or BNHD [B][N][H][D].
-    auto mk = [&](long heads, long rows, std::vector<float> &buf) {
-        buf.assign((size_t)(b * heads * rows * d), 0.0f);
-        return bnhd ? sdpa::view{buf.data(), heads * rows * d, d, heads * d}
-                    : sdpa::view{buf.data(), heads * rows * d, rows * d, d};
+    // Tensors in headroom's layouts: BHND [B][H][N][D] or BNHD [B][N][H][D] (kept to the end).
+    auto mk = [&](long heads, long rows) {
+        const size_t n = (size_t)(b * heads * rows * d);
+        float *x = alloc_floats(n, huge);
+        if (!x) exit(usage("out of memory"));
+        return bnhd ? sdpa::view{x, heads * rows * d, d, heads * d} : sdpa::view{x, heads * rows * d, rows * d, d};
     };
-    std::vector<float> qb, kb, vb, ob;
-    const sdpa::view q = mk(h, n, qb), k = mk(g, m, kb), v = mk(g, m, vb), o = mk(h, n, ob);
+    const sdpa::view q = mk(h, n), k = mk(g, m), v = mk(g, m), o = mk(h, n);
     std::mt19937 rng(1);
     std::normal_distribution<float> nd(0.0f, 1.0f);
-    for (auto *x : {&qb, &kb, &vb})
-        for (float &e : *x) e = nd(rng);
-    std::vector<char> wsb(ws);
+    for (const sdpa::view *x : {&q, &k, &v})
+        for (size_t i = 0, e = (size_t)(b * (x == &q ? h * n : g * m) * d); i < e; i++) x->data[i] = nd(rng);
+    char *wsb = (char *)alloc_floats((ws + sizeof(float) - 1) / sizeof(float), huge);
+    if (!wsb) return usage("out of memory");
     std::string err;
     const double c0 = now();
     sdpa::plan *pl = sdpa::prepare(p, q, k, v, o, (int)threads, err);
     const double compile_s = now() - c0;
     if (!pl) return fprintf(stderr, "sdpa_bench: %s\n", err.c_str()), 1;
     auto call = [&] {
-        if (sdpa::execute(pl, q, k, v, o, wsb.data(), err)) {
+        if (sdpa::execute(pl, q, k, v, o, wsb, err)) {
             fprintf(stderr, "sdpa_bench: %s\n", err.c_str());
             exit(1);
         }

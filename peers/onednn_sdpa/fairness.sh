@@ -6,7 +6,9 @@
 # median over the rounds of each side's median and the median of the per-pair ratios A/B
 # (robust to load that drifts between pairs; CPU time is what the calls cost when the
 # machine is shared, wall time also how much of the cores they were given), with the load.
-#   bash peers/onednn_sdpa/fairness.sh [--rounds R] [--threads "1 2"] [--reps N] [SHAPE...]
+#   bash peers/onednn_sdpa/fairness.sh [--rounds R] [--threads "1 2"] [--reps N] [--hugepages] [SHAPE...]
+# --hugepages: sdpa_bench allocates its tensors as headroom does (2 MiB aligned, MADV_HUGEPAGE);
+# without it, as benchdnn does (plain heap: 4 KiB pages where THP is "madvise").
 # SHAPE is one of S1 S2 S3 S4 S5 S6 D1 D2 (issue 20; default: S1 S2 S4 D1 D2). Both sides run
 # with headroom's thread binding (OMP_PROC_BIND=close, OMP_PLACES=cores) and the same warm-up
 # rule (at least one untimed call), repetitions and minimum time per repetition.
@@ -15,12 +17,13 @@ cd "$(dirname "$0")/../.."
 HR=${HR_BIN:-./headroom}
 PLUG=${ONEDNN_PLUGIN:-build/plugins/onednn_sdpa.so}
 DRV=build/peers/onednn_sdpa/sdpa_bench
-rounds=5 threads="1 2" reps=3 shapes=()
+rounds=5 threads="1 2" reps=3 shapes=() huge=
 while [ $# -gt 0 ]; do
     case $1 in
     --rounds) rounds=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
+    --hugepages) huge=--hugepages; shift ;;
     -*) echo "fairness.sh: unknown option $1" >&2; exit 2 ;;
     *) shapes+=("$1"); shift ;;
     esac
@@ -67,7 +70,7 @@ for s in "${shapes[@]}"; do
                 flock 9
                 $HR run --plugin "$PLUG" --kernel onednn_sdpa $args --threads "$t" "${TIMING[@]}" --no-probe --quiet \
                     --format json --aggregates-only | hr_ms
-                $DRV $args --threads "$t" "${TIMING[@]}" | awk '{print "B", $3, $7}'
+                $DRV $args --threads "$t" "${TIMING[@]}" $huge | awk '{print "B", $3, $7}'
             } 9>/tmp/hr-timing.lock)
             aw+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $2}')")
             ac+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $3}')")
