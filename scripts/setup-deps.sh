@@ -22,7 +22,8 @@ optional=(libopenblas-dev libopenblas-openmp-dev libbenchmark-dev libbenchmark-t
           "gnuplot-nox|gnuplot-qt|gnuplot-x11" hyperfine likwid
           python3 python3-numpy python3-scipy python3-venv)
 fuzz=(clang libclang-rt-dev)
-ci=(git ca-certificates)
+# --ci also brings what `make peers-setup peers` needs: cmake (ggml), pip (the PyPI downloads)
+ci=(git ca-certificates cmake python3-pip)
 
 want=("${required[@]}" "${optional[@]}")
 strict=0 list=0
