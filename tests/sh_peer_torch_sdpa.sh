@@ -15,17 +15,32 @@ if [ ! -f "$P" ]; then
     finish
     exit
 fi
+if [ "${HR_SANITIZE:-0}" = 1 ]; then # loader.c declines: ASan refuses RTLD_DEEPBIND
+    skip sanitizer "libtorch is not loaded under AddressSanitizer (RTLD_DEEPBIND)"
+    finish
+    exit
+fi
 RUN=(--reps 2 --min-time 0.001 --warmup 0 --no-probe)
 VER='[0-9]+\.[0-9]+\.[0-9]+'
 
-# Linked against the CPU libraries only: neither libtorch.so nor libtorch_cuda.so.
-readelf -d "$P" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' > "$TMP/needed"
+# The kernel is linked against the CPU libraries only: neither libtorch.so nor
+# libtorch_cuda.so; the plugin headroom loads is loader.c, beside it in torch_sdpa.libs/.
+readelf -d "$(dirname "$P")/torch_sdpa.libs/torch_sdpa_impl.so" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' > "$TMP/needed"
 expect links_torch_cpu 0 '^libtorch_cpu\.so$' -- cat "$TMP/needed"
 if grep -Eq '^libtorch(_cuda)?\.so$' "$TMP/needed"; then fail links_no_cuda "$(tr '\n' ' ' < "$TMP/needed")"; else ok links_no_cuda; fi
 # One OpenMP runtime in the process: libtorch_cpu's NEEDED libgomp.so.1 resolves to the
 # one headroom already loaded (by soname), not to the copy inside the wheel.
 inits=$(LD_DEBUG=libs timeout 120 "$B" list --plugin "$P" 2>&1 | sed -n 's/.*calling init: \(.*libgomp[^ ]*\).*/\1/p' | sort -u)
 if [ "$(printf '%s\n' "$inits" | grep -c .)" = 1 ]; then ok one_openmp; else fail one_openmp "libgomp copies initialised: $(echo $inits)"; fi
+
+# libtorch's BLAS calls bind to its own MKL, not to the libopenblas headroom links
+# (loader.c opens it with RTLD_DEEPBIND): what a PyTorch user runs.
+LD_DEBUG=bindings timeout 120 "$B" list --plugin "$P" 2>&1 | grep "libtorch_cpu\.so .*symbol \`sgemm_'" > "$TMP/sgemm"
+if [ "$(grep -c . "$TMP/sgemm")" = 1 ] && grep -q " to [^ ]*/libtorch_cpu\.so " "$TMP/sgemm"; then ok sgemm_is_torchs
+else fail sgemm_is_torchs "libtorch_cpu's sgemm_ bound elsewhere: $(sed 's/.* to //' "$TMP/sgemm")"; fi
+# The loader without its impl: one line naming the reason, the command exit 2.
+mkdir -p "$TMP/alone" && cp "$P" "$TMP/alone/"
+expect loader_alone 2 'torch_sdpa: cannot load libtorch: .*torch_sdpa_impl\.so' -- $B list --plugin "$TMP/alone/torch_sdpa.so"
 
 expect list_shows 0 'torch_sdpa +causal,gqa,threaded .*at::scaled_dot_product_attention' -- $B list --plugin "$P"
 expect list_origin 0 "plugin $P \(libtorch $VER, ABI 1\.0\)" -- $B list --plugin "$P"

@@ -1,5 +1,6 @@
-/* torch_sdpa.cpp — headroom plugin: at::scaled_dot_product_attention (libtorch's C++ API,
- * the CPU libraries of the PyTorch wheel) as the kernel "torch_sdpa".
+/* torch_sdpa.cpp — the torch_sdpa kernel: at::scaled_dot_product_attention (libtorch's C++
+ * API, the CPU libraries of the PyTorch wheel). Built as torch_sdpa.libs/torch_sdpa_impl.so
+ * and opened by loader.c, the plugin headroom loads (see there why).
  *
  * What a PyTorch user's call is, and nothing more: headroom's strided views are wrapped
  * as [B, H, N, d] tensors without a copy (at::from_blob with strides in elements, BHND
@@ -166,7 +167,8 @@ const hrp_kernel *const kernels[] = {&torch_sdpa};
 
 } // namespace
 
-extern "C" HRP_EXPORT const hrp_plugin *headroom_plugin_v1(void)
+/* Opened by loader.c (RTLD_DEEPBIND), which hands this descriptor to headroom. */
+extern "C" HRP_EXPORT const hrp_plugin *torch_sdpa_plugin(void)
 {
     static const hrp_plugin plugin = {
         HRP_ABI_MAJOR, HRP_ABI_MINOR, sizeof(hrp_plugin), "libtorch", TORCH_VER, 1, kernels, torch_last_error,
