@@ -17,8 +17,25 @@ STAMP=$SDK/.complete
 note() { echo "notice: torch_sdpa: $*" >&2; exit 1; }
 
 [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$VER" ] && exit 0
-command -v unzip >/dev/null || note "unzip is missing (apt-get install unzip)"
 command -v python3 >/dev/null || note "python3 is missing"
+# unzip WHEEL DIR PATTERN...: extract the members matching any glob (Python's zipfile: no
+# unzip on a bare Debian); prints nothing, fails when a pattern matches no member.
+unzip_some() {
+    python3 - "$@" <<'PY'
+import fnmatch, sys, zipfile
+w, d, pats = sys.argv[1], sys.argv[2], sys.argv[3:]
+with zipfile.ZipFile(w) as z:
+    names = z.namelist()
+    for p in pats:
+        hit = [n for n in names if fnmatch.fnmatchcase(n, p)]
+        if not hit:
+            sys.exit(f"{w}: no member {p}")
+        for n in hit:
+            z.extract(n, d)
+PY
+}
+# cat_member WHEEL NAME: one member to stdout.
+cat_member() { python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$1" "$2"; }
 # pip: the Python's own, else a bare venv's (Debian's python3 has no pip; python3-venv
 # brings ensurepip). Only 'pip download' is used: nothing is installed.
 PIP=(python3 -m pip)
@@ -34,11 +51,11 @@ quiet=(--quiet --disable-pip-version-check --no-input)
     note "pip download torch==$VER failed: $(tail -n 1 "$D/dl/pip.log")"
 W=$(ls "$D"/dl/torch-"$VER"-*.whl 2>/dev/null | head -n 1)
 [ -n "$W" ] || note "pip gave no torch-$VER wheel"
-unzip -q -o "$W" 'torch/include/*' 'torch/lib/libtorch_cpu.so' 'torch/lib/libc10.so' 'torch/lib/libgomp.so.1' \
-    'torch/version.py' -d "$SDK" || note "unzip of $W failed"
+unzip_some "$W" "$SDK" 'torch/include/*' 'torch/lib/libtorch_cpu.so' 'torch/lib/libc10.so' 'torch/lib/libgomp.so.1' \
+    'torch/version.py' || note "unzip of $W failed"
 # The CUDA runtime pieces libtorch_cpu.so needs to load, at the versions the wheel pins
 # (Requires-Dist: cuda-toolkit[...]==X).
-CT=$(unzip -p "$W" "torch-$VER.dist-info/METADATA" | sed -n 's/^Requires-Dist: cuda-toolkit\[[^]]*\]==\([0-9.]*\).*/\1/p' | head -n 1)
+CT=$(cat_member "$W" "torch-$VER.dist-info/METADATA" | sed -n 's/^Requires-Dist: cuda-toolkit\[[^]]*\]==\([0-9.]*\).*/\1/p' | head -n 1)
 need=$(readelf -d "$SDK/torch/lib/libtorch_cpu.so" | sed -n 's/.*NEEDED.*\[\(libcu[a-z]*\.so\.[0-9]*\)\]/\1/p')
 if [ -n "$need" ]; then
     [ -n "$CT" ] || note "libtorch_cpu.so needs $need but the wheel pins no cuda-toolkit version"
@@ -47,8 +64,7 @@ if [ -n "$need" ]; then
     for lib in $need; do
         got=0
         for w in "$D"/dl/nvidia_cuda_*.whl; do
-            p=$(unzip -Z1 "$w" | grep "/lib/$lib\$" | head -n 1)
-            [ -n "$p" ] && unzip -q -o "$w" "$p" -d "$SDK" && got=1 && break
+            unzip_some "$w" "$SDK" "*/lib/$lib" 2>/dev/null && got=1 && break
         done
         [ $got = 1 ] || note "$lib (needed by libtorch_cpu.so) is in none of the cuda-toolkit $CT wheels"
     done
