@@ -6,9 +6,13 @@
 # A B A B ..., each under the timing lock (flock /tmp/hr-timing.lock), with the load
 # average beside every pair. Prints per pair and a summary: medians and headroom/torch.
 #
-# usage: peers/torch_sdpa/fairness.sh [--pairs N] [--threads "1 2"] [--pin] [SHAPE...]
-#   SHAPE: S1..S6 D1 D2 (default: all). --pin runs Python with headroom's own pinning
-#   (OMP_PROC_BIND=close OMP_PLACES=cores; a PyTorch user's default is unpinned).
+# usage: peers/torch_sdpa/fairness.sh [--pairs N] [--threads "1 2"] [--bind unpinned|pinned|as-is] [SHAPE...]
+#   SHAPE: S1..S6 D1 D2 (default: all). --bind gives both sides the same thread binding:
+#   unpinned (default: OMP_PROC_BIND=false for both, a PyTorch user's default), pinned
+#   (OMP_PROC_BIND=close OMP_PLACES=cores for both, headroom's default), or as-is (each
+#   tool its own default: headroom pinned, Python not). On a shared machine headroom's
+#   pinning puts a 1-thread run on core 0 whatever else runs there: as-is then compares
+#   the binding, not the kernel (measured: 0.36 s pinned vs 0.22 s unpinned, S2 T1).
 # Needs: ./headroom and build/plugins/torch_sdpa.so (make; make peers-setup peers), and
 # `import torch`, for which a venv is made once under build/peers/torch_sdpa/venv: the
 # wheel with --no-deps plus what `import torch` needs (its Python requirements and the
@@ -25,14 +29,14 @@ HR=./headroom
 LOCK=/tmp/hr-timing.lock
 pairs=3
 threads="1 2"
-pin=0
+bind=unpinned
 shapes=()
 while [ $# -gt 0 ]; do
     case $1 in
     --pairs) pairs=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
-    --pin) pin=1; shift ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    --bind) bind=$2; shift 2 ;;
+    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
     S[1-6] | D[12]) shapes+=("$1"); shift ;;
     *) echo "fairness.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
@@ -77,8 +81,13 @@ shape() { # shape NAME: sets H G N M DH C
 }
 med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 load() { cut -d' ' -f1 /proc/loadavg; }
-pyenv=()
-[ $pin = 1 ] && pyenv=(OMP_PROC_BIND=close OMP_PLACES=cores)
+# headroom re-execs itself to pin unless both variables are set; a user's values win.
+case $bind in
+unpinned) hrenv=(OMP_PROC_BIND=false OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=false) ;;
+pinned) hrenv=(OMP_PROC_BIND=close OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=close OMP_PLACES=cores) ;;
+as-is) hrenv=() pyenv=() ;;
+*) echo "fairness.sh: --bind unpinned|pinned|as-is, not '$bind'" >&2; exit 2 ;;
+esac
 csv=$D/fairness-$(date -u +%Y%m%dT%H%M%S).csv
 echo "shape,threads,pair,tool,median_s,load1" > "$csv"
 summary=()
@@ -90,7 +99,7 @@ for s in "${shapes[@]}"; do
         hr=() tp=()
         for ((i = 1; i <= pairs; i++)); do
             l=$(load)
-            a=$(flock "$LOCK" "$HR" run --plugin "$PLUG" --kernel torch_sdpa --heads $H --kv-heads $G --seq $N --seq-kv $M \
+            a=$(env "${hrenv[@]}" flock "$LOCK" "$HR" run --plugin "$PLUG" --kernel torch_sdpa --heads $H --kv-heads $G --seq $N --seq-kv $M \
                 --d-head $DH "${cflag[@]}" --threads $t --reps 9 --min-time 0.2 --warmup 0.3 --no-probe --quiet \
                 --format csv 2>/dev/null | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "time_median_s") c = i} NR == 2 {print $c}')
             [ -n "$a" ] || { echo "fairness.sh: headroom run failed for $s T$t" >&2; exit 1; }
@@ -112,5 +121,5 @@ for s in "${shapes[@]}"; do
             "$(awk -v x="$ma" -v y="$mb" 'BEGIN {print x / y}')")")
     done
 done
-echo "summary (medians of $pairs interleaved pairs; raw: $csv):"
+echo "summary (binding $bind; medians of $pairs interleaved pairs; raw: $csv):"
 printf '%s\n' "${summary[@]}"
