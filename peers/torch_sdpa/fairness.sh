@@ -96,7 +96,7 @@ for s in "${shapes[@]}"; do
     cflag=()
     [ $C = 1 ] && cflag=(--causal)
     for t in $threads; do
-        hr=() tp=()
+        hr=() tp=() rt=()
         for ((i = 1; i <= pairs; i++)); do
             l=$(load)
             a=$(env "${hrenv[@]}" flock "$LOCK" "$HR" run --plugin "$PLUG" --kernel torch_sdpa --heads $H --kv-heads $G --seq $N --seq-kv $M \
@@ -109,16 +109,16 @@ for s in "${shapes[@]}"; do
                 --seq-q $N --seq-kv $M --d-head $DH "${cflag[@]}" --threads $t --min-run-time "$mrt" 2>"$D/fairness-py.err" | tail -n 1)
             b=${bline%% *}
             [ -n "$b" ] || { echo "fairness.sh: fairness_timer.py failed for $s T$t" >&2; exit 1; }
-            hr+=("$a") tp+=("$b")
+            hr+=("$a") tp+=("$b") rt+=("$(awk -v x="$a" -v y="$b" 'BEGIN {print x / y}')")
             printf '%s T%s pair %d: headroom %.3f ms  torch %.3f ms  ratio %.3f  (load %s; torch: %s)\n' "$s" "$t" "$i" \
                 "$(awk -v x="$a" 'BEGIN {print x * 1e3}')" "$(awk -v x="$b" 'BEGIN {print x * 1e3}')" \
                 "$(awk -v x="$a" -v y="$b" 'BEGIN {print x / y}')" "$l" "${bline#* }"
             printf '%s,%s,%d,headroom,%s,%s\n%s,%s,%d,torch,%s,%s\n' "$s" "$t" "$i" "$a" "$l" "$s" "$t" "$i" "$b" "$l" >> "$csv"
         done
-        ma=$(printf '%s\n' "${hr[@]}" | med) mb=$(printf '%s\n' "${tp[@]}" | med)
-        summary+=("$(printf '%-3s T%s  headroom %10.3f ms  torch.utils.benchmark %10.3f ms  headroom/torch %.3f' "$s" "$t" \
-            "$(awk -v x="$ma" 'BEGIN {print x * 1e3}')" "$(awk -v x="$mb" 'BEGIN {print x * 1e3}')" \
-            "$(awk -v x="$ma" -v y="$mb" 'BEGIN {print x / y}')")")
+        ma=$(printf '%s\n' "${hr[@]}" | med) mb=$(printf '%s\n' "${tp[@]}" | med) mr=$(printf '%s\n' "${rt[@]}" | med)
+        summary+=("$(printf '%-3s T%s  headroom %10.3f ms  torch.utils.benchmark %10.3f ms  headroom/torch per pair: median %.3f (%s)' \
+            "$s" "$t" "$(awk -v x="$ma" 'BEGIN {print x * 1e3}')" "$(awk -v x="$mb" 'BEGIN {print x * 1e3}')" "$mr" \
+            "$(printf '%.2f ' "${rt[@]}" | sed 's/ $//')")")
     done
 done
 echo "summary (binding $bind; medians of $pairs interleaved pairs; raw: $csv):"
