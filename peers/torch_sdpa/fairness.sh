@@ -10,7 +10,8 @@
 #   SHAPE: S1..S6 D1 D2 (default: all). --bind gives both sides the same thread binding:
 #   unpinned (default: OMP_PROC_BIND=false for both, a PyTorch user's default), pinned
 #   (OMP_PROC_BIND=close OMP_PLACES=cores for both, headroom's default), or as-is (each
-#   tool its own default: headroom pinned, Python not). On a shared machine headroom's
+#   tool its own default: headroom pinned, Python not, and no huge pages for Python;
+#   the other two give Python THP_MEM_ALLOC_ENABLE=1, as headroom's inputs are on THP). On a shared machine headroom's
 #   pinning puts a 1-thread run on core 0 whatever else runs there: as-is then compares
 #   the binding, not the kernel (measured: 0.36 s pinned vs 0.22 s unpinned, S2 T1).
 # Needs: ./headroom and build/plugins/torch_sdpa.so (make; make peers-setup peers), and
@@ -83,8 +84,11 @@ med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[N
 load() { cut -d' ' -f1 /proc/loadavg; }
 # headroom re-execs itself to pin unless both variables are set; a user's values win.
 case $bind in
-unpinned) hrenv=(OMP_PROC_BIND=false OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=false) ;;
-pinned) hrenv=(OMP_PROC_BIND=close OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=close OMP_PLACES=cores) ;;
+# Memory alike too: headroom's inputs are on transparent huge pages (madvise); PyTorch's
+# allocator does the same for large tensors with THP_MEM_ALLOC_ENABLE=1 (D2, T1: 58 ms
+# without, 51-56 ms with, headroom 51-56 ms).
+unpinned) hrenv=(OMP_PROC_BIND=false OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=false THP_MEM_ALLOC_ENABLE=1) ;;
+pinned) hrenv=(OMP_PROC_BIND=close OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=close OMP_PLACES=cores THP_MEM_ALLOC_ENABLE=1) ;;
 as-is) hrenv=() pyenv=() ;;
 *) echo "fairness.sh: --bind unpinned|pinned|as-is, not '$bind'" >&2; exit 2 ;;
 esac
