@@ -1,0 +1,60 @@
+"""fairness_timer.py — PyTorch's own measurement of F.scaled_dot_product_attention, the
+reference the torch_sdpa plugin is held to (peers/torch_sdpa/fairness.sh runs it
+interleaved with `headroom run`).
+
+As a PyTorch user measures it: torch.utils.benchmark.Timer.blocked_autorange over the
+call alone, torch.set_num_threads(T), contiguous BHND fp32 tensors (randn), the same
+arguments the plugin passes (is_causal when Nq == Nkv, no mask when Nq == 1, enable_gqa
+when Hkv < Hq, scale 1/sqrt(d)). Prints one line: median seconds per call, the backend
+torch chose, the threads torch reports, and the OpenMP library loaded.
+
+usage: fairness_timer.py --heads H --kv-heads G --seq-q N --seq-kv M --d-head D
+                         [--causal] --threads T [--min-run-time SEC]
+"""
+import argparse
+import math
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.utils.benchmark import Timer
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--heads", type=int, required=True)
+    ap.add_argument("--kv-heads", type=int, required=True)
+    ap.add_argument("--seq-q", type=int, required=True)
+    ap.add_argument("--seq-kv", type=int, required=True)
+    ap.add_argument("--d-head", type=int, required=True)
+    ap.add_argument("--causal", action="store_true")
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--min-run-time", type=float, default=1.0)
+    a = ap.parse_args()
+    if a.causal and a.seq_q not in (1, a.seq_kv):
+        sys.exit("fairness_timer.py: causal with Nq != Nkv (other than 1) needs the lower-right mask: not timed here")
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    q = torch.randn(a.batch, a.heads, a.seq_q, a.d_head)
+    k = torch.randn(a.batch, a.kv_heads, a.seq_kv, a.d_head)
+    v = torch.randn(a.batch, a.kv_heads, a.seq_kv, a.d_head)
+    is_causal = a.causal and a.seq_q == a.seq_kv and a.seq_q > 1
+    gqa = a.kv_heads != a.heads
+    scale = 1.0 / math.sqrt(a.d_head)
+    backend = torch._fused_sdp_choice(q, k, v, None, 0.0, is_causal, scale=scale, enable_gqa=gqa)
+    names = {0: "math", 1: "flash_attention", 2: "efficient", 3: "cudnn", 4: "overrideable"}
+    t = Timer(
+        "F.scaled_dot_product_attention(q, k, v, is_causal=is_causal, scale=scale, enable_gqa=gqa)",
+        globals={"F": F, "q": q, "k": k, "v": v, "is_causal": is_causal, "scale": scale, "gqa": gqa},
+        num_threads=a.threads,
+    )
+    t.timeit(1)  # warm-up: first-call allocations
+    m = t.blocked_autorange(min_run_time=a.min_run_time)
+    gomp = sorted({l.split()[-1] for l in open("/proc/self/maps") if "libgomp" in l})
+    print(f"{m.median:.9f} backend={names.get(backend, backend)} threads={torch.get_num_threads()} "
+          f"runs={len(m.times)}x{m.number_per_run} gomp={','.join(gomp)}")
+
+
+if __name__ == "__main__":
+    main()
