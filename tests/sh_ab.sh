@@ -25,6 +25,11 @@ printf '[sweep]\nkernels = flash\nheads = 2\nd_head = 16\nseq = 64\nthreads = 1\
 mk otherpts "a=\$1; shift; shift; exec $B \$a $TMP/other.ini \"\$@\""
 
 expect help 0 'usage: headroom ab BASE_BINARY NEW_BINARY CONFIG' -- $B ab --help
+# A worker gets every CPU headroom started with, not the one its parent's pinned initial
+# thread has (a worker's 2-thread points once ran on one CPU at 1-thread speed).
+mk affinity "grep Cpus_allowed_list /proc/self/status > $TMP/aff; exec $B \"\$@\""
+want=$(grep Cpus_allowed_list /proc/self/status | tr -s ' \t' ' ')
+expect worker-cpus 0 "^${want}\$" -- sh -c "$B ab $B $TMP/affinity $TMP/tiny.ini --reps 2 >/dev/null 2>&1; tr -s ' \t' ' ' < $TMP/aff"
 expect hidden 0 '' -- sh -c "$B --help | grep -vq ab-worker"
 expect worker-hello 0 '"ab_protocol":1,"build_id":"[0-9a-f]+".*"name":"flash/B1/H2/G2/N32/M32/d16/full/bhnd/T1"' \
     -- sh -c "echo quit | $B ab-worker $TMP/tiny.ini"

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "results.h"
 #include "stats.h"
 #include "sysinfo.h"
+#include "threads.h"
 
 /* ---- one worker process ------------------------------------------------------------------ */
 
@@ -46,6 +48,8 @@ static int start(worker *w, const hr_ab_opts *o)
     if (o->worker.seed >= 0) argv[a++] = "--seed", argv[a++] = seed;
     if (o->worker.filter) argv[a++] = "--filter", argv[a++] = o->worker.filter;
     argv[a] = NULL;
+    cpu_set_t cpus; /* the worker's OpenMP team gets every CPU headroom started with */
+    hr_threads_start_cpus(&cpus);
     fflush(NULL);
     w->pid = fork();
     if (w->pid < 0) return hr_fail("ab: cannot fork (%s)", strerror(errno));
@@ -53,6 +57,7 @@ static int start(worker *w, const hr_ab_opts *o)
         dup2(in[0], 0);
         dup2(out[1], 1);
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        hr_threads_apply_cpus(&cpus);
         execv(w->bin, (char *const *)argv);
         fprintf(stderr, "headroom ab: %s: cannot execute (%s)\n", w->bin, strerror(errno));
         _exit(127);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <omp.h>
+#include <sched.h>
 
 #include "headroom.h"
 #include "threads.h"
@@ -98,3 +99,25 @@ void hr_threads_used(int t)
 }
 
 int hr_threads_max_used(void) { return max_used; }
+
+int hr_threads_start_cpus(void *cpu_set)
+{
+    cpu_set_t *set = cpu_set;
+    CPU_ZERO(set);
+    int places = omp_get_num_places();
+    for (int p = 0; p < places; p++) {
+        int n = omp_get_place_num_procs(p), ids[1024];
+        if (n <= 0 || n > 1024) continue;
+        omp_get_place_proc_ids(p, ids);
+        for (int i = 0; i < n; i++)
+            if (ids[i] >= 0 && ids[i] < CPU_SETSIZE) CPU_SET(ids[i], set);
+    }
+    if (!CPU_COUNT(set) && sched_getaffinity(0, sizeof *set, set)) CPU_ZERO(set);
+    return CPU_COUNT(set);
+}
+
+int hr_threads_apply_cpus(const void *cpu_set)
+{
+    const cpu_set_t *set = cpu_set;
+    return CPU_COUNT(set) ? sched_setaffinity(0, sizeof *set, set) : 0;
+}

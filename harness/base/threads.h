@@ -29,6 +29,13 @@ int hr_threads_check(int t, const char *from);
  * written afterwards by this process says the most threads used and whether that was
  * more than the online CPUs ("max_threads", "oversubscribed"). */
 void hr_threads_used(int t);
+/* Gives the calling thread back every CPU this process started with (the union of
+ * OpenMP's places, else its current mask), for a process about to exec another that runs
+ * its own OpenMP team: with OMP_PROC_BIND set, libgomp binds the initial thread to the
+ * first place, and a child inherits that one-CPU mask (every `headroom ab` worker ran its
+ * threads on one CPU). Call in the parent before fork (set) and apply in the child. */
+int hr_threads_start_cpus(void *cpu_set); /* a cpu_set_t *; returns the number of CPUs */
+int hr_threads_apply_cpus(const void *cpu_set);
 int hr_threads_max_used(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* main.c — the headroom binary: dispatches to a subcommand from one table; checks stdout once, at the end. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,9 @@ static void pin_threads(char **argv)
     if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
     setenv("OMP_PROC_BIND", "close", 0);
     setenv("OMP_PLACES", "cores", 0);
+    cpu_set_t cpus; /* a user's OMP_PROC_BIND alone bound this image's initial thread to one CPU */
+    hr_threads_start_cpus(&cpus);
+    hr_threads_apply_cpus(&cpus);
     execv("/proc/self/exe", argv);
 }
 
