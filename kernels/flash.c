@@ -292,14 +292,15 @@ void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qsc
 }
 
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
- * boundary are zeroed (their scores are computed, then masked). On AVX-512 whole
- * 16 x 16 blocks go through the register transpose; the AVX2 and portable paths copy
- * element by element, as they always have (the 8 x 8 transpose is unmeasured here). */
+ * boundary are zeroed (their scores are computed, then masked). On AVX-512 and AVX2
+ * whole 16 x 16 / 8 x 8 blocks go through the register transpose (AVX2: 24 shuffles per
+ * 64 floats instead of 64 strided scalar stores; pack_k fell from ~3.5% of the kernel's
+ * cycles to ~1% at d 64); the portable path copies element by element. */
 static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
 {
     const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
     int j = 0;
-#if defined(HR_VEC_AVX512)
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
     for (; j + HR_VW <= nk; j += HR_VW) {
         int kk = 0;
         for (; kk + HR_VW <= d; kk += HR_VW)
@@ -329,37 +330,67 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
     }
 }
 
-/* The online-softmax step of row r on its ncols scores s (a multiple of the vector
- * width); keys at or past cut (relative to the tile) are masked. Leaves p in s. */
-static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
+/* The online-softmax step of a micro-tile: rows r0 .. r0+mr-1 of the stack, their scores
+ * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
+ * or past cut_r = min(end_r - j0, nk) are masked. Leaves p in s.
+ * First, per row: the mask, the tile's max (a vector max and one horizontal max), and
+ * when the max rises, l and o rescaled by exp2(m_old - m_new). Then exp2(s - m) and the
+ * lane sums of two rows at a time: one row's exp2 is a chain of ~12 dependent ops
+ * (~35 cycles), and a row at a time left the FP pipes waiting on it (perf: the store
+ * after the chain held a third of softmax's samples); two independent chains fill them.
+ * The arithmetic of every score is the same as one row at a time (bit-identical). */
+FT_INLINE void exp_rows(hr_ft_ws *w, int r0, int nr, const int *rs, int ncols)
 {
-    if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
-        memset(s, 0, (size_t)ncols * sizeof(float));
-        return;
+    hr_vf mv[2], sum[2];
+    float *s[2];
+    for (int i = 0; i < nr; i++) {
+        mv[i] = hr_vset1(w->m[rs[i]]);
+        sum[i] = hr_vzero();
+        s[i] = w->s + (ptrdiff_t)(rs[i] - r0) * w->bkvp;
     }
-    for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
-    hr_vf mx = hr_vset1(-INFINITY);
-    for (int c = 0; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-    float m_new = hr_vreduce_max(mx), m_old = w->m[r];
-    if (m_new > m_old) {
-        if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
-            float alpha = exp2f(m_old - m_new);
-            hr_vf av = hr_vset1(alpha);
-            float *o = w->o + (size_t)r * w->dp;
-            for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
-            float *l = w->l + (size_t)r * HR_VW;
-            hr_vstore(l, hr_vmul(hr_vload(l), av));
+    for (int c = 0; c < ncols; c += HR_VW)
+        for (int i = 0; i < nr; i++) {
+            hr_vf pv = hr_vexp2(hr_vsub(hr_vload(s[i] + c), mv[i]));
+            hr_vstore(s[i] + c, pv);
+            sum[i] = hr_vadd(sum[i], pv);
         }
-        w->m[r] = m_old = m_new;
+    for (int i = 0; i < nr; i++) { /* lane sums; reduced once, in hr_ft_store */
+        float *l = w->l + (size_t)rs[i] * HR_VW;
+        hr_vstore(l, hr_vadd(hr_vload(l), sum[i]));
     }
-    hr_vf mv = hr_vset1(m_old), sum = hr_vzero();
-    for (int c = 0; c < ncols; c += HR_VW) {
-        hr_vf pv = hr_vexp2(hr_vsub(hr_vload(s + c), mv));
-        hr_vstore(s + c, pv);
-        sum = hr_vadd(sum, pv);
+}
+
+static void softmax_tile(hr_ft_ws *w, int r0, int mr, int ncols, int nk, int j0)
+{
+    int live[MR], nl = 0;
+    for (int r = r0; r < r0 + mr; r++) {
+        float *s = w->s + (ptrdiff_t)(r - r0) * w->bkvp;
+        int cut = w->end[r] - j0;
+        if (cut > nk) cut = nk;
+        if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
+            memset(s, 0, (size_t)ncols * sizeof(float));
+            continue;
+        }
+        for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
+        hr_vf mx = hr_vload(s);
+        for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
+        float m_new = hr_vreduce_max(mx), m_old = w->m[r];
+        if (m_new > m_old) {
+            if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
+                float alpha = exp2f(m_old - m_new);
+                hr_vf av = hr_vset1(alpha);
+                float *o = w->o + (size_t)r * w->dp;
+                for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+                float *l = w->l + (size_t)r * HR_VW;
+                hr_vstore(l, hr_vmul(hr_vload(l), av));
+            }
+            w->m[r] = m_new;
+        }
+        live[nl++] = r;
     }
-    float *l = w->l + (size_t)r * HR_VW; /* lane sums; reduced once, in hr_ft_store */
-    hr_vstore(l, hr_vadd(hr_vload(l), sum));
+    int i = 0;
+    for (; i + 2 <= nl; i += 2) exp_rows(w, r0, 2, live + i, ncols);
+    if (i < nl) exp_rows(w, r0, 1, live + i, ncols);
 }
 
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
@@ -447,10 +478,7 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
             for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
             /* Columns past nk are padding up to the vector width (zero K, so score 0):
              * they are masked like keys past the causal end. */
-            for (int r = 0; r < mr; r++) {
-                const int cut = w->end[r0 + r] - j0;
-                softmax_row(w, r0 + r, w->s + r * ld, nvec * HR_VW, cut < nk ? cut : nk);
-            }
+            softmax_tile(w, r0, mr, nvec * HR_VW, nk, j0);
             float *o = w->o + (size_t)r0 * dp;
             int cv = 0;
             for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
