@@ -350,7 +350,7 @@ FT_INLINE void exp_rows(hr_ft_ws *w, int r0, int nr, const int *rs, int ncols)
     }
     for (int c = 0; c < ncols; c += HR_VW)
         for (int i = 0; i < nr; i++) {
-            hr_vf pv = hr_vexp2(hr_vsub(hr_vload(s[i] + c), mv[i]));
+            hr_vf pv = hr_vexp2_estrin(hr_vsub(hr_vload(s[i] + c), mv[i]));
             hr_vstore(s[i] + c, pv);
             sum[i] = hr_vadd(sum[i], pv);
         }
