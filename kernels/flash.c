@@ -35,6 +35,34 @@
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
  *
+ * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, which stands for Zen 3 and other
+ * AVX2-only CPUs; measured on Zen 4, whose avx2 FMA roof per core equals its avx512 one
+ * since 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
+ *   FMAs     per 8 scores of a row QK + PV are 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64),
+ *            the same share per score as AVX-512 per 16.
+ *   softmax  per vector of 8 scores: load + max, load + sub, exp2 (clamp, round, sub, the
+ *            polynomial as a mul + 5 FMAs, cvt, add, shift, mul), store, add into l: ~17
+ *            ops, 7 of them on the two FMA pipes: 128 / 135 = 95% at d 64, 97% at d 128
+ *            by count. By time it was worse: Horner's 6 dependent FMAs made each exp2 a
+ *            ~34-cycle chain, more than the FP scheduler can overlap, so perf put 13% of
+ *            the kernel's cycles in the softmax at d 64. Now Estrin's scheme (vec.h's
+ *            hr_vexp2_estrin, 3 FMA latencies deep) and two rows interleaved: 11%.
+ *   loads    the 6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA
+ *            (AVX-512's 6 x 4: 0.42), 1.33 per cycle at 2 FMAs per cycle, under the 2-3
+ *            loads per cycle of Zen 3/4; P·V the same per key.
+ *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 (16, 0.58 loads
+ *            per FMA) needs d and Bkv in multiples of 24 (d 64 leaves a 1-vector pass);
+ *            8 x 1 needs 1.1 loads per FMA; 3 x 4 needs 17 registers. 6 x 2 stays.
+ *   caches   kt + vp = 2 * d * Bkv * 4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the
+ *            Q + O stack 2 * Bq * d * 4 B: 96 / 192 KiB in L2 (Zen 3 512 KiB, Zen 4 1 MiB),
+ *            Bq derived from the running machine's L2 (hr_ft_default_block_q).
+ *   packing  K by 8 x 8 register transposes (24 shuffles per 64 floats; element by
+ *            element it was 3.5% of the cycles, now 1%), V copied, the next tile
+ *            prefetched: ~4% at Bq 192 with the prefetch loop.
+ *   So by count ~88% (d 64) and ~92% (d 128) of the roof before loop overheads; perf at
+ *   H16 N2048 d64: micro-kernels 83% of the kernel's cycles, softmax 11%, packing and
+ *   prefetch 4%, the rest 2%.
+ *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
  *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 in an AVX-512 build: vdpbf16ps,
@@ -211,16 +239,33 @@ int hr_ft_mr(void) { return MR; }
 
 /* Bq = 192 rows (a multiple of MR on every path): the packing of a K/V tile (2*d*Bkv
  * moves and their cache misses) is spread over 192*Bkv*d*2 FMAs; measured interleaved
- * against 96 and 144 rows it was 5-10% faster at d = 64 and 128. Q and O of the stack,
- * 2*Bq*d*4 B = 192 KiB at d = 128, stay in the 1 MiB L2; for larger d, Bq shrinks to
- * keep them under 384 KiB (at least 12 rows). Bkv = 64 keys: the 6x4 tile's 4 zmm of
- * keys, and kt + vp = 32 KiB at d = 64 (64 KiB at d = 128, L2); 32 and 128 were slower. */
-int hr_ft_default_block_q(int d)
+ * against 96 and 144 rows it was 5-10% faster at d = 64 and 128. The stack's Q and O
+ * (2*Bq*d*4 B) and the packed tile (kt + vp, 2*d*Bkv*4 B) are reread for every tile and
+ * micro-tile, so together they must stay in L2 beside what else passes through it: Bq
+ * shrinks (to at least 12 rows) until they fill at most half of this machine's L2
+ * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512) or 384 (AVX2, measured:
+ * `headroom tune` on the AVX2 build picked 384 over 192 at H16 d64, 1.015x, and H32 d128 causal, 1.042x; interleaved by CPU
+ * time 1.009x and 1.049x). So AVX2 takes 384 rows at d 64 on a 512 KiB or 1 MiB L2 and at
+ * d 128 on 1 MiB, 192 at d 128 on 512 KiB (Zen 3); AVX-512 192 up to d 256. Bkv = 64
+ * keys: a multiple of the register tile's width on every path (AVX-512 4 zmm, AVX2 2 ymm
+ * = 16 keys), kt + vp = 32 KiB at d = 64 (L1) and 64 KiB at d = 128 (L2); 32 and 128
+ * were slower on AVX-512; on AVX2 128 measured 0.98-0.99x of 64 (H16 d64, H32 d128
+ * causal, interleaved by CPU time). */
+#if defined(HR_VEC_AVX2)
+#define BQ_MAX 384
+#else
+#define BQ_MAX 192
+#endif
+static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
+
+int hr_ft_default_block_kv(const hr_machine *m, int d) { return 64; }
+
+int hr_ft_default_block_q(const hr_machine *m, int d)
 {
-    int bq = 384 * 1024 / (8 * d) / 12 * 12;
-    return bq > 192 ? 192 : bq < 12 ? 12 : bq;
+    const long budget = (long)(l2_of(m) / 2), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
+    long bq = (budget - tile) / (8L * d) / 12 * 12;
+    return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
 }
-int hr_ft_default_block_kv(int d) { return 64; }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
@@ -522,8 +567,8 @@ static const char *flash_applicable(const hr_problem *p) { return NULL; }
 
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(p->d_head);
-    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(p->d_head);
+    if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(m, p->d_head);
+    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
 }
 
 static size_t flash_workspace(const hr_problem *p, const hr_tune *t)

@@ -99,9 +99,10 @@ static inline void hr_ft_attend_head(hr_ft_ws *w, int rows, const hr_problem *p,
                        hr_xcrow(a->xv, b, g, 0), a->xv.sn);
 }
 
-/* Rows per micro-tile; default tiles (chosen in flash.c, explained there). */
+/* Rows per micro-tile; default tiles for this machine's caches (m may be NULL or its
+ * sizes 0: 32 KiB L1d, 1 MiB L2 assumed; chosen in flash.c, explained there). */
 int hr_ft_mr(void);
-int hr_ft_default_block_q(int d);
-int hr_ft_default_block_kv(int d);
+int hr_ft_default_block_q(const hr_machine *m, int d);
+int hr_ft_default_block_kv(const hr_machine *m, int d);
 
 #endif
