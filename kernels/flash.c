@@ -35,33 +35,25 @@
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
  *
- * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, which stands for Zen 3 and other
- * AVX2-only CPUs; measured on Zen 4, whose avx2 FMA roof per core equals its avx512 one
- * since 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
- *   FMAs     per 8 scores of a row QK + PV are 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64),
- *            the same share per score as AVX-512 per 16.
- *   softmax  per vector of 8 scores: load + max, load + sub, exp2 (clamp, round, sub, the
- *            polynomial as a mul + 5 FMAs, cvt, add, shift, mul), store, add into l: ~17
- *            ops, 7 of them on the two FMA pipes: 128 / 135 = 95% at d 64, 97% at d 128
- *            by count. By time it was worse: Horner's 6 dependent FMAs made each exp2 a
- *            ~34-cycle chain, more than the FP scheduler can overlap, so perf put 13% of
- *            the kernel's cycles in the softmax at d 64. Now Estrin's scheme (vec.h's
- *            hr_vexp2_estrin, 3 FMA latencies deep) and two rows interleaved: 11%.
- *   loads    the 6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA
- *            (AVX-512's 6 x 4: 0.42), 1.33 per cycle at 2 FMAs per cycle, under the 2-3
- *            loads per cycle of Zen 3/4; P·V the same per key.
- *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 (16, 0.58 loads
- *            per FMA) needs d and Bkv in multiples of 24 (d 64 leaves a 1-vector pass);
- *            8 x 1 needs 1.1 loads per FMA; 3 x 4 needs 17 registers. 6 x 2 stays.
- *   caches   kt + vp = 2 * d * Bkv * 4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the
- *            Q + O stack 2 * Bq * d * 4 B: 96 / 192 KiB in L2 (Zen 3 512 KiB, Zen 4 1 MiB),
- *            Bq derived from the running machine's L2 (hr_ft_default_block_q).
- *   packing  K by 8 x 8 register transposes (24 shuffles per 64 floats; element by
- *            element it was 3.5% of the cycles, now 1%), V copied, the next tile
- *            prefetched: ~4% at Bq 192 with the prefetch loop.
- *   So by count ~88% (d 64) and ~92% (d 128) of the roof before loop overheads; perf at
- *   H16 N2048 d64: micro-kernels 83% of the kernel's cycles, softmax 11%, packing and
- *   prefetch 4%, the rest 2%.
+ * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
+ * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
+ * 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
+ *   FMAs     QK + PV per 8 scores of a row: 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64).
+ *   softmax  per 8 scores: load + max, load + sub, exp2 (clamp, round, sub, mul + 5 FMAs,
+ *            cvt, add, shift, mul), store, add into l: ~17 ops, 7 on the FMA pipes, so
+ *            95% (d 64) / 97% (d 128) by count. By time worse: Horner's 6 dependent FMAs
+ *            made each exp2 a ~34-cycle chain, more than the FP scheduler overlaps (perf:
+ *            13% of the cycles at d 64). Estrin's scheme (vec.h's hr_vexp2_estrin, 3 FMA
+ *            latencies deep) and two rows' chains interleaved: 11%.
+ *   loads    6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA (AVX-512
+ *            0.42), 1.33 per cycle, under Zen 3/4's 2-3 loads per cycle.
+ *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
+ *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers.
+ *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
+ *            stack 2*Bq*d*4 B in L2 (Zen 3 512 KiB, Zen 4 1 MiB): Bq from hr_machine's L2.
+ *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
+ *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
+ *   perf at H16 N2048 d64: micro-kernels 83% of the cycles, softmax 11%, packing 4%.
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
@@ -565,9 +557,15 @@ static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : o
 /* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
 static const char *flash_applicable(const hr_problem *p) { return NULL; }
 
+int hr_ft_even_blocks(int n, int cap, int mult)
+{
+    const int nb = ceil_div(n, cap), bq = round_up(ceil_div(n, nb), mult);
+    return bq < cap ? bq : cap;
+}
+
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(m, p->d_head);
+    if (t->block_q <= 0) t->block_q = hr_ft_even_blocks(p->seq_q, hr_ft_default_block_q(m, p->d_head), 12);
     if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
 }
 

@@ -28,7 +28,7 @@ static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
     if (t->block_q <= 0) {
         const int mr = hr_ft_mr(), stack = hr_ft_default_block_q(m, p->d_head);
         int per_head = ceil_div(ceil_div(stack, hr_group(p)), mr) * mr;
-        t->block_q = per_head;
+        t->block_q = hr_ft_even_blocks(p->seq_q, per_head, mr);
     }
     if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
 }
