@@ -80,19 +80,19 @@
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
  * dynamically, heaviest first (for causal the last query blocks see the most keys), so
  * the two long tails do not land on one thread. Every row's result is independent of
- * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)),
- * independent of N.
+ * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
+ * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured (shared, throttled 2-core Zen 4; each kernel call interleaved with an
- * AVX-512 FMA loop of 12 chains, median of 15 pairs of kernel/peak ratios):
- *   FMA peak: ~113 GFLOP/s on 1 core (one zmm FMA per cycle), ~225 on 2.
- *   H16 N2048 d64:         1 thread 65-82% of peak, 2 threads 80% (176 GFLOP/s)
- *   H32 N2048 d128 causal: 1 thread 71-74%,         2 threads 79% (176 GFLOP/s)
- * perf: the two micro-kernels take ~80% of the kernel's cycles, the rest is softmax,
- * packing and prefetch. Before the next tile was prefetched, packing waited on
- * L3/DRAM (~20%); it is now FMA-bound with the softmax as the main overhead. gqa
- * (H32/8 d128 causal) runs at the same speed as flash (time ratio 1.04 +- 0.1): at
- * this shape K/V traffic is already hidden, so sharing tiles saves bandwidth, not time. */
+ * Measured, fp32, no wisdom (2-vCPU Zen 4 shared with other jobs, load 1.5-3.6; per call
+ * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
+ * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
+ * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
+ *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
+ *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
+ *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
+ * perf: the micro-kernels take ~83% of the cycles, the softmax ~11% (budget above). gqa
+ * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
+ * hidden, so sharing tiles saves bandwidth, not time. */
 
 #include <math.h>
 #include <omp.h>

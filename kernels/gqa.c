@@ -11,7 +11,7 @@
  *
  * Bq here is per head; the default keeps the stack near flash's Bq rows (at least one
  * micro-tile per head), so the slab per thread stays O(G * Bq * (d + Bkv)),
- * independent of N. */
+ * bounded whatever N (hr_ft_even_blocks may give a short N a smaller block). */
 
 #include <omp.h>
 
