@@ -35,6 +35,26 @@
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
  *
+ * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
+ * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
+ * 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
+ *   FMAs     QK + PV per 8 scores of a row: 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64).
+ *   softmax  per 8 scores: load + max, load + sub, exp2 (clamp, round, sub, mul + 5 FMAs,
+ *            cvt, add, shift, mul), store, add into l: ~17 ops, 7 on the FMA pipes, so
+ *            95% (d 64) / 97% (d 128) by count. By time worse: Horner's 6 dependent FMAs
+ *            made each exp2 a ~34-cycle chain, more than the FP scheduler overlaps (perf:
+ *            13% of the cycles at d 64). Estrin's scheme (vec.h's hr_vexp2_estrin, 3 FMA
+ *            latencies deep) and two rows' chains interleaved: 11%.
+ *   loads    6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA (AVX-512
+ *            0.42), 1.33 per cycle, under Zen 3/4's 2-3 loads per cycle.
+ *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
+ *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers.
+ *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
+ *            stack 2*Bq*d*4 B in L2 (Zen 3 512 KiB, Zen 4 1 MiB): Bq from hr_machine's L2.
+ *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
+ *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
+ *   perf at H16 N2048 d64: micro-kernels 83% of the cycles, softmax 11%, packing 4%.
+ *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
  *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 in an AVX-512 build: vdpbf16ps,
@@ -60,19 +80,19 @@
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
  * dynamically, heaviest first (for causal the last query blocks see the most keys), so
  * the two long tails do not land on one thread. Every row's result is independent of
- * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)),
- * independent of N.
+ * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
+ * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured (shared, throttled 2-core Zen 4; each kernel call interleaved with an
- * AVX-512 FMA loop of 12 chains, median of 15 pairs of kernel/peak ratios):
- *   FMA peak: ~113 GFLOP/s on 1 core (one zmm FMA per cycle), ~225 on 2.
- *   H16 N2048 d64:         1 thread 65-82% of peak, 2 threads 80% (176 GFLOP/s)
- *   H32 N2048 d128 causal: 1 thread 71-74%,         2 threads 79% (176 GFLOP/s)
- * perf: the two micro-kernels take ~80% of the kernel's cycles, the rest is softmax,
- * packing and prefetch. Before the next tile was prefetched, packing waited on
- * L3/DRAM (~20%); it is now FMA-bound with the softmax as the main overhead. gqa
- * (H32/8 d128 causal) runs at the same speed as flash (time ratio 1.04 +- 0.1): at
- * this shape K/V traffic is already hidden, so sharing tiles saves bandwidth, not time. */
+ * Measured, fp32, no wisdom (2-vCPU Zen 4 shared with other jobs, load 1.5-3.6; per call
+ * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
+ * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
+ * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
+ *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
+ *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
+ *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
+ * perf: the micro-kernels take ~83% of the cycles, the softmax ~11% (budget above). gqa
+ * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
+ * hidden, so sharing tiles saves bandwidth, not time. */
 
 #include <math.h>
 #include <omp.h>
@@ -211,16 +231,33 @@ int hr_ft_mr(void) { return MR; }
 
 /* Bq = 192 rows (a multiple of MR on every path): the packing of a K/V tile (2*d*Bkv
  * moves and their cache misses) is spread over 192*Bkv*d*2 FMAs; measured interleaved
- * against 96 and 144 rows it was 5-10% faster at d = 64 and 128. Q and O of the stack,
- * 2*Bq*d*4 B = 192 KiB at d = 128, stay in the 1 MiB L2; for larger d, Bq shrinks to
- * keep them under 384 KiB (at least 12 rows). Bkv = 64 keys: the 6x4 tile's 4 zmm of
- * keys, and kt + vp = 32 KiB at d = 64 (64 KiB at d = 128, L2); 32 and 128 were slower. */
-int hr_ft_default_block_q(int d)
+ * against 96 and 144 rows it was 5-10% faster at d = 64 and 128. The stack's Q and O
+ * (2*Bq*d*4 B) and the packed tile (kt + vp, 2*d*Bkv*4 B) are reread for every tile and
+ * micro-tile, so together they must stay in L2 beside what else passes through it: Bq
+ * shrinks (to at least 12 rows) until they fill at most half of this machine's L2
+ * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512) or 384 (AVX2, measured:
+ * `headroom tune` on the AVX2 build picked 384 over 192 at H16 d64, 1.015x, and H32 d128 causal, 1.042x; interleaved by CPU
+ * time 1.009x and 1.049x). So AVX2 takes 384 rows at d 64 on a 512 KiB or 1 MiB L2 and at
+ * d 128 on 1 MiB, 192 at d 128 on 512 KiB (Zen 3); AVX-512 192 up to d 256. Bkv = 64
+ * keys: a multiple of the register tile's width on every path (AVX-512 4 zmm, AVX2 2 ymm
+ * = 16 keys), kt + vp = 32 KiB at d = 64 (L1) and 64 KiB at d = 128 (L2); 32 and 128
+ * were slower on AVX-512; on AVX2 128 measured 0.98-0.99x of 64 (H16 d64, H32 d128
+ * causal, interleaved by CPU time). */
+#if defined(HR_VEC_AVX2)
+#define BQ_MAX 384
+#else
+#define BQ_MAX 192
+#endif
+static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
+
+int hr_ft_default_block_kv(const hr_machine *m, int d) { return 64; }
+
+int hr_ft_default_block_q(const hr_machine *m, int d)
 {
-    int bq = 384 * 1024 / (8 * d) / 12 * 12;
-    return bq > 192 ? 192 : bq < 12 ? 12 : bq;
+    const long budget = (long)(l2_of(m) / 2), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
+    long bq = (budget - tile) / (8L * d) / 12 * 12;
+    return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
 }
-int hr_ft_default_block_kv(int d) { return 64; }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
@@ -292,14 +329,15 @@ void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qsc
 }
 
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
- * boundary are zeroed (their scores are computed, then masked). On AVX-512 whole
- * 16 x 16 blocks go through the register transpose; the AVX2 and portable paths copy
- * element by element, as they always have (the 8 x 8 transpose is unmeasured here). */
+ * boundary are zeroed (their scores are computed, then masked). On AVX-512 and AVX2
+ * whole 16 x 16 / 8 x 8 blocks go through the register transpose (AVX2: 24 shuffles per
+ * 64 floats instead of 64 strided scalar stores; pack_k fell from ~3.5% of the kernel's
+ * cycles to ~1% at d 64); the portable path copies element by element. */
 static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
 {
     const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
     int j = 0;
-#if defined(HR_VEC_AVX512)
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
     for (; j + HR_VW <= nk; j += HR_VW) {
         int kk = 0;
         for (; kk + HR_VW <= d; kk += HR_VW)
@@ -329,37 +367,67 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
     }
 }
 
-/* The online-softmax step of row r on its ncols scores s (a multiple of the vector
- * width); keys at or past cut (relative to the tile) are masked. Leaves p in s. */
-static void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
+/* The online-softmax step of a micro-tile: rows r0 .. r0+mr-1 of the stack, their scores
+ * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
+ * or past cut_r = min(end_r - j0, nk) are masked. Leaves p in s.
+ * First, per row: the mask, the tile's max (a vector max and one horizontal max), and
+ * when the max rises, l and o rescaled by exp2(m_old - m_new). Then exp2(s - m) and the
+ * lane sums of two rows at a time: one row's exp2 is a chain of ~12 dependent ops
+ * (~35 cycles), and a row at a time left the FP pipes waiting on it (perf: the store
+ * after the chain held a third of softmax's samples); two independent chains fill them.
+ * The arithmetic of every score is the same as one row at a time (bit-identical). */
+FT_INLINE void exp_rows(hr_ft_ws *w, int r0, int nr, const int *rs, int ncols)
 {
-    if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
-        memset(s, 0, (size_t)ncols * sizeof(float));
-        return;
+    hr_vf mv[2], sum[2];
+    float *s[2];
+    for (int i = 0; i < nr; i++) {
+        mv[i] = hr_vset1(w->m[rs[i]]);
+        sum[i] = hr_vzero();
+        s[i] = w->s + (ptrdiff_t)(rs[i] - r0) * w->bkvp;
     }
-    for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
-    hr_vf mx = hr_vset1(-INFINITY);
-    for (int c = 0; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-    float m_new = hr_vreduce_max(mx), m_old = w->m[r];
-    if (m_new > m_old) {
-        if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
-            float alpha = exp2f(m_old - m_new);
-            hr_vf av = hr_vset1(alpha);
-            float *o = w->o + (size_t)r * w->dp;
-            for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
-            float *l = w->l + (size_t)r * HR_VW;
-            hr_vstore(l, hr_vmul(hr_vload(l), av));
+    for (int c = 0; c < ncols; c += HR_VW)
+        for (int i = 0; i < nr; i++) {
+            hr_vf pv = hr_vexp2_estrin(hr_vsub(hr_vload(s[i] + c), mv[i]));
+            hr_vstore(s[i] + c, pv);
+            sum[i] = hr_vadd(sum[i], pv);
         }
-        w->m[r] = m_old = m_new;
+    for (int i = 0; i < nr; i++) { /* lane sums; reduced once, in hr_ft_store */
+        float *l = w->l + (size_t)rs[i] * HR_VW;
+        hr_vstore(l, hr_vadd(hr_vload(l), sum[i]));
     }
-    hr_vf mv = hr_vset1(m_old), sum = hr_vzero();
-    for (int c = 0; c < ncols; c += HR_VW) {
-        hr_vf pv = hr_vexp2(hr_vsub(hr_vload(s + c), mv));
-        hr_vstore(s + c, pv);
-        sum = hr_vadd(sum, pv);
+}
+
+static void softmax_tile(hr_ft_ws *w, int r0, int mr, int ncols, int nk, int j0)
+{
+    int live[MR], nl = 0;
+    for (int r = r0; r < r0 + mr; r++) {
+        float *s = w->s + (ptrdiff_t)(r - r0) * w->bkvp;
+        int cut = w->end[r] - j0;
+        if (cut > nk) cut = nk;
+        if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
+            memset(s, 0, (size_t)ncols * sizeof(float));
+            continue;
+        }
+        for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
+        hr_vf mx = hr_vload(s);
+        for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
+        float m_new = hr_vreduce_max(mx), m_old = w->m[r];
+        if (m_new > m_old) {
+            if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
+                float alpha = exp2f(m_old - m_new);
+                hr_vf av = hr_vset1(alpha);
+                float *o = w->o + (size_t)r * w->dp;
+                for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+                float *l = w->l + (size_t)r * HR_VW;
+                hr_vstore(l, hr_vmul(hr_vload(l), av));
+            }
+            w->m[r] = m_new;
+        }
+        live[nl++] = r;
     }
-    float *l = w->l + (size_t)r * HR_VW; /* lane sums; reduced once, in hr_ft_store */
-    hr_vstore(l, hr_vadd(hr_vload(l), sum));
+    int i = 0;
+    for (; i + 2 <= nl; i += 2) exp_rows(w, r0, 2, live + i, ncols);
+    if (i < nl) exp_rows(w, r0, 1, live + i, ncols);
 }
 
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
@@ -447,10 +515,7 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
             for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
             /* Columns past nk are padding up to the vector width (zero K, so score 0):
              * they are masked like keys past the causal end. */
-            for (int r = 0; r < mr; r++) {
-                const int cut = w->end[r0 + r] - j0;
-                softmax_row(w, r0 + r, w->s + r * ld, nvec * HR_VW, cut < nk ? cut : nk);
-            }
+            softmax_tile(w, r0, mr, nvec * HR_VW, nk, j0);
             float *o = w->o + (size_t)r0 * dp;
             int cv = 0;
             for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
@@ -492,10 +557,16 @@ static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : o
 /* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
 static const char *flash_applicable(const hr_problem *p) { return NULL; }
 
+int hr_ft_even_blocks(int n, int cap, int mult)
+{
+    const int nb = ceil_div(n, cap), bq = round_up(ceil_div(n, nb), mult);
+    return bq < cap ? bq : cap;
+}
+
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_q <= 0) t->block_q = hr_ft_default_block_q(p->d_head);
-    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(p->d_head);
+    if (t->block_q <= 0) t->block_q = hr_ft_even_blocks(p->seq_q, hr_ft_default_block_q(m, p->d_head), 12);
+    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
 }
 
 static size_t flash_workspace(const hr_problem *p, const hr_tune *t)

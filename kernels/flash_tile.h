@@ -99,9 +99,15 @@ static inline void hr_ft_attend_head(hr_ft_ws *w, int rows, const hr_problem *p,
                        hr_xcrow(a->xv, b, g, 0), a->xv.sn);
 }
 
-/* Rows per micro-tile; default tiles (chosen in flash.c, explained there). */
+/* Rows per micro-tile; default tiles for this machine's caches (m may be NULL or its
+ * sizes 0: 32 KiB L1d, 1 MiB L2 assumed; chosen in flash.c, explained there). */
 int hr_ft_mr(void);
-int hr_ft_default_block_q(int d);
-int hr_ft_default_block_kv(int d);
+int hr_ft_default_block_q(const hr_machine *m, int d);
+int hr_ft_default_block_kv(const hr_machine *m, int d);
+/* The query block for n rows: the fewest blocks of at most cap rows, made even (a multiple
+ * of mult, never above cap): 512 rows at cap 384 are 2 x 256, not 384 + 128, so no
+ * item is a short one with the whole tile packing of a long one (same block count, so
+ * the same packing work; the two threads' shares even out). */
+int hr_ft_even_blocks(int n, int cap, int mult);
 
 #endif

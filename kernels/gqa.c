@@ -11,7 +11,7 @@
  *
  * Bq here is per head; the default keeps the stack near flash's Bq rows (at least one
  * micro-tile per head), so the slab per thread stays O(G * Bq * (d + Bkv)),
- * independent of N. */
+ * bounded whatever N (hr_ft_even_blocks may give a short N a smaller block). */
 
 #include <omp.h>
 
@@ -26,11 +26,11 @@ static const char *gqa_applicable(const hr_problem *p) { return NULL; }
 static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) {
-        const int mr = hr_ft_mr(), stack = hr_ft_default_block_q(p->d_head);
+        const int mr = hr_ft_mr(), stack = hr_ft_default_block_q(m, p->d_head);
         int per_head = ceil_div(ceil_div(stack, hr_group(p)), mr) * mr;
-        t->block_q = per_head;
+        t->block_q = hr_ft_even_blocks(p->seq_q, per_head, mr);
     }
-    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(p->d_head);
+    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
 }
 
 static size_t gqa_workspace(const hr_problem *p, const hr_tune *t)

@@ -96,7 +96,8 @@ HR_TEST(flash_workspace_independent_of_n)
             hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){.threads = 2});
             ws[s] = k->workspace_bytes(&p, &t);
         }
-        CHECKF(ws[0] == ws[1] && ws[1] == ws[2], "%s: %zu %zu %zu bytes", names[n], ws[0],
+        /* A short N may get a smaller even block (hr_ft_even_blocks), never a larger one. */
+        CHECKF(ws[0] <= ws[1] && ws[1] == ws[2], "%s: %zu %zu %zu bytes", names[n], ws[0],
                ws[1], ws[2]);
         CHECKF(ws[0] < (size_t)8 << 20, "%s: %zu bytes for 2 threads", names[n], ws[0]);
     }

@@ -107,6 +107,44 @@ HR_TEST(vec_exp2_nonpositive)
     CHECKF(worst <= 1.0, "hr_vexp2 error %.3g times its bound at x = %.9g", worst, worst_x);
 }
 
+/* hr_vexp2_estrin (flash's softmax) against exp2 in double over [-126, 0]: the 2.5e-7
+ * vec.h states on AVX-512 and AVX2 (the portable path is hr_vexp2, bound above); -inf
+ * gives +0 exactly, 0 gives 1 exactly, and below the clamp results are in [0, FLT_MIN]. */
+HR_TEST(vec_exp2_estrin)
+{
+#if defined(HR_VEC_GENERIC_PATH)
+    const double tol = EXP_REL_TOL, per_x = 4.5e-8;
+#else
+    const double tol = 2.5e-7, per_x = 0.0;
+#endif
+    float x[HR_VW], y[HR_VW];
+    double worst = 0, worst_x = 0;
+    const long steps = 9000000;
+    for (long s0 = 0; s0 <= steps; s0 += HR_VW) {
+        for (int i = 0; i < HR_VW; i++)
+            x[i] = (float)(-126.0 * (double)(s0 + i < steps ? s0 + i : steps) / (double)steps);
+        hr_vstore(y, hr_vexp2_estrin(hr_vload(x)));
+        for (int i = 0; i < HR_VW; i++) {
+            double e = exp2((double)x[i]), rel = fabs((double)y[i] - e) / e;
+            double excess = rel / (tol + per_x * fabs((double)x[i]));
+            if (!(excess <= worst)) worst = excess, worst_x = x[i];
+        }
+    }
+    CHECKF(worst <= 1.0, "hr_vexp2_estrin error %.3g times its bound at x = %.9g", worst, worst_x);
+    const float in[] = {-INFINITY, -1e30f, -200.0f, -127.5f, 0.0f, -0.0f};
+    for (int i = 0; i < (int)(sizeof in / sizeof in[0]); i++) {
+        float buf[HR_VW], out[HR_VW];
+        for (int j = 0; j < HR_VW; j++) buf[j] = in[i];
+        hr_vstore(out, hr_vexp2_estrin(hr_vload(buf)));
+        if (in[i] == 0.0f)
+            CHECKF(out[0] == 1.0f, "exp2_estrin(%g) = %.9g", in[i], out[0]);
+        else
+            CHECKF(out[0] >= 0.0f && out[0] <= FLT_MIN && !signbit(out[0]), "exp2_estrin(%g) = %g", in[i],
+                   out[0]);
+        if (in[i] == -INFINITY) CHECKF(out[0] == 0.0f, "exp2_estrin(-inf) = %g", out[0]);
+    }
+}
+
 /* -inf gives +0 exactly, 0 gives 1 exactly, results below 2^-126 (denormals or 0, by
  * path) stay in [0, FLT_MIN], and below 2^-150 they are 0 on every path. */
 HR_TEST(vec_exp2_special)
