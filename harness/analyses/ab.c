@@ -71,11 +71,24 @@ static int start(worker *w, const hr_ab_opts *o)
     return HR_OK;
 }
 
+/* Ends a worker: its stdin closed (a worker reads EOF and exits), up to a second to exit
+ * by itself, then SIGKILL. A worker that has failed is often exiting already; killing it
+ * mid-exit cut short its own clean-up (under ASan, LeakSanitizer's check at exit, whose
+ * tracer then printed "Unable to get registers" into the caller's stderr). */
 static void stop_worker(worker *w)
 {
+    if (w->to > 0) close(w->to);
+    w->to = -1;
     if (w->pid > 0) {
-        kill(w->pid, SIGKILL);
-        waitpid(w->pid, NULL, 0);
+        int gone = 0;
+        for (int i = 0; i < 100 && !gone; i++) {
+            gone = waitpid(w->pid, NULL, WNOHANG) == w->pid;
+            if (!gone) usleep(10000);
+        }
+        if (!gone) {
+            kill(w->pid, SIGKILL);
+            waitpid(w->pid, NULL, 0);
+        }
         w->pid = 0;
     }
     if (w->to > 0) close(w->to);
