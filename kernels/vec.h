@@ -474,20 +474,34 @@ HR_VINLINE_ hr_vf hr_vexp2_frac_(hr_vf f)
     return hr_vfma(p, f, hr_vset1(1.0f));
 }
 #endif
+/* The range reduction both 2^x share: x = n + f, n = round(x) after the clamp, and 2^n
+ * applied to the polynomial's 2^f (scalef on AVX-512, the exponent bits on AVX2). */
 #if defined(HR_VEC_AVX512)
-HR_VINLINE_ hr_vf hr_vexp2(hr_vf x)
+HR_VINLINE_ hr_vf hr_vexp2_split_(hr_vf x, hr_vf *n)
 {
     x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
-    __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return _mm512_scalef_ps(hr_vexp2_frac_(_mm512_sub_ps(x, n)), n);
+    *n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm512_sub_ps(x, *n);
 }
+HR_VINLINE_ hr_vf hr_vexp2_join_(hr_vf p, hr_vf n) { return _mm512_scalef_ps(p, n); }
 #elif defined(HR_VEC_AVX2)
-HR_VINLINE_ hr_vf hr_vexp2(hr_vf x)
+HR_VINLINE_ hr_vf hr_vexp2_split_(hr_vf x, hr_vf *n)
 {
     x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
-    __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    *n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_sub_ps(x, *n);
+}
+HR_VINLINE_ hr_vf hr_vexp2_join_(hr_vf p, hr_vf n)
+{
     __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(hr_vexp2_frac_(_mm256_sub_ps(x, n)), _mm256_castsi256_ps(e));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+#endif
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
+HR_VINLINE_ hr_vf hr_vexp2(hr_vf x)
+{
+    hr_vf n, f = hr_vexp2_split_(x, &n);
+    return hr_vexp2_join_(hr_vexp2_frac_(f), n);
 }
 #else
 HR_VINLINE_ hr_vf hr_vexp2(hr_vf x) { return hr_vexp(hr_vmul(x, hr_vset1(0.693147180559945f))); }
@@ -513,20 +527,11 @@ HR_VINLINE_ hr_vf hr_vexp2_frac_estrin_(hr_vf f)
     return hr_vfma(hr_vfma(t, f2, v), f2, u);
 }
 #endif
-#if defined(HR_VEC_AVX512)
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
 HR_VINLINE_ hr_vf hr_vexp2_estrin(hr_vf x)
 {
-    x = _mm512_max_ps(x, _mm512_set1_ps(-150.0f));
-    __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return _mm512_scalef_ps(hr_vexp2_frac_estrin_(_mm512_sub_ps(x, n)), n);
-}
-#elif defined(HR_VEC_AVX2)
-HR_VINLINE_ hr_vf hr_vexp2_estrin(hr_vf x)
-{
-    x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
-    __m256 n = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(hr_vexp2_frac_estrin_(_mm256_sub_ps(x, n)), _mm256_castsi256_ps(e));
+    hr_vf n, f = hr_vexp2_split_(x, &n);
+    return hr_vexp2_join_(hr_vexp2_frac_estrin_(f), n);
 }
 #else
 HR_VINLINE_ hr_vf hr_vexp2_estrin(hr_vf x) { return hr_vexp2(x); }

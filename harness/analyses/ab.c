@@ -91,9 +91,8 @@ static void stop_worker(worker *w)
         }
         w->pid = 0;
     }
-    if (w->to > 0) close(w->to);
     if (w->from > 0) close(w->from);
-    w->to = w->from = -1;
+    w->from = -1;
     free(w->buf);
     w->buf = NULL;
 }
