@@ -215,15 +215,14 @@ kv_dtype_kernel_cannot|2|^headroom run: kernel naive cannot run this shape: no q
 dtype_check_filter_cannot|2|^headroom check: --dtype: kernel naive cannot run bf16: no bf16 Q/K/V|$B check --kernel naive --dtype bf16
 decode_loop_kv_dtype_cannot|2|^headroom decode-loop: kernel naive cannot run this shape: no q4_0 K/V cache|$B decode-loop --kernel naive --kv-dtype q4_0 --prompt 8 --tokens 2
 decode_loop_kv_dtype_d|2|^headroom decode-loop: --kv-dtype: q8_0 stores blocks of 32 values|$B decode-loop --kv-dtype q8_0 --d-head 40 --prompt 8 --tokens 2
-layer_dtype|2|^headroom layer: --dtype: only f32 here: layer projects and attends in fp32|$B layer --dtype bf16
-layer_kv_dtype|2|^headroom layer: --kv-dtype: only f32 here|$B layer --kv-dtype q8_0
+layer_dtype_kernel_cannot|2|^headroom layer: kernel naive cannot run this shape: no bf16 Q/K/V \(--dtype\)|$B layer --kernel naive --dtype bf16
+layer_kv_dtype_kernel_cannot|2|^headroom layer: kernel flash cannot run this shape: no q8_0 K/V cache|$B layer --kv-dtype q8_0
+layer_kv_dtype_d|2|^headroom layer: --kv-dtype: q8_0 stores blocks of 32 values|$B layer --kernel decode --d-model 80 --d-head 40 --kv-dtype q8_0
 kv_dtype_no_cache_crossover|2|^headroom crossover: --kv-dtype: this command takes no element types|$B crossover --kv-dtype q8_0 --out $TMP/co
 kv_dtype_no_cache_roofline|2|^headroom roofline: --kv-dtype: this command takes no element types|$B roofline --kv-dtype f16
 dtype_no_operands_compare|2|^headroom compare: --dtype: this command takes no element types|$B compare $S $S --dtype bf16
-sweep_dtype_flag_layer|2|^headroom sweep: --dtype: only f32 here: mode = layer|set -o pipefail; $B sweep $HOSTILE/../../configs/crossover.ini --dtype bf16 --dry-run 2>&1 >/dev/null | grep -v "left out of this sweep" >&2
 sweep_dtype_block|2|^headroom sweep: .*/dtype_block.ini:2: dtype: 'q8_0': expected f32, bf16 or f16|$B sweep $HOSTILE/dtype_block.ini --dry-run
 sweep_kv_dtype_unknown|2|^headroom sweep: .*/kv_dtype_unknown.ini:2: kv_dtype: 'int4': expected f32, bf16, f16, q8_0 or q4_0|$B sweep $HOSTILE/kv_dtype_unknown.ini --dry-run
-sweep_layer_dtype|2|^headroom sweep: .*/layer_dtype.ini:4: dtype: mode = layer runs f32 only|$B sweep $HOSTILE/layer_dtype.ini --dry-run
 crossover_backwards|2|^headroom crossover: --seq-min: 100 is larger than --seq-max 10|$B crossover --seq-min 100 --seq-max 10 --out $TMP/co
 EOF
 

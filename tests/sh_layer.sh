@@ -12,6 +12,12 @@ expect layer-phases      0 'out_proj '                 -- $B layer --seq 32 --d-
 expect layer-gqa-causal  0 'H8/2 d32 causal'            -- $B layer --kernel gqa --seq 48 --d-model 256 --d-head 32 --kv-heads 2 --causal --check "${Q[@]}"
 expect layer-csv         0 '^name,kernel,gemm,.*,phase,' -- $B layer --seq 32 --d-model 64 --format csv "${Q[@]}"
 expect layer-json        0 '"run_name":[[:space:]]*"layer/flash/own/B1/N32/D64/H1/G1/d64/full/T[0-9]+/core"' -- $B layer --seq 32 --d-model 64 --format json "${Q[@]}"
+# Typed cores: the layer rounds the projections into the types and judges the core on them.
+expect layer-bf16-check  0 'check: pass'                -- $B layer --dtype bf16 --seq 64 --d-model 128 --check "${Q[@]}"
+expect layer-bf16-format 0 '^format: max_rel [0-9.e-]+ nmse' -- $B layer --dtype bf16 --kv-dtype f16 --kernel gqa --kv-heads 2 --seq 70 --d-model 256 --d-head 32 --causal --check "${Q[@]}"
+expect layer-bf16-header 0 'full bf16/kv bf16 \('       -- $B layer --dtype bf16 --seq 32 --d-model 64 "${Q[@]}"
+expect layer-bf16-csv    0 '^layer/flash/own/B1/N32/D64/H1/G1/d64/bf16/full/T[0-9]+,.*,bf16,bf16,[0-9.e-]+$' -- $B layer --dtype bf16 --seq 32 --d-model 64 --check --format csv "${Q[@]}"
+expect layer-bf16-json   0 '"kv_dtype":[[:space:]]*"f16"' -- $B layer --dtype f16 --seq 32 --d-model 64 --format json "${Q[@]}"
 expect layer-bad-kernel  2 "--kernel: unknown kernel 'nope'" -- $B layer --kernel nope
 expect layer-bad-gemm    2 '--gemm: expected one of'     -- $B layer --gemm mkl
 expect layer-heads       2 '--heads: d_model 100 is not a multiple' -- $B layer --d-model 100
@@ -58,6 +64,10 @@ printf '[sweep]\nmode = layer\nkernels = naive\nd_model = 64\nd_head = 32\nseq =
 # only the run is asserted here; the stopping rule itself is unit-tested on synthetic
 # rows (test_sweep_layer.c: layer_past_stops_after_the_crossing).
 expect sweep-layer-stop  0 'rows \([0-9]+ new, 0 resumed\)' -- $B sweep "$TMP/stop.ini" --out "$TMP/lstop"
+printf '[sweep]\nmode = layer\nkernels = flash, naive\nd_model = 64\nd_head = 32\nseq = 16\nthreads = 1\ndtype = f32, bf16\nreps = 1\nmin_time = 0\nwarmup = 0\n' > "$TMP/typed_layer.ini"
+expect sweep-layer-typed-dry 0 '4 points: 3 to run, 1 skipped' -- $B sweep "$TMP/typed_layer.ini" --dry-run
+expect sweep-layer-typed 0 '12 rows \(3 new, 0 resumed\), 1 skipped' -- $B sweep "$TMP/typed_layer.ini" --out "$TMP/ltyped" --check
+expect sweep-layer-typed-row 0 '^layer/flash/own/B1/N16/D64/H2/G2/d32/bf16/full/T1/core,flash,' -- cat "$TMP/ltyped/results.csv"
 printf '[sweep]\nheads = 2\ngemm = blas\n' > "$TMP/gemm_attn.ini"
 expect sweep-gemm-attn   2 'gemm_attn.ini:3: gemm: only with mode = layer' -- $B sweep "$TMP/gemm_attn.ini" --dry-run
 
@@ -70,7 +80,7 @@ expect sweep-wisdom-json 0 '"tune_source":[[:space:]]*"wisdom"' -- cat "$TMP/lw/
 expect sweep-no-wisdom   0 '' -- $B sweep "$lcfg" --filter flash --out "$TMP/lnw" --wisdom "$W" --no-wisdom
 if grep -q wisdom "$TMP/lnw/results.csv"; then fail sweep-no-wisdom-rows "wisdom used with --no-wisdom"; else ok sweep-no-wisdom-rows; fi
 expect layer-wisdom      0 'core bq=[0-9]+ bkv=[0-9]+ \(wisdom\)' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --wisdom "$W" "${Q[@]}"
-expect layer-wisdom-flag 0 ',flag\+wisdom$' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --block-q 16 --wisdom "$W" --format csv "${Q[@]}"
+expect layer-wisdom-flag 0 ',flag\+wisdom,' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --block-q 16 --wisdom "$W" --format csv "${Q[@]}"
 expect layer-no-wisdom   0 '\(default\)' -- $B layer --d-model 64 --d-head 32 --seq 64 --threads 1 --wisdom "$W" --no-wisdom "${Q[@]}"
 echo '{bad' > "$TMP/bad_wisdom.json"
 expect layer-bad-wisdom  2 'bad_wisdom.json: corrupt wisdom file' -- $B layer --wisdom "$TMP/bad_wisdom.json" "${Q[@]}"

@@ -76,6 +76,80 @@ HR_TEST(layer_check_catches_a_wrong_core)
     CHECK(strstr(hr_errmsg(), "fp64 check") != NULL);
 }
 
+/* Typed cores (--dtype, --kv-dtype): judged against the fp64 layer on the stored Q/K/V,
+ * the format's error reported beside it; names carry the types. */
+HR_TEST(layer_typed_matches_fp64)
+{
+    static const struct {
+        const char *k;
+        int N, dm, H, G, d;
+        bool causal;
+        hr_dtype dt, kt;
+    } cases[] = {
+        {"flash", 70, 128, 4, 4, 32, true, HR_BF16, HR_BF16},  {"gqa", 65, 256, 8, 2, 32, true, HR_BF16, HR_F16},
+        {"flash", 33, 96, 2, 2, 48, false, HR_F16, HR_F16},    {"flash", 129, 256, 4, 1, 64, false, HR_F32, HR_BF16},
+        {"gqa", 100, 512, 4, 2, 128, true, HR_BF16, HR_BF16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hr_layer_spec s = spec(cases[i].k, 1, cases[i].N, cases[i].dm, cases[i].H, cases[i].G, cases[i].d,
+                               cases[i].causal, HR_GEMM_OWN);
+        s.dtype = cases[i].dt, s.kv_dtype = cases[i].kt;
+        hr_layer_result r;
+        int st = hr_layer_bench(&s, &r);
+        CHECKF(st == HR_OK && r.checked && r.check.verdict == HR_CHECK_PASS,
+               "typed layer case %zu: status %d (%s), verdict %d, max_rel %.3g tol %.3g", i, st, hr_errmsg(),
+               r.check.verdict, r.check.max_rel_err, r.check.tol_pass);
+        /* Rounding Q/K/V (and O) to 8 or 11 bits costs something, never more than a few %. */
+        CHECKF(r.check.format_max_rel > 0 && r.check.format_max_rel < 0.05, "case %zu: format error %.3g", i,
+               r.check.format_max_rel);
+        char name[256];
+        hr_layer_name(&s, &r, name, sizeof name);
+        CHECKF(strstr(name, cases[i].dt == HR_F32 ? "/kv=bf16/" : cases[i].dt == HR_BF16 ? "/bf16/" : "/f16/") != NULL,
+               "case %zu: name %s", i, name);
+    }
+    hr_layer_spec s = spec("flash", 1, 40, 64, 2, 2, 32, false, HR_GEMM_OWN);
+    hr_layer_result r;
+    CHECK(hr_layer_bench(&s, &r) == HR_OK && r.check.format_max_rel == -1);
+}
+
+/* A typed core that drops the last visible key of every row, its O stored in bf16: the
+ * types' allowance (the oracle's worst-case P·V rounding term carried through Wo) is
+ * ~20x what bf16 rounding costs here, so a 1-in-48 error is no pass (a warning at least),
+ * and one in 3 keys fails. */
+static bool drop_many;
+static int broken_typed_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
+{
+    hr_problem q = *p;
+    q.dtype = q.kv_dtype = HR_F32;
+    if (drop_many) q.seq_kv -= q.seq_kv / 3 - 1; /* broken_run drops one more */
+    int st = broken_run(&q, t, a, ws);
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int n = 0; n < p->seq_q; n++)
+                hr_dtype_store_row(p->dtype, hr_row(a->o, b, h, n), hr_xrow(a->xo, b, h, n), p->d_head);
+    return st;
+}
+static const hr_kernel broken_typed = {
+    .name = "broken_typed", .summary = "test double", .workspace_bytes = broken_ws, .run = broken_typed_run,
+    .dtypes = 1u << HR_BF16, .kv_dtypes = 1u << HR_BF16,
+};
+
+HR_TEST(layer_typed_check_catches_a_wrong_core)
+{
+    hr_layer_spec s = spec("naive", 1, 48, 64, 2, 2, 32, false, HR_GEMM_OWN);
+    s.kernel = &broken_typed;
+    s.dtype = s.kv_dtype = HR_BF16;
+    hr_layer_result r;
+    drop_many = false;
+    int st = hr_layer_bench(&s, &r);
+    CHECKF((st == HR_OK || st == HR_EFAIL) && r.checked && r.check.verdict != HR_CHECK_PASS,
+           "one key dropped: status %d, verdict %d, max_rel %.3g tol %.3g", st, r.check.verdict,
+           r.check.max_rel_err, r.check.tol_pass);
+    drop_many = true;
+    CHECK(hr_layer_bench(&s, &r) == HR_EFAIL && r.check.verdict == HR_CHECK_FAIL);
+    drop_many = false;
+}
+
 HR_TEST(layer_rejects_bad_specs)
 {
     hr_layer_result r;

@@ -99,6 +99,10 @@ int hr_sweep_layer_run(const hr_sweep_point *pt, const hr_bench_spec *spec, hr_r
                                   .nmse = c->nmse, .tol_pass = c->tol_pass, .tol_warn = c->tol_warn,
                                   .nonfinite = c->nonfinite, .rows_checked = c->rows_checked,
                                   .rows_total = c->rows_total, .verdict = c->verdict};
+            if (c->format_max_rel >= 0) {
+                hr_result_set(r, "format_max_rel", c->format_max_rel);
+                hr_result_set(r, "format_nmse", c->format_nmse);
+            }
         }
         hr_result_set(r, "d_model", pt->d_model);
         hr_result_set(r, "gemm_threads", lr->gemm_threads);

@@ -84,7 +84,8 @@ hr_layer_spec hr_sweep_layer_spec(const hr_sweep_point *pt)
     const hr_problem *p = &pt->prob;
     return (hr_layer_spec){.batch = p->batch, .seq = p->seq_q, .d_model = pt->d_model,
                            .heads = p->heads, .kv_heads = p->kv_heads, .d_head = p->d_head,
-                           .causal = p->causal, .kernel = pt->kernel, .tune = pt->tune,
+                           .causal = p->causal, .dtype = p->dtype, .kv_dtype = p->kv_dtype,
+                           .kernel = pt->kernel, .tune = pt->tune,
                            .gemm = (hr_gemm_backend)pt->gemm, .threads = pt->threads};
 }
 

@@ -254,13 +254,6 @@ void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p)
     p->kv_dtype = f->kv_dtype < 0 ? p->dtype : (hr_dtype)f->kv_dtype;
 }
 
-int hr_dtype_flags_f32_only(const hr_dtype_flags *f, const char *why)
-{
-    if (f->dtype > 0) return hr_fail("--dtype: only f32 here: %s", why);
-    if (f->kv_dtype > 0) return hr_fail("--kv-dtype: only f32 here: %s", why);
-    return HR_OK;
-}
-
 const char *hr_opt_given(int argc, char **argv, const hr_opt *opts, const char *except)
 {
     for (const hr_opt *o = opts; o->name; o++) {

@@ -80,9 +80,6 @@ typedef struct {
 void hr_dtype_flags_init(hr_dtype_flags *f);
 /* Sets p->dtype (f32 when unset) and p->kv_dtype (--kv-dtype, else p->dtype). */
 void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p);
-/* For a command that can only run f32 (why: one clause): HR_OK when neither flag asks
- * for another type, else HR_EUSAGE "--dtype: CMD runs f32 only: WHY". */
-int hr_dtype_flags_f32_only(const hr_dtype_flags *f, const char *why);
 
 /* The shape flags every command that takes one shape shares (run, tune): --batch
  * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout --dtype --kv-dtype. Splice

@@ -18,10 +18,14 @@ static const char *const formats[] = {"table", "csv", "json", NULL};
 static void print_table(const hr_layer_spec *s, const hr_layer_result *r, const char *src)
 {
     const hr_problem *p = &r->prob;
-    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s; threads: GEMM %d, core %d; "
+    char types[160] = "";
+    if (p->dtype != HR_F32 || p->kv_dtype != HR_F32)
+        snprintf(types, sizeof types, " %s/kv %s (%s)", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype],
+                 hr_kernel_path(s->kernel, p));
+    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s%s; threads: GEMM %d, core %d; "
            "core bq=%d bkv=%d (%s)\n",
            s->kernel->name, hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads,
-           p->kv_heads, p->d_head, p->causal ? "causal" : "full", r->gemm_threads, r->tune.threads,
+           p->kv_heads, p->d_head, p->causal ? "causal" : "full", types, r->gemm_threads, r->tune.threads,
            r->tune.block_q, r->tune.block_kv, src);
     printf("%-9s %11s %11s %11s %6s %10s %9s %7s\n", "phase", "median ms", "min ms", "max ms",
            "cv%", "GFLOP", "GFLOP/s", "time%");
@@ -39,6 +43,9 @@ static void print_table(const hr_layer_spec *s, const hr_layer_result *r, const 
         printf("check: %s max_rel %.3g (tol %.3g, warn %.3g) over %ld of %ld rows\n",
                hr_check_names[r->check.verdict], r->check.max_rel_err, r->check.tol_pass,
                r->check.tol_warn, r->check.rows_checked, r->check.rows_total);
+    if (r->checked && r->check.format_max_rel >= 0)
+        printf("format: max_rel %.3g nmse %.3g (against the layer on the fp32 projections: what the "
+               "types cost)\n", r->check.format_max_rel, r->check.format_nmse);
 }
 
 /* CSV columns (one row per phase, then "total"; times are medians per call). */
@@ -49,7 +56,7 @@ static void print_csv(const hr_layer_spec *s, const hr_layer_result *r, const ch
     hr_layer_name(s, r, name, sizeof name);
     printf("name,kernel,gemm,batch,seq,d_model,heads,kv_heads,d_head,causal,gemm_threads,"
            "core_threads,phase,reps,iters,time_median_s,time_min_s,time_max_s,cv,flops,GFLOPS,"
-           "max_rel_err,block_q,block_kv,tune_source\n");
+           "max_rel_err,block_q,block_kv,tune_source,dtype,kv_dtype,format_max_rel\n");
     for (int i = 0; i <= HR_NPHASES; i++) {
         const int tot = i == HR_NPHASES;
         const hr_summary *m = tot ? NULL : &r->phase[i].timing.s;
@@ -64,7 +71,10 @@ static void print_csv(const hr_layer_spec *s, const hr_layer_result *r, const ch
         else printf("%.9g,%.9g,%.5g,", m->min, m->max, m->cv);
         printf("%.9g,%.6g,", f, t > 0 ? f / t * 1e-9 : 0);
         if (r->checked) printf("%.3g", r->check.max_rel_err);
-        printf(",%d,%d,%s\n", r->tune.block_q, r->tune.block_kv, src);
+        printf(",%d,%d,%s,%s,%s,", r->tune.block_q, r->tune.block_kv, src, hr_dtype_names[p->dtype],
+               hr_dtype_names[p->kv_dtype]);
+        if (r->checked && r->check.format_max_rel >= 0) printf("%.3g", r->check.format_max_rel);
+        printf("\n");
     }
 }
 
@@ -117,9 +127,15 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const c
             cJSON_AddNumberToObject(o, "kv_heads", r->prob.kv_heads);
             cJSON_AddNumberToObject(o, "d_head", r->prob.d_head);
             cJSON_AddBoolToObject(o, "causal", r->prob.causal);
+            cJSON_AddStringToObject(o, "dtype", hr_dtype_names[r->prob.dtype]);
+            cJSON_AddStringToObject(o, "kv_dtype", hr_dtype_names[r->prob.kv_dtype]);
             cJSON_AddNumberToObject(o, "flops", r->phase[ph].flops);
             cJSON_AddNumberToObject(o, "GFLOPS", t > 0 ? r->phase[ph].flops / t * 1e-9 : 0);
             if (r->checked) cJSON_AddNumberToObject(o, "max_rel_err", r->check.max_rel_err);
+            if (r->checked && r->check.format_max_rel >= 0) {
+                cJSON_AddNumberToObject(o, "format_max_rel", r->check.format_max_rel);
+                cJSON_AddNumberToObject(o, "format_nmse", r->check.format_nmse);
+            }
             cJSON_AddNumberToObject(o, "block_q", r->tune.block_q);
             cJSON_AddNumberToObject(o, "block_kv", r->tune.block_kv);
             cJSON_AddNumberToObject(o, "core_threads", r->tune.threads);
@@ -152,8 +168,8 @@ int cmd_layer(int argc, char **argv)
     bool causal = false, check = false;
     hr_dtype_flags types;
     hr_dtype_flags_init(&types);
-    hr_opt_help(types.opts, "--dtype", "f32 only: the projections and the core's views are fp32");
-    hr_opt_help(types.opts, "--kv-dtype", "f32 only (the layer has no stored cache)");
+    hr_opt_help(types.opts, "--dtype", "the core's Q, K, V, O type: f32, bf16, f16 (f32; the GEMMs stay fp32)");
+    hr_opt_help(types.opts, "--kv-dtype", "the core's K/V type (--dtype), as the kernel takes them");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
@@ -180,10 +196,6 @@ int cmd_layer(int argc, char **argv)
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st < 0) return HR_OK;
     if (st) goto err;
-    /* The layer's GEMMs write fp32 Q/K/V that the core reads in place (BNHD views); a
-     * typed core would need a conversion pass the layer does not time or count. */
-    if ((st = hr_dtype_flags_f32_only(&types, "layer projects and attends in fp32 (use run or sweep for typed cores)")))
-        goto err;
     if (!heads) {
         if (d_model % d) {
             st = hr_fail("--heads: d_model %d is not a multiple of d_head %d; give --heads", d_model, d);
@@ -198,9 +210,12 @@ int cmd_layer(int argc, char **argv)
         .timer = hr_timing_flags_timer(&tf),
         .seed = (uint64_t)tf.seed, .check = check, .max_mem = max_mem,
     };
+    hr_problem tp = {0};
+    hr_dtype_flags_apply(&types, &tp);
+    s.dtype = tp.dtype, s.kv_dtype = tp.kv_dtype;
     /* Wisdom fills the core's parameters no flag set, looked up for the core's shape. */
     const char *src;
-    const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0, HR_F32, HR_F32};
+    const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0, s.dtype, s.kv_dtype};
     if ((st = hr_wisdom_apply(wf.path, wf.off, k, &p, &s.tune, &src))) goto err;
     hr_layer_result r;
     st = hr_layer_bench(&s, &r);

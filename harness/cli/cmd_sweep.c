@@ -108,8 +108,6 @@ int cmd_sweep(int argc, char **argv)
     if (!st) st = hr_config_load(cfgpath, &cfg);
     /* --dtype / --kv-dtype replace the config's dtype and kv_dtype lists. */
     if (!st && (types.dtype >= 0 || types.kv_dtype >= 0)) {
-        if (cfg.mode == HR_MODE_LAYER)
-            st = hr_dtype_flags_f32_only(&types, "mode = layer runs fp32 projections and views");
         hr_problem tp = {0};
         hr_dtype_flags_apply(&types, &tp);
         cfg.ndtype = cfg.nkv_dtype = 1;

@@ -566,9 +566,6 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
                        c->nabsent ? ": " : "", c->nabsent ? c->absent[0].reason : "");
     if (c->mode == HR_MODE_LAYER && !c->d_model.n && !c->nmodels)
         return hr_fail("%s:%d: mode = layer needs d_model (or models)", path, x.seen_line[hr_choice(keys, "mode")]);
-    for (int i = hr_choice(keys, "dtype"), j = 0; j < 2; j++, i = hr_choice(keys, "kv_dtype"))
-        if (c->mode == HR_MODE_LAYER && x.seen_line[i] && (c->ndtype > 1 || c->dtype[0] != HR_F32 || c->nkv_dtype > 1 || (c->nkv_dtype && c->kv_dtype[0] != HR_F32)))
-            return hr_fail("%s:%d: %s: mode = layer runs f32 only (its projections and views are fp32)", path, x.seen_line[i], keys[i]);
     for (int i = hr_choice(keys, "gemm"), j = 0; j < 2; j++, i = hr_choice(keys, "stop_after_crossover"))
         if (c->mode != HR_MODE_LAYER && x.seen_line[i])
             return hr_fail("%s:%d: %s: only with mode = layer", path, x.seen_line[i], keys[i]);

@@ -15,6 +15,9 @@
 typedef struct {
     int batch, seq, d_model, heads, kv_heads, d_head; /* kv_heads 0: = heads         */
     bool causal;
+    hr_dtype dtype, kv_dtype; /* the core's Q/O and K/V types (zero: f32); a typed layer
+                              * rounds the fp32 projections into them (QKV phase) and
+                              * O back to fp32 (output phase)                          */
     const hr_kernel *kernel; /* the attention core                                    */
     hr_tune tune;            /* the core's tunables (0: defaults)                      */
     hr_gemm_backend gemm;    /* projections' GEMM back end                            */
@@ -38,6 +41,10 @@ typedef struct {
     double max_abs_err, max_rel_err; /* rel: max |Y - ref| / max |ref| over the rows checked */
     double nmse;                     /* sum (Y - ref)^2 / sum ref^2 over the same rows      */
     double tol_pass, tol_warn;
+    /* Typed layers: the error against the fp64 layer on the stored (rounded) Q/K/V is the
+     * judged one above; this is Y against the fp64 layer on the fp32 projections, what
+     * the types cost whatever the kernel (reported, not judged; -1 for f32). */
+    double format_max_rel, format_nmse;
     long rows_checked, rows_total, nonfinite;
     int verdict; /* HR_CHECK_* */
 } hr_layer_check;
@@ -67,7 +74,7 @@ double hr_layer_phase_gflops(const hr_layer_result *r, int phase);
 double hr_layer_total_seconds(const hr_layer_result *r);
 double hr_layer_total_flops(const hr_layer_result *r);
 
-/* "layer/flash/own/B1/N1024/D512/H8/G8/d64/full/T2" (T: the GEMM threads): the name of a
+/* "layer/flash/own/B1/N1024/D512/H8/G8/d64/full/T2" (typed: ".../d64/bf16/kv=q8_0/full/T2") (T: the GEMM threads): the name of a
  * layer measurement; its rows add "/<phase>" (hr_phase_names, or "total"). Only r's prob
  * and gemm_threads are read. */
 void hr_layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len);
