@@ -31,11 +31,15 @@ fi
 # of lines; they are kept in results.json's context and listed in summary.md/index.html.
 "$bin" sweep "$config" --quiet
 dir=$root/$machine/latest
-# Decode time per token against the cache length, for the decode chart: one layer of
-# H32/Hkv8 d128 (Llama-3-8B's attention), 16 generated tokens after each prompt length.
-echo "bench.sh: decode-loop at cache lengths 1K..64K -> $dir/decode-loop.csv"
-for P in 1024 4096 16384 65536; do
-    "$bin" decode-loop --layers 1 --prompt "$P" --tokens 16 --rows 1 --format csv
+# Decode time per token against the cache length, for the decode chart, in every type a
+# cache is stored in (the KV-cache story: tokens/s against GiB, and the format's error,
+# from --check): one layer of H32/Hkv8 d128 (Llama-3-8B's attention), 16 generated tokens
+# after each prompt length.
+echo "bench.sh: decode-loop at cache lengths 1K..64K, KV cache f32 f16 bf16 q8_0 q4_0 -> $dir/decode-loop.csv"
+for T in f32 f16 bf16 q8_0 q4_0; do
+    for P in 1024 4096 16384 65536; do
+        "$bin" decode-loop --layers 1 --prompt "$P" --tokens 16 --rows 1 --kv-dtype "$T" --check --format csv
+    done
 done | awk 'NR == 1 || !/^kernel,/' > "$dir/decode-loop.csv.tmp"
 mv "$dir/decode-loop.csv.tmp" "$dir/decode-loop.csv"
 # The crossover: where the attention core's N² term overtakes the projections, measured

@@ -29,6 +29,9 @@ typedef struct {
     const hr_ceilings *ceil;
     double bw;              /* best triad GB/s at the kernel's threads, 0: no ceilings */
     char chk[256];          /* the check's line ("" unchecked)                     */
+    double format_rel;      /* the output against the fp64 oracle on the original fp32
+                             * inputs, max relative (--check; -1 unchecked): for an f32
+                             * cache the check's own error, nothing having been rounded */
 } view;
 
 static void print_table(const view *v)
@@ -74,7 +77,7 @@ static void print_csv(const view *v)
     const hr_decode_spec *s = v->s;
     printf("kernel,batch,heads,kv_heads,d_head,layers,prompt,threads,step_first,step_last,"
            "cache_first,cache_last,step_ms_median,step_ms_min,attn_ms_median,tokens_per_s,"
-           "gbps,pct_of_triad,dtype,kv_dtype\n");
+           "gbps,pct_of_triad,dtype,kv_dtype,format_max_rel\n");
     for (int i = 0; i < v->nrows; i++) {
         const hr_decode_range *x = &v->rows[i];
         printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.4f,", s->kernel->name,
@@ -82,7 +85,9 @@ static void print_csv(const view *v)
                v->r->tune.threads, x->first, x->last, x->len0, x->len1, x->step_med * 1e3,
                x->step_min * 1e3, x->attn_med * 1e3, x->tokens_per_s, x->kv_gbps);
         if (v->bw > 0) printf("%.2f", 100 * x->kv_gbps / v->bw);
-        printf(",%s,%s\n", hr_dtype_names[s->dtype], hr_dtype_names[s->kv_dtype]);
+        printf(",%s,%s,", hr_dtype_names[s->dtype], hr_dtype_names[s->kv_dtype]);
+        if (v->format_rel >= 0) printf("%.3g", v->format_rel);
+        printf("\n");
     }
     if (s->check) fprintf(stderr, "check: %s\n", v->chk);
 }
@@ -119,6 +124,7 @@ static void print_json(const view *v, const char **warn, int nw)
         cJSON_AddNumberToObject(sum, "pct_of_triad", 100 * gbps / v->bw);
     }
     if (s->check) cJSON_AddStringToObject(sum, "check", v->chk);
+    if (v->format_rel >= 0) cJSON_AddNumberToObject(sum, "format_max_rel", v->format_rel);
     cJSON *jr = cJSON_AddArrayToObject(root, "ranges");
     for (int i = 0; i < v->nrows; i++) {
         const hr_decode_range *x = &v->rows[i];
@@ -258,7 +264,10 @@ int cmd_decode_loop(int argc, char **argv)
     }
     hr_decode_ranges(&res, nrows, rows);
     v.rows = rows;
+    v.format_rel = -1;
     if (check) {
+        v.format_rel = res.format_checked ? res.format.max_rel_err
+                       : spec.dtype == HR_F32 && spec.kv_dtype == HR_F32 ? res.check.max_rel_err : -1;
         hr_check_str(&res.check, v.chk, sizeof v.chk);
         size_t n = strlen(v.chk);
         if (res.format_checked) snprintf(v.chk + n, sizeof v.chk - n, "; format max_rel %.2e nmse %.2e (not judged)",
