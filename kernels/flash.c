@@ -261,11 +261,11 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
-    size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW);
-    size_t rc = (size_t)rows_cap, f = sizeof(float);
-    return align64(rc * (size_t)d * f) + align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) +
-           align64(rc * sizeof(int)) + align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) +
-           align64((size_t)MR * bkvp * f);
+    size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW), rc = (size_t)rows_cap;
+    size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64(rc * d * f) +
+           align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) + align64(rc * sizeof(int)) +
+           align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)MR * bkvp * f);
+    return own > amx ? own : amx; /* the amx path lays the slab out its own way */
 }
 
 void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
@@ -554,8 +554,8 @@ void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row)
 
 static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : omp_get_max_threads(); }
 
-/* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
-static const char *flash_applicable(const hr_problem *p) { return NULL; }
+/* Every valid problem (any d, N, causal or not, Hkv dividing Hq) but a forced bf16 path this CPU lacks. */
+static const char *flash_applicable(const hr_problem *p) { return hr_ft_why_not(p); }
 
 int hr_ft_even_blocks(int n, int cap, int mult)
 {
@@ -586,7 +586,7 @@ static int flash_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
         hr_ft_ws w;
         hr_ft_bind(&w, (char *)ws + (size_t)omp_get_thread_num() * slab, bq, t->block_kv,
                    p->d_head);
-        w.dot = dot;
+        hr_ft_set_path(&w, dot);
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < items; it++) {
             /* Heaviest first: under causal masking the last query blocks see most keys. */
