@@ -109,11 +109,22 @@ const char *hr_ft_path(const hr_problem *p)
     return "convert to fp32 in packing, " HR_VEC_ISA " fp32 FMA";
 }
 
+static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
+
+/* amx: the Q (bf16) + O (fp32) stack within half of L2 (as flash.c's default), at most 512
+ * rows: per row block of 32 the packing of a K/V tile (~Bkv*d/4 vector ops) is shared by
+ * Bq/32 blocks. Measured (H16 N2048 d64, H32 d128 causal, 1 thread, Bkv 64): Bq 192 537
+ * and 511 GFLOP/s, 384 586, 512 633, 1024 589 (d64). */
+int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
+{
+    if (hr_ft_dot_ok(p) != HR_FT_AMX) return hr_ft_default_block_q(m, p->d_head);
+    const long l2 = m && m->l2 ? (long)m->l2 : 1L << 20, bq = l2 / 2 / (6L * (long)up((size_t)p->d_head, 32));
+    return bq >= 512 ? 512 : bq < 32 ? 32 : (int)(bq / 32 * 32);
+}
+
 #if defined(HR_HAVE_AMX)
 
 #define T 32 /* rows, keys and d of a 2 x 2 tile block */
-
-static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
 /* The amx layout of a slab: q [R][D] bf16, o [R][D], m [R], l [R][16], end [R],
  * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K]; R, D, K: rows, d, Bkv up to 32. */

@@ -26,7 +26,7 @@ static const char *gqa_applicable(const hr_problem *p) { return hr_ft_why_not(p)
 static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) {
-        const int mr = hr_ft_mr(), stack = hr_ft_default_block_q(m, p->d_head);
+        const int mr = hr_ft_mr(), stack = hr_ft_path_block_q(p, m);
         int per_head = ceil_div(ceil_div(stack, hr_group(p)), mr) * mr;
         t->block_q = hr_ft_even_blocks(p->seq_q, per_head, mr);
     }
