@@ -24,25 +24,44 @@
  * tolerance (harness/base/oracle.c) holds as for bf16dot.
  *
  * What limits it (Sapphire Rapids, one core; per block of 32 rows x 32 keys, D = d
- * rounded up to 32):
- *   tiles     S: D/32 steps x 4 tdpbf16ps, P·V: D/32 column pairs x 4 = D/4 instructions
- *             of 16384 FLOP, one per 16 cycles: 4D cycles (256 at d 64, 512 at d 128),
- *             the AMX roof (`headroom roofline`, amx_bf16: 3.4 TFLOP/s here, 16x the
- *             avx512 FMA's 213). Tile loads: 4 per 4 tdpbf16ps (A and B, 1 KiB each,
- *             from L1/L2), stores of S 4 per block; O 4 loads + 4 stores per Bkv keys.
- *   softmax  per 16 scores ~11 AVX-512 FP ops (load, max, fma, exp2 in 6, convert +
- *             store, add): 64 vectors per block, ~700 ops, ~350 cycles on 2 FMA ports
- *             plus the 32 rows' per-tile bookkeeping (mask, lazy-rescale compare). So
- *             the softmax costs as much as the tile work at d 64 and 70% of it at d 128,
- *             and unless the two overlap (one thread: only what out-of-order execution
- *             finds between a row's softmax and the next block's tdpbf16ps) the ceiling by
- *             count is 4D / (4D + 350): ~42% of the AMX roof at d 64, ~59% at d 128,
- *             before tile load/store latency and packing.
- *   packing  K and V as flash_bf16.c (transposes, zips): ~Bkv*d/4 vector ops per tile
- *             against Bq*Bkv*d/8192 tile instructions: at Bq 192 packing is ~2 ops per
- *             tdpbf16ps cycle budget... i.e. comparable to the softmax's share per key
- *             tile, spread over Bq/32 = 6 row blocks.
- * Measured: see the README (Element types) and the table below. */
+ * rounded up to 32; 2 x 32 x 32 x D multiply-adds = 4096 D FLOP):
+ *   tiles     S: D/32 steps x 4 tdpbf16ps, P·V: D/32 column pairs x 4: D/4 instructions
+ *             of 16384 FLOP, one per 16 cycles: 4D cycles (256 at d 64, 512 at d 128) at
+ *             the AMX roof (`headroom roofline`, amx_bf16: 3.4 TFLOP/s per core here,
+ *             16x the avx512 FMA's 213). Tile loads: 4 per 4 tdpbf16ps (the A and B
+ *             operands, 1 KiB each: 16 lines, ~8 cycles of L1 load ports each), S stored
+ *             4 tiles per block, O loaded and stored 4 + 4 tiles per 32 columns and Bkv
+ *             keys (at Bkv 64: 8 + 8 tile moves of O per 32 tdpbf16ps at d 64).
+ *   softmax  per 16 scores ~12 AVX-512 ops (load + max, fma, exp2 in 6, vcvtneps2bf16 +
+ *             store, add) on 2 ports: ~6 cycles, 64 vectors per block: ~400 cycles, plus
+ *             per row and K/V tile the call, mask and lazy-rescale compare (~20 cycles x
+ *             32 rows per Bkv keys). So the softmax alone outweighs the tile work at d 64
+ *             (~400 + 320 vs 256 cycles) and nearly matches it at d 128 (512): the tile
+ *             unit idles while the vector units run it (issuing the next block's S before
+ *             this block's softmax, two score buffers, measured no faster: the tile stores
+ *             that wait on it fill the reorder buffer). By count: ~25% of the AMX roof at
+ *             d 64, ~40% at d 128 before tile loads and stores.
+ *   packing  K and V as flash_bf16.c (pair transposes, zips): ~Bkv*d/4 vector ops per K/V
+ *             tile, shared by Bq/32 row blocks: the amx path's own default Bq (up to 512,
+ *             hr_ft_path_block_q) keeps it near 5% where Bq 192 left it near 15%.
+ *   perf (H16 N2048 d64, 1 thread, Bkv 64, Bq 192): the softmax 40% of the kernel's
+ *   cycles, tile code 39% (itself ~40% of the roof's rate: the loads and stores above),
+ *   prefetch 6%, packing 5%, O rounded to bf16 5%.
+ *
+ * Measured (Intel Xeon, Sapphire-Rapids class, 2 vCPUs, 03:34 UTC, load 2.5: another job
+ * ran beside it, so 1-thread wall figures are time-sliced; GFLOP/s per core by process CPU
+ * time, which is not, is the figure to read; medians of 2 interleaved rounds of
+ * `headroom run ... --reps 5 --min-time 0.2 --no-probe`, f32 / amx / bf16dot alternated):
+ *                          CPU-time GFLOP/s per core     amx /   % of the
+ *                          fp32    amx    vdpbf16ps      fp32    AMX roof
+ *   H16 N2048 d64  T1     144.5   570.5    98.1          3.95x   17%
+ *   H16 N2048 d64  T2     137.2   499.1    96.3          3.64x   15%
+ *   H32 d128 causal T1    129.9   565.5    99.6          4.35x   17%
+ *   H32 d128 causal T2    128.0   566.4    95.3          4.43x   17%
+ *   gqa H32/8 d128 c T1   134.6   610.9    99.2          4.54x   18%
+ *   gqa H32/8 d128 c T2   128.5   549.9    93.5          4.28x   16%
+ * (issue 14's target "on AMX >= 4x fp32": met on the d128 shapes, 3.6-4.0x at d64, where
+ * the softmax weighs most.) The README (Element types) has the wall-clock table. */
 
 #include <math.h>
 #include <stdio.h>
@@ -113,8 +132,9 @@ static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
 /* amx: the Q (bf16) + O (fp32) stack within half of L2 (as flash.c's default), at most 512
  * rows: per row block of 32 the packing of a K/V tile (~Bkv*d/4 vector ops) is shared by
- * Bq/32 blocks. Measured (H16 N2048 d64, H32 d128 causal, 1 thread, Bkv 64): Bq 192 537
- * and 511 GFLOP/s, 384 586, 512 633, 1024 589 (d64). */
+ * Bq/32 blocks. Measured (1 thread, Bkv 64, GFLOP/s, H16 N2048 d64 / H32 d128 causal):
+ * Bq 192 537 / 511, 384 586 / -, 512 - / 633, 1024 589 / -; Bkv 128 and 256 were within
+ * -4% .. +2% of 64 at Bq 512-1024, so Bkv stays flash.c's. */
 int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
 {
     if (hr_ft_dot_ok(p) != HR_FT_AMX) return hr_ft_default_block_q(m, p->d_head);

@@ -149,6 +149,12 @@ HR_TEST(flash_path_forcing)
     }
     force("");
     CHECK(hr_kernel_why_not(k, &p) == NULL && strstr(hr_kernel_path(k, &p), expected(0)));
+    /* Rows take the roof of the instruction their path runs: amx_bf16 for the amx path. */
+    force("amx");
+    if (amx_here()) CHECK(hr_roof_of(k, &p, "avx512") == HR_ROOF_DOT + HR_DOT_AMX);
+    force("bf16dot");
+    if (dot_here()) CHECK(hr_roof_of(g, &p, "avx512") == HR_ROOF_DOT + HR_DOT_BF16);
+    CHECK(hr_roof_for_path("amx tdpbf16ps, fp32 accumulate, P in bf16", "avx512") == HR_ROOF_DOT + HR_DOT_AMX);
     force(NULL);
 }
 
