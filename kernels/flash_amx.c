@@ -37,13 +37,15 @@
  *             per row and K/V tile the call, mask and lazy-rescale compare (~20 cycles x
  *             32 rows per Bkv keys). So the softmax alone outweighs the tile work at d 64
  *             (~400 + 320 vs 256 cycles) and nearly matches it at d 128 (512): the tile
- *             unit idles while the vector units run it (issuing the next block's S before
- *             this block's softmax, two score buffers, measured no faster: the tile stores
- *             that wait on it fill the reorder buffer). By count: ~25% of the AMX roof at
- *             d 64, ~40% at d 128 before tile loads and stores.
+ *             unit idles while the vector units run it, and they do not overlap: two
+ *             software pipelines with two score buffers measured 2-4% slower, not faster
+ *             (the next block's S issued before this block's softmax; the previous block's
+ *             P·V, one column pair of tiles at a time, between this block's softmax rows).
+ *             By count: ~25% of the AMX roof at d 64, ~40% at d 128 before tile loads and
+ *             stores; measured 15-18%.
  *   packing  K and V as flash_bf16.c (pair transposes, zips): ~Bkv*d/4 vector ops per K/V
  *             tile, shared by Bq/32 row blocks: the amx path's own default Bq (up to 512,
- *             hr_ft_path_block_q) keeps it near 5% where Bq 192 left it near 15%.
+ *             hr_ft_path_block_q; fp32's 192 measured 9% slower at d 64, 24% at d 128).
  *   perf (H16 N2048 d64, 1 thread, Bkv 64, Bq 192): the softmax 40% of the kernel's
  *   cycles, tile code 39% (itself ~40% of the roof's rate: the loads and stores above),
  *   prefetch 6%, packing 5%, O rounded to bf16 5%.
