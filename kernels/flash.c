@@ -57,19 +57,18 @@
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
- *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 in an AVX-512 build: vdpbf16ps,
- *            fp32 accumulation, P rounded to bf16 (flash_bf16.c, with the full budget).
- *            What limits it: one vdpbf16ps zmm is 32 multiply-adds = 64 FLOP, one per
- *            cycle on Zen 4 (2x the fp32 FMA), so 16 scores of a row cost d instructions
- *            (d/2 for S, d/2 for P·V) where fp32 needs 2d FMAs, while the softmax keeps its
- *            ~11 FP ops per 16 scores (fma for the scale, exp2 of 7 ops, max, bf16 convert,
- *            sum): by count d/(d+11) = 85% of the bf16 roof at d 64, 92% at d 128; loads
- *            0.42 per instruction as in fp32; packing (pair transposes, zips) ~4% at
- *            Bq 192; no input conversions (bf16 used as stored). Measured 76-81% of the
- *            bf16 roof, 1.88-1.98x this file's fp32 speed (1 and 2 threads, H16 d64,
- *            H32 d128 causal).
+ *   amx      bf16 Q and K/V on a CPU with AMX (and the OS's grant) in an AVX-512 build:
+ *            tdpbf16ps tiles for both products, the bf16dot softmax between them
+ *            (flash_amx.c, budget and figures there: 3.6-4.5x this file's fp32 per core).
+ *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 but no AMX, AVX-512 build: vdpbf16ps,
+ *            fp32 accumulation, P rounded to bf16 (flash_bf16.c, with the full budget): 16
+ *            scores of a row cost d instructions of 64 FLOP where fp32 needs 2d FMAs, and
+ *            the softmax's ~11 FP ops per 16 scores stay: by count d/(d+11) of the bf16
+ *            roof. Measured on Zen 4 76-81% of it, 1.88-1.98x this file's fp32 speed (1 and
+ *            2 threads, H16 d64, H32 d128 causal); on Sapphire Rapids vdpbf16ps runs at
+ *            half the fp32 FMA's rate, so the path would be 0.7x fp32 there.
  *   convert  everything else, and every pair in ISA=avx2 / generic builds (which stand for
- *            machines without the instruction), or with HEADROOM_FLASH_PATH=convert: K and
+ *            machines without the instruction), or forced (HEADROOM_FLASH_PATH, flash_tile.h): K and
  *            V tiles converted to fp32 while packed (K rows into vp, then the transpose),
  *            Q when loaded, O rounded once when stored; the fp32 micro-kernels as above,
  *            so the kernel's own error is the fp32 kernel's (tests/test_flash_typed.c
@@ -261,11 +260,11 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
-    size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW);
-    size_t rc = (size_t)rows_cap, f = sizeof(float);
-    return align64(rc * (size_t)d * f) + align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) +
-           align64(rc * sizeof(int)) + align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) +
-           align64((size_t)MR * bkvp * f);
+    size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW), rc = (size_t)rows_cap;
+    size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64(rc * d * f) +
+           align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) + align64(rc * sizeof(int)) +
+           align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)MR * bkvp * f);
+    return own > amx ? own : amx; /* the amx path lays the slab out its own way */
 }
 
 void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
@@ -554,8 +553,8 @@ void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row)
 
 static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : omp_get_max_threads(); }
 
-/* Every valid problem: any d, any N, causal or not, any Hkv dividing Hq. */
-static const char *flash_applicable(const hr_problem *p) { return NULL; }
+/* Every valid problem (any d, N, causal or not, Hkv dividing Hq) but a forced bf16 path this CPU lacks. */
+static const char *flash_applicable(const hr_problem *p) { return hr_ft_why_not(p); }
 
 int hr_ft_even_blocks(int n, int cap, int mult)
 {
@@ -565,7 +564,7 @@ int hr_ft_even_blocks(int n, int cap, int mult)
 
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_q <= 0) t->block_q = hr_ft_even_blocks(p->seq_q, hr_ft_default_block_q(m, p->d_head), 12);
+    if (t->block_q <= 0) t->block_q = hr_ft_even_blocks(p->seq_q, hr_ft_path_block_q(p, m), 12);
     if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
 }
 
@@ -586,7 +585,7 @@ static int flash_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
         hr_ft_ws w;
         hr_ft_bind(&w, (char *)ws + (size_t)omp_get_thread_num() * slab, bq, t->block_kv,
                    p->d_head);
-        w.dot = dot;
+        hr_ft_set_path(&w, dot);
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < items; it++) {
             /* Heaviest first: under causal masking the last query blocks see most keys. */

@@ -68,29 +68,13 @@
 #include "vec.h"
 #include "vec_bf16.h"
 
-/* HEADROOM_FLASH_PATH=convert forces the conversion path on a BF16 CPU (tests, A/B). */
-static int forced_convert(void)
+const char *hr_ft_bf16_why_not(void)
 {
-    const char *e = getenv("HEADROOM_FLASH_PATH");
-    return e && !strcmp(e, "convert");
-}
-
 #if defined(HR_HAVE_BF16DOT)
-static int cpu_bf16(void) { return hr_cpu_bf16(); }
+    return hr_cpu_bf16() ? NULL : "the CPU has no AVX512-BF16 (cpuid)";
 #else
-static int cpu_bf16(void) { return 0; }
+    return "the " HR_VEC_ISA " level has no AVX512-BF16 code (only avx512 builds compile it)";
 #endif
-
-int hr_ft_dot_ok(const hr_problem *p)
-{
-    return p->dtype == HR_BF16 && p->kv_dtype == HR_BF16 && cpu_bf16() && !forced_convert();
-}
-
-const char *hr_ft_path(const hr_problem *p)
-{
-    if (hr_ft_dot_ok(p)) return "avx512-bf16 vdpbf16ps, fp32 accumulate, P in bf16";
-    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return HR_VEC_ISA " fp32";
-    return "convert to fp32 in packing, " HR_VEC_ISA " fp32 FMA";
 }
 
 #if defined(HR_HAVE_BF16DOT)
@@ -186,6 +170,10 @@ static int dq_of(const hr_ft_ws *w) { return (w->d + 1) & ~1; }
 
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r)
 {
+    if (w->dot == HR_FT_AMX) {
+        hr_ft_amx_load_q(w, r, q_row, qscale, end_r);
+        return;
+    }
     const int dq = dq_of(w);
     uint16_t *q = (uint16_t *)w->q + (size_t)r * dq;
     memcpy(q, q_row, (size_t)w->d * sizeof(uint16_t));
@@ -200,7 +188,7 @@ void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int e
 /* kt word (kp, j) = pair kp of K row j, for nk keys; columns up to the next multiple of
  * VW are zero. Whole 16 x 16 word blocks go through vec.h's transpose (bits moved, never
  * interpreted) when the rows hold whole 32-bit words. */
-static HR_BF16_TARGET void pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk)
+HR_BF16_TARGET void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk)
 {
     const int d = w->d, dh = dq_of(w) / 2, ld = w->bkvp, nkp = ceil_div(nk, VW) * VW;
     uint32_t *kt = (uint32_t *)w->kt;
@@ -228,7 +216,7 @@ static HR_BF16_TARGET void pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, in
 
 /* vp pair row jp, column c = (V[2jp][c], V[2jp+1][c]); a missing odd row and the
  * columns from d to dp are zero. */
-static HR_BF16_TARGET void pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk)
+HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk)
 {
     const int d = w->d, dp = w->dp;
     uint16_t *vp = (uint16_t *)w->vp;
@@ -236,7 +224,7 @@ static HR_BF16_TARGET void pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, in
         const char *a = v + 2 * jp * v_sn, *b = 2 * jp + 1 < nk ? a + v_sn : NULL;
         uint16_t *dst = vp + (ptrdiff_t)jp * 2 * dp;
         for (int c = 0; c < dp; c += VW) {
-            const int n = d - c < VW ? d - c : VW;
+            const int n = d - c >= VW ? VW : d > c ? d - c : 0; /* amx: dp may pass d by 16 */
             hr_vbf_store(dst + 2 * c, hr_vbf_zip_n(a + 2 * c, b ? b + 2 * c : NULL, n));
         }
     }
@@ -244,7 +232,7 @@ static HR_BF16_TARGET void pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, in
 
 /* The online-softmax step of row r (flash.c's softmax_row) on raw scores s, ncols a
  * multiple of VW, keys at or past cut masked; leaves P in bf16 over the start of s. */
-static HR_BF16_TARGET void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
+HR_BF16_TARGET void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut)
 {
     uint16_t *p = (uint16_t *)s;
     if (cut <= 0) {
@@ -288,6 +276,10 @@ static HR_BF16_TARGET void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, 
 HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
                                      const void *vx, ptrdiff_t v_sn)
 {
+    if (w->dot == HR_FT_AMX) {
+        hr_ft_amx_attend(w, rows, kx, k_sn, vx, v_sn);
+        return;
+    }
     const int d = w->d, dp = w->dp, ld = w->bkvp, dq = dq_of(w);
     const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);
@@ -298,8 +290,8 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
         if (w->end[r] > stop) stop = w->end[r];
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
-        pack_k(w, k + j0 * k_sn, k_sn, nk);
-        pack_v(w, v + j0 * v_sn, v_sn, nk);
+        hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
+        hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
         const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
         const int nmt = ceil_div(rows, MR);
         for (int r0 = 0; r0 < rows; r0 += MR) {
@@ -321,7 +313,7 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
             for (; c < nvec; c++) qk_one[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld);
             for (int r = 0; r < mr; r++) {
                 const int cut = w->end[r0 + r] - j0;
-                softmax_row(w, r0 + r, w->s + r * ld, nvec * VW, cut < nk ? cut : nk);
+                hr_ft_bf16_softmax_row(w, r0 + r, w->s + r * ld, nvec * VW, cut < nk ? cut : nk);
             }
             /* Key pairs up to lim: an odd lim's partner has P = 0 in every row. */
             const uint16_t *p = (const uint16_t *)w->s;
@@ -342,5 +334,8 @@ void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn, con
 {
     abort();
 }
+void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk) { abort(); }
+void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk) { abort(); }
+void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut) { abort(); }
 
 #endif

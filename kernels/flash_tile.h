@@ -23,8 +23,11 @@
  *            O when it is stored), then the fp32 micro-kernels: exact conversions, so the
  *            kernel's error is that of the fp32 kernel. Every build, every type pair.
  *   bf16dot  Q, K, V all bf16 on a CPU with AVX512-BF16 (an AVX-512 build): vdpbf16ps
- *            with fp32 accumulation, P rounded to bf16 (flash_bf16.c). Set w->dot after
- *            hr_ft_bind to take it.
+ *            with fp32 accumulation, P rounded to bf16 (flash_bf16.c).
+ *   amx      Q, K, V all bf16 on a CPU with AMX-BF16 and AVX512-BF16 whose OS grants the
+ *            tile state (an AVX-512 build): tdpbf16ps tiles for both products, the same
+ *            softmax as bf16dot (flash_amx.c). Lays the slab out again (32-row tiles).
+ * hr_ft_set_path(&w, hr_ft_dot_ok(p)) after hr_ft_bind takes the path p gets.
  */
 typedef struct {
     int d, dp;       /* head dimension; padded to a multiple of the vector width */
@@ -39,7 +42,8 @@ typedef struct {
     float *kt;       /* [d][bkvp]       K tile, transposed (keys along vectors)  */
     float *vp;       /* [bkvp][dp]      V tile, zero-padded columns              */
     float *s;        /* [MR][bkvp] scores, then probabilities, of a micro-tile */
-    int dot;         /* 1: the bf16dot path (q, kt, vp hold bf16, see flash_bf16.c) */
+    int dot;         /* HR_FT_BF16DOT, HR_FT_AMX: q, kt, vp hold bf16 (flash_bf16.c);
+                      * amx: d, Bkv and the stack padded to 32 (flash_amx.c)         */
     float qscale;    /* bf16dot: scale * log2 e, applied to the scores, not to Q  */
 } hr_ft_ws;
 
@@ -66,14 +70,36 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *k, ptrdiff_t
                     const void *v, ptrdiff_t v_sn);
 void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row);
 
-/* The bf16dot path (flash_bf16.c). hr_ft_dot_ok: whether p takes it on this CPU (Q and
- * K/V bf16, an AVX-512 build, the CPU has AVX512-BF16, and HEADROOM_FLASH_PATH is not
- * "convert"); hr_ft_path: the path's name for hr_kernel.path. */
+/* The paths of bf16 Q and K/V (flash_amx.c chooses, flash_bf16.c and flash_amx.c run):
+ * hr_ft_dot_ok: the path p takes on this CPU and build: HR_FT_AMX where the CPU has AMX
+ * (and the OS grants it), else HR_FT_BF16DOT where it has AVX512-BF16, else HR_FT_CONVERT
+ * (always for other type pairs); HEADROOM_FLASH_PATH=convert|bf16dot|amx forces one for
+ * bf16/bf16 problems. hr_ft_why_not: NULL, or why p cannot run as forced (a value not
+ * among the three, or a path this CPU or build level lacks): flash's and gqa's
+ * `applicable`, so the kernel is refused with the reason, never run on another path.
+ * hr_ft_path: the path's name for hr_kernel.path. */
 #define HR_FT_TYPES (1u << HR_F32 | 1u << HR_BF16 | 1u << HR_F16) /* Q/O and K/V alike */
+enum { HR_FT_CONVERT = 0, HR_FT_BF16DOT = 1, HR_FT_AMX = 2 };
 int hr_ft_dot_ok(const hr_problem *p);
+const char *hr_ft_why_not(const hr_problem *p);
 const char *hr_ft_path(const hr_problem *p);
+void hr_ft_set_path(hr_ft_ws *w, int path);
+/* Bytes the amx path lays a slab out in (0 where this level has no AMX code): the slab is
+ * the larger of the two (hr_ft_slab_bytes). */
+size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d);
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
 void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
+                      ptrdiff_t v_sn);
+/* flash_bf16.c's parts the amx path shares: whether this CPU and level run vdpbf16ps
+ * (NULL) or why not; K and V tiles packed as pairs (w->bkvp, w->dp as laid out); the
+ * online-softmax step of row r over raw scores s[0, ncols) (ncols a multiple of 16, keys
+ * at or past cut masked), P left in bf16 over the start of s. */
+const char *hr_ft_bf16_why_not(void);
+void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk);
+void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk);
+void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut);
+void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
+void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);
 
 /* Prefetches rows [a, b) of rb bytes each, sn bytes apart, from base (every line). */
@@ -104,6 +130,9 @@ static inline void hr_ft_attend_head(hr_ft_ws *w, int rows, const hr_problem *p,
 int hr_ft_mr(void);
 int hr_ft_default_block_q(const hr_machine *m, int d);
 int hr_ft_default_block_kv(const hr_machine *m, int d);
+/* The default Bq (flash; gqa: the whole stack) of the path p takes: the amx path's own
+ * (flash_amx.c: a larger stack amortizes its packing), else hr_ft_default_block_q. */
+int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m);
 /* The query block for n rows: the fewest blocks of at most cap rows, made even (a multiple
  * of mult, never above cap): 512 rows at cap 384 are 2 x 256, not 384 + 128, so no
  * item is a short one with the whole tile packing of a long one (same block count, so

@@ -21,12 +21,12 @@
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : omp_get_max_threads(); }
 
-static const char *gqa_applicable(const hr_problem *p) { return NULL; }
+static const char *gqa_applicable(const hr_problem *p) { return hr_ft_why_not(p); }
 
 static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) {
-        const int mr = hr_ft_mr(), stack = hr_ft_default_block_q(m, p->d_head);
+        const int mr = hr_ft_mr(), stack = hr_ft_path_block_q(p, m);
         int per_head = ceil_div(ceil_div(stack, hr_group(p)), mr) * mr;
         t->block_q = hr_ft_even_blocks(p->seq_q, per_head, mr);
     }
@@ -51,7 +51,7 @@ static int gqa_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void
         hr_ft_ws w;
         hr_ft_bind(&w, (char *)ws + (size_t)omp_get_thread_num() * slab, group * bq,
                    t->block_kv, p->d_head);
-        w.dot = dot;
+        hr_ft_set_path(&w, dot);
 #pragma omp for schedule(dynamic, 1)
         for (long it = 0; it < items; it++) {
             /* Heaviest first, as in flash: the last query blocks see the most keys. */

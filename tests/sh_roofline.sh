@@ -28,14 +28,23 @@ expect file-rows         0 '^2$' -- grep -c '"threads":' "$TMP/c/ceilings.json"
 expect file-fields       0 '"triad_gbs":' -- cat "$TMP/c/ceilings.json"
 expect file-quick-flag   0 '"quick":[[:space:]]*true' -- cat "$TMP/c/ceilings.json"
 expect quick-json        0 '"headroom_ceilings":[[:space:]]*1' -- $B roofline --quick --threads 1 --format json
-# The dot-product roofs: measured where the CPU has the instruction, else listed absent
-# with the reason; AMX is never measured (no AMX loop), so always absent with a reason.
+# The dot-product roofs: measured where the CPU has the instruction (AMX: and the OS
+# grants the tile state), else listed absent with the reason.
 expect quick-bf16-roof   0 '^ +1 +avx512_bf16 +[0-9.]+ |^  avx512_bf16 +absent: the CPU has no AVX512-BF16' -- $B roofline --quick --threads 1
 expect quick-int8-roof   0 '^ +1 +avx512_vnni +[0-9.]+ |^  avx512_vnni +absent: ' -- $B roofline --quick --threads 1
-expect quick-amx-absent  0 '^  amx_bf16 +absent: the CPU (has no AMX-BF16|has AMX-BF16, but)' -- $B roofline --quick --threads 1
+if grep -qw amx_bf16 /proc/cpuinfo 2>/dev/null && grep -qw amx_tile /proc/cpuinfo; then
+    expect quick-amx-roof 0 '^ +1 +amx_bf16 +[0-9.]+ |^  amx_bf16 +absent: the OS ' -- $B roofline --quick --threads 1
+else
+    expect quick-amx-absent 0 '^  amx_bf16 +absent: the CPU has no AMX-BF16' -- $B roofline --quick --threads 1
+fi
+expect quick-amx-counting 0 'tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds = 16384 FLOPs' -- $B roofline --quick --threads 1
 expect quick-dot-counting 0 'vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs' -- $B roofline --quick --threads 1
 expect file-dot-roofs    0 '"amx_bf16":[[:space:]]*\{' -- cat "$TMP/c/ceilings.json"
-expect file-amx-absent   0 '"absent":[[:space:]]*"the CPU (has no AMX|has AMX-BF16, but)' -- cat "$TMP/c/ceilings.json"
+if grep -qw amx_bf16 /proc/cpuinfo 2>/dev/null && grep -qw amx_tile /proc/cpuinfo; then
+    expect file-amx-figures 0 '"amx_bf16":[[:space:]]*[0-9]|"absent":[[:space:]]*"the OS ' -- cat "$TMP/c/ceilings.json"
+else
+    expect file-amx-absent 0 '"absent":[[:space:]]*"the CPU has no AMX' -- cat "$TMP/c/ceilings.json"
+fi
 if grep -qw avx512_bf16 /proc/cpuinfo 2>/dev/null; then
     expect file-bf16-figures 0 '"bf16_gflops":[[:space:]]*\{' -- cat "$TMP/c/ceilings.json"
 fi

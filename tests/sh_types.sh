@@ -17,13 +17,26 @@ expect decode_loop_format_none 0 ',f32,f32,$' -- $B decode-loop --layers 1 --hea
 expect decode_loop_format_json 0 '"format_max_rel":' -- $B decode-loop --layers 1 --heads 2 --kv-heads 1 --d-head 32 --prompt 16 --tokens 2 --kv-dtype bf16 --check --format json
 expect decode_loop_f32 0 'KV cache .* \(f32\) at the end; path ' -- $B decode-loop --layers 1 --heads 2 --d-head 32 --prompt 8 --tokens 2 --kv-dtype f32
 
-# flash and gqa on bf16/f16 operands (prefill): the path that ran is named, vdpbf16ps where
-# the build and the CPU have AVX512-BF16, the conversion to fp32 elsewhere; the environment
-# variable HEADROOM_FLASH_PATH=convert forces the conversion path.
+# flash and gqa on bf16/f16 operands (prefill): the path that ran is named, tdpbf16ps where
+# the build and the CPU have AMX, vdpbf16ps where they have AVX512-BF16, the conversion to
+# fp32 elsewhere; HEADROOM_FLASH_PATH=convert|bf16dot|amx forces one, and a forced path
+# the level lacks (--isa avx2 has neither) refuses the kernel: one line, exit 2.
 expect flash_list_types 0 'types f32,bf16,f16, kv f32,bf16,f16' -- $B list
-expect flash_bf16_check 0 'flash +bf16 +T1 +[0-9]+ pass +0 warn +0 fail .*\[(avx512-bf16 vdpbf16ps|convert to fp32)' -- $B check --kernel flash --quick --dtype bf16 --threads 1
+expect flash_bf16_check 0 'flash +bf16 +T1 +[0-9]+ pass +0 warn +0 fail .*\[(amx tdpbf16ps|avx512-bf16 vdpbf16ps|convert to fp32)' -- $B check --kernel flash --quick --dtype bf16 --threads 1
 expect gqa_f16_run 0 'check: pass .*convert to fp32 in packing' -- $B run --kernel gqa --heads 4 --kv-heads 2 --seq 40 --d-head 24 --causal --dtype f16 --reps 2 --min-time 0.001 --warmup 0 --check --no-probe
 expect flash_forced_convert 0 'bf16 +convert to fp32 in packing' -- env HEADROOM_FLASH_PATH=convert $B list
+if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
+    expect flash_forced_amx_avx2 2 '^headroom run: kernel flash cannot run this shape: HEADROOM_FLASH_PATH=amx: the avx2 level has no AMX code' -- env HEADROOM_FLASH_PATH=amx $B --isa avx2 run --kernel flash --dtype bf16 --seq 32 --reps 1 --min-time 0 --no-probe
+    expect gqa_forced_bf16dot_avx2 2 'kernel gqa cannot run this shape: HEADROOM_FLASH_PATH=bf16dot: the avx2 level has no AVX512-BF16 code' -- env HEADROOM_FLASH_PATH=bf16dot $B --isa avx2 run --kernel gqa --dtype bf16 --seq 32 --reps 1 --min-time 0 --no-probe
+    expect flash_avx2_list_bf16 0 'bf16 +convert to fp32 in packing' -- $B --isa avx2 list
+fi
+expect flash_forced_bogus 2 'HEADROOM_FLASH_PATH=tiles: not one of convert, bf16dot, amx' -- env HEADROOM_FLASH_PATH=tiles $B run --kernel flash --seq 32 --reps 1 --min-time 0 --no-probe
+if [ "$($B list | grep -c 'amx tdpbf16ps')" -gt 0 ]; then
+    expect flash_amx_run 0 'check: pass .*amx tdpbf16ps' -- $B run --kernel flash --heads 4 --seq 77 --d-head 40 --causal --dtype bf16 --reps 2 --min-time 0.001 --warmup 0 --check --no-probe
+    expect flash_forced_bf16dot 0 'check: pass .*vdpbf16ps' -- env HEADROOM_FLASH_PATH=bf16dot $B run --kernel flash --heads 4 --seq 77 --d-head 40 --dtype bf16 --reps 2 --min-time 0.001 --warmup 0 --check --no-probe
+else
+    skip flash_amx_run "no AMX path on this CPU/OS/build"
+fi
 expect flash_bf16_refuses_q8 2 'kernel flash cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)' -- $B run --kernel flash --dtype bf16 --kv-dtype q8_0
 
 # A sweep over dtype and kv_dtype: names carry the types; points no kernel of this build

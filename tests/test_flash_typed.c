@@ -1,20 +1,23 @@
-/* test_flash_typed.c — flash and gqa on bf16/f16 operands, both paths: vdpbf16ps where
- * this build and CPU have it, and the conversion path (forced by HEADROOM_FLASH_PATH=convert,
- * so it is tested on a BF16 machine too), against the oracle with the types' tolerances. */
+/* test_flash_typed.c — flash and gqa on bf16/f16 operands, every path: tdpbf16ps (amx)
+ * and vdpbf16ps (bf16dot) where this build and CPU have them, and the conversion path,
+ * each forced by HEADROOM_FLASH_PATH (so all are tested on an AMX machine too), against
+ * the oracle with the types' tolerances; the path choice and its forcing on every machine. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "check.h"
 #include "headroom.h"
 #include "inputs.h"
+#include "probe.h"
 #include "t.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 
-/* Whether this binary on this CPU takes the vdpbf16ps path for bf16 Q/K/V: the ISA level
- * that runs is avx512 (the one compiled with vec_bf16.h's path) and the CPU has
+/* Whether this binary on this CPU can take the vdpbf16ps path for bf16 Q/K/V: the ISA
+ * level that runs is avx512 (the one compiled with vec_bf16.h's path) and the CPU has
  * AVX512-BF16 (CPUID.(7,1):EAX bit 5). */
 static int dot_here(void)
 {
@@ -26,17 +29,44 @@ static int dot_here(void)
 #endif
 }
 
-static void force_convert(int on)
+/* And the amx path: that, the CPU's AMX-BF16 and AMX-TILE (CPUID.(7,0):EDX bits 22, 24)
+ * and the OS's permission, which the AMX roof's presence reports (probe.c). */
+static int amx_here(void)
 {
-    if (on) setenv("HEADROOM_FLASH_PATH", "convert", 1);
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    const int cpu = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 22 & 1) && (d >> 24 & 1);
+    return dot_here() && cpu && hr_dot_absent(HR_DOT_AMX) == NULL;
+#else
+    return 0;
+#endif
+}
+
+static void force(const char *path)
+{
+    if (path) setenv("HEADROOM_FLASH_PATH", path, 1);
     else unsetenv("HEADROOM_FLASH_PATH");
 }
 
+/* HEADROOM_FLASH_PATH values (NULL: unset) and what bf16/bf16 runs under each here: the
+ * word its path names, or NULL where the kernel must refuse (a forced path this level or
+ * CPU lacks). Unforced: amx > vdpbf16ps > conversion. */
+static const char *const modes[] = {NULL, "convert", "bf16dot", "amx"};
+static const char *expected(int mode)
+{
+    switch (mode) {
+    case 0: return amx_here() ? "amx tdpbf16ps" : dot_here() ? "vdpbf16ps" : "convert to fp32";
+    case 1: return "convert to fp32";
+    case 2: return dot_here() ? "vdpbf16ps" : NULL;
+    default: return amx_here() ? "amx tdpbf16ps" : NULL;
+    }
+}
+
 /* The quick battery (odd N and d, MHA/GQA/MQA, causal Nq <> Nkv, both layouts, the three
- * distributions) for every type pair flash declares, on both paths, at 1, 2 and 3 threads
- * and with odd tiles (block_kv 17, block_q 13) on some cases; the path each ran is the
- * one hr_kernel_path names. */
-HR_TEST(flash_typed_battery_both_paths)
+ * distributions) for every type pair flash declares, on every path (bf16/bf16 under each
+ * forcing), at 1, 2 and 3 threads and with odd tiles (block_kv 17, block_q 13) on some
+ * cases; the path each ran is the one hr_kernel_path names. */
+HR_TEST(flash_typed_battery_every_path)
 {
     static hr_case cases[HR_MAX_CASES];
     const int n = hr_battery(cases, HR_MAX_CASES, true);
@@ -45,11 +75,12 @@ HR_TEST(flash_typed_battery_both_paths)
     const char *const kernels[] = {"flash", "gqa"};
     for (int kn = 0; kn < 2; kn++)
         for (int pi = 0; pi < 5; pi++)
-            for (int convert = 0; convert < 2; convert++) {
+            for (int mode = 0; mode < 4; mode++) {
                 const hr_kernel *k = hr_kernel_find(kernels[kn]);
-                const int dot = !convert && dot_here() && pairs[pi][0] == HR_BF16 && pairs[pi][1] == HR_BF16;
-                if (convert && !(pairs[pi][0] == HR_BF16 && pairs[pi][1] == HR_BF16)) continue;
-                force_convert(convert);
+                const int bf = pairs[pi][0] == HR_BF16 && pairs[pi][1] == HR_BF16;
+                if (mode && !bf) continue;
+                const char *want = bf ? expected(mode) : "convert to fp32";
+                force(modes[mode]);
                 int ran = 0, bad = 0;
                 char first[700] = "";
                 for (int c = 0; c < n; c += 3) {
@@ -57,6 +88,12 @@ HR_TEST(flash_typed_battery_both_paths)
                     cs.prob.dtype = pairs[pi][0];
                     cs.prob.kv_dtype = pairs[pi][1];
                     if (cs.prob.seq_q * (double)cs.prob.seq_kv * cs.prob.heads * cs.prob.d_head > 4e7) continue;
+                    if (!want) { /* refused with the reason, never run on another path */
+                        const char *why = hr_kernel_why_not(k, &cs.prob);
+                        CHECKF(why && strstr(why, "HEADROOM_FLASH_PATH="), "%s forced %s: %s", kernels[kn],
+                               modes[mode], why ? why : "(runs)");
+                        continue;
+                    }
                     hr_tune t = {.threads = 1 + c / 3 % 3, .block_kv = c % 5 == 0 ? 17 : 0,
                                  .block_q = c % 7 == 0 ? 13 : 0};
                     hr_check r;
@@ -64,16 +101,61 @@ HR_TEST(flash_typed_battery_both_paths)
                     const int v = hr_check_case(k, &cs, &t, 1, &r, line, sizeof line);
                     if (v < 0) continue;
                     ran++;
-                    const int named = strstr(line, "vdpbf16ps") != NULL;
-                    if ((v != HR_CHECK_PASS || named != dot) && !bad++) snprintf(first, sizeof first, "%s", line);
+                    if ((v != HR_CHECK_PASS || !strstr(line, want)) && !bad++) snprintf(first, sizeof first, "%s", line);
+                }
+                if (!want) {
+                    fprintf(stderr, "note: %s forced %s: this build/CPU lacks it, refused (checked)\n", kernels[kn],
+                            modes[mode]);
+                    continue;
                 }
                 CHECKF(ran >= 20, "%s %s/%s: only %d cases ran", kernels[kn], hr_dtype_names[pairs[pi][0]],
                        hr_dtype_names[pairs[pi][1]], ran);
-                CHECKF(!bad, "%s %s/kv=%s convert=%d: %d bad cases, first: %s", kernels[kn],
-                       hr_dtype_names[pairs[pi][0]], hr_dtype_names[pairs[pi][1]], convert, bad, first);
+                CHECKF(!bad, "%s %s/kv=%s path %s: %d bad cases, first: %s", kernels[kn],
+                       hr_dtype_names[pairs[pi][0]], hr_dtype_names[pairs[pi][1]], want, bad, first);
             }
-    force_convert(0);
+    force(NULL);
+    if (!amx_here()) fprintf(stderr, "note: no AMX path in this build/CPU/OS: amx not run\n");
     if (!dot_here()) fprintf(stderr, "note: no AVX512-BF16 path in this build/CPU: the conversion path only\n");
+}
+
+/* HEADROOM_FLASH_PATH on every machine: a value not among the three is refused for every
+ * problem (a typo never passes as the default); a valid one concerns bf16/bf16 only (f32
+ * runs its own path); empty is unset; forcing a path this machine lacks refuses the kernel
+ * with the level's or the CPU's reason, forcing one it has names it. */
+HR_TEST(flash_path_forcing)
+{
+    hr_problem p = {1, 4, 4, 64, 64, 64, false, 0, HR_BF16, HR_BF16}, p32 = p;
+    p32.dtype = p32.kv_dtype = HR_F32;
+    const hr_kernel *k = hr_kernel_find("flash"), *g = hr_kernel_find("gqa");
+    force("tiles");
+    const char *why = hr_kernel_why_not(k, &p);
+    CHECKF(why && strstr(why, "HEADROOM_FLASH_PATH=tiles: not one of convert, bf16dot, amx"), "%s", why ? why : "-");
+    CHECK(hr_kernel_why_not(g, &p32) != NULL);
+    force("amx");
+    CHECK(hr_kernel_why_not(k, &p32) == NULL && strstr(hr_kernel_path(k, &p32), "fp32"));
+    for (int mode = 0; mode < 4; mode++) {
+        force(modes[mode]);
+        const char *want = expected(mode);
+        for (const hr_kernel *kk = k; kk; kk = kk == k ? g : NULL) {
+            why = hr_kernel_why_not(kk, &p);
+            if (want)
+                CHECKF(!why && strstr(hr_kernel_path(kk, &p), want), "%s mode %d: %s / %s", kk->name, mode,
+                       why ? why : "-", hr_kernel_path(kk, &p));
+            else
+                CHECKF(why && strstr(why, modes[mode]) && (strstr(why, "level has no") || strstr(why, "CPU has no") ||
+                                                           strstr(why, "OS ")),
+                       "%s mode %d: %s", kk->name, mode, why ? why : "(runs)");
+        }
+    }
+    force("");
+    CHECK(hr_kernel_why_not(k, &p) == NULL && strstr(hr_kernel_path(k, &p), expected(0)));
+    /* Rows take the roof of the instruction their path runs: amx_bf16 for the amx path. */
+    force("amx");
+    if (amx_here()) CHECK(hr_roof_of(k, &p, "avx512") == HR_ROOF_DOT + HR_DOT_AMX);
+    force("bf16dot");
+    if (dot_here()) CHECK(hr_roof_of(g, &p, "avx512") == HR_ROOF_DOT + HR_DOT_BF16);
+    CHECK(hr_roof_for_path("amx tdpbf16ps, fp32 accumulate, P in bf16", "avx512") == HR_ROOF_DOT + HR_DOT_AMX);
+    force(NULL);
 }
 
 /* Runs k on t (o poisoned first) and returns O as fp32 (hr_tensors_output), malloc'ed. */
@@ -91,10 +173,10 @@ static float *run_o(const hr_kernel *k, const hr_problem *p, hr_tensors *t)
     return o;
 }
 
-/* The two paths on one shape with tails everywhere (d 72, N 150 x 170, BNHD): each
- * within the bf16 tolerance of the oracle, the two within twice it of each other, and
- * where the dot path runs, it differs from the conversion path (P rounded to bf16) --
- * so the test would see a dispatch that silently took one path for both. */
+/* The paths on one shape with tails everywhere (d 72, N 150 x 170, BNHD): each within
+ * the bf16 tolerance of the oracle, each within twice it of the conversion path, and a
+ * dot-product path (P rounded to bf16) differs from the conversion path -- so the test
+ * would see a dispatch that silently took one path for all. */
 HR_TEST(flash_bf16_paths_agree)
 {
     hr_problem p = {2, 6, 2, 150, 170, 72, true, 0, HR_BF16, HR_BF16};
@@ -104,26 +186,32 @@ HR_TEST(flash_bf16_paths_agree)
     const char *const kernels[] = {"flash", "gqa"};
     for (int kn = 0; kn < 2; kn++) {
         const hr_kernel *k = hr_kernel_find(kernels[kn]);
-        force_convert(1);
-        CHECK(!strstr(hr_kernel_path(k, &p), "vdpbf16ps"));
+        force("convert");
+        CHECK(strstr(hr_kernel_path(k, &p), "convert"));
         float *oc = run_o(k, &p, &t);
         hr_check cc = hr_oracle_check(&p, &t.args, 0);
-        force_convert(0);
-        CHECK(!!strstr(hr_kernel_path(k, &p), "vdpbf16ps") == dot_here());
-        float *od = run_o(k, &p, &t);
-        hr_check cd = hr_oracle_check(&p, &t.args, 0);
-        CHECKF(cc.verdict == HR_CHECK_PASS && cd.verdict == HR_CHECK_PASS, "%s: convert %g, dot %g (pass %g)",
-               kernels[kn], cc.max_rel_err, cd.max_rel_err, cd.tol_pass);
-        double omax = 0, diff = 0;
-        for (size_t i = 0; i < nq; i++) {
-            omax = fmax(omax, fabs(oc[i]));
-            diff = fmax(diff, fabs((double)oc[i] - od[i]));
+        CHECKF(cc.verdict == HR_CHECK_PASS, "%s convert: %g (pass %g)", kernels[kn], cc.max_rel_err, cc.tol_pass);
+        for (int mode = 2; mode < 4; mode++) {
+            if (!expected(mode)) continue;
+            force(modes[mode]);
+            CHECK(strstr(hr_kernel_path(k, &p), expected(mode)));
+            float *od = run_o(k, &p, &t);
+            hr_check cd = hr_oracle_check(&p, &t.args, 0);
+            CHECKF(cd.verdict == HR_CHECK_PASS, "%s %s: %g (pass %g)", kernels[kn], modes[mode], cd.max_rel_err,
+                   cd.tol_pass);
+            double omax = 0, diff = 0;
+            for (size_t i = 0; i < nq; i++) {
+                omax = fmax(omax, fabs(oc[i]));
+                diff = fmax(diff, fabs((double)oc[i] - od[i]));
+            }
+            CHECKF(diff <= 2 * cd.tol_pass * omax, "%s %s: differs from convert by %g of max|O| %g", kernels[kn],
+                   modes[mode], diff / omax, omax);
+            CHECKF(diff > 0, "%s: the %s path gave the conversion path's bits", kernels[kn], modes[mode]);
+            free(od);
         }
-        CHECKF(diff <= 2 * cd.tol_pass * omax, "%s: paths differ by %g of max|O| %g", kernels[kn], diff / omax, omax);
-        if (dot_here()) CHECKF(diff > 0, "%s: the dot path gave the conversion path's bits", kernels[kn]);
         free(oc);
-        free(od);
     }
+    force(NULL);
     hr_tensors_free(&t);
 }
 

@@ -229,8 +229,15 @@ HR_TEST(phase_probe_hooks_and_kind)
         CHECK(t.probe_kind == HR_PROBE_FMA && t.probe_before[2] > 0);
         CHECK(hr_phase_balance(1, HR_ROOF_DOT + HR_DOT_BF16) > 0);
     }
-    /* AMX has no loop in this build: its rows are probed with the build's FMA. */
-    CHECK(hr_roof_loop_of(HR_ROOF_DOT + HR_DOT_AMX) == NULL);
+    /* The AMX loop exists where the CPU has AMX and the OS grants it (test_amx.c), and then
+     * probes an amx row like the other dot loops; elsewhere such rows take the build's FMA. */
+    const hr_roof_loop *amx = hr_roof_loop_of(HR_ROOF_DOT + HR_DOT_AMX);
+    CHECK(!amx == !!hr_dot_absent(HR_DOT_AMX));
+    if (amx) {
+        hr_phase_probe d = {HR_PROBE_FMA, 1, 0.0002, NULL, &t, amx};
+        hr_phase_before(&d, 3);
+        CHECK(t.probe_kind == HR_PROBE_FMA && t.probe_before[3] > 0);
+    }
     CHECK(hr_phase_kind_for(1, 1e12, 1) == HR_PROBE_BW);              /* past any cache, AI 1e-12 */
     CHECK(hr_phase_kind_for(1, 1e3, 1) == HR_PROBE_FMA);              /* cache-resident: FMA */
     CHECK(hr_phase_kind_for(1e6, 1, 1) == HR_PROBE_FMA);

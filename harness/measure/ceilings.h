@@ -25,8 +25,9 @@ extern const char *const hr_fma_isa_names[]; /* "avx512", "avx2", "sse2", "scala
  *   avx512_bf16  vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs   AVX512-BF16
  *   avx512_vnni  vpdpbusd zmm: 64 u8 x s8 multiply-adds into int32 = 128 ops  AVX512-VNNI
  *   avx_vnni     vpdpbusd ymm (VEX): 32 multiply-adds = 64 ops                 AVX-VNNI
- *   amx_bf16     tdpbf16ps tiles: never measured (no AMX loop yet); always absent, with
- *                the reason (the CPU has none, or it has but headroom cannot run it)
+ *   amx_bf16     tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds into fp32 = 16384
+ *                FLOPs; AMX-BF16 + AMX-TILE and the OS's grant of the tile state
+ *                (vec_amx.h), else absent with which of the two is missing
  * Counting is FMA's: 2 operations per multiply-add. bf16 figures are GFLOP/s, int8 ones
  * GOP/s (integer operations). */
 enum { HR_DOT_BF16 = 0, HR_DOT_VNNI512, HR_DOT_AVXVNNI, HR_DOT_AMX, HR_DOT_N };
@@ -131,7 +132,7 @@ const char *hr_level_name(int level);
 /* ---- the roof of a row's own type ---------------------------------------------------
  * The compute roof is the instruction that does a row's multiply-adds, as the kernel's
  * path (hr_kernel_path: what runs p on this CPU) names it:
- *   "amx"                                     -> amx_bf16 (never measured: no roof)
+ *   "amx"                                     -> amx_bf16 (flash/gqa's amx path)
  *   "vdpbf16ps", "avx512-bf16", "avx512_bf16" -> avx512_bf16
  *   "avx-vnni", "avx_vnni", "avxvnni"         -> avx_vnni
  *   "vpdpbusd", "vnni"                        -> avx512_vnni
@@ -147,7 +148,7 @@ int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa);
 /* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs; "?" otherwise. */
 const char *hr_roof_name(int roof);
 /* Best GFLOP/s (GOP/s for int8) of roof at the thread count hr_ceiling_threads picks; 0
- * when not measured (an absent dot roof, an old file, AMX): then a row has no compute
+ * when not measured (an absent dot roof, an old file): then a row has no compute
  * roof, rather than the wrong one. */
 double hr_ceiling_roof(const hr_ceilings *c, int threads, int roof);
 

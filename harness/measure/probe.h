@@ -18,7 +18,9 @@
  *   below 1, so x stays near a / (1 - m): no overflow, no denormals.
  *   Dot loops (hr_dot_loops, indexed by HR_DOT_*): x = dot(x, A, B), one instruction per
  *   chain and iteration. bf16: vdpbf16ps with every element of A = bf16(m), of B =
- *   bf16(a); each lane adds 2 m a per instruction. int8: vpdpbusd with u8 elements
+ *   bf16(a); each lane adds 2 m a per instruction (AMX: 4 accumulator tiles of 16 x 16
+ *   fp32, A and B tiles of bf16(m) and bf16(a), each element adds 32 m a per tdpbf16ps;
+ *   the tile config loaded and released per call, on the calling thread). int8: vpdpbusd with u8 elements
  *   1 + lrint(4 a) and s8 elements lrint(4 m); each int32 lane adds 4 u s per
  *   instruction (wrapping, as the instruction does).
  * Enough chains to cover the instruction's latency times its ports. */
@@ -31,7 +33,7 @@ typedef struct {
     int madds;                 /* multiply-adds per instruction and chain                */
 } hr_roof_loop;
 extern const hr_roof_loop hr_fma_loops[]; /* HR_FMA_NISA entries */
-extern const hr_roof_loop hr_dot_loops[]; /* HR_DOT_N entries; amx_bf16 never runs */
+extern const hr_roof_loop hr_dot_loops[]; /* HR_DOT_N entries */
 /* Index of the loop matching this build's vector ISA (hr_isa): avx512, avx2 or, for a
  * generic build, sse2. */
 int hr_fma_build_loop(void);
@@ -39,7 +41,7 @@ int hr_fma_build_loop(void);
  * NULL when it can. */
 const char *hr_dot_absent(int i);
 /* The loop of a compute roof (hr_roof_for, ceilings.h), or NULL when this CPU or build
- * cannot run it (AMX). */
+ * cannot run it (AMX: or the OS refused the tile state). */
 const hr_roof_loop *hr_roof_loop_of(int roof);
 
 /* ---- the concurrent-ceiling probe -------------------------------------------------

@@ -1,0 +1,289 @@
+/* flash_amx.c — flash's (and gqa's) amx path: tdpbf16ps tiles for Q·Kᵀ and P·V over bf16 Q, K, V; the choice among the bf16 paths. */
+
+/* The same FlashAttention-2 row stack as flash.c and flash_bf16.c (flash_tile.h), with
+ * both products on AMX tiles (vec_amx.h's hr_amx_block32: a 2 x 2 block of 16 x 16 fp32
+ * accumulator tiles, 32 rows x 32 columns, fed 32 bf16 of the reduction per step):
+ *   S = Q Kᵀ  A = 32 rows of Q (bf16 as given, d zero-padded to a multiple of 32), B =
+ *            flash_bf16.c's kt[d/2][Bkv] pair words, which is already AMX's B layout
+ *            (a row per d pair, 16 keys x 4 bytes = 64 bytes per tile row); tiles stored
+ *            to the score rows s[32][Bkv].
+ *   softmax  flash_bf16.c's, row by row on the stored scores (AVX-512 fp32: lazy
+ *            rescale, degree-4 exp2, P rounded to bf16 in place), shared, not copied.
+ *   O += P V  A = 32 rows of P (bf16, 32 keys per step), B = flash_bf16.c's vp pair rows
+ *            (16 key pairs x 16 columns x 4 bytes), C = 32 x 32 of O loaded from and
+ *            stored back to the fp32 stack once per K/V tile and column pair of tiles.
+ * Padding: d to 32 (Q columns zeroed when loaded, kt rows past d/2 zeroed once when the
+ * slab is laid out), keys to 32 (scores past the tile's end are masked by the softmax;
+ * V pair rows past it zeroed, as P = 0 times a stale V could be 0 * inf), the stack to
+ * 32 rows (rows past it get P = 0; their S and O are never read). The slab is laid out
+ * again for these shapes (hr_ft_set_path); each call of hr_ft_amx_attend loads the tile
+ * configuration on its thread and releases it at the end.
+ * Accuracy: tdpbf16ps multiplies bf16 exactly and adds in fp32 with round-to-nearest-even,
+ * denormal inputs read as zero and denormal sums flushed (Intel SDM, TDPBF16PS), as
+ * vdpbf16ps does; P rounded to bf16 is the one extra rounding, so the oracle's bf16
+ * tolerance (harness/base/oracle.c) holds as for bf16dot.
+ *
+ * What limits it (Sapphire Rapids, one core; per block of 32 rows x 32 keys, D = d
+ * rounded up to 32; 2 x 32 x 32 x D multiply-adds = 4096 D FLOP):
+ *   tiles     S: D/32 steps x 4 tdpbf16ps, P·V: D/32 column pairs x 4: D/4 instructions
+ *             of 16384 FLOP, one per 16 cycles: 4D cycles (256 at d 64, 512 at d 128) at
+ *             the AMX roof (`headroom roofline`, amx_bf16: 3.4 TFLOP/s per core here,
+ *             16x the avx512 FMA's 213). Tile loads: 4 per 4 tdpbf16ps (the A and B
+ *             operands, 1 KiB each: 16 lines, ~8 cycles of L1 load ports each), S stored
+ *             4 tiles per block, O loaded and stored 4 + 4 tiles per 32 columns and Bkv
+ *             keys (at Bkv 64: 8 + 8 tile moves of O per 32 tdpbf16ps at d 64).
+ *   softmax  per 16 scores ~12 AVX-512 ops (load + max, fma, exp2 in 6, vcvtneps2bf16 +
+ *             store, add) on 2 ports: ~6 cycles, 64 vectors per block: ~400 cycles, plus
+ *             per row and K/V tile the call, mask and lazy-rescale compare (~20 cycles x
+ *             32 rows per Bkv keys). So the softmax alone outweighs the tile work at d 64
+ *             (~400 + 320 vs 256 cycles) and nearly matches it at d 128 (512): the tile
+ *             unit idles while the vector units run it, and they do not overlap: two
+ *             software pipelines with two score buffers measured 2-4% slower, not faster
+ *             (the next block's S issued before this block's softmax; the previous block's
+ *             P·V, one column pair of tiles at a time, between this block's softmax rows).
+ *             By count: ~25% of the AMX roof at d 64, ~40% at d 128 before tile loads and
+ *             stores; measured 15-18%.
+ *   packing  K and V as flash_bf16.c (pair transposes, zips): ~Bkv*d/4 vector ops per K/V
+ *             tile, shared by Bq/32 row blocks: the amx path's own default Bq (up to 512,
+ *             hr_ft_path_block_q; fp32's 192 measured 9% slower at d 64, 24% at d 128).
+ *   perf (H16 N2048 d64, 1 thread, Bkv 64, Bq 192): the softmax 40% of the kernel's
+ *   cycles, tile code 39% (itself ~40% of the roof's rate: the loads and stores above),
+ *   prefetch 6%, packing 5%, O rounded to bf16 5%.
+ *
+ * Measured (Intel Xeon, Sapphire-Rapids class, 2 vCPUs, 03:34 UTC, load 2.5: another job
+ * ran beside it, so 1-thread wall figures are time-sliced; GFLOP/s per core by process CPU
+ * time, which is not, is the figure to read; medians of 2 interleaved rounds of
+ * `headroom run ... --reps 5 --min-time 0.2 --no-probe`, f32 / amx / bf16dot alternated):
+ *                          CPU-time GFLOP/s per core     amx /   % of the
+ *                          fp32    amx    vdpbf16ps      fp32    AMX roof
+ *   H16 N2048 d64  T1     144.5   570.5    98.1          3.95x   17%
+ *   H16 N2048 d64  T2     137.2   499.1    96.3          3.64x   15%
+ *   H32 d128 causal T1    129.9   565.5    99.6          4.35x   17%
+ *   H32 d128 causal T2    128.0   566.4    95.3          4.43x   17%
+ *   gqa H32/8 d128 c T1   134.6   610.9    99.2          4.54x   18%
+ *   gqa H32/8 d128 c T2   128.5   549.9    93.5          4.28x   16%
+ * (issue 14's target "on AMX >= 4x fp32": met on the d128 shapes, 3.6-4.0x at d64, where
+ * the softmax weighs most.) The README (Element types) has the wall-clock table. */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flash_tile.h"
+#include "headroom.h"
+#include "vec.h"
+#include "vec_amx.h"
+
+/* ---- the path choice ---------------------------------------------------------------- */
+
+static const char *forced(void)
+{
+    const char *e = getenv("HEADROOM_FLASH_PATH");
+    return e && *e ? e : NULL;
+}
+
+/* NULL where this level, CPU and OS run the amx path, else why not. */
+static const char *amx_why_not(void)
+{
+#if defined(HR_HAVE_AMX)
+    const char *no = hr_ft_bf16_why_not(); /* the softmax is flash_bf16.c's */
+    return no ? no : hr_amx_why_not();
+#else
+    return "the " HR_VEC_ISA " level has no AMX code (only avx512 builds compile it)";
+#endif
+}
+
+const char *hr_ft_why_not(const hr_problem *p)
+{
+    static _Thread_local char why[320];
+    const char *e = forced();
+    if (!e) return NULL;
+    if (strcmp(e, "convert") && strcmp(e, "bf16dot") && strcmp(e, "amx")) {
+        snprintf(why, sizeof why, "HEADROOM_FLASH_PATH=%.60s: not one of convert, bf16dot, amx", e);
+        return why;
+    }
+    if (p->dtype != HR_BF16 || p->kv_dtype != HR_BF16) return NULL; /* not a bf16 path's */
+    const char *no = !strcmp(e, "amx") ? amx_why_not() : !strcmp(e, "bf16dot") ? hr_ft_bf16_why_not() : NULL;
+    if (!no) return NULL;
+    snprintf(why, sizeof why, "HEADROOM_FLASH_PATH=%s: %s", e, no);
+    return why;
+}
+
+int hr_ft_dot_ok(const hr_problem *p)
+{
+    if (p->dtype != HR_BF16 || p->kv_dtype != HR_BF16 || hr_ft_why_not(p)) return HR_FT_CONVERT;
+    const char *e = forced();
+    if (e) return !strcmp(e, "amx") ? HR_FT_AMX : !strcmp(e, "bf16dot") ? HR_FT_BF16DOT : HR_FT_CONVERT;
+    if (!amx_why_not()) return HR_FT_AMX;
+    return hr_ft_bf16_why_not() ? HR_FT_CONVERT : HR_FT_BF16DOT;
+}
+
+const char *hr_ft_path(const hr_problem *p)
+{
+    switch (hr_ft_dot_ok(p)) {
+    case HR_FT_AMX: return "amx tdpbf16ps, fp32 accumulate, P in bf16";
+    case HR_FT_BF16DOT: return "avx512-bf16 vdpbf16ps, fp32 accumulate, P in bf16";
+    default: break;
+    }
+    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return HR_VEC_ISA " fp32";
+    return "convert to fp32 in packing, " HR_VEC_ISA " fp32 FMA";
+}
+
+static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
+
+/* amx: the Q (bf16) + O (fp32) stack within half of L2 (as flash.c's default), at most 512
+ * rows: per row block of 32 the packing of a K/V tile (~Bkv*d/4 vector ops) is shared by
+ * Bq/32 blocks. Measured (1 thread, Bkv 64, GFLOP/s, H16 N2048 d64 / H32 d128 causal):
+ * Bq 192 537 / 511, 384 586 / -, 512 - / 633, 1024 589 / -; Bkv 128 and 256 were within
+ * -4% .. +2% of 64 at Bq 512-1024, so Bkv stays flash.c's. */
+int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
+{
+    if (hr_ft_dot_ok(p) != HR_FT_AMX) return hr_ft_default_block_q(m, p->d_head);
+    const long l2 = m && m->l2 ? (long)m->l2 : 1L << 20, bq = l2 / 2 / (6L * (long)up((size_t)p->d_head, 32));
+    return bq >= 512 ? 512 : bq < 32 ? 32 : (int)(bq / 32 * 32);
+}
+
+#if defined(HR_HAVE_AMX)
+
+#define T 32 /* rows, keys and d of a 2 x 2 tile block */
+
+/* The amx layout of a slab: q [R][D] bf16, o [R][D], m [R], l [R][16], end [R],
+ * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K]; R, D, K: rows, d, Bkv up to 32. */
+typedef struct {
+    size_t q, o, m, l, end, kt, vp, s, total;
+} amx_layout;
+
+static amx_layout layout(int rows_cap, int block_kv, int d)
+{
+    const size_t R = up((size_t)rows_cap, T), D = up((size_t)d, T), K = up((size_t)block_kv, T);
+    amx_layout a;
+    size_t at = 0;
+    a.q = at, at += up(R * D * 2, 64);
+    a.o = at, at += up(R * D * 4, 64);
+    a.m = at, at += up(R * 4, 64);
+    a.l = at, at += up(R * 16 * 4, 64);
+    a.end = at, at += up(R * sizeof(int), 64);
+    a.kt = at, at += up(D / 2 * K * 4, 64);
+    a.vp = at, at += up(K / 2 * D * 4, 64);
+    a.s = at, at += up((size_t)T * K * 4, 64);
+    a.total = at;
+    return a;
+}
+
+size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d) { return layout(rows_cap, block_kv, d).total; }
+
+/* The slab starts at w->q (hr_ft_bind puts q first); zeroed once, so the padding rows
+ * of kt, Q and O hold zeros, never stale bits. */
+void hr_ft_set_path(hr_ft_ws *w, int path)
+{
+    w->dot = path;
+    if (path != HR_FT_AMX) return;
+    const amx_layout a = layout(w->rows_cap, w->bkv, w->d);
+    char *base = (char *)w->q;
+    memset(base, 0, a.total);
+    w->dp = (int)up((size_t)w->d, T);
+    w->bkvp = (int)up((size_t)w->bkv, T);
+    w->o = (float *)(base + a.o);
+    w->m = (float *)(base + a.m);
+    w->l = (float *)(base + a.l);
+    w->end = (int *)(base + a.end);
+    w->kt = (float *)(base + a.kt);
+    w->vp = (float *)(base + a.vp);
+    w->s = (float *)(base + a.s);
+}
+
+void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r)
+{
+    const int D = w->dp;
+    uint16_t *q = (uint16_t *)w->q + (size_t)r * D;
+    memcpy(q, q_row, (size_t)w->d * sizeof(uint16_t));
+    memset(q + w->d, 0, (size_t)(D - w->d) * sizeof(uint16_t));
+    memset(w->o + (size_t)r * D, 0, (size_t)D * sizeof(float));
+    w->m[r] = -INFINITY;
+    memset(w->l + (size_t)r * 16, 0, 16 * sizeof(float));
+    w->end[r] = end_r;
+    w->qscale = qscale;
+}
+
+/* S[32][nc] of rows r0.. = Q . kt, raw dot products, into s (rows K floats apart). */
+static HR_AMX_TARGET void scores(const hr_ft_ws *w, int r0, int nc)
+{
+    const size_t D = (size_t)w->dp, K = (size_t)w->bkvp;
+    const char *q = (const char *)((const uint16_t *)w->q + (size_t)r0 * D);
+    for (int c = 0; c < nc; c += T)
+        hr_amx_block32(1, (int)(D / T), q, D * 2, T * 2, (const char *)(w->kt + c), K * 4, 16 * K * 4,
+                       w->s + c, K * 4);
+}
+
+/* O[32][D] of rows r0.. += P[32][nc] . vp; P bf16 over the score rows (K*4 bytes apart). */
+static HR_AMX_TARGET void pv(hr_ft_ws *w, int r0, int nc)
+{
+    const size_t D = (size_t)w->dp, K = (size_t)w->bkvp;
+    const uint16_t *vp = (const uint16_t *)w->vp;
+    for (size_t c = 0; c < D; c += T)
+        hr_amx_block32(0, nc / T, (const char *)w->s, K * 4, T * 2, (const char *)(vp + 2 * c), D * 4,
+                       16 * D * 4, w->o + (size_t)r0 * D + c, D * 4);
+}
+
+HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
+                                    const void *vx, ptrdiff_t v_sn)
+{
+    const int d = w->d, D = w->dp, K = w->bkvp;
+    const char *k = kx, *v = vx;
+    const size_t rb = (size_t)d * sizeof(uint16_t);
+    hr_amx_cfg cfg;
+    hr_amx_cfg_all(&cfg);
+    hr_amx_load(&cfg);
+    int stop = 0;
+    for (int r = 0; r < rows; r++)
+        if (w->end[r] > stop) stop = w->end[r];
+    const int nmt = (rows + T - 1) / T;
+    for (int j0 = 0; j0 < stop; j0 += w->bkv) {
+        const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv, nkp = (int)up((size_t)nk, T);
+        hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
+        hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
+        const int pairs = (nk + 1) / 2;
+        memset((uint16_t *)w->vp + (size_t)pairs * 2 * D, 0, (size_t)(nkp / 2 - pairs) * 4 * D);
+        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+        for (int r0 = 0; r0 < rows; r0 += T) {
+            const int mr = rows - r0 < T ? rows - r0 : T, mt = r0 / T;
+            if (nk_next > 0) { /* the next tile's rows, spread over this tile's row blocks */
+                const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+                hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+                hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+            }
+            int lim = 0;
+            for (int r = 0; r < mr; r++)
+                if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+            if (lim <= 0) continue;
+            if (lim > nk) lim = nk;
+            const int nc = (int)up((size_t)lim, T);
+            scores(w, r0, nc);
+            for (int r = 0; r < T; r++) {
+                float *s = w->s + (size_t)r * K;
+                if (r >= mr) {
+                    memset(s, 0, (size_t)nc * sizeof(uint16_t)); /* P = 0 on padding rows */
+                    continue;
+                }
+                const int cut = w->end[r0 + r] - j0;
+                hr_ft_bf16_softmax_row(w, r0 + r, s, nc, cut < nk ? cut : nk);
+            }
+            pv(w, r0, nc);
+        }
+    }
+    hr_amx_release();
+}
+
+#else /* no AMX code in this level: hr_ft_dot_ok never gives HR_FT_AMX here */
+
+size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d) { return 0; }
+void hr_ft_set_path(hr_ft_ws *w, int path) { w->dot = path; }
+void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r) { abort(); }
+void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
+                      ptrdiff_t v_sn)
+{
+    abort();
+}
+
+#endif
