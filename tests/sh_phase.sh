@@ -14,8 +14,13 @@ expect table_line 0 '^probe: fma, concurrent ceiling .* frac_of_ceiling [0-9.]+ 
 
 "${RUN[@]}" --kernel flash --format json > "$TMP/flash.json" 2> /dev/null
 "${RUN[@]}" --kernel flash --format json --no-probe > "$TMP/noprobe.json" 2> /dev/null
-# decode over a 256 MiB cache: past the last-level cache of any machine, so the bandwidth probe.
-"$HR_BIN" run --kernel decode --heads 8 --seq 1 --seq-kv 131072 --d-head 32 --threads 1 --reps 4 --min-time 0 \
+# decode over a cache past this machine's last-level cache (256 MiB, or twice the L3 the
+# context reports where that is larger: VMs show up to 480 MiB), so the bandwidth probe.
+# K + V = 2 * 8 heads * 32 d * 4 B = 2 KiB per key.
+seqkv=131072
+l3=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["context"]["caches"]; print(max([x["size"] for x in c if x["level"] == 3] or [0]))' "$TMP/flash.json" 2>/dev/null || echo 0)
+while [ $((seqkv * 2048)) -le $((2 * l3)) ]; do seqkv=$((seqkv * 2)); done
+"$HR_BIN" run --kernel decode --heads 8 --seq 1 --seq-kv "$seqkv" --d-head 32 --threads 1 --reps 4 --min-time 0 \
     --warmup 0 --format json > "$TMP/decode.json" 2> /dev/null
 "${RUN[@]}" --kernel flash --format json --probe-kind bw > "$TMP/forcebw.json" 2> /dev/null
 if command -v python3 > /dev/null; then
