@@ -148,13 +148,17 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
         c->k = c->kt == HR_F32 ? bytes_view(a->k) : a->xk;
         c->v = c->kt == HR_F32 ? bytes_view(a->v) : a->xv;
     }
+    /* q8_0/q4_0 with int8 dot products (decode_i8.c): Q quantized after the fp32 rows,
+     * P times the V scales after the scores. */
+    c->i8 = hr_decode_i8_on(c->kt);
+    c->qf = round16((size_t)c->R * c->dp) + (c->i8 ? hr_decode_i8_qf(c) : 0);
+    c->sf = round16((size_t)c->R * c->kbp) + (c->i8 ? hr_decode_i8_sf(c) : 0);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
      * cannot know the layout. */
     c->hs = a && heads_side_by_side(c) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
-    c->thread_f = (size_t)hmax(c) * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
-                  3 * (size_t)hmax(c) * c->slot_f;
+    c->thread_f = (size_t)hmax(c) * c->qf + c->sf + 3 * (size_t)hmax(c) * c->slot_f;
     /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
      * rows (and as many of V), so the block being read and the next one being
      * prefetched both stay in L2. block_kv remains the upper bound. */
@@ -189,6 +193,7 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
         st.l[r] = 0.0f;
         memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));
     }
+    if (c->i8) hr_decode_i8_quant(c, q, q + round16((size_t)c->R * c->dp));
 }
 
 /* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V, in
@@ -198,7 +203,8 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
 DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    if (c->i8) hr_decode_block_i8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    else hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 
 /* The causal ends of the query rows and the last key any row of a group sees. */
@@ -276,7 +282,7 @@ static long long range_lo(long long S, int t, int T) { return S * t / T; }
 static float *thread_s(const dctx *c, void *ws, int u) { return (float *)ws + (size_t)u * c->thread_f; }
 static float *thread_q(const dctx *c, void *ws, int u, int g)
 {
-    return thread_s(c, ws, u) + round16((size_t)c->R * c->kbp) + (size_t)g * round16((size_t)c->R * c->dp);
+    return thread_s(c, ws, u) + c->sf + (size_t)g * c->qf;
 }
 static dstate thread_slot(const dctx *c, void *ws, int u, int k, int g)
 {
@@ -320,7 +326,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
 static const char *decode_applicable(const hr_problem *p)
 {
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
-    return NULL;
+    return hr_decode_i8_env_error(p->kv_dtype);
 }
 
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)

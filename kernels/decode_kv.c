@@ -72,37 +72,6 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
     }
 }
 
-/* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
- * handed out over `steps` calls of pf_step, a few per call, so the misses stay spread
- * (a burst stalls on the miss buffers, decode_block.h): after call i, floor(lines * i /
- * steps) lines are issued (a running remainder, no division in the loop). lpr lines per
- * row, the last one of an unaligned row at its last byte. */
-typedef struct {
-    const unsigned char *row; /* the row of the next line                          */
-    ptrdiff_t psn;
-    size_t rb;
-    int lpr, col;             /* lines per row, the next line's index in its row    */
-    int lines, steps, rem;    /* lines in all, calls in all, remainder * steps       */
-} pf_seq;
-
-DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
-{
-    const int lpr = (int)((c->rb + 63) / 64) + (c->rb % 64 != 0);
-    return (pf_seq){pf, psn, c->rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0};
-}
-
-DECODE_INLINE void pf_step(pf_seq *q)
-{
-    for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
-        const size_t off = (size_t)q->col * 64;
-        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, 2);
-        if (++q->col == q->lpr) {
-            q->col = 0;
-            q->row += q->psn;
-        }
-    }
-}
-
 /* Scores of nk <= 4 keys (rows k[u]) for query rows [r0, r0 + nr), nr <= RT: each K
  * vector is converted once and used by every row of the tile. wfull = HR_VW says d has
  * no tail (a constant then), 0 that the last vector may be partial. */
@@ -240,6 +209,8 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_path(const hr_problem *p)
 {
+    const char *i8 = hr_decode_i8_path(p->kv_dtype);
+    if (i8) return i8;
     static const char *const paths[HR_NDTYPES] = {
         [HR_F32] = HR_VEC_ISA " fp32",
         [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " in registers, fp32 FMA",

@@ -35,7 +35,8 @@ extern const char *const hr_check_names[]; /* "pass", "warn", "fail" */
  *   f32/f32          0        0
  *   bf16/bf16        2^-8     2^-8
  *   f16/f16          2^-11    2^-11
- *   f32/q8_0, q4_0   0        0      (exact dequantization: the fp32 tolerance)
+ *   f32/q8_0, q4_0   0        0      (exact dequantization; hr_oracle_check adds
+ *                                      the exact effect of Q quantized to q8_0, oracle.c)
  *   bf16/q8_0        2^-8     2^-8 */
 double hr_tol_out(const hr_problem *p);
 double hr_tol_pv(const hr_problem *p);
