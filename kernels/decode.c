@@ -32,7 +32,8 @@
  *
  * Every stored type (kv_dtype f32, f16, bf16, q8_0, q4_0: a->k/v or a->xk/xv) takes the
  * same walks with decode_kv.c's block step, register tiles that convert K and V in
- * registers; Q, O and every sum stay fp32. decode_block.h holds the shared context,
+ * registers (q8_0/q4_0 on a VNNI CPU: decode_i8.c's int8 scores instead); Q, O and
+ * every sum stay fp32. decode_block.h holds the shared context,
  * state and online-softmax step.
  *
  * Arithmetic, per key and KV head at H32/8 d128 Nq 1 (R = 4 query rows share each K
@@ -79,10 +80,11 @@
  * (within 2% of 256), a 4x4 transpose reduction of the scores instead of
  * hr_vreduce_add4 per row (no change: the horizontal sums do not bind). Two threads
  * take four KV heads each (BHND): no split, no merge.
- * Left: q8_0/q4_0 scores as int8 dot products (q quantized per 32-block, vpdpbusd with
- * a +128 offset and a per-key correction, AVX512-VNNI has no signed x signed form):
- * an estimated ~26 instead of ~40 FMA-pipe ops per key for the scores, but q's rounding then enters
- * the kernel's own error, which today is fp32 accumulation only (test_decode_kv.c).
+ * q8_0/q4_0 where the CPU has VNNI: int8 scores (Q quantized to q8_0 per block once per
+ * piece, vpdpbusd with a per-block offset correction) and fp32 P·V with the V scales
+ * folded into P, decode_i8.c; what it measured on an SPR-class Xeon is in decode_kv.c's
+ * budget comment. It adds Q's quantization to the kernel's error, which the oracle's
+ * tolerance on a block cache now carries exactly (oracle.c).
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
@@ -105,8 +107,10 @@
 #define DECODE_HEADS_BLOCK_F 16384
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
- *   q [R][dp]   the group's query rows times the softmax scale, zero padded
- *   s [R][kbp]  one key block's scores, then its probabilities
+ *   q [R][dp]   the group's query rows times the softmax scale, zero padded (int8
+ *               path: then the rows quantized to q8_0, hr_decode_i8_qf)
+ *   s [R][kbp]  one key block's scores, then its probabilities (int8 path: then P
+ *               times the V block scales, hr_decode_i8_sf)
  *   w           a partial state for whole pieces
  *   slot 0, 1   partial states of the thread's first and last piece */
 /* Head-interleaved when the K and V rows of one key lie side by side for all KV heads

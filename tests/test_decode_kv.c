@@ -112,7 +112,7 @@ static int run_kv_q(const hr_problem *p, hr_layout lay, hr_dist dist, int thread
     k->run(p, &t, a, ws);
     a->k = keep_k;
     a->v = keep_v;
-    *own = hr_oracle_check(p, a, 0);
+    *own = hr_oracle_check_q(p, a, 0, hr_path_quantizes_q(hr_kernel_path(k, p)));
     hr_view k32 = hr_view_dense(kc.k32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
     hr_view v32 = hr_view_dense(kc.v32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
     a->k = hr_cv(k32);

@@ -34,7 +34,8 @@
  * (e^(2·delta) - 1)·Σ_j P_j |V_jc - O_c|. That worst case (every rounding aligned with
  * the key's signs) is ~1 of max|O| at d 128, Nkv 1000 on normal inputs, 250x the error
  * the kernel shows (the roundings' signs are not aligned with the keys'): no test at all.
- * So the oracle computes the term exactly instead: O~, the output in fp64 with the query
+ * So for a kernel whose path says it quantizes Q (hr_oracle_check_q; every other kernel
+ * keeps the fp32 terms, which see one dropped key) the oracle computes the term exactly: O~, the output in fp64 with the query
  * quantized by that rule (q8_query_term), and adds
  *                       + max_c |O~_c - O_c| / max|O_ref|      (the worst row's)
  * which by the triangle inequality leaves the kernel the fp32 terms against O~. A kernel
@@ -48,6 +49,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "counts.h"
 #include "oracle.h"
@@ -184,7 +186,14 @@ static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
     return mx;
 }
 
+bool hr_path_quantizes_q(const char *path) { return path && strstr(path, "Q as q8_0"); }
+
 hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
+{
+    return hr_oracle_check_q(p, a, max_work, false);
+}
+
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, bool q8_query_path)
 {
     hr_check c = {0};
     const int B = p->batch, H = p->heads, G = p->kv_heads, Nq = p->seq_q, Nk = p->seq_kv;
@@ -203,7 +212,7 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
     double *ref = malloc(sizeof(double) * (size_t)d);
     double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, err2 = 0, ref2 = 0;
     const double u_pv = hr_tol_pv(p);
-    const bool q8_query = p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0;
+    const bool q8_query = q8_query_path && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
     long r = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
