@@ -33,14 +33,14 @@
  * ops are ~110 per key (scores ~60: 4 per row, key and block pair for the fp32 scaling,
  * ~20 per row and 4 keys for the horizontal sums; P·V ~50), on two ports, and the rest is
  * latency the 4 x 4 tiles do not hide. Against the conversion path (decode_kv.c) it
- * saves the scores' conversions and q4_0's unpacking arithmetic: 8-11% less time on
- * q8_0, 13-17% on q4_0 (decode_kv.c's table; `headroom ab` of the two builds).
+ * saves the scores' conversions and q4_0's unpacking arithmetic: 8-14% less time on
+ * q8_0, 15-17% on q4_0 (decode_kv.c's table; `headroom ab` of the two builds).
  * The compute roof of this path is the two roofs in series, per key and KV head R·d
  * int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof (1024 + 1024
- * ops at H32/8 d128): 1024/829 + 1024/235 ns = 5.6 ns at one thread. The rows' `path`
+ * ops at H32/8 d128): 1024/829 + 1024/237 ns = 5.6 ns at one thread. The rows' `path`
  * names vpdpbusd, so harness/measure's hr_roof_for_path gives them the VNNI roof alone,
  * 829 GOP/s (2048 ops in 2.5 ns): 2.3x too high a roof for a path that is half fp32
- * FMAs (the FMA roof alone, 8.7 ns, would be 1.6x too low); decode_kv.c's table reads
+ * FMAs (the FMA roof alone, 8.6 ns, would be 1.6x too low); decode_kv.c's table reads
  * them against the series roof.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:

@@ -61,10 +61,10 @@ const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
  * error of P·V when P or V is rounded to a narrower type inside a kernel. */
 /* A q8_0/q4_0 cache: max_c |O~_c - O_c| for the row, O~ the output (in fp64) with the
  * query quantized as the kernel quantizes it (the comment above): x = q·scale in fp32,
- * per block dq = amax/127 and v = nearbyint(x·(127/amax)) in fp32, |v| <= 127. s the
- * row's logits, m their max, sum the normalizer, out the normalized output. */
+ * per block dq = amax/127 and v = nearbyint(x·(127/amax)) in fp32, |v| <= 127. out is
+ * the row's normalized output with the query as given, end its causal end. */
 static double q8_query_term(const hr_problem *p, const hr_args *a, int b, int g, const float *q,
-                            const double *s, double m, double sum, const double *out, int end)
+                            const double *out, int end)
 {
     const int d = p->d_head;
     if (d % HR_QBLOCK || end <= 0) return 0; /* validation refuses such d */
@@ -96,7 +96,6 @@ static double q8_query_term(const hr_problem *p, const hr_args *a, int b, int g,
         for (int c = 0; c < d; c++) ot[c] += w * v[c];
     }
     for (int c = 0; c < d; c++) err = fmax(err, fabs(ot[c] / sumt - out[c]));
-    (void)s, (void)m, (void)sum;
     free(qt);
     return err;
 }
@@ -137,7 +136,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             out[c] /= sum;
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
-    if (q8_abs) *q8_abs = q8_query_term(p, a, b, g, q, s, m, sum, out, end);
+    if (q8_abs) *q8_abs = q8_query_term(p, a, b, g, q, out, end);
     free(s);
     free(pva);
     if (dot_abs) *dot_abs = dabs;
