@@ -32,7 +32,8 @@
  *
  * Every stored type (kv_dtype f32, f16, bf16, q8_0, q4_0: a->k/v or a->xk/xv) takes the
  * same walks with decode_kv.c's block step, register tiles that convert K and V in
- * registers; Q, O and every sum stay fp32. decode_block.h holds the shared context,
+ * registers (q8_0/q4_0 on a VNNI CPU: decode_i8.c's int8 scores instead); Q, O and
+ * every sum stay fp32. decode_block.h holds the shared context,
  * state and online-softmax step.
  *
  * Arithmetic, per key and KV head at H32/8 d128 Nq 1 (R = 4 query rows share each K
@@ -79,10 +80,11 @@
  * (within 2% of 256), a 4x4 transpose reduction of the scores instead of
  * hr_vreduce_add4 per row (no change: the horizontal sums do not bind). Two threads
  * take four KV heads each (BHND): no split, no merge.
- * Left: q8_0/q4_0 scores as int8 dot products (q quantized per 32-block, vpdpbusd with
- * a +128 offset and a per-key correction, AVX512-VNNI has no signed x signed form):
- * an estimated ~26 instead of ~40 FMA-pipe ops per key for the scores, but q's rounding then enters
- * the kernel's own error, which today is fp32 accumulation only (test_decode_kv.c).
+ * q8_0/q4_0 where the CPU has VNNI: int8 scores (Q quantized to q8_0 per block once per
+ * piece, vpdpbusd with a per-block offset correction) and fp32 P·V with the V scales
+ * folded into P, decode_i8.c; what it measured on an SPR-class Xeon is in decode_kv.c's
+ * budget comment. It adds Q's quantization to the kernel's error, which the oracle's
+ * tolerance on a block cache now carries exactly (oracle.c).
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
@@ -105,8 +107,10 @@
 #define DECODE_HEADS_BLOCK_F 16384
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
- *   q [R][dp]   the group's query rows times the softmax scale, zero padded
- *   s [R][kbp]  one key block's scores, then its probabilities
+ *   q [R][dp]   the group's query rows times the softmax scale, zero padded (int8
+ *               path: then the rows quantized to q8_0, hr_decode_i8_qf)
+ *   s [R][kbp]  one key block's scores, then its probabilities (int8 path: then P
+ *               times the V block scales, hr_decode_i8_sf)
  *   w           a partial state for whole pieces
  *   slot 0, 1   partial states of the thread's first and last piece */
 /* Head-interleaved when the K and V rows of one key lie side by side for all KV heads
@@ -148,13 +152,17 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
         c->k = c->kt == HR_F32 ? bytes_view(a->k) : a->xk;
         c->v = c->kt == HR_F32 ? bytes_view(a->v) : a->xv;
     }
+    /* q8_0/q4_0 with int8 dot products (decode_i8.c): Q quantized after the fp32 rows,
+     * P times the V scales after the scores. */
+    c->i8 = hr_decode_i8_on(c->kt);
+    c->qf = round16((size_t)c->R * c->dp) + (c->i8 ? hr_decode_i8_qf(c) : 0);
+    c->sf = round16((size_t)c->R * c->kbp) + (c->i8 ? hr_decode_i8_sf(c) : 0);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
      * cannot know the layout. */
     c->hs = a && heads_side_by_side(c) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
-    c->thread_f = (size_t)hmax(c) * round16((size_t)c->R * c->dp) + round16((size_t)c->R * c->kbp) +
-                  3 * (size_t)hmax(c) * c->slot_f;
+    c->thread_f = (size_t)hmax(c) * c->qf + c->sf + 3 * (size_t)hmax(c) * c->slot_f;
     /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
      * rows (and as many of V), so the block being read and the next one being
      * prefetched both stay in L2. block_kv remains the upper bound. */
@@ -189,6 +197,7 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
         st.l[r] = 0.0f;
         memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));
     }
+    if (c->i8) hr_decode_i8_quant(c, q, q + round16((size_t)c->R * c->dp));
 }
 
 /* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V, in
@@ -198,7 +207,8 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
 DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    if (c->i8) hr_decode_block_i8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    else hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 
 /* The causal ends of the query rows and the last key any row of a group sees. */
@@ -276,7 +286,7 @@ static long long range_lo(long long S, int t, int T) { return S * t / T; }
 static float *thread_s(const dctx *c, void *ws, int u) { return (float *)ws + (size_t)u * c->thread_f; }
 static float *thread_q(const dctx *c, void *ws, int u, int g)
 {
-    return thread_s(c, ws, u) + round16((size_t)c->R * c->kbp) + (size_t)g * round16((size_t)c->R * c->dp);
+    return thread_s(c, ws, u) + c->sf + (size_t)g * c->qf;
 }
 static dstate thread_slot(const dctx *c, void *ws, int u, int k, int g)
 {
@@ -320,7 +330,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
 static const char *decode_applicable(const hr_problem *p)
 {
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
-    return NULL;
+    return hr_decode_i8_env_error(p->kv_dtype);
 }
 
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)

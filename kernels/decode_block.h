@@ -32,6 +32,11 @@ typedef struct {
     hr_dtype kt;              /* the stored K/V type (p->kv_dtype)                      */
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
+    int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c)     */
+    size_t qf;                /* floats of one head's query block: the scaled fp32 rows
+                               * (round16(R dp)), then Q quantized for i8 (hr_decode_i8_qf) */
+    size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
+                               * P times the V scales (hr_decode_i8_sf)                   */
 } dctx;
 
 /* The partial state stored in a slot. */
@@ -93,11 +98,58 @@ DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *e
     }
 }
 
+/* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
+ * handed out over `steps` calls of pf_step, a few per call, so the misses stay spread
+ * (a burst stalls on the miss buffers, decode_block.h): after call i, floor(lines * i /
+ * steps) lines are issued (a running remainder, no division in the loop). lpr lines per
+ * row, the last one of an unaligned row at its last byte. */
+typedef struct {
+    const unsigned char *row; /* the row of the next line                          */
+    ptrdiff_t psn;
+    size_t rb;
+    int lpr, col;             /* lines per row, the next line's index in its row    */
+    int lines, steps, rem;    /* lines in all, calls in all, remainder * steps       */
+} pf_seq;
+
+DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
+{
+    const int lpr = (int)((c->rb + 63) / 64) + (c->rb % 64 != 0);
+    return (pf_seq){pf, psn, c->rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0};
+}
+
+DECODE_INLINE void pf_step(pf_seq *q)
+{
+    for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
+        const size_t off = (size_t)q->col * 64;
+        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, 2);
+        if (++q->col == q->lpr) {
+            q->col = 0;
+            q->row += q->psn;
+        }
+    }
+}
+
 /* decode_kv.c: one key block [jb, jb+n) of KV head g (batch b) from a K/V cache stored
  * in c->kt (not f32) into st, as attend_block does for f32, with K and V converted to
  * fp32 in registers. Prefetch arguments as attend_block's. */
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
+/* decode_i8.c: the int8 path for q8_0/q4_0 caches. hr_decode_i8_on says whether decode
+ * takes it for a cache of type t (this build has it, the CPU has VNNI, and
+ * HEADROOM_DECODE_PATH is not "convert"); hr_decode_i8_env_error the reason a set
+ * HEADROOM_DECODE_PATH is refused (NULL when it is fine). hr_decode_i8_qf and _sf: the
+ * floats the path adds to a head's query block and to the scores block (0 without it).
+ * hr_decode_i8_quant: the scaled query rows q of c's group quantized to q8_0 into qx;
+ * hr_decode_block_i8: hr_decode_block_kv's step by int8 scores, q the query block. */
+int hr_decode_i8_on(hr_dtype t);
+const char *hr_decode_i8_env_error(hr_dtype t);
+size_t hr_decode_i8_qf(const dctx *c);
+size_t hr_decode_i8_sf(const dctx *c);
+void hr_decode_i8_quant(const dctx *c, const float *q, float *qx);
+void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                        float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
+/* The int8 path's name for t (NULL where decode does not take it). */
+const char *hr_decode_i8_path(hr_dtype t);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
 

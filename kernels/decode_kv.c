@@ -35,6 +35,42 @@
  * divisions per key step and a fifth line prefetched per 256-byte row, f16 at L16384
  * took 38% longer, q8_0 22%); the interleaved (BNHD) walk prefetches whole rows of
  * heads itself and passes none.
+ *
+ * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores, fp32 P·V);
+ * HEADROOM_DECODE_PATH=convert keeps them here ("cvt" below). Measured on an SPR-class
+ * Xeon (2 vCPUs, ~3.9 GHz; another session timing and testing on the same two cores
+ * between rounds), decode H32/8 d128 Nq 1 BHND: 3 rounds, each under one exclusive
+ * lock: `headroom roofline --threads 1,2 --reps 5`, every row below once (`headroom run
+ * --kernel decode --heads 32 --kv-heads 8 --seq 1 --seq-kv L --d-head 128 --threads T
+ * --kv-dtype X --reps 5 --no-probe`, types alternating), the roofline again; medians over
+ * the rounds, the ceilings the median of the rooflines' bests (16.0 / 30.6 GB/s triad,
+ * 829 GOP/s avx512_vnni and 237 GFLOP/s avx512 at one thread), load 1.1-1.5. GB/s
+ * counts the stored bytes (scales included); /roof: the int8 path against its compute
+ * roof, the VNNI and FMA roofs in series (decode_i8.c):
+ *                 1 thread                                 2 threads
+ *                 ms   tok/s  GB/s /triad x f32 /roof      ms   tok/s  GB/s /triad x f32 /roof
+ *   f32      L4096   1.388   721  24.2  1.51  1.00        0.688  1453  48.8  1.60  1.00
+ *   bf16     L4096   0.947  1056  17.7  1.11  1.47        0.471  2121  35.6  1.16  1.46
+ *   f16      L4096   0.908  1102  18.5  1.15  1.53        0.454  2203  37.0  1.21  1.52
+ *   q8_0     L4096   0.967  1034   9.2  0.58  1.43 0.19   0.519  1927  17.2  0.56  1.33 0.18
+ *   q4_0     L4096   0.960  1042   4.9  0.31  1.45 0.19   0.500  2002   9.4  0.31  1.38 0.18
+ *   q8_0 cvt L4096   1.118   895   8.0  0.50  1.24        0.566  1766  15.7  0.52  1.22
+ *   q4_0 cvt L4096   1.130   885   4.2  0.26  1.23        0.605  1654   7.8  0.26  1.14
+ *   f32      L16384  6.830   146  19.7  1.23  1.00        3.176   315  42.3  1.38  1.00
+ *   bf16     L16384  3.818   262  17.6  1.10  1.79        2.028   493  33.1  1.08  1.57
+ *   f16      L16384  3.666   273  18.3  1.14  1.86        1.906   525  35.2  1.15  1.67
+ *   q8_0     L16384  3.946   253   9.0  0.56  1.73 0.18   2.115   473  16.9  0.55  1.50 0.17
+ *   q4_0     L16384  3.761   266   5.0  0.31  1.82 0.19   2.001   500   9.4  0.31  1.59 0.18
+ *   q8_0 cvt L16384  4.272   234   8.3  0.52  1.60        2.297   435  15.5  0.51  1.38
+ *   q4_0 cvt L16384  4.484   223   4.2  0.26  1.52        2.347   426   8.0  0.26  1.35
+ * fp32 reads its 134 MB at L16384 at 1.23 / 1.38 of the STREAM triad (1 / 2 threads;
+ * the triad counts 12 B per element, a read-only stream beats it; L4096's 34 MB fit
+ * the 480 MiB L3 this VM reports): issue 14's >= 0.85 holds here. f16 and bf16 at 1.1-1.2 of it, 1.5-1.9x fp32's tokens/s. q8_0 and q4_0
+ * miss the 3x and 4.5x: compute-bound at 0.17-0.19 of the series roof; the int8 path
+ * takes 8-14% less time than the conversion path on q8_0, 15-17% on q4_0
+ * (`headroom ab` of the build before it, conversion only, against this one, L16384,
+ * 9 ABBA pairs: q8_0 -7.8% / -6.4% at 1 / 2 threads, q4_0 -15.7% / -13.7%; f32, f16
+ * and bf16 same or noise, no regression). What binds it: decode_i8.c.
  */
 #include "decode_block.h"
 
@@ -69,37 +105,6 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
     case HR_Q8_0: return hr_vload_q8_0(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK), x % HR_QBLOCK, sc);
     case HR_Q4_0: return hr_vload_q4_0(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK / 2), x % HR_QBLOCK, sc);
     default: return hr_vzero();
-    }
-}
-
-/* The lines of rows [0, nrows) of pf (stride psn, rb bytes each) in address order,
- * handed out over `steps` calls of pf_step, a few per call, so the misses stay spread
- * (a burst stalls on the miss buffers, decode_block.h): after call i, floor(lines * i /
- * steps) lines are issued (a running remainder, no division in the loop). lpr lines per
- * row, the last one of an unaligned row at its last byte. */
-typedef struct {
-    const unsigned char *row; /* the row of the next line                          */
-    ptrdiff_t psn;
-    size_t rb;
-    int lpr, col;             /* lines per row, the next line's index in its row    */
-    int lines, steps, rem;    /* lines in all, calls in all, remainder * steps       */
-} pf_seq;
-
-DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
-{
-    const int lpr = (int)((c->rb + 63) / 64) + (c->rb % 64 != 0);
-    return (pf_seq){pf, psn, c->rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0};
-}
-
-DECODE_INLINE void pf_step(pf_seq *q)
-{
-    for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
-        const size_t off = (size_t)q->col * 64;
-        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, 2);
-        if (++q->col == q->lpr) {
-            q->col = 0;
-            q->row += q->psn;
-        }
     }
 }
 
@@ -240,6 +245,8 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_path(const hr_problem *p)
 {
+    const char *i8 = hr_decode_i8_path(p->kv_dtype);
+    if (i8) return i8;
     static const char *const paths[HR_NDTYPES] = {
         [HR_F32] = HR_VEC_ISA " fp32",
         [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " in registers, fp32 FMA",

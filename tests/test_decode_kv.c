@@ -7,12 +7,22 @@
 #include "oracle.h"
 #include "t.h"
 
-/* The kernel's own error is judged by the oracle's fp32 tolerance unchanged: the
- * conversions (vec.h's reduced-precision loads) are exact, so the kernel computes
- * in fp32 on exactly the values hr_dtype_load_row hands the oracle, and its error is
- * that of fp32 accumulation (eps * (8 sqrt(d) + 16 log2(Nkv + 1) + 16) plus the
- * logits' rounding, oracle.c), whatever the stored type. The format's error (the
- * oracle on the original fp32 K/V) is only reported and held to a sanity bound. */
+/* The kernel's own error is judged by the oracle's fp32 tolerance: the conversions
+ * (vec.h's reduced-precision loads) are exact, so the kernel computes in fp32 on
+ * exactly the values hr_dtype_load_row hands the oracle, and its error is that of fp32
+ * accumulation (eps * (8 sqrt(d) + 16 log2(Nkv + 1) + 16) plus the logits' rounding,
+ * oracle.c), whatever the stored type. On q8_0/q4_0 the int8 path (decode_i8.c, where
+ * the CPU has VNNI) also quantizes Q to q8_0, and the oracle adds that term's exact
+ * size; both paths run here (HEADROOM_DECODE_PATH), and queries that q8_0 holds exactly
+ * hold the int8 path to the fp32 terms alone. The format's error (the oracle on the
+ * original fp32 K/V) is only reported and held to a sanity bound. */
+
+/* The int8 path forced off (convert) or left to the CPU (auto). */
+static void decode_path_env(const char *v)
+{
+    if (v) setenv("HEADROOM_DECODE_PATH", v, 1);
+    else unsetenv("HEADROOM_DECODE_PATH");
+}
 
 typedef struct {
     hr_tensors ts;
@@ -61,8 +71,8 @@ static void kv_case_free(kv_case *kc)
 }
 
 /* Runs decode on p; *own is the check on the dequantized K/V, *fmt on the originals. */
-static int run_kv(const hr_problem *p, hr_layout lay, hr_dist dist, int threads, int block, hr_check *own,
-                  hr_check *fmt)
+static int run_kv_q(const hr_problem *p, hr_layout lay, hr_dist dist, int threads, int block, hr_check *own,
+                    hr_check *fmt, int exact_q)
 {
     const hr_kernel *k = hr_kernel_find("decode");
     kv_case kc;
@@ -70,6 +80,17 @@ static int run_kv(const hr_problem *p, hr_layout lay, hr_dist dist, int threads,
         kv_case_free(&kc);
         return -1;
     }
+    if (exact_q) /* Q that q8_0 holds exactly after the power-of-2 scale: integers in
+                  * [-127, 127] times 2^-4, each block's first value +-127 */
+        for (int b = 0; b < p->batch; b++)
+            for (int h = 0; h < p->heads; h++)
+                for (int i = 0; i < p->seq_q; i++) {
+                    float *q = hr_row(kc.ts.q, b, h, i);
+                    for (int x = 0; x < p->d_head; x++) {
+                        const int v = x % HR_QBLOCK ? (int)((x * 37u + i * 11u + h * 5u) % 255u) - 127 : (x & 32 ? -127 : 127);
+                        q[x] = (float)v * 0x1p-4f;
+                    }
+                }
     hr_tune t = hr_kernel_tune(k, p, &(hr_tune){0, block, threads});
     size_t wb = k->workspace_bytes(p, &t);
     void *ws = hr_alloc(wb ? wb : 64);
@@ -91,7 +112,7 @@ static int run_kv(const hr_problem *p, hr_layout lay, hr_dist dist, int threads,
     k->run(p, &t, a, ws);
     a->k = keep_k;
     a->v = keep_v;
-    *own = hr_oracle_check(p, a, 0);
+    *own = hr_oracle_check_q(p, a, 0, hr_path_quantizes_q(hr_kernel_path(k, p)));
     hr_view k32 = hr_view_dense(kc.k32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
     hr_view v32 = hr_view_dense(kc.v32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
     a->k = hr_cv(k32);
@@ -102,6 +123,12 @@ static int run_kv(const hr_problem *p, hr_layout lay, hr_dist dist, int threads,
     free(ws);
     kv_case_free(&kc);
     return 0;
+}
+
+static int run_kv(const hr_problem *p, hr_layout lay, hr_dist dist, int threads, int block, hr_check *own,
+                  hr_check *fmt)
+{
+    return run_kv_q(p, lay, dist, threads, block, own, fmt, 0);
 }
 
 HR_TEST(decode_declares_kv_types)
@@ -136,7 +163,10 @@ HR_TEST(decode_kv_types_match_oracle)
         {1, 4, 2, 16, 45, 160}, {3, 2, 2, 2, 5, 32},   {1, 4, 2, 1, 50, 33},  {2, 2, 1, 3, 19, 7},
     };
     static const int threads[] = {1, 2, 3};
-    for (int t = HR_BF16; t < HR_NDTYPES; t++) {
+    for (int run = 0; run < 2 * (HR_NDTYPES - HR_BF16); run++) {
+        const int t = HR_BF16 + run / 2, conv = run % 2; /* conv: HEADROOM_DECODE_PATH=convert */
+        if (conv && hr_dtype_block((hr_dtype)t) == 1) continue; /* one path for f16, bf16 */
+        decode_path_env(conv ? "convert" : NULL);
         int n = 0, fails = 0;
         double own_max = 0, own_tol = 0, fmt_max = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -171,7 +201,68 @@ HR_TEST(decode_kv_types_match_oracle)
                 }
         }
         CHECK(n >= 24 && fails == 0);
-        printf("     note: decode kv %-4s %d cases: kernel max_rel %.2e (tol up to %.2e), format max_rel %.2e\n",
-               hr_dtype_names[t], n, own_max, own_tol, fmt_max);
+        printf("     note: decode kv %-4s %-7s %d cases: kernel max_rel %.2e (tol up to %.2e), format max_rel %.2e\n",
+               hr_dtype_names[t], hr_dtype_block((hr_dtype)t) == 1 ? "" : conv ? "convert" : "auto", n, own_max,
+               own_tol, fmt_max);
     }
+    decode_path_env(NULL);
+}
+
+/* Queries q8_0 holds exactly (a power-of-2 scale, integer multiples of the block's
+ * amax/127): quantizing them costs nothing, so the oracle's tolerance is the fp32 one
+ * and the int8 path must meet it: the offsets, the corrections, the nibble order and
+ * the lanes' scales all exact. Odd shapes, both layouts, 1-3 threads. */
+HR_TEST(decode_int8_exact_query)
+{
+    static const int shapes[][6] = {
+        {1, 4, 1, 1, 77, 32}, {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128}, {1, 4, 2, 16, 45, 160},
+    };
+    for (int t = HR_Q8_0; t <= HR_Q4_0; t++) {
+        double worst = 0, tol = 0;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int lay = 0; lay < 2; lay++) {
+                const int *x = shapes[s];
+                hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], (s + lay) % 2, 0.125, HR_F32, (hr_dtype)t};
+                hr_check own, fmt;
+                if (run_kv_q(&p, (hr_layout)lay, HR_DIST_NORMAL, 1 + (int)(s + lay) % 3, 0, &own, &fmt, 1)) {
+                    CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
+                    continue;
+                }
+                worst = own.max_rel_err > worst ? own.max_rel_err : worst;
+                tol = own.tol_pass > tol ? own.tol_pass : tol;
+                /* fp32 terms only: eps (8 sqrt(d) + 16 log2(Nkv + 1) + 16) is at most
+                 * ~3e-5 here; a lane or offset wrong is O(1). */
+                CHECKF(own.verdict == HR_CHECK_PASS && own.tol_pass < 1e-4,
+                       "kv %s shape %zu %s: max_rel %g tol %g", hr_dtype_names[t], s, hr_layout_names[lay],
+                       own.max_rel_err, own.tol_pass);
+            }
+        const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, (hr_dtype)t};
+        printf("     note: decode kv %s exact-q8_0 queries, path '%s': max_rel %.2e (tol up to %.2e)\n",
+               hr_dtype_names[t], hr_kernel_path(hr_kernel_find("decode"), &p), worst, tol);
+    }
+}
+
+/* HEADROOM_DECODE_PATH: convert names the conversion path, int8 the VNNI one (or is
+ * refused where the CPU or build has none), anything else is refused. */
+HR_TEST(decode_path_env)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    CHECK(k != NULL);
+    if (!k) return;
+    hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_Q8_0};
+    decode_path_env("convert");
+    const char *conv = hr_kernel_path(k, &p);
+    CHECKF(conv && !strstr(conv, "vpdpbusd") && hr_kernel_why_not(k, &p) == NULL, "convert: '%s'", conv ? conv : "");
+    decode_path_env("int8");
+    const char *why = hr_kernel_why_not(k, &p), *i8 = hr_kernel_path(k, &p);
+    CHECKF(why ? strstr(why, "HEADROOM_DECODE_PATH") != NULL : strstr(i8, "vpdpbusd") != NULL, "int8: '%s' / '%s'",
+           why ? why : "", i8 ? i8 : "");
+    p.kv_dtype = HR_F16; /* not a block type: int8 asks nothing of it */
+    CHECK(hr_kernel_why_not(k, &p) == NULL);
+    decode_path_env("fast");
+    why = hr_kernel_why_not(k, &p);
+    CHECKF(why && strstr(why, "HEADROOM_DECODE_PATH"), "bad value: '%s'", why ? why : "(accepted)");
+    decode_path_env(NULL);
+    p.kv_dtype = HR_Q4_0;
+    CHECK(hr_kernel_why_not(k, &p) == NULL);
 }

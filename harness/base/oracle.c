@@ -24,14 +24,32 @@
  *                       + 2·u·max_c Σ_j P_j·|V_jc| / max|O_ref|
  *   (each weight off by at most u relative: |Σ P_j δ_j V_jc| <= u·Σ P_j |V_jc|; the
  *   normalizer computed from the rounded or the unrounded weights another u).
- * Not covered: Q rounded or quantized inside the kernel (its logits must be fp32 dot
- * products of the values given). The format's own error (the stored inputs against
+ * A q8_0/q4_0 cache also lets the kernel quantize Q to q8_0 per 32-value block, as
+ * llama.cpp does to score with int8 dot products (decode's VNNI path, on the scaled
+ * fp32 rows): dq = amax_b/127, q~ = dq·round(q/dq), so |q~_c - q_c| <= amax_b/254 for
+ * c in block b. A row's logit then moves by at most
+ *     delta = max_j sum_b (amax_b/254)·sum_{c in b} |K_jc|,
+ * each weight by a factor within e^(±2·delta) (the normalizer moves too), and since both
+ * weight sets sum to 1, O_c by Σ_j (P~_j - P_j)(V_jc - O_c): at most
+ * (e^(2·delta) - 1)·Σ_j P_j |V_jc - O_c|. That worst case (every rounding aligned with
+ * the key's signs) is ~1 of max|O| at d 128, Nkv 1000 on normal inputs, 250x the error
+ * the kernel shows (the roundings' signs are not aligned with the keys'): no test at all.
+ * So for a kernel whose path says it quantizes Q (hr_oracle_check_q; every other kernel
+ * keeps the fp32 terms, which see one dropped key) the oracle computes the term exactly: O~, the output in fp64 with the query
+ * quantized by that rule (q8_query_term), and adds
+ *                       + max_c |O~_c - O_c| / max|O_ref|      (the worst row's)
+ * which by the triangle inequality leaves the kernel the fp32 terms against O~. A kernel
+ * that rounds ties differently may differ in a rare element by one step (the worst
+ * case's bound for that element); the check would then warn, not pass.
+ * Not covered: Q rounded otherwise inside the kernel (its logits must be fp32 dot
+ * products of the values given, or of Q's q8_0 blocks on a block cache). The format's own error (the stored inputs against
  * the original fp32 ones) is measured separately and not judged (hr_format_check in
  * harness/measure/check.c). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "counts.h"
 #include "oracle.h"
@@ -41,8 +59,49 @@ const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
 /* One output row; dot_abs (may be NULL) as hr_oracle_row's, pv_abs (may be NULL) gets
  * max over c of sum_j P_j |V[j][c]| (P the normalized softmax weights): the size of the
  * error of P·V when P or V is rounded to a narrower type inside a kernel. */
+/* A q8_0/q4_0 cache: max_c |O~_c - O_c| for the row, O~ the output (in fp64) with the
+ * query quantized as the kernel quantizes it (the comment above): x = q·scale in fp32,
+ * per block dq = amax/127 and v = nearbyint(x·(127/amax)) in fp32, |v| <= 127. out is
+ * the row's normalized output with the query as given, end its causal end. */
+static double q8_query_term(const hr_problem *p, const hr_args *a, int b, int g, const float *q,
+                            const double *out, int end)
+{
+    const int d = p->d_head;
+    if (d % HR_QBLOCK || end <= 0) return 0; /* validation refuses such d */
+    const float fscale = (float)hr_problem_scale(p);
+    double *qt = malloc(sizeof(double) * ((size_t)2 * d + (size_t)end));
+    if (!qt) return INFINITY;
+    double *ot = qt + d, *st = ot + d, mt = -INFINITY, sumt = 0, err = 0;
+    for (int c0 = 0; c0 < d; c0 += HR_QBLOCK) {
+        float amax = 0;
+        for (int c = c0; c < c0 + HR_QBLOCK; c++) amax = fmaxf(amax, fabsf(q[c] * fscale));
+        const float dq = amax / 127.0f, id = amax > 0 ? 127.0f / amax : 0.0f;
+        for (int c = c0; c < c0 + HR_QBLOCK; c++) {
+            const float v = fminf(fmaxf(nearbyintf(q[c] * fscale * id), -127.0f), 127.0f);
+            qt[c] = (double)dq * v;
+        }
+    }
+    for (int j = 0; j < end; j++) {
+        const float *k = hr_crow(a->k, b, g, j);
+        double acc = 0;
+        for (int c = 0; c < d; c++) acc += qt[c] * k[c];
+        st[j] = acc;
+        mt = acc > mt ? acc : mt;
+    }
+    for (int c = 0; c < d; c++) ot[c] = 0;
+    for (int j = 0; j < end; j++) {
+        const double w = exp(st[j] - mt);
+        const float *v = hr_crow(a->v, b, g, j);
+        sumt += w;
+        for (int c = 0; c < d; c++) ot[c] += w * v[c];
+    }
+    for (int c = 0; c < d; c++) err = fmax(err, fabs(ot[c] / sumt - out[c]));
+    free(qt);
+    return err;
+}
+
 static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
-                       double *dot_abs, double *pv_abs)
+                       double *dot_abs, double *pv_abs, double *q8_abs)
 {
     const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
     const double scale = hr_problem_scale(p);
@@ -77,6 +136,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             out[c] /= sum;
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
+    if (q8_abs) *q8_abs = q8_query_term(p, a, b, g, q, out, end);
     free(s);
     free(pva);
     if (dot_abs) *dot_abs = dabs;
@@ -86,7 +146,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
 void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
                    double *dot_abs)
 {
-    oracle_row(p, a, b, h, i, out, dot_abs, NULL);
+    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL);
 }
 
 /* Unit roundoff of a float type (2^-p for p significand bits, round to nearest): what
@@ -125,7 +185,14 @@ static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
     return mx;
 }
 
+bool hr_path_quantizes_q(const char *path) { return path && strstr(path, "Q as q8_0"); }
+
 hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
+{
+    return hr_oracle_check_q(p, a, max_work, false);
+}
+
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, bool q8_query_path)
 {
     hr_check c = {0};
     const int B = p->batch, H = p->heads, G = p->kv_heads, Nq = p->seq_q, Nk = p->seq_kv;
@@ -142,16 +209,18 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
     long stride = work <= max_work ? 1 : (long)ceil(work / max_work);
     c.rows_total = (long)B * H * Nq;
     double *ref = malloc(sizeof(double) * (size_t)d);
-    double omax = 0, dabs_max = 0, pv_max = 0, err2 = 0, ref2 = 0;
+    double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, err2 = 0, ref2 = 0;
     const double u_pv = hr_tol_pv(p);
+    const bool q8_query = q8_query_path && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
     long r = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
             for (int i = 0; i < Nq; i++, r++) {
                 if (r % stride && i != 0 && i != Nq - 1) continue;
-                double dabs, pv = 0;
-                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL);
+                double dabs, pv = 0, q8 = 0;
+                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query ? &q8 : NULL);
                 if (pv > pv_max) pv_max = pv;
+                if (q8 > q8_max) q8_max = q8;
                 const float *o = hr_crow(hr_cv(a->o), b, h, i);
                 int masked = hr_causal_end(p, i) == 0;
                 for (int k = 0; k < d; k++) {
@@ -174,6 +243,7 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
     c.nmse = ref2 > 0 ? err2 / ref2 : err2;
     c.tol_pass = eps * (8 * sqrt((double)d) + 16 * log2((double)Nk + 1) + 16);
     if (omax > 0) c.tol_pass += 2 * eps * dabs_max * vmax / omax + 2 * u_pv * pv_max / omax;
+    c.tol_pass += omax > 0 ? q8_max / omax : q8_max;
     c.tol_pass += hr_tol_out(p);
     c.tol_warn = 10 * c.tol_pass;
     if (c.nonfinite || c.input_nonfinite || c.masked_nonzero || !(c.max_rel_err <= c.tol_warn))

@@ -35,7 +35,8 @@ extern const char *const hr_check_names[]; /* "pass", "warn", "fail" */
  *   f32/f32          0        0
  *   bf16/bf16        2^-8     2^-8
  *   f16/f16          2^-11    2^-11
- *   f32/q8_0, q4_0   0        0      (exact dequantization: the fp32 tolerance)
+ *   f32/q8_0, q4_0   0        0      (exact dequantization; hr_oracle_check_q adds
+ *                                      the exact effect of Q quantized to q8_0, oracle.c)
  *   bf16/q8_0        2^-8     2^-8 */
 double hr_tol_out(const hr_problem *p);
 double hr_tol_pv(const hr_problem *p);
@@ -46,6 +47,13 @@ double hr_tol_pv(const hr_problem *p);
  * spread of rows (always including the first and last of each head) is checked.
  * Inputs containing NaN or inf fail with a message saying so. */
 hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work);
+/* hr_oracle_check for a kernel that quantizes Q to q8_0 on a q8_0/q4_0 cache (q8_query;
+ * decode's int8 path): the pass tolerance adds that quantization's exact effect on O
+ * (oracle.c). hr_oracle_check is this with q8_query false: a kernel that keeps Q in fp32
+ * is held to the fp32 terms, which see a dropped key. hr_path_quantizes_q: whether a
+ * kernel's path says it quantizes Q (it names "Q as q8_0"). */
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, bool q8_query);
+bool hr_path_quantizes_q(const char *path);
 /* One line: "pass max_rel 1.2e-07 (tol 2.4e-05) nmse 3e-15". */
 void hr_check_str(const hr_check *c, char *buf, size_t len);
 

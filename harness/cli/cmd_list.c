@@ -33,7 +33,8 @@ static void types_str(unsigned mask, char *buf, size_t len)
 }
 
 /* Calls f for every (dtype, kv_dtype) combination k declares with the problem that
- * stands for it (B1 H8 N512 d128: d a multiple of every block) and its path here. */
+ * stands for it (B1 H8 N512 d128: d a multiple of every block; Nq 1 where the kernel
+ * refuses 512 query rows, as decode does) and its path here. */
 static void each_type(const hr_kernel *k, void (*f)(void *, const hr_problem *, const char *, const char *), void *ctx)
 {
     const unsigned dts = k->dtypes ? k->dtypes : 1u << HR_F32, kvs = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
@@ -46,6 +47,10 @@ static void each_type(const hr_kernel *k, void (*f)(void *, const hr_problem *, 
             else if (dt == kt) snprintf(name, sizeof name, "%s", hr_dtype_names[dt]);
             else snprintf(name, sizeof name, "%s/kv=%s", hr_dtype_names[dt], hr_dtype_names[kt]);
             const char *why = hr_kernel_why_not(k, &p);
+            if (why) { /* a decode kernel: one query row stands for it */
+                p.seq_q = 1;
+                why = hr_kernel_why_not(k, &p);
+            }
             f(ctx, &p, name, why ? why : hr_kernel_path(k, &p));
         }
 }

@@ -1,0 +1,353 @@
+/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V in fp32 with the V block scales folded into P. */
+/*
+ * As llama.cpp does for its quantized caches: the group's scaled query rows are
+ * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
+ * q = round(x/d), the scale kept in fp32), and a key's score is
+ *     s = sum_b dq_b dk_b (sum_{c in b} q_c k_c)
+ * with the inner sum an exact int32 dot product. vpdpbusd multiplies unsigned by signed
+ * bytes; of the two ways round that:
+ *   abs/sign: |k| and sign(k)·q per row (vpsignb): AVX-512 has no zmm vpsignb, and the
+ *             sign is per (key, row) pair, R uops per K vector;
+ *   offset:   K as unsigned, q8_0 k + 128 (one vpxor per K vector, shared by the R rows),
+ *             q4_0's nibbles as they are (k + 8 = the nibble: no op at all), and the
+ *             offset taken out as off·sum_b(q), an int32 per row and block computed once
+ *             with the quantization: it is the accumulator's initial value (a load).
+ * The offset is the cheaper, and for q4_0 it also folds the -8 into that correction.
+ *
+ * Scores, per (row, key, vector of HR_IB blocks): vpdpbusd, vcvtdq2ps, a vmulps of the
+ * Q and K block scales (lanes carry their block's), an FMA into the row's fp32 partial
+ * sum; per key and vector the K load (q8_0 vpxor, q4_0 shift/and/insert) and the K
+ * scales (vcvtph2ps + vpermps). At H32/8 d128 (R 4, AVX-512: 2 vectors per row):
+ * 8 x 4 + ~8 = ~40 ops per key against the conversion path's 8 conversions (3 ops) + 32
+ * FMAs = 56.
+ * P·V stays fp32 (O += (P_j dv_jb) v_jc): P is multiplied by each key's V block scales
+ * once per block, vectorized over keys (pv_prep), so a V vector costs vpmovsxbd +
+ * vcvtdq2ps (q4_0: vpmovzxbd + vpand/vpsrld + vcvtdq2ps; its -8 is subtracted once per
+ * block and row as 8 sum_j P_j dv_jb) against 3 (5) before, and 32 FMAs per key remain.
+ *
+ * What limits it (SPR-class Xeon at ~3.9 GHz, one core, H32/8 d128 L16384 q8_0, each
+ * phase timed alone by skipping the others in a scratch build): scores 13 ns per key and
+ * KV head, P·V 14, pv_prep 6 (the gathers are the first touch of the V block's lines),
+ * the softmax 1.5: ~31 ns together, ~120 cycles, for 8 vpdpbusd + 32 FMAs. The
+ * multiply-adds are not what binds: the series roof below is 6 ns. The issued vector
+ * ops are ~110 per key (scores ~60: 4 per row, key and block pair for the fp32 scaling,
+ * ~20 per row and 4 keys for the horizontal sums; P·V ~50), on two ports, and the rest is
+ * latency the 4 x 4 tiles do not hide. Against the conversion path (decode_kv.c) it
+ * saves the scores' conversions and q4_0's unpacking arithmetic: 8-14% less time on
+ * q8_0, 15-17% on q4_0 (decode_kv.c's table; `headroom ab` of the two builds).
+ * The compute roof of this path is the two roofs in series, per key and KV head R·d
+ * int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof (1024 + 1024
+ * ops at H32/8 d128): 1024/829 + 1024/237 ns = 5.6 ns at one thread. The rows' `path`
+ * names vpdpbusd, so harness/measure's hr_roof_for_path gives them the VNNI roof alone,
+ * 829 GOP/s (2048 ops in 2.5 ns): 2.3x too high a roof for a path that is half fp32
+ * FMAs (the FMA roof alone, 8.6 ns, would be 1.6x too low); decode_kv.c's table reads
+ * them against the series roof.
+ *
+ * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
+ * |dq_c| <= amax_b/254 per element, so a score moves by at most
+ * sum_b amax_b/254 · sum_{c in b} |k_c| (oracle.c turns that into O's tolerance).
+ * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_block.h"
+#include "vec_int8.h"
+
+static const char *env_path(void)
+{
+    const char *e = getenv("HEADROOM_DECODE_PATH");
+    return e && *e ? e : "auto";
+}
+
+#if defined(HR_HAVE_I8DOT)
+
+#define I8_FN static inline __attribute__((always_inline)) HR_I8_TARGET
+#if HR_VW >= 16
+#define RT 4
+#else
+#define RT 2
+#endif
+#define XG 4
+#define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
+
+/* Per query row and vector of HR_IB blocks, 3 HR_VW floats: the q8_0 values in
+ * hr_vi_value's order (HR_IB * 32 bytes = HR_VW floats), the Q scale of each lane's
+ * block, the int32 correction -off·sum(q) in the first lane of each block. */
+static int nchunks(const dctx *c) { return (c->d / HR_QBLOCK + HR_IB - 1) / HR_IB; }
+static const float *qchunk(const dctx *c, const float *qx, int r, int ch)
+{
+    return qx + ((size_t)r * nchunks(c) + ch) * 3 * HR_VW;
+}
+
+int hr_decode_i8_on(hr_dtype t)
+{
+    if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
+    if (!strcmp(env_path(), "convert")) return 0;
+    static int cpu = -1;
+    if (cpu < 0) cpu = hr_cpu_i8dot();
+    return cpu;
+}
+
+size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * nchunks(c) * 3 * HR_VW); }
+size_t hr_decode_i8_sf(const dctx *c)
+{
+    const size_t nb = (size_t)c->d / HR_QBLOCK;
+    return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb);
+}
+
+const char *hr_decode_i8_path(hr_dtype t)
+{
+    if (!hr_decode_i8_on(t)) return NULL;
+    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, fp32 P·V"
+                        : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, fp32 P·V";
+}
+
+void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
+{
+    const int nb = c->d / HR_QBLOCK, NC = nchunks(c), q4 = c->kt == HR_Q4_0, off = q4 ? 8 : 128;
+    /* Where each byte of an hr_vi comes from, which block each lane holds, and the first
+     * lane of each block (it carries the block's correction). */
+    int src[HR_IB * HR_QBLOCK], lane_blk[HR_VW], first[HR_IB];
+    for (int i = 0; i < HR_IB * HR_QBLOCK; i++) src[i] = hr_vi_value(q4, i);
+    for (int u = 0; u < HR_IB; u++) first[u] = -1;
+    for (int l = 0; l < HR_VW; l++) {
+        lane_blk[l] = src[4 * l] / HR_QBLOCK;
+        if (first[lane_blk[l]] < 0) first[lane_blk[l]] = l;
+    }
+    for (int r = 0; r < c->R; r++) {
+        const float *x = q + (size_t)r * c->dp;
+        for (int ch = 0; ch < NC; ch++) {
+            float *out = (float *)qchunk(c, qx, r, ch), dq[HR_IB], id[HR_IB];
+            signed char *qi = (signed char *)out;
+            int32_t *corr = (int32_t *)(out + 2 * HR_VW);
+            int sum[HR_IB];
+            const float *xb = x + (size_t)ch * HR_IB * HR_QBLOCK;
+            for (int u = 0; u < HR_IB; u++) {
+                float amax = 0;
+                for (int i = 0; ch * HR_IB + u < nb && i < HR_QBLOCK; i++) {
+                    const float a = fabsf(xb[u * HR_QBLOCK + i]);
+                    amax = a > amax ? a : amax;
+                }
+                dq[u] = amax / 127.0f;
+                id[u] = amax > 0 ? 127.0f / amax : 0.0f;
+                sum[u] = 0;
+            }
+            for (int i = 0; i < HR_IB * HR_QBLOCK; i++) {
+                const int u = src[i] / HR_QBLOCK;
+                int v = 0;
+                if (ch * HR_IB + u < nb) { /* nearest (even at ties): |x - dq v| <= dq/2 */
+                    v = (int)nearbyintf(xb[src[i]] * id[u]);
+                    v = v > 127 ? 127 : v < -127 ? -127 : v;
+                }
+                qi[i] = (signed char)v;
+                sum[u] += v;
+            }
+            for (int l = 0; l < HR_VW; l++) {
+                out[HR_VW + l] = dq[lane_blk[l]];
+                corr[l] = 0;
+            }
+            for (int u = 0; u < HR_IB; u++) corr[first[u]] = -off * sum[u];
+        }
+    }
+}
+
+/* Scores of keys k[0..3] (four rows; past nk copies, their sums unused) for query rows
+ * [r0, r0 + nr), nr <= RT. */
+I8_FN void scores_tile_i8(const dctx *c, int q4, const float *qx, const unsigned char *const *k, int nk, int r0,
+                          int nr, float *s, int j)
+{
+    const int nb = c->d / HR_QBLOCK, NC = nchunks(c);
+    const size_t bb = QBYTES(q4);
+    hr_vf acc[RT][4];
+    for (int r = 0; r < RT; r++)
+        for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
+    for (int ch = 0; ch < NC; ch++) {
+        const int b0 = ch * HR_IB, nbc = nb - b0 < HR_IB ? nb - b0 : HR_IB;
+        hr_vi kv[4];
+        hr_vf sk[4];
+        for (int u = 0; u < 4; u++) {
+            const unsigned char *blk = k[u] + b0 * bb;
+            kv[u] = q4 ? hr_vi_q4_0(blk, nbc) : hr_vi_q8_0(blk, nbc);
+            sk[u] = hr_vi_scales(blk, nbc > 1 ? blk + bb : blk, q4);
+        }
+        for (int r = 0; r < RT; r++) {
+            if (r >= nr) break;
+            const float *qc = qchunk(c, qx, r0 + r, ch);
+            const hr_vi qv = hr_vi_load(qc), corr = hr_vi_load(qc + 2 * HR_VW);
+            const hr_vf sq = hr_vload(qc + HR_VW);
+            for (int u = 0; u < 4; u++)
+                acc[r][u] = hr_vfma(hr_vi_cvt(hr_vi_dot(corr, kv[u], qv)), hr_vmul(sq, sk[u]), acc[r][u]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
+        else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
+I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
+                     float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
+    for (int j = 0; j < n; j += 4) {
+        const int nk = n - j < 4 ? n - j : 4;
+        const unsigned char *k[4];
+        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
+        pf_step(&pq);
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
+            if (nr == RT) scores_tile_i8(c, q4, qx, k, nk, r0, RT, s, j);
+            else scores_tile_i8(c, q4, qx, k, nk, r0, nr, s, j);
+        }
+    }
+}
+
+/* pp[(r nb + b) kbp + j] = P_rj dv_jb for keys [0, n) (dv_jb the scale of V row j's
+ * block b), and corr[r nb + b] = off · sum_j pp (q4_0's -8, q8_0 none). */
+I8_FN void pv_prep(const dctx *c, int q4, const float *s, const unsigned char *v0, ptrdiff_t vsn, int n,
+                   float *pp, float *corr)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, nf = n / HR_VW * HR_VW;
+    const size_t bb = QBYTES(q4);
+    float *sv = pp + round16((size_t)c->R * nb * kbp);
+    for (int b = 0; b < nb; b++) {
+        float *svb = sv + (size_t)b * kbp;
+        for (int j = 0; j < nf; j += HR_VW) hr_vgather_f16(v0 + j * vsn + b * bb, vsn, svb + j);
+        for (int j = nf; j < n; j++) svb[j] = hr_f16_scalar(v0 + j * vsn + b * bb);
+    }
+    for (int r = 0; r < c->R; r++)
+        for (int b = 0; b < nb; b++) {
+            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
+            float *out = pp + ((size_t)r * nb + b) * kbp;
+            hr_vf vs = hr_vzero();
+            for (int j = 0; j < nf; j += HR_VW) {
+                const hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
+                hr_vstore(out + j, x);
+                vs = hr_vadd(vs, x);
+            }
+            float sum = hr_vreduce_add(vs);
+            for (int j = nf; j < n; j++) sum += out[j] = sr[j] * svb[j];
+            corr[(size_t)r * nb + b] = q4 ? 8.0f * sum : 0.0f;
+        }
+}
+
+/* acc[r][x .. x + nx HR_VW) += sum_j pp[r][block][j] v_j for rows [r0, r0 + nr), less
+ * the block's correction; pq (may be NULL) stepped once per key. */
+I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr, const unsigned char *v0,
+                      ptrdiff_t vsn, int n, int x, int nx, int r0, int nr, float *acc, pf_seq *pq)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp;
+    const size_t bb = QBYTES(q4);
+    hr_vf a[RT][XG];
+    for (int r = 0; r < RT; r++)
+        for (int g = 0; g < XG; g++)
+            a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
+    for (int j = 0; j < n; j++) {
+        if (pq) pf_step(pq);
+        const unsigned char *vr = v0 + j * vsn;
+        hr_vf v[XG];
+        for (int g = 0; g < XG; g++) {
+            const int xg = x + g * HR_VW, b = xg / HR_QBLOCK, w = xg % HR_QBLOCK;
+            const unsigned char *blk = vr + (size_t)b * bb + 2;
+            v[g] = g >= nx ? hr_vzero() : q4 ? hr_vload_u4(blk + (w & 15), w >= 16) : hr_vload_i8(blk + w);
+        }
+        for (int r = 0; r < RT; r++) {
+            if (r >= nr) break;
+            const float *pr = pp + (size_t)(r0 + r) * nb * kbp + j;
+            for (int g = 0; g < XG; g++) {
+                const int b = (x + g * HR_VW) / HR_QBLOCK;
+                a[r][g] = hr_vfma(hr_vset1(pr[(size_t)(b < nb ? b : 0) * kbp]), v[g], a[r][g]);
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++)
+        for (int g = 0; g < nx; g++) {
+            const int b = (x + g * HR_VW) / HR_QBLOCK;
+            hr_vf o = a[r][g];
+            if (q4) o = hr_vsub(o, hr_vset1(corr[(size_t)(r0 + r) * nb + b]));
+            hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, o);
+        }
+}
+
+I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, const unsigned char *v0, ptrdiff_t vsn,
+                 int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+{
+    const int nvec = c->d / HR_VW; /* d is a multiple of 32 */
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * n);
+    for (int x0 = 0; x0 < nvec; x0 += XG) {
+        const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
+            pf_seq *pp_ = r0 == 0 ? &pq : NULL;
+            if (nx == XG && nr == RT) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, pp_);
+            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, pp_);
+        }
+    }
+}
+
+I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
+                    dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
+    const float *qx = q + round16((size_t)c->R * c->dp);
+    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    block_softmax_rows(c, jb, n, end, s, st);
+    const size_t nb = (size_t)c->d / HR_QBLOCK;
+    float *pp = s + round16((size_t)c->R * c->kbp);
+    float *corr = pp + round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp);
+    pv_prep(c, q4, s, v0 + jb * c->v.sn, c->v.sn, n, pp, corr);
+    pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+}
+
+HR_I8_TARGET void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                                     float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    if (c->kt == HR_Q4_0) block_i8(c, 1, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    else block_i8(c, 0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+
+#else /* no int8 dot products on this build: the conversion path everywhere */
+
+int hr_decode_i8_on(hr_dtype t)
+{
+    (void)t;
+    return 0;
+}
+size_t hr_decode_i8_qf(const dctx *c)
+{
+    (void)c;
+    return 0;
+}
+size_t hr_decode_i8_sf(const dctx *c)
+{
+    (void)c;
+    return 0;
+}
+const char *hr_decode_i8_path(hr_dtype t)
+{
+    (void)t;
+    return NULL;
+}
+void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
+{
+    (void)c, (void)q, (void)qx;
+}
+void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
+                        dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+#endif
+
+const char *hr_decode_i8_env_error(hr_dtype t)
+{
+    const char *e = env_path();
+    if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
+    if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert or int8";
+    if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_on(t))
+        return "HEADROOM_DECODE_PATH=int8: this build level or CPU has no VNNI (vpdpbusd)";
+    return NULL;
+}
