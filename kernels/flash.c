@@ -57,7 +57,11 @@
  *            L1: kt + vp fill it at d 64) does the same ops in another order, so by count
  *            it is neutral there.
  *   loads    0.42 per FMA (6 x 4 tile), under the 2 per cycle of 512-bit loads.
- *   Measured: see "Measured" below.
+ *   Measured (`headroom ab` old/new, 9 pairs, load 1.3, roof 237 / 462 that minute; README):
+ *   1.02-1.10x, now 64-67% (T1) and 67-70% (T2) on issue 16's six shapes, short of its
+ *   80-85%: what is left is in neither count above (candidates: the L1/L2 traffic of
+ *   the per-tile O load/store at d 128, the K/V misses at tile starts); the AVX2 level
+ *   unchanged or faster (0.99-1.08x).
  *
  * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
