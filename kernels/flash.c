@@ -48,8 +48,8 @@
  *            ~11 (max; sub, roundscale, sub, 4 FMAs, scalef; sum; one compare per row and
  *            tile for the lazy rescale; -1e30 masks need no clamp): 92% at d 64, 96% at 128.
  *   packing  64 p5 shuffles per 16 x 16 block: d*Bkv/4 per tile against Bq*Bkv*d/8 FMAs,
- *            ~1% at Bq 192; ablated (tiles packed once) ~7% with the K/V misses. Bq 384
- *            and 768 measured within noise of 192 after the changes below, so Bq stays.
+ *            ~1% at Bq 192; ablated (tiles packed once) ~7% with the K/V misses, so Bq
+ *            is 384 where L2 is 2 MiB (tune's pick; 1.00-1.09x over 192, interleaved).
  *   caches   kt + vp is 64 KiB at d 128, over the 48 KiB L1: one micro-tile at a time,
  *            its S streamed kt and its P vp streamed vp from L2 (~21 B/cycle); in groups
  *            of 4 micro-tiles each passes once per 24 rows. Measured H32 N2048 d128 causal
@@ -58,7 +58,7 @@
  *            it is neutral there.
  *   loads    0.42 per FMA (6 x 4 tile), under the 2 per cycle of 512-bit loads.
  *   Measured (`headroom ab` old/new, 9 pairs, load 1.3, roof 237 / 462 that minute; README):
- *   1.02-1.10x, now 64-67% (T1) and 67-70% (T2) on issue 16's six shapes, short of its
+ *   1.03-1.18x with Bq 384, now 65-71% (T1), 66-74% (T2) on issue 16's six shapes, short of its
  *   80-85%: what is left is in neither count above (candidates: the L1/L2 traffic of
  *   the per-tile O load/store at d 128, the K/V misses at tile starts); the AVX2 level
  *   unchanged or faster (0.99-1.08x).
@@ -157,7 +157,7 @@ int hr_ft_mr(void) { return MR; }
  * (2*Bq*d*4 B) and the packed tile (kt + vp, 2*d*Bkv*4 B) are reread for every tile and
  * micro-tile, so together they must stay in L2 beside what else passes through it: Bq
  * shrinks (to at least 12 rows) until they fill at most half of this machine's L2
- * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512) or 384 (AVX2, measured:
+ * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512; 384 from 2 MiB of L2, below) or 384 (AVX2, measured:
  * `headroom tune` on the AVX2 build picked 384 over 192 at H16 d64, 1.015x, and H32 d128 causal, 1.042x; interleaved by CPU
  * time 1.009x and 1.049x). So AVX2 takes 384 rows at d 64 on a 512 KiB or 1 MiB L2 and at
  * d 128 on 1 MiB, 192 at d 128 on 512 KiB (Zen 3); AVX-512 192 up to d 256. Bkv = 64
@@ -165,12 +165,20 @@ int hr_ft_mr(void) { return MR; }
  * = 16 keys), kt + vp = 32 KiB at d = 64 (L1) and 64 KiB at d = 128 (L2); 32 and 128
  * were slower on AVX-512; on AVX2 128 measured 0.98-0.99x of 64 (H16 d64, H32 d128
  * causal, interleaved by CPU time). */
-#if defined(HR_VEC_AVX2)
-#define BQ_MAX 384
-#else
-#define BQ_MAX 192
-#endif
 static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
+/* AVX-512 keeps Zen 4's 192 where L2 is under 2 MiB and takes 384 from 2 MiB up (Intel
+ * Sapphire Rapids: `headroom tune` picked 384 at H16 d64, 1.04x, and 512 at H32 d128
+ * causal, 1.08x, over 192; the stack of 384 rows is 384 KiB at d 128, a fifth of L2). */
+static int bq_max(const hr_machine *m)
+{
+#if defined(HR_VEC_AVX2)
+    return 384;
+#elif defined(HR_VEC_AVX512)
+    return l2_of(m) >= (size_t)2 << 20 ? 384 : 192;
+#else
+    return 192;
+#endif
+}
 
 int hr_ft_default_block_kv(const hr_machine *m, int d) { return 64; }
 
@@ -178,7 +186,7 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 {
     const long budget = (long)(l2_of(m) / 2), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
     long bq = (budget - tile) / (8L * d) / 12 * 12;
-    return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
+    return bq > bq_max(m) ? bq_max(m) : bq < 12 ? 12 : (int)bq;
 }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
