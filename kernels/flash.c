@@ -157,7 +157,8 @@ int hr_ft_mr(void) { return MR; }
  * (2*Bq*d*4 B) and the packed tile (kt + vp, 2*d*Bkv*4 B) are reread for every tile and
  * micro-tile, so together they must stay in L2 beside what else passes through it: Bq
  * shrinks (to at least 12 rows) until they fill at most half of this machine's L2
- * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512; 384 from 2 MiB of L2, below) or 384 (AVX2, measured:
+ * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512; 384 from 2 MiB of L2,
+ * below) or 384 (AVX2, measured:
  * `headroom tune` on the AVX2 build picked 384 over 192 at H16 d64, 1.015x, and H32 d128 causal, 1.042x; interleaved by CPU
  * time 1.009x and 1.049x). So AVX2 takes 384 rows at d 64 on a 512 KiB or 1 MiB L2 and at
  * d 128 on 1 MiB, 192 at d 128 on 512 KiB (Zen 3); AVX-512 192 up to d 256. Bkv = 64
