@@ -18,12 +18,15 @@
  *          block's last visible key are never visited, and a micro-tile whose rows see
  *          none of the tile's keys is skipped.
  *   softmax  Q was multiplied once by scale*log2(e), so s is in log2 units and
- *          p = exp2(s - m) is a 6-FMA polynomial plus scalef (vec.h's hr_vexp2).
- *          Invariant after each tile: m_i = max of row i's visible scores so far,
- *          l_i = sum exp2(s - m_i), o_i = sum exp2(s - m_i) v_j (unnormalized). When
- *          m_i rises, l_i and o_i are rescaled by exp2(m_old - m_new) -- only then.
+ *          p = exp2(s - m) (vec_softmax.h's hr_vexp2_fin: on AVX-512 a 4-FMA polynomial
+ *          plus roundscale and scalef). Invariant after each tile: m_i <= 8 + the max of
+ *          row i's visible scores so far, l_i = sum exp2(s - m_i), o_i = sum exp2(s -
+ *          m_i) v_j (unnormalized). m_i moves (and l_i, o_i are rescaled by exp2(m_old -
+ *          m_new)) only when a score passes it by more than 8 (lazy rescale).
  *   O     += P vp for MR rows: an MR x 4-vector tile of O (64 columns) per pass,
  *          loaded and stored once per tile; per key, 4 loads of vp + MR broadcasts of P.
+ *          Micro-tiles go in groups of FT_GROUP = 4 (24 rows): S and softmax for each,
+ *          then P vp for each, so kt and vp each pass through L1 once per group.
  *   end   o_i / l_i; a row with no visible key is exactly 0.
  *
  * What limits it (AVX-512, per 16 scores of one row, d = 64): QK and PV are
@@ -34,6 +37,31 @@
  * With a 6x4 tile the loads (0.42/FMA) stay under Zen 4's two loads per cycle, and the
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
+ *
+ * What limits it (AVX-512 on Intel Sapphire Rapids, 2 vCPUs, FMA roof 213 / 427 GFLOP/s
+ * at 1 / 2 threads; no perf counters there, so by count and by ablation): both zmm FMA
+ * ports (p0, p5) also run every other zmm op, so softmax, K transposes (shuffles, p5
+ * only) and rescales take FMA slots, and L1 is 48 KiB, L2 2 MiB per core.
+ *   softmax  per 16 scores of a row: it was 15 ops (max; sub, clamp, roundscale, sub,
+ *            mul + 5 FMAs, scalef; sum; a horizontal max per row and tile, ~2 per 16), so
+ *            89% at d 64 by count; ablated (softmax skipped, d 64) 10% of the time. Now
+ *            ~11 (max; sub, roundscale, sub, 4 FMAs, scalef; sum; one compare per row and
+ *            tile for the lazy rescale; -1e30 masks need no clamp): 92% at d 64, 96% at 128.
+ *   packing  64 p5 shuffles per 16 x 16 block: d*Bkv/4 per tile against Bq*Bkv*d/8 FMAs,
+ *            ~1% at Bq 192; ablated (tiles packed once) ~7% with the K/V misses, so Bq
+ *            is 384 where L2 is 2 MiB (tune's pick; 1.00-1.09x over 192, interleaved).
+ *   caches   kt + vp is 64 KiB at d 128, over the 48 KiB L1: one micro-tile at a time,
+ *            its S streamed kt and its P vp streamed vp from L2 (~21 B/cycle); in groups
+ *            of 4 micro-tiles each passes once per 24 rows. Measured H32 N2048 d128 causal
+ *            T1, interleaved: groups of 2 +4%, 4 +7% (8 as 4), d 64 +2-5%. Zen 4 (32 KiB
+ *            L1: kt + vp fill it at d 64) does the same ops in another order, so by count
+ *            it is neutral there.
+ *   loads    0.42 per FMA (6 x 4 tile), under the 2 per cycle of 512-bit loads.
+ *   Measured (`headroom ab` old/new, 9 pairs, load 1.3, roof 237 / 462 that minute; README):
+ *   1.03-1.18x with Bq 384, now 65-71% (T1), 66-74% (T2) on issue 16's six shapes, short of its
+ *   80-85%: what is left is in neither count above (candidates: the L1/L2 traffic of
+ *   the per-tile O load/store at d 128, the K/V misses at tile starts); the AVX2 level
+ *   unchanged or faster (0.99-1.08x).
  *
  * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
@@ -97,132 +125,26 @@
 #include <omp.h>
 #include <string.h>
 
+#include "flash_micro.h"
 #include "flash_tile.h"
 #include "headroom.h"
 #include "vec.h"
+#include "vec_softmax.h"
 
-/* Micro-tile: MR rows by NV vectors. AVX-512 has 32 registers: 24 accumulators + 4
- * loaded vectors + 1 broadcast. AVX2 has 16: 6 x 2 = 12 accumulators + 2 loaded + 1
- * broadcast (BLIS's Haswell 6x16 shape; +4% over 4 x 2 measured here). The portable
- * path keeps 4 x 2. */
-#if defined(HR_VEC_AVX512)
-#define MR 6
-#define NV 4
-#elif defined(HR_VEC_AVX2)
-#define MR 6
-#define NV 2
-#else
-#define MR 4
-#define NV 2
+/* Micro-tiles per group: the group's S = Q Kt (and softmax) run one after the other,
+ * then its O += P V, so kt and vp each stream through L1 once per group, not once per
+ * micro-tile (the budget's "caches"). */
+#ifndef FT_GROUP
+#define FT_GROUP 4
 #endif
 
 #ifndef HR_FT_PF
 #define HR_FT_PF 3
 #endif
 
-#define FT_INLINE static inline __attribute__((always_inline))
-
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static int round_up(int a, int m) { return ceil_div(a, m) * m; }
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
-
-/* ---- micro-kernels ---------------------------------------------------------------- */
-
-/* S[mr][nv*VW] = Q[mr][0..d) * kt[0..d)[nv*VW]. q rows are ldq apart, kt rows ldk. */
-FT_INLINE void qk_body(int mr, int nv, int d, const float *q, int ldq, const float *kt,
-                       int ldk, float *s, int lds)
-{
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = hr_vzero();
-    for (int k = 0; k < d; k++) {
-        hr_vf kv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) kv[v] = hr_vload(kt + (ptrdiff_t)k * ldk + v * HR_VW);
-#pragma GCC unroll 8
-        for (int r = 0; r < mr; r++) {
-            hr_vf qb = hr_vset1(q[r * ldq + k]);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(qb, kv[v], acc[r][v]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) hr_vstore(s + r * lds + v * HR_VW, acc[r][v]);
-}
-
-/* O[mr][nv*VW] += P[mr][0..nk) * vp[0..nk)[nv*VW]. */
-FT_INLINE void pv_body(int mr, int nv, int nk, const float *p, int ldp, const float *vp,
-                       int ldv, float *o, int ldo)
-{
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = hr_vload(o + r * ldo + v * HR_VW);
-    for (int j = 0; j < nk; j++) {
-        hr_vf vv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) vv[v] = hr_vload(vp + (ptrdiff_t)j * ldv + v * HR_VW);
-#pragma GCC unroll 8
-        for (int r = 0; r < mr; r++) {
-            hr_vf pb = hr_vset1(p[r * ldp + j]);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(pb, vv[v], acc[r][v]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) hr_vstore(o + r * ldo + v * HR_VW, acc[r][v]);
-}
-
-/* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
- * remainder ("n"), for every row count 1..MR (the last micro-tile may be short). */
-#define QK_PARAMS int d, const float *q, int ldq, const float *kt, int ldk, float *s, int lds
-#define QK_ARGS d, q, ldq, kt, ldk, s, lds
-#define PV_PARAMS int nk, const float *p, int ldp, const float *vp, int ldv, float *o, int ldo
-#define PV_ARGS nk, p, ldp, vp, ldv, o, ldo
-typedef void qk_fn(QK_PARAMS);
-typedef void pv_fn(PV_PARAMS);
-static void qk1w(QK_PARAMS) { qk_body(1, NV, QK_ARGS); }
-static void qk2w(QK_PARAMS) { qk_body(2, NV, QK_ARGS); }
-static void qk3w(QK_PARAMS) { qk_body(3, NV, QK_ARGS); }
-static void qk4w(QK_PARAMS) { qk_body(4, NV, QK_ARGS); }
-static void qk1n(QK_PARAMS) { qk_body(1, 1, QK_ARGS); }
-static void qk2n(QK_PARAMS) { qk_body(2, 1, QK_ARGS); }
-static void qk3n(QK_PARAMS) { qk_body(3, 1, QK_ARGS); }
-static void qk4n(QK_PARAMS) { qk_body(4, 1, QK_ARGS); }
-static void pv1w(PV_PARAMS) { pv_body(1, NV, PV_ARGS); }
-static void pv2w(PV_PARAMS) { pv_body(2, NV, PV_ARGS); }
-static void pv3w(PV_PARAMS) { pv_body(3, NV, PV_ARGS); }
-static void pv4w(PV_PARAMS) { pv_body(4, NV, PV_ARGS); }
-static void pv1n(PV_PARAMS) { pv_body(1, 1, PV_ARGS); }
-static void pv2n(PV_PARAMS) { pv_body(2, 1, PV_ARGS); }
-static void pv3n(PV_PARAMS) { pv_body(3, 1, PV_ARGS); }
-static void pv4n(PV_PARAMS) { pv_body(4, 1, PV_ARGS); }
-#if MR == 6
-static void qk5w(QK_PARAMS) { qk_body(5, NV, QK_ARGS); }
-static void qk6w(QK_PARAMS) { qk_body(6, NV, QK_ARGS); }
-static void qk5n(QK_PARAMS) { qk_body(5, 1, QK_ARGS); }
-static void qk6n(QK_PARAMS) { qk_body(6, 1, QK_ARGS); }
-static void pv5w(PV_PARAMS) { pv_body(5, NV, PV_ARGS); }
-static void pv6w(PV_PARAMS) { pv_body(6, NV, PV_ARGS); }
-static void pv5n(PV_PARAMS) { pv_body(5, 1, PV_ARGS); }
-static void pv6n(PV_PARAMS) { pv_body(6, 1, PV_ARGS); }
-static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w, qk5w, qk6w};
-static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n, qk5n, qk6n};
-static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w, pv5w, pv6w};
-static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n, pv5n, pv6n};
-#else
-static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w};
-static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n};
-static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w};
-static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n};
-#endif
 
 /* ---- the row stack ---------------------------------------------------------------- */
 
@@ -234,7 +156,8 @@ int hr_ft_mr(void) { return MR; }
  * (2*Bq*d*4 B) and the packed tile (kt + vp, 2*d*Bkv*4 B) are reread for every tile and
  * micro-tile, so together they must stay in L2 beside what else passes through it: Bq
  * shrinks (to at least 12 rows) until they fill at most half of this machine's L2
- * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512) or 384 (AVX2, measured:
+ * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512; 384 from 2 MiB of L2,
+ * below) or 384 (AVX2, measured:
  * `headroom tune` on the AVX2 build picked 384 over 192 at H16 d64, 1.015x, and H32 d128 causal, 1.042x; interleaved by CPU
  * time 1.009x and 1.049x). So AVX2 takes 384 rows at d 64 on a 512 KiB or 1 MiB L2 and at
  * d 128 on 1 MiB, 192 at d 128 on 512 KiB (Zen 3); AVX-512 192 up to d 256. Bkv = 64
@@ -242,12 +165,20 @@ int hr_ft_mr(void) { return MR; }
  * = 16 keys), kt + vp = 32 KiB at d = 64 (L1) and 64 KiB at d = 128 (L2); 32 and 128
  * were slower on AVX-512; on AVX2 128 measured 0.98-0.99x of 64 (H16 d64, H32 d128
  * causal, interleaved by CPU time). */
-#if defined(HR_VEC_AVX2)
-#define BQ_MAX 384
-#else
-#define BQ_MAX 192
-#endif
 static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
+/* AVX-512 keeps Zen 4's 192 where L2 is under 2 MiB and takes 384 from 2 MiB up (Intel
+ * Sapphire Rapids: `headroom tune` picked 384 at H16 d64, 1.04x, and 512 at H32 d128
+ * causal, 1.08x, over 192; the stack of 384 rows is 384 KiB at d 128, a fifth of L2). */
+static int bq_max(const hr_machine *m)
+{
+#if defined(HR_VEC_AVX2)
+    return 384;
+#elif defined(HR_VEC_AVX512)
+    return l2_of(m) >= (size_t)2 << 20 ? 384 : 192;
+#else
+    return 192;
+#endif
+}
 
 int hr_ft_default_block_kv(const hr_machine *m, int d) { return 64; }
 
@@ -255,7 +186,7 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 {
     const long budget = (long)(l2_of(m) / 2), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
     long bq = (budget - tile) / (8L * d) / 12 * 12;
-    return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
+    return bq > bq_max(m) ? bq_max(m) : bq < 12 ? 12 : (int)bq;
 }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
@@ -263,7 +194,7 @@ size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
     size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW), rc = (size_t)rows_cap;
     size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64(rc * d * f) +
            align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) + align64(rc * sizeof(int)) +
-           align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)MR * bkvp * f);
+           align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)FT_GROUP * MR * bkvp * f);
     return own > amx ? own : amx; /* the amx path lays the slab out its own way */
 }
 
@@ -368,25 +299,30 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
 
 /* The online-softmax step of a micro-tile: rows r0 .. r0+mr-1 of the stack, their scores
  * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
- * or past cut_r = min(end_r - j0, nk) are masked. Leaves p in s.
- * First, per row: the mask, the tile's max (a vector max and one horizontal max), and
- * when the max rises, l and o rescaled by exp2(m_old - m_new). Then exp2(s - m) and the
- * lane sums of two rows at a time: one row's exp2 is a chain of ~12 dependent ops
- * (~35 cycles), and a row at a time left the FP pipes waiting on it (perf: the store
- * after the chain held a third of softmax's samples); two independent chains fill them.
- * The arithmetic of every score is the same as one row at a time (bit-identical). */
-FT_INLINE void exp_rows(hr_ft_ws *w, int r0, int nr, const int *rs, int ncols)
+ * or past cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly
+ * 0, so the exp2 needs no clamp). Leaves p in s.
+ * First, per row: the mask, the tile's vector max, and the lazy rescale: the running max
+ * m moves only when a score passes it by more than FT_SLACK (log2 units), so the weights
+ * stay <= 2^FT_SLACK (fp32 sums have room to spare), and the horizontal max, the scalar
+ * exp2 and the O rescale are skipped on most tiles (one compare instead); o / l is the
+ * same whatever m they share. Then exp2(s - m) and the lane sums of two rows at a time:
+ * one row's exp2 is a chain of ~8 dependent ops, and a row at a time left the FP pipes
+ * waiting on it (perf on Zen 4: the store after the chain held a third of softmax's
+ * samples); two independent chains fill them. */
+#define FT_SLACK 8.0f
+#define FT_MASKED (-1e30f)
+FT_INLINE void exp_rows(hr_ft_ws *w, float *sb, int r0, int nr, const int *rs, int ncols)
 {
     hr_vf mv[2], sum[2];
     float *s[2];
     for (int i = 0; i < nr; i++) {
         mv[i] = hr_vset1(w->m[rs[i]]);
         sum[i] = hr_vzero();
-        s[i] = w->s + (ptrdiff_t)(rs[i] - r0) * w->bkvp;
+        s[i] = sb + (ptrdiff_t)(rs[i] - r0) * w->bkvp;
     }
     for (int c = 0; c < ncols; c += HR_VW)
         for (int i = 0; i < nr; i++) {
-            hr_vf pv = hr_vexp2_estrin(hr_vsub(hr_vload(s[i] + c), mv[i]));
+            hr_vf pv = hr_vexp2_fin(hr_vsub(hr_vload(s[i] + c), mv[i]));
             hr_vstore(s[i] + c, pv);
             sum[i] = hr_vadd(sum[i], pv);
         }
@@ -396,25 +332,25 @@ FT_INLINE void exp_rows(hr_ft_ws *w, int r0, int nr, const int *rs, int ncols)
     }
 }
 
-static void softmax_tile(hr_ft_ws *w, int r0, int mr, int ncols, int nk, int j0)
+static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int nk, int j0)
 {
     int live[MR], nl = 0;
     for (int r = r0; r < r0 + mr; r++) {
-        float *s = w->s + (ptrdiff_t)(r - r0) * w->bkvp;
+        float *s = sb + (ptrdiff_t)(r - r0) * w->bkvp;
         int cut = w->end[r] - j0;
         if (cut > nk) cut = nk;
         if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
             memset(s, 0, (size_t)ncols * sizeof(float));
             continue;
         }
-        for (int c = cut; c < ncols; c++) s[c] = -INFINITY;
+        for (int c = cut; c < ncols; c++) s[c] = FT_MASKED;
         hr_vf mx = hr_vload(s);
         for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-        float m_new = hr_vreduce_max(mx), m_old = w->m[r];
-        if (m_new > m_old) {
+        const float m_old = w->m[r];
+        if (m_old == -INFINITY || hr_vgt_any(mx, m_old + FT_SLACK)) {
+            const float m_new = hr_vreduce_max(mx);
             if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
-                float alpha = exp2f(m_old - m_new);
-                hr_vf av = hr_vset1(alpha);
+                const hr_vf av = hr_vset1(exp2f(m_old - m_new));
                 float *o = w->o + (size_t)r * w->dp;
                 for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
                 float *l = w->l + (size_t)r * HR_VW;
@@ -425,8 +361,8 @@ static void softmax_tile(hr_ft_ws *w, int r0, int mr, int ncols, int nk, int j0)
         live[nl++] = r;
     }
     int i = 0;
-    for (; i + 2 <= nl; i += 2) exp_rows(w, r0, 2, live + i, ncols);
-    if (i < nl) exp_rows(w, r0, 1, live + i, ncols);
+    for (; i + 2 <= nl; i += 2) exp_rows(w, sb, r0, 2, live + i, ncols);
+    if (i < nl) exp_rows(w, sb, r0, 1, live + i, ncols);
 }
 
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
@@ -494,32 +430,39 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
         /* The next tile's rows, spread over this tile's micro-tiles. */
         const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
         const int nmt = ceil_div(rows, MR);
-        for (int r0 = 0; r0 < rows; r0 += MR) {
-            const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
-            if (nk_next > 0) {
-                const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-                hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-                hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+        for (int g0 = 0; g0 < rows; g0 += FT_GROUP * MR) {
+            int gr0[FT_GROUP], gmr[FT_GROUP], glim[FT_GROUP], ng = 0;
+            for (int r0 = g0; r0 < rows && r0 < g0 + FT_GROUP * MR; r0 += MR) {
+                const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
+                if (nk_next > 0) {
+                    const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+                    hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+                    hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+                }
+                int lim = 0; /* keys of this tile visible to any row of the micro-tile */
+                for (int r = 0; r < mr; r++)
+                    if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+                if (lim <= 0) continue;
+                if (lim > nk) lim = nk;
+                const int nvec = ceil_div(lim, HR_VW);
+                const float *q = w->q + (size_t)r0 * d;
+                float *sb = w->s + (ptrdiff_t)ng * MR * ld;
+                int c = 0;
+                for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                /* Columns past nk are padding up to the vector width (zero K, so score 0):
+                 * they are masked like keys past the causal end. */
+                softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }
-            int lim = 0; /* keys of this tile visible to any row of the micro-tile */
-            for (int r = 0; r < mr; r++)
-                if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
-            if (lim <= 0) continue;
-            if (lim > nk) lim = nk;
-            const int nvec = ceil_div(lim, HR_VW);
-            const float *q = w->q + (size_t)r0 * d;
-            int c = 0;
-            for (; c + NV <= nvec; c += NV)
-                qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
-            for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, w->s + c * HR_VW, ld);
-            /* Columns past nk are padding up to the vector width (zero K, so score 0):
-             * they are masked like keys past the causal end. */
-            softmax_tile(w, r0, mr, nvec * HR_VW, nk, j0);
-            float *o = w->o + (size_t)r0 * dp;
-            int cv = 0;
-            for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
-                pv_wide[mr](lim, w->s, ld, w->vp + cv, dp, o + cv, dp);
-            for (; cv < dp; cv += HR_VW) pv_one[mr](lim, w->s, ld, w->vp + cv, dp, o + cv, dp);
+            for (int i = 0; i < ng; i++) {
+                const float *p = w->s + (ptrdiff_t)i * MR * ld;
+                float *o = w->o + (size_t)gr0[i] * dp;
+                int cv = 0;
+                for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
+                    pv_wide[gmr[i]](glim[i], p, ld, w->vp + cv, dp, o + cv, dp);
+                for (; cv < dp; cv += HR_VW) pv_one[gmr[i]](glim[i], p, ld, w->vp + cv, dp, o + cv, dp);
+            }
         }
     }
 }

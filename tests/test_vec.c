@@ -8,6 +8,7 @@
 #include "t.h"
 #include "isa.h"
 #include "vec.h"
+#include "vec_softmax.h"
 
 /* The bound stated in vec.h (measured 8.5e-8 exhaustively); a dense sweep must meet it. */
 #define EXP_REL_TOL 1.0e-7
@@ -139,6 +140,34 @@ HR_TEST(vec_exp2_estrin)
                    out[0]);
         if (in[i] == -INFINITY) CHECKF(out[0] == 0.0f, "exp2_estrin(-inf) = %g", out[0]);
     }
+}
+
+/* hr_vexp2_fin (flash's softmax, vec_softmax.h): the bound it states over [-126, 0]
+ * (AVX-512 degree 4: 3e-6; elsewhere hr_vexp2_estrin's and hr_vexp2's), the same on
+ * (0, 8] (the lazy rescale's slack lets x pass 0), a masked -1e30 gives exactly 0; and
+ * hr_vgt_any sees one lane above the bound and none at it. */
+HR_TEST(vec_exp2_fin)
+{
+#if defined(HR_VEC_AVX512)
+    const double tol = 3e-6, per_x = 0.0;
+#elif defined(HR_VEC_AVX2)
+    const double tol = 2.5e-7, per_x = 0.0;
+#else
+    const double tol = EXP_REL_TOL, per_x = 4.5e-8;
+#endif
+    double worst_x = 0, worst = exp2_sweep(hr_vexp2_fin, tol, per_x, &worst_x);
+    CHECKF(worst <= 1.0, "hr_vexp2_fin error %.3g times its bound at x = %.9g", worst, worst_x);
+    float buf[HR_VW], out[HR_VW];
+    for (int i = 0; i < HR_VW; i++) buf[i] = i == 0 ? -1e30f : 8.0f * (float)i / (HR_VW - 1);
+    hr_vstore(out, hr_vexp2_fin(hr_vload(buf)));
+    CHECKF(out[0] == 0.0f && !signbit(out[0]), "exp2_fin(-1e30) = %g", out[0]);
+    for (int i = 1; i < HR_VW; i++) {
+        const double e = exp2((double)buf[i]);
+        CHECKF(fabs(out[i] - e) / e <= tol + per_x * buf[i], "exp2_fin(%g) = %.9g", buf[i], out[i]);
+    }
+    for (int i = 0; i < HR_VW; i++) buf[i] = (float)i;
+    CHECK(hr_vgt_any(hr_vload(buf), HR_VW - 1.5f));
+    CHECK(!hr_vgt_any(hr_vload(buf), HR_VW - 1.0f));
 }
 
 /* -inf gives +0 exactly, 0 gives 1 exactly, results below 2^-126 (denormals or 0, by

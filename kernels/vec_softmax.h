@@ -1,0 +1,53 @@
+/* vec_softmax.h — fp32 helpers of the online softmax (flash.c): a lane-wise bound check and a short 2^x. */
+#ifndef HR_VEC_SOFTMAX_H
+#define HR_VEC_SOFTMAX_H
+
+/* Both sit on flash's per-score path, where on Intel AVX-512 every vector op takes an
+ * FMA port (p0/p5), so each op saved is an FMA slot won back (flash.c's Intel budget).
+ *   hr_vgt_any(x, t)   whether any lane of x is > t: one compare into a mask (AVX-512),
+ *                      compare + movemask (AVX2), a loop (portable); lets the lazy
+ *                      rescale skip the horizontal max on most tiles (vec_bf16.h has the
+ *                      same test for its BF16-target code only).
+ *   hr_vexp2_fin(x)    2^x for finite x <= 64. AVX-512: n = round(x), f = x - n, 2^f by the
+ *                      degree-4 minimax polynomial on [-1/2, 1/2] (Lawson's iteration on the
+ *                      relative error, coefficients rounded to fp32: max relative error
+ *                      2.7e-6; vec_bf16.h's hr_vexp2_bf16 uses the same), times 2^n by
+ *                      scalef; no clamp: x below -150 (a masked score, -1e30) gives exactly
+ *                      0, and 3 ops fewer than hr_vexp2_estrin (clamp, mul, FMA). AVX2 and
+ *                      portable: hr_vexp2_estrin / hr_vexp2 (their clamp maps -1e30 to 0;
+ *                      AVX2's exponent-bit 2^n needs it). tests/test_vec.c checks 3e-6. */
+
+#include "vec.h"
+
+#if defined(HR_VEC_AVX512)
+static inline int hr_vgt_any(hr_vf x, float t)
+{
+    return _mm512_cmp_ps_mask(x, _mm512_set1_ps(t), _CMP_GT_OQ) != 0;
+}
+static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x)
+{
+    const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 f = _mm512_sub_ps(x, n);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(9.570098482e-03f), f, _mm512_set1_ps(5.591787770e-02f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.402474433e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931217909e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.999992847e-01f));
+    return _mm512_scalef_ps(p, n);
+}
+#elif defined(HR_VEC_AVX2)
+static inline int hr_vgt_any(hr_vf x, float t)
+{
+    return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(t), _CMP_GT_OQ)) != 0;
+}
+static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x) { return hr_vexp2_estrin(x); }
+#else
+static inline int hr_vgt_any(hr_vf x, float t)
+{
+    for (int i = 0; i < HR_VW; i++)
+        if (x.v[i] > t) return 1;
+    return 0;
+}
+static inline hr_vf hr_vexp2_fin(hr_vf x) { return hr_vexp2(x); }
+#endif
+
+#endif
