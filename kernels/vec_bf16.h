@@ -16,9 +16,8 @@
  *   hr_vdot_bf16(acc, a, b)     acc[i] += a[2i] b[2i] + a[2i+1] b[2i+1] (vdpbf16ps: fp32
  *                               accumulation, products exact; denormals flushed)
  *   hr_vstore_bf16(p, x)        16 floats rounded to bf16 (nearest even, vcvtneps2bf16)
- *   hr_vany_gt(x, t)            whether any lane of x is > t (vcmpps into a mask)
- *   hr_vexp2_bf16(x)            2^x for finite x <= 0, relative error 2.7e-6: for weights
- *                               that are rounded to bf16 (2^-8) next
+ * The softmax's lane test and short exp2 are vec_softmax.h's (hr_vgt_any, hr_vexp2_fin:
+ * degree 4, relative error 2.7e-6, for weights rounded to bf16 next), shared with flash.c.
  */
 
 #include <stdint.h>
@@ -67,26 +66,7 @@ HR_BF16_INLINE hr_vf hr_vdot_bf16(hr_vf acc, hr_vbf a, hr_vbf b)
 {
     return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
 }
-HR_BF16_INLINE int hr_vany_gt(hr_vf x, float t)
-{
-    return _mm512_cmp_ps_mask(x, _mm512_set1_ps(t), _CMP_GT_OQ) != 0;
-}
 
-/* 2^x = 2^f * 2^n, n = round(x), |f| <= 1/2, 2^f by the degree-4 minimax polynomial on
- * [-1/2, 1/2] (Lawson's iteration on the relative error, coefficients rounded to fp32:
- * max relative error 2.7e-6 against vec.h's degree 6 at 7.9e-8), times 2^n by scalef. No
- * clamp: x must be finite (a masked score is a large finite negative, whose scalef gives
- * 0), which saves the max of hr_vexp2; 2 FMAs fewer as well. */
-HR_BF16_INLINE hr_vf hr_vexp2_bf16(hr_vf x)
-{
-    const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m512 f = _mm512_sub_ps(x, n);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(9.570098482e-03f), f, _mm512_set1_ps(5.591787770e-02f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.402474433e-01f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931217909e-01f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.999992847e-01f));
-    return _mm512_scalef_ps(p, n);
-}
 HR_BF16_INLINE void hr_vstore_bf16(void *p, hr_vf x)
 {
     _mm256_storeu_si256((__m256i *)p, (__m256i)_mm512_cvtneps_pbh(x));

@@ -6,12 +6,12 @@
  * FMA port (p0/p5), so each op saved is an FMA slot won back (flash.c's Intel budget).
  *   hr_vgt_any(x, t)   whether any lane of x is > t: one compare into a mask (AVX-512),
  *                      compare + movemask (AVX2), a loop (portable); lets the lazy
- *                      rescale skip the horizontal max on most tiles (vec_bf16.h has the
- *                      same test for its BF16-target code only).
+ *                      rescale skip the horizontal max on most tiles (flash.c, and
+ *                      flash_bf16.c's softmax shared by the bf16dot and amx paths).
  *   hr_vexp2_fin(x)    2^x for finite x <= 64. AVX-512: n = round(x), f = x - n, 2^f by the
  *                      degree-4 minimax polynomial on [-1/2, 1/2] (Lawson's iteration on the
  *                      relative error, coefficients rounded to fp32: max relative error
- *                      2.7e-6; vec_bf16.h's hr_vexp2_bf16 uses the same), times 2^n by
+ *                      2.7e-6; flash_bf16.c's softmax uses it too, its weights rounded to bf16 next), times 2^n by
  *                      scalef; no clamp: x below -150 (a masked score, -1e30) gives exactly
  *                      0, and 3 ops fewer than hr_vexp2_estrin (clamp, mul, FMA). AVX2 and
  *                      portable: hr_vexp2_estrin / hr_vexp2 (their clamp maps -1e30 to 0;
