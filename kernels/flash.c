@@ -377,6 +377,21 @@ void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
     }
 }
 
+int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
+                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
+{
+    const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+    if (nk_next > 0) { /* the next tile's rows, spread over this tile's row blocks */
+        const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+        hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+    }
+    int lim = 0;
+    for (int r = 0; r < mr; r++)
+        if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+    return lim < nk ? lim : nk;
+}
+
 /* The conversion path's packing: a bf16/f16 K tile converted row by row into vp (free
  * until pack_v, dp floats a row), then transposed like an fp32 one; a V tile converted
  * straight into vp (its zero padding to dp included). */
@@ -427,23 +442,13 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
         pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
         pack_vx(w, kt, v + j0 * v_sn, v_sn, nk);
-        /* The next tile's rows, spread over this tile's micro-tiles. */
-        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
         const int nmt = ceil_div(rows, MR);
         for (int g0 = 0; g0 < rows; g0 += FT_GROUP * MR) {
             int gr0[FT_GROUP], gmr[FT_GROUP], glim[FT_GROUP], ng = 0;
             for (int r0 = g0; r0 < rows && r0 < g0 + FT_GROUP * MR; r0 += MR) {
-                const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
-                if (nk_next > 0) {
-                    const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-                    hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-                    hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
-                }
-                int lim = 0; /* keys of this tile visible to any row of the micro-tile */
-                for (int r = 0; r < mr; r++)
-                    if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+                const int mr = rows - r0 < MR ? rows - r0 : MR;
+                const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
                 if (lim <= 0) continue;
-                if (lim > nk) lim = nk;
                 const int nvec = ceil_div(lim, HR_VW);
                 const float *q = w->q + (size_t)r0 * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;

@@ -245,19 +245,10 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
         hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
         const int pairs = (nk + 1) / 2;
         memset((uint16_t *)w->vp + (size_t)pairs * 2 * D, 0, (size_t)(nkp / 2 - pairs) * 4 * D);
-        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
         for (int r0 = 0; r0 < rows; r0 += T) {
-            const int mr = rows - r0 < T ? rows - r0 : T, mt = r0 / T;
-            if (nk_next > 0) { /* the next tile's rows, spread over this tile's row blocks */
-                const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-                hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-                hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
-            }
-            int lim = 0;
-            for (int r = 0; r < mr; r++)
-                if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+            const int mr = rows - r0 < T ? rows - r0 : T;
+            const int lim = hr_ft_block_keys(w, r0, mr, r0 / T, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
             if (lim <= 0) continue;
-            if (lim > nk) lim = nk;
             const int nc = (int)up((size_t)lim, T);
             scores(w, r0, nc);
             for (int r = 0; r < T; r++) {

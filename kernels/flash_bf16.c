@@ -293,20 +293,11 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
         hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
         hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
-        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
         const int nmt = ceil_div(rows, MR);
         for (int r0 = 0; r0 < rows; r0 += MR) {
-            const int mr = rows - r0 < MR ? rows - r0 : MR, mt = r0 / MR;
-            if (nk_next > 0) {
-                const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-                hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-                hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
-            }
-            int lim = 0;
-            for (int r = 0; r < mr; r++)
-                if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+            const int mr = rows - r0 < MR ? rows - r0 : MR;
+            const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
             if (lim <= 0) continue;
-            if (lim > nk) lim = nk;
             const int nvec = ceil_div(lim, VW);
             const uint16_t *q = q16 + (size_t)r0 * dq;
             int c = 0;
