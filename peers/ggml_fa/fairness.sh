@@ -2,7 +2,7 @@
 # peers/ggml_fa/fairness.sh — ggml_flash_attn_ext timed by headroom (through the plugin)
 # against the same op timed by llama.cpp's own tool, test-backend-ops -m perf, on the
 # same shapes and thread counts, interleaved (A B A B ...), each pair under the timing
-# lock. A measurement, not a test: it builds test-backend-ops from the same sdist into
+# lock (/tmp/hr-timing.lock, or $HR_TIMING_LOCK). A measurement, not a test: it builds test-backend-ops from the same sdist into
 # build/peers/ggml_fa/fair/ (not in CI).
 #
 # test-backend-ops reads its cases from code and sets its threads to
@@ -96,7 +96,7 @@ shape() {
 }
 median() { sort -g | awk '{a[NR] = $1} END {print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 export OMP_PROC_BIND=close OMP_PLACES=cores
-lock=/tmp/hr-timing.lock
+lock=${HR_TIMING_LOCK:-/tmp/hr-timing.lock}
 printf '%-4s %2s %14s %14s %8s  %s\n' shape T headroom_ms tbo_ms hr/tbo load
 for s in $shapes; do
     IFS='|' read -r hrflags tcase causal <<< "$(shape "$s")"

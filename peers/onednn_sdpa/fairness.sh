@@ -2,7 +2,7 @@
 # peers/onednn_sdpa/fairness.sh — is headroom's figure for onednn_sdpa oneDNN's own figure?
 # For each shape and thread count: headroom timing the plugin (A) and sdpa_bench timing the
 # same compiled partitions outside headroom (B), interleaved A B A B ..., each pair under
-# `flock /tmp/hr-timing.lock`. Prints, for wall time and for process CPU time per call, the
+# `flock /tmp/hr-timing.lock` ($HR_TIMING_LOCK if set). Prints, for wall time and for process CPU time per call, the
 # median over the rounds of each side's median and the median of the per-pair ratios A/B
 # (robust to load that drifts between pairs; CPU time is what the calls cost when the
 # machine is shared, wall time also how much of the cores they were given), with the load.
@@ -71,7 +71,7 @@ for s in "${shapes[@]}"; do
                 $HR run --plugin "$PLUG" --kernel onednn_sdpa $args --threads "$t" "${TIMING[@]}" --no-probe --quiet \
                     --format json --aggregates-only | hr_ms
                 $DRV $args --threads "$t" "${TIMING[@]}" $huge | awk '{print "B", $3, $7}'
-            } 9>/tmp/hr-timing.lock)
+            } 9>"${HR_TIMING_LOCK:-/tmp/hr-timing.lock}")
             aw+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $2}')")
             ac+=("$(printf '%s\n' "$out" | awk '$1 == "A" {print $3}')")
             bw+=("$(printf '%s\n' "$out" | awk '$1 == "B" {print $2}')")

@@ -3,7 +3,8 @@
 # torch_sdpa plugin) as fast as PyTorch measures itself? For each shape and thread count,
 # `headroom run --kernel torch_sdpa` and fairness_timer.py (torch.utils.benchmark.Timer
 # over F.scaled_dot_product_attention, same shape, BHND, fp32, same threads) alternate
-# A B A B ..., each under the timing lock (flock /tmp/hr-timing.lock), with the load
+# A B A B ..., each under the timing lock (flock /tmp/hr-timing.lock, or $HR_TIMING_LOCK:
+# a caller that already holds the machine names another file), with the load
 # average beside every pair. Prints per pair and a summary: medians and headroom/torch.
 #
 # usage: peers/torch_sdpa/fairness.sh [--pairs N] [--threads "1 2"] [--bind unpinned|pinned|as-is] [SHAPE...]
@@ -27,7 +28,7 @@ D=build/peers/torch_sdpa
 PY=$D/venv/bin/python
 PLUG=build/plugins/torch_sdpa.so
 HR=./headroom
-LOCK=/tmp/hr-timing.lock
+LOCK=${HR_TIMING_LOCK:-/tmp/hr-timing.lock}
 pairs=3
 threads="1 2"
 bind=unpinned
