@@ -71,14 +71,9 @@ static const char *env_path(void)
 #define XG 4
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
 
-/* Per query row and vector of HR_IB blocks, 3 HR_VW floats: the q8_0 values in
- * hr_vi_value's order (HR_IB * 32 bytes = HR_VW floats), the Q scale of each lane's
- * block, the int32 correction -off·sum(q) in the first lane of each block. */
-static int nchunks(const dctx *c) { return (c->d / HR_QBLOCK + HR_IB - 1) / HR_IB; }
-static const float *qchunk(const dctx *c, const float *qx, int r, int ch)
-{
-    return qx + ((size_t)r * nchunks(c) + ch) * 3 * HR_VW;
-}
+/* Per query row, qrow_f floats: the d q8_0 values (int8, in order), the fp32 scale of
+ * each block, the int32 correction -off·sum(q) of each block. */
+static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
 
 int hr_decode_i8_on(hr_dtype t)
 {
@@ -89,7 +84,7 @@ int hr_decode_i8_on(hr_dtype t)
     return cpu;
 }
 
-size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * nchunks(c) * 3 * HR_VW); }
+size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
 size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
@@ -105,103 +100,69 @@ const char *hr_decode_i8_path(hr_dtype t)
 
 void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
 {
-    const int nb = c->d / HR_QBLOCK, NC = nchunks(c), q4 = c->kt == HR_Q4_0, off = q4 ? 8 : 128;
-    /* Where each byte of an hr_vi comes from, which block each lane holds, and the first
-     * lane of each block (it carries the block's correction). */
-    int src[HR_IB * HR_QBLOCK], lane_blk[HR_VW], first[HR_IB];
-    for (int i = 0; i < HR_IB * HR_QBLOCK; i++) src[i] = hr_vi_value(q4, i);
-    for (int u = 0; u < HR_IB; u++) first[u] = -1;
-    for (int l = 0; l < HR_VW; l++) {
-        lane_blk[l] = src[4 * l] / HR_QBLOCK;
-        if (first[lane_blk[l]] < 0) first[lane_blk[l]] = l;
-    }
+    const int nb = c->d / HR_QBLOCK, off = c->kt == HR_Q4_0 ? 8 : 128;
     for (int r = 0; r < c->R; r++) {
         const float *x = q + (size_t)r * c->dp;
-        for (int ch = 0; ch < NC; ch++) {
-            float *out = (float *)qchunk(c, qx, r, ch), dq[HR_IB], id[HR_IB];
-            signed char *qi = (signed char *)out;
-            int32_t *corr = (int32_t *)(out + 2 * HR_VW);
-            int sum[HR_IB];
-            const float *xb = x + (size_t)ch * HR_IB * HR_QBLOCK;
-            for (int u = 0; u < HR_IB; u++) {
-                float amax = 0;
-                for (int i = 0; ch * HR_IB + u < nb && i < HR_QBLOCK; i++) {
-                    const float a = fabsf(xb[u * HR_QBLOCK + i]);
-                    amax = a > amax ? a : amax;
-                }
-                dq[u] = amax / 127.0f;
-                id[u] = amax > 0 ? 127.0f / amax : 0.0f;
-                sum[u] = 0;
+        float *row = qx + (size_t)r * qrow_f(c), *dq = row + c->d / 4;
+        signed char *qi = (signed char *)row;
+        int32_t *corr = (int32_t *)(dq + nb);
+        for (int b = 0; b < nb; b++) {
+            const float *xb = x + b * HR_QBLOCK;
+            float amax = 0;
+            for (int i = 0; i < HR_QBLOCK; i++) amax = fabsf(xb[i]) > amax ? fabsf(xb[i]) : amax;
+            const float id = amax > 0 ? 127.0f / amax : 0.0f;
+            int sum = 0;
+            for (int i = 0; i < HR_QBLOCK; i++) { /* nearest (even at ties): |x - dq v| <= dq/2 */
+                int v = (int)nearbyintf(xb[i] * id);
+                v = v > 127 ? 127 : v < -127 ? -127 : v;
+                qi[b * HR_QBLOCK + i] = (signed char)v;
+                sum += v;
             }
-            for (int i = 0; i < HR_IB * HR_QBLOCK; i++) {
-                const int u = src[i] / HR_QBLOCK;
-                int v = 0;
-                if (ch * HR_IB + u < nb) { /* nearest (even at ties): |x - dq v| <= dq/2 */
-                    v = (int)nearbyintf(xb[src[i]] * id[u]);
-                    v = v > 127 ? 127 : v < -127 ? -127 : v;
-                }
-                qi[i] = (signed char)v;
-                sum[u] += v;
-            }
-            for (int l = 0; l < HR_VW; l++) {
-                out[HR_VW + l] = dq[lane_blk[l]];
-                corr[l] = 0;
-            }
-            for (int u = 0; u < HR_IB; u++) corr[first[u]] = -off * sum[u];
+            dq[b] = amax / 127.0f;
+            corr[b] = -off * sum;
         }
     }
 }
 
-/* Scores of keys k[0..3] (four rows; past nk copies, their sums unused) for query rows
- * [r0, r0 + nr), nr <= RT. */
-I8_FN void scores_tile_i8(const dctx *c, int q4, const float *qx, const unsigned char *const *k, int nk, int r0,
-                          int nr, float *s, int j)
+/* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
+ * s[r kbp + lane]: per block, K transposed (a lane per key), then per row two chains of
+ * four vpdpbusd against broadcast dwords of Q, one conversion and one FMA by the block
+ * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
+ * padding). Each row's partial sum goes through s between blocks (L1, forwarded). */
+I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
+                       float *s)
 {
-    const int nb = c->d / HR_QBLOCK, NC = nchunks(c);
-    const size_t bb = QBYTES(q4);
-    hr_vf acc[RT][4];
-    for (int r = 0; r < RT; r++)
-        for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
-    for (int ch = 0; ch < NC; ch++) {
-        const int b0 = ch * HR_IB, nbc = nb - b0 < HR_IB ? nb - b0 : HR_IB;
-        hr_vi kv[4];
-        hr_vf sk[4];
-        for (int u = 0; u < 4; u++) {
-            const unsigned char *blk = k[u] + b0 * bb;
-            kv[u] = q4 ? hr_vi_q4_0(blk, nbc) : hr_vi_q8_0(blk, nbc);
-            sk[u] = hr_vi_scales(blk, nbc > 1 ? blk + bb : blk, q4);
+    const int nb = c->d / HR_QBLOCK;
+    const size_t bb = QBYTES(q4), qf = qrow_f(c);
+    for (int b = 0; b < nb; b++) {
+        const unsigned char *blk = kb + b * bb;
+        hr_vi kt[8];
+        if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
+        else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
+        const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
+        for (int r = 0; r < c->R; r++) {
+            const float *row = qx + (size_t)r * qf;
+            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
+            hr_vi x0 = hr_vi_set1(row + c->d / 4 + nb + b), x1 = hr_vi_zero();
+            for (int i = 0; i < 8; i += 2) {
+                x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
+                x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
+            }
+            const hr_vf sc = hr_vmul(dk, hr_vset1(row[c->d / 4 + b])), xi = hr_vi_cvt(hr_vi_add(x0, x1));
+            float *sr = s + (size_t)r * c->kbp;
+            hr_vstore(sr, b ? hr_vfma(xi, sc, hr_vload(sr)) : hr_vmul(xi, sc));
         }
-        for (int r = 0; r < RT; r++) {
-            if (r >= nr) break;
-            const float *qc = qchunk(c, qx, r0 + r, ch);
-            const hr_vi qv = hr_vi_load(qc), corr = hr_vi_load(qc + 2 * HR_VW);
-            const hr_vf sq = hr_vload(qc + HR_VW);
-            for (int u = 0; u < 4; u++)
-                acc[r][u] = hr_vfma(hr_vi_cvt(hr_vi_dot(corr, kv[u], qv)), hr_vmul(sq, sk[u]), acc[r][u]);
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
-        else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
     }
 }
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
-    for (int j = 0; j < n; j += 4) {
-        const int nk = n - j < 4 ? n - j : 4;
-        const unsigned char *k[4];
-        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + HR_VW - 1) / HR_VW);
+    for (int j = 0; j < n; j += HR_VW) {
         pf_step(&pq);
-        for (int r0 = 0; r0 < c->R; r0 += RT) {
-            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            if (nr == RT) scores_tile_i8(c, q4, qx, k, nk, r0, RT, s, j);
-            else scores_tile_i8(c, q4, qx, k, nk, r0, nr, s, j);
-        }
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j);
     }
 }
 
