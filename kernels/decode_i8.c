@@ -125,12 +125,14 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
 }
 
 /* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
- * s[r kbp + lane]: per block, K transposed (a lane per key), then per row two chains of
+ * s[r kbp + lane], and the V block scales of the same keys (V rows at vb, stride vsn)
+ * into sv[b kbp + lane] for pv_prep (gathered here, the first touch of the V rows'
+ * lines overlaps the dot products): per block, K transposed (a lane per key), then per row two chains of
  * four vpdpbusd against broadcast dwords of Q, one conversion and one FMA by the block
  * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
  * padding). Each row's partial sum goes through s between blocks (L1, forwarded). */
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s)
+                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv)
 {
     const int nb = c->d / HR_QBLOCK;
     const size_t bb = QBYTES(q4), qf = qrow_f(c);
@@ -140,6 +142,7 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
         if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
         const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
+        hr_vstore(sv + (size_t)b * c->kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
         for (int r = 0; r < c->R; r++) {
             const float *row = qx + (size_t)r * qf;
             const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
@@ -156,29 +159,22 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
 }
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
-                     float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
+                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, const unsigned char *pf,
+                     ptrdiff_t psn, int nv)
 {
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + HR_VW - 1) / HR_VW);
     for (int j = 0; j < n; j += HR_VW) {
         pf_step(&pq);
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j);
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j);
     }
 }
 
-/* pp[(r nb + b) kbp + j] = P_rj dv_jb for keys [0, n) (dv_jb the scale of V row j's
- * block b), and corr[r nb + b] = off · sum_j pp (q4_0's -8, q8_0 none). */
-I8_FN void pv_prep(const dctx *c, int q4, const float *s, const unsigned char *v0, ptrdiff_t vsn, int n,
-                   float *pp, float *corr)
+/* pp[(r nb + b) kbp + j] = P_rj dv_jb for keys [0, n) (dv_jb = sv[b kbp + j], the
+ * scale of V row j's block b), and corr[r nb + b] = off · sum_j pp (q4_0's -8). */
+I8_FN void pv_prep(const dctx *c, int q4, const float *s, const float *sv, int n, float *pp, float *corr)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, nf = n / HR_VW * HR_VW;
-    const size_t bb = QBYTES(q4);
-    float *sv = pp + round16((size_t)c->R * nb * kbp);
-    for (int b = 0; b < nb; b++) {
-        float *svb = sv + (size_t)b * kbp;
-        for (int j = 0; j < nf; j += HR_VW) hr_vgather_f16(v0 + j * vsn + b * bb, vsn, svb + j);
-        for (int j = nf; j < n; j++) svb[j] = hr_f16_scalar(v0 + j * vsn + b * bb);
-    }
     for (int r = 0; r < c->R; r++)
         for (int b = 0; b < nb; b++) {
             const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
@@ -254,12 +250,13 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     const float *qx = q + round16((size_t)c->R * c->dp);
-    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st);
     const size_t nb = (size_t)c->d / HR_QBLOCK;
-    float *pp = s + round16((size_t)c->R * c->kbp);
-    float *corr = pp + round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp);
-    pv_prep(c, q4, s, v0 + jb * c->v.sn, c->v.sn, n, pp, corr);
+    float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
+    float *corr = sv + round16(nb * c->kbp);
+    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
+              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    block_softmax_rows(c, jb, n, end, s, st);
+    pv_prep(c, q4, s, sv, n, pp, corr);
     pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 

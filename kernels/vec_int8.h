@@ -30,7 +30,6 @@
  *   hr_vgather_f16v(p, stride, nk)   lane L = the fp16 at p + min(L, nk - 1) stride
  *                              (AVX-512: one vpgatherdd, 4 bytes read at each; stride
  *                              below 2^31 / 16)
- *   hr_vgather_f16(p, stride, out)   the same for nk = HR_VW, stored to out
  */
 
 #include <stdint.h>
@@ -145,13 +144,6 @@ static inline hr_vf hr_vload_i8(const void *p)
 {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
 }
-static inline void hr_vgather_f16(const void *p, ptrdiff_t stride, float *out)
-{
-    const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                           _mm512_set1_epi32((int)stride));
-    const __m512i w = _mm512_i32gather_epi32(idx, p, 1);
-    _mm512_storeu_ps(out, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)));
-}
 static inline hr_vf hr_vload_u4(const void *p, int hi)
 {
     __m512i x = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
@@ -233,10 +225,6 @@ HR_I8_INLINE hr_vf hr_vi_cvt(hr_vi x) { return _mm256_cvtepi32_ps(x); }
 static inline hr_vf hr_vload_i8(const void *p)
 {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
-}
-static inline void hr_vgather_f16(const void *p, ptrdiff_t stride, float *out)
-{
-    for (int l = 0; l < HR_VW; l++) out[l] = hr_f16_scalar((const unsigned char *)p + l * stride);
 }
 static inline hr_vf hr_vload_u4(const void *p, int hi)
 {
