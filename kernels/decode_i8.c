@@ -134,25 +134,25 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
                        float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv)
 {
-    const int nb = c->d / HR_QBLOCK;
-    const size_t bb = QBYTES(q4), qf = qrow_f(c);
+    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
+    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
     for (int b = 0; b < nb; b++) {
         const unsigned char *blk = kb + b * bb;
         hr_vi kt[8];
         if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
         const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
-        hr_vstore(sv + (size_t)b * c->kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
-        for (int r = 0; r < c->R; r++) {
+        hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
+        for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
             const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
-            hr_vi x0 = hr_vi_set1(row + c->d / 4 + nb + b), x1 = hr_vi_zero();
+            hr_vi x0 = hr_vi_set1(row + d4 + nb + b), x1 = hr_vi_zero();
             for (int i = 0; i < 8; i += 2) {
                 x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
                 x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
             }
-            const hr_vf sc = hr_vmul(dk, hr_vset1(row[c->d / 4 + b])), xi = hr_vi_cvt(hr_vi_add(x0, x1));
-            float *sr = s + (size_t)r * c->kbp;
+            const hr_vf sc = hr_vmul(dk, hr_vset1(row[d4 + b])), xi = hr_vi_cvt(hr_vi_add(x0, x1));
+            float *sr = s + r * kbp;
             hr_vstore(sr, b ? hr_vfma(xi, sc, hr_vload(sr)) : hr_vmul(xi, sc));
         }
     }
