@@ -94,8 +94,8 @@ size_t hr_decode_i8_sf(const dctx *c)
 const char *hr_decode_i8_path(hr_dtype t)
 {
     if (!hr_decode_i8_on(t)) return NULL;
-    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V by fp32 FMA"
-                        : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V by fp32 FMA";
+    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA"
+                        : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V FMA";
 }
 
 void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)

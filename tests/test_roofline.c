@@ -177,9 +177,9 @@ HR_TEST(roofline_roof_of_each_type)
     CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_DOT + HR_DOT_AMX) == 0);
     CHECK(hr_ceiling_roof(&c, 1, -1) == 0 && hr_ceiling_roof(&c, 1, HR_NROOFS) == 0);
     /* decode's int8 path: vpdpbusd scores, P·V by FMA, the two roofs in series */
-    CHECK(hr_roof_for_path("avx512 avx512-vnni vpdpbusd q8_0 (K+128), Q as q8_0, P·V by fp32 FMA", "avx512") ==
+    CHECK(hr_roof_for_path("avx512 avx512-vnni vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA", "avx512") ==
           HR_ROOF_SERIES + HR_DOT_VNNI512);
-    CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V by fp32 FMA", "avx2") ==
+    CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V FMA", "avx2") ==
           HR_ROOF_SERIES + HR_DOT_AVXVNNI);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_VNNI512), "avx512_vnni+avx512") == 0);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_BF16), "?") == 0);
