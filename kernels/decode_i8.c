@@ -238,9 +238,13 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            pf_seq *pp_ = r0 == 0 ? &pq : NULL;
-            if (nx == XG && nr == RT) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, pp_);
-            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, pp_);
+            /* &pq or NULL, never a pointer chosen at run time: so pq stays in registers
+             * (through memory, its fields were a chain of store-to-load forwards per key) */
+            if (nx == XG && nr == RT) {
+                if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, 0, RT, acc, &pq);
+                else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, NULL);
+            } else if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, 0, nr, acc, &pq);
+            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, NULL);
         }
     }
 }
