@@ -14,34 +14,34 @@
  *             with the quantization: it is the accumulator's initial value (a load).
  * The offset is the cheaper, and for q4_0 it also folds the -8 into that correction.
  *
- * Scores, per (row, key, vector of HR_IB blocks): vpdpbusd, vcvtdq2ps, a vmulps of the
- * Q and K block scales (lanes carry their block's), an FMA into the row's fp32 partial
- * sum; per key and vector the K load (q8_0 vpxor, q4_0 shift/and/insert) and the K
- * scales (vcvtph2ps + vpermps). At H32/8 d128 (R 4, AVX-512: 2 vectors per row):
- * 8 x 4 + ~8 = ~40 ops per key against the conversion path's 8 conversions (3 ops) + 32
- * FMAs = 56.
- * P·V stays fp32 (O += (P_j dv_jb) v_jc): P is multiplied by each key's V block scales
- * once per block, vectorized over keys (pv_prep), so a V vector costs vpmovsxbd +
- * vcvtdq2ps (q4_0: vpmovzxbd + vpand/vpsrld + vcvtdq2ps; its -8 is subtracted once per
- * block and row as 8 sum_j P_j dv_jb) against 3 (5) before, and 32 FMAs per key remain.
+ * Scores, HR_VW keys at a time (scores_keys): per 32-value block, the keys' blocks are
+ * transposed in registers so that lane L holds key L (AVX-512: 16 keys, 8 vinserti64x4 +
+ * 24 unpack/vpermt2q + 8 vpxor for q8_0; 12 vinserti32x4 + 8 unpacks + 12 and/shift for
+ * q4_0), then per query row 8 vpdpbusd against broadcast Q dwords (two chains), one
+ * vpaddd, one vcvtdq2ps and one FMA by dk·dq (a vmulps; dk for the 16 keys is one
+ * vpgatherdd + vpmovdw + vcvtph2ps): the vector ends with 16 keys' partial scores and no
+ * horizontal sum is left. The V block scales of the same keys are gathered there too
+ * (pv_prep only multiplies), so the first touch of V's lines overlaps the dot products.
+ * P·V stays fp32 (O += (P_j dv_jb) v_jc): P times each key's V block scales once per
+ * block, vectorized over keys (pv_prep); a V vector costs vpmovsxbd + vcvtdq2ps (q4_0:
+ * vpmovzxbd + vpand/vpsrld + vcvtdq2ps, its -8 subtracted once per block and row as
+ * 8 sum_j P_j dv_jb); 32 FMAs per key.
  *
- * What limits it (SPR-class Xeon at ~3.9 GHz, one core, H32/8 d128 L16384 q8_0, each
- * phase timed alone by skipping the others in a scratch build): scores 13 ns per key and
- * KV head, P·V 14, pv_prep 6 (the gathers are the first touch of the V block's lines),
- * the softmax 1.5: ~31 ns together, ~120 cycles, for 8 vpdpbusd + 32 FMAs. The
- * multiply-adds are not what binds: the series roof below is 6 ns. The issued vector
- * ops are ~110 per key (scores ~60: 4 per row, key and block pair for the fp32 scaling,
- * ~20 per row and 4 keys for the horizontal sums; P·V ~50), on two ports, and the rest is
- * latency the 4 x 4 tiles do not hide. Against the conversion path (decode_kv.c) it
- * saves the scores' conversions and q4_0's unpacking arithmetic: 8-14% less time on
- * q8_0, 15-17% on q4_0 (decode_kv.c's table; `headroom ab` of the two builds).
+ * Budget per key and KV head (H32/8 d128, R 4, AVX-512): scores ~23 vector ops (8
+ * vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs; q4_0 ~52): ~78 on the
+ * two 512-bit ports, 39 cycles, 10 ns at ~3.9 GHz (the 4 x 4 tiles with a horizontal sum
+ * per key before: ~110). Measured (README "What the types buy on decode", 3 rounds,
+ * load 1.2-2.2): q8_0 L16384 23.8 ns per key and KV head at one thread (30 before),
+ * q4_0 21.5 (29); `headroom ab` of the two builds, 7 ABBA pairs: -19% / -21% at one
+ * thread. So ~2.4x the port bound: latency and L1 misses (a 256-key block of V is 35 KB,
+ * P·dv 16 KB, against a 48 KB L1; 128-key blocks measured the same, 3.41 against 3.39
+ * ms) that this round did not take apart phase by phase.
  * The compute roof of this path is the two roofs in series, per key and KV head R·d
  * int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof (1024 + 1024
- * ops at H32/8 d128): 1024/829 + 1024/237 ns = 5.6 ns at one thread. The rows' `path`
- * names vpdpbusd, so harness/measure's hr_roof_for_path gives them the VNNI roof alone,
- * 829 GOP/s (2048 ops in 2.5 ns): 2.3x too high a roof for a path that is half fp32
- * FMAs (the FMA roof alone, 8.6 ns, would be 1.6x too low); decode_kv.c's table reads
- * them against the series roof.
+ * ops at H32/8 d128): 1024/836 + 1024/238 ns = 5.5 ns at one thread; the path names
+ * "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
+ * (HR_ROOF_SERIES), not the VNNI one alone (2.3x too high). Against it q8_0 runs at
+ * 0.23, q4_0 0.26: 3x / 4.5x fp32's tokens/s (issue 14) would need ~0.3 / ~0.45 of it.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
  * |dq_c| <= amax_b/254 per element, so a score moves by at most
