@@ -14,34 +14,34 @@
  *             with the quantization: it is the accumulator's initial value (a load).
  * The offset is the cheaper, and for q4_0 it also folds the -8 into that correction.
  *
- * Scores, per (row, key, vector of HR_IB blocks): vpdpbusd, vcvtdq2ps, a vmulps of the
- * Q and K block scales (lanes carry their block's), an FMA into the row's fp32 partial
- * sum; per key and vector the K load (q8_0 vpxor, q4_0 shift/and/insert) and the K
- * scales (vcvtph2ps + vpermps). At H32/8 d128 (R 4, AVX-512: 2 vectors per row):
- * 8 x 4 + ~8 = ~40 ops per key against the conversion path's 8 conversions (3 ops) + 32
- * FMAs = 56.
- * P·V stays fp32 (O += (P_j dv_jb) v_jc): P is multiplied by each key's V block scales
- * once per block, vectorized over keys (pv_prep), so a V vector costs vpmovsxbd +
- * vcvtdq2ps (q4_0: vpmovzxbd + vpand/vpsrld + vcvtdq2ps; its -8 is subtracted once per
- * block and row as 8 sum_j P_j dv_jb) against 3 (5) before, and 32 FMAs per key remain.
+ * Scores, HR_VW keys at a time (scores_keys): per 32-value block, the keys' blocks are
+ * transposed in registers so that lane L holds key L (AVX-512: 16 keys, 8 vinserti64x4 +
+ * 24 unpack/vpermt2q + 8 vpxor for q8_0; 12 vinserti32x4 + 8 unpacks + 12 and/shift for
+ * q4_0), then per query row 8 vpdpbusd against broadcast Q dwords (two chains), one
+ * vpaddd, one vcvtdq2ps and one FMA by dk·dq (a vmulps; dk for the 16 keys is one
+ * vpgatherdd + vpmovdw + vcvtph2ps): the vector ends with 16 keys' partial scores and no
+ * horizontal sum is left. The V block scales of the same keys are gathered there too
+ * (pv_prep only multiplies), so the first touch of V's lines overlaps the dot products.
+ * P·V stays fp32 (O += (P_j dv_jb) v_jc): P times each key's V block scales once per
+ * block, vectorized over keys (pv_prep); a V vector costs vpmovsxbd + vcvtdq2ps (q4_0:
+ * vpmovzxbd + vpand/vpsrld + vcvtdq2ps, its -8 subtracted once per block and row as
+ * 8 sum_j P_j dv_jb); 32 FMAs per key.
  *
- * What limits it (SPR-class Xeon at ~3.9 GHz, one core, H32/8 d128 L16384 q8_0, each
- * phase timed alone by skipping the others in a scratch build): scores 13 ns per key and
- * KV head, P·V 14, pv_prep 6 (the gathers are the first touch of the V block's lines),
- * the softmax 1.5: ~31 ns together, ~120 cycles, for 8 vpdpbusd + 32 FMAs. The
- * multiply-adds are not what binds: the series roof below is 6 ns. The issued vector
- * ops are ~110 per key (scores ~60: 4 per row, key and block pair for the fp32 scaling,
- * ~20 per row and 4 keys for the horizontal sums; P·V ~50), on two ports, and the rest is
- * latency the 4 x 4 tiles do not hide. Against the conversion path (decode_kv.c) it
- * saves the scores' conversions and q4_0's unpacking arithmetic: 8-14% less time on
- * q8_0, 15-17% on q4_0 (decode_kv.c's table; `headroom ab` of the two builds).
+ * Budget per key and KV head (H32/8 d128, R 4, AVX-512): scores ~23 vector ops (8
+ * vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs; q4_0 ~52): ~78 on the
+ * two 512-bit ports, 39 cycles, 10 ns at ~3.9 GHz (the 4 x 4 tiles with a horizontal sum
+ * per key before: ~110). Measured (README "What the types buy on decode", 3 rounds,
+ * load 1.2-2.2): q8_0 L16384 23.8 ns per key and KV head at one thread (30 before),
+ * q4_0 21.5 (29); `headroom ab` of the two builds, 7 ABBA pairs: -19% / -21% at one
+ * thread. So ~2.4x the port bound: latency and L1 misses (a 256-key block of V is 35 KB,
+ * P·dv 16 KB, against a 48 KB L1; 128-key blocks measured the same, 3.41 against 3.39
+ * ms) that this round did not take apart phase by phase.
  * The compute roof of this path is the two roofs in series, per key and KV head R·d
  * int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof (1024 + 1024
- * ops at H32/8 d128): 1024/829 + 1024/237 ns = 5.6 ns at one thread. The rows' `path`
- * names vpdpbusd, so harness/measure's hr_roof_for_path gives them the VNNI roof alone,
- * 829 GOP/s (2048 ops in 2.5 ns): 2.3x too high a roof for a path that is half fp32
- * FMAs (the FMA roof alone, 8.6 ns, would be 1.6x too low); decode_kv.c's table reads
- * them against the series roof.
+ * ops at H32/8 d128): 1024/836 + 1024/238 ns = 5.5 ns at one thread; the path names
+ * "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
+ * (HR_ROOF_SERIES), not the VNNI one alone (2.3x too high). Against it q8_0 runs at
+ * 0.23, q4_0 0.26: 3x / 4.5x fp32's tokens/s (issue 14) would need ~0.3 / ~0.45 of it.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
  * |dq_c| <= amax_b/254 per element, so a score moves by at most
@@ -71,14 +71,9 @@ static const char *env_path(void)
 #define XG 4
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
 
-/* Per query row and vector of HR_IB blocks, 3 HR_VW floats: the q8_0 values in
- * hr_vi_value's order (HR_IB * 32 bytes = HR_VW floats), the Q scale of each lane's
- * block, the int32 correction -off·sum(q) in the first lane of each block. */
-static int nchunks(const dctx *c) { return (c->d / HR_QBLOCK + HR_IB - 1) / HR_IB; }
-static const float *qchunk(const dctx *c, const float *qx, int r, int ch)
-{
-    return qx + ((size_t)r * nchunks(c) + ch) * 3 * HR_VW;
-}
+/* Per query row, qrow_f floats: the d q8_0 values (int8, in order), the fp32 scale of
+ * each block, the int32 correction -off·sum(q) of each block. */
+static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
 
 int hr_decode_i8_on(hr_dtype t)
 {
@@ -89,7 +84,7 @@ int hr_decode_i8_on(hr_dtype t)
     return cpu;
 }
 
-size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * nchunks(c) * 3 * HR_VW); }
+size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
 size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
@@ -99,125 +94,87 @@ size_t hr_decode_i8_sf(const dctx *c)
 const char *hr_decode_i8_path(hr_dtype t)
 {
     if (!hr_decode_i8_on(t)) return NULL;
-    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, fp32 P·V"
-                        : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, fp32 P·V";
+    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA"
+                        : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V FMA";
 }
 
 void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
 {
-    const int nb = c->d / HR_QBLOCK, NC = nchunks(c), q4 = c->kt == HR_Q4_0, off = q4 ? 8 : 128;
-    /* Where each byte of an hr_vi comes from, which block each lane holds, and the first
-     * lane of each block (it carries the block's correction). */
-    int src[HR_IB * HR_QBLOCK], lane_blk[HR_VW], first[HR_IB];
-    for (int i = 0; i < HR_IB * HR_QBLOCK; i++) src[i] = hr_vi_value(q4, i);
-    for (int u = 0; u < HR_IB; u++) first[u] = -1;
-    for (int l = 0; l < HR_VW; l++) {
-        lane_blk[l] = src[4 * l] / HR_QBLOCK;
-        if (first[lane_blk[l]] < 0) first[lane_blk[l]] = l;
-    }
+    const int nb = c->d / HR_QBLOCK, off = c->kt == HR_Q4_0 ? 8 : 128;
     for (int r = 0; r < c->R; r++) {
         const float *x = q + (size_t)r * c->dp;
-        for (int ch = 0; ch < NC; ch++) {
-            float *out = (float *)qchunk(c, qx, r, ch), dq[HR_IB], id[HR_IB];
-            signed char *qi = (signed char *)out;
-            int32_t *corr = (int32_t *)(out + 2 * HR_VW);
-            int sum[HR_IB];
-            const float *xb = x + (size_t)ch * HR_IB * HR_QBLOCK;
-            for (int u = 0; u < HR_IB; u++) {
-                float amax = 0;
-                for (int i = 0; ch * HR_IB + u < nb && i < HR_QBLOCK; i++) {
-                    const float a = fabsf(xb[u * HR_QBLOCK + i]);
-                    amax = a > amax ? a : amax;
-                }
-                dq[u] = amax / 127.0f;
-                id[u] = amax > 0 ? 127.0f / amax : 0.0f;
-                sum[u] = 0;
+        float *row = qx + (size_t)r * qrow_f(c), *dq = row + c->d / 4;
+        signed char *qi = (signed char *)row;
+        int32_t *corr = (int32_t *)(dq + nb);
+        for (int b = 0; b < nb; b++) {
+            const float *xb = x + b * HR_QBLOCK;
+            float amax = 0;
+            for (int i = 0; i < HR_QBLOCK; i++) amax = fabsf(xb[i]) > amax ? fabsf(xb[i]) : amax;
+            const float id = amax > 0 ? 127.0f / amax : 0.0f;
+            int sum = 0;
+            for (int i = 0; i < HR_QBLOCK; i++) { /* nearest (even at ties): |x - dq v| <= dq/2 */
+                int v = (int)nearbyintf(xb[i] * id);
+                v = v > 127 ? 127 : v < -127 ? -127 : v;
+                qi[b * HR_QBLOCK + i] = (signed char)v;
+                sum += v;
             }
-            for (int i = 0; i < HR_IB * HR_QBLOCK; i++) {
-                const int u = src[i] / HR_QBLOCK;
-                int v = 0;
-                if (ch * HR_IB + u < nb) { /* nearest (even at ties): |x - dq v| <= dq/2 */
-                    v = (int)nearbyintf(xb[src[i]] * id[u]);
-                    v = v > 127 ? 127 : v < -127 ? -127 : v;
-                }
-                qi[i] = (signed char)v;
-                sum[u] += v;
-            }
-            for (int l = 0; l < HR_VW; l++) {
-                out[HR_VW + l] = dq[lane_blk[l]];
-                corr[l] = 0;
-            }
-            for (int u = 0; u < HR_IB; u++) corr[first[u]] = -off * sum[u];
+            dq[b] = amax / 127.0f;
+            corr[b] = -off * sum;
         }
     }
 }
 
-/* Scores of keys k[0..3] (four rows; past nk copies, their sums unused) for query rows
- * [r0, r0 + nr), nr <= RT. */
-I8_FN void scores_tile_i8(const dctx *c, int q4, const float *qx, const unsigned char *const *k, int nk, int r0,
-                          int nr, float *s, int j)
+/* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
+ * s[r kbp + lane], and the V block scales of the same keys (V rows at vb, stride vsn)
+ * into sv[b kbp + lane] for pv_prep (gathered here, the first touch of the V rows'
+ * lines overlaps the dot products): per block, K transposed (a lane per key), then per row two chains of
+ * four vpdpbusd against broadcast dwords of Q, one conversion and one FMA by the block
+ * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
+ * padding). Each row's partial sum goes through s between blocks (L1, forwarded). */
+I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
+                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv)
 {
-    const int nb = c->d / HR_QBLOCK, NC = nchunks(c);
-    const size_t bb = QBYTES(q4);
-    hr_vf acc[RT][4];
-    for (int r = 0; r < RT; r++)
-        for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
-    for (int ch = 0; ch < NC; ch++) {
-        const int b0 = ch * HR_IB, nbc = nb - b0 < HR_IB ? nb - b0 : HR_IB;
-        hr_vi kv[4];
-        hr_vf sk[4];
-        for (int u = 0; u < 4; u++) {
-            const unsigned char *blk = k[u] + b0 * bb;
-            kv[u] = q4 ? hr_vi_q4_0(blk, nbc) : hr_vi_q8_0(blk, nbc);
-            sk[u] = hr_vi_scales(blk, nbc > 1 ? blk + bb : blk, q4);
+    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
+    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
+    for (int b = 0; b < nb; b++) {
+        const unsigned char *blk = kb + b * bb;
+        hr_vi kt[8];
+        if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
+        else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
+        const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
+        hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
+        for (int r = 0; r < R; r++) {
+            const float *row = qx + (size_t)r * qf;
+            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
+            hr_vi x0 = hr_vi_set1(row + d4 + nb + b), x1 = hr_vi_zero();
+            for (int i = 0; i < 8; i += 2) {
+                x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
+                x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
+            }
+            const hr_vf sc = hr_vmul(dk, hr_vset1(row[d4 + b])), xi = hr_vi_cvt(hr_vi_add(x0, x1));
+            float *sr = s + r * kbp;
+            hr_vstore(sr, b ? hr_vfma(xi, sc, hr_vload(sr)) : hr_vmul(xi, sc));
         }
-        for (int r = 0; r < RT; r++) {
-            if (r >= nr) break;
-            const float *qc = qchunk(c, qx, r0 + r, ch);
-            const hr_vi qv = hr_vi_load(qc), corr = hr_vi_load(qc + 2 * HR_VW);
-            const hr_vf sq = hr_vload(qc + HR_VW);
-            for (int u = 0; u < 4; u++)
-                acc[r][u] = hr_vfma(hr_vi_cvt(hr_vi_dot(corr, kv[u], qv)), hr_vmul(sq, sk[u]), acc[r][u]);
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
-        else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
     }
 }
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
-                     float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
+                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, const unsigned char *pf,
+                     ptrdiff_t psn, int nv)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
-    for (int j = 0; j < n; j += 4) {
-        const int nk = n - j < 4 ? n - j : 4;
-        const unsigned char *k[4];
-        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + HR_VW - 1) / HR_VW);
+    for (int j = 0; j < n; j += HR_VW) {
         pf_step(&pq);
-        for (int r0 = 0; r0 < c->R; r0 += RT) {
-            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            if (nr == RT) scores_tile_i8(c, q4, qx, k, nk, r0, RT, s, j);
-            else scores_tile_i8(c, q4, qx, k, nk, r0, nr, s, j);
-        }
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j);
     }
 }
 
-/* pp[(r nb + b) kbp + j] = P_rj dv_jb for keys [0, n) (dv_jb the scale of V row j's
- * block b), and corr[r nb + b] = off · sum_j pp (q4_0's -8, q8_0 none). */
-I8_FN void pv_prep(const dctx *c, int q4, const float *s, const unsigned char *v0, ptrdiff_t vsn, int n,
-                   float *pp, float *corr)
+/* pp[(r nb + b) kbp + j] = P_rj dv_jb for keys [0, n) (dv_jb = sv[b kbp + j], the
+ * scale of V row j's block b), and corr[r nb + b] = off · sum_j pp (q4_0's -8). */
+I8_FN void pv_prep(const dctx *c, int q4, const float *s, const float *sv, int n, float *pp, float *corr)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, nf = n / HR_VW * HR_VW;
-    const size_t bb = QBYTES(q4);
-    float *sv = pp + round16((size_t)c->R * nb * kbp);
-    for (int b = 0; b < nb; b++) {
-        float *svb = sv + (size_t)b * kbp;
-        for (int j = 0; j < nf; j += HR_VW) hr_vgather_f16(v0 + j * vsn + b * bb, vsn, svb + j);
-        for (int j = nf; j < n; j++) svb[j] = hr_f16_scalar(v0 + j * vsn + b * bb);
-    }
     for (int r = 0; r < c->R; r++)
         for (int b = 0; b < nb; b++) {
             const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
@@ -281,9 +238,13 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            pf_seq *pp_ = r0 == 0 ? &pq : NULL;
-            if (nx == XG && nr == RT) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, pp_);
-            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, pp_);
+            /* &pq or NULL, never a pointer chosen at run time: so pq stays in registers
+             * (through memory, its fields were a chain of store-to-load forwards per key) */
+            if (nx == XG && nr == RT) {
+                if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, 0, RT, acc, &pq);
+                else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, NULL);
+            } else if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, 0, nr, acc, &pq);
+            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, NULL);
         }
     }
 }
@@ -293,12 +254,13 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     const float *qx = q + round16((size_t)c->R * c->dp);
-    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st);
     const size_t nb = (size_t)c->d / HR_QBLOCK;
-    float *pp = s + round16((size_t)c->R * c->kbp);
-    float *corr = pp + round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp);
-    pv_prep(c, q4, s, v0 + jb * c->v.sn, c->v.sn, n, pp, corr);
+    float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
+    float *corr = sv + round16(nb * c->kbp);
+    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
+              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    block_softmax_rows(c, jb, n, end, s, st);
+    pv_prep(c, q4, s, sv, n, pp, corr);
     pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 

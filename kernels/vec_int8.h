@@ -8,26 +8,26 @@
  * at run time whether this CPU may run them. Generic builds leave HR_HAVE_I8DOT
  * undefined and take their conversion paths.
  *
- * An hr_vi holds HR_IB 32-value blocks (64 bytes on AVX-512, 32 on AVX2), or HR_VW int32.
- *   hr_vi_load(p)              HR_IB * 32 bytes, unaligned
- *   hr_vi_q8_0(blk, nb)        the int8 values of nb <= HR_IB consecutive q8_0 blocks
- *                              (34 bytes each, scale first) plus 128, as unsigned bytes
- *                              (vpdpbusd multiplies unsigned by signed bytes); bytes past
- *                              nb blocks are 0
- *   hr_vi_q4_0(blk, nb)        the nibbles (0..15, the -8 not applied) of nb <= HR_IB
- *                              q4_0 blocks (18 bytes each), in hr_vi_value's order
- *   hr_vi_value(q4, i)         which value of the hr_vi's blocks byte i holds: block
- *                              hr_vi_value / 32, value hr_vi_value % 32 (q8_0: i; q4_0 on
- *                              AVX-512: [b0 lo, b1 lo, b0 hi, b1 hi] 16 bytes each)
- *   hr_vi_scales(s0, s1, q4)   fp32 lanes: lane L the fp16 scale (s0 or s1) of the block
- *                              its four bytes belong to (AVX2: s0 in every lane)
+ * An hr_vi holds HR_VW int32 lanes (or 4 HR_VW bytes). The scores take K transposed,
+ * one lane per key, so that a vpdpbusd adds four values of HR_VW keys at once against a
+ * broadcast dword of Q and no horizontal sum is left per key:
+ *   hr_vi_kt_q8(b, stride, nk, out)  the 32 values at b + L stride (lane L < HR_VW, keys
+ *                              past nk read key nk - 1): out[i] lane L = values 4i..4i+3
+ *                              of key L plus 128 (vpdpbusd multiplies unsigned bytes by
+ *                              signed ones); a transpose of 8 x 8 dwords (per 256 bits)
+ *   hr_vi_kt_q4(b, stride, nk, out)  the same for 16 bytes of packed nibbles (q4_0): the
+ *                              nibbles as they are (0..15, the -8 not applied), out[i]
+ *                              lane L values 4i..4i+3 of key L, the low nibbles of bytes
+ *                              4i.. for i < 4, the high ones (values 16 + ...) above
+ *   hr_vi_set1(p)              the int32 (four bytes) at p in every lane
  *   hr_vi_dot(acc, u, s)       acc[L] += sum of u[4L+i] * s[4L+i], u unsigned, s signed
  *                              (vpdpbusd; no saturation: |sum| < 2^31 for 32-value blocks)
+ *   hr_vi_add(a, b), hr_vi_zero()
  *   hr_vi_cvt(x)               int32 lanes to fp32 (exact below 2^24)
  *   hr_vload_i8(p)             HR_VW signed bytes to fp32 (vpmovsxbd + vcvtdq2ps)
  *   hr_vload_u4(p, hi)         the low (hi 0) or high nibbles of HR_VW bytes to fp32
  *   hr_f16_scalar(p)           the fp16 at p as a float (F16C)
- *   hr_vgather_f16(p, stride, out)   out[l] = the fp16 at p + l * stride, l < HR_VW
+ *   hr_vgather_f16v(p, stride, nk)   lane L = the fp16 at p + min(L, nk - 1) stride
  *                              (AVX-512: one vpgatherdd, 4 bytes read at each; stride
  *                              below 2^31 / 16)
  */
@@ -43,15 +43,6 @@
 
 #include <cpuid.h>
 #include <immintrin.h>
-
-static inline int hr_vi_value(int q4, int i)
-{
-#if defined(HR_VEC_AVX512)
-    if (q4) return (i % 32) / 16 * 32 + i / 32 * 16 + i % 16;
-#endif
-    (void)q4;
-    return i;
-}
 
 static inline float hr_f16_scalar(const void *p)
 {
@@ -76,46 +67,82 @@ static inline int hr_cpu_i8dot(void)
 }
 
 #define HR_I8_INLINE static inline __attribute__((always_inline)) HR_I8_TARGET
-HR_I8_INLINE hr_vi hr_vi_load(const void *p) { return _mm512_loadu_si512(p); }
-HR_I8_INLINE hr_vi hr_vi_q8_0(const void *blk, int nb)
+/* Each 256-bit half of r[0..7] an 8 x 8 matrix of dwords (row p = r[p]), transposed:
+ * unpacks within 128 bits, then the 128-bit quarters joined by vpermt2q. 24 shuffles. */
+HR_I8_INLINE void hr_vi_tr8(const __m512i r[8], hr_vi *out)
 {
-    const unsigned char *b = (const unsigned char *)blk;
-    const __m256i lo = _mm256_loadu_si256((const __m256i *)(b + 2));
-    const __m512i x = nb > 1 ? _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256((const __m256i *)(b + 36)), 1)
-                             : _mm512_zextsi256_si512(lo);
-    return _mm512_xor_si512(x, nb > 1 ? _mm512_set1_epi8((char)0x80) : _mm512_zextsi256_si512(_mm256_set1_epi8((char)0x80)));
+    __m512i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        const __m512i *x = t + 4 * h;
+        u[4 * h] = _mm512_unpacklo_epi64(x[0], x[2]);
+        u[4 * h + 1] = _mm512_unpackhi_epi64(x[0], x[2]);
+        u[4 * h + 2] = _mm512_unpacklo_epi64(x[1], x[3]);
+        u[4 * h + 3] = _mm512_unpackhi_epi64(x[1], x[3]);
+    }
+    const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    for (int i = 0; i < 4; i++) {
+        out[i] = _mm512_permutex2var_epi64(u[i], lo, u[4 + i]);
+        out[4 + i] = _mm512_permutex2var_epi64(u[i], hi, u[4 + i]);
+    }
 }
-HR_I8_INLINE hr_vi hr_vi_q4_0(const void *blk, int nb)
+HR_I8_INLINE void hr_vi_kt_q8(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
 {
-    const unsigned char *b = (const unsigned char *)blk;
-    const __m128i b0 = _mm_loadu_si128((const __m128i *)(b + 2));
-    const __m256i v = nb > 1 ? _mm256_inserti128_si256(_mm256_castsi128_si256(b0), _mm_loadu_si128((const __m128i *)(b + 20)), 1)
-                             : _mm256_zextsi128_si256(b0);
-    const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(v), _mm256_srli_epi16(v, 4), 1);
-    return _mm512_and_si512(x, _mm512_set1_epi8(15));
+    __m512i r[8];
+    for (int p = 0; p < 8; p++) {
+        const unsigned char *lo = b + (p < nk ? p : nk - 1) * stride, *hi = b + (p + 8 < nk ? p + 8 : nk - 1) * stride;
+        r[p] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)lo)),
+                                  _mm256_loadu_si256((const __m256i *)hi), 1);
+    }
+    hr_vi_tr8(r, out);
+    for (int i = 0; i < 8; i++) out[i] = _mm512_xor_si512(out[i], _mm512_set1_epi8((char)0x80));
 }
-HR_I8_INLINE hr_vf hr_vi_scales(const void *s0, const void *s1, int q4)
+/* r[p] holds keys p, p + 4, p + 8, p + 12 (16 bytes each); a 4 x 4 dword transpose per
+ * 128 bits puts key 4m + p in lane 4m + p. */
+HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
 {
-    uint16_t a, b;
-    memcpy(&a, s0, 2);
-    memcpy(&b, s1, 2);
-    const __m128 f = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((unsigned)a | (unsigned)b << 16)));
-    const __m512i idx = q4 ? _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0)
-                           : _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
-    return _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(f));
+    __m512i r[4];
+    for (int p = 0; p < 4; p++) {
+        const unsigned char *k[4];
+        for (int m = 0; m < 4; m++) k[m] = b + (4 * m + p < nk ? 4 * m + p : nk - 1) * stride;
+        __m512i x = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)k[0]));
+        x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k[1]), 1);
+        x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k[2]), 2);
+        r[p] = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k[3]), 3);
+    }
+    const __m512i t0 = _mm512_unpacklo_epi32(r[0], r[1]), t1 = _mm512_unpackhi_epi32(r[0], r[1]);
+    const __m512i t2 = _mm512_unpacklo_epi32(r[2], r[3]), t3 = _mm512_unpackhi_epi32(r[2], r[3]);
+    const __m512i c[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2), _mm512_unpacklo_epi64(t1, t3),
+                          _mm512_unpackhi_epi64(t1, t3)};
+    const __m512i m4 = _mm512_set1_epi8(15);
+    for (int i = 0; i < 4; i++) {
+        out[i] = _mm512_and_si512(c[i], m4);
+        out[4 + i] = _mm512_and_si512(_mm512_srli_epi16(c[i], 4), m4);
+    }
+}
+HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
+{
+    int32_t x;
+    memcpy(&x, p, 4);
+    return _mm512_set1_epi32(x);
+}
+HR_I8_INLINE hr_vi hr_vi_add(hr_vi a, hr_vi b) { return _mm512_add_epi32(a, b); }
+HR_I8_INLINE hr_vi hr_vi_zero(void) { return _mm512_setzero_si512(); }
+HR_I8_INLINE hr_vf hr_vgather_f16v(const void *p, ptrdiff_t stride, int nk)
+{
+    const __m512i l = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i idx = _mm512_mullo_epi32(nk < 16 ? _mm512_min_epi32(l, _mm512_set1_epi32(nk - 1)) : l,
+                                           _mm512_set1_epi32((int)stride));
+    return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(idx, p, 1)));
 }
 HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s) { return _mm512_dpbusd_epi32(acc, u, s); }
 HR_I8_INLINE hr_vf hr_vi_cvt(hr_vi x) { return _mm512_cvtepi32_ps(x); }
 static inline hr_vf hr_vload_i8(const void *p)
 {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
-}
-static inline void hr_vgather_f16(const void *p, ptrdiff_t stride, float *out)
-{
-    const __m512i idx = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                                           _mm512_set1_epi32((int)stride));
-    const __m512i w = _mm512_i32gather_epi32(idx, p, 1);
-    _mm512_storeu_ps(out, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)));
 }
 static inline hr_vf hr_vload_u4(const void *p, int hi)
 {
@@ -139,34 +166,65 @@ static inline int hr_cpu_i8dot(void)
 }
 
 #define HR_I8_INLINE static inline __attribute__((always_inline)) HR_I8_TARGET
-HR_I8_INLINE hr_vi hr_vi_load(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
-HR_I8_INLINE hr_vi hr_vi_q8_0(const void *blk, int nb)
+/* As the AVX-512 forms, on 8 keys (one 8 x 8 transpose; q4_0: keys p, p + 4 in r[p]). */
+HR_I8_INLINE void hr_vi_kt_q8(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
 {
-    (void)nb;
-    return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const unsigned char *)blk + 2)), _mm256_set1_epi8((char)0x80));
+    __m256i r[8], t[8], u[8];
+    for (int p = 0; p < 8; p++) r[p] = _mm256_loadu_si256((const __m256i *)(b + (p < nk ? p : nk - 1) * stride));
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        const __m256i *x = t + 4 * h;
+        u[4 * h] = _mm256_unpacklo_epi64(x[0], x[2]);
+        u[4 * h + 1] = _mm256_unpackhi_epi64(x[0], x[2]);
+        u[4 * h + 2] = _mm256_unpacklo_epi64(x[1], x[3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(x[1], x[3]);
+    }
+    const __m256i o = _mm256_set1_epi8((char)0x80);
+    for (int i = 0; i < 4; i++) {
+        out[i] = _mm256_xor_si256(_mm256_permute2x128_si256(u[i], u[4 + i], 0x20), o);
+        out[4 + i] = _mm256_xor_si256(_mm256_permute2x128_si256(u[i], u[4 + i], 0x31), o);
+    }
 }
-HR_I8_INLINE hr_vi hr_vi_q4_0(const void *blk, int nb)
+HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
 {
-    (void)nb;
-    const __m128i v = _mm_loadu_si128((const __m128i *)((const unsigned char *)blk + 2));
-    const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(v), _mm_srli_epi16(v, 4), 1);
-    return _mm256_and_si256(x, _mm256_set1_epi8(15));
+    __m256i r[4];
+    for (int p = 0; p < 4; p++) {
+        const unsigned char *k0 = b + (p < nk ? p : nk - 1) * stride, *k1 = b + (p + 4 < nk ? p + 4 : nk - 1) * stride;
+        r[p] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)k0)),
+                                       _mm_loadu_si128((const __m128i *)k1), 1);
+    }
+    const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    const __m256i c[4] = {_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2), _mm256_unpacklo_epi64(t1, t3),
+                          _mm256_unpackhi_epi64(t1, t3)};
+    const __m256i m4 = _mm256_set1_epi8(15);
+    for (int i = 0; i < 4; i++) {
+        out[i] = _mm256_and_si256(c[i], m4);
+        out[4 + i] = _mm256_and_si256(_mm256_srli_epi16(c[i], 4), m4);
+    }
 }
-HR_I8_INLINE hr_vf hr_vi_scales(const void *s0, const void *s1, int q4)
+HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 {
-    (void)s1;
-    (void)q4;
-    return _mm256_set1_ps(hr_f16_scalar(s0));
+    int32_t x;
+    memcpy(&x, p, 4);
+    return _mm256_set1_epi32(x);
+}
+HR_I8_INLINE hr_vi hr_vi_add(hr_vi a, hr_vi b) { return _mm256_add_epi32(a, b); }
+HR_I8_INLINE hr_vi hr_vi_zero(void) { return _mm256_setzero_si256(); }
+HR_I8_INLINE hr_vf hr_vgather_f16v(const void *p, ptrdiff_t stride, int nk)
+{
+    float x[8];
+    for (int l = 0; l < 8; l++) x[l] = hr_f16_scalar((const unsigned char *)p + (l < nk ? l : nk - 1) * stride);
+    return _mm256_loadu_ps(x);
 }
 HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
 HR_I8_INLINE hr_vf hr_vi_cvt(hr_vi x) { return _mm256_cvtepi32_ps(x); }
 static inline hr_vf hr_vload_i8(const void *p)
 {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
-}
-static inline void hr_vgather_f16(const void *p, ptrdiff_t stride, float *out)
-{
-    for (int l = 0; l < HR_VW; l++) out[l] = hr_f16_scalar((const unsigned char *)p + l * stride);
 }
 static inline hr_vf hr_vload_u4(const void *p, int hi)
 {

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "inputs.h"
 #include "oracle.h"
+#include "result.h"
 #include "t.h"
 
 /* The kernel's own error is judged by the oracle's fp32 tolerance: the conversions
@@ -257,6 +259,12 @@ HR_TEST(decode_path_env)
     const char *why = hr_kernel_why_not(k, &p), *i8 = hr_kernel_path(k, &p);
     CHECKF(why ? strstr(why, "HEADROOM_DECODE_PATH") != NULL : strstr(i8, "vpdpbusd") != NULL, "int8: '%s' / '%s'",
            why ? why : "", i8 ? i8 : "");
+    if (!why && i8) { /* a result row keeps the whole path, and its roof is the series one */
+        CHECKF(strlen(i8) < sizeof ((hr_result *)0)->path, "int8 path of %zu bytes: '%s'", strlen(i8), i8);
+        const int roof = hr_roof_for_path(i8, hr_isa);
+        CHECKF(roof == HR_ROOF_SERIES + HR_DOT_VNNI512 || roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI, "roof %s of '%s'",
+               hr_roof_name(roof), i8);
+    }
     p.kv_dtype = HR_F16; /* not a block type: int8 asks nothing of it */
     CHECK(hr_kernel_why_not(k, &p) == NULL);
     decode_path_env("fast");

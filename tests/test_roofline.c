@@ -176,6 +176,17 @@ HR_TEST(roofline_roof_of_each_type)
     CHECK_NEAR(hr_ceiling_roof(&c, 3, HR_ROOF_DOT + HR_DOT_VNNI512), 1600, 0); /* the 4-thread row */
     CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_DOT + HR_DOT_AMX) == 0);
     CHECK(hr_ceiling_roof(&c, 1, -1) == 0 && hr_ceiling_roof(&c, 1, HR_NROOFS) == 0);
+    /* decode's int8 path: vpdpbusd scores, P·V by FMA, the two roofs in series */
+    CHECK(hr_roof_for_path("avx512 avx512-vnni vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA", "avx512") ==
+          HR_ROOF_SERIES + HR_DOT_VNNI512);
+    CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V FMA", "avx2") ==
+          HR_ROOF_SERIES + HR_DOT_AVXVNNI);
+    CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_VNNI512), "avx512_vnni+avx512") == 0);
+    CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_BF16), "?") == 0);
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_VNNI512), 160, 1e-9); /* 2 / (1/400 + 1/100) */
+    CHECK_NEAR(hr_ceiling_roof(&c, 4, HR_ROOF_SERIES + HR_DOT_VNNI512), 640, 1e-9);
+    CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_AVXVNNI) == 0); /* no AVX-VNNI figure */
+    CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_BF16) == 0);
     CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_FMA_SCALAR), 10, 0);
 }
 

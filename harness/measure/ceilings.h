@@ -42,6 +42,12 @@ extern const hr_dot_info hr_dots[HR_DOT_N];
 /* A compute roof: an FMA ISA (0 .. HR_FMA_NISA-1) or a dot loop (HR_ROOF_DOT + HR_DOT_*). */
 #define HR_ROOF_DOT HR_FMA_NISA
 #define HR_NROOFS (HR_FMA_NISA + HR_DOT_N)
+/* A dot loop in series with the FMA of its own width (HR_ROOF_SERIES + HR_DOT_VNNI512:
+ * avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI: avx_vnni then avx2's): a path whose
+ * multiply-adds are half int8 dots and half fp32 FMAs, one after the other (decode's
+ * int8 path: Q·Kᵀ by vpdpbusd, P·V by FMA, R·d of each per key). Its rate is
+ * 2 / (1/dot + 1/fma): each half at its own roof. Not a loop of its own (no probe). */
+#define HR_ROOF_SERIES 64
 
 #define HR_ROOF_MAX_ROWS 64
 
@@ -136,6 +142,8 @@ const char *hr_level_name(int level);
  *   "vdpbf16ps", "avx512-bf16", "avx512_bf16" -> avx512_bf16
  *   "avx-vnni", "avx_vnni", "avxvnni"         -> avx_vnni
  *   "vpdpbusd", "vnni"                        -> avx512_vnni
+ *   either vnni form and "fma"                -> that dot and the FMA in series
+ *                                                (HR_ROOF_SERIES: P·V by FMA)
  *   anything else                             -> the FMA of isa ("generic" -> sse2)
  * (case-insensitive). So f32 rows are judged by FMA; bf16 rows by the bf16 dot where the
  * path uses vdpbf16ps, else by FMA (the values are converted to f32); f16 rows by FMA
@@ -145,7 +153,8 @@ const char *hr_level_name(int level);
 int hr_roof_for_path(const char *path, const char *isa);
 /* hr_roof_for_path of hr_kernel_path(k, p) (k NULL: the FMA of isa). */
 int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa);
-/* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs; "?" otherwise. */
+/* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs,
+ * "avx512_vnni+avx512" / "avx_vnni+avx2" for the series roofs; "?" otherwise. */
 const char *hr_roof_name(int roof);
 /* Best GFLOP/s (GOP/s for int8) of roof at the thread count hr_ceiling_threads picks; 0
  * when not measured (an absent dot roof, an old file): then a row has no compute
