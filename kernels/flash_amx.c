@@ -74,6 +74,8 @@
 #include "headroom.h"
 #include "vec.h"
 #include "vec_amx.h"
+#include "vec_bf16.h"
+#include "vec_softmax.h"
 
 /* ---- the path choice ---------------------------------------------------------------- */
 
@@ -149,7 +151,8 @@ int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
 #define T 32 /* rows, keys and d of a 2 x 2 tile block */
 
 /* The amx layout of a slab: q [R][D] bf16, o [R][D], m [R], l [R][16], end [R],
- * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K]; R, D, K: rows, d, Bkv up to 32. */
+ * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K] fp32 scores and right after them
+ * p [T][K] bf16 P (amx_p); R, D, K: rows, d, Bkv up to 32. */
 typedef struct {
     size_t q, o, m, l, end, kt, vp, s, total;
 } amx_layout;
@@ -166,7 +169,7 @@ static amx_layout layout(int rows_cap, int block_kv, int d)
     a.end = at, at += up(R * sizeof(int), 64);
     a.kt = at, at += up(D / 2 * K * 4, 64);
     a.vp = at, at += up(K / 2 * D * 4, 64);
-    a.s = at, at += up((size_t)T * K * 4, 64);
+    a.s = at, at += (size_t)T * K * 4 + (size_t)T * K * 2; /* s, then P (amx_p) */
     a.total = at;
     return a;
 }
@@ -216,20 +219,93 @@ static HR_AMX_TARGET void scores(const hr_ft_ws *w, int r0, int nc)
                        w->s + c, K * 4);
 }
 
-/* O[32][D] of rows r0.. += P[32][nc] . vp; P bf16 over the score rows (K*4 bytes apart). */
+/* P [T][K] bf16, right after the scores (layout). */
+static uint16_t *amx_p(const hr_ft_ws *w) { return (uint16_t *)(w->s + (size_t)T * w->bkvp); }
+
+/* O[32][D] of rows r0.. += P[32][nc] . vp (P rows K*2 bytes apart). */
 static HR_AMX_TARGET void pv(hr_ft_ws *w, int r0, int nc)
 {
     const size_t D = (size_t)w->dp, K = (size_t)w->bkvp;
     const uint16_t *vp = (const uint16_t *)w->vp;
     for (size_t c = 0; c < D; c += T)
-        hr_amx_block32(0, nc / T, (const char *)w->s, K * 4, T * 2, (const char *)(vp + 2 * c), D * 4,
+        hr_amx_block32(0, nc / T, (const char *)amx_p(w), K * 2, T * 2, (const char *)(vp + 2 * c), D * 4,
                        16 * D * 4, w->o + (size_t)r0 * D + c, D * 4);
+}
+
+/* ---- the softmax of a 32-row block ------------------------------------------------- */
+
+#define SLACK 8.0f /* flash_bf16.c's HR_FT_SLACK: weights stay <= 2^SLACK */
+
+/* The largest of n (a multiple of 32) scores, scaled to log2 units. */
+static HR_BF16_TARGET float row_max(const float *s, int n, float qscale, float masked)
+{
+    hr_vf a = hr_vset1(masked), b = a;
+    for (int c = 0; c < n; c += T) a = hr_vmax(a, hr_vload(s + c)), b = hr_vmax(b, hr_vload(s + c + 16));
+    return hr_vreduce_max(hr_vmax(a, b)) * qscale;
+}
+
+/* p[c] = bf16(2^(s[c] * qscale - m)) for c < n (a multiple of 32); returns the lanes' sums
+ * of the unrounded weights (l sums those, as flash_bf16.c's). */
+static HR_BF16_TARGET hr_vf exp_row(const float *s, uint16_t *p, int n, float qscale, float m)
+{
+    const hr_vf cv = hr_vset1(qscale), mneg = hr_vset1(-m);
+    hr_vf sum = hr_vzero();
+    for (int c = 0; c < n; c += T) {
+        const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
+        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(s + c + 16), cv, mneg));
+        hr_vstore_bf16x2(p + c, a, b);
+        sum = hr_vadd(sum, hr_vadd(a, b));
+    }
+    return sum;
+}
+
+/* The online-softmax step (flash_bf16.c's hr_ft_bf16_softmax_row, same m, l and O
+ * invariants and lazy rescale) of the block's 32 rows r0.. over the key tile at j0 (nk
+ * keys, nc scores a row, a multiple of 32), P to amx_p. Unlike it, no pass for the max
+ * where the row has one: the weights are computed against the running m, and only when
+ * a lane of their sum passes 2^SLACK (some weight did, or inf: a score rose by more than
+ * the slack) is the tile's max taken, and, if it passes m + SLACK, O and l rescaled and
+ * the row redone (its scores are intact: P goes to its own buffer). A row's first tile
+ * (m = -inf) takes the max first, as before. Rows past mr get P = 0. */
+static HR_BF16_TARGET void softmax_block(hr_ft_ws *w, int r0, int mr, int nc, int j0, int nk)
+{
+    const int K = w->bkvp;
+    const float qs = w->qscale, big = 1 << (int)SLACK;
+    /* Masked: a finite score that still gives 0 after the scaling for any qscale. */
+    const float masked = -1e30f / (qs > 1 ? qs : 1);
+    uint16_t *p0 = amx_p(w);
+    for (int r = 0; r < T; r++) {
+        float *s = w->s + (size_t)r * K;
+        uint16_t *p = p0 + (size_t)r * K;
+        int cut = r < mr ? w->end[r0 + r] - j0 : 0;
+        if (cut > nk) cut = nk;
+        if (cut <= 0) {
+            memset(p, 0, (size_t)nc * sizeof(uint16_t));
+            continue;
+        }
+        for (int c = cut; c < nc; c++) s[c] = masked;
+        float *m = w->m + r0 + r, *l = w->l + (size_t)(r0 + r) * 16;
+        if (*m == -INFINITY) *m = row_max(s, nc, qs, masked);
+        hr_vf sum = exp_row(s, p, nc, qs, *m);
+        if (hr_vgt_any(sum, big)) {
+            const float t = row_max(s, nc, qs, masked);
+            if (t > *m + SLACK) {
+                const hr_vf av = hr_vset1(exp2f(*m - t));
+                float *o = w->o + (size_t)(r0 + r) * w->dp;
+                for (int c = 0; c < w->dp; c += 16) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+                hr_vstore(l, hr_vmul(hr_vload(l), av));
+                *m = t;
+                sum = exp_row(s, p, nc, qs, t);
+            }
+        }
+        hr_vstore(l, hr_vadd(hr_vload(l), sum));
+    }
 }
 
 HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
                                     const void *vx, ptrdiff_t v_sn)
 {
-    const int d = w->d, D = w->dp, K = w->bkvp;
+    const int d = w->d, D = w->dp;
     const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);
     hr_amx_cfg cfg;
@@ -251,15 +327,7 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
             if (lim <= 0) continue;
             const int nc = (int)up((size_t)lim, T);
             scores(w, r0, nc);
-            for (int r = 0; r < T; r++) {
-                float *s = w->s + (size_t)r * K;
-                if (r >= mr) {
-                    memset(s, 0, (size_t)nc * sizeof(uint16_t)); /* P = 0 on padding rows */
-                    continue;
-                }
-                const int cut = w->end[r0 + r] - j0;
-                hr_ft_bf16_softmax_row(w, r0 + r, s, nc, cut < nk ? cut : nk);
-            }
+            softmax_block(w, r0, mr, nc, j0, nk);
             pv(w, r0, nc);
         }
     }
