@@ -240,7 +240,7 @@ HR_BF16_TARGET void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int nco
         memset(p, 0, (size_t)ncols * sizeof(uint16_t));
         return;
     }
-    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_fin takes no
+    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
      * -inf) for any scale c up to 10^30. */
     const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
     for (int c = cut; c < ncols; c++) s[c] = masked;
@@ -266,7 +266,7 @@ HR_BF16_TARGET void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int nco
     /* p[c] (bytes 2c..2c+31) overwrites only scores already read (bytes from 4c). */
     hr_vf cv = hr_vset1(w->qscale), mneg = hr_vset1(-m_old), sum = hr_vzero();
     for (int c = 0; c < ncols; c += VW) {
-        hr_vf pv = hr_vexp2_fin(hr_vfma(hr_vload(s + c), cv, mneg));
+        hr_vf pv = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
         hr_vstore_bf16(p + c, pv);
         sum = hr_vadd(sum, pv);
     }
