@@ -146,6 +146,15 @@ int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
     return bq >= 512 ? 512 : bq < 32 ? 32 : (int)(bq / 32 * 32);
 }
 
+/* amx: 128 keys a tile, twice flash.c's 64: the O tiles (loaded and stored once per K/V
+ * tile and column pair) and the per-tile work move half as often. Measured with the block
+ * softmax (1 thread, GFLOP/s, Bkv 64 -> 128, 2 rounds): flash H16 d64 720/736 -> 730/721,
+ * H32 d128 causal 701/704 -> 726/729, gqa H32/8 d128 causal 696/706 -> 754/775. */
+int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m)
+{
+    return hr_ft_dot_ok(p) == HR_FT_AMX ? 128 : hr_ft_default_block_kv(m, p->d_head);
+}
+
 #if defined(HR_HAVE_AMX)
 
 #define T 32 /* rows, keys and d of a 2 x 2 tile block */

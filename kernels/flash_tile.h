@@ -140,6 +140,9 @@ int hr_ft_default_block_kv(const hr_machine *m, int d);
 /* The default Bq (flash; gqa: the whole stack) of the path p takes: the amx path's own
  * (flash_amx.c: a larger stack amortizes its packing), else hr_ft_default_block_q. */
 int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m);
+/* The default Bkv of the path p takes: the amx path's own (flash_amx.c), else
+ * hr_ft_default_block_kv. */
+int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m);
 /* The query block for n rows: the fewest blocks of at most cap rows, made even (a multiple
  * of mult, never above cap): 512 rows at cap 384 are 2 x 256, not 384 + 128, so no
  * item is a short one with the whole tile packing of a long one (same block count, so
