@@ -19,8 +19,8 @@
  *   hr_vstore_bf16x2(p, a, b)   32 bf16: a's 16 then b's, rounded as above in one
  *                               vcvtne2ps2bf16 and one 64-byte store (half the converts and
  *                               stores of two hr_vstore_bf16)
- * The softmax's lane test and short exp2 are vec_softmax.h's (hr_vgt_any, hr_vexp2_fin:
- * degree 4, relative error 2.7e-6, for weights rounded to bf16 next), shared with flash.c.
+ * The softmax's lane test and short exp2 are vec_softmax.h's (hr_vgt_any, hr_vexp2_bf16:
+ * degree 3, relative error 7.5e-5, for weights rounded to bf16 next).
  */
 
 #include <stdint.h>
