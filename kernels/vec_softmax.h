@@ -24,7 +24,8 @@
  *                      2^floor(x) by scalef (which floors its exponent operand itself, so
  *                      no rounded copy of x is needed): 5 ops after x, 2 fewer than
  *                      hr_vexp2_fin (round, sub, one FMA). -1e30 gives exactly 0 (f = 0,
- *                      scalef underflows). Elsewhere hr_vexp2_fin. tests/test_vec.c checks
+ *                      scalef underflows); x past 128 gives +inf (scalef overflows), which
+ *                      the amx softmax's overflow test relies on. Elsewhere hr_vexp2_fin. tests/test_vec.c checks
  *                      7.6e-5; harness/base/oracle.c says why the bf16 tolerance covers it. */
 
 #include "vec.h"
