@@ -513,7 +513,7 @@ int hr_ft_even_blocks(int n, int cap, int mult)
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) t->block_q = hr_ft_even_blocks(p->seq_q, hr_ft_path_block_q(p, m), 12);
-    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
+    if (t->block_kv <= 0) t->block_kv = hr_ft_path_block_kv(p, m);
 }
 
 static size_t flash_workspace(const hr_problem *p, const hr_tune *t)

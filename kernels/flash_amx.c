@@ -7,8 +7,10 @@
  *            flash_bf16.c's kt[d/2][Bkv] pair words, which is already AMX's B layout
  *            (a row per d pair, 16 keys x 4 bytes = 64 bytes per tile row); tiles stored
  *            to the score rows s[32][Bkv].
- *   softmax  flash_bf16.c's, row by row on the stored scores (AVX-512 fp32: lazy
- *            rescale, degree-4 exp2, P rounded to bf16 in place), shared, not copied.
+ *   softmax  softmax_block, one call for the block's 32 rows on the stored scores
+ *            (AVX-512 fp32, flash_bf16.c's online step and lazy rescale without its max
+ *            pass, degree-3 exp2, P rounded to bf16 two vectors at a time into its own
+ *            buffer p[32][Bkv]).
  *   O += P V  A = 32 rows of P (bf16, 32 keys per step), B = flash_bf16.c's vp pair rows
  *            (16 key pairs x 16 columns x 4 bytes), C = 32 x 32 of O loaded from and
  *            stored back to the fp32 stack once per K/V tile and column pair of tiles.
@@ -20,50 +22,58 @@
  * configuration on its thread and releases it at the end.
  * Accuracy: tdpbf16ps multiplies bf16 exactly and adds in fp32 with round-to-nearest-even,
  * denormal inputs read as zero and denormal sums flushed (Intel SDM, TDPBF16PS), as
- * vdpbf16ps does; P rounded to bf16 is the one extra rounding, so the oracle's bf16
- * tolerance (harness/base/oracle.c) holds as for bf16dot.
+ * vdpbf16ps does; P rounded to bf16 is the one extra rounding (its exp2's 7.5e-5 ahead of
+ * it keeps each weight within u + 2e of the true one, inside the 2u the oracle's bf16
+ * tolerance allows: harness/base/oracle.c), so that tolerance holds as for bf16dot.
  *
  * What limits it (Sapphire Rapids, one core; per block of 32 rows x 32 keys, D = d
  * rounded up to 32; 2 x 32 x 32 x D multiply-adds = 4096 D FLOP):
  *   tiles     S: D/32 steps x 4 tdpbf16ps, P·V: D/32 column pairs x 4: D/4 instructions
  *             of 16384 FLOP, one per 16 cycles: 4D cycles (256 at d 64, 512 at d 128) at
- *             the AMX roof (`headroom roofline`, amx_bf16: 3.4 TFLOP/s per core here,
- *             16x the avx512 FMA's 213). Tile loads: 4 per 4 tdpbf16ps (the A and B
+ *             the AMX roof (`headroom roofline`, amx_bf16: 3.7-3.8 TFLOP/s per core here,
+ *             16x the avx512 FMA's 238-245). Tile loads: 4 per 4 tdpbf16ps (the A and B
  *             operands, 1 KiB each: 16 lines, ~8 cycles of L1 load ports each), S stored
  *             4 tiles per block, O loaded and stored 4 + 4 tiles per 32 columns and Bkv
- *             keys (at Bkv 64: 8 + 8 tile moves of O per 32 tdpbf16ps at d 64).
- *   softmax  per 16 scores ~12 AVX-512 ops (load + max, fma, exp2 in 6, vcvtneps2bf16 +
- *             store, add) on 2 ports: ~6 cycles, 64 vectors per block: ~400 cycles, plus
- *             per row and K/V tile the call, mask and lazy-rescale compare (~20 cycles x
- *             32 rows per Bkv keys). So the softmax alone outweighs the tile work at d 64
- *             (~400 + 320 vs 256 cycles) and nearly matches it at d 128 (512): the tile
- *             unit idles while the vector units run it, and they do not overlap: two
- *             software pipelines with two score buffers measured 2-4% slower, not faster
- *             (the next block's S issued before this block's softmax; the previous block's
- *             P·V, one column pair of tiles at a time, between this block's softmax rows).
- *             By count: ~25% of the AMX roof at d 64, ~40% at d 128 before tile loads and
- *             stores; measured 15-18%.
+ *             keys: the amx path's Bkv is 128 (hr_ft_path_block_kv), so O moves half as
+ *             often as at flash.c's 64 (+4-13% at d 128, neutral at d 64).
+ *   softmax  per 32 scores 15 AVX-512 ops on p0/p5: 2 fma(s, c, -m) with the loads folded
+ *             in, 2 x (vreduceps, 3 FMA, vscalef) for the exp2 (vec_softmax.h's
+ *             hr_vexp2_bf16: 2^floor(x) is scalef's own floor, so no rounded copy of x),
+ *             one vcvtne2ps2bf16 for both vectors + one store, 2 adds into l: ~7.5 per 16
+ *             scores against the row softmax's ~12 (a max pass, a round and a sub more, a
+ *             degree-4 polynomial, one convert and store per vector): ~250 cycles per 32 x
+ *             32 block, ~4 per row and tile of fixed work (end, cut, m, the lane test, l).
+ *             The max pass is gone where the row has a running m: the weights are computed
+ *             against it, and a lane sum above 2^SLACK (a weight above it, or inf) makes
+ *             the row take its tile max and, if that passes m + SLACK, rescale O and l and
+ *             redo the row from its scores (kept, P has its own buffer): on random inputs
+ *             only on a row's first tile; the battery's `large` logits take it often (the
+ *             check covers it). The vector units and the tile unit still do not overlap:
+ *             two software pipelines with two score buffers measured 2-4% slower, not
+ *             faster, with the row softmax (not retried since).
+ *             A/B against the row softmax (`headroom ab`, 5 pairs, Bkv 64 both): time
+ *             -18% (H16 d64, T1 and T2), -11/-13% (H32 d128 causal), -9% (gqa H32/8 d128).
  *   packing  K and V as flash_bf16.c (pair transposes, zips): ~Bkv*d/4 vector ops per K/V
  *             tile, shared by Bq/32 row blocks: the amx path's own default Bq (up to 512,
  *             hr_ft_path_block_q; fp32's 192 measured 9% slower at d 64, 24% at d 128).
- *   perf (H16 N2048 d64, 1 thread, Bkv 64, Bq 192): the softmax 40% of the kernel's
- *   cycles, tile code 39% (itself ~40% of the roof's rate: the loads and stores above),
- *   prefetch 6%, packing 5%, O rounded to bf16 5%.
+ *   Before this softmax (row by row, perf, H16 N2048 d64, 1 thread, Bkv 64, Bq 192): the
+ *   softmax 40% of the kernel's cycles, tile code 39% (itself ~40% of the roof's rate: the
+ *   loads and stores above), prefetch 6%, packing 5%, O rounded to bf16 5%.
  *
- * Measured (Intel Xeon, Sapphire-Rapids class, 2 vCPUs, 03:34 UTC, load 2.5: another job
- * ran beside it, so 1-thread wall figures are time-sliced; GFLOP/s per core by process CPU
- * time, which is not, is the figure to read; medians of 2 interleaved rounds of
- * `headroom run ... --reps 5 --min-time 0.2 --no-probe`, f32 / amx / bf16dot alternated):
- *                          CPU-time GFLOP/s per core     amx /   % of the
- *                          fp32    amx    vdpbf16ps      fp32    AMX roof
- *   H16 N2048 d64  T1     144.5   570.5    98.1          3.95x   17%
- *   H16 N2048 d64  T2     137.2   499.1    96.3          3.64x   15%
- *   H32 d128 causal T1    129.9   565.5    99.6          4.35x   17%
- *   H32 d128 causal T2    128.0   566.4    95.3          4.43x   17%
- *   gqa H32/8 d128 c T1   134.6   610.9    99.2          4.54x   18%
- *   gqa H32/8 d128 c T2   128.5   549.9    93.5          4.28x   16%
- * (issue 14's target "on AMX >= 4x fp32": met on the d128 shapes, 3.6-4.0x at d64, where
- * the softmax weighs most.) The README (Element types) has the wall-clock table. */
+ * Measured (Intel Xeon, Sapphire-Rapids class, 2 vCPUs, 07:19-07:21 UTC, load 1.4 (nothing
+ * else timed: the timing lock held); `headroom roofline --threads 1,2` first (avx512 FMA
+ * 245 / 479, amx_bf16 3821 / 7515 GFLOP/s), then 3 rounds, fp32 and bf16 (amx) alternated
+ * per shape and thread count, `headroom run --kernel K ... --seq 2048 --threads T --dtype
+ * f32|bf16 --reps 5 --min-time 0.2 --no-probe`, wall-clock medians, GFLOP/s):
+ *                          fp32 (% FMA roof)   amx (% AMX roof)   amx / fp32 (rounds)
+ *   H16 N2048 d64  T1      181.4 (74%)         765.3 (20.0%)      4.21x (4.18-4.35)
+ *   H16 N2048 d64  T2      362.4 (76%)        1516.4 (20.2%)      4.24x (4.18-4.43)
+ *   H32 d128 causal T1     181.6 (74%)         801.0 (21.0%)      4.41x (4.33-4.71)
+ *   H32 d128 causal T2     351.6 (73%)        1640.3 (21.8%)      4.67x (4.51-4.69)
+ *   gqa H32/8 d128 c T1    185.0 (75%)         794.7 (20.8%)      4.40x (4.27-4.60)
+ *   gqa H32/8 d128 c T2    357.8 (75%)        1615.6 (21.5%)      4.46x (4.40-4.63)
+ * (issue 14's target "on AMX >= 4x fp32": met on all three shapes at 1 and 2 threads, in
+ * every round; the row softmax gave 3.5-3.8x. The README (Element types) has the table.) */
 
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +84,8 @@
 #include "headroom.h"
 #include "vec.h"
 #include "vec_amx.h"
+#include "vec_bf16.h"
+#include "vec_softmax.h"
 
 /* ---- the path choice ---------------------------------------------------------------- */
 
@@ -144,12 +156,22 @@ int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
     return bq >= 512 ? 512 : bq < 32 ? 32 : (int)(bq / 32 * 32);
 }
 
+/* amx: 128 keys a tile, twice flash.c's 64: the O tiles (loaded and stored once per K/V
+ * tile and column pair) and the per-tile work move half as often. Measured with the block
+ * softmax (1 thread, GFLOP/s, Bkv 64 -> 128, 2 rounds): flash H16 d64 720/736 -> 730/721,
+ * H32 d128 causal 701/704 -> 726/729, gqa H32/8 d128 causal 696/706 -> 754/775. */
+int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m)
+{
+    return hr_ft_dot_ok(p) == HR_FT_AMX ? 128 : hr_ft_default_block_kv(m, p->d_head);
+}
+
 #if defined(HR_HAVE_AMX)
 
 #define T 32 /* rows, keys and d of a 2 x 2 tile block */
 
 /* The amx layout of a slab: q [R][D] bf16, o [R][D], m [R], l [R][16], end [R],
- * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K]; R, D, K: rows, d, Bkv up to 32. */
+ * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K] fp32 scores and right after them
+ * p [T][K] bf16 P (amx_p); R, D, K: rows, d, Bkv up to 32. */
 typedef struct {
     size_t q, o, m, l, end, kt, vp, s, total;
 } amx_layout;
@@ -166,7 +188,7 @@ static amx_layout layout(int rows_cap, int block_kv, int d)
     a.end = at, at += up(R * sizeof(int), 64);
     a.kt = at, at += up(D / 2 * K * 4, 64);
     a.vp = at, at += up(K / 2 * D * 4, 64);
-    a.s = at, at += up((size_t)T * K * 4, 64);
+    a.s = at, at += (size_t)T * K * 4 + (size_t)T * K * 2; /* s, then P (amx_p) */
     a.total = at;
     return a;
 }
@@ -216,20 +238,93 @@ static HR_AMX_TARGET void scores(const hr_ft_ws *w, int r0, int nc)
                        w->s + c, K * 4);
 }
 
-/* O[32][D] of rows r0.. += P[32][nc] . vp; P bf16 over the score rows (K*4 bytes apart). */
+/* P [T][K] bf16, right after the scores (layout). */
+static uint16_t *amx_p(const hr_ft_ws *w) { return (uint16_t *)(w->s + (size_t)T * w->bkvp); }
+
+/* O[32][D] of rows r0.. += P[32][nc] . vp (P rows K*2 bytes apart). */
 static HR_AMX_TARGET void pv(hr_ft_ws *w, int r0, int nc)
 {
     const size_t D = (size_t)w->dp, K = (size_t)w->bkvp;
     const uint16_t *vp = (const uint16_t *)w->vp;
     for (size_t c = 0; c < D; c += T)
-        hr_amx_block32(0, nc / T, (const char *)w->s, K * 4, T * 2, (const char *)(vp + 2 * c), D * 4,
+        hr_amx_block32(0, nc / T, (const char *)amx_p(w), K * 2, T * 2, (const char *)(vp + 2 * c), D * 4,
                        16 * D * 4, w->o + (size_t)r0 * D + c, D * 4);
+}
+
+/* ---- the softmax of a 32-row block ------------------------------------------------- */
+
+#define SLACK 8.0f /* flash_bf16.c's HR_FT_SLACK: weights stay <= 2^SLACK */
+
+/* The largest of n (a multiple of 32) scores, scaled to log2 units. */
+static HR_BF16_TARGET float row_max(const float *s, int n, float qscale, float masked)
+{
+    hr_vf a = hr_vset1(masked), b = a;
+    for (int c = 0; c < n; c += T) a = hr_vmax(a, hr_vload(s + c)), b = hr_vmax(b, hr_vload(s + c + 16));
+    return hr_vreduce_max(hr_vmax(a, b)) * qscale;
+}
+
+/* p[c] = bf16(2^(s[c] * qscale - m)) for c < n (a multiple of 32); returns the lanes' sums
+ * of the unrounded weights (l sums those, as flash_bf16.c's). */
+static HR_BF16_TARGET hr_vf exp_row(const float *s, uint16_t *p, int n, float qscale, float m)
+{
+    const hr_vf cv = hr_vset1(qscale), mneg = hr_vset1(-m);
+    hr_vf sum = hr_vzero();
+    for (int c = 0; c < n; c += T) {
+        const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
+        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(s + c + 16), cv, mneg));
+        hr_vstore_bf16x2(p + c, a, b);
+        sum = hr_vadd(sum, hr_vadd(a, b));
+    }
+    return sum;
+}
+
+/* The online-softmax step (flash_bf16.c's hr_ft_bf16_softmax_row, same m, l and O
+ * invariants and lazy rescale) of the block's 32 rows r0.. over the key tile at j0 (nk
+ * keys, nc scores a row, a multiple of 32), P to amx_p. Unlike it, no pass for the max
+ * where the row has one: the weights are computed against the running m, and only when
+ * a lane of their sum passes 2^SLACK (some weight did, or inf: a score rose by more than
+ * the slack) is the tile's max taken, and, if it passes m + SLACK, O and l rescaled and
+ * the row redone (its scores are intact: P goes to its own buffer). A row's first tile
+ * (m = -inf) takes the max first, as before. Rows past mr get P = 0. */
+static HR_BF16_TARGET void softmax_block(hr_ft_ws *w, int r0, int mr, int nc, int j0, int nk)
+{
+    const int K = w->bkvp;
+    const float qs = w->qscale, big = 1 << (int)SLACK;
+    /* Masked: a finite score that still gives 0 after the scaling for any qscale. */
+    const float masked = -1e30f / (qs > 1 ? qs : 1);
+    uint16_t *p0 = amx_p(w);
+    for (int r = 0; r < T; r++) {
+        float *s = w->s + (size_t)r * K;
+        uint16_t *p = p0 + (size_t)r * K;
+        int cut = r < mr ? w->end[r0 + r] - j0 : 0;
+        if (cut > nk) cut = nk;
+        if (cut <= 0) {
+            memset(p, 0, (size_t)nc * sizeof(uint16_t));
+            continue;
+        }
+        for (int c = cut; c < nc; c++) s[c] = masked;
+        float *m = w->m + r0 + r, *l = w->l + (size_t)(r0 + r) * 16;
+        if (*m == -INFINITY) *m = row_max(s, nc, qs, masked);
+        hr_vf sum = exp_row(s, p, nc, qs, *m);
+        if (hr_vgt_any(sum, big)) {
+            const float t = row_max(s, nc, qs, masked);
+            if (t > *m + SLACK) {
+                const hr_vf av = hr_vset1(exp2f(*m - t));
+                float *o = w->o + (size_t)(r0 + r) * w->dp;
+                for (int c = 0; c < w->dp; c += 16) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+                hr_vstore(l, hr_vmul(hr_vload(l), av));
+                *m = t;
+                sum = exp_row(s, p, nc, qs, t);
+            }
+        }
+        hr_vstore(l, hr_vadd(hr_vload(l), sum));
+    }
 }
 
 HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
                                     const void *vx, ptrdiff_t v_sn)
 {
-    const int d = w->d, D = w->dp, K = w->bkvp;
+    const int d = w->d, D = w->dp;
     const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);
     hr_amx_cfg cfg;
@@ -251,15 +346,7 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
             if (lim <= 0) continue;
             const int nc = (int)up((size_t)lim, T);
             scores(w, r0, nc);
-            for (int r = 0; r < T; r++) {
-                float *s = w->s + (size_t)r * K;
-                if (r >= mr) {
-                    memset(s, 0, (size_t)nc * sizeof(uint16_t)); /* P = 0 on padding rows */
-                    continue;
-                }
-                const int cut = w->end[r0 + r] - j0;
-                hr_ft_bf16_softmax_row(w, r0 + r, s, nc, cut < nk ? cut : nk);
-            }
+            softmax_block(w, r0, mr, nc, j0, nk);
             pv(w, r0, nc);
         }
     }

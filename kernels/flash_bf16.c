@@ -31,19 +31,21 @@
  *             instruction, as fp32); P·V the same per key pair. The 6 x 64 fp32 O tile is
  *             loaded and stored once per key tile (48 memory ops per 768 instructions).
  *   softmax   the same vector ops as fp32 against half the product instructions, so it
- *             weighs twice as much: load + max, fma(s, c, -m), exp2 (roundscale, sub,
- *             4 FMAs of a degree-4 polynomial, scalef), vcvtneps2bf16 + store, add into
- *             l: ~11 FP ops. Per row and tile the lazy rescale costs a mul and a compare
- *             instead of a horizontal max (8 shuffles/max) and the O rescale.
- *             Ceiling by count d / (d + 11): 85% of the bf16 roof at d 64, 92% at d 128.
+ *             weighs twice as much: load + max, fma(s, c, -m), exp2 (vreduceps, 3 FMAs
+ *             of a degree-3 polynomial, scalef: vec_softmax.h's hr_vexp2_bf16, 2 ops
+ *             fewer than the degree-4 hr_vexp2_fin it had: -1.2 to -1.6% time on
+ *             Intel, `headroom ab` 3 pairs, within its "same"), vcvtneps2bf16 + store,
+ *             add into l: ~9 FP ops. Per row and tile the lazy rescale costs a mul and a
+ *             compare instead of a horizontal max (8 shuffles/max) and the O rescale.
+ *             Ceiling by count d / (d + 9): 88% of the bf16 roof at d 64, 93% at d 128.
  *   packing   K: a 16 x 16 32-bit transpose per 16 keys x 32 d (64 shuffles), V: per key
  *             pair and 16 columns two widening loads, a shift and an or: ~Bkv*d/4 ops per
  *             tile against Bq*Bkv*d/32 instructions, 8/Bq = 4% at Bq 192.
  *   conversions  none on the inputs (bf16 is used as stored); P to bf16 (counted above);
  *             O is fp32 until hr_ft_store_x rounds it once per row.
- *   So ~81% (d 64) and ~88% (d 128) of the roof by count before loop overheads. The
+ *   So ~84% (d 64) and ~89% (d 128) of the roof by count before loop overheads. The
  *   degree-4 exp2 (3 ops fewer than vec.h's hr_vexp2) and the lazy rescale took the
- *   1-thread H16 d64 figure from 178 to 184 GFLOP/s; Bkv 128 instead of 64 measured +1%
+ *   1-thread H16 d64 figure from 178 to 184 GFLOP/s (Zen 4, before the degree-3 one); Bkv 128 instead of 64 measured +1%
  *   at d 64, nothing at d 128, so the tiles stay flash.c's.
  *
  * Measured (2-vCPU Zen 4 VM, oversubscribed by other jobs, load 7-12: wall-clock
@@ -240,7 +242,7 @@ HR_BF16_TARGET void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int nco
         memset(p, 0, (size_t)ncols * sizeof(uint16_t));
         return;
     }
-    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_fin takes no
+    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
      * -inf) for any scale c up to 10^30. */
     const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
     for (int c = cut; c < ncols; c++) s[c] = masked;
@@ -266,7 +268,7 @@ HR_BF16_TARGET void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int nco
     /* p[c] (bytes 2c..2c+31) overwrites only scores already read (bytes from 4c). */
     hr_vf cv = hr_vset1(w->qscale), mneg = hr_vset1(-m_old), sum = hr_vzero();
     for (int c = 0; c < ncols; c += VW) {
-        hr_vf pv = hr_vexp2_fin(hr_vfma(hr_vload(s + c), cv, mneg));
+        hr_vf pv = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
         hr_vstore_bf16(p + c, pv);
         sum = hr_vadd(sum, pv);
     }

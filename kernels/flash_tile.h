@@ -90,10 +90,11 @@ size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d);
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
 void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);
-/* flash_bf16.c's parts the amx path shares: whether this CPU and level run vdpbf16ps
- * (NULL) or why not; K and V tiles packed as pairs (w->bkvp, w->dp as laid out); the
- * online-softmax step of row r over raw scores s[0, ncols) (ncols a multiple of 16, keys
- * at or past cut masked), P left in bf16 over the start of s. */
+/* flash_bf16.c's parts: whether this CPU and level run vdpbf16ps (NULL) or why not, and
+ * K and V tiles packed as pairs (w->bkvp, w->dp as laid out), both shared with the amx
+ * path; bf16dot's online-softmax step of row r over raw scores s[0, ncols) (ncols a
+ * multiple of 16, keys at or past cut masked), P left in bf16 over the start of s (the
+ * amx path has its own, a 32-row block at a time). */
 const char *hr_ft_bf16_why_not(void);
 void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk);
 void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk);
@@ -140,6 +141,9 @@ int hr_ft_default_block_kv(const hr_machine *m, int d);
 /* The default Bq (flash; gqa: the whole stack) of the path p takes: the amx path's own
  * (flash_amx.c: a larger stack amortizes its packing), else hr_ft_default_block_q. */
 int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m);
+/* The default Bkv of the path p takes: the amx path's own (flash_amx.c), else
+ * hr_ft_default_block_kv. */
+int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m);
 /* The query block for n rows: the fewest blocks of at most cap rows, made even (a multiple
  * of mult, never above cap): 512 rows at cap 384 are 2 x 256, not 384 + 128, so no
  * item is a short one with the whole tile packing of a long one (same block count, so

@@ -30,7 +30,7 @@ static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
         int per_head = ceil_div(ceil_div(stack, hr_group(p)), mr) * mr;
         t->block_q = hr_ft_even_blocks(p->seq_q, per_head, mr);
     }
-    if (t->block_kv <= 0) t->block_kv = hr_ft_default_block_kv(m, p->d_head);
+    if (t->block_kv <= 0) t->block_kv = hr_ft_path_block_kv(p, m);
 }
 
 static size_t gqa_workspace(const hr_problem *p, const hr_tune *t)

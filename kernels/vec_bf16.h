@@ -16,8 +16,11 @@
  *   hr_vdot_bf16(acc, a, b)     acc[i] += a[2i] b[2i] + a[2i+1] b[2i+1] (vdpbf16ps: fp32
  *                               accumulation, products exact; denormals flushed)
  *   hr_vstore_bf16(p, x)        16 floats rounded to bf16 (nearest even, vcvtneps2bf16)
- * The softmax's lane test and short exp2 are vec_softmax.h's (hr_vgt_any, hr_vexp2_fin:
- * degree 4, relative error 2.7e-6, for weights rounded to bf16 next), shared with flash.c.
+ *   hr_vstore_bf16x2(p, a, b)   32 bf16: a's 16 then b's, rounded as above in one
+ *                               vcvtne2ps2bf16 and one 64-byte store (half the converts and
+ *                               stores of two hr_vstore_bf16)
+ * The softmax's lane test and short exp2 are vec_softmax.h's (hr_vgt_any, hr_vexp2_bf16:
+ * degree 3, relative error 7.5e-5, for weights rounded to bf16 next).
  */
 
 #include <stdint.h>
@@ -70,6 +73,10 @@ HR_BF16_INLINE hr_vf hr_vdot_bf16(hr_vf acc, hr_vbf a, hr_vbf b)
 HR_BF16_INLINE void hr_vstore_bf16(void *p, hr_vf x)
 {
     _mm256_storeu_si256((__m256i *)p, (__m256i)_mm512_cvtneps_pbh(x));
+}
+HR_BF16_INLINE void hr_vstore_bf16x2(void *p, hr_vf a, hr_vf b)
+{
+    _mm512_storeu_si512(p, (__m512i)_mm512_cvtne2ps_pbh(b, a)); /* the second operand is the low half */
 }
 #endif
 

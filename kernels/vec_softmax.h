@@ -1,4 +1,4 @@
-/* vec_softmax.h — fp32 helpers of the online softmax (flash.c): a lane-wise bound check and a short 2^x. */
+/* vec_softmax.h — fp32 helpers of the online softmax (flash.c): a lane-wise bound check and short 2^x. */
 #ifndef HR_VEC_SOFTMAX_H
 #define HR_VEC_SOFTMAX_H
 
@@ -15,7 +15,18 @@
  *                      scalef; no clamp: x below -150 (a masked score, -1e30) gives exactly
  *                      0, and 3 ops fewer than hr_vexp2_estrin (clamp, mul, FMA). AVX2 and
  *                      portable: hr_vexp2_estrin / hr_vexp2 (their clamp maps -1e30 to 0;
- *                      AVX2's exponent-bit 2^n needs it). tests/test_vec.c checks 3e-6. */
+ *                      AVX2's exponent-bit 2^n needs it). tests/test_vec.c checks 3e-6.
+ *   hr_vexp2_bf16(x)   2^x for finite x <= 64 whose result is rounded to bf16 next (flash's
+ *                      amx path: P). AVX-512: f = x - floor(x) in [0, 1) in one vreduceps,
+ *                      2^f by the degree-3 minimax polynomial on [0, 1) (Remez on the
+ *                      relative error, coefficients rounded to fp32: max relative error
+ *                      7.5e-5 = 2^-13.7, 1/52 of bf16's unit roundoff 2^-8), times
+ *                      2^floor(x) by scalef (which floors its exponent operand itself, so
+ *                      no rounded copy of x is needed): 5 ops after x, 2 fewer than
+ *                      hr_vexp2_fin (round, sub, one FMA). -1e30 gives exactly 0 (f = 0,
+ *                      scalef underflows); x past 128 gives +inf (scalef overflows), which
+ *                      the amx softmax's overflow test relies on. Elsewhere hr_vexp2_fin. tests/test_vec.c checks
+ *                      7.6e-5; harness/base/oracle.c says why the bf16 tolerance covers it. */
 
 #include "vec.h"
 
@@ -34,6 +45,18 @@ static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x)
     p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.999992847e-01f));
     return _mm512_scalef_ps(p, n);
 }
+#if defined(__AVX512DQ__)
+static inline __attribute__((always_inline)) hr_vf hr_vexp2_bf16(hr_vf x)
+{
+    const __m512 f = _mm512_reduce_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(7.802452147e-02f), f, _mm512_set1_ps(2.260671556e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.958335638e-01f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.999251962e-01f));
+    return _mm512_scalef_ps(p, x);
+}
+#else
+static inline __attribute__((always_inline)) hr_vf hr_vexp2_bf16(hr_vf x) { return hr_vexp2_fin(x); }
+#endif
 #elif defined(HR_VEC_AVX2)
 static inline int hr_vgt_any(hr_vf x, float t)
 {
@@ -48,6 +71,9 @@ static inline int hr_vgt_any(hr_vf x, float t)
     return 0;
 }
 static inline hr_vf hr_vexp2_fin(hr_vf x) { return hr_vexp2(x); }
+#endif
+#if !defined(HR_VEC_AVX512)
+static inline hr_vf hr_vexp2_bf16(hr_vf x) { return hr_vexp2_fin(x); }
 #endif
 
 #endif

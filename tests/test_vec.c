@@ -8,6 +8,7 @@
 #include "t.h"
 #include "isa.h"
 #include "vec.h"
+#include "vec_bf16.h"
 #include "vec_softmax.h"
 
 /* The bound stated in vec.h (measured 8.5e-8 exhaustively); a dense sweep must meet it. */
@@ -168,6 +169,66 @@ HR_TEST(vec_exp2_fin)
     for (int i = 0; i < HR_VW; i++) buf[i] = (float)i;
     CHECK(hr_vgt_any(hr_vload(buf), HR_VW - 1.5f));
     CHECK(!hr_vgt_any(hr_vload(buf), HR_VW - 1.0f));
+}
+
+#if defined(HR_HAVE_BF16DOT)
+/* hr_vstore_bf16x2 against two hr_vstore_bf16, on values that round (ties included). */
+static HR_BF16_TARGET int bf16x2_same(void)
+{
+    float a[HR_VW], b[HR_VW];
+    uint16_t one[2 * HR_VW], two[2 * HR_VW];
+    for (int i = 0; i < HR_VW; i++) a[i] = 1.0f + (float)i / 1024.0f, b[i] = -3.0f - (float)i / 512.0f;
+    hr_vstore_bf16x2(two, hr_vload(a), hr_vload(b));
+    hr_vstore_bf16(one, hr_vload(a));
+    hr_vstore_bf16(one + HR_VW, hr_vload(b));
+    return memcmp(one, two, sizeof one) == 0 && two[0] == 0x3f80 && two[HR_VW] == 0xc040;
+}
+#endif
+
+/* hr_vexp2_bf16 (the amx path's softmax, vec_softmax.h): the bound it states over
+ * [-126, 0] and on (0, 8] (AVX-512 with DQ, degree 3 on [0, 1): 7.6e-5, 1/51 of bf16's
+ * 2^-8; elsewhere hr_vexp2_fin's), exact powers of two to that bound on both sides of
+ * every integer step (the polynomial's ends meet), a masked -1e30 gives exactly 0, and
+ * x past 128 gives +inf on AVX-512 (the amx softmax's overflow test, a lane sum above
+ * 2^8, must see it; the other paths take x <= 64 only, and no amx softmax runs there);
+ * and hr_vstore_bf16x2 rounds as hr_vstore_bf16 does, a's lanes first. */
+HR_TEST(vec_exp2_bf16)
+{
+#if defined(HR_VEC_AVX512) && defined(__AVX512DQ__)
+    const double tol = 7.6e-5, per_x = 0.0;
+#elif defined(HR_VEC_AVX512)
+    const double tol = 3e-6, per_x = 0.0;
+#elif defined(HR_VEC_AVX2)
+    const double tol = 2.5e-7, per_x = 0.0;
+#else
+    const double tol = EXP_REL_TOL, per_x = 4.5e-8;
+#endif
+    double worst_x = 0, worst = exp2_sweep(hr_vexp2_bf16, tol, per_x, &worst_x);
+    CHECKF(worst <= 1.0, "hr_vexp2_bf16 error %.3g times its bound at x = %.9g", worst, worst_x);
+    float buf[HR_VW], out[HR_VW];
+    for (int i = 0; i < HR_VW; i++) buf[i] = i == 0 ? -1e30f : 8.0f * (float)i / (HR_VW - 1);
+    hr_vstore(out, hr_vexp2_bf16(hr_vload(buf)));
+    CHECKF(out[0] == 0.0f && !signbit(out[0]), "exp2_bf16(-1e30) = %g", out[0]);
+    for (int i = 1; i < HR_VW; i++) {
+        const double e = exp2((double)buf[i]);
+        CHECKF(fabs(out[i] - e) / e <= tol + per_x * buf[i], "exp2_bf16(%g) = %.9g", buf[i], out[i]);
+    }
+    for (int k = -8; k <= 8; k++)
+        for (int side = -1; side <= 1; side++) {
+            const float x = side ? nextafterf((float)k, side * INFINITY) : (float)k;
+            for (int i = 0; i < HR_VW; i++) buf[i] = x;
+            hr_vstore(out, hr_vexp2_bf16(hr_vload(buf)));
+            const double e = exp2((double)x);
+            CHECKF(fabs(out[0] - e) / e <= tol + per_x * fabsf(x), "exp2_bf16(%.9g) = %.9g", x, out[0]);
+        }
+#if defined(HR_VEC_AVX512) && defined(__AVX512DQ__)
+    for (int i = 0; i < HR_VW; i++) buf[i] = 129.0f + 1000.0f * (float)i;
+    hr_vstore(out, hr_vexp2_bf16(hr_vload(buf)));
+    for (int i = 0; i < HR_VW; i++) CHECKF(isinf(out[i]) && out[i] > 0, "exp2_bf16(%g) = %g", buf[i], out[i]);
+#endif
+#if defined(HR_HAVE_BF16DOT)
+    if (hr_cpu_bf16()) CHECK(bf16x2_same());
+#endif
 }
 
 /* -inf gives +0 exactly, 0 gives 1 exactly, results below 2^-126 (denormals or 0, by

@@ -23,7 +23,12 @@
  *   adds nothing, so long decode caches keep the fp32 tolerance):
  *                       + 2·u·max_c Σ_j P_j·|V_jc| / max|O_ref|
  *   (each weight off by at most u relative: |Σ P_j δ_j V_jc| <= u·Σ P_j |V_jc|; the
- *   normalizer computed from the rounded or the unrounded weights another u).
+ *   normalizer computed from the rounded or the unrounded weights another u). The same
+ *   2u covers a short exp2 ahead of the rounding (flash's bf16dot and amx softmax,
+ *   vec_softmax.h's hr_vexp2_bf16, relative error e = 7.5e-5): the weights are p_j(1+e_j)
+ *   rounded, the normalizer the sum of the unrounded p_j(1+e_j), so each normalized
+ *   weight is off by at most u + 2e relative, within 2u while e <= u/2 (bf16: 2e-3; a
+ *   degree-2 polynomial's 2.5e-3 would not be). Not loosened for it.
  * A q8_0/q4_0 cache also lets the kernel quantize Q to q8_0 per 32-value block, as
  * llama.cpp does to score with int8 dot products (decode's VNNI path, on the scaled
  * fp32 rows): dq = amax_b/127, q~ = dq·round(q/dq), so |q~_c - q_c| <= amax_b/254 for
