@@ -74,7 +74,8 @@
  *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
  *            vreduceps + 4 FMAs + scalef(p, x), with -m folded into the Q Kt accumulators'
  *            start (3 ops fewer per 16 scores) 0.99 / 0.97x; the k and j loops unrolled
- *            by 2 0.99 / 0.97x; FT_GROUP 2 1.00 / 0.92x, 8 0.98 / 0.96x; Bkv 32 0.80 /
+ *            by 2 0.99 / 0.97x; the next micro-tile's Q and O rows prefetched 0.98 /
+ *            0.95x; FT_GROUP 2 1.00 / 0.92x, 8 0.98 / 0.96x; Bkv 32 0.80 /
  *            0.82x, 128 0.99 / 0.95x; Bq 768 at d 128 (ab, 7 pairs, the six shapes T1 and
  *            T2) 1.01-1.03x where the unchanged d 64 points moved 1.00-1.02x: the
  *            defaults are within 5% of the best blocks found.
@@ -159,10 +160,9 @@
 #define HR_FT_PF 3
 #endif
 
-/* Ablation, for attributing time where no hardware counter can be read (the Intel budget
- * above): a build with -DHR_FT_ABLATE reads HR_FT_ABLATE=BITS and skips parts of the fp32
- * tile loop: 1 softmax, 2 O += P V, 4 packing after a stack's first tile, 8 the next
- * tile's prefetch, 16 Q and O of every micro-tile taken from the stack's first (L1-hot).
+/* Ablation where no hardware counter can be read (the Intel budget): a -DHR_FT_ABLATE build
+ * reads HR_FT_ABLATE=BITS and skips 1 softmax, 2 O += P V, 4 packing after a stack's first
+ * tile, 8 the next tile's prefetch, 16 each micro-tile's own Q and O (the first's, L1-hot).
  * Its results are wrong by design; without the flag ft_skip is 0 and compiles away. */
 #ifdef HR_FT_ABLATE
 static int ft_skip(int bit)
