@@ -58,10 +58,27 @@
  *            it is neutral there.
  *   loads    0.42 per FMA (6 x 4 tile), under the 2 per cycle of 512-bit loads.
  *   Measured (`headroom ab` old/new, 9 pairs, load 1.3, roof 237 / 462 that minute; README):
- *   1.03-1.18x with Bq 384, now 65-71% (T1), 66-74% (T2) on issue 16's six shapes, short of its
- *   80-85%: what is left is in neither count above (candidates: the L1/L2 traffic of
- *   the per-tile O load/store at d 128, the K/V misses at tile starts); the AVX2 level
- *   unchanged or faster (0.99-1.08x).
+ *   1.03-1.18x with Bq 384, then 65-71% (T1), 66-74% (T2) on issue 16's six shapes; the
+ *   AVX2 level unchanged or faster (0.99-1.08x). Again at 07:05 (roof 235 / 456, ab 7 pairs,
+ *   load 1.4-1.9): 64-72% (T1), 66-73% (T2).
+ *   ablated (HR_FT_ABLATE below; T1, variants interleaved, 2 runs of 3-4 rounds, load 1.3-2;
+ *            time against the whole kernel, d 64 / d 128 causal): no softmax 0.88-0.91 /
+ *            0.88-0.95; no P V 0.56-0.61 / 0.51-0.57; no packing 0.94-1.08 / 0.90-0.98; no
+ *            prefetch 1.02-1.15 / 0.97-1.06. Q Kt alone runs at 79-84% of the FMA roof, Q Kt
+ *            + P V alone at 75-84%, 77-90% with Q and O L1-hot: the micro-kernels
+ *            themselves (per step 24 FMAs, 4 loads, 6 broadcasts, operands in L1) stay
+ *            ~15% under 2 FMAs a cycle, and that, more than the softmax (~10%) or the
+ *            packing (a few %), is the gap to issue 16's 80-85%. The same 6 x 4 loop on
+ *            L1-resident Q and kt outside the kernel (d 64, call and stores included) runs
+ *            at 90-94%; in the kernel Q and O rows come from the stack in L2 (hot: +3-8%).
+ *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
+ *            vreduceps + 4 FMAs + scalef(p, x), with -m folded into the Q Kt accumulators'
+ *            start (3 ops fewer per 16 scores) 0.99 / 0.97x; the k and j loops unrolled
+ *            by 2 0.99 / 0.97x; the next micro-tile's Q and O rows prefetched 0.98 /
+ *            0.95x; FT_GROUP 2 1.00 / 0.92x, 8 0.98 / 0.96x; Bkv 32 0.80 /
+ *            0.82x, 128 0.99 / 0.95x; Bq 768 at d 128 (ab, 7 pairs, the six shapes T1 and
+ *            T2) 1.01-1.03x where the unchanged d 64 points moved 1.00-1.02x: the
+ *            defaults are within 5% of the best blocks found.
  *
  * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
@@ -123,6 +140,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flash_micro.h"
@@ -140,6 +158,21 @@
 
 #ifndef HR_FT_PF
 #define HR_FT_PF 3
+#endif
+
+/* Ablation where no hardware counter can be read (the Intel budget): a -DHR_FT_ABLATE build
+ * reads HR_FT_ABLATE=BITS and skips 1 softmax, 2 O += P V, 4 packing after a stack's first
+ * tile, 8 the next tile's prefetch, 16 each micro-tile's own Q and O (the first's, L1-hot).
+ * Its results are wrong by design; without the flag ft_skip is 0 and compiles away. */
+#ifdef HR_FT_ABLATE
+static int ft_skip(int bit)
+{
+    static int bits = -1; /* a benign race: every thread stores the same value */
+    if (bits < 0) bits = getenv("HR_FT_ABLATE") ? atoi(getenv("HR_FT_ABLATE")) : 0;
+    return bits & bit;
+}
+#else
+#define ft_skip(bit) 0
 #endif
 
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
@@ -381,7 +414,7 @@ int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0,
                      const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
 {
     const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
-    if (nk_next > 0) { /* the next tile's rows, spread over this tile's row blocks */
+    if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
         const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
         hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
         hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
@@ -440,8 +473,10 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
         if (w->end[r] > stop) stop = w->end[r];
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
-        pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
-        pack_vx(w, kt, v + j0 * v_sn, v_sn, nk);
+        if (!ft_skip(4) || j0 == 0) {
+            pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
+            pack_vx(w, kt, v + j0 * v_sn, v_sn, nk);
+        }
         const int nmt = ceil_div(rows, MR);
         for (int g0 = 0; g0 < rows; g0 += FT_GROUP * MR) {
             int gr0[FT_GROUP], gmr[FT_GROUP], glim[FT_GROUP], ng = 0;
@@ -450,19 +485,19 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
                 if (lim <= 0) continue;
                 const int nvec = ceil_div(lim, HR_VW);
-                const float *q = w->q + (size_t)r0 * d;
+                const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
                 int c = 0;
                 for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                 for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                 /* Columns past nk are padding up to the vector width (zero K, so score 0):
                  * they are masked like keys past the causal end. */
-                softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
                 gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }
-            for (int i = 0; i < ng; i++) {
+            for (int i = 0; i < ng && !ft_skip(2); i++) {
                 const float *p = w->s + (ptrdiff_t)i * MR * ld;
-                float *o = w->o + (size_t)gr0[i] * dp;
+                float *o = w->o + (size_t)(ft_skip(16) ? 0 : gr0[i]) * dp;
                 int cv = 0;
                 for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
                     pv_wide[gmr[i]](glim[i], p, ld, w->vp + cv, dp, o + cv, dp);
