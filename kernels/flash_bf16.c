@@ -91,70 +91,46 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
-/* S[mr][nv*VW] = Q[mr] . kt (raw dot products); q rows ldq bf16 apart, kt rows ldk words. */
-HR_BF16_INLINE void qk_body(int mr, int nv, int dh, const uint16_t *q, int ldq, const uint32_t *kt,
-                            int ldk, float *s, int lds)
+/* C[mr][nv*VW] = (add ? C : 0) + sum over n pairs of A's bf16 pair x B's row of pairs:
+ * a rows lda bf16 apart (pair k at a + 2k), b rows ldb bytes apart (VW pairs = 64 bytes
+ * a vector), c rows ldc floats. S = Q Kᵀ (raw dot products) is (dh, q, kt) with add 0,
+ * O += P V is (np, p, vp) with add 1; add is a constant in every instance. */
+HR_BF16_INLINE void dot_body(int mr, int nv, int n, const uint16_t *a, int lda, const char *b,
+                             ptrdiff_t ldb, float *c, int ldc, int add)
 {
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = hr_vzero();
-    for (int kp = 0; kp < dh; kp++) {
-        hr_vbf kv[NV];
+        for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * VW) : hr_vzero();
+    for (int k = 0; k < n; k++) {
+        hr_vbf bv[NV];
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) kv[v] = hr_vbf_load(kt + (ptrdiff_t)kp * ldk + v * VW);
+        for (int v = 0; v < nv; v++) bv[v] = hr_vbf_load(b + k * ldb + v * 64);
 #pragma GCC unroll 8
         for (int r = 0; r < mr; r++) {
-            hr_vbf qb = hr_vbf_pair1(q + r * ldq + 2 * kp);
+            hr_vbf ab = hr_vbf_pair1(a + r * lda + 2 * k);
 #pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], qb, kv[v]);
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], ab, bv[v]);
         }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) hr_vstore(s + r * lds + v * VW, acc[r][v]);
+        for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * VW, acc[r][v]);
 }
-
-/* O[mr][nv*VW] += P[mr][0..2np) vp; p rows ldp bf16 apart, vp pair rows ldv bf16 apart. */
-HR_BF16_INLINE void pv_body(int mr, int nv, int np, const uint16_t *p, int ldp, const uint16_t *vp,
-                            int ldv, float *o, int ldo)
-{
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = hr_vload(o + r * ldo + v * VW);
-    for (int jp = 0; jp < np; jp++) {
-        hr_vbf vv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) vv[v] = hr_vbf_load(vp + (ptrdiff_t)jp * ldv + v * 2 * VW);
-#pragma GCC unroll 8
-        for (int r = 0; r < mr; r++) {
-            hr_vbf pb = hr_vbf_pair1(p + r * ldp + 2 * jp);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], pb, vv[v]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) hr_vstore(o + r * ldo + v * VW, acc[r][v]);
-}
-
 /* One instance per (rows, width), as in flash.c: NV vectors ("w") and one ("n"). */
 #define QK_PARAMS int dh, const uint16_t *q, int ldq, const uint32_t *kt, int ldk, float *s, int lds
-#define QK_ARGS dh, q, ldq, kt, ldk, s, lds
+#define QK_ARGS dh, q, ldq, (const char *)kt, (ptrdiff_t)ldk * 4, s, lds /* kt rows ldk words apart */
 #define PV_PARAMS int np, const uint16_t *p, int ldp, const uint16_t *vp, int ldv, float *o, int ldo
-#define PV_ARGS np, p, ldp, vp, ldv, o, ldo
+#define PV_ARGS np, p, ldp, (const char *)vp, (ptrdiff_t)ldv * 2, o, ldo /* vp rows ldv bf16 apart */
 typedef void qk_fn(QK_PARAMS);
 typedef void pv_fn(PV_PARAMS);
 #define INSTANCES(m)                                                                    \
-    static HR_BF16_TARGET void qk##m##w(QK_PARAMS) { qk_body(m, NV, QK_ARGS); }         \
-    static HR_BF16_TARGET void qk##m##n(QK_PARAMS) { qk_body(m, 1, QK_ARGS); }          \
-    static HR_BF16_TARGET void pv##m##w(PV_PARAMS) { pv_body(m, NV, PV_ARGS); }         \
-    static HR_BF16_TARGET void pv##m##n(PV_PARAMS) { pv_body(m, 1, PV_ARGS); }
+    static HR_BF16_TARGET void qk##m##w(QK_PARAMS) { dot_body(m, NV, QK_ARGS, 0); }         \
+    static HR_BF16_TARGET void qk##m##n(QK_PARAMS) { dot_body(m, 1, QK_ARGS, 0); }          \
+    static HR_BF16_TARGET void pv##m##w(PV_PARAMS) { dot_body(m, NV, PV_ARGS, 1); }         \
+    static HR_BF16_TARGET void pv##m##n(PV_PARAMS) { dot_body(m, 1, PV_ARGS, 1); }
 INSTANCES(1)
 INSTANCES(2)
 INSTANCES(3)

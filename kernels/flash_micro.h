@@ -25,56 +25,32 @@
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
-/* S[mr][nv*VW] = Q[mr][0..d) * kt[0..d)[nv*VW]. q rows are ldq apart, kt rows ldk. */
-FT_INLINE void qk_body(int mr, int nv, int d, const float *q, int ldq, const float *kt,
-                       int ldk, float *s, int lds)
+/* C[mr][nv*VW] = (add ? C : 0) + A[mr][0..n) * B[0..n)[nv*VW]: a rows lda apart, b rows
+ * ldb, c rows ldc. S = Q Kᵀ is (d, q, kt, s) with add 0, O += P V is (nk, p, vp, o) with
+ * add 1; add is a constant in every instance, so each compiles to its own loop. */
+FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
+                       float *c, int ldc, int add)
 {
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = hr_vzero();
-    for (int k = 0; k < d; k++) {
-        hr_vf kv[NV];
+        for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * HR_VW) : hr_vzero();
+    for (int k = 0; k < n; k++) {
+        hr_vf bv[NV];
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) kv[v] = hr_vload(kt + (ptrdiff_t)k * ldk + v * HR_VW);
+        for (int v = 0; v < nv; v++) bv[v] = hr_vload(b + (ptrdiff_t)k * ldb + v * HR_VW);
 #pragma GCC unroll 8
         for (int r = 0; r < mr; r++) {
-            hr_vf qb = hr_vset1(q[r * ldq + k]);
+            hr_vf ab = hr_vset1(a[r * lda + k]);
 #pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(qb, kv[v], acc[r][v]);
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(ab, bv[v], acc[r][v]);
         }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) hr_vstore(s + r * lds + v * HR_VW, acc[r][v]);
-}
-
-/* O[mr][nv*VW] += P[mr][0..nk) * vp[0..nk)[nv*VW]. */
-FT_INLINE void pv_body(int mr, int nv, int nk, const float *p, int ldp, const float *vp,
-                       int ldv, float *o, int ldo)
-{
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = hr_vload(o + r * ldo + v * HR_VW);
-    for (int j = 0; j < nk; j++) {
-        hr_vf vv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) vv[v] = hr_vload(vp + (ptrdiff_t)j * ldv + v * HR_VW);
-#pragma GCC unroll 8
-        for (int r = 0; r < mr; r++) {
-            hr_vf pb = hr_vset1(p[r * ldp + j]);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(pb, vv[v], acc[r][v]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) hr_vstore(o + r * ldo + v * HR_VW, acc[r][v]);
+        for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * HR_VW, acc[r][v]);
 }
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
@@ -85,31 +61,31 @@ FT_INLINE void pv_body(int mr, int nv, int nk, const float *p, int ldp, const fl
 #define PV_ARGS nk, p, ldp, vp, ldv, o, ldo
 typedef void qk_fn(QK_PARAMS);
 typedef void pv_fn(PV_PARAMS);
-static void qk1w(QK_PARAMS) { qk_body(1, NV, QK_ARGS); }
-static void qk2w(QK_PARAMS) { qk_body(2, NV, QK_ARGS); }
-static void qk3w(QK_PARAMS) { qk_body(3, NV, QK_ARGS); }
-static void qk4w(QK_PARAMS) { qk_body(4, NV, QK_ARGS); }
-static void qk1n(QK_PARAMS) { qk_body(1, 1, QK_ARGS); }
-static void qk2n(QK_PARAMS) { qk_body(2, 1, QK_ARGS); }
-static void qk3n(QK_PARAMS) { qk_body(3, 1, QK_ARGS); }
-static void qk4n(QK_PARAMS) { qk_body(4, 1, QK_ARGS); }
-static void pv1w(PV_PARAMS) { pv_body(1, NV, PV_ARGS); }
-static void pv2w(PV_PARAMS) { pv_body(2, NV, PV_ARGS); }
-static void pv3w(PV_PARAMS) { pv_body(3, NV, PV_ARGS); }
-static void pv4w(PV_PARAMS) { pv_body(4, NV, PV_ARGS); }
-static void pv1n(PV_PARAMS) { pv_body(1, 1, PV_ARGS); }
-static void pv2n(PV_PARAMS) { pv_body(2, 1, PV_ARGS); }
-static void pv3n(PV_PARAMS) { pv_body(3, 1, PV_ARGS); }
-static void pv4n(PV_PARAMS) { pv_body(4, 1, PV_ARGS); }
+static void qk1w(QK_PARAMS) { mm_body(1, NV, QK_ARGS, 0); }
+static void qk2w(QK_PARAMS) { mm_body(2, NV, QK_ARGS, 0); }
+static void qk3w(QK_PARAMS) { mm_body(3, NV, QK_ARGS, 0); }
+static void qk4w(QK_PARAMS) { mm_body(4, NV, QK_ARGS, 0); }
+static void qk1n(QK_PARAMS) { mm_body(1, 1, QK_ARGS, 0); }
+static void qk2n(QK_PARAMS) { mm_body(2, 1, QK_ARGS, 0); }
+static void qk3n(QK_PARAMS) { mm_body(3, 1, QK_ARGS, 0); }
+static void qk4n(QK_PARAMS) { mm_body(4, 1, QK_ARGS, 0); }
+static void pv1w(PV_PARAMS) { mm_body(1, NV, PV_ARGS, 1); }
+static void pv2w(PV_PARAMS) { mm_body(2, NV, PV_ARGS, 1); }
+static void pv3w(PV_PARAMS) { mm_body(3, NV, PV_ARGS, 1); }
+static void pv4w(PV_PARAMS) { mm_body(4, NV, PV_ARGS, 1); }
+static void pv1n(PV_PARAMS) { mm_body(1, 1, PV_ARGS, 1); }
+static void pv2n(PV_PARAMS) { mm_body(2, 1, PV_ARGS, 1); }
+static void pv3n(PV_PARAMS) { mm_body(3, 1, PV_ARGS, 1); }
+static void pv4n(PV_PARAMS) { mm_body(4, 1, PV_ARGS, 1); }
 #if MR == 6
-static void qk5w(QK_PARAMS) { qk_body(5, NV, QK_ARGS); }
-static void qk6w(QK_PARAMS) { qk_body(6, NV, QK_ARGS); }
-static void qk5n(QK_PARAMS) { qk_body(5, 1, QK_ARGS); }
-static void qk6n(QK_PARAMS) { qk_body(6, 1, QK_ARGS); }
-static void pv5w(PV_PARAMS) { pv_body(5, NV, PV_ARGS); }
-static void pv6w(PV_PARAMS) { pv_body(6, NV, PV_ARGS); }
-static void pv5n(PV_PARAMS) { pv_body(5, 1, PV_ARGS); }
-static void pv6n(PV_PARAMS) { pv_body(6, 1, PV_ARGS); }
+static void qk5w(QK_PARAMS) { mm_body(5, NV, QK_ARGS, 0); }
+static void qk6w(QK_PARAMS) { mm_body(6, NV, QK_ARGS, 0); }
+static void qk5n(QK_PARAMS) { mm_body(5, 1, QK_ARGS, 0); }
+static void qk6n(QK_PARAMS) { mm_body(6, 1, QK_ARGS, 0); }
+static void pv5w(PV_PARAMS) { mm_body(5, NV, PV_ARGS, 1); }
+static void pv6w(PV_PARAMS) { mm_body(6, NV, PV_ARGS, 1); }
+static void pv5n(PV_PARAMS) { mm_body(5, 1, PV_ARGS, 1); }
+static void pv6n(PV_PARAMS) { mm_body(6, 1, PV_ARGS, 1); }
 static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w, qk5w, qk6w};
 static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n, qk5n, qk6n};
 static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w, pv5w, pv6w};

@@ -143,6 +143,20 @@ HR_TEST(vec_exp2_estrin)
     }
 }
 
+/* The softmax exp2s' two ends: a masked score (-1e30) gives exactly +0, and x on (0, 8]
+ * (the lazy rescale's slack lets x pass 0) keeps the bound tol + per_x * x. */
+static void masked_and_slack(hr_vf (*fn)(hr_vf), const char *name, double tol, double per_x)
+{
+    float buf[HR_VW], out[HR_VW];
+    for (int i = 0; i < HR_VW; i++) buf[i] = i == 0 ? -1e30f : 8.0f * (float)i / (HR_VW - 1);
+    hr_vstore(out, fn(hr_vload(buf)));
+    CHECKF(out[0] == 0.0f && !signbit(out[0]), "%s(-1e30) = %g", name, out[0]);
+    for (int i = 1; i < HR_VW; i++) {
+        const double e = exp2((double)buf[i]);
+        CHECKF(fabs(out[i] - e) / e <= tol + per_x * buf[i], "%s(%g) = %.9g", name, buf[i], out[i]);
+    }
+}
+
 /* hr_vexp2_fin (flash's softmax, vec_softmax.h): the bound it states over [-126, 0]
  * (AVX-512 degree 4: 3e-6; elsewhere hr_vexp2_estrin's and hr_vexp2's), the same on
  * (0, 8] (the lazy rescale's slack lets x pass 0), a masked -1e30 gives exactly 0; and
@@ -158,14 +172,8 @@ HR_TEST(vec_exp2_fin)
 #endif
     double worst_x = 0, worst = exp2_sweep(hr_vexp2_fin, tol, per_x, &worst_x);
     CHECKF(worst <= 1.0, "hr_vexp2_fin error %.3g times its bound at x = %.9g", worst, worst_x);
-    float buf[HR_VW], out[HR_VW];
-    for (int i = 0; i < HR_VW; i++) buf[i] = i == 0 ? -1e30f : 8.0f * (float)i / (HR_VW - 1);
-    hr_vstore(out, hr_vexp2_fin(hr_vload(buf)));
-    CHECKF(out[0] == 0.0f && !signbit(out[0]), "exp2_fin(-1e30) = %g", out[0]);
-    for (int i = 1; i < HR_VW; i++) {
-        const double e = exp2((double)buf[i]);
-        CHECKF(fabs(out[i] - e) / e <= tol + per_x * buf[i], "exp2_fin(%g) = %.9g", buf[i], out[i]);
-    }
+    masked_and_slack(hr_vexp2_fin, "exp2_fin", tol, per_x);
+    float buf[HR_VW];
     for (int i = 0; i < HR_VW; i++) buf[i] = (float)i;
     CHECK(hr_vgt_any(hr_vload(buf), HR_VW - 1.5f));
     CHECK(!hr_vgt_any(hr_vload(buf), HR_VW - 1.0f));
@@ -205,14 +213,8 @@ HR_TEST(vec_exp2_bf16)
 #endif
     double worst_x = 0, worst = exp2_sweep(hr_vexp2_bf16, tol, per_x, &worst_x);
     CHECKF(worst <= 1.0, "hr_vexp2_bf16 error %.3g times its bound at x = %.9g", worst, worst_x);
+    masked_and_slack(hr_vexp2_bf16, "exp2_bf16", tol, per_x);
     float buf[HR_VW], out[HR_VW];
-    for (int i = 0; i < HR_VW; i++) buf[i] = i == 0 ? -1e30f : 8.0f * (float)i / (HR_VW - 1);
-    hr_vstore(out, hr_vexp2_bf16(hr_vload(buf)));
-    CHECKF(out[0] == 0.0f && !signbit(out[0]), "exp2_bf16(-1e30) = %g", out[0]);
-    for (int i = 1; i < HR_VW; i++) {
-        const double e = exp2((double)buf[i]);
-        CHECKF(fabs(out[i] - e) / e <= tol + per_x * buf[i], "exp2_bf16(%g) = %.9g", buf[i], out[i]);
-    }
     for (int k = -8; k <= 8; k++)
         for (int side = -1; side <= 1; side++) {
             const float x = side ? nextafterf((float)k, side * INFINITY) : (float)k;
