@@ -33,6 +33,20 @@ HR_TEST(utf8_rfc3629)
     }
 }
 
+HR_TEST(copy_text_cuts_at_a_character)
+{
+    char b[8];
+    CHECK(hr_copy_text(b, sizeof b, "avx512") == 0 && !strcmp(b, "avx512"));
+    CHECK(hr_copy_text(b, sizeof b, "1234567") == 0 && !strcmp(b, "1234567"));
+    CHECK(hr_copy_text(b, sizeof b, "12345678") == 1 && !strcmp(b, "1234567"));
+    /* "P·V" is P, 0xC2 0xB7, V: a cut inside the middle dot drops all of it. */
+    CHECK(hr_copy_text(b, sizeof b, "abcde" "P\xC2\xB7V") == 1 && !strcmp(b, "abcdeP"));
+    CHECK(hr_copy_text(b, sizeof b, "abcdP\xC2\xB7V") == 1 && !strcmp(b, "abcdP\xC2\xB7"));
+    CHECK(hr_utf8_invalid(b, strlen(b)) == strlen(b));
+    char one[1];
+    CHECK(hr_copy_text(one, sizeof one, "x") == 1 && one[0] == 0);
+}
+
 HR_TEST(json_one_document_per_file)
 {
     const char *two = "{\"a\": 1}\n\n{\"b\": 2}\n";

@@ -133,6 +133,9 @@ HR_TEST(sweep_row_json_roundtrip)
     r.checked = true;
     r.check.max_rel_err = 3e-7, r.check.verdict = HR_CHECK_WARN, r.check.rows_total = 64;
     hr_result_set(&r, "GBps", 12.5);
+    /* A path past the 63 bytes a row once held (the int8 decode one is ~60): whole, back. */
+    const char *lp = "avx512 avx512-vnni vpdpbusd q8_0 (K+128), Q as q8_0, P\xC2\xB7V FMA, a plugin's longer words";
+    hr_copy_text(r.path, sizeof r.path, lp);
     cJSON *o = hr_result_to_json(&r);
     char *txt = cJSON_PrintUnformatted(o);
     cJSON *back = cJSON_Parse(txt);
@@ -146,6 +149,7 @@ HR_TEST(sweep_row_json_roundtrip)
     CHECK(b.timing.s.median == r.timing.s.median && !strcmp(b.tune_source, "flag"));
     CHECK(b.checked && b.check.verdict == HR_CHECK_WARN && b.check.rows_total == 64);
     CHECK(b.ncounters == 1 && !strcmp(b.counters[0].name, "GBps") && b.counters[0].value == 12.5);
+    CHECKF(!strcmp(b.path, lp), "path read back as '%s'", b.path);
     /* counters as an array (a fuzzer find): members without names are refused, not read */
     cJSON_ReplaceItemInObject(back, "counters", cJSON_Parse("[1, 2]"));
     CHECK(hr_result_from_json(back, &b) == HR_EUSAGE && strstr(hr_errmsg(), "counters"));

@@ -43,6 +43,15 @@ size_t hr_utf8_invalid(const char *text, size_t len)
     return len;
 }
 
+int hr_copy_text(char *dst, size_t n, const char *text)
+{
+    size_t len = strlen(text), cut = len < n ? len : n - 1;
+    while (cut < len && cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80) cut--;
+    memcpy(dst, text, cut);
+    dst[cut] = 0;
+    return cut < len;
+}
+
 char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len)
 {
     /* O_NONBLOCK: opening a fifo with no writer would wait for one forever; it is

@@ -23,6 +23,9 @@ char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len);
 /* Offset of the first byte of text that is not well-formed UTF-8 (RFC 3629: no overlong
  * forms, surrogates or code points past U+10FFFF), or len if all of it is. */
 size_t hr_utf8_invalid(const char *text, size_t len);
+/* Copies text into dst (n > 0 bytes, NUL-terminated); where it does not fit it is cut at
+ * a character boundary, never inside a UTF-8 sequence. Returns 1 when it was cut. */
+int hr_copy_text(char *dst, size_t n, const char *text);
 
 /* The one JSON-document parser: text (len bytes) must hold exactly one JSON value, white
  * space around it. NULL with a message naming path: empty, truncated (ends inside a

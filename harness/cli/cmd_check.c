@@ -10,6 +10,7 @@
 #include "check.h"
 #include "cli.h"
 #include "commands.h"
+#include "files.h"
 #include "inputs.h"
 #include "result.h"
 #include "threads.h"
@@ -76,7 +77,7 @@ int cmd_check(int argc, char **argv)
             if (want_dt >= 0 && (dt != want_dt || kt != want_kv)) continue;
             nruns++;
             long kfail = 0, kpass = 0, kwarn = 0, kskip = 0;
-            char path[64] = "";
+            char path[HR_PATH_LEN] = "";
             bool broke = false; /* its run failed: reported once, the kernel's other cases left out */
             for (int ti = 0; ti < nthreads && !broke; ti++)
                 for (int c = 0; c < ncases && !broke; c++) {
@@ -84,7 +85,7 @@ int cmd_check(int argc, char **argv)
                     cs.prob.dtype = (hr_dtype)dt;
                     cs.prob.kv_dtype = (hr_dtype)kt;
                     if (!path[0] && !hr_kernel_why_not(k, &cs.prob))
-                        snprintf(path, sizeof path, "%s", hr_kernel_path(k, &cs.prob));
+                        hr_copy_text(path, sizeof path, hr_kernel_path(k, &cs.prob));
                     hr_check res;
                     char line[640];
                     const hr_tune t = {block_q, block_kv, threads ? threads : tl[ti]};

@@ -352,7 +352,7 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
         *tdst[i] = (hr_dtype)ti;
     }
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "path");
-    if (cJSON_IsString(pa)) snprintf(r->path, sizeof r->path, "%s", pa->valuestring);
+    if (cJSON_IsString(pa)) hr_copy_text(r->path, sizeof r->path, pa->valuestring);
     const cJSON *bl = cJSON_GetObjectItemCaseSensitive(o, "bound_level");
     if (cJSON_IsString(bl)) snprintf(r->bound_level, sizeof r->bound_level, "%s", bl->valuestring);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");

@@ -107,7 +107,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     out->layout = s->layout;
     out->tune = hr_kernel_tune(k, p, &s->tune);
     out->tune_source = s->tune_source ? s->tune_source : "default";
-    snprintf(out->path, sizeof out->path, "%s", hr_kernel_path(k, p));
+    hr_copy_text(out->path, sizeof out->path, hr_kernel_path(k, p));
     /* Every count passes the one limit here, wherever it came from (flag, config, wisdom,
      * OMP_NUM_THREADS): nothing is sized from a count that was never checked. */
     st = hr_threads_check(out->tune.threads, strstr(out->tune_source, "wisdom") ? "threads (wisdom)" : "threads");

@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "counts.h"
 #include "decode_loop.h"
+#include "files.h"
 #include "kvcache.h"
 #include "stats.h"
 #include "threads.h"
@@ -89,7 +90,7 @@ static int setup(const hr_decode_spec *s, loop *L)
     int st = hr_kernel_validate(s->kernel, &L->p);
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
-    snprintf(L->r->path, sizeof L->r->path, "%s", hr_kernel_path(s->kernel, &L->p));
+    hr_copy_text(L->r->path, sizeof L->r->path, hr_kernel_path(s->kernel, &L->p));
     if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;
     hr_threads_used(L->r->tune.threads);
     L->ws_bytes = hr_kernel_workspace(s->kernel, &L->p, &L->r->tune);

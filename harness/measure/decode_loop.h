@@ -8,6 +8,7 @@
 #include "headroom.h"
 #include "inputs.h"
 #include "oracle.h"
+#include "result.h"
 
 /* The simulation: a prompt of `prompt` tokens is already in every layer's cache (filled
  * in place, untimed). Then each of `tokens` steps, for every layer: append the new
@@ -46,7 +47,7 @@ typedef struct {
     hr_check check;       /* the worst layer's                                           */
     bool format_checked;  /* reduced types: the format's error of the worst layer       */
     hr_check format;      /* (the oracle on the original fp32 rows; not judged)          */
-    char path[64];        /* the kernel's path (hr_kernel_path)                          */
+    char path[HR_PATH_LEN]; /* the kernel's path (hr_kernel_path), cut at a character       */
 } hr_decode_result;
 
 /* Steps [first, last] summarized: medians and minimum per step, rates over the range. */

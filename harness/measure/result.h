@@ -17,6 +17,10 @@ typedef struct {
     double value;
 } hr_counter;
 
+/* Room for a kernel's code path in a result: the longest built-in path is ~60 bytes; a
+ * plugin's may be longer (or its library's file name), and is cut at a character. */
+#define HR_PATH_LEN 256
+
 /* One measured kernel x shape. */
 typedef struct {
     const hr_kernel *kernel;
@@ -24,7 +28,7 @@ typedef struct {
     hr_layout layout;
     hr_tune tune;          /* resolved parameters that ran                           */
     const char *tune_source; /* "default", "flag" or "wisdom"                        */
-    char path[64];         /* the kernel's code path that ran (hr_kernel_path); "" unknown */
+    char path[HR_PATH_LEN]; /* the kernel's code path that ran (hr_kernel_path); "" unknown */
     double flops;          /* from counts.c                                          */
     double bytes;          /* from counts.c (the kernel's traffic model)             */
     double workspace_bytes;

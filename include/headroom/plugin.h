@@ -142,7 +142,8 @@ typedef struct hrp_kernel {
     /* Required. Computes O for an applicable p and a resolved t; returns HRP_OK, or
      * another value on failure. Must not keep pointers past the call. */
     int (*run)(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, void *ws);
-    /* Optional. The code path that runs p ("avx512 onednn graph"), for the results. */
+    /* Optional. The code path that runs p ("avx512 onednn graph"), for the results (which
+     * keep 255 bytes of it, cut at a UTF-8 character). */
     const char *(*path)(const hrp_problem *p);
 } hrp_kernel;
 
