@@ -71,6 +71,30 @@ static const char *env_path(void)
 #define XG 4
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
 
+/* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
+ * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
+ * K transposes (each key's block still loaded), 4 pv_prep, 8 the softmax, 16 P·V (and
+ * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
+ * 128 the V scale gathers. Its results are wrong by design; without the flag di8_skip
+ * is 0 and compiles away. */
+#ifdef HR_DI8_ABLATE
+/* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
+ * inlined phases: a register, so the tests cost the variants nothing measurable. */
+static int di8_bits(void)
+{
+    static int bits = -1; /* a benign race: every thread stores the same value */
+    if (bits < 0) bits = getenv("HR_DI8_ABLATE") ? atoi(getenv("HR_DI8_ABLATE")) : 0;
+    return bits;
+}
+#define AB_P , int ab
+#define AB_A , ab
+#define di8_skip(bit) (ab & (bit))
+#else
+#define AB_P
+#define AB_A
+#define di8_skip(bit) 0
+#endif
+
 /* Per query row, qrow_f floats: the d q8_0 values (int8, in order), the fp32 scale of
  * each block, the int32 correction -off·sum(q) of each block. */
 static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
@@ -132,22 +156,25 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
  * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
  * padding). Each row's partial sum goes through s between blocks (L1, forwarded). */
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv)
+                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv AB_P)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
     const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
     for (int b = 0; b < nb; b++) {
         const unsigned char *blk = kb + b * bb;
         hr_vi kt[8];
-        if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
+        if (di8_skip(2))
+            for (int i = 0; i < 8; i++)
+                kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
+        else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
         const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
-        hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
+        if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
         for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
             const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
             hr_vi x0 = hr_vi_set1(row + d4 + nb + b), x1 = hr_vi_zero();
-            for (int i = 0; i < 8; i += 2) {
+            for (int i = 0; i < 8 && !di8_skip(1); i += 2) {
                 x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
                 x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
             }
@@ -160,13 +187,13 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, const unsigned char *pf,
-                     ptrdiff_t psn, int nv)
+                     ptrdiff_t psn, int nv AB_P)
 {
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + HR_VW - 1) / HR_VW);
     for (int j = 0; j < n; j += HR_VW) {
         pf_step(&pq);
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j);
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j AB_A);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j AB_A);
     }
 }
 
@@ -194,7 +221,7 @@ I8_FN void pv_prep(const dctx *c, int q4, const float *s, const float *sv, int n
 /* acc[r][x .. x + nx HR_VW) += sum_j pp[r][block][j] v_j for rows [r0, r0 + nr), less
  * the block's correction; pq (may be NULL) stepped once per key. */
 I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr, const unsigned char *v0,
-                      ptrdiff_t vsn, int n, int x, int nx, int r0, int nr, float *acc, pf_seq *pq)
+                      ptrdiff_t vsn, int n, int x, int nx, int r0, int nr, float *acc, pf_seq *pq AB_P)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp;
     const size_t bb = QBYTES(q4);
@@ -209,7 +236,7 @@ I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr,
         for (int g = 0; g < XG; g++) {
             const int xg = x + g * HR_VW, b = xg / HR_QBLOCK, w = xg % HR_QBLOCK;
             const unsigned char *blk = vr + (size_t)b * bb + 2;
-            v[g] = g >= nx ? hr_vzero() : q4 ? hr_vload_u4(blk + (w & 15), w >= 16) : hr_vload_i8(blk + w);
+            v[g] = di8_skip(32) ? hr_vset1(1.0f) : g >= nx ? hr_vzero() : q4 ? hr_vload_u4(blk + (w & 15), w >= 16) : hr_vload_i8(blk + w);
         }
         for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
@@ -230,7 +257,7 @@ I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr,
 }
 
 I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, const unsigned char *v0, ptrdiff_t vsn,
-                 int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+                 int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2 AB_P)
 {
     const int nvec = c->d / HR_VW; /* d is a multiple of 32 */
     pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * n);
@@ -241,34 +268,38 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
             /* &pq or NULL, never a pointer chosen at run time: so pq stays in registers
              * (through memory, its fields were a chain of store-to-load forwards per key) */
             if (nx == XG && nr == RT) {
-                if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, 0, RT, acc, &pq);
-                else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, NULL);
-            } else if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, 0, nr, acc, &pq);
-            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, NULL);
+                if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, 0, RT, acc, &pq AB_A);
+                else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, NULL AB_A);
+            } else if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, 0, nr, acc, &pq AB_A);
+            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, NULL AB_A);
         }
     }
 }
 
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                    dstate st, int nv, int n2, int jpf_v, int jpf_k)
+                    dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     const float *qx = q + round16((size_t)c->R * c->dp);
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
     float *corr = sv + round16(nb * c->kbp);
+    if (di8_skip(64)) nv = n2 = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
-              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st);
-    pv_prep(c, q4, s, sv, n, pp, corr);
-    pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
+    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
+    if (!di8_skip(4)) pv_prep(c, q4, s, sv, n, pp, corr);
+    if (!di8_skip(16)) pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2 AB_A);
 }
 
 HR_I8_TARGET void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                                      float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    if (c->kt == HR_Q4_0) block_i8(c, 1, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-    else block_i8(c, 0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+#ifdef HR_DI8_ABLATE
+    const int ab = di8_bits();
+#endif
+    if (c->kt == HR_Q4_0) block_i8(c, 1, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k AB_A);
+    else block_i8(c, 0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k AB_A);
 }
 
 #else /* no int8 dot products on this build: the conversion path everywhere */
