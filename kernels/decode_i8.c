@@ -69,6 +69,7 @@ static const char *env_path(void)
 #define RT 2
 #endif
 #define XG 4
+#define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
 
 /* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
@@ -240,11 +241,13 @@ I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr,
         }
         for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
-            const float *pr = pp + (size_t)(r0 + r) * nb * kbp + j;
-            for (int g = 0; g < XG; g++) {
-                const int b = (x + g * HR_VW) / HR_QBLOCK;
-                a[r][g] = hr_vfma(hr_vset1(pr[(size_t)(b < nb ? b : 0) * kbp]), v[g], a[r][g]);
-            }
+            /* one broadcast per row and block, in a register for the block's vectors:
+             * folded into each FMA as {1to16} operands, they were 2 loads per FMA pair
+             * and the loads (3 ports, with the V rows' and the spills') bound this loop */
+            const float *pr = pp + ((size_t)(r0 + r) * nb + (size_t)(x / HR_QBLOCK)) * kbp + j;
+            hr_vf pb[PB];
+            for (int i = 0; i < PB; i++) pb[i] = i == 0 || x / HR_QBLOCK + i < nb ? hr_vset1(pr[(size_t)i * kbp]) : hr_vzero();
+            for (int g = 0; g < XG; g++) a[r][g] = hr_vfma(pb[g * HR_VW / HR_QBLOCK], v[g], a[r][g]);
         }
     }
     for (int r = 0; r < nr; r++)
