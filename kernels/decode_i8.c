@@ -27,21 +27,44 @@
  * vpmovzxbd + vpand/vpsrld + vcvtdq2ps, its -8 subtracted once per block and row as
  * 8 sum_j P_j dv_jb); 32 FMAs per key.
  *
- * Budget per key and KV head (H32/8 d128, R 4, AVX-512): scores ~23 vector ops (8
- * vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs; q4_0 ~52): ~78 on the
- * two 512-bit ports, 39 cycles, 10 ns at ~3.9 GHz (the 4 x 4 tiles with a horizontal sum
- * per key before: ~110). Measured (README "What the types buy on decode", 3 rounds,
- * load 1.2-2.2): q8_0 L16384 23.8 ns per key and KV head at one thread (30 before),
- * q4_0 21.5 (29); `headroom ab` of the two builds, 7 ABBA pairs: -19% / -21% at one
- * thread. So ~2.4x the port bound: latency and L1 misses (a 256-key block of V is 35 KB,
- * P·dv 16 KB, against a 48 KB L1; 128-key blocks measured the same, 3.41 against 3.39
- * ms) that this round did not take apart phase by phase.
- * The compute roof of this path is the two roofs in series, per key and KV head R·d
- * int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof (1024 + 1024
- * ops at H32/8 d128): 1024/836 + 1024/238 ns = 5.5 ns at one thread; the path names
- * "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
- * (HR_ROOF_SERIES), not the VNNI one alone (2.3x too high). Against it q8_0 runs at
- * 0.23, q4_0 0.26: 3x / 4.5x fp32's tokens/s (issue 14) would need ~0.3 / ~0.45 of it.
+ * Budget per key and KV head (H32/8 d128, R 4, AVX-512; p0/p5 are the 512-bit ports):
+ * scores ~23 ops (8 vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs +
+ * 8 vpmovsxbd + 8 vcvtdq2ps; q4_0 56: + 8 vpand/vpsrld): ~77 / ~83 on p0/p5, 39 / 42
+ * cycles, 10.4 / 11.2 ns at ~3.7 GHz.
+ * What binds, measured by skipping one phase at a time (HR_DI8_ABLATE below; one thread,
+ * 3 interleaved rounds, load 1.1-1.6; ns per key and KV head, q8_0 / q4_0):
+ *                              L512 (L2)    L4096        L16384
+ *   whole step                 17.7 / 17.3  20.2 / 17.8  21.1 / 17.8
+ *   P·V (16)                    7.2 /  8.7   5.0 /  8.4   6.3 /  8.5
+ *     of it V load+convert (32) 2.1 /  3.3   1.2 /  3.8   2.4 /  3.7
+ *   dots + K transposes (1+2)   1.8 /  1.4   0.8 /  1.6   1.9 /  2.5
+ *   softmax + pv_prep (4+8)     1.4 /  2.1   1.0 /  1.9   2.2 /  2.6
+ *   the rest (31 skipped)       5.4 /  4.4  10.5 /  5.7  10.3 /  5.7
+ * q4_0 is compute-bound at every length (L512 in L2 costs what L16384 does); q8_0's
+ * cache adds ~3.5 ns at L16384 (the rest doubles: K loads that miss; the prefetches
+ * save ~1 ns). P·V is half of q4_0's step and a third of q8_0's, and it runs at ~0.9 of
+ * its port count (28 / 24 cycles of p0/p5 uops for 32 FMAs and the unpacking: 7.6 /
+ * 6.5 ns): fp32 P·V is at its bound, and the lever left is an int8 P·V (vpdpbusd on
+ * P·dv quantized per row and key group: 8 vpdpbusd per key where 32 FMAs and 16-24
+ * unpack ops are now; it changes the numerics, the oracle's tolerance with it). The
+ * rest (5.4 ns in L2 against ~10 ops) is the scores' scaffolding: two 16-lane gathers
+ * of fp16 scales per block and 16 keys (~27 cycles each here; replaced by 16 scalar
+ * loads into a stack vector it measured the same), K's split loads (34-byte blocks),
+ * the per-row conversion, scaling and store of s. This round took 12-15% off (q8_0
+ * 23.8 -> 19.7-21.7 ns at one thread, q4_0 21.5 -> 16.6-17.0; README): K/V prefetched
+ * as one span, each line once (decode_block.h pf_rows: q4_0's 72-byte rows had every
+ * line prefetched ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one
+ * broadcast of P·dv per row and block in a register (GCC had folded a {1to16} load into
+ * each FMA: 16 loads per key and pass with the V loads and spills on 3 load ports;
+ * -3..-5%). Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms
+ * against 3.35 at 256, q8_0 L16384).
+ * The compute roof this path is placed against is the two roofs in series, per key and
+ * KV head R·d int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof
+ * (1024 + 1024 ops at H32/8 d128): 1024/869 + 1024/246 ns = 5.3 ns at one thread; the
+ * path names "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
+ * (HR_ROOF_SERIES), not the VNNI one alone. It counts no unpacking, transposes or
+ * softmax: q8_0 runs at 0.25-0.27 of it, q4_0 0.29-0.32 (README), against 0.5-0.6 of
+ * the port count above.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
  * |dq_c| <= amax_b/254 per element, so a score moves by at most
