@@ -49,22 +49,25 @@
  * unpack ops are now; it changes the numerics, the oracle's tolerance with it). The
  * rest (5.4 ns in L2 against ~10 ops) is the scores' scaffolding: two 16-lane gathers
  * of fp16 scales per block and 16 keys (~27 cycles each here; replaced by 16 scalar
- * loads into a stack vector it measured the same), K's split loads (34-byte blocks),
- * the per-row conversion, scaling and store of s. This round took 12-15% off (q8_0
- * 23.8 -> 19.7-21.7 ns at one thread, q4_0 21.5 -> 16.6-17.0; README): K/V prefetched
- * as one span, each line once (decode_block.h pf_rows: q4_0's 72-byte rows had every
- * line prefetched ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one
- * broadcast of P·dv per row and block in a register (GCC had folded a {1to16} load into
- * each FMA: 16 loads per key and pass with the V loads and spills on 3 load ports;
- * -3..-5%). Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms
- * against 3.35 at 256, q8_0 L16384).
+ * loads into a stack vector it measured no faster), K's split loads (34-byte blocks),
+ * the per-row conversion, scaling and store of s. This round took 10-13% off at one
+ * thread, 7-13% at two (`headroom ab` against the build before, 9 ABBA pairs, L4096
+ * and L16384; README has the table): unaligned K/V rows prefetched as one span, each
+ * line once (decode_block.h pf_rows: q4_0's 72-byte rows had every line prefetched
+ * ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one broadcast of P·dv
+ * per row and block in a register (GCC had folded a {1to16} load into each FMA: 16
+ * loads per key and pass beside the V loads and spills on 3 load ports; -3..-5%).
+ * Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms against 3.35
+ * at 256, q8_0 L16384).
  * The compute roof this path is placed against is the two roofs in series, per key and
  * KV head R·d int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof
  * (1024 + 1024 ops at H32/8 d128): 1024/869 + 1024/246 ns = 5.3 ns at one thread; the
  * path names "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
  * (HR_ROOF_SERIES), not the VNNI one alone. It counts no unpacking, transposes or
- * softmax: q8_0 runs at 0.25-0.27 of it, q4_0 0.29-0.32 (README), against 0.5-0.6 of
- * the port count above.
+ * softmax: q8_0 runs at 0.24-0.26 of it, q4_0 0.28-0.30 (README), ~0.5-0.6 of the
+ * port count above. 3x / 4.5x fp32's tokens/s (issue 14; fp32 6.7 ms at L16384, one
+ * thread) need ~17 / ~11.4 ns per key (0.31 / 0.46 of the series roof): q8_0 is 18%
+ * short, q4_0 would have to run at its whole port count, out of reach while P·V is fp32.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
  * |dq_c| <= amax_b/254 per element, so a score moves by at most
