@@ -96,6 +96,7 @@ static const char *env_path(void)
 #endif
 #define XG 4
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
+_Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
 
 /* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
@@ -260,10 +261,20 @@ I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr,
         if (pq) pf_step(pq);
         const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG];
+        hr_vi zx[XG]; /* q4_0: the bytes of vector g, zero-extended, for both nibbles */
         for (int g = 0; g < XG; g++) {
-            const int xg = x + g * HR_VW, b = xg / HR_QBLOCK, w = xg % HR_QBLOCK;
+            /* x is a multiple of XG HR_VW, itself of 32 (PB >= 1): a group starts on a
+             * block boundary, so w is a constant and the high nibbles' vector (w >= 16)
+             * finds its bytes' zero-extension 16 values back in the same group: one
+             * vpmovzxbd per 16 bytes, not one per vector. */
+            const int b = x / HR_QBLOCK + g * HR_VW / HR_QBLOCK, w = g * HR_VW % HR_QBLOCK;
             const unsigned char *blk = vr + (size_t)b * bb + 2;
-            v[g] = di8_skip(32) ? hr_vset1(1.0f) : g >= nx ? hr_vzero() : q4 ? hr_vload_u4(blk + (w & 15), w >= 16) : hr_vload_i8(blk + w);
+            if (q4 && g < nx && w < 16) zx[g] = hr_vi_load_u8(blk + w);
+            v[g] = di8_skip(32)   ? hr_vset1(1.0f)
+                   : g >= nx      ? hr_vzero()
+                   : !q4          ? hr_vload_i8(blk + w)
+                   : w < 16       ? hr_vcvt_u4(zx[g], 0)
+                                  : hr_vcvt_u4(zx[g - 16 / HR_VW], 1);
         }
         for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
