@@ -29,8 +29,8 @@
  *
  * Budget per key and KV head (H32/8 d128, R 4, AVX-512; p0/p5 are the 512-bit ports):
  * scores ~23 ops (8 vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs +
- * 8 vpmovsxbd + 8 vcvtdq2ps; q4_0 56: + 8 vpand/vpsrld): ~77 / ~83 on p0/p5, 39 / 42
- * cycles, 10.4 / 11.2 ns at ~3.7 GHz.
+ * 8 vpmovsxbd + 8 vcvtdq2ps; q4_0 56: + 8 vpand/vpsrld, 52 with one vpmovzxbd per 16
+ * bytes): ~77 / ~79 on p0/p5, 39 / 40 cycles, 10.4 / 10.7 ns at ~3.7 GHz.
  * What binds, measured by skipping one phase at a time (HR_DI8_ABLATE below; one thread,
  * 3 interleaved rounds, load 1.1-1.6; ns per key and KV head, q8_0 / q4_0):
  *                              L512 (L2)    L4096        L16384
@@ -56,7 +56,9 @@
  * line once (decode_block.h pf_rows: q4_0's 72-byte rows had every line prefetched
  * ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one broadcast of P·dv
  * per row and block in a register (GCC had folded a {1to16} load into each FMA: 16
- * loads per key and pass beside the V loads and spills on 3 load ports; -3..-5%).
+ * loads per key and pass beside the V loads and spills on 3 load ports; -3..-5%);
+ * then q4_0's V bytes zero-extended once for both nibbles (4 vpmovzxbd per key fewer:
+ * -5% / -6.5% at L4096 / L16384, 15 pairs). The ablation above is from before this.
  * Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms against 3.35
  * at 256, q8_0 L16384).
  * The compute roof this path is placed against is the two roofs in series, per key and
@@ -64,10 +66,11 @@
  * (1024 + 1024 ops at H32/8 d128): 1024/869 + 1024/246 ns = 5.3 ns at one thread; the
  * path names "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
  * (HR_ROOF_SERIES), not the VNNI one alone. It counts no unpacking, transposes or
- * softmax: q8_0 runs at 0.24-0.26 of it, q4_0 0.28-0.30 (README), ~0.5-0.6 of the
+ * softmax: q8_0 runs at 0.26-0.27 of it, q4_0 0.33-0.34 (README), ~0.5-0.65 of the
  * port count above. 3x / 4.5x fp32's tokens/s (issue 14; fp32 6.7 ms at L16384, one
- * thread) need ~17 / ~11.4 ns per key (0.31 / 0.46 of the series roof): q8_0 is 18%
- * short, q4_0 would have to run at its whole port count, out of reach while P·V is fp32.
+ * thread) need ~17 / ~11.3 ns per key (0.31 / 0.46 of the series roof; now 19.5 /
+ * 15.7): q8_0 is 13% short, q4_0 would have to run at ~0.95 of its port count (10.7
+ * ns with the shared unpack), out of reach while P·V is fp32.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
  * |dq_c| <= amax_b/254 per element, so a score moves by at most
