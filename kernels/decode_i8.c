@@ -104,7 +104,8 @@ _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 
 /* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
  * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
- * K transposes (each key's block still loaded), 4 pv_prep, 8 the softmax, 16 P·V (and
+ * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
+ * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
  * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
  * 128 the V scale gathers. Its results are wrong by design; without the flag di8_skip
  * is 0 and compiles away. */
