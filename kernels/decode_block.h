@@ -113,8 +113,15 @@ typedef struct {
 
 DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
 {
-    const int lpr = (int)((c->rb + 63) / 64) + (c->rb % 64 != 0);
-    return (pf_seq){pf, psn, c->rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0};
+    /* Unaligned rows back to back (BHND, psn = rb) are one span: each line once. Row by
+     * row, their lines were shared with the neighbours' (q4_0's 72-byte rows: 3
+     * prefetches per 72 bytes, each line ~2.7 times; q8_0's 136: ~1.9 times), and the
+     * repeats cost q4_0 at L16384 16% (decode_i8.c, the ablation). Aligned rows keep
+     * the row walk: the same lines in the same order, yet as one span fp32 at L16384
+     * took 15% longer (`headroom ab`, 25 pairs each way; not understood). */
+    const size_t rb = c->rb % 64 && psn == (ptrdiff_t)c->rb && nrows > 0 ? c->rb * (size_t)nrows : c->rb;
+    const int rows = rb == c->rb ? nrows : 1, lpr = (int)((rb + 63) / 64) + (rb % 64 != 0);
+    return (pf_seq){pf, psn, rb, lpr, 0, rows * lpr, steps > 0 ? steps : 1, 0};
 }
 
 DECODE_INLINE void pf_step(pf_seq *q)

@@ -27,21 +27,50 @@
  * vpmovzxbd + vpand/vpsrld + vcvtdq2ps, its -8 subtracted once per block and row as
  * 8 sum_j P_j dv_jb); 32 FMAs per key.
  *
- * Budget per key and KV head (H32/8 d128, R 4, AVX-512): scores ~23 vector ops (8
- * vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs; q4_0 ~52): ~78 on the
- * two 512-bit ports, 39 cycles, 10 ns at ~3.9 GHz (the 4 x 4 tiles with a horizontal sum
- * per key before: ~110). Measured (README "What the types buy on decode", 3 rounds,
- * load 1.2-2.2): q8_0 L16384 23.8 ns per key and KV head at one thread (30 before),
- * q4_0 21.5 (29); `headroom ab` of the two builds, 7 ABBA pairs: -19% / -21% at one
- * thread. So ~2.4x the port bound: latency and L1 misses (a 256-key block of V is 35 KB,
- * P·dv 16 KB, against a 48 KB L1; 128-key blocks measured the same, 3.41 against 3.39
- * ms) that this round did not take apart phase by phase.
- * The compute roof of this path is the two roofs in series, per key and KV head R·d
- * int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof (1024 + 1024
- * ops at H32/8 d128): 1024/836 + 1024/238 ns = 5.5 ns at one thread; the path names
- * "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
- * (HR_ROOF_SERIES), not the VNNI one alone (2.3x too high). Against it q8_0 runs at
- * 0.23, q4_0 0.26: 3x / 4.5x fp32's tokens/s (issue 14) would need ~0.3 / ~0.45 of it.
+ * Budget per key and KV head (H32/8 d128, R 4, AVX-512; p0/p5 are the 512-bit ports):
+ * scores ~23 ops (8 vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs +
+ * 8 vpmovsxbd + 8 vcvtdq2ps; q4_0 56: + 8 vpand/vpsrld, 52 with one vpmovzxbd per 16
+ * bytes): ~77 / ~79 on p0/p5, 39 / 40 cycles, 10.4 / 10.7 ns at ~3.7 GHz.
+ * What binds, measured by skipping one phase at a time (HR_DI8_ABLATE below; one thread,
+ * 3 interleaved rounds, load 1.1-1.6; ns per key and KV head, q8_0 / q4_0):
+ *                              L512 (L2)    L4096        L16384
+ *   whole step                 17.7 / 17.3  20.2 / 17.8  21.1 / 17.8
+ *   P·V (16)                    7.2 /  8.7   5.0 /  8.4   6.3 /  8.5
+ *     of it V load+convert (32) 2.1 /  3.3   1.2 /  3.8   2.4 /  3.7
+ *   dots + K transposes (1+2)   1.8 /  1.4   0.8 /  1.6   1.9 /  2.5
+ *   softmax + pv_prep (4+8)     1.4 /  2.1   1.0 /  1.9   2.2 /  2.6
+ *   the rest (31 skipped)       5.4 /  4.4  10.5 /  5.7  10.3 /  5.7
+ * q4_0 is compute-bound at every length (L512 in L2 costs what L16384 does); q8_0's
+ * cache adds ~3.5 ns at L16384 (the rest doubles: K loads that miss; the prefetches
+ * save ~1 ns). P·V is half of q4_0's step and a third of q8_0's, and it runs at ~0.9 of
+ * its port count (28 / 24 cycles of p0/p5 uops for 32 FMAs and the unpacking: 7.6 /
+ * 6.5 ns): fp32 P·V is at its bound, and the lever left is an int8 P·V (vpdpbusd on
+ * P·dv quantized per row and key group: 8 vpdpbusd per key where 32 FMAs and 16-24
+ * unpack ops are now; it changes the numerics, the oracle's tolerance with it). The
+ * rest (5.4 ns in L2 against ~10 ops) is the scores' scaffolding: two 16-lane gathers
+ * of fp16 scales per block and 16 keys (~27 cycles each here; replaced by 16 scalar
+ * loads into a stack vector it measured no faster), K's split loads (34-byte blocks),
+ * the per-row conversion, scaling and store of s. This round took 10-13% off at one
+ * thread, 7-13% at two (`headroom ab` against the build before, 9 ABBA pairs, L4096
+ * and L16384; README has the table): unaligned K/V rows prefetched as one span, each
+ * line once (decode_block.h pf_rows: q4_0's 72-byte rows had every line prefetched
+ * ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one broadcast of P·dv
+ * per row and block in a register (GCC had folded a {1to16} load into each FMA: 16
+ * loads per key and pass beside the V loads and spills on 3 load ports; -3..-5%);
+ * then q4_0's V bytes zero-extended once for both nibbles (4 vpmovzxbd per key fewer:
+ * -5% / -6.5% at L4096 / L16384, 15 pairs). The ablation above is from before this.
+ * Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms against 3.35
+ * at 256, q8_0 L16384).
+ * The compute roof this path is placed against is the two roofs in series, per key and
+ * KV head R·d int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof
+ * (1024 + 1024 ops at H32/8 d128): 1024/869 + 1024/246 ns = 5.3 ns at one thread; the
+ * path names "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
+ * (HR_ROOF_SERIES), not the VNNI one alone. It counts no unpacking, transposes or
+ * softmax: q8_0 runs at 0.26-0.27 of it, q4_0 0.33-0.34 (README), ~0.5-0.65 of the
+ * port count above. 3x / 4.5x fp32's tokens/s (issue 14; fp32 6.7 ms at L16384, one
+ * thread) need ~17 / ~11.3 ns per key (0.31 / 0.46 of the series roof; now 19.5 /
+ * 15.7): q8_0 is 13% short, q4_0 would have to run at ~0.95 of its port count (10.7
+ * ns with the shared unpack), out of reach while P·V is fp32.
  *
  * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
  * |dq_c| <= amax_b/254 per element, so a score moves by at most
@@ -69,7 +98,34 @@ static const char *env_path(void)
 #define RT 2
 #endif
 #define XG 4
+#define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
+_Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
+
+/* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
+ * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
+ * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
+ * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
+ * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
+ * 128 the V scale gathers. Its results are wrong by design; without the flag di8_skip
+ * is 0 and compiles away. */
+#ifdef HR_DI8_ABLATE
+/* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
+ * inlined phases: a register, so the tests cost the variants nothing measurable. */
+static int di8_bits(void)
+{
+    static int bits = -1; /* a benign race: every thread stores the same value */
+    if (bits < 0) bits = getenv("HR_DI8_ABLATE") ? atoi(getenv("HR_DI8_ABLATE")) : 0;
+    return bits;
+}
+#define AB_P , int ab
+#define AB_A , ab
+#define di8_skip(bit) (ab & (bit))
+#else
+#define AB_P
+#define AB_A
+#define di8_skip(bit) 0
+#endif
 
 /* Per query row, qrow_f floats: the d q8_0 values (int8, in order), the fp32 scale of
  * each block, the int32 correction -off·sum(q) of each block. */
@@ -132,22 +188,25 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
  * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
  * padding). Each row's partial sum goes through s between blocks (L1, forwarded). */
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv)
+                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv AB_P)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
     const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
     for (int b = 0; b < nb; b++) {
         const unsigned char *blk = kb + b * bb;
         hr_vi kt[8];
-        if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
+        if (di8_skip(2))
+            for (int i = 0; i < 8; i++)
+                kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
+        else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
         const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
-        hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
+        if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
         for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
             const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
             hr_vi x0 = hr_vi_set1(row + d4 + nb + b), x1 = hr_vi_zero();
-            for (int i = 0; i < 8; i += 2) {
+            for (int i = 0; i < 8 && !di8_skip(1); i += 2) {
                 x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
                 x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
             }
@@ -160,13 +219,13 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, const unsigned char *pf,
-                     ptrdiff_t psn, int nv)
+                     ptrdiff_t psn, int nv AB_P)
 {
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + HR_VW - 1) / HR_VW);
     for (int j = 0; j < n; j += HR_VW) {
         pf_step(&pq);
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j);
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j AB_A);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j AB_A);
     }
 }
 
@@ -194,7 +253,7 @@ I8_FN void pv_prep(const dctx *c, int q4, const float *s, const float *sv, int n
 /* acc[r][x .. x + nx HR_VW) += sum_j pp[r][block][j] v_j for rows [r0, r0 + nr), less
  * the block's correction; pq (may be NULL) stepped once per key. */
 I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr, const unsigned char *v0,
-                      ptrdiff_t vsn, int n, int x, int nx, int r0, int nr, float *acc, pf_seq *pq)
+                      ptrdiff_t vsn, int n, int x, int nx, int r0, int nr, float *acc, pf_seq *pq AB_P)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp;
     const size_t bb = QBYTES(q4);
@@ -206,18 +265,30 @@ I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr,
         if (pq) pf_step(pq);
         const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG];
+        hr_vi zx[XG]; /* q4_0: the bytes of vector g, zero-extended, for both nibbles */
         for (int g = 0; g < XG; g++) {
-            const int xg = x + g * HR_VW, b = xg / HR_QBLOCK, w = xg % HR_QBLOCK;
+            /* x is a multiple of XG HR_VW, itself of 32 (PB >= 1): a group starts on a
+             * block boundary, so w is a constant and the high nibbles' vector (w >= 16)
+             * finds its bytes' zero-extension 16 values back in the same group: one
+             * vpmovzxbd per 16 bytes, not one per vector. */
+            const int b = x / HR_QBLOCK + g * HR_VW / HR_QBLOCK, w = g * HR_VW % HR_QBLOCK;
             const unsigned char *blk = vr + (size_t)b * bb + 2;
-            v[g] = g >= nx ? hr_vzero() : q4 ? hr_vload_u4(blk + (w & 15), w >= 16) : hr_vload_i8(blk + w);
+            if (q4 && g < nx && w < 16) zx[g] = hr_vi_load_u8(blk + w);
+            v[g] = di8_skip(32)   ? hr_vset1(1.0f)
+                   : g >= nx      ? hr_vzero()
+                   : !q4          ? hr_vload_i8(blk + w)
+                   : w < 16       ? hr_vcvt_u4(zx[g], 0)
+                                  : hr_vcvt_u4(zx[g - 16 / HR_VW], 1);
         }
         for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
-            const float *pr = pp + (size_t)(r0 + r) * nb * kbp + j;
-            for (int g = 0; g < XG; g++) {
-                const int b = (x + g * HR_VW) / HR_QBLOCK;
-                a[r][g] = hr_vfma(hr_vset1(pr[(size_t)(b < nb ? b : 0) * kbp]), v[g], a[r][g]);
-            }
+            /* one broadcast per row and block, in a register for the block's vectors:
+             * folded into each FMA as {1to16} operands, they were 2 loads per FMA pair
+             * and the loads (3 ports, with the V rows' and the spills') bound this loop */
+            const float *pr = pp + ((size_t)(r0 + r) * nb + (size_t)(x / HR_QBLOCK)) * kbp + j;
+            hr_vf pb[PB];
+            for (int i = 0; i < PB; i++) pb[i] = i == 0 || x / HR_QBLOCK + i < nb ? hr_vset1(pr[(size_t)i * kbp]) : hr_vzero();
+            for (int g = 0; g < XG; g++) a[r][g] = hr_vfma(pb[g * HR_VW / HR_QBLOCK], v[g], a[r][g]);
         }
     }
     for (int r = 0; r < nr; r++)
@@ -230,7 +301,7 @@ I8_FN void pv_tile_i8(const dctx *c, int q4, const float *pp, const float *corr,
 }
 
 I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, const unsigned char *v0, ptrdiff_t vsn,
-                 int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+                 int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2 AB_P)
 {
     const int nvec = c->d / HR_VW; /* d is a multiple of 32 */
     pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * n);
@@ -241,34 +312,38 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
             /* &pq or NULL, never a pointer chosen at run time: so pq stays in registers
              * (through memory, its fields were a chain of store-to-load forwards per key) */
             if (nx == XG && nr == RT) {
-                if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, 0, RT, acc, &pq);
-                else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, NULL);
-            } else if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, 0, nr, acc, &pq);
-            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, NULL);
+                if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, 0, RT, acc, &pq AB_A);
+                else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, XG, r0, RT, acc, NULL AB_A);
+            } else if (r0 == 0) pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, 0, nr, acc, &pq AB_A);
+            else pv_tile_i8(c, q4, pp, corr, v0, vsn, n, x, nx, r0, nr, acc, NULL AB_A);
         }
     }
 }
 
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                    dstate st, int nv, int n2, int jpf_v, int jpf_k)
+                    dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     const float *qx = q + round16((size_t)c->R * c->dp);
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
     float *corr = sv + round16(nb * c->kbp);
+    if (di8_skip(64)) nv = n2 = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
-              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st);
-    pv_prep(c, q4, s, sv, n, pp, corr);
-    pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
+    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
+    if (!di8_skip(4)) pv_prep(c, q4, s, sv, n, pp, corr);
+    if (!di8_skip(16)) pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2 AB_A);
 }
 
 HR_I8_TARGET void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                                      float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    if (c->kt == HR_Q4_0) block_i8(c, 1, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-    else block_i8(c, 0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+#ifdef HR_DI8_ABLATE
+    const int ab = di8_bits();
+#endif
+    if (c->kt == HR_Q4_0) block_i8(c, 1, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k AB_A);
+    else block_i8(c, 0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k AB_A);
 }
 
 #else /* no int8 dot products on this build: the conversion path everywhere */

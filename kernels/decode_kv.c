@@ -72,7 +72,8 @@
  * 9 ABBA pairs: q8_0 -7.8% / -6.4% at 1 / 2 threads, q4_0 -15.7% / -13.7%; f32, f16
  * and bf16 same or noise, no regression). The q8_0/q4_0 rows above are from before
  * decode_i8.c scored 16 keys per vector (-19% / -21% at L16384, one thread; README's
- * table has the rows after it, 0.21-0.26 of the series roof). What binds it: decode_i8.c.
+ * table has the rows after it and the one-span prefetch, 0.25-0.32 of the series roof).
+ * What binds it: decode_i8.c.
  */
 #include "decode_block.h"
 
