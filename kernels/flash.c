@@ -225,7 +225,7 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
     size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW), rc = (size_t)rows_cap;
-    size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64(rc * d * f) +
+    size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64((size_t)round_up(rows_cap, MR) * d * f) +
            align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) + align64(rc * sizeof(int)) +
            align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)FT_GROUP * MR * bkvp * f);
     return own > amx ? own : amx; /* the amx path lays the slab out its own way */
@@ -240,7 +240,7 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->rows_cap = rows_cap;
     size_t rc = (size_t)rows_cap, f = sizeof(float);
     char *p = slab;
-    w->q = (float *)p, p += align64(rc * (size_t)d * f);
+    w->q = (float *)p, p += align64((size_t)round_up(rows_cap, MR) * (size_t)d * f);
     w->o = (float *)p, p += align64(rc * (size_t)w->dp * f);
     w->m = (float *)p, p += align64(rc * f);
     w->l = (float *)p, p += align64(rc * HR_VW * f);
@@ -252,10 +252,14 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->qscale = 1;
 }
 
+/* Q is packed per micro-tile, k-major: row r's q[k] at q[(r / MR) * MR * d + k * MR + r % MR],
+ * so a Q Kt step's MR broadcasts read MR adjacent floats (one line, the next step's
+ * beside them) where row-major they read MR lines d floats apart; the copy that scales Q
+ * does it, once per work item. q_row may be row r of w->o (the conversion path's). */
 void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_r)
 {
-    float *q = w->q + (size_t)r * w->d, *o = w->o + (size_t)r * w->dp;
-    for (int k = 0; k < w->d; k++) q[k] = q_row[k] * qscale;
+    float *q = w->q + (size_t)(r / MR) * MR * w->d + r % MR, *o = w->o + (size_t)r * w->dp;
+    for (int k = 0; k < w->d; k++) q[k * MR] = q_row[k] * qscale;
     memset(o, 0, (size_t)w->dp * sizeof(float));
     w->m[r] = -INFINITY;
     hr_vstore(w->l + (size_t)r * HR_VW, hr_vzero());
@@ -286,9 +290,9 @@ void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qsc
         hr_ft_load_q(w, r, q_row, qscale, end_r);
         return;
     }
-    float *q = w->q + (size_t)r * w->d;
+    float *q = w->o + (size_t)r * w->dp; /* O row r, free until hr_ft_load_q zeroes it */
     load_row16(qt, q_row, q, w->d);
-    hr_ft_load_q(w, r, q, qscale, end_r); /* in place */
+    hr_ft_load_q(w, r, q, qscale, end_r);
 }
 
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
@@ -342,7 +346,6 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
  * one row's exp2 is a chain of ~8 dependent ops, and a row at a time left the FP pipes
  * waiting on it (perf on Zen 4: the store after the chain held a third of softmax's
  * samples); two independent chains fill them. */
-#define FT_SLACK 8.0f
 #define FT_MASKED (-1e30f)
 FT_INLINE void exp_rows(hr_ft_ws *w, float *sb, int r0, int nr, const int *rs, int ncols)
 {
@@ -485,11 +488,18 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
                 if (lim <= 0) continue;
                 const int nvec = ceil_div(lim, HR_VW);
-                const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
+                const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d; /* micro-tile r0 / MR, packed */
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
-                int c = 0;
-                for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
-                for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                int c = 0, seen = nk; /* the fewest of this tile's keys a row sees */
+                for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
+                if (mr == MR && nvec == NV && seen == NV * HR_VW && !ft_skip(1)) {
+                    if (qk_exp(d, q, w->kt, ld, sb, ld, w->m + r0, w->l + (size_t)r0 * HR_VW))
+                        softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                    gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
+                    continue;
+                }
+                for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                for (; c < nvec; c++) qk_one[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                 /* Columns past nk are padding up to the vector width (zero K, so score 0):
                  * they are masked like keys past the causal end. */
                 if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);

@@ -4,7 +4,10 @@
 
 /* Included by flash.c only (its budget at the top says what limits them). */
 
+#include <math.h>
+
 #include "vec.h"
+#include "vec_softmax.h"
 
 /* Micro-tile: MR rows by NV vectors. AVX-512 has 32 registers: 24 accumulators + 4
  * loaded vectors + 1 broadcast. AVX2 has 16: 6 x 2 = 12 accumulators + 2 loaded + 1
@@ -25,10 +28,28 @@
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
-/* C[mr][nv*VW] = (add ? C : 0) + A[mr][0..n) * B[0..n)[nv*VW]: a rows lda apart, b rows
- * ldb, c rows ldc. S = Q Kᵀ is (d, q, kt, s) with add 0, O += P V is (nk, p, vp, o) with
- * add 1; add is a constant in every instance, so each compiles to its own loop. */
-FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
+/* C[mr][nv*VW] = (add ? C : 0) + A[mr][0..n) * B[0..n)[nv*VW]: A[r][k] at a[r*ra + k*ka],
+ * b rows ldb, c rows ldc. S = Q Kᵀ is (d, q, kt, s) with add 0 and Q packed k-major (ra 1,
+ * ka MR: a step's MR broadcasts read one short run, flash.c's hr_ft_load_q); O += P V is
+ * (nk, p, vp, o) with add 1 and P row-major (ra ldp, ka 1). add, ra (QK) and ka are
+ * constants in every instance, so each compiles to its own loop. */
+FT_INLINE void mm_acc(int mr, int nv, int n, const float *a, int ra, int ka, const float *b, int ldb,
+                      hr_vf acc[MR][NV])
+{
+    for (int k = 0; k < n; k++) {
+        hr_vf bv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) bv[v] = hr_vload(b + (ptrdiff_t)k * ldb + v * HR_VW);
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            hr_vf ab = hr_vset1(a[(ptrdiff_t)r * ra + (ptrdiff_t)k * ka]);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(ab, bv[v], acc[r][v]);
+        }
+    }
+}
+
+FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int ra, int ka, const float *b, int ldb,
                        float *c, int ldc, int add)
 {
     hr_vf acc[MR][NV];
@@ -36,29 +57,65 @@ FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const flo
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * HR_VW) : hr_vzero();
-    for (int k = 0; k < n; k++) {
-        hr_vf bv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) bv[v] = hr_vload(b + (ptrdiff_t)k * ldb + v * HR_VW);
-#pragma GCC unroll 8
-        for (int r = 0; r < mr; r++) {
-            hr_vf ab = hr_vset1(a[r * lda + k]);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(ab, bv[v], acc[r][v]);
-        }
-    }
+    mm_acc(mr, nv, n, a, ra, ka, b, ldb, acc);
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * HR_VW, acc[r][v]);
 }
 
+/* S = Q Kt of a whole MR x NV*VW micro-tile whose scores are all visible (no mask), with
+ * the online-softmax step in its registers when no row's running max m moves (flash.c's
+ * lazy rescale: no score past m + FT_SLACK): p = exp2(s - m) stored over s and added
+ * into the lane sums l, the same operations in the same order as flash.c's softmax_tile,
+ * so the same bits, without its passes over s in L1 (a load, max and store per vector
+ * twice). Returns 0 so, or 1 with the raw scores stored (a row's max moves, or its first
+ * tile: m = -inf), for softmax_tile. */
+#define FT_SLACK 8.0f
+static int qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, const float *m, float *l)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
+    mm_acc(MR, NV, d, q, 1, MR, kt, ldk, acc);
+    int moves = 0;
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++) {
+        hr_vf mx = acc[r][0];
+#pragma GCC unroll 4
+        for (int v = 1; v < NV; v++) mx = hr_vmax(mx, acc[r][v]);
+        moves |= m[r] == -INFINITY || hr_vgt_any(mx, m[r] + FT_SLACK);
+    }
+    if (moves) {
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) hr_vstore(s + r * lds + v * HR_VW, acc[r][v]);
+        return 1;
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++) {
+        const hr_vf mv = hr_vset1(m[r]);
+        hr_vf sum = hr_vzero();
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            const hr_vf p = hr_vexp2_fin(hr_vsub(acc[r][v], mv));
+            hr_vstore(s + r * lds + v * HR_VW, p);
+            sum = hr_vadd(sum, p);
+        }
+        hr_vstore(l + r * HR_VW, hr_vadd(hr_vload(l + r * HR_VW), sum));
+    }
+    return 0;
+}
+
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
  * remainder ("n"), for every row count 1..MR (the last micro-tile may be short). */
-#define QK_PARAMS int d, const float *q, int ldq, const float *kt, int ldk, float *s, int lds
-#define QK_ARGS d, q, ldq, kt, ldk, s, lds
+#define QK_PARAMS int d, const float *q, const float *kt, int ldk, float *s, int lds
+#define QK_ARGS d, q, 1, MR, kt, ldk, s, lds
 #define PV_PARAMS int nk, const float *p, int ldp, const float *vp, int ldv, float *o, int ldo
-#define PV_ARGS nk, p, ldp, vp, ldv, o, ldo
+#define PV_ARGS nk, p, ldp, 1, vp, ldv, o, ldo
 typedef void qk_fn(QK_PARAMS);
 typedef void pv_fn(PV_PARAMS);
 static void qk1w(QK_PARAMS) { mm_body(1, NV, QK_ARGS, 0); }
