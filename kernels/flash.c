@@ -338,11 +338,8 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
  * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
  * or past cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly
  * 0, so the exp2 needs no clamp). Leaves p in s.
- * First, per row: the mask, the tile's vector max, and the lazy rescale: the running max
- * m moves only when a score passes it by more than FT_SLACK (log2 units), so the weights
- * stay <= 2^FT_SLACK (fp32 sums have room to spare), and the horizontal max, the scalar
- * exp2 and the O rescale are skipped on most tiles (one compare instead); o / l is the
- * same whatever m they share. Then exp2(s - m) and the lane sums of two rows at a time:
+ * First, per row: the mask, the tile's vector max, and the lazy rescale (flash_micro.h's
+ * ft_move_max). Then exp2(s - m) and the lane sums of two rows at a time:
  * one row's exp2 is a chain of ~8 dependent ops, and a row at a time left the FP pipes
  * waiting on it (perf on Zen 4: the store after the chain held a third of softmax's
  * samples); two independent chains fill them. */
@@ -382,18 +379,7 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int 
         for (int c = cut; c < ncols; c++) s[c] = FT_MASKED;
         hr_vf mx = hr_vload(s);
         for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-        const float m_old = w->m[r];
-        if (m_old == -INFINITY || hr_vgt_any(mx, m_old + FT_SLACK)) {
-            const float m_new = hr_vreduce_max(mx);
-            if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
-                const hr_vf av = hr_vset1(exp2f(m_old - m_new));
-                float *o = w->o + (size_t)r * w->dp;
-                for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
-                float *l = w->l + (size_t)r * HR_VW;
-                hr_vstore(l, hr_vmul(hr_vload(l), av));
-            }
-            w->m[r] = m_new;
-        }
+        ft_move_max(w->m + r, w->l + (size_t)r * HR_VW, w->o + (size_t)r * w->dp, w->dp, mx);
         live[nl++] = r;
     }
     int i = 0;
@@ -490,19 +476,19 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const int nvec = ceil_div(lim, HR_VW);
                 const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d; /* micro-tile r0 / MR, packed */
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
-                int c = 0, seen = nk; /* the fewest of this tile's keys a row sees */
+                int seen = nk; /* the fewest of this tile's keys a row sees */
                 for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
                 if (mr == MR && nvec == NV && seen == NV * HR_VW && !ft_skip(1)) {
-                    if (qk_exp(d, q, w->kt, ld, sb, ld, w->m + r0, w->l + (size_t)r0 * HR_VW))
-                        softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
-                    gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
-                    continue;
+                    qk_exp(d, q, w->kt, ld, sb, ld, w->m + r0, w->l + (size_t)r0 * HR_VW,
+                           w->o + (size_t)r0 * dp, dp);
+                } else {
+                    int c = 0;
+                    for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                    for (; c < nvec; c++) qk_one[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                    /* Columns past nk are padding up to the vector width (zero K, so score 0):
+                     * they are masked like keys past the causal end. */
+                    if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
                 }
-                for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
-                for (; c < nvec; c++) qk_one[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
-                /* Columns past nk are padding up to the vector width (zero K, so score 0):
-                 * they are masked like keys past the causal end. */
-                if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
                 gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }
             for (int i = 0; i < ng && !ft_skip(2); i++) {

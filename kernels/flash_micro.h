@@ -64,15 +64,34 @@ FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int ra, int ka, co
         for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * HR_VW, acc[r][v]);
 }
 
-/* S = Q Kt of a whole MR x NV*VW micro-tile whose scores are all visible (no mask), with
- * the online-softmax step in its registers when no row's running max m moves (flash.c's
- * lazy rescale: no score past m + FT_SLACK): p = exp2(s - m) stored over s and added
- * into the lane sums l, the same operations in the same order as flash.c's softmax_tile,
- * so the same bits, without its passes over s in L1 (a load, max and store per vector
- * twice). Returns 0 so, or 1 with the raw scores stored (a row's max moves, or its first
- * tile: m = -inf), for softmax_tile. */
+/* The lazy rescale of one row, given the vector max mx of its scores in this tile: the
+ * running max m moves only when a score passes it by more than FT_SLACK (log2 units), so
+ * the weights stay <= 2^FT_SLACK (fp32 sums have room to spare), and the horizontal max,
+ * the scalar exp2 and the O rescale are skipped on most tiles (one compare instead); o / l
+ * is the same whatever m they share. o: the row's dp floats, l: its lane sums. */
 #define FT_SLACK 8.0f
-static int qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, const float *m, float *l)
+FT_INLINE void ft_move_max(float *m, float *l, float *o, int dp, hr_vf mx)
+{
+    const float m_old = *m;
+    if (m_old != -INFINITY && !hr_vgt_any(mx, m_old + FT_SLACK)) return;
+    const float m_new = hr_vreduce_max(mx);
+    if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
+        /* in a vector, not exp2f: no call, so qk_exp's accumulators stay in registers;
+         * o and l take the same factor, so its 3e-6 cancels in o / l */
+        const hr_vf av = hr_vexp2_fin(hr_vset1(m_old - m_new));
+        for (int c = 0; c < dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+        hr_vstore(l, hr_vmul(hr_vload(l), av));
+    }
+    *m = m_new;
+}
+
+/* S = Q Kt of a whole MR x NV*VW micro-tile whose scores are all visible (no mask), and
+ * the online-softmax step in its registers: row maxima, ft_move_max, p = exp2(s - m)
+ * stored over s and added into the lane sums l; the same operations in the same order as
+ * flash.c's softmax_tile, so the same bits, without its two passes over s in L1 (a load,
+ * max, store per vector). Rows r0.. of the stack: m, l (HR_VW a row), o (ldo a row). */
+static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, float *m, float *l,
+                   float *o, int ldo)
 {
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
@@ -80,23 +99,12 @@ static int qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
     mm_acc(MR, NV, d, q, 1, MR, kt, ldk, acc);
-    int moves = 0;
 #pragma GCC unroll 8
     for (int r = 0; r < MR; r++) {
         hr_vf mx = acc[r][0];
 #pragma GCC unroll 4
         for (int v = 1; v < NV; v++) mx = hr_vmax(mx, acc[r][v]);
-        moves |= m[r] == -INFINITY || hr_vgt_any(mx, m[r] + FT_SLACK);
-    }
-    if (moves) {
-#pragma GCC unroll 8
-        for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) hr_vstore(s + r * lds + v * HR_VW, acc[r][v]);
-        return 1;
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; r++) {
+        ft_move_max(m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo, mx);
         const hr_vf mv = hr_vset1(m[r]);
         hr_vf sum = hr_vzero();
 #pragma GCC unroll 4
@@ -107,7 +115,6 @@ static int qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int
         }
         hr_vstore(l + r * HR_VW, hr_vadd(hr_vload(l + r * HR_VW), sum));
     }
-    return 0;
 }
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
