@@ -12,8 +12,7 @@
  *          removes the 4 KiB row stride of the BNHD layout (every row on one L1 set).
  *   S      = Q kt for MR rows: an MR x NV-vector register tile (AVX-512: 6 x 4 zmm =
  *          24 accumulators); per step k: NV loads of kt + MR broadcasts of Q for
- *          MR*NV FMAs, (6+4)/24 = 0.42 loads per FMA. Q is packed k-major per
- *          micro-tile when loaded (q[k][MR]), so a step's broadcasts read one short run.
+ *          MR*NV FMAs, (6+4)/24 = 0.42 loads per FMA.
  *   mask   causal, arithmetic: key j is visible to row i iff j < end_i
  *          (hr_causal_end), so a score at or past end_i becomes -inf; tiles past the
  *          block's last visible key are never visited, and a micro-tile whose rows see
@@ -214,7 +213,7 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
     size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW), rc = (size_t)rows_cap;
-    size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64((size_t)round_up(rows_cap, MR) * d * f) +
+    size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64(rc * d * f) +
            align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) + align64(rc * sizeof(int)) +
            align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)FT_GROUP * MR * bkvp * f);
     return own > amx ? own : amx; /* the amx path lays the slab out its own way */
@@ -229,7 +228,7 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->rows_cap = rows_cap;
     size_t rc = (size_t)rows_cap, f = sizeof(float);
     char *p = slab;
-    w->q = (float *)p, p += align64((size_t)round_up(rows_cap, MR) * (size_t)d * f);
+    w->q = (float *)p, p += align64(rc * (size_t)d * f);
     w->o = (float *)p, p += align64(rc * (size_t)w->dp * f);
     w->m = (float *)p, p += align64(rc * f);
     w->l = (float *)p, p += align64(rc * HR_VW * f);
@@ -241,14 +240,10 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->qscale = 1;
 }
 
-/* Q is packed per micro-tile, k-major: row r's q[k] at q[(r / MR) * MR * d + k * MR + r % MR],
- * so a Q Kt step's MR broadcasts read MR adjacent floats (one line, the next step's
- * beside them) where row-major they read MR lines d floats apart; the copy that scales Q
- * does it, once per work item. q_row may be row r of w->o (the conversion path's). */
 void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_r)
 {
-    float *q = w->q + (size_t)(r / MR) * MR * w->d + r % MR, *o = w->o + (size_t)r * w->dp;
-    for (int k = 0; k < w->d; k++) q[k * MR] = q_row[k] * qscale;
+    float *q = w->q + (size_t)r * w->d, *o = w->o + (size_t)r * w->dp;
+    for (int k = 0; k < w->d; k++) q[k] = q_row[k] * qscale;
     memset(o, 0, (size_t)w->dp * sizeof(float));
     w->m[r] = -INFINITY;
     hr_vstore(w->l + (size_t)r * HR_VW, hr_vzero());
@@ -279,9 +274,9 @@ void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qsc
         hr_ft_load_q(w, r, q_row, qscale, end_r);
         return;
     }
-    float *q = w->o + (size_t)r * w->dp; /* O row r, free until hr_ft_load_q zeroes it */
+    float *q = w->q + (size_t)r * w->d;
     load_row16(qt, q_row, q, w->d);
-    hr_ft_load_q(w, r, q, qscale, end_r);
+    hr_ft_load_q(w, r, q, qscale, end_r); /* in place */
 }
 
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
@@ -463,7 +458,7 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
                 if (lim <= 0) continue;
                 const int nvec = ceil_div(lim, HR_VW);
-                const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d; /* micro-tile r0 / MR, packed */
+                const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
                 int seen = nk; /* the fewest of this tile's keys a row sees */
                 for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
@@ -472,8 +467,8 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                            w->o + (size_t)r0 * dp, dp);
                 } else {
                     int c = 0;
-                    for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
-                    for (; c < nvec; c++) qk_one[mr](d, q, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                    for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                    for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                     /* Columns past nk are padding up to the vector width (zero K, so score 0):
                      * they are masked like keys past the causal end. */
                     if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);

@@ -28,12 +28,11 @@
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
-/* C[mr][nv*VW] = (add ? C : 0) + A[mr][0..n) * B[0..n)[nv*VW]: A[r][k] at a[r*ra + k*ka],
- * b rows ldb, c rows ldc. S = Q Kᵀ is (d, q, kt, s) with add 0 and Q packed k-major (ra 1,
- * ka MR: a step's MR broadcasts read one short run, flash.c's hr_ft_load_q); O += P V is
- * (nk, p, vp, o) with add 1 and P row-major (ra ldp, ka 1). add, ra (QK) and ka are
- * constants in every instance, so each compiles to its own loop. */
-FT_INLINE void mm_acc(int mr, int nv, int n, const float *a, int ra, int ka, const float *b, int ldb,
+/* C[mr][nv*VW] = (add ? C : 0) + A[mr][0..n) * B[0..n)[nv*VW]: a rows lda apart, b rows
+ * ldb, c rows ldc. S = Q Kᵀ is (d, q, kt, s) with add 0, O += P V is (nk, p, vp, o) with
+ * add 1; add is a constant in every instance, so each compiles to its own loop. mm_acc is
+ * the k loop on accumulators held by the caller (mm_body, qk_exp). */
+FT_INLINE void mm_acc(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
                       hr_vf acc[MR][NV])
 {
     for (int k = 0; k < n; k++) {
@@ -42,14 +41,14 @@ FT_INLINE void mm_acc(int mr, int nv, int n, const float *a, int ra, int ka, con
         for (int v = 0; v < nv; v++) bv[v] = hr_vload(b + (ptrdiff_t)k * ldb + v * HR_VW);
 #pragma GCC unroll 8
         for (int r = 0; r < mr; r++) {
-            hr_vf ab = hr_vset1(a[(ptrdiff_t)r * ra + (ptrdiff_t)k * ka]);
+            hr_vf ab = hr_vset1(a[r * lda + k]);
 #pragma GCC unroll 4
             for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(ab, bv[v], acc[r][v]);
         }
     }
 }
 
-FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int ra, int ka, const float *b, int ldb,
+FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
                        float *c, int ldc, int add)
 {
     hr_vf acc[MR][NV];
@@ -57,7 +56,7 @@ FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int ra, int ka, co
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * HR_VW) : hr_vzero();
-    mm_acc(mr, nv, n, a, ra, ka, b, ldb, acc);
+    mm_acc(mr, nv, n, a, lda, b, ldb, acc);
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
@@ -98,7 +97,7 @@ static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, in
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
-    mm_acc(MR, NV, d, q, 1, MR, kt, ldk, acc);
+    mm_acc(MR, NV, d, q, d, kt, ldk, acc);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; r++) {
         hr_vf mx = acc[r][0];
@@ -119,10 +118,10 @@ static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, in
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
  * remainder ("n"), for every row count 1..MR (the last micro-tile may be short). */
-#define QK_PARAMS int d, const float *q, const float *kt, int ldk, float *s, int lds
-#define QK_ARGS d, q, 1, MR, kt, ldk, s, lds
+#define QK_PARAMS int d, const float *q, int ldq, const float *kt, int ldk, float *s, int lds
+#define QK_ARGS d, q, ldq, kt, ldk, s, lds
 #define PV_PARAMS int nk, const float *p, int ldp, const float *vp, int ldv, float *o, int ldo
-#define PV_ARGS nk, p, ldp, 1, vp, ldv, o, ldo
+#define PV_ARGS nk, p, ldp, vp, ldv, o, ldo
 typedef void qk_fn(QK_PARAMS);
 typedef void pv_fn(PV_PARAMS);
 static void qk1w(QK_PARAMS) { mm_body(1, NV, QK_ARGS, 0); }

@@ -33,7 +33,7 @@ typedef struct {
     int d, dp;       /* head dimension; padded to a multiple of the vector width */
     int bkv, bkvp;   /* keys per K/V tile; padded likewise                      */
     int rows_cap;    /* capacity of the row stack                              */
-    float *q;        /* [rows_cap/MR][d][MR] Q * scale * log2(e), k-major per micro-tile */
+    float *q;        /* [rows_cap][d]   Q * scale * log2(e)                     */
     float *o;        /* [rows_cap][dp]  unnormalized running output             */
     float *m;        /* [rows_cap]      running row max (log2 units), -inf at start;
                       * bf16dot: at most 8 below it (lazy rescale, flash_bf16.c)  */
