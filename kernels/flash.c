@@ -51,14 +51,20 @@
  *   packing  64 p5 shuffles per 16 x 16 block, ~1% at Bq 384 (L2 2 MiB: tune's pick);
  *            ablated with the K/V misses ~3-7%.
  *   caches   kt + vp is 64 KiB at d 128, over L1: micro-tiles go in groups of 4 (FT_GROUP),
- *            so each streams once per 24 rows (+7% at d 128 when it went in). Q packed
- *            k-major: Q and O kept L1-hot (HR_FT_ABLATE 16) gained 3-8% before, 1-2% since.
- *   left     by ablation (HR_FT_ABLATE below, T1): without the softmax 0.92 / 0.97 of the
- *            time (d 64 / d 128 causal), without P V 0.55 / 0.50; so the micro-kernels
- *            themselves run at ~85% of 2 FMAs a cycle in the kernel, against 90-94% for the
- *            same loop on L1-resident operands alone: that, then the softmax, is the rest.
- *   Measured (`headroom ab` against the previous build, README): see the README's Intel
- *            paragraph; 76-79% (T1) of the same-run roof on issue 16's six shapes.
+ *            so each streams once per 24 rows (+7% at d 128 when it went in). Q and O
+ *            rows kept L1-hot (HR_FT_ABLATE 16) 3-8%; Q packed k-major per micro-tile
+ *            (one short run per step's broadcasts) cut that to 1-2% but was 1.00x at
+ *            N 2048 and 0.97x at H8 N256 causal (its d scalar stores per row), so Q stays
+ *            row-major here (on the AVX2 level it was 1.01-1.02x: not taken yet).
+ *   left     by ablation (HR_FT_ABLATE below, T1, with that packing): without the softmax
+ *            0.94 / 0.97 of the time (d 64 / d 128 causal), without P V 0.56 / 0.55; so
+ *            the micro-kernels themselves run at ~82-86% of 2 FMAs a cycle in the kernel,
+ *            against 90-94% for the same loop on L1-resident operands alone: that, then
+ *            the softmax, is the rest.
+ *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
+ *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
+ *            issue 16's six shapes; the AVX2 level unchanged (qk_exp needs a whole tile of
+ *            keys in one register tile: 64 keys are 8 ymm there).
  *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
  *            vreduceps + 4 FMAs + scalef(p, x), -m folded into Q Kt's start; the k and j
  *            loops unrolled by 2; prefetching the next micro-tile's Q and O rows, or this
