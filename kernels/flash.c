@@ -22,7 +22,9 @@
  *          plus roundscale and scalef). Invariant after each tile: m_i <= 8 + the max of
  *          row i's visible scores so far, l_i = sum exp2(s - m_i), o_i = sum exp2(s -
  *          m_i) v_j (unnormalized). m_i moves (and l_i, o_i are rescaled by exp2(m_old -
- *          m_new)) only when a score passes it by more than 8 (lazy rescale).
+ *          m_new)) only when a score passes it by more than 8 (lazy rescale). Where a
+ *          micro-tile is one register tile with no key masked (AVX-512 at Bkv 64: all
+ *          but the causal diagonal), the step runs on S's registers (qk_exp).
  *   O     += P vp for MR rows: an MR x 4-vector tile of O (64 columns) per pass,
  *          loaded and stored once per tile; per key, 4 loads of vp + MR broadcasts of P.
  *          Micro-tiles go in groups of FT_GROUP = 4 (24 rows): S and softmax for each,
@@ -38,47 +40,39 @@
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
  * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
  *
- * What limits it (AVX-512 on Intel Sapphire Rapids, 2 vCPUs, FMA roof 213 / 427 GFLOP/s
- * at 1 / 2 threads; no perf counters there, so by count and by ablation): both zmm FMA
- * ports (p0, p5) also run every other zmm op, so softmax, K transposes (shuffles, p5
- * only) and rescales take FMA slots, and L1 is 48 KiB, L2 2 MiB per core.
- *   softmax  per 16 scores of a row: it was 15 ops (max; sub, clamp, roundscale, sub,
- *            mul + 5 FMAs, scalef; sum; a horizontal max per row and tile, ~2 per 16), so
- *            89% at d 64 by count; ablated (softmax skipped, d 64) 10% of the time. Now
- *            ~11 (max; sub, roundscale, sub, 4 FMAs, scalef; sum; one compare per row and
- *            tile for the lazy rescale; -1e30 masks need no clamp): 92% at d 64, 96% at 128.
- *   packing  64 p5 shuffles per 16 x 16 block: d*Bkv/4 per tile against Bq*Bkv*d/8 FMAs,
- *            ~1% at Bq 192; ablated (tiles packed once) ~7% with the K/V misses, so Bq
- *            is 384 where L2 is 2 MiB (tune's pick; 1.00-1.09x over 192, interleaved).
- *   caches   kt + vp is 64 KiB at d 128, over the 48 KiB L1: one micro-tile at a time,
- *            its S streamed kt and its P vp streamed vp from L2 (~21 B/cycle); in groups
- *            of 4 micro-tiles each passes once per 24 rows. Measured H32 N2048 d128 causal
- *            T1, interleaved: groups of 2 +4%, 4 +7% (8 as 4), d 64 +2-5%. Zen 4 (32 KiB
- *            L1: kt + vp fill it at d 64) does the same ops in another order, so by count
- *            it is neutral there.
- *   loads    0.42 per FMA (6 x 4 tile), under the 2 per cycle of 512-bit loads.
- *   Measured (`headroom ab` old/new, 9 pairs, load 1.3, roof 237 / 462 that minute; README):
- *   1.03-1.18x with Bq 384, then 65-71% (T1), 66-74% (T2) on issue 16's six shapes; the
- *   AVX2 level unchanged or faster (0.99-1.08x). Again at 07:05 (roof 235 / 456, ab 7 pairs,
- *   load 1.4-1.9): 64-72% (T1), 66-73% (T2).
- *   ablated (HR_FT_ABLATE below; T1, variants interleaved, 2 runs of 3-4 rounds, load 1.3-2;
- *            time against the whole kernel, d 64 / d 128 causal): no softmax 0.88-0.91 /
- *            0.88-0.95; no P V 0.56-0.61 / 0.51-0.57; no packing 0.94-1.08 / 0.90-0.98; no
- *            prefetch 1.02-1.15 / 0.97-1.06. Q Kt alone runs at 79-84% of the FMA roof, Q Kt
- *            + P V alone at 75-84%, 77-90% with Q and O L1-hot: the micro-kernels
- *            themselves (per step 24 FMAs, 4 loads, 6 broadcasts, operands in L1) stay
- *            ~15% under 2 FMAs a cycle, and that, more than the softmax (~10%) or the
- *            packing (a few %), is the gap to issue 16's 80-85%. The same 6 x 4 loop on
- *            L1-resident Q and kt outside the kernel (d 64, call and stores included) runs
- *            at 90-94%; in the kernel Q and O rows come from the stack in L2 (hot: +3-8%).
+ * What limits it (AVX-512 on Intel Sapphire Rapids, 2 vCPUs, 48 KiB L1, 2 MiB L2 per
+ * core; no perf counters there, so by count and by ablation): both zmm FMA ports (p0, p5)
+ * also run every other zmm op, so softmax, K transposes (p5 shuffles) and rescales take
+ * FMA slots.
+ *   softmax  per 16 scores of a row ~10 ops (max, sub, roundscale, sub, 4 FMAs, scalef,
+ *            sum; a compare per row and tile for the lazy rescale; -1e30 masks need no
+ *            clamp) against 2d FMAs: 93% at d 64, 96% at 128 by count. On S's registers
+ *            (qk_exp) it also drops the two passes over S in L1: +2-4% (ab, T1).
+ *   packing  64 p5 shuffles per 16 x 16 block, ~1% at Bq 384 (L2 2 MiB: tune's pick);
+ *            ablated with the K/V misses ~3-7%.
+ *   caches   kt + vp is 64 KiB at d 128, over L1: micro-tiles go in groups of 4 (FT_GROUP),
+ *            so each streams once per 24 rows (+7% at d 128 when it went in). Q and O
+ *            rows kept L1-hot (HR_FT_ABLATE 16) 3-8%; Q packed k-major per micro-tile
+ *            (one short run per step's broadcasts) cut that to 1-2% but was 1.00x at
+ *            N 2048 and 0.97x at H8 N256 causal (its d scalar stores per row), so Q stays
+ *            row-major here (on the AVX2 level it was 1.01-1.02x: not taken yet).
+ *   left     by ablation (HR_FT_ABLATE below, T1, with that packing): without the softmax
+ *            0.94 / 0.97 of the time (d 64 / d 128 causal), without P V 0.56 / 0.55; so
+ *            the micro-kernels themselves run at ~82-86% of 2 FMAs a cycle in the kernel,
+ *            against 90-94% for the same loop on L1-resident operands alone: that, then
+ *            the softmax, is the rest.
+ *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
+ *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
+ *            issue 16's six shapes; the AVX2 level unchanged (qk_exp needs a whole tile of
+ *            keys in one register tile: 64 keys are 8 ymm there).
  *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
- *            vreduceps + 4 FMAs + scalef(p, x), with -m folded into the Q Kt accumulators'
- *            start (3 ops fewer per 16 scores) 0.99 / 0.97x; the k and j loops unrolled
- *            by 2 0.99 / 0.97x; the next micro-tile's Q and O rows prefetched 0.98 /
- *            0.95x; FT_GROUP 2 1.00 / 0.92x, 8 0.98 / 0.96x; Bkv 32 0.80 /
- *            0.82x, 128 0.99 / 0.95x; Bq 768 at d 128 (ab, 7 pairs, the six shapes T1 and
- *            T2) 1.01-1.03x where the unchanged d 64 points moved 1.00-1.02x: the
- *            defaults are within 5% of the best blocks found.
+ *            vreduceps + 4 FMAs + scalef(p, x), -m folded into Q Kt's start; the k and j
+ *            loops unrolled by 2; prefetching the next micro-tile's Q and O rows, or this
+ *            micro-tile's O rows during its Q Kt (1.03 / 0.98x); the next tile's K/V rows
+ *            prefetched to L2 only (0.98-1.02x); P V accumulated from zero and added to O
+ *            at the end (0.99x); FT_GROUP 2 or 8; Bkv 32 (0.8x) or 128; Bq 768 at d 128.
+ *            `headroom tune` (T1, 70 s) on H32 N2048 d128 causal, flash and gqa H32/8:
+ *            the defaults (348 / 96 rows, 64 keys) were the best found.
  *
  * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
@@ -334,15 +328,11 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
  * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
  * or past cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly
  * 0, so the exp2 needs no clamp). Leaves p in s.
- * First, per row: the mask, the tile's vector max, and the lazy rescale: the running max
- * m moves only when a score passes it by more than FT_SLACK (log2 units), so the weights
- * stay <= 2^FT_SLACK (fp32 sums have room to spare), and the horizontal max, the scalar
- * exp2 and the O rescale are skipped on most tiles (one compare instead); o / l is the
- * same whatever m they share. Then exp2(s - m) and the lane sums of two rows at a time:
+ * First, per row: the mask, the tile's vector max, and the lazy rescale (flash_micro.h's
+ * ft_move_max). Then exp2(s - m) and the lane sums of two rows at a time:
  * one row's exp2 is a chain of ~8 dependent ops, and a row at a time left the FP pipes
  * waiting on it (perf on Zen 4: the store after the chain held a third of softmax's
  * samples); two independent chains fill them. */
-#define FT_SLACK 8.0f
 #define FT_MASKED (-1e30f)
 FT_INLINE void exp_rows(hr_ft_ws *w, float *sb, int r0, int nr, const int *rs, int ncols)
 {
@@ -379,18 +369,7 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int 
         for (int c = cut; c < ncols; c++) s[c] = FT_MASKED;
         hr_vf mx = hr_vload(s);
         for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-        const float m_old = w->m[r];
-        if (m_old == -INFINITY || hr_vgt_any(mx, m_old + FT_SLACK)) {
-            const float m_new = hr_vreduce_max(mx);
-            if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
-                const hr_vf av = hr_vset1(exp2f(m_old - m_new));
-                float *o = w->o + (size_t)r * w->dp;
-                for (int c = 0; c < w->dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
-                float *l = w->l + (size_t)r * HR_VW;
-                hr_vstore(l, hr_vmul(hr_vload(l), av));
-            }
-            w->m[r] = m_new;
-        }
+        ft_move_max(w->m + r, w->l + (size_t)r * HR_VW, w->o + (size_t)r * w->dp, w->dp, mx);
         live[nl++] = r;
     }
     int i = 0;
@@ -487,12 +466,19 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const int nvec = ceil_div(lim, HR_VW);
                 const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
-                int c = 0;
-                for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
-                for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
-                /* Columns past nk are padding up to the vector width (zero K, so score 0):
-                 * they are masked like keys past the causal end. */
-                if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                int seen = nk; /* the fewest of this tile's keys a row sees */
+                for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
+                if (mr == MR && nvec == NV && seen == NV * HR_VW && !ft_skip(1)) {
+                    qk_exp(d, q, w->kt, ld, sb, ld, w->m + r0, w->l + (size_t)r0 * HR_VW,
+                           w->o + (size_t)r0 * dp, dp);
+                } else {
+                    int c = 0;
+                    for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                    for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
+                    /* Columns past nk are padding up to the vector width (zero K, so score 0):
+                     * they are masked like keys past the causal end. */
+                    if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                }
                 gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }
             for (int i = 0; i < ng && !ft_skip(2); i++) {

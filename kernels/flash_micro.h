@@ -4,7 +4,10 @@
 
 /* Included by flash.c only (its budget at the top says what limits them). */
 
+#include <math.h>
+
 #include "vec.h"
+#include "vec_softmax.h"
 
 /* Micro-tile: MR rows by NV vectors. AVX-512 has 32 registers: 24 accumulators + 4
  * loaded vectors + 1 broadcast. AVX2 has 16: 6 x 2 = 12 accumulators + 2 loaded + 1
@@ -27,15 +30,11 @@
 
 /* C[mr][nv*VW] = (add ? C : 0) + A[mr][0..n) * B[0..n)[nv*VW]: a rows lda apart, b rows
  * ldb, c rows ldc. S = Q Kᵀ is (d, q, kt, s) with add 0, O += P V is (nk, p, vp, o) with
- * add 1; add is a constant in every instance, so each compiles to its own loop. */
-FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
-                       float *c, int ldc, int add)
+ * add 1; add is a constant in every instance, so each compiles to its own loop. mm_acc is
+ * the k loop on accumulators held by the caller (mm_body, qk_exp). */
+FT_INLINE void mm_acc(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
+                      hr_vf acc[MR][NV])
 {
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < mr; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * HR_VW) : hr_vzero();
     for (int k = 0; k < n; k++) {
         hr_vf bv[NV];
 #pragma GCC unroll 4
@@ -47,10 +46,74 @@ FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const flo
             for (int v = 0; v < nv; v++) acc[r][v] = hr_vfma(ab, bv[v], acc[r][v]);
         }
     }
+}
+
+FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const float *b, int ldb,
+                       float *c, int ldc, int add)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * HR_VW) : hr_vzero();
+    mm_acc(mr, nv, n, a, lda, b, ldb, acc);
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * HR_VW, acc[r][v]);
+}
+
+/* The lazy rescale of one row, given the vector max mx of its scores in this tile: the
+ * running max m moves only when a score passes it by more than FT_SLACK (log2 units), so
+ * the weights stay <= 2^FT_SLACK (fp32 sums have room to spare), and the horizontal max,
+ * the scalar exp2 and the O rescale are skipped on most tiles (one compare instead); o / l
+ * is the same whatever m they share. o: the row's dp floats, l: its lane sums. */
+#define FT_SLACK 8.0f
+FT_INLINE void ft_move_max(float *m, float *l, float *o, int dp, hr_vf mx)
+{
+    const float m_old = *m;
+    if (m_old != -INFINITY && !hr_vgt_any(mx, m_old + FT_SLACK)) return;
+    const float m_new = hr_vreduce_max(mx);
+    if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
+        /* in a vector, not exp2f: no call, so qk_exp's accumulators stay in registers;
+         * o and l take the same factor, so its 3e-6 cancels in o / l */
+        const hr_vf av = hr_vexp2_fin(hr_vset1(m_old - m_new));
+        for (int c = 0; c < dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+        hr_vstore(l, hr_vmul(hr_vload(l), av));
+    }
+    *m = m_new;
+}
+
+/* S = Q Kt of a whole MR x NV*VW micro-tile whose scores are all visible (no mask), and
+ * the online-softmax step in its registers: row maxima, ft_move_max, p = exp2(s - m)
+ * stored over s and added into the lane sums l; the same operations in the same order as
+ * flash.c's softmax_tile, so the same bits, without its two passes over s in L1 (a load,
+ * max, store per vector). Rows r0.. of the stack: m, l (HR_VW a row), o (ldo a row). */
+static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, float *m, float *l,
+                   float *o, int ldo)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
+    mm_acc(MR, NV, d, q, d, kt, ldk, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++) {
+        hr_vf mx = acc[r][0];
+#pragma GCC unroll 4
+        for (int v = 1; v < NV; v++) mx = hr_vmax(mx, acc[r][v]);
+        ft_move_max(m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo, mx);
+        const hr_vf mv = hr_vset1(m[r]);
+        hr_vf sum = hr_vzero();
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            const hr_vf p = hr_vexp2_fin(hr_vsub(acc[r][v], mv));
+            hr_vstore(s + r * lds + v * HR_VW, p);
+            sum = hr_vadd(sum, p);
+        }
+        hr_vstore(l + r * HR_VW, hr_vadd(hr_vload(l + r * HR_VW), sum));
+    }
 }
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
