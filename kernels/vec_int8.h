@@ -25,9 +25,9 @@
  *   hr_vi_add(a, b), hr_vi_zero()
  *   hr_vi_cvt(x)               int32 lanes to fp32 (exact below 2^24)
  *   hr_vload_i8(p)             HR_VW signed bytes to fp32 (vpmovsxbd + vcvtdq2ps)
- *   hr_vload_u4(p, hi)         the low (hi 0) or high nibbles of HR_VW bytes to fp32:
- *                              hr_vcvt_u4(hr_vi_load_u8(p), hi), the HR_VW bytes
- *                              zero-extended to int32 lanes once for both nibbles
+ *   hr_vi_load_u8(p)           HR_VW bytes zero-extended to int32 lanes (a q4_0 block's
+ *                              bytes once, for both nibbles)
+ *   hr_vcvt_u4(x, hi)          the low (hi 0) or high nibbles of those lanes to fp32
  *   hr_f16_scalar(p)           the fp16 at p as a float (F16C)
  *   hr_vgather_f16v(p, stride, nk)   lane L = the fp16 at p + min(L, nk - 1) stride
  *                              (AVX-512: one vpgatherdd, 4 bytes read at each; stride
@@ -151,7 +151,6 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
 {
     return _mm512_cvtepi32_ps(hi ? _mm512_srli_epi32(x, 4) : _mm512_and_si512(x, _mm512_set1_epi32(15)));
 }
-static inline hr_vf hr_vload_u4(const void *p, int hi) { return hr_vcvt_u4(hr_vi_load_u8(p), hi); }
 #else /* AVX2 + F16C */
 #define HR_IB 1
 #define HR_I8_ISA "avx-vnni"
@@ -233,7 +232,6 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
 {
     return _mm256_cvtepi32_ps(hi ? _mm256_srli_epi32(x, 4) : _mm256_and_si256(x, _mm256_set1_epi32(15)));
 }
-static inline hr_vf hr_vload_u4(const void *p, int hi) { return hr_vcvt_u4(hr_vi_load_u8(p), hi); }
 #endif
 #endif
 

@@ -26,62 +26,27 @@ static void decode_path_env(const char *v)
     else unsetenv("HEADROOM_DECODE_PATH");
 }
 
+/* hr_tensors_alloc hands a typed problem its K/V stored as p->kv_dtype (args.xk/xv) and
+ * a->k/v as their dequantized values; the originals are the same draw for the fp32
+ * problem. */
 typedef struct {
-    hr_tensors ts;
-    float *k32, *v32; /* the original K and V (dense, same layout) */
-    void *xk, *xv;    /* the stored cache                          */
+    hr_tensors ts;   /* p's tensors: the stored cache and its dequantized values */
+    hr_tensors orig; /* p with an f32 cache: the original K and V                 */
 } kv_case;
 
-/* Tensors for p in layout lay with K and V stored as p->kv_dtype: a->xk/xv hold the
- * stored rows, a->k/v their dequantized values, kc->k32/v32 the originals. */
 static int kv_case_alloc(kv_case *kc, const hr_problem *p, hr_layout lay, hr_dist dist)
 {
     memset(kc, 0, sizeof *kc);
-    if (hr_tensors_alloc(&kc->ts, p, lay, dist, 23)) return -1;
-    /* hr_tensors_alloc hands a typed problem K/V already rounded to its type: the
-     * originals are the same draw for the fp32 problem. */
     hr_problem p32 = *p;
     p32.kv_dtype = HR_F32;
-    hr_tensors orig;
-    if (hr_tensors_alloc(&orig, &p32, lay, dist, 23)) return -1;
-    const int B = p->batch, H = p->kv_heads, N = p->seq_kv, d = p->d_head;
-    const size_t n = (size_t)B * H * N * d, rb = hr_dtype_row_bytes(p->kv_dtype, d);
-    kc->k32 = malloc(n * sizeof(float));
-    kc->v32 = malloc(n * sizeof(float));
-    kc->xk = hr_alloc((size_t)B * H * N * rb + 64);
-    kc->xv = hr_alloc((size_t)B * H * N * rb + 64);
-    if (!kc->k32 || !kc->v32 || !kc->xk || !kc->xv) {
-        hr_tensors_free(&orig);
-        return -1;
-    }
-    hr_view k32 = hr_view_dense(kc->k32, lay, B, H, N, d), v32 = hr_view_dense(kc->v32, lay, B, H, N, d);
-    hr_xview xk = hr_xview_dense(kc->xk, lay, B, H, N, rb), xv = hr_xview_dense(kc->xv, lay, B, H, N, rb);
-    for (int b = 0; b < B; b++)
-        for (int h = 0; h < H; h++)
-            for (int j = 0; j < N; j++) {
-                float *k = hr_row(kc->ts.k, b, h, j), *v = hr_row(kc->ts.v, b, h, j);
-                memcpy(hr_row(k32, b, h, j), hr_row(orig.k, b, h, j), (size_t)d * sizeof(float));
-                memcpy(hr_row(v32, b, h, j), hr_row(orig.v, b, h, j), (size_t)d * sizeof(float));
-                memcpy(k, hr_row(orig.k, b, h, j), (size_t)d * sizeof(float));
-                memcpy(v, hr_row(orig.v, b, h, j), (size_t)d * sizeof(float));
-                hr_dtype_store_row(p->kv_dtype, k, hr_xrow(xk, b, h, j), d);
-                hr_dtype_store_row(p->kv_dtype, v, hr_xrow(xv, b, h, j), d);
-                hr_dtype_load_row(p->kv_dtype, hr_xrow(xk, b, h, j), k, d);
-                hr_dtype_load_row(p->kv_dtype, hr_xrow(xv, b, h, j), v, d);
-            }
-    hr_tensors_free(&orig);
-    kc->ts.args.xk = (hr_xcview){xk.p, xk.sb, xk.sh, xk.sn};
-    kc->ts.args.xv = (hr_xcview){xv.p, xv.sb, xv.sh, xv.sn};
-    return 0;
+    if (hr_tensors_alloc(&kc->ts, p, lay, dist, 23)) return -1;
+    return hr_tensors_alloc(&kc->orig, &p32, lay, dist, 23) ? -1 : 0;
 }
 
 static void kv_case_free(kv_case *kc)
 {
-    free(kc->k32);
-    free(kc->v32);
-    free(kc->xk);
-    free(kc->xv);
     hr_tensors_free(&kc->ts);
+    hr_tensors_free(&kc->orig);
 }
 
 /* Runs decode on p; *own is the check on the dequantized K/V, *fmt on the originals. */
@@ -127,10 +92,8 @@ static int run_kv_q(const hr_problem *p, hr_layout lay, hr_dist dist, int thread
     a->k = keep_k;
     a->v = keep_v;
     *own = hr_oracle_check_q(p, a, 0, hr_path_quantizes_q(hr_kernel_path(k, p)));
-    hr_view k32 = hr_view_dense(kc.k32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
-    hr_view v32 = hr_view_dense(kc.v32, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
-    a->k = hr_cv(k32);
-    a->v = hr_cv(v32);
+    a->k = kc.orig.args.k;
+    a->v = kc.orig.args.v;
     *fmt = hr_oracle_check(p, a, 0);
     free(kdq);
     free(vdq);

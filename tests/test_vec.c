@@ -161,15 +161,22 @@ static void masked_and_slack(hr_vf (*fn)(hr_vf), const char *name, double tol, d
  * (AVX-512 degree 4: 3e-6; elsewhere hr_vexp2_estrin's and hr_vexp2's), the same on
  * (0, 8] (the lazy rescale's slack lets x pass 0), a masked -1e30 gives exactly 0; and
  * hr_vgt_any sees one lane above the bound and none at it. */
-HR_TEST(vec_exp2_fin)
+/* hr_vexp2_fin's stated bound on this level: relative, plus per_x per unit of |x|. */
+static void exp2_fin_bound(double *tol, double *per_x)
 {
 #if defined(HR_VEC_AVX512)
-    const double tol = 3e-6, per_x = 0.0;
+    *tol = 3e-6, *per_x = 0.0;
 #elif defined(HR_VEC_AVX2)
-    const double tol = 2.5e-7, per_x = 0.0;
+    *tol = 2.5e-7, *per_x = 0.0;
 #else
-    const double tol = EXP_REL_TOL, per_x = 4.5e-8;
+    *tol = EXP_REL_TOL, *per_x = 4.5e-8;
 #endif
+}
+
+HR_TEST(vec_exp2_fin)
+{
+    double tol, per_x;
+    exp2_fin_bound(&tol, &per_x);
     double worst_x = 0, worst = exp2_sweep(hr_vexp2_fin, tol, per_x, &worst_x);
     CHECKF(worst <= 1.0, "hr_vexp2_fin error %.3g times its bound at x = %.9g", worst, worst_x);
     masked_and_slack(hr_vexp2_fin, "exp2_fin", tol, per_x);
@@ -202,14 +209,11 @@ static HR_BF16_TARGET int bf16x2_same(void)
  * and hr_vstore_bf16x2 rounds as hr_vstore_bf16 does, a's lanes first. */
 HR_TEST(vec_exp2_bf16)
 {
+    double tol, per_x;
 #if defined(HR_VEC_AVX512) && defined(__AVX512DQ__)
-    const double tol = 7.6e-5, per_x = 0.0;
-#elif defined(HR_VEC_AVX512)
-    const double tol = 3e-6, per_x = 0.0;
-#elif defined(HR_VEC_AVX2)
-    const double tol = 2.5e-7, per_x = 0.0;
+    tol = 7.6e-5, per_x = 0.0;
 #else
-    const double tol = EXP_REL_TOL, per_x = 4.5e-8;
+    exp2_fin_bound(&tol, &per_x);
 #endif
     double worst_x = 0, worst = exp2_sweep(hr_vexp2_bf16, tol, per_x, &worst_x);
     CHECKF(worst <= 1.0, "hr_vexp2_bf16 error %.3g times its bound at x = %.9g", worst, worst_x);
