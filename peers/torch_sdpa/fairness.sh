@@ -12,7 +12,7 @@
 #   unpinned (default: OMP_PROC_BIND=false for both, a PyTorch user's default), pinned
 #   (OMP_PROC_BIND=close OMP_PLACES=cores for both, headroom's default), or as-is (each
 #   tool its own default: headroom pinned, Python not, and no huge pages for Python;
-#   the other two give Python THP_MEM_ALLOC_ENABLE=1, as headroom's inputs are on THP). On a shared machine headroom's
+#   the other two put Python's Q, K, V on huge pages as headroom's are: --thp-inputs). On a shared machine headroom's
 #   pinning puts a 1-thread run on core 0 whatever else runs there: as-is then compares
 #   the binding, not the kernel (measured: 0.36 s pinned vs 0.22 s unpinned, S2 T1).
 # Needs: ./headroom and build/plugins/torch_sdpa.so (make; make peers-setup peers), and
@@ -85,12 +85,14 @@ med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[N
 load() { cut -d' ' -f1 /proc/loadavg; }
 # headroom re-execs itself to pin unless both variables are set; a user's values win.
 case $bind in
-# Memory alike too: headroom's inputs are on transparent huge pages (madvise); PyTorch's
-# allocator does the same for large tensors with THP_MEM_ALLOC_ENABLE=1 (D2, T1: 58 ms
-# without, 51-56 ms with, headroom 51-56 ms).
-unpinned) hrenv=(OMP_PROC_BIND=false OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=false THP_MEM_ALLOC_ENABLE=1) ;;
-pinned) hrenv=(OMP_PROC_BIND=close OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=close OMP_PLACES=cores THP_MEM_ALLOC_ENABLE=1) ;;
-as-is) hrenv=() pyenv=() ;;
+# Memory alike too: headroom's inputs are on transparent huge pages (madvise), and so are
+# Python's with --thp-inputs (D2, T1: 58 ms on 4 KiB pages, 51-56 ms on huge ones, as
+# headroom). Not THP_MEM_ALLOC_ENABLE=1: that also puts PyTorch's per-call output and
+# workspaces on fresh huge pages, which they are not inside headroom (S2, T2: 71-76 ms
+# against 59-67 without it, headroom 58-62).
+unpinned) hrenv=(OMP_PROC_BIND=false OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=false) pyarg=(--thp-inputs) ;;
+pinned) hrenv=(OMP_PROC_BIND=close OMP_PLACES=cores) pyenv=(OMP_PROC_BIND=close OMP_PLACES=cores) pyarg=(--thp-inputs) ;;
+as-is) hrenv=() pyenv=() pyarg=() ;;
 *) echo "fairness.sh: --bind unpinned|pinned|as-is, not '$bind'" >&2; exit 2 ;;
 esac
 csv=$D/fairness-$(date -u +%Y%m%dT%H%M%S).csv
@@ -111,7 +113,7 @@ for s in "${shapes[@]}"; do
             # Python's runs as long as headroom's nine repetitions (at least 2 s).
             mrt=$(awk -v m="$a" 'BEGIN {x = 9 * (m > 0.2 ? m : 0.2); print ((x > 2) ? x : 2)}')
             bline=$(env "${pyenv[@]}" flock "$LOCK" "$PY" peers/torch_sdpa/fairness_timer.py --heads $H --kv-heads $G \
-                --seq-q $N --seq-kv $M --d-head $DH "${cflag[@]}" --threads $t --min-run-time "$mrt" 2>"$D/fairness-py.err" | tail -n 1)
+                --seq-q $N --seq-kv $M --d-head $DH "${cflag[@]}" --threads $t --min-run-time "$mrt" "${pyarg[@]}" 2>"$D/fairness-py.err" | tail -n 1)
             b=${bline%% *}
             [ -n "$b" ] || { echo "fairness.sh: fairness_timer.py failed for $s T$t" >&2; exit 1; }
             hr+=("$a") tp+=("$b") rt+=("$(awk -v x="$a" -v y="$b" 'BEGIN {print x / y}')")
