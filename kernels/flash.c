@@ -324,40 +324,15 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
     }
 }
 
-/* The online-softmax step of a micro-tile: rows r0 .. r0+mr-1 of the stack, their scores
- * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
- * or past cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly
- * 0, so the exp2 needs no clamp). Leaves p in s.
- * First, per row: the mask, the tile's vector max, and the lazy rescale (flash_micro.h's
- * ft_move_max). Then exp2(s - m) and the lane sums of two rows at a time:
- * one row's exp2 is a chain of ~8 dependent ops, and a row at a time left the FP pipes
- * waiting on it (perf on Zen 4: the store after the chain held a third of softmax's
- * samples); two independent chains fill them. */
+/* The online-softmax step of a micro-tile from column c0 (a multiple of FT_CHUNK: the
+ * chunks before ran in qk_exp): rows r0 .. r0+mr-1 of the stack, their scores in s (rows
+ * bkvp apart, ncols columns, a multiple of the vector width); row r's keys at or past
+ * cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly 0, so
+ * the exp2 needs no clamp). Leaves p in s. Per row and chunk flash_micro.h's
+ * ft_row_chunk, as qk_exp: the same bits whichever path a row's micro-tile took. */
 #define FT_MASKED (-1e30f)
-FT_INLINE void exp_rows(hr_ft_ws *w, float *sb, int r0, int nr, const int *rs, int ncols)
+static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int ncols, int nk, int j0)
 {
-    hr_vf mv[2], sum[2];
-    float *s[2];
-    for (int i = 0; i < nr; i++) {
-        mv[i] = hr_vset1(w->m[rs[i]]);
-        sum[i] = hr_vzero();
-        s[i] = sb + (ptrdiff_t)(rs[i] - r0) * w->bkvp;
-    }
-    for (int c = 0; c < ncols; c += HR_VW)
-        for (int i = 0; i < nr; i++) {
-            hr_vf pv = hr_vexp2_fin(hr_vsub(hr_vload(s[i] + c), mv[i]));
-            hr_vstore(s[i] + c, pv);
-            sum[i] = hr_vadd(sum[i], pv);
-        }
-    for (int i = 0; i < nr; i++) { /* lane sums; reduced once, in hr_ft_store */
-        float *l = w->l + (size_t)rs[i] * HR_VW;
-        hr_vstore(l, hr_vadd(hr_vload(l), sum[i]));
-    }
-}
-
-static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int nk, int j0)
-{
-    int live[MR], nl = 0;
     for (int r = r0; r < r0 + mr; r++) {
         float *s = sb + (ptrdiff_t)(r - r0) * w->bkvp;
         int cut = w->end[r] - j0;
@@ -366,15 +341,14 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int 
             memset(s, 0, (size_t)ncols * sizeof(float));
             continue;
         }
-        for (int c = cut; c < ncols; c++) s[c] = FT_MASKED;
-        hr_vf mx = hr_vload(s);
-        for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-        ft_move_max(w->m + r, w->l + (size_t)r * HR_VW, w->o + (size_t)r * w->dp, w->dp, mx);
-        live[nl++] = r;
+        for (int c = cut > c0 ? cut : c0; c < ncols; c++) s[c] = FT_MASKED;
+        for (int c = c0; c < ncols; c += FT_CHUNK) {
+            const int nv = ncols - c < FT_CHUNK ? (ncols - c) / HR_VW : NV;
+            hr_vf x[NV];
+            for (int v = 0; v < NV; v++) x[v] = v < nv ? hr_vload(s + c + v * HR_VW) : hr_vzero();
+            ft_row_chunk(nv, x, s, c, w->m + r, w->l + (size_t)r * HR_VW, w->o + (size_t)r * w->dp, w->dp);
+        }
     }
-    int i = 0;
-    for (; i + 2 <= nl; i += 2) exp_rows(w, sb, r0, 2, live + i, ncols);
-    if (i < nl) exp_rows(w, sb, r0, 1, live + i, ncols);
 }
 
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
@@ -468,16 +442,19 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
                 int seen = nk; /* the fewest of this tile's keys a row sees */
                 for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
-                if (mr == MR && nvec == NV && seen == NV * HR_VW && !ft_skip(1)) {
-                    qk_exp(d, q, w->kt, ld, sb, ld, w->m + r0, w->l + (size_t)r0 * HR_VW,
-                           w->o + (size_t)r0 * dp, dp);
-                } else {
-                    int c = 0;
+                /* chunks every row sees whole go through qk_exp; the rest (causal
+                 * diagonal, tails, short micro-tiles) S to L1, then softmax_tile */
+                const int nx = mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
+                for (int x = 0; x < nx; x++)
+                    qk_exp(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, w->m + r0,
+                           w->l + (size_t)r0 * HR_VW, w->o + (size_t)r0 * dp, dp);
+                if (nx * FT_CHUNK < nvec * HR_VW) {
+                    int c = nx * NV;
                     for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                     for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                     /* Columns past nk are padding up to the vector width (zero K, so score 0):
                      * they are masked like keys past the causal end. */
-                    if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                    if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nx * FT_CHUNK, nvec * HR_VW, nk, j0);
                 }
                 gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }
