@@ -22,9 +22,11 @@
  *          plus roundscale and scalef). Invariant after each tile: m_i <= 8 + the max of
  *          row i's visible scores so far, l_i = sum exp2(s - m_i), o_i = sum exp2(s -
  *          m_i) v_j (unnormalized). m_i moves (and l_i, o_i are rescaled by exp2(m_old -
- *          m_new)) only when a score passes it by more than 8 (lazy rescale). Where a
- *          micro-tile is one register tile with no key masked (AVX-512 at Bkv 64: all
- *          but the causal diagonal), the step runs on S's registers (qk_exp).
+ *          m_new)) only when a score passes it by more than 8 (lazy rescale). The step
+ *          runs per chunk of one register tile's keys (FT_CHUNK: AVX-512 64, AVX2 16),
+ *          on S's registers (qk_exp) for every chunk all MR rows see whole (all but the
+ *          causal diagonal's last chunks and short micro-tiles): the same operations
+ *          either way, so a row's bits do not depend on its stacking.
  *   O     += P vp for MR rows: an MR x 4-vector tile of O (64 columns) per pass,
  *          loaded and stored once per tile; per key, 4 loads of vp + MR broadcasts of P.
  *          Micro-tiles go in groups of FT_GROUP = 4 (24 rows): S and softmax for each,
@@ -63,8 +65,7 @@
  *            the softmax, is the rest.
  *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
  *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
- *            issue 16's six shapes; the AVX2 level unchanged (qk_exp needs a whole tile of
- *            keys in one register tile: 64 keys are 8 ymm there).
+ *            issue 16's six shapes (the AVX2 level took qk_exp later, per 16-key chunk: below).
  *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
  *            vreduceps + 4 FMAs + scalef(p, x), -m folded into Q Kt's start; the k and j
  *            loops unrolled by 2; prefetching the next micro-tile's Q and O rows, or this
@@ -78,21 +79,33 @@
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
  * 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
  *   FMAs     QK + PV per 8 scores of a row: 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64).
- *   softmax  per 8 scores: load + max, load + sub, exp2 (clamp, round, sub, mul + 5 FMAs,
- *            cvt, add, shift, mul), store, add into l: ~17 ops, 7 on the FMA pipes, so
- *            95% (d 64) / 97% (d 128) by count. By time worse: Horner's 6 dependent FMAs
- *            made each exp2 a ~34-cycle chain, more than the FP scheduler overlaps (perf:
- *            13% of the cycles at d 64). Estrin's scheme (vec.h's hr_vexp2_estrin, 3 FMA
- *            latencies deep) and two rows' chains interleaved: 11%.
+ *   softmax  on S's registers (qk_exp), per 16-key chunk (FT_CHUNK) of a row: max,
+ *            compare + movemask (the lazy rescale, rarely taken), broadcast m; per 8
+ *            scores sub, exp2 (clamp, round, sub, mul + 5 FMAs by Estrin, cvt, add, shift,
+ *            mul), store p, add into the chunk's sum; l load, add, store: ~39 ops per 16
+ *            scores against 4d = 256 FMAs at d 64, 14 of them FMA or mul. Before, S went
+ *            to L1 and back twice (load + max, load + sub + exp2 + store per 8): that pass
+ *            was 11% of the cycles at d 64 (perf, Zen 4); in registers it is 1.01-1.05x
+ *            (ab below). The per-chunk max moves m more often than a per-64 one; a move
+ *            also rescales the row's earlier weights of the tile (in s, not yet in o).
  *   loads    6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA (AVX-512
  *            0.42), 1.33 per cycle, under Zen 3/4's 2-3 loads per cycle.
  *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
- *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers.
+ *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers. After the
+ *            k loop the softmax's temporaries push 5 accumulators and the exp2 constants
+ *            to the stack (objdump of qk_exp): ~20 L1 moves per chunk, none in the k loop.
  *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
  *            stack 2*Bq*d*4 B in L2 (Zen 3 512 KiB, Zen 4 1 MiB): Bq from hr_machine's L2.
  *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
  *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
- *   perf at H16 N2048 d64: micro-kernels 83% of the cycles, softmax 11%, packing 4%.
+ *   Measured (Intel Sapphire Rapids, `--isa avx2`; `headroom ab` of main against the
+ *            register softmax, 7 pairs, 2026-11-26 12:52 UTC, load 1.3-1.5; avx2 roof
+ *            129.9 / 259.5 GFLOP/s at 1 / 2 threads, `headroom roofline` in the same hour):
+ *            flash H8 N1024 d64 79 / 78% (T1 / T2), H16 N2048 d64 79 / 79%, H32 N2048
+ *            d128 causal 81 / 81%; gqa d128 causal H32/8 N2048 81 / 83%, N4096 83 / 83%,
+ *            H16/1 N2048 d64 causal 78 / 78%: 1.01-1.05x, 7 of 7 pairs faster on each.
+ *            Short of issue 16's 80 / 85%: the rest is in the micro-kernels (AVX-512's
+ *            ablation above: 82-86% of two FMAs a cycle in the kernel).
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
@@ -121,14 +134,16 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured, fp32, no wisdom (2-vCPU Zen 4 shared with other jobs, load 1.5-3.6; per call
+ * Measured before the register softmax, fp32, no wisdom (2-vCPU Zen 4 shared with other
+ * jobs, load 1.5-3.6; per call
  * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
  * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
  * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
  *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
  *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
  *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
- * perf: the micro-kernels take ~83% of the cycles, the softmax ~11% (budget above). gqa
+ * perf then: the micro-kernels ~83% of the cycles, the softmax pass ~11% (since moved
+ * into S's registers, budget above). gqa
  * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
  * hidden, so sharing tiles saves bandwidth, not time. */
 
