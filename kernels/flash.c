@@ -57,7 +57,7 @@
  *            rows kept L1-hot (HR_FT_ABLATE 16) 3-8%; Q packed k-major per micro-tile
  *            (one short run per step's broadcasts) cut that to 1-2% but was 1.00x at
  *            N 2048 and 0.97x at H8 N256 causal (its d scalar stores per row), so Q stays
- *            row-major here (on the AVX2 level it was 1.01-1.02x: not taken yet).
+ *            row-major here (on the AVX2 level: see its budget).
  *   left     by ablation (HR_FT_ABLATE below, T1, with that packing): without the softmax
  *            0.94 / 0.97 of the time (d 64 / d 128 causal), without P V 0.56 / 0.55; so
  *            the micro-kernels themselves run at ~82-86% of 2 FMAs a cycle in the kernel,
@@ -106,6 +106,9 @@
  *            H16/1 N2048 d64 causal 78 / 78%: 1.01-1.05x, 7 of 7 pairs faster on each.
  *            Short of issue 16's 80 / 85%: the rest is in the micro-kernels (AVX-512's
  *            ablation above: 82-86% of two FMAs a cycle in the kernel).
+ *   tried    Q packed k-major per micro-tile (one short run per step's 6 broadcasts; 1.01-
+ *            1.02x before the register softmax): on top of it 0.96-0.98x, 7 of 7 pairs
+ *            slower on every shape (ab, 13:12 UTC, load 1.5): Q stays row-major.
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
