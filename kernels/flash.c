@@ -22,9 +22,11 @@
  *          plus roundscale and scalef). Invariant after each tile: m_i <= 8 + the max of
  *          row i's visible scores so far, l_i = sum exp2(s - m_i), o_i = sum exp2(s -
  *          m_i) v_j (unnormalized). m_i moves (and l_i, o_i are rescaled by exp2(m_old -
- *          m_new)) only when a score passes it by more than 8 (lazy rescale). Where a
- *          micro-tile is one register tile with no key masked (AVX-512 at Bkv 64: all
- *          but the causal diagonal), the step runs on S's registers (qk_exp).
+ *          m_new)) only when a score passes it by more than 8 (lazy rescale). The step
+ *          runs per chunk of one register tile's keys (FT_CHUNK: AVX-512 64, AVX2 16),
+ *          on S's registers (qk_exp) for every chunk all MR rows see whole (all but the
+ *          causal diagonal's last chunks and short micro-tiles): the same operations
+ *          either way, so a row's bits do not depend on its stacking.
  *   O     += P vp for MR rows: an MR x 4-vector tile of O (64 columns) per pass,
  *          loaded and stored once per tile; per key, 4 loads of vp + MR broadcasts of P.
  *          Micro-tiles go in groups of FT_GROUP = 4 (24 rows): S and softmax for each,
@@ -55,7 +57,7 @@
  *            rows kept L1-hot (HR_FT_ABLATE 16) 3-8%; Q packed k-major per micro-tile
  *            (one short run per step's broadcasts) cut that to 1-2% but was 1.00x at
  *            N 2048 and 0.97x at H8 N256 causal (its d scalar stores per row), so Q stays
- *            row-major here (on the AVX2 level it was 1.01-1.02x: not taken yet).
+ *            row-major here (on the AVX2 level: see its budget).
  *   left     by ablation (HR_FT_ABLATE below, T1, with that packing): without the softmax
  *            0.94 / 0.97 of the time (d 64 / d 128 causal), without P V 0.56 / 0.55; so
  *            the micro-kernels themselves run at ~82-86% of 2 FMAs a cycle in the kernel,
@@ -63,8 +65,7 @@
  *            the softmax, is the rest.
  *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
  *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
- *            issue 16's six shapes; the AVX2 level unchanged (qk_exp needs a whole tile of
- *            keys in one register tile: 64 keys are 8 ymm there).
+ *            issue 16's six shapes (the AVX2 level took qk_exp later, per 16-key chunk: below).
  *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
  *            vreduceps + 4 FMAs + scalef(p, x), -m folded into Q Kt's start; the k and j
  *            loops unrolled by 2; prefetching the next micro-tile's Q and O rows, or this
@@ -78,21 +79,36 @@
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
  * 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
  *   FMAs     QK + PV per 8 scores of a row: 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64).
- *   softmax  per 8 scores: load + max, load + sub, exp2 (clamp, round, sub, mul + 5 FMAs,
- *            cvt, add, shift, mul), store, add into l: ~17 ops, 7 on the FMA pipes, so
- *            95% (d 64) / 97% (d 128) by count. By time worse: Horner's 6 dependent FMAs
- *            made each exp2 a ~34-cycle chain, more than the FP scheduler overlaps (perf:
- *            13% of the cycles at d 64). Estrin's scheme (vec.h's hr_vexp2_estrin, 3 FMA
- *            latencies deep) and two rows' chains interleaved: 11%.
+ *   softmax  on S's registers (qk_exp), per 16-key chunk (FT_CHUNK) of a row: max,
+ *            compare + movemask (the lazy rescale, rarely taken), broadcast m; per 8
+ *            scores sub, exp2 (clamp, round, sub, mul + 5 FMAs by Estrin, cvt, add, shift,
+ *            mul), store p, add into the chunk's sum; l load, add, store: ~39 ops per 16
+ *            scores against 4d = 256 FMAs at d 64, 14 of them FMA or mul. Before, S went
+ *            to L1 and back twice (load + max, load + sub + exp2 + store per 8): that pass
+ *            was 11% of the cycles at d 64 (perf, Zen 4); in registers it is 1.01-1.05x
+ *            (ab below). The per-chunk max moves m more often than a per-64 one; a move
+ *            also rescales the row's earlier weights of the tile (in s, not yet in o).
  *   loads    6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA (AVX-512
  *            0.42), 1.33 per cycle, under Zen 3/4's 2-3 loads per cycle.
  *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
- *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers.
+ *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers. After the
+ *            k loop the softmax's temporaries push 5 accumulators and the exp2 constants
+ *            to the stack (objdump of qk_exp): ~20 L1 moves per chunk, none in the k loop.
  *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
  *            stack 2*Bq*d*4 B in L2 (Zen 3 512 KiB, Zen 4 1 MiB): Bq from hr_machine's L2.
  *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
  *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
- *   perf at H16 N2048 d64: micro-kernels 83% of the cycles, softmax 11%, packing 4%.
+ *   Measured (Intel Sapphire Rapids, `--isa avx2`; `headroom ab` of main against the
+ *            register softmax, 7 pairs, 2026-11-26 12:52 UTC, load 1.3-1.5; avx2 roof
+ *            129.9 / 259.5 GFLOP/s at 1 / 2 threads, `headroom roofline` in the same hour):
+ *            flash H8 N1024 d64 79 / 78% (T1 / T2), H16 N2048 d64 79 / 79%, H32 N2048
+ *            d128 causal 81 / 81%; gqa d128 causal H32/8 N2048 81 / 83%, N4096 83 / 83%,
+ *            H16/1 N2048 d64 causal 78 / 78%: 1.01-1.05x, 7 of 7 pairs faster on each.
+ *            Short of issue 16's 80 / 85%: the rest is in the micro-kernels (AVX-512's
+ *            ablation above: 82-86% of two FMAs a cycle in the kernel).
+ *   tried    Q packed k-major per micro-tile (one short run per step's 6 broadcasts; 1.01-
+ *            1.02x before the register softmax): on top of it 0.96-0.98x, 7 of 7 pairs
+ *            slower on every shape (ab, 13:12 UTC, load 1.5): Q stays row-major.
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
@@ -121,14 +137,16 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured, fp32, no wisdom (2-vCPU Zen 4 shared with other jobs, load 1.5-3.6; per call
+ * Measured before the register softmax, fp32, no wisdom (2-vCPU Zen 4 shared with other
+ * jobs, load 1.5-3.6; per call
  * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
  * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
  * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
  *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
  *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
  *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
- * perf: the micro-kernels take ~83% of the cycles, the softmax ~11% (budget above). gqa
+ * perf then: the micro-kernels ~83% of the cycles, the softmax pass ~11% (since moved
+ * into S's registers, budget above). gqa
  * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
  * hidden, so sharing tiles saves bandwidth, not time. */
 
@@ -324,40 +342,15 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
     }
 }
 
-/* The online-softmax step of a micro-tile: rows r0 .. r0+mr-1 of the stack, their scores
- * in s (rows bkvp apart, ncols columns, a multiple of the vector width); row r's keys at
- * or past cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly
- * 0, so the exp2 needs no clamp). Leaves p in s.
- * First, per row: the mask, the tile's vector max, and the lazy rescale (flash_micro.h's
- * ft_move_max). Then exp2(s - m) and the lane sums of two rows at a time:
- * one row's exp2 is a chain of ~8 dependent ops, and a row at a time left the FP pipes
- * waiting on it (perf on Zen 4: the store after the chain held a third of softmax's
- * samples); two independent chains fill them. */
+/* The online-softmax step of a micro-tile from column c0 (a multiple of FT_CHUNK: the
+ * chunks before ran in qk_exp): rows r0 .. r0+mr-1 of the stack, their scores in s (rows
+ * bkvp apart, ncols columns, a multiple of the vector width); row r's keys at or past
+ * cut_r = min(end_r - j0, nk) are masked (-1e30: finite, and its exp2 is exactly 0, so
+ * the exp2 needs no clamp). Leaves p in s. Per row and chunk flash_micro.h's
+ * ft_row_chunk, as qk_exp: the same bits whichever path a row's micro-tile took. */
 #define FT_MASKED (-1e30f)
-FT_INLINE void exp_rows(hr_ft_ws *w, float *sb, int r0, int nr, const int *rs, int ncols)
+static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int ncols, int nk, int j0)
 {
-    hr_vf mv[2], sum[2];
-    float *s[2];
-    for (int i = 0; i < nr; i++) {
-        mv[i] = hr_vset1(w->m[rs[i]]);
-        sum[i] = hr_vzero();
-        s[i] = sb + (ptrdiff_t)(rs[i] - r0) * w->bkvp;
-    }
-    for (int c = 0; c < ncols; c += HR_VW)
-        for (int i = 0; i < nr; i++) {
-            hr_vf pv = hr_vexp2_fin(hr_vsub(hr_vload(s[i] + c), mv[i]));
-            hr_vstore(s[i] + c, pv);
-            sum[i] = hr_vadd(sum[i], pv);
-        }
-    for (int i = 0; i < nr; i++) { /* lane sums; reduced once, in hr_ft_store */
-        float *l = w->l + (size_t)rs[i] * HR_VW;
-        hr_vstore(l, hr_vadd(hr_vload(l), sum[i]));
-    }
-}
-
-static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int nk, int j0)
-{
-    int live[MR], nl = 0;
     for (int r = r0; r < r0 + mr; r++) {
         float *s = sb + (ptrdiff_t)(r - r0) * w->bkvp;
         int cut = w->end[r] - j0;
@@ -366,15 +359,14 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int ncols, int 
             memset(s, 0, (size_t)ncols * sizeof(float));
             continue;
         }
-        for (int c = cut; c < ncols; c++) s[c] = FT_MASKED;
-        hr_vf mx = hr_vload(s);
-        for (int c = HR_VW; c < ncols; c += HR_VW) mx = hr_vmax(mx, hr_vload(s + c));
-        ft_move_max(w->m + r, w->l + (size_t)r * HR_VW, w->o + (size_t)r * w->dp, w->dp, mx);
-        live[nl++] = r;
+        for (int c = cut > c0 ? cut : c0; c < ncols; c++) s[c] = FT_MASKED;
+        for (int c = c0; c < ncols; c += FT_CHUNK) {
+            const int nv = ncols - c < FT_CHUNK ? (ncols - c) / HR_VW : NV;
+            hr_vf x[NV];
+            for (int v = 0; v < NV; v++) x[v] = v < nv ? hr_vload(s + c + v * HR_VW) : hr_vzero();
+            ft_row_chunk(nv, x, s, c, w->m + r, w->l + (size_t)r * HR_VW, w->o + (size_t)r * w->dp, w->dp);
+        }
     }
-    int i = 0;
-    for (; i + 2 <= nl; i += 2) exp_rows(w, sb, r0, 2, live + i, ncols);
-    if (i < nl) exp_rows(w, sb, r0, 1, live + i, ncols);
 }
 
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
@@ -468,16 +460,19 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
                 int seen = nk; /* the fewest of this tile's keys a row sees */
                 for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
-                if (mr == MR && nvec == NV && seen == NV * HR_VW && !ft_skip(1)) {
-                    qk_exp(d, q, w->kt, ld, sb, ld, w->m + r0, w->l + (size_t)r0 * HR_VW,
-                           w->o + (size_t)r0 * dp, dp);
-                } else {
-                    int c = 0;
+                /* chunks every row sees whole go through qk_exp; the rest (causal
+                 * diagonal, tails, short micro-tiles) S to L1, then softmax_tile */
+                const int nx = mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
+                for (int x = 0; x < nx; x++)
+                    qk_exp(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, w->m + r0,
+                           w->l + (size_t)r0 * HR_VW, w->o + (size_t)r0 * dp, dp);
+                if (nx * FT_CHUNK < nvec * HR_VW) {
+                    int c = nx * NV;
                     for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                     for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                     /* Columns past nk are padding up to the vector width (zero K, so score 0):
                      * they are masked like keys past the causal end. */
-                    if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nvec * HR_VW, nk, j0);
+                    if (!ft_skip(1)) softmax_tile(w, sb, r0, mr, nx * FT_CHUNK, nvec * HR_VW, nk, j0);
                 }
                 gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }

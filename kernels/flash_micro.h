@@ -63,34 +63,63 @@ FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const flo
         for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * HR_VW, acc[r][v]);
 }
 
-/* The lazy rescale of one row, given the vector max mx of its scores in this tile: the
+/* The online softmax runs per chunk of FT_CHUNK = NV * VW keys, one register tile's
+ * width (AVX-512 64 = the default Bkv, AVX2 16, portable 8), on both of flash.c's paths,
+ * so a row's bits do not depend on which path its micro-tile took (tests/test_flash.c's
+ * bitwise test stacks rows differently). */
+#define FT_CHUNK (NV * HR_VW)
+
+/* The lazy rescale of one row, given the vector max mx of its scores in this chunk: the
  * running max m moves only when a score passes it by more than FT_SLACK (log2 units), so
  * the weights stay <= 2^FT_SLACK (fp32 sums have room to spare), and the horizontal max,
- * the scalar exp2 and the O rescale are skipped on most tiles (one compare instead); o / l
- * is the same whatever m they share. o: the row's dp floats, l: its lane sums. */
+ * the exp2 and the O rescale are skipped on most chunks (one compare instead); o / l is
+ * the same whatever m they share. o: the row's dp floats, l: its lane sums, s: its
+ * weights of this tile's earlier chunks (c0 floats, not yet in o), rescaled with o. */
 #define FT_SLACK 8.0f
-FT_INLINE void ft_move_max(float *m, float *l, float *o, int dp, hr_vf mx)
+FT_INLINE void ft_move_max(float *m, float *l, float *o, int dp, float *s, int c0, hr_vf mx)
 {
     const float m_old = *m;
     if (m_old != -INFINITY && !hr_vgt_any(mx, m_old + FT_SLACK)) return;
     const float m_new = hr_vreduce_max(mx);
-    if (m_old != -INFINITY) { /* rescale l and o to the new maximum */
+    if (m_old != -INFINITY) { /* rescale l, o and the chunks before to the new maximum */
         /* in a vector, not exp2f: no call, so qk_exp's accumulators stay in registers;
          * o and l take the same factor, so its 3e-6 cancels in o / l */
         const hr_vf av = hr_vexp2_fin(hr_vset1(m_old - m_new));
         for (int c = 0; c < dp; c += HR_VW) hr_vstore(o + c, hr_vmul(hr_vload(o + c), av));
+        for (int c = 0; c < c0; c += HR_VW) hr_vstore(s + c, hr_vmul(hr_vload(s + c), av));
         hr_vstore(l, hr_vmul(hr_vload(l), av));
     }
     *m = m_new;
 }
 
-/* S = Q Kt of a whole MR x NV*VW micro-tile whose scores are all visible (no mask), and
- * the online-softmax step in its registers: row maxima, ft_move_max, p = exp2(s - m)
- * stored over s and added into the lane sums l; the same operations in the same order as
- * flash.c's softmax_tile, so the same bits, without its two passes over s in L1 (a load,
- * max, store per vector). Rows r0.. of the stack: m, l (HR_VW a row), o (ldo a row). */
-static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, float *m, float *l,
-                   float *o, int ldo)
+/* The online-softmax step of one row on one chunk: its nv vectors of scores x (columns
+ * c0.. of the row's s), the max, ft_move_max, p = exp2(x - m) stored at s + c0, and the
+ * chunk's sum added into the lane sums l. nv vectors give nv independent exp2 chains. */
+FT_INLINE void ft_row_chunk(int nv, const hr_vf *x, float *s, int c0, float *m, float *l, float *o, int dp)
+{
+    hr_vf mx = x[0];
+#pragma GCC unroll 4
+    for (int v = 1; v < nv; v++) mx = hr_vmax(mx, x[v]);
+    ft_move_max(m, l, o, dp, s, c0, mx);
+    const hr_vf mv = hr_vset1(*m);
+    hr_vf sum = hr_vexp2_fin(hr_vsub(x[0], mv));
+    hr_vstore(s + c0, sum);
+#pragma GCC unroll 4
+    for (int v = 1; v < nv; v++) {
+        const hr_vf p = hr_vexp2_fin(hr_vsub(x[v], mv));
+        hr_vstore(s + c0 + v * HR_VW, p);
+        sum = hr_vadd(sum, p);
+    }
+    hr_vstore(l, hr_vadd(hr_vload(l), sum));
+}
+
+/* S = Q Kt of one MR-row chunk (kt at the chunk's first key, s at the rows' column 0,
+ * the chunk at column c0) whose scores are all visible (no mask), and the online-softmax
+ * step in its registers (ft_row_chunk, the same operations in the same order as
+ * flash.c's softmax_tile, so the same bits), without writing S to L1 and reading it back
+ * twice. Rows r0.. of the stack: m, l (HR_VW a row), o (ldo a row). */
+static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
+                   float *l, float *o, int ldo)
 {
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
@@ -99,21 +128,8 @@ static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, in
         for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
     mm_acc(MR, NV, d, q, d, kt, ldk, acc);
 #pragma GCC unroll 8
-    for (int r = 0; r < MR; r++) {
-        hr_vf mx = acc[r][0];
-#pragma GCC unroll 4
-        for (int v = 1; v < NV; v++) mx = hr_vmax(mx, acc[r][v]);
-        ft_move_max(m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo, mx);
-        const hr_vf mv = hr_vset1(m[r]);
-        hr_vf sum = hr_vzero();
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            const hr_vf p = hr_vexp2_fin(hr_vsub(acc[r][v], mv));
-            hr_vstore(s + r * lds + v * HR_VW, p);
-            sum = hr_vadd(sum, p);
-        }
-        hr_vstore(l + r * HR_VW, hr_vadd(hr_vload(l + r * HR_VW), sum));
-    }
+    for (int r = 0; r < MR; r++)
+        ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
 }
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
