@@ -101,6 +101,7 @@ static const char *env_path(void)
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
 _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
+#define GK 64 /* keys per int8 P·V weight group (one scale per row, q block and group) */
 
 /* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
  * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
@@ -131,25 +132,43 @@ static int di8_bits(void)
  * each block, the int32 correction -off·sum(q) of each block. */
 static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
 
+/* P·V by int8 dot products (HR_HAVE_I8PV: AVX-512 builds) unless HEADROOM_DECODE_PV=fp32
+ * (the fp32 P·V kept for A/B and the tests). */
+static int pv_int8_on(void)
+{
+#if defined(HR_HAVE_I8PV)
+    const char *e = getenv("HEADROOM_DECODE_PV");
+    return !(e && !strcmp(e, "fp32"));
+#else
+    return 0;
+#endif
+}
+
 int hr_decode_i8_on(hr_dtype t)
 {
     if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
     if (!strcmp(env_path(), "convert")) return 0;
     static int cpu = -1;
     if (cpu < 0) cpu = hr_cpu_i8dot();
-    return cpu;
+    return cpu ? 1 + pv_int8_on() : 0;
 }
 
 size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
+/* Groups of a block step's keys per row and q block (int8 P·V), with one spare. */
+static size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK + 1; }
 size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
-    return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb);
+    return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb) +
+           2 * round16((size_t)c->R * nb * ngrp(c));
 }
 
 const char *hr_decode_i8_path(hr_dtype t)
 {
     if (!hr_decode_i8_on(t)) return NULL;
+    if (hr_decode_i8_on(t) == 2)
+        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V vpdpbusd (P·dv s8 per 64 keys)"
+                            : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V vpdpbusd (P·dv s8 per 64 keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA"
                         : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V FMA";
 }
@@ -320,6 +339,137 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
     }
 }
 
+#if defined(HR_HAVE_I8PV)
+/* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
+ * x_j = P_rj dv_jb, c = max_g |x_j| / 127, w_j = round(x_j / c) into
+ * w[(r nb + b) kbp + j] (keys n .. n rounded up to 4 get 0), c into cg[(r nb + b) ng +
+ * grp] and -off·sum_g w_j into co[same] (off 128 for q8_0's V + 128, 8 for q4_0's
+ * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. */
+I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int n, signed char *w, float *cg,
+                    int32_t *co)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
+    for (int r = 0; r < c->R; r++)
+        for (int b = 0; b < nb; b++) {
+            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
+            signed char *wr = w + ((size_t)r * nb + b) * kbp;
+            for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
+                const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / HR_VW * HR_VW;
+                hr_vf vm = hr_vzero();
+                for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
+                float amax = hr_vreduce_max(vm);
+                for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
+                const float id = amax > 0 ? 127.0f / amax : 0.0f;
+                hr_vi vs = hr_vi_zero();
+                for (int j = g0; j < gf; j += HR_VW) {
+                    const hr_vi x = hr_vi_round(hr_vmul(hr_vmul(hr_vload(sr + j), hr_vload(svb + j)), hr_vset1(id)));
+                    hr_vi_store_i8(wr + j, x);
+                    vs = hr_vi_add(vs, x);
+                }
+                int sum = hr_vi_reduce_add(vs);
+                for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * id);
+                cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
+                co[((size_t)r * nb + b) * ng + grp] = -off * sum;
+            }
+            for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
+        }
+}
+
+/* 4 keys (V blocks at k[t], the second block o1 bytes on) into the accumulators of nr
+ * rows: one transpose, then per row one weight vector and 4 vpdpbusd. */
+I8_FN void pv_quad(int q4, const unsigned char *const k[4], ptrdiff_t o1, const signed char *const w0[4],
+                   const signed char *const w1[4], int j, int nr, hr_vi a[4][4])
+{
+    hr_vi u[4];
+    if (q4) hr_vi_vt_q4(k, o1, u);
+    else hr_vi_vt_q8(k, o1, u);
+    for (int r = 0; r < 4; r++) {
+        if (r >= nr) break;
+        const hr_vi wv = hr_vi_set2(w0[r] + j, w1[r] + j, q4);
+        for (int i = 0; i < 4; i++) a[r][i] = hr_vi_dot(a[r][i], u[i], wv);
+    }
+}
+
+/* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
+ * nr <= 4, q blocks b and b2 (b2 == b: one block, the second half discarded): per group,
+ * 16 int32 accumulators start at the offset correction, 4 keys at a time take one V
+ * transpose and 4 vpdpbusd per row, and the group's flush is one vcvtdq2ps and one FMA
+ * by its scales per accumulator into the fp32 tile ot (kept in the transposes' d order,
+ * hr_vf_tr4, and put back in d order at the end). pq (may be NULL): stepped per 4 keys. */
+I8_FN void pv_tile_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
+                      const unsigned char *v0, ptrdiff_t vsn, int n, int b, int b2, int r0, int nr, float *acc,
+                      pf_seq *pq)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c);
+    const size_t bb = QBYTES(q4);
+    static const int perm[2][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}}; /* real vector m at lane perm[m] */
+    hr_vf ot[4][4];
+    for (int r = 0; r < nr; r++) {
+        float *o = acc + (size_t)(r0 + r) * c->dp;
+        for (int m = 0; m < 4; m++)
+            ot[r][perm[q4][m]] = (m >> 1) && b2 == b ? hr_vzero() : hr_vload(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1));
+        hr_vf_tr4(ot[r]);
+    }
+    const ptrdiff_t o1 = (ptrdiff_t)(b2 - b) * (ptrdiff_t)bb;
+    const signed char *w0[4], *w1[4]; /* the rows' weights of blocks b and b2 */
+    for (int r = 0; r < 4; r++) {
+        const int rr = r < nr ? r0 + r : r0;
+        w0[r] = w + ((size_t)rr * nb + b) * kbp;
+        w1[r] = w + ((size_t)rr * nb + b2) * kbp;
+    }
+    const unsigned char *vb = v0 + (size_t)b * bb + 2;
+    for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
+        const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
+        hr_vi a[4][4];
+        for (int r = 0; r < 4; r++) {
+            const int rr = r < nr ? r0 + r : r0;
+            const hr_vi z = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
+            for (int i = 0; i < 4; i++) a[r][i] = z;
+        }
+        for (int j = g0; j < gf; j += 4) {
+            if (pq) pf_step(pq);
+            const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
+            pv_quad(q4, k, o1, w0, w1, j, nr, a);
+        }
+        if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
+            if (pq) pf_step(pq);
+            const unsigned char *k[4];
+            for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
+            pv_quad(q4, k, o1, w0, w1, gf, nr, a);
+        }
+        for (int r = 0; r < nr; r++) {
+            const size_t ix = ((size_t)(r0 + r) * nb) * ng + grp;
+            const hr_vf cv = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
+            for (int i = 0; i < 4; i++) ot[r][i] = hr_vfma(hr_vi_cvt(a[r][i]), cv, ot[r][i]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *o = acc + (size_t)(r0 + r) * c->dp;
+        hr_vf_tr4(ot[r]);
+        for (int m = 0; m < 4; m++)
+            if (!((m >> 1) && b2 == b)) hr_vstore(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1), ot[r][perm[q4][m]]);
+    }
+}
+
+I8_FN void pv_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
+                 const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn,
+                 int n2)
+{
+    const int nb = c->d / HR_QBLOCK;
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nb + 1) / 2 * ((n + 3) / 4));
+    for (int b = 0; b < nb; b += 2) {
+        const int b2 = b + 1 < nb ? b + 1 : b;
+        for (int r0 = 0; r0 < c->R; r0 += 4) {
+            const int nr = c->R - r0 < 4 ? c->R - r0 : 4;
+            if (r0 == 0 && nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, 4, acc, &pq);
+            else if (r0 == 0) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
+            else if (nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, 4, acc, NULL);
+            else pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
+        }
+    }
+}
+#endif
+
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
                     dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
 {
@@ -332,6 +482,17 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
+#if defined(HR_HAVE_I8PV)
+    if (c->i8 == 2) {
+        signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
+        float *cg = corr + round16((size_t)c->R * nb);
+        int32_t *co = (int32_t *)(cg + round16((size_t)c->R * nb * ngrp(c)));
+        if (!di8_skip(4)) pv_quant(c, q4, s, sv, n, w, cg, co);
+        if (!di8_skip(16))
+            pv_s8(c, q4, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        return;
+    }
+#endif
     if (!di8_skip(4)) pv_prep(c, q4, s, sv, n, pp, corr);
     if (!di8_skip(16)) pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2 AB_A);
 }
