@@ -375,20 +375,32 @@ I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int 
         }
 }
 
+/* The 16 accumulators of a tile by name (rows r, vectors i): GCC 12 keeps an array of
+ * them, indexed before unrolling, in memory across the key loop (a load and a store per
+ * vpdpbusd). X(r, i) for each. */
+#define PV_ACC(X) X(0, 0) X(0, 1) X(0, 2) X(0, 3) X(1, 0) X(1, 1) X(1, 2) X(1, 3) \
+                  X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(3, 0) X(3, 1) X(3, 2) X(3, 3)
+#define PV_DECL(r, i) hr_vi a##r##i;
+#define PV_INIT(r, i) a##r##i = z[r];
+#define PV_FLUSH(r, i) \
+    if (r < nr) ot[r][i] = hr_vfma(hr_vi_cvt(a##r##i), cv[r], ot[r][i]);
+#define PV_ROW(r, jj)                                               \
+    if (r < nr) {                                                   \
+        const hr_vi wv = hr_vi_set2(w0[r] + (jj), w1[r] + (jj), q4); \
+        hr_vi_dot_ip(&a##r##0, u[0], wv);                           \
+        hr_vi_dot_ip(&a##r##1, u[1], wv);                           \
+        hr_vi_dot_ip(&a##r##2, u[2], wv);                           \
+        hr_vi_dot_ip(&a##r##3, u[3], wv);                           \
+    }
 /* 4 keys (V blocks at k[t], the second block o1 bytes on) into the accumulators of nr
  * rows: one transpose, then per row one weight vector and 4 vpdpbusd. */
-I8_FN void pv_quad(int q4, const unsigned char *const k[4], ptrdiff_t o1, const signed char *const w0[4],
-                   const signed char *const w1[4], int j, int nr, hr_vi a[4][4])
-{
-    hr_vi u[4];
-    if (q4) hr_vi_vt_q4(k, o1, u);
-    else hr_vi_vt_q8(k, o1, u);
-    for (int r = 0; r < 4; r++) {
-        if (r >= nr) break;
-        const hr_vi wv = hr_vi_set2(w0[r] + j, w1[r] + j, q4);
-        for (int i = 0; i < 4; i++) a[r][i] = hr_vi_dot(a[r][i], u[i], wv);
-    }
-}
+#define PV_QUAD(k, jj)                       \
+    do {                                     \
+        hr_vi u[4];                          \
+        if (q4) hr_vi_vt_q4(k, o1, u);       \
+        else hr_vi_vt_q8(k, o1, u);          \
+        PV_ROW(0, jj) PV_ROW(1, jj) PV_ROW(2, jj) PV_ROW(3, jj) \
+    } while (0)
 
 /* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
  * nr <= 4, q blocks b and b2 (b2 == b: one block, the second half discarded): per group,
@@ -420,28 +432,30 @@ I8_FN void pv_tile_s8(const dctx *c, int q4, const signed char *w, const float *
     const unsigned char *vb = v0 + (size_t)b * bb + 2;
     for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
         const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
-        hr_vi a[4][4];
+        PV_ACC(PV_DECL)
+        hr_vi z[4];
         for (int r = 0; r < 4; r++) {
             const int rr = r < nr ? r0 + r : r0;
-            const hr_vi z = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
-            for (int i = 0; i < 4; i++) a[r][i] = z;
+            z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
         }
+        PV_ACC(PV_INIT)
         for (int j = g0; j < gf; j += 4) {
             if (pq) pf_step(pq);
             const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
-            pv_quad(q4, k, o1, w0, w1, j, nr, a);
+            PV_QUAD(k, j);
         }
         if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
             if (pq) pf_step(pq);
             const unsigned char *k[4];
             for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
-            pv_quad(q4, k, o1, w0, w1, gf, nr, a);
+            PV_QUAD(k, gf);
         }
-        for (int r = 0; r < nr; r++) {
-            const size_t ix = ((size_t)(r0 + r) * nb) * ng + grp;
-            const hr_vf cv = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
-            for (int i = 0; i < 4; i++) ot[r][i] = hr_vfma(hr_vi_cvt(a[r][i]), cv, ot[r][i]);
+        hr_vf cv[4];
+        for (int r = 0; r < 4; r++) {
+            const size_t ix = ((size_t)(r < nr ? r0 + r : r0) * nb) * ng + grp;
+            cv[r] = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
         }
+        PV_ACC(PV_FLUSH)
     }
     for (int r = 0; r < nr; r++) {
         float *o = acc + (size_t)(r0 + r) * c->dp;
