@@ -1,80 +1,66 @@
-/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V in fp32 with the V block scales folded into P. */
+/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V by vpdpbusd on P·dv quantized to s8 per 64 keys (AVX-512; fp32 P·V on AVX2). */
 /*
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
  * q = round(x/d), the scale kept in fp32), and a key's score is
  *     s = sum_b dq_b dk_b (sum_{c in b} q_c k_c)
  * with the inner sum an exact int32 dot product. vpdpbusd multiplies unsigned by signed
- * bytes; of the two ways round that:
- *   abs/sign: |k| and sign(k)·q per row (vpsignb): AVX-512 has no zmm vpsignb, and the
- *             sign is per (key, row) pair, R uops per K vector;
- *   offset:   K as unsigned, q8_0 k + 128 (one vpxor per K vector, shared by the R rows),
- *             q4_0's nibbles as they are (k + 8 = the nibble: no op at all), and the
- *             offset taken out as off·sum_b(q), an int32 per row and block computed once
- *             with the quantization: it is the accumulator's initial value (a load).
- * The offset is the cheaper, and for q4_0 it also folds the -8 into that correction.
+ * bytes: K goes unsigned (q8_0 k + 128, one vpxor per K vector shared by the R rows;
+ * q4_0's nibbles as they are, k + 8) and the offset comes out as off·sum_b(q), an int32
+ * per row and block computed with the quantization (the accumulator's initial value).
+ * (abs/sign instead would cost a vpsignb per row and K vector; AVX-512 has no zmm one.)
  *
- * Scores, HR_VW keys at a time (scores_keys): per 32-value block, the keys' blocks are
- * transposed in registers so that lane L holds key L (AVX-512: 16 keys, 8 vinserti64x4 +
- * 24 unpack/vpermt2q + 8 vpxor for q8_0; 12 vinserti32x4 + 8 unpacks + 12 and/shift for
- * q4_0), then per query row 8 vpdpbusd against broadcast Q dwords (two chains), one
- * vpaddd, one vcvtdq2ps and one FMA by dk·dq (a vmulps; dk for the 16 keys is one
- * vpgatherdd + vpmovdw + vcvtph2ps): the vector ends with 16 keys' partial scores and no
- * horizontal sum is left. The V block scales of the same keys are gathered there too
- * (pv_prep only multiplies), so the first touch of V's lines overlaps the dot products.
- * P·V stays fp32 (O += (P_j dv_jb) v_jc): P times each key's V block scales once per
- * block, vectorized over keys (pv_prep); a V vector costs vpmovsxbd + vcvtdq2ps (q4_0:
- * vpmovzxbd + vpand/vpsrld + vcvtdq2ps, its -8 subtracted once per block and row as
- * 8 sum_j P_j dv_jb); 32 FMAs per key.
+ * Scores, HR_VW keys at a time (scores_keys): per 32-value block the keys' blocks are
+ * transposed in registers so that lane L holds key L, then per query row 8 vpdpbusd
+ * against broadcast Q dwords, one vcvtdq2ps and one FMA by dk·dq (dk for 16 keys: one
+ * vpgatherdd): no horizontal sum per key. The V block scales of the same keys are
+ * gathered there too (the first touch of V's lines overlaps the dot products).
  *
- * Budget per key and KV head (H32/8 d128, R 4, AVX-512; p0/p5 are the 512-bit ports):
- * scores ~23 ops (8 vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs +
- * 8 vpmovsxbd + 8 vcvtdq2ps; q4_0 56: + 8 vpand/vpsrld, 52 with one vpmovzxbd per 16
- * bytes): ~77 / ~79 on p0/p5, 39 / 40 cycles, 10.4 / 10.7 ns at ~3.7 GHz.
- * What binds, measured by skipping one phase at a time (HR_DI8_ABLATE below; one thread,
- * 3 interleaved rounds, load 1.1-1.6; ns per key and KV head, q8_0 / q4_0):
- *                              L512 (L2)    L4096        L16384
- *   whole step                 17.7 / 17.3  20.2 / 17.8  21.1 / 17.8
- *   P·V (16)                    7.2 /  8.7   5.0 /  8.4   6.3 /  8.5
- *     of it V load+convert (32) 2.1 /  3.3   1.2 /  3.8   2.4 /  3.7
- *   dots + K transposes (1+2)   1.8 /  1.4   0.8 /  1.6   1.9 /  2.5
- *   softmax + pv_prep (4+8)     1.4 /  2.1   1.0 /  1.9   2.2 /  2.6
- *   the rest (31 skipped)       5.4 /  4.4  10.5 /  5.7  10.3 /  5.7
- * q4_0 is compute-bound at every length (L512 in L2 costs what L16384 does); q8_0's
- * cache adds ~3.5 ns at L16384 (the rest doubles: K loads that miss; the prefetches
- * save ~1 ns). P·V is half of q4_0's step and a third of q8_0's, and it runs at ~0.9 of
- * its port count (28 / 24 cycles of p0/p5 uops for 32 FMAs and the unpacking: 7.6 /
- * 6.5 ns): fp32 P·V is at its bound, and the lever left is an int8 P·V (vpdpbusd on
- * P·dv quantized per row and key group: 8 vpdpbusd per key where 32 FMAs and 16-24
- * unpack ops are now; it changes the numerics, the oracle's tolerance with it). The
- * rest (5.4 ns in L2 against ~10 ops) is the scores' scaffolding: two 16-lane gathers
- * of fp16 scales per block and 16 keys (~27 cycles each here; replaced by 16 scalar
- * loads into a stack vector it measured no faster), K's split loads (34-byte blocks),
- * the per-row conversion, scaling and store of s. This round took 10-13% off at one
- * thread, 7-13% at two (`headroom ab` against the build before, 9 ABBA pairs, L4096
- * and L16384; README has the table): unaligned K/V rows prefetched as one span, each
- * line once (decode_block.h pf_rows: q4_0's 72-byte rows had every line prefetched
- * ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one broadcast of P·dv
- * per row and block in a register (GCC had folded a {1to16} load into each FMA: 16
- * loads per key and pass beside the V loads and spills on 3 load ports; -3..-5%);
- * then q4_0's V bytes zero-extended once for both nibbles (4 vpmovzxbd per key fewer:
- * -5% / -6.5% at L4096 / L16384, 15 pairs). The ablation above is from before this.
- * Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms against 3.35
- * at 256, q8_0 L16384).
- * The compute roof this path is placed against is the two roofs in series, per key and
- * KV head R·d int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof
- * (1024 + 1024 ops at H32/8 d128): 1024/869 + 1024/246 ns = 5.3 ns at one thread; the
- * path names "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
- * (HR_ROOF_SERIES), not the VNNI one alone. It counts no unpacking, transposes or
- * softmax: q8_0 runs at 0.26-0.27 of it, q4_0 0.33-0.34 (README), ~0.5-0.65 of the
- * port count above. 3x / 4.5x fp32's tokens/s (issue 14; fp32 6.7 ms at L16384, one
- * thread) need ~17 / ~11.3 ns per key (0.31 / 0.46 of the series roof; now 19.5 /
- * 15.7): q8_0 is 13% short, q4_0 would have to run at ~0.95 of its port count (10.7
- * ns with the shared unpack), out of reach while P·V is fp32.
+ * P·V, int8 (AVX-512, HR_HAVE_I8PV): O_c += sum_j (P_j dv_jb) v_jc becomes, per row r,
+ * q block b and group g of GK = 64 keys, O_c += c_gb sum_{j in g} w_jb v_jc with
+ * w = round(P_j dv_jb / c_gb) in s8, c_gb = max_g |P_j dv_jb| / 127 (pv_quant: a scale
+ * per group, so a long flat context keeps its small weights). V is the unsigned side
+ * (q8_0 v + 128, q4_0 the nibble) and the offset off·sum_g w is the group's initial
+ * accumulator; V sits 4 keys per dword by an in-register transpose of 4 keys' blocks
+ * (hr_vi_vt_q8/q4, two blocks per vector set), shared by 4 rows; the accumulators'
+ * d order is permuted within 128-bit lanes and the fp32 tile is kept in that order
+ * (hr_vf_tr4 once per tile and block step). Ops per key and KV head (H32/8 d128, R 4):
+ *   V transposes  q8_0 8 (vinserti64x4 loads, vpxor, 4 unpacks per 2 keys and pair),
+ *                 q4_0 10 (masked vbroadcasti32x4, unpacks, vpsrlvw, vpand)
+ *   vpdpbusd 8, weight vectors 2 (a broadcast and a masked broadcast per row, 4 keys,
+ *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~13
+ *   (9 per row, block and 16 keys: P·dv twice, abs, max, scale, vcvtps2dq, vpmovdb, add;
+ *   two horizontal reductions per row, block and group: 256/GK per key, so 8 at 32 keys,
+ *   4 at 64: the group size)
+ * ~32 / ~34 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
+ * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the build before (main, 7 ABBA
+ * pairs, load 1.5-1.7, H32/8 d128, T1 / T2): q8_0 -5.0 / -4.8% at L4096, -7.4 / -5.3%
+ * at L16384; q4_0 -15.7 / -15.1%, -13.7 / -17.9%. The P·V loop is near its ops (GCC
+ * spills one V vector and the row pointers; the 16 accumulators by name and vpdpbusd
+ * in place, else GCC 12 kept them in memory); the quantization is now a third of P·V.
+ * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
+ * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
+ * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key; AVX2 builds keep it.
  *
- * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
- * |dq_c| <= amax_b/254 per element, so a score moves by at most
- * sum_b amax_b/254 · sum_{c in b} |k_c| (oracle.c turns that into O's tolerance).
+ * What binds (before the int8 P·V; -DHR_DI8_ABLATE build skipping one phase at a time,
+ * one thread, ns per key and KV head, q8_0 / q4_0): at L16384 the step was 21.1 / 17.8,
+ * of it fp32 P·V 6.3 / 8.5 (~0.9 of its port count), dots + K transposes 1.9 / 2.5,
+ * softmax + pv_prep 2.2 / 2.6, the rest (K/V loads that miss, gathers of fp16 scales,
+ * the per-row conversion and store of s) 10.3 / 5.7; q4_0 costs the same from L2 as
+ * from DRAM (compute-bound), q8_0's cache adds ~3.5 ns at L16384. Neither 128- nor
+ * 64-key blocks helped (256 kept). K/V rows are prefetched as one span, each line once
+ * (decode_block.h pf_rows).
+ * The compute roof: with P·V int8 both dots are vpdpbusd, so the path names "P·V
+ * vpdpbusd" and hr_roof_for_path (harness/measure) places it against the VNNI roof
+ * (2048 int8 multiply-adds per key and KV head: 2.4 ns at 869 GOP/s, one thread); it
+ * counts no transposes, quantization or softmax. With HEADROOM_DECODE_PV=fp32 (and on
+ * AVX2) the path names "P·V FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at
+ * the VNNI roof plus 1024 at the FMA roof, 5.3 ns).
+ *
+ * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
+ * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
+ * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
+ * the path's "P·dv s8 per 64 keys".
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
  */
 #include <stdlib.h>
@@ -556,6 +542,8 @@ void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_i8_env_error(hr_dtype t)
 {
+    const char *pv = getenv("HEADROOM_DECODE_PV");
+    if (pv && *pv && strcmp(pv, "fp32") && strcmp(pv, "int8")) return "HEADROOM_DECODE_PV must be int8 or fp32";
     const char *e = env_path();
     if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
     if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert or int8";

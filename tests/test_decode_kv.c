@@ -272,8 +272,8 @@ HR_TEST(decode_int8_pv_bound)
                 CHECKF(own.max_rel_err > bare.tol_pass && own.max_rel_err > term / 1000, "%s flat: max_rel %g, tol %g without "
                        "the term, term %g", hr_dtype_names[t], own.max_rel_err, bare.tol_pass, term);
             printf("     note: decode kv %s int8 P·V L4096 %s: max_rel %.2e, tol %.2e (weights' term %.2e, err/tol "
-                   "%.3f)\n", hr_dtype_names[t], peaked ? "peaked" : "flat  ", own.max_rel_err, own.tol_pass, term,
-                   own.max_rel_err / own.tol_pass);
+                   "%.3f; without the term tol %.2e)\n", hr_dtype_names[t], peaked ? "peaked" : "flat  ",
+                   own.max_rel_err, own.tol_pass, term, own.max_rel_err / own.tol_pass, bare.tol_pass);
             free(ws);
             kv_case_free(&kc);
         }
