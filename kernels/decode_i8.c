@@ -33,9 +33,9 @@
  *   two horizontal reductions per row, block and group: 256/GK per key, so 8 at 32 keys,
  *   4 at 64: the group size)
  * ~32 / ~34 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
- * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the build before (main, 7 ABBA
- * pairs, load 1.5-1.7, H32/8 d128, T1 / T2): q8_0 -5.0 / -4.8% at L4096, -7.4 / -5.3%
- * at L16384; q4_0 -15.7 / -15.1%, -13.7 / -17.9%. The P·V loop is near its ops (GCC
+ * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the build before (main,
+ * `headroom ab`, 15 ABBA pairs, load 1.6-1.7, H32/8 d128, T1 / T2): q8_0 -6.4 / -7.0%
+ * at L4096, -6.0 / -3.8% at L16384; q4_0 -14.1 / -13.5%, -14.4 / -17.7%. The P·V loop is near its ops (GCC
  * spills one V vector and the row pointers; the 16 accumulators by name and vpdpbusd
  * in place, else GCC 12 kept them in memory); the quantization is now a third of P·V.
  * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
