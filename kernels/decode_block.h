@@ -32,7 +32,8 @@ typedef struct {
     hr_dtype kt;              /* the stored K/V type (p->kv_dtype)                      */
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
-    int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c)     */
+    int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c); 2:
+                               * P·V by int8 dot products too                             */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
                                * (round16(R dp)), then Q quantized for i8 (hr_decode_i8_qf) */
     size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
@@ -143,7 +144,8 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* decode_i8.c: the int8 path for q8_0/q4_0 caches. hr_decode_i8_on says whether decode
  * takes it for a cache of type t (this build has it, the CPU has VNNI, and
- * HEADROOM_DECODE_PATH is not "convert"); hr_decode_i8_env_error the reason a set
+ * HEADROOM_DECODE_PATH is not "convert"; 2 where P·V is int8 too: AVX-512 builds unless
+ * HEADROOM_DECODE_PV=fp32); hr_decode_i8_env_error the reason a set
  * HEADROOM_DECODE_PATH is refused (NULL when it is fine). hr_decode_i8_qf and _sf: the
  * floats the path adds to a head's query block and to the scores block (0 without it).
  * hr_decode_i8_quant: the scaled query rows q of c's group quantized to q8_0 into qx;

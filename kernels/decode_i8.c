@@ -1,80 +1,69 @@
-/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V in fp32 with the V block scales folded into P. */
+/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V by vpdpbusd on P·dv quantized to s8 per 64 keys (AVX-512; fp32 P·V on AVX2). */
 /*
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
  * q = round(x/d), the scale kept in fp32), and a key's score is
  *     s = sum_b dq_b dk_b (sum_{c in b} q_c k_c)
  * with the inner sum an exact int32 dot product. vpdpbusd multiplies unsigned by signed
- * bytes; of the two ways round that:
- *   abs/sign: |k| and sign(k)·q per row (vpsignb): AVX-512 has no zmm vpsignb, and the
- *             sign is per (key, row) pair, R uops per K vector;
- *   offset:   K as unsigned, q8_0 k + 128 (one vpxor per K vector, shared by the R rows),
- *             q4_0's nibbles as they are (k + 8 = the nibble: no op at all), and the
- *             offset taken out as off·sum_b(q), an int32 per row and block computed once
- *             with the quantization: it is the accumulator's initial value (a load).
- * The offset is the cheaper, and for q4_0 it also folds the -8 into that correction.
+ * bytes: K goes unsigned (q8_0 k + 128, one vpxor per K vector shared by the R rows;
+ * q4_0's nibbles as they are, k + 8) and the offset comes out as off·sum_b(q), an int32
+ * per row and block computed with the quantization (the accumulator's initial value).
+ * (abs/sign instead would cost a vpsignb per row and K vector; AVX-512 has no zmm one.)
  *
- * Scores, HR_VW keys at a time (scores_keys): per 32-value block, the keys' blocks are
- * transposed in registers so that lane L holds key L (AVX-512: 16 keys, 8 vinserti64x4 +
- * 24 unpack/vpermt2q + 8 vpxor for q8_0; 12 vinserti32x4 + 8 unpacks + 12 and/shift for
- * q4_0), then per query row 8 vpdpbusd against broadcast Q dwords (two chains), one
- * vpaddd, one vcvtdq2ps and one FMA by dk·dq (a vmulps; dk for the 16 keys is one
- * vpgatherdd + vpmovdw + vcvtph2ps): the vector ends with 16 keys' partial scores and no
- * horizontal sum is left. The V block scales of the same keys are gathered there too
- * (pv_prep only multiplies), so the first touch of V's lines overlaps the dot products.
- * P·V stays fp32 (O += (P_j dv_jb) v_jc): P times each key's V block scales once per
- * block, vectorized over keys (pv_prep); a V vector costs vpmovsxbd + vcvtdq2ps (q4_0:
- * vpmovzxbd + vpand/vpsrld + vcvtdq2ps, its -8 subtracted once per block and row as
- * 8 sum_j P_j dv_jb); 32 FMAs per key.
+ * Scores, HR_VW keys at a time (scores_keys): per 32-value block the keys' blocks are
+ * transposed in registers so that lane L holds key L, then per query row 8 vpdpbusd
+ * against broadcast Q dwords, one vcvtdq2ps and one FMA by dk·dq (dk for 16 keys: one
+ * vpgatherdd): no horizontal sum per key. The V block scales of the same keys are
+ * gathered there too (the first touch of V's lines overlaps the dot products).
  *
- * Budget per key and KV head (H32/8 d128, R 4, AVX-512; p0/p5 are the 512-bit ports):
- * scores ~23 ops (8 vpdpbusd; q4_0 ~21), pv_prep ~2, softmax ~4, P·V 48 (32 FMAs +
- * 8 vpmovsxbd + 8 vcvtdq2ps; q4_0 56: + 8 vpand/vpsrld, 52 with one vpmovzxbd per 16
- * bytes): ~77 / ~79 on p0/p5, 39 / 40 cycles, 10.4 / 10.7 ns at ~3.7 GHz.
- * What binds, measured by skipping one phase at a time (HR_DI8_ABLATE below; one thread,
- * 3 interleaved rounds, load 1.1-1.6; ns per key and KV head, q8_0 / q4_0):
- *                              L512 (L2)    L4096        L16384
- *   whole step                 17.7 / 17.3  20.2 / 17.8  21.1 / 17.8
- *   P·V (16)                    7.2 /  8.7   5.0 /  8.4   6.3 /  8.5
- *     of it V load+convert (32) 2.1 /  3.3   1.2 /  3.8   2.4 /  3.7
- *   dots + K transposes (1+2)   1.8 /  1.4   0.8 /  1.6   1.9 /  2.5
- *   softmax + pv_prep (4+8)     1.4 /  2.1   1.0 /  1.9   2.2 /  2.6
- *   the rest (31 skipped)       5.4 /  4.4  10.5 /  5.7  10.3 /  5.7
- * q4_0 is compute-bound at every length (L512 in L2 costs what L16384 does); q8_0's
- * cache adds ~3.5 ns at L16384 (the rest doubles: K loads that miss; the prefetches
- * save ~1 ns). P·V is half of q4_0's step and a third of q8_0's, and it runs at ~0.9 of
- * its port count (28 / 24 cycles of p0/p5 uops for 32 FMAs and the unpacking: 7.6 /
- * 6.5 ns): fp32 P·V is at its bound, and the lever left is an int8 P·V (vpdpbusd on
- * P·dv quantized per row and key group: 8 vpdpbusd per key where 32 FMAs and 16-24
- * unpack ops are now; it changes the numerics, the oracle's tolerance with it). The
- * rest (5.4 ns in L2 against ~10 ops) is the scores' scaffolding: two 16-lane gathers
- * of fp16 scales per block and 16 keys (~27 cycles each here; replaced by 16 scalar
- * loads into a stack vector it measured no faster), K's split loads (34-byte blocks),
- * the per-row conversion, scaling and store of s. This round took 10-13% off at one
- * thread, 7-13% at two (`headroom ab` against the build before, 9 ABBA pairs, L4096
- * and L16384; README has the table): unaligned K/V rows prefetched as one span, each
- * line once (decode_block.h pf_rows: q4_0's 72-byte rows had every line prefetched
- * ~2.7 times, q8_0's ~1.9 times; q4_0 -10%, q8_0 -4..-7%), and one broadcast of P·dv
- * per row and block in a register (GCC had folded a {1to16} load into each FMA: 16
- * loads per key and pass beside the V loads and spills on 3 load ports; -3..-5%);
- * then q4_0's V bytes zero-extended once for both nibbles (4 vpmovzxbd per key fewer:
- * -5% / -6.5% at L4096 / L16384, 15 pairs). The ablation above is from before this.
- * Neither 128- nor 64-key blocks helped (V + P·dv in L1: 3.38 / 3.57 ms against 3.35
- * at 256, q8_0 L16384).
- * The compute roof this path is placed against is the two roofs in series, per key and
- * KV head R·d int8 multiply-adds at the VNNI roof plus R·d fp32 FMAs at the FMA roof
- * (1024 + 1024 ops at H32/8 d128): 1024/869 + 1024/246 ns = 5.3 ns at one thread; the
- * path names "P·V FMA", so hr_roof_for_path (harness/measure) gives the rows that roof
- * (HR_ROOF_SERIES), not the VNNI one alone. It counts no unpacking, transposes or
- * softmax: q8_0 runs at 0.26-0.27 of it, q4_0 0.33-0.34 (README), ~0.5-0.65 of the
- * port count above. 3x / 4.5x fp32's tokens/s (issue 14; fp32 6.7 ms at L16384, one
- * thread) need ~17 / ~11.3 ns per key (0.31 / 0.46 of the series roof; now 19.5 /
- * 15.7): q8_0 is 13% short, q4_0 would have to run at ~0.95 of its port count (10.7
- * ns with the shared unpack), out of reach while P·V is fp32.
+ * P·V, int8 (AVX-512, HR_HAVE_I8PV): O_c += sum_j (P_j dv_jb) v_jc becomes, per row r,
+ * q block b and group g of GK = 64 keys, O_c += c_gb sum_{j in g} w_jb v_jc with
+ * w = round(P_j dv_jb / c_gb) in s8, c_gb = max_g |P_j dv_jb| / 127 (pv_quant: a scale
+ * per group, so a long flat context keeps its small weights). V is the unsigned side
+ * (q8_0 v + 128, q4_0 the nibble) and the offset off·sum_g w is the group's initial
+ * accumulator; V sits 4 keys per dword by an in-register transpose of 4 keys' blocks
+ * (hr_vi_vt_q8/q4, two blocks per vector set), shared by 4 rows; the accumulators'
+ * d order is permuted within 128-bit lanes and the fp32 tile is kept in that order
+ * (hr_vf_tr4 once per tile and block step). Ops per key and KV head (H32/8 d128, R 4):
+ *   V transposes  q8_0 8 (vinserti64x4 loads, vpxor, 4 unpacks per 2 keys and pair),
+ *                 q4_0 10 (masked vbroadcasti32x4, unpacks, vpsrlvw, vpand)
+ *   vpdpbusd 8, weight vectors 2 (a broadcast and a masked broadcast per row, 4 keys,
+ *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~13
+ *   (9 per row, block and 16 keys: P·dv twice, abs, max, scale, vcvtps2dq, vpmovdb, add;
+ *   two horizontal reductions per row, block and group: 256/GK per key, so 8 at 32 keys,
+ *   4 at 64: the group size)
+ * ~32 / ~34 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
+ * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the build before (main,
+ * `headroom ab`, 15 ABBA pairs, load 1.6-1.7, H32/8 d128, T1 / T2): q8_0 -6.4 / -7.0%
+ * at L4096, -6.0 / -3.8% at L16384; q4_0 -14.1 / -13.5%, -14.4 / -17.7%. The P·V loop is near its ops (GCC
+ * spills one V vector and the row pointers; the 16 accumulators by name and vpdpbusd
+ * in place, else GCC 12 kept them in memory); the quantization is now a third of P·V
+ * (a whole group in 4 registers, one pass: -2.5% geomean against two passes, 11 pairs).
+ * Now at L16384, one thread: q8_0 18.4 ns per key and KV head, q4_0 14.1; 3x / 4.5x
+ * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table).
+ * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
+ * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
+ * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key; AVX2 builds keep it.
  *
- * Accuracy: Q's quantization is the one error this adds to fp32 accumulation:
- * |dq_c| <= amax_b/254 per element, so a score moves by at most
- * sum_b amax_b/254 · sum_{c in b} |k_c| (oracle.c turns that into O's tolerance).
+ * What binds (before the int8 P·V; -DHR_DI8_ABLATE build skipping one phase at a time,
+ * one thread, ns per key and KV head, q8_0 / q4_0): at L16384 the step was 21.1 / 17.8,
+ * of it fp32 P·V 6.3 / 8.5 (~0.9 of its port count), dots + K transposes 1.9 / 2.5,
+ * softmax + pv_prep 2.2 / 2.6, the rest (K/V loads that miss, gathers of fp16 scales,
+ * the per-row conversion and store of s) 10.3 / 5.7; q4_0 costs the same from L2 as
+ * from DRAM (compute-bound), q8_0's cache adds ~3.5 ns at L16384. Neither 128- nor
+ * 64-key blocks helped (256 kept). K/V rows are prefetched as one span, each line once
+ * (decode_block.h pf_rows).
+ * The compute roof: with P·V int8 both dots are vpdpbusd, so the path names "P·V
+ * vpdpbusd" and hr_roof_for_path (harness/measure) places it against the VNNI roof
+ * (2048 int8 multiply-adds per key and KV head: 2.4 ns at 869 GOP/s, one thread); it
+ * counts no transposes, quantization or softmax. With HEADROOM_DECODE_PV=fp32 (and on
+ * AVX2) the path names "P·V FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at
+ * the VNNI roof plus 1024 at the FMA roof, 5.3 ns).
+ *
+ * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
+ * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
+ * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
+ * the path's "P·dv s8 per 64 keys".
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
  */
 #include <stdlib.h>
@@ -101,6 +90,8 @@ static const char *env_path(void)
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
 _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
+#define GK 64 /* keys per int8 P·V weight group (one scale per row, q block and group) */
+_Static_assert(GK == 4 * HR_VW || HR_VW != 16, "pv_quant holds a whole group in 4 vectors");
 
 /* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
  * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
@@ -131,25 +122,43 @@ static int di8_bits(void)
  * each block, the int32 correction -off·sum(q) of each block. */
 static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
 
+/* P·V by int8 dot products (HR_HAVE_I8PV: AVX-512 builds) unless HEADROOM_DECODE_PV=fp32
+ * (the fp32 P·V kept for A/B and the tests). */
+static int pv_int8_on(void)
+{
+#if defined(HR_HAVE_I8PV)
+    const char *e = getenv("HEADROOM_DECODE_PV");
+    return !(e && !strcmp(e, "fp32"));
+#else
+    return 0;
+#endif
+}
+
 int hr_decode_i8_on(hr_dtype t)
 {
     if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
     if (!strcmp(env_path(), "convert")) return 0;
     static int cpu = -1;
     if (cpu < 0) cpu = hr_cpu_i8dot();
-    return cpu;
+    return cpu ? 1 + pv_int8_on() : 0;
 }
 
 size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
+/* Groups of a block step's keys per row and q block (int8 P·V), with one spare. */
+static size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK + 1; }
 size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
-    return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb);
+    return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb) +
+           2 * round16((size_t)c->R * nb * ngrp(c));
 }
 
 const char *hr_decode_i8_path(hr_dtype t)
 {
     if (!hr_decode_i8_on(t)) return NULL;
+    if (hr_decode_i8_on(t) == 2)
+        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V vpdpbusd (P·dv s8 per 64 keys)"
+                            : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V vpdpbusd (P·dv s8 per 64 keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA"
                         : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V FMA";
 }
@@ -320,6 +329,167 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
     }
 }
 
+#if defined(HR_HAVE_I8PV)
+/* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
+ * x_j = P_rj dv_jb, c = max_g |x_j| / 127, w_j = round(x_j / c) into
+ * w[(r nb + b) kbp + j] (keys n .. n rounded up to 4 get 0), c into cg[(r nb + b) ng +
+ * grp] and -off·sum_g w_j into co[same] (off 128 for q8_0's V + 128, 8 for q4_0's
+ * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. */
+I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int n, signed char *w, float *cg,
+                    int32_t *co)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
+    for (int r = 0; r < c->R; r++)
+        for (int b = 0; b < nb; b++) {
+            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
+            signed char *wr = w + ((size_t)r * nb + b) * kbp;
+            for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
+                const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / HR_VW * HR_VW;
+                if (ge - g0 == 4 * HR_VW) { /* a whole group in 4 registers: one pass */
+                    hr_vf x[4];
+                    for (int i = 0; i < 4; i++) x[i] = hr_vmul(hr_vload(sr + g0 + i * HR_VW), hr_vload(svb + g0 + i * HR_VW));
+                    const float amax = hr_vreduce_max(hr_vmax(hr_vmax(hr_vabs(x[0]), hr_vabs(x[1])),
+                                                              hr_vmax(hr_vabs(x[2]), hr_vabs(x[3]))));
+                    const hr_vf id = hr_vset1(amax > 0 ? 127.0f / amax : 0.0f);
+                    hr_vi wi[4];
+                    for (int i = 0; i < 4; i++) {
+                        wi[i] = hr_vi_round(hr_vmul(x[i], id));
+                        hr_vi_store_i8(wr + g0 + i * HR_VW, wi[i]);
+                    }
+                    const int sum = hr_vi_reduce_add(hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3])));
+                    cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
+                    co[((size_t)r * nb + b) * ng + grp] = -off * sum;
+                    continue;
+                }
+                hr_vf vm = hr_vzero();
+                for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
+                float amax = hr_vreduce_max(vm);
+                for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
+                const float id = amax > 0 ? 127.0f / amax : 0.0f;
+                hr_vi vs = hr_vi_zero();
+                for (int j = g0; j < gf; j += HR_VW) {
+                    const hr_vi x = hr_vi_round(hr_vmul(hr_vmul(hr_vload(sr + j), hr_vload(svb + j)), hr_vset1(id)));
+                    hr_vi_store_i8(wr + j, x);
+                    vs = hr_vi_add(vs, x);
+                }
+                int sum = hr_vi_reduce_add(vs);
+                for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * id);
+                cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
+                co[((size_t)r * nb + b) * ng + grp] = -off * sum;
+            }
+            for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
+        }
+}
+
+/* The 16 accumulators of a tile by name (rows r, vectors i): GCC 12 keeps an array of
+ * them, indexed before unrolling, in memory across the key loop (a load and a store per
+ * vpdpbusd). X(r, i) for each. */
+#define PV_ACC(X) X(0, 0) X(0, 1) X(0, 2) X(0, 3) X(1, 0) X(1, 1) X(1, 2) X(1, 3) \
+                  X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(3, 0) X(3, 1) X(3, 2) X(3, 3)
+#define PV_DECL(r, i) hr_vi a##r##i;
+#define PV_INIT(r, i) a##r##i = z[r];
+#define PV_FLUSH(r, i) \
+    if (r < nr) ot[r][i] = hr_vfma(hr_vi_cvt(a##r##i), cv[r], ot[r][i]);
+#define PV_ROW(r, jj)                                               \
+    if (r < nr) {                                                   \
+        const hr_vi wv = hr_vi_set2(w0[r] + (jj), w1[r] + (jj), q4); \
+        hr_vi_dot_ip(&a##r##0, u[0], wv);                           \
+        hr_vi_dot_ip(&a##r##1, u[1], wv);                           \
+        hr_vi_dot_ip(&a##r##2, u[2], wv);                           \
+        hr_vi_dot_ip(&a##r##3, u[3], wv);                           \
+    }
+/* 4 keys (V blocks at k[t], the second block o1 bytes on) into the accumulators of nr
+ * rows: one transpose, then per row one weight vector and 4 vpdpbusd. */
+#define PV_QUAD(k, jj)                       \
+    do {                                     \
+        hr_vi u[4];                          \
+        if (q4) hr_vi_vt_q4(k, o1, u);       \
+        else hr_vi_vt_q8(k, o1, u);          \
+        PV_ROW(0, jj) PV_ROW(1, jj) PV_ROW(2, jj) PV_ROW(3, jj) \
+    } while (0)
+
+/* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
+ * nr <= 4, q blocks b and b2 (b2 == b: one block, the second half discarded): per group,
+ * 16 int32 accumulators start at the offset correction, 4 keys at a time take one V
+ * transpose and 4 vpdpbusd per row, and the group's flush is one vcvtdq2ps and one FMA
+ * by its scales per accumulator into the fp32 tile ot (kept in the transposes' d order,
+ * hr_vf_tr4, and put back in d order at the end). pq (may be NULL): stepped per 4 keys. */
+I8_FN void pv_tile_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
+                      const unsigned char *v0, ptrdiff_t vsn, int n, int b, int b2, int r0, int nr, float *acc,
+                      pf_seq *pq)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c);
+    const size_t bb = QBYTES(q4);
+    static const int perm[2][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}}; /* real vector m at lane perm[m] */
+    hr_vf ot[4][4];
+    for (int r = 0; r < nr; r++) {
+        float *o = acc + (size_t)(r0 + r) * c->dp;
+        for (int m = 0; m < 4; m++)
+            ot[r][perm[q4][m]] = (m >> 1) && b2 == b ? hr_vzero() : hr_vload(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1));
+        hr_vf_tr4(ot[r]);
+    }
+    const ptrdiff_t o1 = (ptrdiff_t)(b2 - b) * (ptrdiff_t)bb;
+    const signed char *w0[4], *w1[4]; /* the rows' weights of blocks b and b2 */
+    for (int r = 0; r < 4; r++) {
+        const int rr = r < nr ? r0 + r : r0;
+        w0[r] = w + ((size_t)rr * nb + b) * kbp;
+        w1[r] = w + ((size_t)rr * nb + b2) * kbp;
+    }
+    const unsigned char *vb = v0 + (size_t)b * bb + 2;
+    for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
+        const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
+        PV_ACC(PV_DECL)
+        hr_vi z[4];
+        for (int r = 0; r < 4; r++) {
+            const int rr = r < nr ? r0 + r : r0;
+            z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
+        }
+        PV_ACC(PV_INIT)
+        for (int j = g0; j < gf; j += 4) {
+            if (pq) pf_step(pq);
+            const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
+            PV_QUAD(k, j);
+        }
+        if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
+            if (pq) pf_step(pq);
+            const unsigned char *k[4];
+            for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
+            PV_QUAD(k, gf);
+        }
+        hr_vf cv[4];
+        for (int r = 0; r < 4; r++) {
+            const size_t ix = ((size_t)(r < nr ? r0 + r : r0) * nb) * ng + grp;
+            cv[r] = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
+        }
+        PV_ACC(PV_FLUSH)
+    }
+    for (int r = 0; r < nr; r++) {
+        float *o = acc + (size_t)(r0 + r) * c->dp;
+        hr_vf_tr4(ot[r]);
+        for (int m = 0; m < 4; m++)
+            if (!((m >> 1) && b2 == b)) hr_vstore(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1), ot[r][perm[q4][m]]);
+    }
+}
+
+I8_FN void pv_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
+                 const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn,
+                 int n2)
+{
+    const int nb = c->d / HR_QBLOCK;
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nb + 1) / 2 * ((n + 3) / 4));
+    for (int b = 0; b < nb; b += 2) {
+        const int b2 = b + 1 < nb ? b + 1 : b;
+        for (int r0 = 0; r0 < c->R; r0 += 4) {
+            const int nr = c->R - r0 < 4 ? c->R - r0 : 4;
+            if (r0 == 0 && nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, 4, acc, &pq);
+            else if (r0 == 0) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
+            else if (nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, 4, acc, NULL);
+            else pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
+        }
+    }
+}
+#endif
+
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
                     dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
 {
@@ -332,6 +502,17 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
+#if defined(HR_HAVE_I8PV)
+    if (c->i8 == 2) {
+        signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
+        float *cg = corr + round16((size_t)c->R * nb);
+        int32_t *co = (int32_t *)(cg + round16((size_t)c->R * nb * ngrp(c)));
+        if (!di8_skip(4)) pv_quant(c, q4, s, sv, n, w, cg, co);
+        if (!di8_skip(16))
+            pv_s8(c, q4, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        return;
+    }
+#endif
     if (!di8_skip(4)) pv_prep(c, q4, s, sv, n, pp, corr);
     if (!di8_skip(16)) pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2 AB_A);
 }
@@ -381,6 +562,8 @@ void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_i8_env_error(hr_dtype t)
 {
+    const char *pv = getenv("HEADROOM_DECODE_PV");
+    if (pv && *pv && strcmp(pv, "fp32") && strcmp(pv, "int8")) return "HEADROOM_DECODE_PV must be int8 or fp32";
     const char *e = env_path();
     if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
     if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert or int8";

@@ -36,7 +36,8 @@
  * took 38% longer, q8_0 22%); the interleaved (BNHD) walk prefetches whole rows of
  * heads itself and passes none.
  *
- * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores, fp32 P·V);
+ * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores; int8 P·V at
+ * the avx512 level, fp32 at avx2);
  * HEADROOM_DECODE_PATH=convert keeps them here ("cvt" below). Measured on an SPR-class
  * Xeon (2 vCPUs, ~3.9 GHz; another session timing and testing on the same two cores
  * between rounds), decode H32/8 d128 Nq 1 BHND: 3 rounds, each under one exclusive
@@ -72,7 +73,7 @@
  * 9 ABBA pairs: q8_0 -7.8% / -6.4% at 1 / 2 threads, q4_0 -15.7% / -13.7%; f32, f16
  * and bf16 same or noise, no regression). The q8_0/q4_0 rows above are from before
  * decode_i8.c scored 16 keys per vector (-19% / -21% at L16384, one thread; README's
- * table has the rows after it and the one-span prefetch, 0.25-0.32 of the series roof).
+ * table has the rows after it, the one-span prefetch and the int8 P·V).
  * What binds it: decode_i8.c.
  */
 #include "decode_block.h"

@@ -151,6 +151,84 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
 {
     return _mm512_cvtepi32_ps(hi ? _mm512_srli_epi32(x, 4) : _mm512_and_si512(x, _mm512_set1_epi32(15)));
 }
+
+/* int8 P·V (AVX-512 only, HR_HAVE_I8PV): V of 4 keys transposed so that a dword holds
+ * one d of the 4 keys (vpdpbusd sums 4 adjacent byte products), two q blocks per
+ * vector set. k[t] points at key t's first block's values, o1 bytes on to the second
+ * (0: the same block twice, its half discarded). out[i], 128-bit lane L, dword p holds
+ * d = 32 blk + 16 half + 4i + p of the pair (blk the block, 0 or 1):
+ *   hr_vi_vt_q8: v + 128 (unsigned); blk = L >> 1, half = L & 1 (two vinserti64x4
+ *                loads per key, 4 vpxor, 8 unpacks per 4 keys);
+ *   hr_vi_vt_q4: the nibbles as they are (v + 8); blk = L & 1, half = L >> 1 (a
+ *                broadcast and a masked broadcast per key, 8 unpacks, then per vector
+ *                one vpsrlvw (0 or 4 by lane) and one vpand).
+ * hr_vi_set2(p0, p1, q4): the int32 at p0 in blk-0 lanes, at p1 in blk-1 lanes (the
+ * weights of 4 keys, or a group's offset correction); hr_vset2f the same for floats.
+ * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
+ * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]).
+ * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127);
+ * hr_vi_reduce_add the int32 sum. */
+#define HR_HAVE_I8PV 1
+HR_I8_INLINE void hr_vi_vt_tr(const __m512i K[4], hr_vi out[4])
+{
+    const __m512i A = _mm512_unpacklo_epi8(K[0], K[1]), B = _mm512_unpackhi_epi8(K[0], K[1]);
+    const __m512i C = _mm512_unpacklo_epi8(K[2], K[3]), D = _mm512_unpackhi_epi8(K[2], K[3]);
+    out[0] = _mm512_unpacklo_epi16(A, C);
+    out[1] = _mm512_unpackhi_epi16(A, C);
+    out[2] = _mm512_unpacklo_epi16(B, D);
+    out[3] = _mm512_unpackhi_epi16(B, D);
+}
+HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
+{
+    __m512i K[4];
+    for (int t = 0; t < 4; t++)
+        K[t] = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)k[t])),
+                                                   _mm256_loadu_si256((const __m256i *)(k[t] + o1)), 1),
+                                _mm512_set1_epi8((char)0x80));
+    hr_vi_vt_tr(K, out);
+}
+HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
+{
+    __m512i K[4], U[4];
+    for (int t = 0; t < 4; t++)
+        K[t] = _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)k[t])), 0xF0F0,
+                                           _mm_loadu_si128((const __m128i *)(k[t] + o1)));
+    hr_vi_vt_tr(K, U);
+    const __m512i sh = _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0);
+    const __m512i sh16 = _mm512_or_si512(sh, _mm512_slli_epi64(sh, 16));
+    const __m512i shw = _mm512_or_si512(sh16, _mm512_slli_epi64(sh16, 32)), m4 = _mm512_set1_epi8(15);
+    for (int i = 0; i < 4; i++) out[i] = _mm512_and_si512(_mm512_srlv_epi16(U[i], shw), m4);
+}
+HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
+{
+    int32_t x0, x1;
+    memcpy(&x0, p0, 4);
+    memcpy(&x1, p1, 4);
+    return _mm512_mask_set1_epi32(_mm512_set1_epi32(x0), q4 ? 0xF0F0 : 0xFF00, x1);
+}
+HR_I8_INLINE hr_vf hr_vset2f(float x0, float x1, int q4)
+{
+    return _mm512_mask_mov_ps(_mm512_set1_ps(x0), q4 ? 0xF0F0 : 0xFF00, _mm512_set1_ps(x1));
+}
+HR_I8_INLINE void hr_vf_tr4(hr_vf x[4])
+{
+    const __m512 t0 = _mm512_shuffle_f32x4(x[0], x[1], 0x44), t1 = _mm512_shuffle_f32x4(x[0], x[1], 0xEE);
+    const __m512 t2 = _mm512_shuffle_f32x4(x[2], x[3], 0x44), t3 = _mm512_shuffle_f32x4(x[2], x[3], 0xEE);
+    x[0] = _mm512_shuffle_f32x4(t0, t2, 0x88);
+    x[1] = _mm512_shuffle_f32x4(t0, t2, 0xDD);
+    x[2] = _mm512_shuffle_f32x4(t1, t3, 0x88);
+    x[3] = _mm512_shuffle_f32x4(t1, t3, 0xDD);
+}
+/* hr_vi_dot as one vpdpbusd on acc in place: GCC 12 keeps the intrinsic's 16 P·V
+ * accumulators in rotating copies (a vmovdqa per dot product, three spilled per 4 keys) */
+HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
+{
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(*acc) : "v"(u), "v"(s));
+}
+HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm512_cvtps_epi32(x); }
+HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
+HR_I8_INLINE int hr_vi_reduce_add(hr_vi x) { return _mm512_reduce_add_epi32(x); }
+HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm512_abs_ps(x); }
 #else /* AVX2 + F16C */
 #define HR_IB 1
 #define HR_I8_ISA "avx-vnni"

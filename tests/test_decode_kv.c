@@ -201,6 +201,7 @@ HR_TEST(decode_int8_exact_query)
     static const int shapes[][6] = {
         {1, 4, 1, 1, 77, 32}, {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128}, {1, 4, 2, 16, 45, 160},
     };
+    setenv("HEADROOM_DECODE_PV", "fp32", 1); /* the int8 P·V rounds the weights: decode_int8_pv_bound */
     for (int t = HR_Q8_0; t <= HR_Q4_0; t++) {
         double worst = 0, tol = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -224,6 +225,58 @@ HR_TEST(decode_int8_exact_query)
         printf("     note: decode kv %s exact-q8_0 queries, path '%s': max_rel %.2e (tol up to %.2e)\n",
                hr_dtype_names[t], hr_kernel_path(hr_kernel_find("decode"), &p), worst, tol);
     }
+    unsetenv("HEADROOM_DECODE_PV");
+}
+
+/* The int8 P·V (AVX-512 with VNNI): P·dv rounded to s8 per row, q block and group of
+ * keys. A long flat context (L 4096, Q = 0: every score equal, each weight 1/L) must
+ * keep its small weights (one scale per group, not one per row), a peaked one (Q along
+ * one key) its large one; the error must stay inside the oracle's tolerance with the
+ * weights' term (oracle.c, pv8_term) and, flat, exceed it without the term (so the term
+ * is needed and the test fails if it is dropped), not by orders of magnitude less. */
+HR_TEST(decode_int8_pv_bound)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    CHECK(k != NULL);
+    const hr_problem p0 = {1, 8, 2, 1, 4096, 128, false, 0, HR_F32, HR_Q8_0};
+    if (!k || !strstr(hr_kernel_path(k, &p0), "P·V vpdpbusd")) {
+        printf("     note: no int8 P·V on this build or CPU ('%s')\n", k ? hr_kernel_path(k, &p0) : "");
+        return;
+    }
+    for (int t = HR_Q8_0; t <= HR_Q4_0; t++)
+        for (int peaked = 0; peaked < 2; peaked++) {
+            hr_problem p = p0;
+            p.kv_dtype = (hr_dtype)t;
+            kv_case kc;
+            if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
+                CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
+                continue;
+            }
+            hr_args *a = &kc.ts.args;
+            for (int h = 0; h < p.heads; h++) {
+                float *q = hr_row(kc.ts.q, 0, h, 0);
+                const float *kj = hr_crow(a->k, 0, h / 4, 1000 + 7 * h);
+                for (int x = 0; x < p.d_head; x++) q[x] = peaked ? 2.0f * kj[x] : 0.0f;
+            }
+            hr_tune tn = hr_kernel_tune(k, &p, &(hr_tune){0, 0, 2});
+            size_t wb = k->workspace_bytes(&p, &tn);
+            void *ws = hr_alloc(wb ? wb : 64);
+            k->run(&p, &tn, a, ws);
+            const int q8 = hr_path_quantizes_q(hr_kernel_path(k, &p));
+            const hr_check own = hr_oracle_check_q(&p, a, 0, q8), bare = hr_oracle_check_q(&p, a, 0, 1);
+            const double term = own.tol_pass - bare.tol_pass;
+            CHECKF(q8 == 1 + 2 * 64, "%s path '%s'", hr_dtype_names[t], hr_kernel_path(k, &p));
+            CHECKF(own.verdict == HR_CHECK_PASS, "%s %s: max_rel %g tol %g", hr_dtype_names[t],
+                   peaked ? "peaked" : "flat", own.max_rel_err, own.tol_pass);
+            if (!peaked) /* the flat context's weights all round: the term carries it */
+                CHECKF(own.max_rel_err > bare.tol_pass && own.max_rel_err > term / 1000, "%s flat: max_rel %g, tol %g without "
+                       "the term, term %g", hr_dtype_names[t], own.max_rel_err, bare.tol_pass, term);
+            printf("     note: decode kv %s int8 P·V L4096 %s: max_rel %.2e, tol %.2e (weights' term %.2e, err/tol "
+                   "%.3f; without the term tol %.2e)\n", hr_dtype_names[t], peaked ? "peaked" : "flat  ",
+                   own.max_rel_err, own.tol_pass, term, own.max_rel_err / own.tol_pass, bare.tol_pass);
+            free(ws);
+            kv_case_free(&kc);
+        }
 }
 
 /* HEADROOM_DECODE_PATH: convert names the conversion path, int8 the VNNI one (or is
@@ -243,9 +296,11 @@ HR_TEST(decode_path_env)
            why ? why : "", i8 ? i8 : "");
     if (!why && i8) { /* a result row keeps the whole path, and its roof is the series one */
         CHECKF(strlen(i8) < sizeof ((hr_result *)0)->path, "int8 path of %zu bytes: '%s'", strlen(i8), i8);
-        const int roof = hr_roof_for_path(i8, hr_isa);
-        CHECKF(roof == HR_ROOF_SERIES + HR_DOT_VNNI512 || roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI, "roof %s of '%s'",
-               hr_roof_name(roof), i8);
+        /* two VNNI dots (int8 P·V): the VNNI roof; int8 scores and P·V by FMA: the series */
+        const int roof = hr_roof_for_path(i8, hr_isa), dots = strstr(i8, "P·V vpdpbusd") != NULL;
+        CHECKF(dots ? roof == HR_ROOF_DOT + HR_DOT_VNNI512
+                    : roof == HR_ROOF_SERIES + HR_DOT_VNNI512 || roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI,
+               "roof %s of '%s'", hr_roof_name(roof), i8);
     }
     p.kv_dtype = HR_F16; /* not a block type: int8 asks nothing of it */
     CHECK(hr_kernel_why_not(k, &p) == NULL);

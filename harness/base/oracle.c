@@ -46,6 +46,20 @@
  * which by the triangle inequality leaves the kernel the fp32 terms against O~. A kernel
  * that rounds ties differently may differ in a rare element by one step (the worst
  * case's bound for that element); the check would then warn, not pass.
+ * A kernel whose path also says "P·dv s8 per G keys" (decode_i8.c's int8 P·V) rounds the
+ * weights: per row, V block b (scale dv_jb, values v_jc) and group g of at most G
+ * contiguous keys, x_j = P_j dv_jb becomes c_gb w_jb with c_gb = max_{j in g} |x_j|/127
+ * and w = round(x/c) (the kernel's P unnormalized; it divides by l = sum P once, so take
+ * P normalized): each weight is off by at most min(c_gb/2, |x_j|) (below c/2 it rounds
+ * to 0: a peaked row's small weights; the group's largest is 127 c, exact but for fp32's
+ * roundings, which the fp32 terms hold), and O_c by
+ *     |dO_c| <= sum_g sum_{j in g} min(c_gb/2, |x_j|) |v_jc|,  |v_jc| = |V_jc|/|dv_jb|
+ * (pv8_term, with c bounded by the max over keys within G-1 of j, as the oracle does not
+ * know where the kernel's groups start). The kernel's P come from Q quantized to q8_0
+ * (the term above): to first order the bound scales with them, so it is taken
+ * PV8_MARGIN (1 + 1/16) times. A worst case again (every rounding of a group aligned
+ * with V's signs); on random roundings the error is ~sqrt(3/G) of it per group and
+ * sqrt(groups) less over a long context (the battery's ratios: README).
  * Not covered: Q rounded otherwise inside the kernel (its logits must be fp32 dot
  * products of the values given, or of Q's q8_0 blocks on a block cache). The format's own error (the stored inputs against
  * the original fp32 ones) is measured separately and not judged (hr_format_check in
@@ -58,6 +72,8 @@
 
 #include "counts.h"
 #include "oracle.h"
+
+#define PV8_MARGIN (1.0 + 1.0 / 16)
 
 const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
 
@@ -105,8 +121,48 @@ static double q8_query_term(const hr_problem *p, const hr_args *a, int b, int g,
     return err;
 }
 
+/* A q8_0/q4_0 cache whose P·V is int8 (decode_i8.c): max_c of the bound on |dO_c| from
+ * the weights' quantization, the comment above. x_j = p_j |dv_jb| (p normalized, dv the
+ * stored block scale of V row j), c_gb <= wmax_j / 127 with wmax_j the max of x over
+ * keys within G - 1 of j (every contiguous group of at most G keys that holds j lies
+ * there, however the kernel's threads and blocks cut the keys), |v_jc| = |V_jc| / |dv_jb|. */
+static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, const double *s, double m,
+                       double sum, int end, int grp)
+{
+    const int d = p->d_head, nb = d / HR_QBLOCK;
+    const size_t bb = p->kv_dtype == HR_Q4_0 ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK;
+    double *x = malloc(sizeof(double) * (size_t)(end > 0 ? 2 * end : 1)), *dv = x + end, worst = 0;
+    double *t = calloc((size_t)d, sizeof(double));
+    if (!x || !t) {
+        free(x);
+        free(t);
+        return INFINITY;
+    }
+    for (int blk = 0; blk < nb; blk++) {
+        for (int j = 0; j < end; j++) {
+            uint16_t h;
+            memcpy(&h, (const unsigned char *)hr_xcrow(a->xv, b, g, j) + (size_t)blk * bb, 2);
+            dv[j] = fabs((double)hr_f16_to_f32(h));
+            x[j] = exp(s[j] - m) / sum * dv[j];
+        }
+        for (int j = 0; j < end; j++) {
+            if (dv[j] == 0) continue;
+            double w = 0;
+            for (int i = j - grp + 1 > 0 ? j - grp + 1 : 0; i < end && i < j + grp; i++) w = x[i] > w ? x[i] : w;
+            const float *v = hr_crow(a->v, b, g, j);
+            /* |x| < c/2 rounds to 0: off by |x|; the window's max is its group's, w = 127 */
+            const double e = x[j] >= w ? 0 : w / 254 < x[j] ? w / 254 : x[j];
+            for (int c = blk * HR_QBLOCK; c < (blk + 1) * HR_QBLOCK; c++) t[c] += e * fabs((double)v[c]) / dv[j];
+        }
+    }
+    for (int c = 0; c < d; c++) worst = t[c] > worst ? t[c] : worst;
+    free(x);
+    free(t);
+    return worst;
+}
+
 static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
-                       double *dot_abs, double *pv_abs, double *q8_abs)
+                       double *dot_abs, double *pv_abs, double *q8_abs, int pv8_grp, double *pv8_abs)
 {
     const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
     const double scale = hr_problem_scale(p);
@@ -142,6 +198,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
     if (q8_abs) *q8_abs = q8_query_term(p, a, b, g, q, out, end);
+    if (pv8_abs) *pv8_abs = end > 0 ? pv8_term(p, a, b, g, s, m, sum, end, pv8_grp) : 0;
     free(s);
     free(pva);
     if (dot_abs) *dot_abs = dabs;
@@ -151,7 +208,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
 void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
                    double *dot_abs)
 {
-    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL);
+    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL, 0, NULL);
 }
 
 /* Unit roundoff of a float type (2^-p for p significand bits, round to nearest): what
@@ -190,14 +247,21 @@ static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
     return mx;
 }
 
-bool hr_path_quantizes_q(const char *path) { return path && strstr(path, "Q as q8_0"); }
+int hr_path_quantizes_q(const char *path)
+{
+    if (!path || !strstr(path, "Q as q8_0")) return 0;
+    const char *pv = strstr(path, "P·dv s8 per ");
+    int grp = 0;
+    if (pv && sscanf(pv + strlen("P·dv s8 per "), "%d", &grp) != 1) grp = 0;
+    return 1 + 2 * (grp > 0 ? grp : 0);
+}
 
 hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
 {
-    return hr_oracle_check_q(p, a, max_work, false);
+    return hr_oracle_check_q(p, a, max_work, 0);
 }
 
-hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, bool q8_query_path)
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, int q8_path)
 {
     hr_check c = {0};
     const int B = p->batch, H = p->heads, G = p->kv_heads, Nq = p->seq_q, Nk = p->seq_kv;
@@ -214,17 +278,20 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     long stride = work <= max_work ? 1 : (long)ceil(work / max_work);
     c.rows_total = (long)B * H * Nq;
     double *ref = malloc(sizeof(double) * (size_t)d);
-    double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, err2 = 0, ref2 = 0;
+    double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, pv8_max = 0, err2 = 0, ref2 = 0;
     const double u_pv = hr_tol_pv(p);
-    const bool q8_query = q8_query_path && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
+    const bool q8_query = q8_path && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
+    const int pv8_grp = q8_query && a->xv.p ? q8_path >> 1 : 0;
     long r = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
             for (int i = 0; i < Nq; i++, r++) {
                 if (r % stride && i != 0 && i != Nq - 1) continue;
-                double dabs, pv = 0, q8 = 0;
-                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query ? &q8 : NULL);
+                double dabs, pv = 0, q8 = 0, pv8 = 0;
+                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query ? &q8 : NULL, pv8_grp,
+                           pv8_grp ? &pv8 : NULL);
                 if (pv > pv_max) pv_max = pv;
+                if (pv8 > pv8_max) pv8_max = pv8;
                 if (q8 > q8_max) q8_max = q8;
                 const float *o = hr_crow(hr_cv(a->o), b, h, i);
                 int masked = hr_causal_end(p, i) == 0;
@@ -249,6 +316,7 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     c.tol_pass = eps * (8 * sqrt((double)d) + 16 * log2((double)Nk + 1) + 16);
     if (omax > 0) c.tol_pass += 2 * eps * dabs_max * vmax / omax + 2 * u_pv * pv_max / omax;
     c.tol_pass += omax > 0 ? q8_max / omax : q8_max;
+    c.tol_pass += PV8_MARGIN * (omax > 0 ? pv8_max / omax : pv8_max);
     c.tol_pass += hr_tol_out(p);
     c.tol_warn = 10 * c.tol_pass;
     if (c.nonfinite || c.input_nonfinite || c.masked_nonzero || !(c.max_rel_err <= c.tol_warn))

@@ -51,9 +51,12 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
  * decode's int8 path): the pass tolerance adds that quantization's exact effect on O
  * (oracle.c). hr_oracle_check is this with q8_query false: a kernel that keeps Q in fp32
  * is held to the fp32 terms, which see a dropped key. hr_path_quantizes_q: whether a
- * kernel's path says it quantizes Q (it names "Q as q8_0"). */
-hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, bool q8_query);
-bool hr_path_quantizes_q(const char *path);
+ * kernel's path says it quantizes Q (it names "Q as q8_0"): 0 when it does not, else
+ * 1 + 2·G where the path also names "P·dv s8 per G keys" (an int8 P·V whose weights are
+ * rounded per group of G keys: the tolerance adds that bound, needing a->xv's block
+ * scales), 1 + 0 otherwise; pass it as q8_path. */
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, int q8_path);
+int hr_path_quantizes_q(const char *path);
 /* One line: "pass max_rel 1.2e-07 (tol 2.4e-05) nmse 3e-15". */
 void hr_check_str(const hr_check *c, char *buf, size_t len);
 

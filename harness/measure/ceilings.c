@@ -397,7 +397,8 @@ int hr_roof_for_path(const char *path, const char *isa)
     if (names_any(low, amx)) return HR_ROOF_DOT + HR_DOT_AMX;
     if (names_any(low, bf16)) return HR_ROOF_DOT + HR_DOT_BF16;
     /* P·V by FMA after int8 scores: the VNNI roof alone would be 2.3x too high on a
-     * Sapphire Rapids (829 against 237 GOP/s per core), the FMA roof alone 1.6x too low. */
+     * Sapphire Rapids (829 against 237 GOP/s per core), the FMA roof alone 1.6x too low.
+     * decode's int8 P·V ("P·V vpdpbusd", both dots int8) names no FMA: the VNNI roof. */
     const int series = strstr(low, "fma") ? HR_ROOF_SERIES - HR_ROOF_DOT : 0;
     if (names_any(low, avxvnni)) return series + HR_ROOF_DOT + HR_DOT_AVXVNNI;
     if (names_any(low, vnni)) return series + HR_ROOF_DOT + HR_DOT_VNNI512;
