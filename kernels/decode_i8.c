@@ -344,6 +344,32 @@ I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int 
             const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
             signed char *wr = w + ((size_t)r * nb + b) * kbp;
             for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
+                if (n - g0 >= 4 * GK) { /* four whole groups: their maxima and sums reduced together */
+                    hr_vf x[4][4], m[4];
+                    for (int k = 0; k < 4; k++) {
+                        for (int i = 0; i < 4; i++)
+                            x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
+                        m[k] = hr_vmax(hr_vmax(hr_vabs(x[k][0]), hr_vabs(x[k][1])), hr_vmax(hr_vabs(x[k][2]), hr_vabs(x[k][3])));
+                    }
+                    float amax[4];
+                    int32_t sum[4];
+                    hr_vf_max4(m, amax);
+                    hr_vi ws[4];
+                    for (int k = 0; k < 4; k++) {
+                        const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / amax[k] : 0.0f);
+                        hr_vi wi[4];
+                        for (int i = 0; i < 4; i++) {
+                            wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
+                            hr_vi_store_i8(wr + g0 + k * GK + i * HR_VW, wi[i]);
+                        }
+                        ws[k] = hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3]));
+                        cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
+                    }
+                    hr_vi_add4(ws, sum);
+                    for (int k = 0; k < 4; k++) co[((size_t)r * nb + b) * ng + grp + k] = -off * sum[k];
+                    g0 += 3 * GK, grp += 3;
+                    continue;
+                }
                 const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / HR_VW * HR_VW;
                 if (ge - g0 == 4 * HR_VW) { /* a whole group in 4 registers: one pass */
                     hr_vf x[4];

@@ -167,7 +167,7 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
  * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]).
  * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127);
- * hr_vi_reduce_add the int32 sum. */
+ * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once. */
 #define HR_HAVE_I8PV 1
 HR_I8_INLINE void hr_vi_vt_tr(const __m512i K[4], hr_vi out[4])
 {
@@ -228,6 +228,27 @@ HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
 HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm512_cvtps_epi32(x); }
 HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
 HR_I8_INLINE int hr_vi_reduce_add(hr_vi x) { return _mm512_reduce_add_epi32(x); }
+/* out[k] = the max of x[k]'s lanes, the int32 sum of y[k]'s, four at once: 128-bit lanes
+ * transposed (6 shuffles, 3 ops: lane L holds 4 partials of vector L), then 2 in-lane
+ * steps (~15 ops and one store for four, ~8 and a move for each _mm512_reduce_*) */
+HR_I8_INLINE void hr_vf_max4(const hr_vf x[4], float out[4])
+{
+    const __m512 t0 = _mm512_max_ps(_mm512_shuffle_f32x4(x[0], x[1], 0x44), _mm512_shuffle_f32x4(x[0], x[1], 0xEE));
+    const __m512 t1 = _mm512_max_ps(_mm512_shuffle_f32x4(x[2], x[3], 0x44), _mm512_shuffle_f32x4(x[2], x[3], 0xEE));
+    __m512 m = _mm512_max_ps(_mm512_shuffle_f32x4(t0, t1, 0x88), _mm512_shuffle_f32x4(t0, t1, 0xDD));
+    m = _mm512_max_ps(m, _mm512_permute_ps(m, 0x4E));
+    m = _mm512_max_ps(m, _mm512_permute_ps(m, 0xB1));
+    _mm_storeu_ps(out, _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m)));
+}
+HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
+{
+    const __m512i t0 = _mm512_add_epi32(_mm512_shuffle_i32x4(y[0], y[1], 0x44), _mm512_shuffle_i32x4(y[0], y[1], 0xEE));
+    const __m512i t1 = _mm512_add_epi32(_mm512_shuffle_i32x4(y[2], y[3], 0x44), _mm512_shuffle_i32x4(y[2], y[3], 0xEE));
+    __m512i m = _mm512_add_epi32(_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xDD));
+    m = _mm512_add_epi32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0x4E));
+    m = _mm512_add_epi32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xB1));
+    _mm_storeu_si128((__m128i *)out, _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m)));
+}
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm512_abs_ps(x); }
 #else /* AVX2 + F16C */
 #define HR_IB 1
