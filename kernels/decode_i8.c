@@ -358,10 +358,8 @@ I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int 
                     for (int k = 0; k < 4; k++) {
                         const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / amax[k] : 0.0f);
                         hr_vi wi[4];
-                        for (int i = 0; i < 4; i++) {
-                            wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-                            hr_vi_store_i8(wr + g0 + k * GK + i * HR_VW, wi[i]);
-                        }
+                        for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
+                        hr_vi_store4_i8(wr + g0 + k * GK, wi);
                         ws[k] = hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3]));
                         cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
                     }
@@ -378,10 +376,8 @@ I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int 
                                                               hr_vmax(hr_vabs(x[2]), hr_vabs(x[3]))));
                     const hr_vf id = hr_vset1(amax > 0 ? 127.0f / amax : 0.0f);
                     hr_vi wi[4];
-                    for (int i = 0; i < 4; i++) {
-                        wi[i] = hr_vi_round(hr_vmul(x[i], id));
-                        hr_vi_store_i8(wr + g0 + i * HR_VW, wi[i]);
-                    }
+                    for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[i], id));
+                    hr_vi_store4_i8(wr + g0, wi);
                     const int sum = hr_vi_reduce_add(hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3])));
                     cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
                     co[((size_t)r * nb + b) * ng + grp] = -off * sum;

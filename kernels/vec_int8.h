@@ -166,7 +166,7 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * weights of 4 keys, or a group's offset correction); hr_vset2f the same for floats.
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
  * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]).
- * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127);
+ * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127), hr_vi_store4_i8 4 vectors';
  * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once. */
 #define HR_HAVE_I8PV 1
 HR_I8_INLINE void hr_vi_vt_tr(const __m512i K[4], hr_vi out[4])
@@ -227,6 +227,14 @@ HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
 }
 HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm512_cvtps_epi32(x); }
 HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
+/* the low bytes of 4 vectors (|x| <= 127) to p[0 .. 64) in order: two vpackssdw and a
+ * vpacksswb leave 128-bit lane l holding lanes 4l..4l+3 of each vector, one vpermd puts
+ * them back (4 ops and a store where 4 vpmovdb take 8 and 4 stores) */
+HR_I8_INLINE void hr_vi_store4_i8(void *p, const hr_vi x[4])
+{
+    const __m512i c = _mm512_packs_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), c));
+}
 HR_I8_INLINE int hr_vi_reduce_add(hr_vi x) { return _mm512_reduce_add_epi32(x); }
 /* out[k] = the max of x[k]'s lanes, the int32 sum of y[k]'s, four at once: 128-bit lanes
  * transposed (6 shuffles, 3 ops: lane L holds 4 partials of vector L), then 2 in-lane
