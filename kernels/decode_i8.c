@@ -28,19 +28,22 @@
  *   V transposes  q8_0 8 (vinserti64x4 loads, vpxor, 4 unpacks per 2 keys and pair),
  *                 q4_0 10 (masked vbroadcasti32x4, unpacks, vpsrlvw, vpand)
  *   vpdpbusd 8, weight vectors 2 (a broadcast and a masked broadcast per row, 4 keys,
- *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~13
- *   (9 per row, block and 16 keys: P·dv twice, abs, max, scale, vcvtps2dq, vpmovdb, add;
- *   two horizontal reductions per row, block and group: 256/GK per key, so 8 at 32 keys,
- *   4 at 64: the group size)
- * ~32 / ~34 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
- * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the build before (main,
+ *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~10
+ *   (8 per row, block and 16 keys: P·dv twice, abs, max, scale, vcvtps2dq, add, and a
+ *   quarter of the 4-op pack of 4 vectors to bytes, hr_vi_store4_i8; per row, block and
+ *   4 groups of 64 keys the maxima and weight sums reduced together, hr_vf_max4 /
+ *   hr_vi_add4, ~30 with the scales: ~2 per key, where a reduction per group took 4)
+ * ~29 / ~31 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
+ * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the fp32 P·V build (then main,
  * `headroom ab`, 15 ABBA pairs, load 1.6-1.7, H32/8 d128, T1 / T2): q8_0 -6.4 / -7.0%
  * at L4096, -6.0 / -3.8% at L16384; q4_0 -14.1 / -13.5%, -14.4 / -17.7%. The P·V loop is near its ops (GCC
  * spills one V vector and the row pointers; the 16 accumulators by name and vpdpbusd
- * in place, else GCC 12 kept them in memory); the quantization is now a third of P·V
- * (a whole group in 4 registers, one pass: -2.5% geomean against two passes, 11 pairs).
- * Now at L16384, one thread: q8_0 18.4 ns per key and KV head, q4_0 14.1; 3x / 4.5x
- * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table).
+ * in place, else GCC 12 kept them in memory). The quantization's reductions four
+ * groups at once and its byte pack: -3.6% geomean against the build before (15 ABBA
+ * pairs, load 1.0-1.3; T1 / T2: q8_0 -1.8 / -2.6% at L4096, -2.7 / -3.7% at L16384;
+ * q4_0 -3.2 / -6.0%, -4.4 / -4.3%). Now at L16384, one thread: q8_0 17.7 ns per key
+ * and KV head, q4_0 13.5; 3x / 4.5x fp32's tokens/s (issue 14) would need ~16 / ~10.6
+ * (README's table).
  * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
  * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
  * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key; AVX2 builds keep it.
