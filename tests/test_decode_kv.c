@@ -91,7 +91,7 @@ static int run_kv_q(const hr_problem *p, hr_layout lay, hr_dist dist, int thread
     k->run(p, &t, a, ws);
     a->k = keep_k;
     a->v = keep_v;
-    *own = hr_oracle_check_q(p, a, 0, hr_path_quantizes_q(hr_kernel_path(k, p)));
+    *own = hr_oracle_check_q(p, a, 0, hr_path_quant(hr_kernel_path(k, p)));
     a->k = kc.orig.args.k;
     a->v = kc.orig.args.v;
     *fmt = hr_oracle_check(p, a, 0);
@@ -262,10 +262,10 @@ HR_TEST(decode_int8_pv_bound)
             size_t wb = k->workspace_bytes(&p, &tn);
             void *ws = hr_alloc(wb ? wb : 64);
             k->run(&p, &tn, a, ws);
-            const int q8 = hr_path_quantizes_q(hr_kernel_path(k, &p));
-            const hr_check own = hr_oracle_check_q(&p, a, 0, q8), bare = hr_oracle_check_q(&p, a, 0, 1);
+            const hr_quant_path q8 = hr_path_quant(hr_kernel_path(k, &p));
+            const hr_check own = hr_oracle_check_q(&p, a, 0, q8), bare = hr_oracle_check_q(&p, a, 0, (hr_quant_path){true, 0});
             const double term = own.tol_pass - bare.tol_pass;
-            CHECKF(q8 == 1 + 2 * 64, "%s path '%s'", hr_dtype_names[t], hr_kernel_path(k, &p));
+            CHECKF(q8.q8_query && q8.pv8_group == 64, "%s path '%s'", hr_dtype_names[t], hr_kernel_path(k, &p));
             CHECKF(own.verdict == HR_CHECK_PASS, "%s %s: max_rel %g tol %g", hr_dtype_names[t],
                    peaked ? "peaked" : "flat", own.max_rel_err, own.tol_pass);
             if (!peaked) /* the flat context's weights all round: the term carries it */

@@ -268,7 +268,7 @@ static int check(tctx *c, hr_tune_cand *x)
     hr_tensors_poison(p, &c->ten.args, 12345.0f);
     run_once(c, &g);
     hr_tensors_output(p, &c->ten.args);
-    hr_check r = hr_oracle_check_q(p, &c->ten.args, 0, hr_path_quantizes_q(hr_kernel_path(c->k, p)));
+    hr_check r = hr_oracle_check_q(p, &c->ten.args, 0, hr_path_quant(hr_kernel_path(c->k, p)));
     cfg_close(&g);
     c->check_cost = hr_now() - a;
     c->out->nchecked++;

@@ -247,21 +247,23 @@ static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
     return mx;
 }
 
-int hr_path_quantizes_q(const char *path)
+hr_quant_path hr_path_quant(const char *path)
 {
-    if (!path || !strstr(path, "Q as q8_0")) return 0;
+    hr_quant_path qp = {0};
+    if (!path || !strstr(path, "Q as q8_0")) return qp;
+    qp.q8_query = true;
     const char *pv = strstr(path, "P·dv s8 per ");
-    int grp = 0;
-    if (pv && sscanf(pv + strlen("P·dv s8 per "), "%d", &grp) != 1) grp = 0;
-    return 1 + 2 * (grp > 0 ? grp : 0);
+    if (pv && sscanf(pv + strlen("P·dv s8 per "), "%d", &qp.pv8_group) != 1) qp.pv8_group = 0;
+    if (qp.pv8_group < 0) qp.pv8_group = 0;
+    return qp;
 }
 
 hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
 {
-    return hr_oracle_check_q(p, a, max_work, 0);
+    return hr_oracle_check_q(p, a, max_work, (hr_quant_path){0});
 }
 
-hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, int q8_path)
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, hr_quant_path qp)
 {
     hr_check c = {0};
     const int B = p->batch, H = p->heads, G = p->kv_heads, Nq = p->seq_q, Nk = p->seq_kv;
@@ -280,8 +282,8 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     double *ref = malloc(sizeof(double) * (size_t)d);
     double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, pv8_max = 0, err2 = 0, ref2 = 0;
     const double u_pv = hr_tol_pv(p);
-    const bool q8_query = q8_path && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
-    const int pv8_grp = q8_query && a->xv.p ? q8_path >> 1 : 0;
+    const bool q8_query = qp.q8_query && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
+    const int pv8_grp = q8_query && a->xv.p ? qp.pv8_group : 0;
     long r = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)

@@ -47,16 +47,20 @@ double hr_tol_pv(const hr_problem *p);
  * spread of rows (always including the first and last of each head) is checked.
  * Inputs containing NaN or inf fail with a message saying so. */
 hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work);
-/* hr_oracle_check for a kernel that quantizes Q to q8_0 on a q8_0/q4_0 cache (q8_query;
- * decode's int8 path): the pass tolerance adds that quantization's exact effect on O
- * (oracle.c). hr_oracle_check is this with q8_query false: a kernel that keeps Q in fp32
- * is held to the fp32 terms, which see a dropped key. hr_path_quantizes_q: whether a
- * kernel's path says it quantizes Q (it names "Q as q8_0"): 0 when it does not, else
- * 1 + 2·G where the path also names "P·dv s8 per G keys" (an int8 P·V whose weights are
- * rounded per group of G keys: the tolerance adds that bound, needing a->xv's block
- * scales), 1 + 0 otherwise; pass it as q8_path. */
-hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, int q8_path);
-int hr_path_quantizes_q(const char *path);
+/* What a kernel's path says it rounds beyond its element types (hr_path_quant): Q to q8_0
+ * on a q8_0/q4_0 cache (it names "Q as q8_0": decode's int8 path), and with it P·dv to
+ * s8 per group of pv8_group keys (it names "P·dv s8 per G keys": decode's int8 P·V; 0
+ * when P·V is fp32). */
+typedef struct {
+    bool q8_query;
+    int pv8_group;
+} hr_quant_path;
+hr_quant_path hr_path_quant(const char *path);
+/* hr_oracle_check for such a kernel: the pass tolerance adds Q's quantization's exact
+ * effect on O and, for pv8_group > 0, the bound of the weights' rounding (oracle.c; it
+ * reads a->xv's block scales). hr_oracle_check is this with nothing quantized: a kernel
+ * that keeps Q in fp32 is held to the fp32 terms, which see a dropped key. */
+hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_work, hr_quant_path qp);
 /* One line: "pass max_rel 1.2e-07 (tol 2.4e-05) nmse 3e-15". */
 void hr_check_str(const hr_check *c, char *buf, size_t len);
 

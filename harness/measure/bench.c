@@ -155,7 +155,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
         }
         hr_tensors_output(p, b->args);
         out->checked = true;
-        out->check = hr_oracle_check_q(p, b->args, 0, hr_path_quantizes_q(out->path));
+        out->check = hr_oracle_check_q(p, b->args, 0, hr_path_quant(out->path));
         /* Reduced types: the format's error beside the kernel's (reported, not judged). */
         hr_check f;
         if (hr_format_check_bytes(p) > 0) {

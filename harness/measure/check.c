@@ -111,7 +111,7 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
         return HR_CHECK_ERROR;
     }
     hr_tensors_output(p, &ten.args);
-    *res = hr_oracle_check_q(p, &ten.args, 0, hr_path_quantizes_q(hr_kernel_path(k, p)));
+    *res = hr_oracle_check_q(p, &ten.args, 0, hr_path_quant(hr_kernel_path(k, p)));
     hr_check_str(res, msg, sizeof msg);
     hr_check f;
     if ((p->dtype != HR_F32 || p->kv_dtype != HR_F32) &&

@@ -219,7 +219,7 @@ static void check(loop *L)
         }
         if ((L->st = hr_kernel_run(s->kernel, &L->p, &L->r->tune, &L->args, L->ws))) break;
         hr_tensors_output(&L->p, &L->args);
-        hr_check c = hr_oracle_check_q(&L->p, &L->args, 0, hr_path_quantizes_q(hr_kernel_path(s->kernel, &L->p)));
+        hr_check c = hr_oracle_check_q(&L->p, &L->args, 0, hr_path_quant(hr_kernel_path(s->kernel, &L->p)));
         if (l == 0 || c.verdict > worst.verdict ||
             (c.verdict == worst.verdict && c.max_rel_err > worst.max_rel_err))
             worst = c;
