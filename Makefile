@@ -303,15 +303,17 @@ DEST := $(DESTDIR)$(PREFIX)
 SHARE := $(DEST)/share/headroom
 install: $(INSTALL_BIN)
 	install -d $(DEST)/bin $(SHARE)/configs $(SHARE)/plots $(DEST)/share/man/man1 \
-	  $(DEST)/share/bash-completion/completions
+	  $(DEST)/share/bash-completion/completions $(DEST)/include/headroom
 	install -m 755 $(INSTALL_BIN) $(DEST)/bin/headroom
+	install -m 644 include/headroom/plugin.h $(DEST)/include/headroom/plugin.h
 	install -m 644 configs/*.ini $(SHARE)/configs/
 	install -m 644 plots/*.gp $(SHARE)/plots/
 	install -m 644 docs/headroom.1 $(DEST)/share/man/man1/headroom.1
 	install -m 644 scripts/headroom-completion.bash $(DEST)/share/bash-completion/completions/headroom
 uninstall:
 	rm -f $(DEST)/bin/headroom $(DEST)/share/man/man1/headroom.1 \
-	  $(DEST)/share/bash-completion/completions/headroom
+	  $(DEST)/share/bash-completion/completions/headroom $(DEST)/include/headroom/plugin.h
+	-rmdir $(DEST)/include/headroom 2>/dev/null
 	rm -rf $(SHARE)
 
 clean:

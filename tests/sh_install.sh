@@ -2,7 +2,8 @@
 # sh_install.sh — `make install PREFIX=...` gives a headroom that works from any
 # directory: --version, run, sweep with roofline columns (ceilings under
 # $HEADROOM_RESULTS), data files from <prefix>/share/headroom, the man page, completion;
-# DESTDIR staging and `make uninstall`.
+# the plugin header under <prefix>/include, with which the example plugin, copied out of
+# the tree, builds and loads into the installed binary; DESTDIR staging, `make uninstall`.
 SUITE=install
 source "$(dirname "$0")/lib.sh"
 BIN=$(readlink -f "$HR_BIN")
@@ -15,7 +16,7 @@ H=(env -C / -u HEADROOM_PLOTS HEADROOM_RESULTS="$RES" "$P/bin/headroom")
 
 expect make-install 0 '' -- "${MK[@]}" install PREFIX="$P" INSTALL_BIN="$BIN"
 missing=""
-for f in bin/headroom share/headroom/configs/ci.ini share/headroom/configs/model-presets.ini \
+for f in bin/headroom include/headroom/plugin.h share/headroom/configs/ci.ini share/headroom/configs/model-presets.ini \
          share/headroom/plots/roofline.gp share/headroom/plots/style.gp share/man/man1/headroom.1 \
          share/bash-completion/completions/headroom; do
     [ -f "$P/$f" ] || missing="$missing $f"
@@ -80,6 +81,16 @@ else
     skip man "neither man nor groff installed"
 fi
 expect completion 0 '_headroom headroom' -- bash -c "source '$P/share/bash-completion/completions/headroom'; complete -p headroom"
+
+# A plugin from outside the tree: the example's source and Makefile copied away, built
+# against the installed header alone, loaded into the installed headroom by --plugin and
+# by HEADROOM_PLUGIN_PATH, its oracle battery run.
+EX=$TMP/outside
+mkdir -p "$EX" && cp "$(dirname "$0")/../examples/plugin/example_naive.c" "$(dirname "$0")/../examples/plugin/Makefile" "$EX/"
+expect plugin-outside-builds 0 '' -- "${MK[@]}" -C "$EX" HEADROOM_INCLUDE="$P/include" CC="${CC:-cc}"
+expect plugin-outside-check 0 'example_naive +f32 +T1 +[0-9]+ pass +0 warn +0 fail' -- \
+    "${H[@]}" check --quick --kernel example_naive --plugin "$EX/example_naive.so"
+expect plugin-outside-path 0 'example_naive ' -- env HEADROOM_PLUGIN_PATH="$EX/example_naive.so" "${H[@]}" list
 
 # DESTDIR stages the tree; the staged binary still finds its data relative to itself.
 expect destdir 0 '' -- "${MK[@]}" install DESTDIR="$TMP/stage" PREFIX=/usr INSTALL_BIN="$BIN"
