@@ -347,7 +347,9 @@ I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int 
             const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
             signed char *wr = w + ((size_t)r * nb + b) * kbp;
             for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
-                if (n - g0 >= 4 * GK) { /* four whole groups: their maxima and sums reduced together */
+                /* four whole groups (every group of a full 256-key block): their maxima and
+                 * sums reduced together; a block's last short groups take the general loop */
+                if (n - g0 >= 4 * GK) {
                     hr_vf x[4][4], m[4];
                     for (int k = 0; k < 4; k++) {
                         for (int i = 0; i < 4; i++)
@@ -372,20 +374,6 @@ I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int 
                     continue;
                 }
                 const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / HR_VW * HR_VW;
-                if (ge - g0 == 4 * HR_VW) { /* a whole group in 4 registers: one pass */
-                    hr_vf x[4];
-                    for (int i = 0; i < 4; i++) x[i] = hr_vmul(hr_vload(sr + g0 + i * HR_VW), hr_vload(svb + g0 + i * HR_VW));
-                    const float amax = hr_vreduce_max(hr_vmax(hr_vmax(hr_vabs(x[0]), hr_vabs(x[1])),
-                                                              hr_vmax(hr_vabs(x[2]), hr_vabs(x[3]))));
-                    const hr_vf id = hr_vset1(amax > 0 ? 127.0f / amax : 0.0f);
-                    hr_vi wi[4];
-                    for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[i], id));
-                    hr_vi_store4_i8(wr + g0, wi);
-                    const int sum = hr_vi_reduce_add(hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3])));
-                    cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
-                    co[((size_t)r * nb + b) * ng + grp] = -off * sum;
-                    continue;
-                }
                 hr_vf vm = hr_vzero();
                 for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
                 float amax = hr_vreduce_max(vm);
