@@ -81,9 +81,11 @@
  *   FMAs     QK + PV per 8 scores of a row: 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64).
  *   softmax  on S's registers (qk_exp), per 16-key chunk (FT_CHUNK) of a row: max,
  *            compare + movemask (the lazy rescale, rarely taken), broadcast m; per 8
- *            scores sub, exp2 (clamp, round, sub, mul + 5 FMAs by Estrin, cvt, add, shift,
- *            mul), store p, add into the chunk's sum; l load, add, store: ~39 ops per 16
- *            scores against 4d = 256 FMAs at d 64, 14 of them FMA or mul. Before, S went
+ *            scores sub, exp2 (vec_softmax.h: clamp, shifter add, 2 subs, mul + 4 FMAs,
+ *            degree 4 by Estrin, shift, mul), store p, add into the chunk's sum; l load,
+ *            add, store: ~35 ops per 16 scores against 4d = 256 FMAs at d 64, 19 of them
+ *            on Intel's p0/p1 only (the adds may take p5); with round, cvt and degree 5
+ *            it was ~39, 25 on p0/p1 (1.00-1.03x, Measured below). Before, S went
  *            to L1 and back twice (load + max, load + sub + exp2 + store per 8): that pass
  *            was 11% of the cycles at d 64 (perf, Zen 4); in registers it is 1.01-1.05x
  *            (ab below). The per-chunk max moves m more often than a per-64 one; a move

@@ -62,7 +62,24 @@ static inline int hr_vgt_any(hr_vf x, float t)
 {
     return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(t), _CMP_GT_OQ)) != 0;
 }
-static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x) { return hr_vexp2_estrin(x); }
+/* On Intel ymm FMAs, muls, rounds, converts and shifts share p0/p1 with the FMAs while
+ * adds also go to p5: n = round(x) by the shifter 1.5 * 2^23 + 127 (one add leaves n +
+ * 127 in t's low mantissa bits, one sub gives n back), f = x - n, the degree-4
+ * polynomial, 2^n as t's bits shifted into the exponent field: 7 ops on p0/p1 (clamp, 4
+ * FMAs, shift, mul) against hr_vexp2_estrin's 11. The clamp stays: x = -127 (and below,
+ * -1e30 masks) gives a zero exponent field, so exactly 0. */
+static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x)
+{
+    const __m256 sh = _mm256_set1_ps(12583039.0f); /* 1.5 * 2^23 + 127 */
+    x = _mm256_max_ps(x, _mm256_set1_ps(-127.0f));
+    const __m256 t = _mm256_add_ps(x, sh);
+    const __m256 f = _mm256_sub_ps(x, _mm256_sub_ps(t, sh));
+    const __m256 f2 = _mm256_mul_ps(f, f);
+    const __m256 u = _mm256_fmadd_ps(_mm256_set1_ps(6.931217909e-01f), f, _mm256_set1_ps(9.999992847e-01f));
+    const __m256 v = _mm256_fmadd_ps(_mm256_set1_ps(5.591787770e-02f), f, _mm256_set1_ps(2.402474433e-01f));
+    const __m256 p = _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_set1_ps(9.570098482e-03f), f2, v), f2, u);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+}
 #else
 static inline int hr_vgt_any(hr_vf x, float t)
 {

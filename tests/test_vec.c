@@ -158,16 +158,14 @@ static void masked_and_slack(hr_vf (*fn)(hr_vf), const char *name, double tol, d
 }
 
 /* hr_vexp2_fin (flash's softmax, vec_softmax.h): the bound it states over [-126, 0]
- * (AVX-512 degree 4: 3e-6; elsewhere hr_vexp2_estrin's and hr_vexp2's), the same on
+ * (AVX-512 and AVX2, degree 4: 3e-6; portable hr_vexp2's), the same on
  * (0, 8] (the lazy rescale's slack lets x pass 0), a masked -1e30 gives exactly 0; and
  * hr_vgt_any sees one lane above the bound and none at it. */
 /* hr_vexp2_fin's stated bound on this level: relative, plus per_x per unit of |x|. */
 static void exp2_fin_bound(double *tol, double *per_x)
 {
-#if defined(HR_VEC_AVX512)
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
     *tol = 3e-6, *per_x = 0.0;
-#elif defined(HR_VEC_AVX2)
-    *tol = 2.5e-7, *per_x = 0.0;
 #else
     *tol = EXP_REL_TOL, *per_x = 4.5e-8;
 #endif
