@@ -94,23 +94,29 @@
  *            0.42), 1.33 per cycle, under Zen 3/4's 2-3 loads per cycle.
  *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
  *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers. After the
- *            k loop the softmax's temporaries push 5 accumulators and the exp2 constants
- *            to the stack (objdump of qk_exp): ~20 L1 moves per chunk, none in the k loop.
+ *            k loop the softmax's temporaries push accumulators and the exp2 constants
+ *            to the stack (objdump of qk_exp: 78 ymm moves to or from it in the whole
+ *            function, 153 with the degree-5 exp2), none in the k loop; they use the
+ *            load/store ports, not p0/p1.
  *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
  *            stack 2*Bq*d*4 B in L2 (Zen 3 512 KiB, Zen 4 1 MiB): Bq from hr_machine's L2.
  *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
  *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
- *   Measured (Intel Sapphire Rapids, `--isa avx2`; `headroom ab` of main against the
- *            register softmax, 7 pairs, 2026-11-26 12:52 UTC, load 1.3-1.5; avx2 roof
- *            129.9 / 259.5 GFLOP/s at 1 / 2 threads, `headroom roofline` in the same hour):
- *            flash H8 N1024 d64 79 / 78% (T1 / T2), H16 N2048 d64 79 / 79%, H32 N2048
- *            d128 causal 81 / 81%; gqa d128 causal H32/8 N2048 81 / 83%, N4096 83 / 83%,
- *            H16/1 N2048 d64 causal 78 / 78%: 1.01-1.05x, 7 of 7 pairs faster on each.
- *            Short of issue 16's 80 / 85%: the rest is in the micro-kernels (AVX-512's
- *            ablation above: 82-86% of two FMAs a cycle in the kernel).
+ *   Measured (Intel Sapphire Rapids, `--isa avx2`; `headroom ab` of main f4308ba against
+ *            the degree-4 exp2, 7-9 pairs, 2026-11-26 15:54-15:57 UTC, load 1.3-1.6; avx2
+ *            roof 120.5 / 240.3 GFLOP/s at 1 / 2 threads, `headroom roofline` at 16:25;
+ *            at 12:52 it was 129.9 / 259.5, so the % move with the machine's phase):
+ *            flash H8 N1024 d64 78 / 73% (T1 / T2), H16 N2048 d64 80 / 78%, H32 N2048
+ *            d128 causal 84 / 85%; gqa d128 causal H32/8 N2048 78 / 77%, N4096 84 / 86%,
+ *            H16/1 N2048 d64 causal 84 / 84%: 0.97-1.03x, H16 d64 faster in 9 of 9 pairs
+ *            (-2.9 / -2.2%), the rest "same" or "noise". The rest is in the micro-kernels
+ *            (AVX-512's ablation above: 82-86% of two FMAs a cycle in the kernel).
  *   tried    Q packed k-major per micro-tile (one short run per step's 6 broadcasts; 1.01-
  *            1.02x before the register softmax): on top of it 0.96-0.98x, 7 of 7 pairs
- *            slower on every shape (ab, 13:12 UTC, load 1.5): Q stays row-major.
+ *            slower on every shape (ab, 13:12 UTC, load 1.5): Q stays row-major. The
+ *            degree-4 exp2 by Horner (4 FMAs deep, one mul fewer): -1.2 to -2.3% at d 64
+ *            but +2.5 to +3.1% on gqa H32/8 N2048 d128 causal T1 in two runs (ab, 15:50,
+ *            7 pairs): Estrin's 3-deep chain kept.
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).

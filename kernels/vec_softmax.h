@@ -13,9 +13,10 @@
  *                      relative error, coefficients rounded to fp32: max relative error
  *                      2.7e-6; flash_bf16.c's softmax uses it too, its weights rounded to bf16 next), times 2^n by
  *                      scalef; no clamp: x below -150 (a masked score, -1e30) gives exactly
- *                      0, and 3 ops fewer than hr_vexp2_estrin (clamp, mul, FMA). AVX2 and
- *                      portable: hr_vexp2_estrin / hr_vexp2 (their clamp maps -1e30 to 0;
- *                      AVX2's exponent-bit 2^n needs it). tests/test_vec.c checks 3e-6.
+ *                      0, and 3 ops fewer than hr_vexp2_estrin (clamp, mul, FMA). AVX2:
+ *                      the same polynomial by Estrin, n by a shifter add, 2^n in the
+ *                      exponent bits (clamped: -1e30 gives 0; below). Portable: hr_vexp2.
+ *                      tests/test_vec.c checks 3e-6 (AVX-512, AVX2).
  *   hr_vexp2_bf16(x)   2^x for finite x <= 64 whose result is rounded to bf16 next (flash's
  *                      amx path: P). AVX-512: f = x - floor(x) in [0, 1) in one vreduceps,
  *                      2^f by the degree-3 minimax polynomial on [0, 1) (Remez on the
@@ -62,12 +63,13 @@ static inline int hr_vgt_any(hr_vf x, float t)
 {
     return _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(t), _CMP_GT_OQ)) != 0;
 }
-/* On Intel ymm FMAs, muls, rounds, converts and shifts share p0/p1 with the FMAs while
- * adds also go to p5: n = round(x) by the shifter 1.5 * 2^23 + 127 (one add leaves n +
- * 127 in t's low mantissa bits, one sub gives n back), f = x - n, the degree-4
- * polynomial, 2^n as t's bits shifted into the exponent field: 7 ops on p0/p1 (clamp, 4
- * FMAs, shift, mul) against hr_vexp2_estrin's 11. The clamp stays: x = -127 (and below,
- * -1e30 masks) gives a zero exponent field, so exactly 0. */
+/* On Intel, ymm muls, rounds, converts and shifts share p0/p1 with the FMAs while adds
+ * also go to p5: n = round(x) by the shifter 1.5 * 2^23 + 127 (one add leaves n + 127 in
+ * t's low mantissa bits, one sub gives n back), f = x - n, the degree-4 polynomial by
+ * Estrin (3 FMAs deep; Horner's 4 deep was slower at d 128, flash.c), 2^n as t's bits
+ * shifted into the exponent field: 8 ops on p0/p1 (clamp, mul, 4 FMAs, shift, mul)
+ * against hr_vexp2_estrin's 11. The clamp stays: x = -127 (and below, -1e30 masks)
+ * gives a zero exponent field, so exactly 0. */
 static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x)
 {
     const __m256 sh = _mm256_set1_ps(12583039.0f); /* 1.5 * 2^23 + 127 */
