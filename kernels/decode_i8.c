@@ -32,6 +32,16 @@
  * from DRAM (compute-bound), q8_0's cache adds ~3.5 ns at L16384. Neither 128- nor
  * 64-key blocks helped (256 kept). K/V rows are prefetched as one span, each line once
  * (decode_block.h pf_rows).
+ * The scales' gathers now (ablation builds as wrapper binaries in `headroom ab`, L16384
+ * T1, 9 ABBA pairs, load 1.3-1.6): without both gathers -7.4% q8_0, -10.0% q4_0; the K
+ * ones alone -2.8 / -2.7% (noise), so the V gathers (lines in L2) cost the most. Tried,
+ * none paid (`headroom ab` against the build before, H32/8 d128 L4096/16384 T1/T2, 9
+ * pairs): scores' row sums kept in registers across blocks (stored once; -1.1% geomean,
+ * all noise); the V scale gathers moved after the softmax (+5.0%: in the scores pass they
+ * overlap the dot products); prefetcht0 of the V rows 16 keys ahead (+7.0%); q4_0's K
+ * and V scales of 4 blocks from one 64-byte row load per key and 16 vpermt2w per 16
+ * keys (+7 to +34% on q4_0 in two runs, load 1.5-1.9: the shuffle port, already busy
+ * with the transposes, is dearer than the gathers' loads).
  * The compute roof: with P·V int8 both dots are vpdpbusd, so the path names "P·V
  * vpdpbusd" and hr_roof_for_path (harness/measure) places it against the VNNI roof
  * (2048 int8 multiply-adds per key and KV head: 2.4 ns at 869 GOP/s, one thread); it
@@ -75,7 +85,7 @@ _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
  * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
  * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
  * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
- * 128 the V scale gathers. Its results are wrong by design; without the flag di8_skip
+ * 128 the V scale gathers, 256 the K scale gathers (dk a constant). Its results are wrong by design; without the flag di8_skip
  * is 0 and compiles away. */
 #ifdef HR_DI8_ABLATE
 /* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
@@ -184,7 +194,7 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
                 kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
         else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
-        const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
+        const hr_vf dk = di8_skip(256) ? hr_vset1(0x1p-7f) : hr_vgather_f16v(blk, ksn, nk);
         if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
         for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
