@@ -2,7 +2,8 @@
 /*
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
- * q = round(x/d), the scale kept in fp32), and a key's score is
+ * q = round(x/d), the scale kept in fp32 as dq = d log2 e), and a key's score, in log2
+ * units for softmax2_rows, is
  *     s = sum_b dq_b dk_b (sum_{c in b} q_c k_c)
  * with the inner sum an exact int32 dot product. vpdpbusd multiplies unsigned by signed
  * bytes: K goes unsigned (q8_0 k + 128, one vpxor per K vector shared by the R rows;
@@ -16,34 +17,10 @@
  * vpgatherdd): no horizontal sum per key. The V block scales of the same keys are
  * gathered there too (the first touch of V's lines overlaps the dot products).
  *
- * P·V, int8 (AVX-512, HR_HAVE_I8PV): O_c += sum_j (P_j dv_jb) v_jc becomes, per row r,
- * q block b and group g of GK = 64 keys, O_c += c_gb sum_{j in g} w_jb v_jc with
- * w = round(P_j dv_jb / c_gb) in s8, c_gb = max_g |P_j dv_jb| / 127 (pv_quant: a scale
- * per group, so a long flat context keeps its small weights). V is the unsigned side
- * (q8_0 v + 128, q4_0 the nibble) and the offset off·sum_g w is the group's initial
- * accumulator; V sits 4 keys per dword by an in-register transpose of 4 keys' blocks
- * (hr_vi_vt_q8/q4, two blocks per vector set), shared by 4 rows; the accumulators'
- * d order is permuted within 128-bit lanes and the fp32 tile is kept in that order
- * (hr_vf_tr4 once per tile and block step). Ops per key and KV head (H32/8 d128, R 4):
- *   V transposes  q8_0 8 (vinserti64x4 loads, vpxor, 4 unpacks per 2 keys and pair),
- *                 q4_0 10 (masked vbroadcasti32x4, unpacks, vpsrlvw, vpand)
- *   vpdpbusd 8, weight vectors 2 (a broadcast and a masked broadcast per row, 4 keys,
- *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~10
- *   (8 per row, block and 16 keys: P·dv twice, abs, max, scale, vcvtps2dq, add, and a
- *   quarter of the 4-op pack of 4 vectors to bytes, hr_vi_store4_i8; per row, block and
- *   4 groups of 64 keys the maxima and weight sums reduced together, hr_vf_max4 /
- *   hr_vi_add4, ~30 with the scales: ~2 per key, where a reduction per group took 4)
- * ~29 / ~31 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
- * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the fp32 P·V build (then main,
- * `headroom ab`, 15 ABBA pairs, load 1.6-1.7, H32/8 d128, T1 / T2): q8_0 -6.4 / -7.0%
- * at L4096, -6.0 / -3.8% at L16384; q4_0 -14.1 / -13.5%, -14.4 / -17.7%. The P·V loop is near its ops (GCC
- * spills one V vector and the row pointers; the 16 accumulators by name and vpdpbusd
- * in place, else GCC 12 kept them in memory). The quantization's reductions four
- * groups at once and its byte pack: -3.6% geomean against the build before (15 ABBA
- * pairs, load 1.0-1.3; T1 / T2: q8_0 -1.8 / -2.6% at L4096, -2.7 / -3.7% at L16384;
- * q4_0 -3.2 / -6.0%, -4.4 / -4.3%). Now at L16384, one thread: q8_0 17.7 ns per key
- * and KV head, q4_0 13.5; 3x / 4.5x fp32's tokens/s (issue 14) would need ~16 / ~10.6
- * (README's table).
+ * P·V, int8 (AVX-512, HR_HAVE_I8PV): pv_quant and pv_s8 in decode_i8pv.h, its ops per
+ * key and measured figures in that header.
+ * Now at L16384, one thread: q8_0 17.7 ns per key and KV head, q4_0 13.5; 3x / 4.5x
+ * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table).
  * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
  * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
  * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key; AVX2 builds keep it.
@@ -56,6 +33,24 @@
  * from DRAM (compute-bound), q8_0's cache adds ~3.5 ns at L16384. Neither 128- nor
  * 64-key blocks helped (256 kept). K/V rows are prefetched as one span, each line once
  * (decode_block.h pf_rows).
+ * The scales' gathers now (ablation builds as wrapper binaries in `headroom ab`, L16384
+ * T1, 9 ABBA pairs, load 1.3-1.6): without both gathers -7.4% q8_0, -10.0% q4_0; the K
+ * ones alone -2.8 / -2.7% (noise), so the V gathers (lines in L2) cost the most. Tried,
+ * none paid (`headroom ab` against the build before, H32/8 d128 L4096/16384 T1/T2, 9
+ * pairs): scores' row sums kept in registers across blocks (stored once; -1.1% geomean,
+ * all noise); the V scale gathers moved after the softmax (+5.0%: in the scores pass they
+ * overlap the dot products); prefetcht0 of the V rows 16 keys ahead (+7.0%); q4_0's K
+ * and V scales of 4 blocks from one 64-byte row load per key and 16 vpermt2w per 16
+ * keys (+7 to +34% on q4_0 in two runs, load 1.5-1.9: the shuffle port, already busy
+ * with the transposes, is dearer than the gathers' loads).
+ * Paid: the softmax in log2 units (softmax2_rows: Q's block scales carry log2 e, so
+ * the scores come out as s log2 e at no cost, and exp(s - m) = 2^(s' - m') by hr_vexp2,
+ * 10 ops a vector where hr_vexp takes 22; ~3 ops per key and KV head at R 4): -3.5%
+ * geomean, all 8 points faster (`headroom ab` against the build before, 15 ABBA pairs,
+ * load 1.1-1.3; T1 / T2: q8_0 -2.3 / -1.4% at L4096, -2.7 / -2.6% at L16384; q4_0
+ * -5.0 / -3.8%, -5.1 / -4.7%; the T1 q4_0 rows and L4096 q8_0 significant); two more
+ * runs of 11 pairs: T1 -2.0 to -7.1%, T2 mixed (-17 to +9%, all noise); this build
+ * (m stored only when it moves, so m' does not drift): -3.3%, 11 pairs, every row faster.
  * The compute roof: with P·V int8 both dots are vpdpbusd, so the path names "P·V
  * vpdpbusd" and hr_roof_for_path (harness/measure) places it against the VNNI roof
  * (2048 int8 multiply-adds per key and KV head: 2.4 ns at 869 GOP/s, one thread); it
@@ -73,6 +68,7 @@
 #include <string.h>
 
 #include "decode_block.h"
+#include "decode_i8pv.h"
 #include "vec_int8.h"
 
 static const char *env_path(void)
@@ -92,16 +88,13 @@ static const char *env_path(void)
 #define XG 4
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
 _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
-#define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK)
-#define GK 64 /* keys per int8 P·V weight group (one scale per row, q block and group) */
-_Static_assert(GK == 4 * HR_VW || HR_VW != 16, "pv_quant holds a whole group in 4 vectors");
 
 /* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
  * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
  * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
  * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
  * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
- * 128 the V scale gathers. Its results are wrong by design; without the flag di8_skip
+ * 128 the V scale gathers, 256 the K scale gathers (dk a constant). Its results are wrong by design; without the flag di8_skip
  * is 0 and compiles away. */
 #ifdef HR_DI8_ABLATE
 /* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
@@ -147,8 +140,6 @@ int hr_decode_i8_on(hr_dtype t)
 }
 
 size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
-/* Groups of a block step's keys per row and q block (int8 P·V), with one spare. */
-static size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK + 1; }
 size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
@@ -186,7 +177,7 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
                 qi[b * HR_QBLOCK + i] = (signed char)v;
                 sum += v;
             }
-            dq[b] = amax / 127.0f;
+            dq[b] = amax / 127.0f * 1.44269504088896341f; /* scores in log2 units: softmax2_rows */
             corr[b] = -off * sum;
         }
     }
@@ -212,7 +203,7 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
                 kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
         else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
-        const hr_vf dk = hr_vgather_f16v(blk, ksn, nk);
+        const hr_vf dk = di8_skip(256) ? hr_vset1(0x1p-7f) : hr_vgather_f16v(blk, ksn, nk);
         if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
         for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
@@ -332,176 +323,48 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
     }
 }
 
-#if defined(HR_HAVE_I8PV)
-/* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
- * x_j = P_rj dv_jb, c = max_g |x_j| / 127, w_j = round(x_j / c) into
- * w[(r nb + b) kbp + j] (keys n .. n rounded up to 4 get 0), c into cg[(r nb + b) ng +
- * grp] and -off·sum_g w_j into co[same] (off 128 for q8_0's V + 128, 8 for q4_0's
- * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. */
-I8_FN void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int n, signed char *w, float *cg,
-                    int32_t *co)
+/* block_softmax_rows for scores in log2 units (s' = s log2 e, Q's scales carry the
+ * factor): exp(s - m) = 2^(s' - m'), hr_vexp2 (10 ops a vector where hr_vexp takes 22);
+ * m stays in natural units in the state (decode.c merges by expf), m' = m log2 e. */
+I8_FN void softmax2(const dctx *c, float *sr, int n, int vis, float *m, float *l, float *acc)
 {
-    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
-    for (int r = 0; r < c->R; r++)
-        for (int b = 0; b < nb; b++) {
-            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
-            signed char *wr = w + ((size_t)r * nb + b) * kbp;
-            for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
-                /* four whole groups (every group of a full 256-key block): their maxima and
-                 * sums reduced together; a block's last short groups take the general loop */
-                if (n - g0 >= 4 * GK) {
-                    hr_vf x[4][4], m[4];
-                    for (int k = 0; k < 4; k++) {
-                        for (int i = 0; i < 4; i++)
-                            x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
-                        m[k] = hr_vmax(hr_vmax(hr_vabs(x[k][0]), hr_vabs(x[k][1])), hr_vmax(hr_vabs(x[k][2]), hr_vabs(x[k][3])));
-                    }
-                    float amax[4];
-                    int32_t sum[4];
-                    hr_vf_max4(m, amax);
-                    hr_vi ws[4];
-                    for (int k = 0; k < 4; k++) {
-                        const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / amax[k] : 0.0f);
-                        hr_vi wi[4];
-                        for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-                        hr_vi_store4_i8(wr + g0 + k * GK, wi);
-                        ws[k] = hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3]));
-                        cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
-                    }
-                    hr_vi_add4(ws, sum);
-                    for (int k = 0; k < 4; k++) co[((size_t)r * nb + b) * ng + grp + k] = -off * sum[k];
-                    g0 += 3 * GK, grp += 3;
-                    continue;
-                }
-                const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / HR_VW * HR_VW;
-                hr_vf vm = hr_vzero();
-                for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
-                float amax = hr_vreduce_max(vm);
-                for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
-                const float id = amax > 0 ? 127.0f / amax : 0.0f;
-                hr_vi vs = hr_vi_zero();
-                for (int j = g0; j < gf; j += HR_VW) {
-                    const hr_vi x = hr_vi_round(hr_vmul(hr_vmul(hr_vload(sr + j), hr_vload(svb + j)), hr_vset1(id)));
-                    hr_vi_store_i8(wr + j, x);
-                    vs = hr_vi_add(vs, x);
-                }
-                int sum = hr_vi_reduce_add(vs);
-                for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * id);
-                cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
-                co[((size_t)r * nb + b) * ng + grp] = -off * sum;
-            }
-            for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
-        }
-}
-
-/* The 16 accumulators of a tile by name (rows r, vectors i): GCC 12 keeps an array of
- * them, indexed before unrolling, in memory across the key loop (a load and a store per
- * vpdpbusd). X(r, i) for each. */
-#define PV_ACC(X) X(0, 0) X(0, 1) X(0, 2) X(0, 3) X(1, 0) X(1, 1) X(1, 2) X(1, 3) \
-                  X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(3, 0) X(3, 1) X(3, 2) X(3, 3)
-#define PV_DECL(r, i) hr_vi a##r##i;
-#define PV_INIT(r, i) a##r##i = z[r];
-#define PV_FLUSH(r, i) \
-    if (r < nr) ot[r][i] = hr_vfma(hr_vi_cvt(a##r##i), cv[r], ot[r][i]);
-#define PV_ROW(r, jj)                                               \
-    if (r < nr) {                                                   \
-        const hr_vi wv = hr_vi_set2(w0[r] + (jj), w1[r] + (jj), q4); \
-        hr_vi_dot_ip(&a##r##0, u[0], wv);                           \
-        hr_vi_dot_ip(&a##r##1, u[1], wv);                           \
-        hr_vi_dot_ip(&a##r##2, u[2], wv);                           \
-        hr_vi_dot_ip(&a##r##3, u[3], wv);                           \
+    if (vis <= 0) {
+        memset(sr, 0, (size_t)n * sizeof *sr);
+        return;
     }
-/* 4 keys (V blocks at k[t], the second block o1 bytes on) into the accumulators of nr
- * rows: one transpose, then per row one weight vector and 4 vpdpbusd. */
-#define PV_QUAD(k, jj)                       \
-    do {                                     \
-        hr_vi u[4];                          \
-        if (q4) hr_vi_vt_q4(k, o1, u);       \
-        else hr_vi_vt_q8(k, o1, u);          \
-        PV_ROW(0, jj) PV_ROW(1, jj) PV_ROW(2, jj) PV_ROW(3, jj) \
-    } while (0)
-
-/* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
- * nr <= 4, q blocks b and b2 (b2 == b: one block, the second half discarded): per group,
- * 16 int32 accumulators start at the offset correction, 4 keys at a time take one V
- * transpose and 4 vpdpbusd per row, and the group's flush is one vcvtdq2ps and one FMA
- * by its scales per accumulator into the fp32 tile ot (kept in the transposes' d order,
- * hr_vf_tr4, and put back in d order at the end). pq (may be NULL): stepped per 4 keys. */
-I8_FN void pv_tile_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
-                      const unsigned char *v0, ptrdiff_t vsn, int n, int b, int b2, int r0, int nr, float *acc,
-                      pf_seq *pq)
-{
-    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c);
-    const size_t bb = QBYTES(q4);
-    static const int perm[2][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}}; /* real vector m at lane perm[m] */
-    hr_vf ot[4][4];
-    for (int r = 0; r < nr; r++) {
-        float *o = acc + (size_t)(r0 + r) * c->dp;
-        for (int m = 0; m < 4; m++)
-            ot[r][perm[q4][m]] = (m >> 1) && b2 == b ? hr_vzero() : hr_vload(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1));
-        hr_vf_tr4(ot[r]);
+    const int vfull = vis / HR_VW * HR_VW;
+    hr_vf vmx = hr_vset1(-INFINITY);
+    for (int j = 0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
+    float mx = hr_vreduce_max(vmx);
+    for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
+    const float m2 = *m == -INFINITY ? -INFINITY : *m * 1.44269504088896341f;
+    const float mnew = m2 > mx ? m2 : mx, ln2 = 0.693147180559945309f;
+    const float alpha = *m == -INFINITY ? 0.0f : mnew == m2 ? 1.0f : hr_expf_poly((m2 - mnew) * ln2);
+    hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
+    for (int j = 0; j < vfull; j += HR_VW) {
+        const hr_vf e = hr_vexp2(hr_vsub(hr_vload(sr + j), vm));
+        hr_vstore(sr + j, e);
+        vsum = hr_vadd(vsum, e);
     }
-    const ptrdiff_t o1 = (ptrdiff_t)(b2 - b) * (ptrdiff_t)bb;
-    const signed char *w0[4], *w1[4]; /* the rows' weights of blocks b and b2 */
-    for (int r = 0; r < 4; r++) {
-        const int rr = r < nr ? r0 + r : r0;
-        w0[r] = w + ((size_t)rr * nb + b) * kbp;
-        w1[r] = w + ((size_t)rr * nb + b2) * kbp;
-    }
-    const unsigned char *vb = v0 + (size_t)b * bb + 2;
-    for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
-        const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
-        PV_ACC(PV_DECL)
-        hr_vi z[4];
-        for (int r = 0; r < 4; r++) {
-            const int rr = r < nr ? r0 + r : r0;
-            z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
-        }
-        PV_ACC(PV_INIT)
-        for (int j = g0; j < gf; j += 4) {
-            if (pq) pf_step(pq);
-            const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
-            PV_QUAD(k, j);
-        }
-        if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
-            if (pq) pf_step(pq);
-            const unsigned char *k[4];
-            for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
-            PV_QUAD(k, gf);
-        }
-        hr_vf cv[4];
-        for (int r = 0; r < 4; r++) {
-            const size_t ix = ((size_t)(r < nr ? r0 + r : r0) * nb) * ng + grp;
-            cv[r] = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
-        }
-        PV_ACC(PV_FLUSH)
-    }
-    for (int r = 0; r < nr; r++) {
-        float *o = acc + (size_t)(r0 + r) * c->dp;
-        hr_vf_tr4(ot[r]);
-        for (int m = 0; m < 4; m++)
-            if (!((m >> 1) && b2 == b)) hr_vstore(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1), ot[r][perm[q4][m]]);
+    float sum = hr_vreduce_add(vsum);
+    for (int j = vfull; j < vis; j++) sum += sr[j] = hr_expf_poly((sr[j] - mnew) * ln2);
+    for (int j = vis; j < n; j++) sr[j] = 0.0f;
+    *l = *l * alpha + sum;
+    if (mnew != m2) *m = mnew * ln2; /* only when it moves: m' = m log2 e the same next block */
+    if (alpha != 1.0f) {
+        const hr_vf va = hr_vset1(alpha);
+        for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
     }
 }
 
-I8_FN void pv_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
-                 const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn,
-                 int n2)
+I8_FN void softmax2_rows(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
 {
-    const int nb = c->d / HR_QBLOCK;
-    pf_seq pq = pf_rows(c, pf, psn, n2, (nb + 1) / 2 * ((n + 3) / 4));
-    for (int b = 0; b < nb; b += 2) {
-        const int b2 = b + 1 < nb ? b + 1 : b;
-        for (int r0 = 0; r0 < c->R; r0 += 4) {
-            const int nr = c->R - r0 < 4 ? c->R - r0 : 4;
-            if (r0 == 0 && nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, 4, acc, &pq);
-            else if (r0 == 0) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
-            else if (nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, 4, acc, NULL);
-            else pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
-        }
+    for (int r = 0; r < c->R; r++) {
+        int vis = end[row_i(c, r)] - jb;
+        vis = vis < 0 ? 0 : vis > n ? n : vis;
+        softmax2(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
     }
 }
-#endif
 
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
                     dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
@@ -514,7 +377,7 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     if (di8_skip(64)) nv = n2 = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
+    if (!di8_skip(8)) softmax2_rows(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
