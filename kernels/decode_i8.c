@@ -3,7 +3,7 @@
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
  * q = round(x/d), the scale kept in fp32 as dq = d log2 e), and a key's score, in log2
- * units for softmax2_rows, is
+ * units for block_softmax (decode_block.h, log2s), is
  *     s = sum_b dq_b dk_b (sum_{c in b} q_c k_c)
  * with the inner sum an exact int32 dot product. vpdpbusd multiplies unsigned by signed
  * bytes: K goes unsigned (q8_0 k + 128, one vpxor per K vector shared by the R rows;
@@ -43,7 +43,11 @@
  * and V scales of 4 blocks from one 64-byte row load per key and 16 vpermt2w per 16
  * keys (+7 to +34% on q4_0 in two runs, load 1.5-1.9: the shuffle port, already busy
  * with the transposes, is dearer than the gathers' loads).
- * Paid: the softmax in log2 units (softmax2_rows: Q's block scales carry log2 e, so
+ * The softmax folded into pv_quant (exp2 and P·dv from the same registers, P not stored
+ * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
+ * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
+ * more than main's 4 groups of one block, and P's store and reload stay in L1.
+ * Paid: the softmax in log2 units (block_softmax's log2s: Q's block scales carry log2 e, so
  * the scores come out as s log2 e at no cost, and exp(s - m) = 2^(s' - m') by hr_vexp2,
  * 10 ops a vector where hr_vexp takes 22; ~3 ops per key and KV head at R 4): -3.5%
  * geomean, all 8 points faster (`headroom ab` against the build before, 15 ABBA pairs,
@@ -177,7 +181,7 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
                 qi[b * HR_QBLOCK + i] = (signed char)v;
                 sum += v;
             }
-            dq[b] = amax / 127.0f * 1.44269504088896341f; /* scores in log2 units: softmax2_rows */
+            dq[b] = amax / 127.0f * 1.44269504088896341f; /* scores in log2 units: block_softmax's log2s */
             corr[b] = -off * sum;
         }
     }
@@ -323,49 +327,6 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
     }
 }
 
-/* block_softmax_rows for scores in log2 units (s' = s log2 e, Q's scales carry the
- * factor): exp(s - m) = 2^(s' - m'), hr_vexp2 (10 ops a vector where hr_vexp takes 22);
- * m stays in natural units in the state (decode.c merges by expf), m' = m log2 e. */
-I8_FN void softmax2(const dctx *c, float *sr, int n, int vis, float *m, float *l, float *acc)
-{
-    if (vis <= 0) {
-        memset(sr, 0, (size_t)n * sizeof *sr);
-        return;
-    }
-    const int vfull = vis / HR_VW * HR_VW;
-    hr_vf vmx = hr_vset1(-INFINITY);
-    for (int j = 0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
-    float mx = hr_vreduce_max(vmx);
-    for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
-    const float m2 = *m == -INFINITY ? -INFINITY : *m * 1.44269504088896341f;
-    const float mnew = m2 > mx ? m2 : mx, ln2 = 0.693147180559945309f;
-    const float alpha = *m == -INFINITY ? 0.0f : mnew == m2 ? 1.0f : hr_expf_poly((m2 - mnew) * ln2);
-    hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
-    for (int j = 0; j < vfull; j += HR_VW) {
-        const hr_vf e = hr_vexp2(hr_vsub(hr_vload(sr + j), vm));
-        hr_vstore(sr + j, e);
-        vsum = hr_vadd(vsum, e);
-    }
-    float sum = hr_vreduce_add(vsum);
-    for (int j = vfull; j < vis; j++) sum += sr[j] = hr_expf_poly((sr[j] - mnew) * ln2);
-    for (int j = vis; j < n; j++) sr[j] = 0.0f;
-    *l = *l * alpha + sum;
-    if (mnew != m2) *m = mnew * ln2; /* only when it moves: m' = m log2 e the same next block */
-    if (alpha != 1.0f) {
-        const hr_vf va = hr_vset1(alpha);
-        for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
-    }
-}
-
-I8_FN void softmax2_rows(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
-{
-    for (int r = 0; r < c->R; r++) {
-        int vis = end[row_i(c, r)] - jb;
-        vis = vis < 0 ? 0 : vis > n ? n : vis;
-        softmax2(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
-    }
-}
-
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
                     dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
 {
@@ -377,7 +338,7 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     if (di8_skip(64)) nv = n2 = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    if (!di8_skip(8)) softmax2_rows(c, jb, n, end, s, st);
+    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st, 1);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
