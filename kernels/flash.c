@@ -74,6 +74,11 @@
  *            at the end (0.99x); FT_GROUP 2 or 8; Bkv 32 (0.8x) or 128; Bq 768 at d 128.
  *            `headroom tune` (T1, 70 s) on H32 N2048 d128 causal, flash and gqa H32/8:
  *            the defaults (348 / 96 rows, 64 keys) were the best found.
+ *            Same again (ab, 7 pairs, 2026-11-26 17:00-17:06 UTC, load 1.0-1.2): each of the
+ *            FT_GROUP S slots 4 KiB-aligned off kt's first rows, or on them (S sits a
+ *            multiple of 4 KiB after kt): -0.5 to +1.7%, either way, so that aliasing
+ *            costs nothing here; FT_GROUP 3 (d 64's kt, vp and rows within 48 KiB of L1):
+ *            same at d 64, +3.2 / +4.1% at d 128 causal: L1's overflow at d 64 is not it.
  *
  * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
@@ -117,6 +122,9 @@
  *            degree-4 exp2 by Horner (4 FMAs deep, one mul fewer): -1.2 to -2.3% at d 64
  *            but +2.5 to +3.1% on gqa H32/8 N2048 d128 causal T1 in two runs (ab, 15:50,
  *            7 pairs): Estrin's 3-deep chain kept.
+ *            S stored after the k loop and each row reloaded for the softmax (the
+ *            stack references in flash.o 265 -> 137): -0.2 to +1.6%, same: the spills
+ *            sit on the load/store ports, which do not bind (ab, 17:05 UTC, 7 pairs).
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
