@@ -43,6 +43,12 @@ static inline size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK
 #endif
 
 #if defined(HR_HAVE_I8PV)
+/* A group whose largest weight x is below 2^-64 (P a denormal from hr_vexp2, or a tiny
+ * fp16 scale) would overflow 127 / amax to inf, and 0 · inf is NaN, which vcvtps2dq
+ * turns into INT_MIN (UBSan: the weight sum overflows): such a group's x and amax are
+ * first multiplied by 2^64, exactly, so w is what exact arithmetic gives. */
+static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f ? 0x1p64f : 1.0f; }
+
 /* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
  * x_j = P_rj dv_jb, c = max_g |x_j| / 127, w_j = round(x_j / c) into
  * w[(r nb + b) kbp + j] (keys n .. n rounded up to 4 get 0), c into cg[(r nb + b) ng +
@@ -71,7 +77,10 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                     hr_vf_max4(m, amax);
                     hr_vi ws[4];
                     for (int k = 0; k < 4; k++) {
-                        const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / amax[k] : 0.0f);
+                        const float sc = pv_prescale(amax[k]);
+                        if (sc != 1.0f)
+                            for (int i = 0; i < 4; i++) x[k][i] = hr_vmul(x[k][i], hr_vset1(sc));
+                        const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
                         hr_vi wi[4];
                         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
                         hr_vi_store4_i8(wr + g0 + k * GK, wi);
@@ -88,15 +97,17 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                 for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
                 float amax = hr_vreduce_max(vm);
                 for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
-                const float id = amax > 0 ? 127.0f / amax : 0.0f;
+                const float sc = pv_prescale(amax), id = amax > 0 ? 127.0f / (amax * sc) : 0.0f;
                 hr_vi vs = hr_vi_zero();
                 for (int j = g0; j < gf; j += HR_VW) {
-                    const hr_vi x = hr_vi_round(hr_vmul(hr_vmul(hr_vload(sr + j), hr_vload(svb + j)), hr_vset1(id)));
-                    hr_vi_store_i8(wr + j, x);
-                    vs = hr_vi_add(vs, x);
+                    hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
+                    if (sc != 1.0f) x = hr_vmul(x, hr_vset1(sc));
+                    const hr_vi xi = hr_vi_round(hr_vmul(x, hr_vset1(id)));
+                    hr_vi_store_i8(wr + j, xi);
+                    vs = hr_vi_add(vs, xi);
                 }
                 int sum = hr_vi_reduce_add(vs);
-                for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * id);
+                for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * sc * id);
                 cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
                 co[((size_t)r * nb + b) * ng + grp] = -off * sum;
             }
