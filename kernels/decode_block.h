@@ -72,9 +72,8 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
     const float ms = log2s ? *m * log2e : *m; /* -inf stays -inf */
     const float mnew = ms > mx ? ms : mx;
     /* m = -inf means no key seen yet: l and acc are 0, nothing to rescale. */
-    const float alpha = *m == -INFINITY ? 0.0f
-                        : log2s ? (mnew == ms ? 1.0f : hr_expf_poly((ms - mnew) * ln2))
-                                : hr_expf_poly(*m - mnew);
+    /* hr_expf_poly(0) is exactly 1, so a row whose m does not move is not rescaled. */
+    const float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly(log2s ? (ms - mnew) * ln2 : ms - mnew);
     hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
     for (int j = 0; j < vfull; j += HR_VW) {
         const hr_vf x = hr_vsub(hr_vload(sr + j), vm), e = log2s ? hr_vexp2(x) : hr_vexp(x);
@@ -88,8 +87,7 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
     }
     for (int j = vis; j < n; j++) sr[j] = 0.0f;
     *l = *l * alpha + sum;
-    if (!log2s) *m = mnew;
-    else if (mnew != ms) *m = mnew * ln2;
+    if (mnew != ms) *m = log2s ? mnew * ln2 : mnew;
     if (alpha != 1.0f) {
         hr_vf va = hr_vset1(alpha);
         for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));

@@ -16,7 +16,6 @@
  *   hr_vreduce_add, hr_vreduce_max      horizontal sum / max of all lanes
  *   hr_vexp(x), hr_expf_poly(x)         expf, vector and scalar, bit-identical per lane
  *   hr_vexp2(x)                         2^x for x <= 0 (softmax in log2 units)
- *   hr_vexp2_estrin(x)                  the same, a shorter dependency chain, 1.9e-7
  *   hr_vtranspose(src, ss, dst, ds)     an HR_VW x HR_VW block, rows ss and ds floats apart
  *
  * The portable path is a struct of 4 floats handled lane by lane: it keeps the tail
@@ -474,7 +473,7 @@ HR_VINLINE_ hr_vf hr_vexp2_frac_(hr_vf f)
     return hr_vfma(p, f, hr_vset1(1.0f));
 }
 #endif
-/* The range reduction both 2^x share: x = n + f, n = round(x) after the clamp, and 2^n
+/* hr_vexp2's range reduction: x = n + f, n = round(x) after the clamp, and 2^n
  * applied to the polynomial's 2^f (scalef on AVX-512, the exponent bits on AVX2). */
 #if defined(HR_VEC_AVX512)
 HR_VINLINE_ hr_vf hr_vexp2_split_(hr_vf x, hr_vf *n)
@@ -505,36 +504,6 @@ HR_VINLINE_ hr_vf hr_vexp2(hr_vf x)
 }
 #else
 HR_VINLINE_ hr_vf hr_vexp2(hr_vf x) { return hr_vexp(hr_vmul(x, hr_vset1(0.693147180559945f))); }
-#endif
-
-/* hr_vexp2_estrin(x): hr_vexp2's contract (2^x for x <= 0, -inf gives exactly 0, the
- * same clamp and the same 2^n per path) with a shorter dependency chain, for a softmax
- * whose exp2 is latency-bound (flash.c): 2^f = 1 + c1 f + ... + c5 f^5 (degree 5, minimax
- * of the relative error on [-1/2, 1/2] by Lawson's iteration, coefficients rounded to
- * fp32: 1.1e-7 before the evaluation's rounding) by Estrin's scheme,
- *   (1 + c1 f) + f^2 ((c2 + c3 f) + f^2 (c4 + c5 f)),
- * a mul and 5 FMAs as Horner's 6 FMAs, but 3 FMA latencies deep instead of 6 (~12 cycles
- * instead of ~24 on Zen 3/4). Max relative error 1.9e-7 over [-126, 0] (measured on
- * AVX-512 and AVX2; tests/test_vec.c checks 2.5e-7), against hr_vexp2's 7.9e-8 (8.6e-8
- * by the same sweep). Portable: hr_vexp2. */
-#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
-HR_VINLINE_ hr_vf hr_vexp2_frac_estrin_(hr_vf f)
-{
-    const hr_vf f2 = hr_vmul(f, f);
-    const hr_vf u = hr_vfma(hr_vset1(6.931470037e-01f), f, hr_vset1(1.0f));
-    const hr_vf v = hr_vfma(hr_vset1(5.550733954e-02f), f, hr_vset1(2.402224243e-01f));
-    const hr_vf t = hr_vfma(hr_vset1(1.326473546e-03f), f, hr_vset1(9.671517648e-03f));
-    return hr_vfma(hr_vfma(t, f2, v), f2, u);
-}
-#endif
-#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
-HR_VINLINE_ hr_vf hr_vexp2_estrin(hr_vf x)
-{
-    hr_vf n, f = hr_vexp2_split_(x, &n);
-    return hr_vexp2_join_(hr_vexp2_frac_estrin_(f), n);
-}
-#else
-HR_VINLINE_ hr_vf hr_vexp2_estrin(hr_vf x) { return hr_vexp2(x); }
 #endif
 
 /* ---- transpose ------------------------------------------------------------------- */

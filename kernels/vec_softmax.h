@@ -13,7 +13,7 @@
  *                      relative error, coefficients rounded to fp32: max relative error
  *                      2.7e-6; flash_bf16.c's softmax uses it too, its weights rounded to bf16 next), times 2^n by
  *                      scalef; no clamp: x below -150 (a masked score, -1e30) gives exactly
- *                      0, and 3 ops fewer than hr_vexp2_estrin (clamp, mul, FMA). AVX2:
+ *                      0, and 3 ops fewer than hr_vexp2 (its clamp, and its degree-6 polynomial's two more FMAs). AVX2:
  *                      the same polynomial by Estrin, n by a shifter add, 2^n in the
  *                      exponent bits (clamped: -1e30 gives 0; below). Portable: hr_vexp2.
  *                      tests/test_vec.c checks 3e-6 (AVX-512, AVX2).
@@ -68,7 +68,7 @@ static inline int hr_vgt_any(hr_vf x, float t)
  * t's low mantissa bits, one sub gives n back), f = x - n, the degree-4 polynomial by
  * Estrin (3 FMAs deep; Horner's 4 deep was slower at d 128, flash.c), 2^n as t's bits
  * shifted into the exponent field: 8 ops on p0/p1 (clamp, mul, 4 FMAs, shift, mul)
- * against hr_vexp2_estrin's 11. The clamp stays: x = -127 (and below, -1e30 masks)
+ * against 11 for the degree-5 form it replaced. The clamp stays: x = -127 (and below, -1e30 masks)
  * gives a zero exponent field, so exactly 0. */
 static inline __attribute__((always_inline)) hr_vf hr_vexp2_fin(hr_vf x)
 {

@@ -117,32 +117,6 @@ HR_TEST(vec_exp2_nonpositive)
     CHECKF(worst <= 1.0, "hr_vexp2 error %.3g times its bound at x = %.9g", worst, worst_x);
 }
 
-/* hr_vexp2_estrin (flash's softmax) against exp2 in double over [-126, 0]: the 2.5e-7
- * vec.h states on AVX-512 and AVX2 (the portable path is hr_vexp2, bound above); -inf
- * gives +0 exactly, 0 gives 1 exactly, and below the clamp results are in [0, FLT_MIN]. */
-HR_TEST(vec_exp2_estrin)
-{
-#if defined(HR_VEC_GENERIC_PATH)
-    const double tol = EXP_REL_TOL, per_x = 4.5e-8;
-#else
-    const double tol = 2.5e-7, per_x = 0.0;
-#endif
-    double worst_x = 0, worst = exp2_sweep(hr_vexp2_estrin, tol, per_x, &worst_x);
-    CHECKF(worst <= 1.0, "hr_vexp2_estrin error %.3g times its bound at x = %.9g", worst, worst_x);
-    const float in[] = {-INFINITY, -1e30f, -200.0f, -127.5f, 0.0f, -0.0f};
-    for (int i = 0; i < (int)(sizeof in / sizeof in[0]); i++) {
-        float buf[HR_VW], out[HR_VW];
-        for (int j = 0; j < HR_VW; j++) buf[j] = in[i];
-        hr_vstore(out, hr_vexp2_estrin(hr_vload(buf)));
-        if (in[i] == 0.0f)
-            CHECKF(out[0] == 1.0f, "exp2_estrin(%g) = %.9g", in[i], out[0]);
-        else
-            CHECKF(out[0] >= 0.0f && out[0] <= FLT_MIN && !signbit(out[0]), "exp2_estrin(%g) = %g", in[i],
-                   out[0]);
-        if (in[i] == -INFINITY) CHECKF(out[0] == 0.0f, "exp2_estrin(-inf) = %g", out[0]);
-    }
-}
-
 /* The softmax exp2s' two ends: a masked score (-1e30) gives exactly +0, and x on (0, 8]
  * (the lazy rescale's slack lets x pass 0) keeps the bound tol + per_x * x. */
 static void masked_and_slack(hr_vf (*fn)(hr_vf), const char *name, double tol, double per_x)
