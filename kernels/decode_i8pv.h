@@ -1,9 +1,9 @@
-/* decode_i8pv.h — decode_i8.c's int8 P·V (AVX-512): P·dv quantized to s8 per 64 keys (pv_quant) and V by vpdpbusd, 4 keys per dword (pv_tile_s8, pv_s8); static inline, included by decode_i8.c only. */
+/* decode_i8pv.h — decode_i8.c's int8 P·V (AVX-512 VNNI and AVX2 AVX-VNNI): P·dv quantized to s8 per 64 / 32 keys (pv_quant) and V by vpdpbusd, 4 keys per dword (pv_tile_s8, pv_s8); static inline, included by decode_i8.c only. */
 #ifndef HR_DECODE_I8PV_H
 #define HR_DECODE_I8PV_H
 /*
- * P·V, int8 (AVX-512, HR_HAVE_I8PV): O_c += sum_j (P_j dv_jb) v_jc becomes, per row r,
- * q block b and group g of GK = 64 keys, O_c += c_gb sum_{j in g} w_jb v_jc with
+ * P·V, int8 (HR_HAVE_I8PV: AVX-512 VNNI, AVX2 with AVX-VNNI): O_c += sum_j (P_j dv_jb) v_jc
+ * becomes, per row r, q block b and group g of GK = 4 vectors of keys (64 / 32), O_c += c_gb sum_{j in g} w_jb v_jc with
  * w = round(P_j dv_jb / c_gb) in s8, c_gb = max_g |P_j dv_jb| / 127 (pv_quant: a scale
  * per group, so a long flat context keeps its small weights). V is the unsigned side
  * (q8_0 v + 128, q4_0 the nibble) and the offset off·sum_g w is the group's initial
@@ -28,6 +28,26 @@
  * groups at once and its byte pack: -3.6% geomean against the build before (15 ABBA
  * pairs, load 1.0-1.3; T1 / T2: q8_0 -1.8 / -2.6% at L4096, -2.7 / -3.7% at L16384;
  * q4_0 -3.2 / -6.0%, -4.4 / -4.3%).
+ *
+ * AVX2 (16 ymm): the same functions on 8 lanes through vec_int8.h's ymm forms. A tile is
+ * 2 rows by one q block (8 accumulators, 4 V vectors, a weight vector, a mask; 4 rows
+ * would need 16 accumulators), so R 4 takes two tiles per block and transposes V twice;
+ * a group is 32 keys (pv_quant's 4 vectors; the path says "per 32 keys", the oracle's
+ * term follows). q8_0 and q4_0 leave the transposes in the same order (lane h of vector
+ * i: d = 16 h + 4 i + p), put back by 4 vperm2f128 per row and block (hr_vf_tile_*).
+ * Ops per key and KV head (H32/8 d128, R 4): V transposes q8_0 24 (4 loads, 4 vpxor, 8
+ * unpacks per 4 keys, tile and block), q4_0 32 (vbroadcasti128 loads, 8 unpacks,
+ * 4 vpsrlvd, 4 vpand); vpdpbusd 16; weight broadcasts 4; flush ~4 (vcvtdq2ps + FMA per
+ * accumulator and 32 keys, the fp32 tile spilled); quantization ~20 (8 lanes: twice
+ * AVX-512's per-element ops, and its 4-group reductions per 128 keys): ~64 / ~72 ops
+ * where the fp32 P·V took ~128 / ~136 + 6 (pv_prep; its 2 x 4 tiles convert each V
+ * vector twice). Measured: see decode_i8.c's header. By ablation (HR_DI8_ABLATE, avx2
+ * level, L16384 T1, load 1.4-1.8) P·V is ~5.7 ns per key and KV head and the
+ * quantization ~3.8 of q8_0's ~25 (q4_0's ~22). Tried, not kept (`headroom ab`, 7
+ * pairs, L16384 T1): the second row tile loading the first's V transposes from an L1
+ * buffer (4 loads per 4 keys for 12 shuffles and xors): -1.0% q4_0, +0.1% q8_0, same;
+ * so the transposes are not what binds this loop; the 4 groups
+ * divisions batched as two vdivps (one store-forwarded float[4]): +5.2 / +5.7%.
  */
 #include <stdint.h>
 
