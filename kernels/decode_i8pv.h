@@ -41,7 +41,7 @@
  * accumulator and 32 keys, the fp32 tile spilled); quantization ~20 (8 lanes: twice
  * AVX-512's per-element ops, and its 4-group reductions per 128 keys): ~64 / ~72 ops
  * where the fp32 P·V took ~128 / ~136 + 6 (pv_prep; its 2 x 4 tiles convert each V
- * vector twice). Measured: see decode_i8.c's header. By ablation (HR_DI8_ABLATE, avx2
+ * vector twice). Measured (-17 to -24% against the fp32 P·V): decode_i8.c's header. By ablation (HR_DI8_ABLATE, avx2
  * level, L16384 T1, load 1.4-1.8) P·V is ~5.7 ns per key and KV head and the
  * quantization ~3.8 of q8_0's ~25 (q4_0's ~22). Tried, not kept (`headroom ab`, 7
  * pairs, L16384 T1): the second row tile loading the first's V transposes from an L1
