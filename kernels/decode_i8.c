@@ -1,4 +1,4 @@
-/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V by vpdpbusd on P·dv quantized to s8 per 64 keys (AVX-512; fp32 P·V on AVX2). */
+/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V by vpdpbusd on P·dv quantized to s8 per 64 keys (AVX-512) or 32 (AVX2). */
 /*
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
@@ -17,13 +17,20 @@
  * vpgatherdd): no horizontal sum per key. The V block scales of the same keys are
  * gathered there too (the first touch of V's lines overlaps the dot products).
  *
- * P·V, int8 (AVX-512, HR_HAVE_I8PV): pv_quant and pv_s8 in decode_i8pv.h, its ops per
- * key and measured figures in that header.
+ * P·V, int8 (HR_HAVE_I8PV, both levels): pv_quant and pv_s8 in decode_i8pv.h, its ops
+ * per key and measured figures in that header. At the avx2 level (AVX-VNNI; until then
+ * fp32 P·V there): -17 to -24%, geomean -20.8% (`headroom ab` of main against it, both
+ * --isa avx2, 15 ABBA pairs, H32/8 d128 L4096/16384 T1/T2, load 1.0-1.3, every q8_0 /
+ * q4_0 row an improvement; T1 / T2: q8_0 -18.2 / -19.1% at L4096, -18.8 / -17.1% at
+ * L16384; q4_0 -23.2 / -22.4%, -23.0 / -24.5%); the avx512 level the same (+0.2%
+ * geomean, 15 pairs). --isa avx2 at L16384 (3 rounds, load 1.1-1.2, medians): fp32
+ * 9.48 / 4.02 ms, q8_0 3.16 / 1.60 (3.0x / 2.5x fp32's tokens/s), q4_0 2.73 / 1.42
+ * (3.5x / 2.8x): 24 / 21 ns per key and KV head at one thread.
  * Now at L16384, one thread: q8_0 17.7 ns per key and KV head, q4_0 13.5; 3x / 4.5x
  * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table).
  * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
  * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
- * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key; AVX2 builds keep it.
+ * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key (64 on AVX2).
  *
  * What binds (before the int8 P·V; -DHR_DI8_ABLATE build skipping one phase at a time,
  * one thread, ns per key and KV head, q8_0 / q4_0): at L16384 the step was 21.1 / 17.8,
@@ -58,14 +65,14 @@
  * The compute roof: with P·V int8 both dots are vpdpbusd, so the path names "P·V
  * vpdpbusd" and hr_roof_for_path (harness/measure) places it against the VNNI roof
  * (2048 int8 multiply-adds per key and KV head: 2.4 ns at 869 GOP/s, one thread); it
- * counts no transposes, quantization or softmax. With HEADROOM_DECODE_PV=fp32 (and on
- * AVX2) the path names "P·V FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at
+ * counts no transposes, quantization or softmax (AVX2: the AVX-VNNI roof). With
+ * HEADROOM_DECODE_PV=fp32 the path names "P·V FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at
  * the VNNI roof plus 1024 at the FMA roof, 5.3 ns).
  *
  * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
  * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
  * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
- * the path's "P·dv s8 per 64 keys".
+ * the path's "P·dv s8 per G keys" (G 64 on AVX-512, 32 on AVX2: decode_i8pv.h's GK).
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
  */
 #include <stdlib.h>
@@ -122,7 +129,7 @@ static int di8_bits(void)
  * each block, the int32 correction -off·sum(q) of each block. */
 static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
 
-/* P·V by int8 dot products (HR_HAVE_I8PV: AVX-512 builds) unless HEADROOM_DECODE_PV=fp32
+/* P·V by int8 dot products (HR_HAVE_I8PV: AVX-512 and AVX2 builds) unless HEADROOM_DECODE_PV=fp32
  * (the fp32 P·V kept for A/B and the tests). */
 static int pv_int8_on(void)
 {
@@ -155,8 +162,8 @@ const char *hr_decode_i8_path(hr_dtype t)
 {
     if (!hr_decode_i8_on(t)) return NULL;
     if (hr_decode_i8_on(t) == 2)
-        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V vpdpbusd (P·dv s8 per 64 keys)"
-                            : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V vpdpbusd (P·dv s8 per 64 keys)";
+        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V vpdpbusd (P·dv s8 per " GK_S " keys)"
+                            : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V vpdpbusd (P·dv s8 per " GK_S " keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA"
                         : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V FMA";
 }

@@ -1,9 +1,9 @@
-/* decode_i8pv.h — decode_i8.c's int8 P·V (AVX-512): P·dv quantized to s8 per 64 keys (pv_quant) and V by vpdpbusd, 4 keys per dword (pv_tile_s8, pv_s8); static inline, included by decode_i8.c only. */
+/* decode_i8pv.h — decode_i8.c's int8 P·V (AVX-512 VNNI and AVX2 AVX-VNNI): P·dv quantized to s8 per 64 / 32 keys (pv_quant) and V by vpdpbusd, 4 keys per dword (pv_tile_s8, pv_s8); static inline, included by decode_i8.c only. */
 #ifndef HR_DECODE_I8PV_H
 #define HR_DECODE_I8PV_H
 /*
- * P·V, int8 (AVX-512, HR_HAVE_I8PV): O_c += sum_j (P_j dv_jb) v_jc becomes, per row r,
- * q block b and group g of GK = 64 keys, O_c += c_gb sum_{j in g} w_jb v_jc with
+ * P·V, int8 (HR_HAVE_I8PV: AVX-512 VNNI, AVX2 with AVX-VNNI): O_c += sum_j (P_j dv_jb) v_jc
+ * becomes, per row r, q block b and group g of GK = 4 vectors of keys (64 / 32), O_c += c_gb sum_{j in g} w_jb v_jc with
  * w = round(P_j dv_jb / c_gb) in s8, c_gb = max_g |P_j dv_jb| / 127 (pv_quant: a scale
  * per group, so a long flat context keeps its small weights). V is the unsigned side
  * (q8_0 v + 128, q4_0 the nibble) and the offset off·sum_g w is the group's initial
@@ -28,6 +28,26 @@
  * groups at once and its byte pack: -3.6% geomean against the build before (15 ABBA
  * pairs, load 1.0-1.3; T1 / T2: q8_0 -1.8 / -2.6% at L4096, -2.7 / -3.7% at L16384;
  * q4_0 -3.2 / -6.0%, -4.4 / -4.3%).
+ *
+ * AVX2 (16 ymm): the same functions on 8 lanes through vec_int8.h's ymm forms. A tile is
+ * 2 rows by one q block (8 accumulators, 4 V vectors, a weight vector, a mask; 4 rows
+ * would need 16 accumulators), so R 4 takes two tiles per block and transposes V twice;
+ * a group is 32 keys (pv_quant's 4 vectors; the path says "per 32 keys", the oracle's
+ * term follows). q8_0 and q4_0 leave the transposes in the same order (lane h of vector
+ * i: d = 16 h + 4 i + p), put back by 4 vperm2f128 per row and block (hr_vf_tile_*).
+ * Ops per key and KV head (H32/8 d128, R 4): V transposes q8_0 24 (4 loads, 4 vpxor, 8
+ * unpacks per 4 keys, tile and block), q4_0 32 (vbroadcasti128 loads, 8 unpacks,
+ * 4 vpsrlvd, 4 vpand); vpdpbusd 16; weight broadcasts 4; flush ~4 (vcvtdq2ps + FMA per
+ * accumulator and 32 keys, the fp32 tile spilled); quantization ~20 (8 lanes: twice
+ * AVX-512's per-element ops, and its 4-group reductions per 128 keys): ~64 / ~72 ops
+ * where the fp32 P·V took ~128 / ~136 + 6 (pv_prep; its 2 x 4 tiles convert each V
+ * vector twice). Measured (-17 to -24% against the fp32 P·V): decode_i8.c's header. By ablation (HR_DI8_ABLATE, avx2
+ * level, L16384 T1, load 1.4-1.8) P·V is ~5.7 ns per key and KV head and the
+ * quantization ~3.8 of q8_0's ~25 (q4_0's ~22). Tried, not kept (`headroom ab`, 7
+ * pairs, L16384 T1): the second row tile loading the first's V transposes from an L1
+ * buffer (4 loads per 4 keys for 12 shuffles and xors): -1.0% q4_0, +0.1% q8_0, same;
+ * so the transposes are not what binds this loop; the 4 groups
+ * divisions batched as two vdivps (one store-forwarded float[4]): +5.2 / +5.7%.
  */
 #include <stdint.h>
 
@@ -36,8 +56,17 @@
 
 #if defined(HR_HAVE_I8DOT)
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK) /* a stored q4_0 / q8_0 block */
-#define GK 64 /* keys per int8 P·V weight group (one scale per row, q block and group) */
-_Static_assert(GK == 4 * HR_VW || HR_VW != 16, "pv_quant holds a whole group in 4 vectors");
+/* keys per int8 P·V weight group (one scale per row, q block and group): 4 vectors, so
+ * that pv_quant holds a group in 4 registers (64 on AVX-512, 32 on AVX2); the path says
+ * it ("P·dv s8 per GK keys") and the oracle's weight term follows it */
+#if HR_VW == 16
+#define GK 64
+#define GK_S "64"
+#else
+#define GK 32
+#define GK_S "32"
+#endif
+_Static_assert(GK == 4 * HR_VW, "pv_quant holds a whole group in 4 vectors");
 /* Groups of a block step's keys per row and q block (int8 P·V), with one spare. */
 static inline size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK + 1; }
 #endif
@@ -115,11 +144,23 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
         }
 }
 
-/* The 16 accumulators of a tile by name (rows r, vectors i): GCC 12 keeps an array of
+/* The accumulators of a tile by name (rows r, vectors i): GCC 12 keeps an array of
  * them, indexed before unrolling, in memory across the key loop (a load and a store per
- * vpdpbusd). X(r, i) for each. */
+ * vpdpbusd). X(r, i) for each. A tile is PV_RT rows by PV_NB q blocks (4 vectors):
+ * AVX-512 4 rows of two blocks (16 zmm of 32), AVX2 2 rows of one block (8 ymm of 16,
+ * with the 4 V vectors, a weight vector and a mask constant). */
+#if HR_VW == 16
+#define PV_RT 4
+#define PV_NB 2
 #define PV_ACC(X) X(0, 0) X(0, 1) X(0, 2) X(0, 3) X(1, 0) X(1, 1) X(1, 2) X(1, 3) \
                   X(2, 0) X(2, 1) X(2, 2) X(2, 3) X(3, 0) X(3, 1) X(3, 2) X(3, 3)
+#define PV_ROWS(jj) PV_ROW(0, jj) PV_ROW(1, jj) PV_ROW(2, jj) PV_ROW(3, jj)
+#else
+#define PV_RT 2
+#define PV_NB 1
+#define PV_ACC(X) X(0, 0) X(0, 1) X(0, 2) X(0, 3) X(1, 0) X(1, 1) X(1, 2) X(1, 3)
+#define PV_ROWS(jj) PV_ROW(0, jj) PV_ROW(1, jj)
+#endif
 #define PV_DECL(r, i) hr_vi a##r##i;
 #define PV_INIT(r, i) a##r##i = z[r];
 #define PV_FLUSH(r, i) \
@@ -139,12 +180,12 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
         hr_vi u[4];                          \
         if (q4) hr_vi_vt_q4(k, o1, u);       \
         else hr_vi_vt_q8(k, o1, u);          \
-        PV_ROW(0, jj) PV_ROW(1, jj) PV_ROW(2, jj) PV_ROW(3, jj) \
+        PV_ROWS(jj)                          \
     } while (0)
 
 /* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
- * nr <= 4, q blocks b and b2 (b2 == b: one block, the second half discarded): per group,
- * 16 int32 accumulators start at the offset correction, 4 keys at a time take one V
+ * nr <= PV_RT, q blocks b and b2 (b2 == b: one block, the second half discarded; AVX2
+ * always one): per group, 4 PV_RT int32 accumulators start at the offset correction, 4 keys at a time take one V
  * transpose and 4 vpdpbusd per row, and the group's flush is one vcvtdq2ps and one FMA
  * by its scales per accumulator into the fp32 tile ot (kept in the transposes' d order,
  * hr_vf_tr4, and put back in d order at the end). pq (may be NULL): stepped per 4 keys. */
@@ -154,17 +195,11 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c);
     const size_t bb = QBYTES(q4);
-    static const int perm[2][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}}; /* real vector m at lane perm[m] */
-    hr_vf ot[4][4];
-    for (int r = 0; r < nr; r++) {
-        float *o = acc + (size_t)(r0 + r) * c->dp;
-        for (int m = 0; m < 4; m++)
-            ot[r][perm[q4][m]] = (m >> 1) && b2 == b ? hr_vzero() : hr_vload(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1));
-        hr_vf_tr4(ot[r]);
-    }
+    hr_vf ot[PV_RT][4];
+    for (int r = 0; r < nr; r++) hr_vf_tile_load(acc + (size_t)(r0 + r) * c->dp, b, b2, q4, ot[r]);
     const ptrdiff_t o1 = (ptrdiff_t)(b2 - b) * (ptrdiff_t)bb;
-    const signed char *w0[4], *w1[4]; /* the rows' weights of blocks b and b2 */
-    for (int r = 0; r < 4; r++) {
+    const signed char *w0[PV_RT], *w1[PV_RT]; /* the rows' weights of blocks b and b2 */
+    for (int r = 0; r < PV_RT; r++) {
         const int rr = r < nr ? r0 + r : r0;
         w0[r] = w + ((size_t)rr * nb + b) * kbp;
         w1[r] = w + ((size_t)rr * nb + b2) * kbp;
@@ -173,8 +208,8 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
     for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
         const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
         PV_ACC(PV_DECL)
-        hr_vi z[4];
-        for (int r = 0; r < 4; r++) {
+        hr_vi z[PV_RT];
+        for (int r = 0; r < PV_RT; r++) {
             const int rr = r < nr ? r0 + r : r0;
             z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
         }
@@ -190,19 +225,14 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
             for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
             PV_QUAD(k, gf);
         }
-        hr_vf cv[4];
-        for (int r = 0; r < 4; r++) {
+        hr_vf cv[PV_RT];
+        for (int r = 0; r < PV_RT; r++) {
             const size_t ix = ((size_t)(r < nr ? r0 + r : r0) * nb) * ng + grp;
             cv[r] = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
         }
         PV_ACC(PV_FLUSH)
     }
-    for (int r = 0; r < nr; r++) {
-        float *o = acc + (size_t)(r0 + r) * c->dp;
-        hr_vf_tr4(ot[r]);
-        for (int m = 0; m < 4; m++)
-            if (!((m >> 1) && b2 == b)) hr_vstore(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1), ot[r][perm[q4][m]]);
-    }
+    for (int r = 0; r < nr; r++) hr_vf_tile_store(acc + (size_t)(r0 + r) * c->dp, b, b2, q4, ot[r]);
 }
 
 HR_I8_INLINE void pv_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
@@ -210,14 +240,14 @@ HR_I8_INLINE void pv_s8(const dctx *c, int q4, const signed char *w, const float
                  int n2)
 {
     const int nb = c->d / HR_QBLOCK;
-    pf_seq pq = pf_rows(c, pf, psn, n2, (nb + 1) / 2 * ((n + 3) / 4));
-    for (int b = 0; b < nb; b += 2) {
-        const int b2 = b + 1 < nb ? b + 1 : b;
-        for (int r0 = 0; r0 < c->R; r0 += 4) {
-            const int nr = c->R - r0 < 4 ? c->R - r0 : 4;
-            if (r0 == 0 && nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, 4, acc, &pq);
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nb + PV_NB - 1) / PV_NB * ((n + 3) / 4));
+    for (int b = 0; b < nb; b += PV_NB) {
+        const int b2 = PV_NB > 1 && b + 1 < nb ? b + 1 : b;
+        for (int r0 = 0; r0 < c->R; r0 += PV_RT) {
+            const int nr = c->R - r0 < PV_RT ? c->R - r0 : PV_RT;
+            if (r0 == 0 && nr == PV_RT) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, PV_RT, acc, &pq);
             else if (r0 == 0) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
-            else if (nr == 4) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, 4, acc, NULL);
+            else if (nr == PV_RT) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, PV_RT, acc, NULL);
             else pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
         }
     }

@@ -152,7 +152,7 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
     return _mm512_cvtepi32_ps(hi ? _mm512_srli_epi32(x, 4) : _mm512_and_si512(x, _mm512_set1_epi32(15)));
 }
 
-/* int8 P·V (AVX-512 only, HR_HAVE_I8PV): V of 4 keys transposed so that a dword holds
+/* int8 P·V (HR_HAVE_I8PV; the AVX2 forms below): V of 4 keys transposed so that a dword holds
  * one d of the 4 keys (vpdpbusd sums 4 adjacent byte products), two q blocks per
  * vector set. k[t] points at key t's first block's values, o1 bytes on to the second
  * (0: the same block twice, its half discarded). out[i], 128-bit lane L, dword p holds
@@ -165,7 +165,8 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * hr_vi_set2(p0, p1, q4): the int32 at p0 in blk-0 lanes, at p1 in blk-1 lanes (the
  * weights of 4 keys, or a group's offset correction); hr_vset2f the same for floats.
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
- * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]).
+ * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]); hr_vf_tile_load /
+ * hr_vf_tile_store: a row's fp32 tile of blocks b, b2 from d order into it and back.
  * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127), hr_vi_store4_i8 4 vectors';
  * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once. */
 #define HR_HAVE_I8PV 1
@@ -218,6 +219,23 @@ HR_I8_INLINE void hr_vf_tr4(hr_vf x[4])
     x[1] = _mm512_shuffle_f32x4(t0, t2, 0xDD);
     x[2] = _mm512_shuffle_f32x4(t1, t3, 0x88);
     x[3] = _mm512_shuffle_f32x4(t1, t3, 0xDD);
+}
+/* A row's fp32 tile of blocks b and b2 (b2 == b: one block, the second half zero and
+ * not stored) from o (d order) into the transposes' order and back. */
+HR_I8_INLINE void hr_vf_tile_load(const float *o, int b, int b2, int q4, hr_vf x[4])
+{
+    static const int perm[2][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}}; /* real vector m at lane perm[m] */
+    for (int m = 0; m < 4; m++)
+        x[perm[q4][m]] = (m >> 1) && b2 == b ? hr_vzero() : hr_vload(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1));
+    hr_vf_tr4(x);
+}
+HR_I8_INLINE void hr_vf_tile_store(float *o, int b, int b2, int q4, const hr_vf x[4])
+{
+    static const int perm[2][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}};
+    hr_vf y[4] = {x[0], x[1], x[2], x[3]};
+    hr_vf_tr4(y);
+    for (int m = 0; m < 4; m++)
+        if (!((m >> 1) && b2 == b)) hr_vstore(o + 32 * ((m >> 1) ? b2 : b) + 16 * (m & 1), y[perm[q4][m]]);
 }
 /* hr_vi_dot as one vpdpbusd on acc in place: GCC 12 keeps the intrinsic's 16 P·V
  * accumulators in rotating copies (a vmovdqa per dot product, three spilled per 4 keys) */
@@ -339,6 +357,120 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
 {
     return _mm256_cvtepi32_ps(hi ? _mm256_srli_epi32(x, 4) : _mm256_and_si256(x, _mm256_set1_epi32(15)));
 }
+/* int8 P·V at this level (HR_HAVE_I8PV, the forms above on ymm): one q block per vector
+ * set (o1, p1, x1 and q4 unused: 4 ymm hold a whole block of 4 keys). out[i], 128-bit
+ * lane h, dword p holds d = 16 h + 4 i + p for q8_0 (lane h the block's bytes 16 h ..)
+ * and q4_0 alike (lane h the low nibbles, values 0-15, or the high ones, 16-31):
+ *   hr_vi_vt_q8: v + 128 (4 loads, 4 vpxor, 8 unpacks per 4 keys);
+ *   hr_vi_vt_q4: the nibbles (4 vbroadcasti128 loads, 8 unpacks, 4 vpsrlvd by 0 or 4
+ *                by lane and 4 vpand: AVX2 has no vpsrlvw; a dword shift and the byte
+ *                mask do the same).
+ * hr_vf_tile_load / hr_vf_tile_store: a row's block b (4 vectors from o + 32 b) between
+ * d order and that order (2 x 2 128-bit transposes, vperm2f128). */
+#define HR_HAVE_I8PV 1
+HR_I8_INLINE void hr_vi_vt_tr(const __m256i K[4], hr_vi out[4])
+{
+    const __m256i A = _mm256_unpacklo_epi8(K[0], K[1]), B = _mm256_unpackhi_epi8(K[0], K[1]);
+    const __m256i C = _mm256_unpacklo_epi8(K[2], K[3]), D = _mm256_unpackhi_epi8(K[2], K[3]);
+    out[0] = _mm256_unpacklo_epi16(A, C);
+    out[1] = _mm256_unpackhi_epi16(A, C);
+    out[2] = _mm256_unpacklo_epi16(B, D);
+    out[3] = _mm256_unpackhi_epi16(B, D);
+}
+HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
+{
+    (void)o1;
+    __m256i K[4];
+    for (int t = 0; t < 4; t++) K[t] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)k[t]), _mm256_set1_epi8((char)0x80));
+    hr_vi_vt_tr(K, out);
+}
+HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
+{
+    (void)o1;
+    __m256i K[4], U[4];
+    for (int t = 0; t < 4; t++) K[t] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)k[t]));
+    hr_vi_vt_tr(K, U);
+    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4), m4 = _mm256_set1_epi8(15);
+    for (int i = 0; i < 4; i++) out[i] = _mm256_and_si256(_mm256_srlv_epi32(U[i], sh), m4);
+}
+HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
+{
+    (void)p1, (void)q4;
+    return hr_vi_set1(p0);
+}
+HR_I8_INLINE hr_vf hr_vset2f(float x0, float x1, int q4)
+{
+    (void)x1, (void)q4;
+    return _mm256_set1_ps(x0);
+}
+HR_I8_INLINE void hr_vf_tile_load(const float *o, int b, int b2, int q4, hr_vf x[4])
+{
+    (void)b2, (void)q4;
+    const float *ob = o + 32 * b;
+    const __m256 y0 = _mm256_loadu_ps(ob), y1 = _mm256_loadu_ps(ob + 8), y2 = _mm256_loadu_ps(ob + 16),
+                 y3 = _mm256_loadu_ps(ob + 24);
+    x[0] = _mm256_permute2f128_ps(y0, y2, 0x20);
+    x[1] = _mm256_permute2f128_ps(y0, y2, 0x31);
+    x[2] = _mm256_permute2f128_ps(y1, y3, 0x20);
+    x[3] = _mm256_permute2f128_ps(y1, y3, 0x31);
+}
+HR_I8_INLINE void hr_vf_tile_store(float *o, int b, int b2, int q4, const hr_vf x[4])
+{
+    (void)b2, (void)q4;
+    float *ob = o + 32 * b;
+    _mm256_storeu_ps(ob, _mm256_permute2f128_ps(x[0], x[1], 0x20));
+    _mm256_storeu_ps(ob + 8, _mm256_permute2f128_ps(x[2], x[3], 0x20));
+    _mm256_storeu_ps(ob + 16, _mm256_permute2f128_ps(x[0], x[1], 0x31));
+    _mm256_storeu_ps(ob + 24, _mm256_permute2f128_ps(x[2], x[3], 0x31));
+}
+/* the VEX form spelled out: GNU as picks EVEX for a bare vpdpbusd, which CPUs with
+ * AVX-VNNI and no AVX-512 fault on; "x" keeps the operands in ymm0-15 */
+HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
+{
+    __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(*acc) : "x"(u), "x"(s));
+}
+HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm256_cvtps_epi32(x); }
+/* 8 lanes' low bytes: two packs leave lanes 0-3 and 4-7 at the bottom of each 128 bits */
+HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x)
+{
+    const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x, x), x);
+    _mm_storel_epi64((__m128i *)p, _mm_unpacklo_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
+}
+/* 4 vectors' low bytes to p[0 .. 32) in order: after the packs dword 4 h + k holds lanes
+ * 4 h .. 4 h + 3 of x[k]; one vpermd puts them back */
+HR_I8_INLINE void hr_vi_store4_i8(void *p, const hr_vi x[4])
+{
+    const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3]));
+    _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+HR_I8_INLINE int hr_vi_reduce_add(hr_vi x)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
+/* four reductions at once: 128-bit halves paired (lane h: vector 2 k + h's partials),
+ * then dwords 0/2 against 1/3 of two vectors, then neighbours; vector k ends in lane
+ * k & 1, dword k & 2 */
+HR_I8_INLINE void hr_vf_max4(const hr_vf x[4], float out[4])
+{
+    const __m256 t0 = _mm256_max_ps(_mm256_permute2f128_ps(x[0], x[1], 0x20), _mm256_permute2f128_ps(x[0], x[1], 0x31));
+    const __m256 t1 = _mm256_max_ps(_mm256_permute2f128_ps(x[2], x[3], 0x20), _mm256_permute2f128_ps(x[2], x[3], 0x31));
+    __m256 m = _mm256_max_ps(_mm256_shuffle_ps(t0, t1, 0x88), _mm256_shuffle_ps(t0, t1, 0xDD));
+    m = _mm256_max_ps(m, _mm256_permute_ps(m, 0xB1));
+    _mm_storeu_ps(out, _mm256_castps256_ps128(_mm256_permutevar8x32_ps(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0))));
+}
+HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
+{
+    const __m256i t0 = _mm256_add_epi32(_mm256_permute2x128_si256(y[0], y[1], 0x20), _mm256_permute2x128_si256(y[0], y[1], 0x31));
+    const __m256i t1 = _mm256_add_epi32(_mm256_permute2x128_si256(y[2], y[3], 0x20), _mm256_permute2x128_si256(y[2], y[3], 0x31));
+    const __m256 a = _mm256_castsi256_ps(t0), b = _mm256_castsi256_ps(t1);
+    __m256i m = _mm256_add_epi32(_mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88)), _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xDD)));
+    m = _mm256_add_epi32(m, _mm256_shuffle_epi32(m, 0xB1));
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0))));
+}
+HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
 #endif
 #endif
 
