@@ -27,7 +27,16 @@
  * 9.48 / 4.02 ms, q8_0 3.16 / 1.60 (3.0x / 2.5x fp32's tokens/s), q4_0 2.73 / 1.42
  * (3.5x / 2.8x): 24 / 21 ns per key and KV head at one thread.
  * Now at L16384, one thread: q8_0 17.7 ns per key and KV head, q4_0 13.5; 3x / 4.5x
- * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table).
+ * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table). Where they go at
+ * the avx512 level (the -DHR_DI8_ABLATE build, phases skipped cumulatively, L1024 T1,
+ * the cache in L2/L3; 2 rounds, load 1.4-1.6, 2026-11-26 19:00 UTC), q8_0 / q4_0 of
+ * 18.8 / 14.3 ns: pv_quant 2.7 / 3.0, pv_s8 4.6 / 3.9, softmax 0.9 / 1.0, dot products
+ * 2.1 / 1.5, K transposes 0.7 / 0.4, the K and V scale gathers 2.5 / 1.4, prefetches
+ * 2.6 / 0.4 (memory-bound once the rest is gone), the loop with the K loads and the
+ * rows' score conversions and stores 2.9 / 2.8. The same per key at L4096 and L16384
+ * (18-20 / 13-15 ns): compute-bound, no phase past a quarter of the time, each near
+ * its op count; the gathers are the one cost the cache's layout (llama.cpp's blocks,
+ * scale beside quants) imposes, and the three ways around them below did not pay.
  * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
  * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
  * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key (64 on AVX2).
