@@ -116,13 +116,14 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
  * vector is converted once and used by every row of the tile. wfull = HR_VW says d has
  * no tail (a constant then), 0 that the last vector may be partial. */
 DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
-                               int nk, int r0, int nr, int wfull, float *s, int j)
+                               int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq)
 {
     hr_vf acc[RT][4], sc[4];
     for (int r = 0; r < RT; r++)
         for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
     for (int x = 0; x < c->d; x += HR_VW) {
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
+        if (pq) pf_step(pq);
         if (x % HR_QBLOCK == 0)
             for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
         hr_vf kv[4];
@@ -142,21 +143,27 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
 }
 
 /* Scores of keys [jb, jb + n) of the rows k0 + j * ksn for every query row, prefetching
- * rows [0, nv) of pf (stride psn) meanwhile, one per key. */
+ * rows [0, nv) of pf (stride psn) meanwhile. f32 steps the prefetch once per vector of d
+ * in every row tile (32 V lines per 4 keys: one per step at AVX2, four at AVX-512), the
+ * other types once per 4 keys: a burst of 32 lines per 4-key step kept the K loads
+ * behind it waiting for miss buffers (decode.c, "Prefetch spread"). */
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
+    const bool fine = t == HR_F32;
+    const int per4 = fine ? (c->R + RT - 1) / RT * ((c->d + HR_VW - 1) / HR_VW) : 1;
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
+    pf_seq *pt = fine ? &pq : NULL;
     for (int j = 0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        pf_step(&pq);
+        if (!fine) pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
-            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j);
-            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j);
+            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j, pt);
+            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j, pt);
         }
     }
 }
