@@ -206,13 +206,15 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * n); /* key steps of the first row tile */
+    const bool fine = t == HR_F32; /* f32: stepped in every row tile, else the first */
+    const int tiles = fine ? (c->R + RT - 1) / RT : 1;
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n);
     for (int x0 = 0; x0 < nvec; x0 += XG) {
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
-            pf_seq *pp = r0 == 0 ? &pq : NULL;
+            pf_seq *pp = fine || r0 == 0 ? &pq : NULL;
             if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp);
             else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp);
         }
