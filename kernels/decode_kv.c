@@ -88,6 +88,14 @@
 #endif
 #define XG 4
 #define PV_BLOCK_ALIGNED (XG * HR_VW % HR_QBLOCK == 0)
+/* f32's scores step the V prefetch once every PF_X vectors of d in each row tile: 4
+ * lines a step at H32/8 d128 on both levels (a line per vector at AVX2 cost in-cache
+ * L256 5-8% of time for nothing at L16384: the step's own ops). */
+#if HR_VW >= 16
+#define PF_X 1
+#else
+#define PF_X 4
+#endif
 
 /* The scale of the q8_0 / q4_0 block holding value x, broadcast (f16, bf16: unused). */
 DECODE_INLINE hr_vf kv_scale(hr_dtype t, const unsigned char *row, int x)
@@ -123,7 +131,7 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
         for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
     for (int x = 0; x < c->d; x += HR_VW) {
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        if (pq) pf_step(pq);
+        if (pq && x % (PF_X * HR_VW) == 0) pf_step(pq);
         if (x % HR_QBLOCK == 0)
             for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
         hr_vf kv[4];
@@ -151,7 +159,7 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const un
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
     const bool fine = t == HR_F32;
-    const int per4 = fine ? (c->R + RT - 1) / RT * ((c->d + HR_VW - 1) / HR_VW) : 1;
+    const int per4 = fine ? (c->R + RT - 1) / RT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW)) : 1;
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
     pf_seq *pt = fine ? &pq : NULL;
     for (int j = 0; j < n; j += 4) {
