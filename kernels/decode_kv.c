@@ -33,8 +33,9 @@
  * next during P·V, every line of a row in address order (the rows of a head are
  * contiguous in BHND), a few lines per step (pf_step: a running remainder; with two
  * divisions per key step and a fifth line prefetched per 256-byte row, f16 at L16384
- * took 38% longer, q8_0 22%); the interleaved (BNHD) walk prefetches whole rows of
- * heads itself and passes none.
+ * took 38% longer, q8_0 22%); f32 steps finer, a few lines per few vectors of d in
+ * every row tile of both phases (decode.c, "Prefetch spread": -8 to -15% at AVX2); the
+ * interleaved (BNHD) walk prefetches whole rows of heads itself and passes none.
  *
  * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores; int8 P·V at
  * the avx512 level, fp32 at avx2);
@@ -90,7 +91,7 @@
 #define PV_BLOCK_ALIGNED (XG * HR_VW % HR_QBLOCK == 0)
 /* f32's scores step the V prefetch once every PF_X vectors of d in each row tile: 4
  * lines a step at H32/8 d128 on both levels (a line per vector at AVX2 cost in-cache
- * L256 5-8% of time for nothing at L16384: the step's own ops). */
+ * L256 3-8% of time and gained nothing at L16384: the step's own ops). */
 #if HR_VW >= 16
 #define PF_X 1
 #else
@@ -151,10 +152,10 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
 }
 
 /* Scores of keys [jb, jb + n) of the rows k0 + j * ksn for every query row, prefetching
- * rows [0, nv) of pf (stride psn) meanwhile. f32 steps the prefetch once per vector of d
- * in every row tile (32 V lines per 4 keys: one per step at AVX2, four at AVX-512), the
- * other types once per 4 keys: a burst of 32 lines per 4-key step kept the K loads
- * behind it waiting for miss buffers (decode.c, "Prefetch spread"). */
+ * rows [0, nv) of pf (stride psn) meanwhile. f32 steps the prefetch every PF_X vectors of
+ * d in every row tile (32 V lines per 4 keys at d128: 4 a step), the other types once per
+ * 4 keys: for f32 that burst of 32 lines kept the K loads behind it waiting for miss
+ * buffers (decode.c, "Prefetch spread"). */
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
@@ -214,7 +215,7 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    const bool fine = t == HR_F32; /* f32: stepped in every row tile, else the first */
+    const bool fine = t == HR_F32; /* f32: stepped in every row tile (AVX2 has two), else the first */
     const int tiles = fine ? (c->R + RT - 1) / RT : 1;
     pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n);
     for (int x0 = 0; x0 < nvec; x0 += XG) {
