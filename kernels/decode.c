@@ -92,12 +92,13 @@
  * and KV head (scores 18.5, P·V 16.6) against 23 (12.7, 7.8), and at L16384 avx512's
  * time stays put with either phase skipped (memory-bound) while avx2's fell 21% without
  * its P·V (7% without its scores): its compute did not hide under the stream. What kept
- * it out: the scores' V prefetch came as a burst of 32 lines per 4 keys (the K loads
- * behind it wait for miss buffers), and P·V stepped its K prefetch in the first of AVX2's
+ * it out: the scores' V prefetch came as a burst of 32 lines per 4 keys (likely the K loads
+ * behind it waiting for miss buffers), and P·V stepped its K prefetch in the first of AVX2's
  * two row tiles only (two lines a key, then none as long). Now (f32 only; decode_kv.c):
  * the scores step every PF_X vectors of d, 4 lines a step on both levels, P·V in every
  * row tile. `headroom ab` of b732562, 9 ABBA pairs, L4096 / L16384 at 1 / 2 threads, load
- * 1.1-1.5: avx2 -14.9 / -13.3 / -10.6 / -7.9%, avx512 -8.8 / -9.2 / -5.5 / +1.2 (same);
+ * 1.1-1.5: avx2 -14.9 / -13.3 / -10.6 / -7.9%, avx512 -6.9 / -6.9 / -4.0 / -5.9 (another
+ * run -8.8 / -9.2 / -5.5 / +1.2);
  * avx2 L256 / L1024: -3.8 / +2.1 (noise) / -11.0 / -13.5; outputs cmp-identical. Rows,
  * 3 interleaved rounds, triad 16.1 / 30.6 GB/s, load 1.2-1.4, before -> after:
  * avx2 10.16 -> 8.62 ms (0.82 -> 0.97 of the triad) / 4.28 -> 3.85 (1.03 -> 1.14), avx512
@@ -107,7 +108,9 @@
  * streamer) 17.8 / 14.5, prefetchnta 33, prefetcht0 or t2 same as t1, one block further
  * ahead same or +9%, AVX2 P·V tiles of 4 rows x 2 vectors +7%, 32 keys per block same
  * (128: +30%), the softmax skipped 0-9% (its share), a line per vector at AVX2 (the step's
- * own ops cost in-cache L256 5-8%).
+ * own ops cost in-cache L256 5-8%). The same steps for f16/bf16 (`headroom ab`, 9 pairs):
+ * L16384 avx2 -3.5 to -11.8%, but avx512 L256 +5-10% (in cache) at 2 or 4 lines a step:
+ * left at one step per 4 keys.
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
