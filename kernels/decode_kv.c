@@ -37,8 +37,8 @@
  * every row tile of both phases (decode.c, "Prefetch spread": -8 to -15% at AVX2); the
  * interleaved (BNHD) walk prefetches whole rows of heads itself and passes none.
  *
- * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores; int8 P·V at
- * the avx512 level, fp32 at avx2);
+ * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores and int8 P·V:
+ * AVX512-VNNI at the avx512 level, AVX-VNNI at avx2);
  * HEADROOM_DECODE_PATH=convert keeps them here ("cvt" below). Measured on an SPR-class
  * Xeon (2 vCPUs, ~3.9 GHz; another session timing and testing on the same two cores
  * between rounds), decode H32/8 d128 Nq 1 BHND: 3 rounds, each under one exclusive
