@@ -81,38 +81,14 @@
 
 /* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
  * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers,
- * 13 of AVX2's 16. f16/bf16 at AVX2 take 4 rows by 2 keys and 4 rows by 2 vectors
- * instead (HALF_TILES): at R = 4 every K and V vector is converted once, not once per
- * row tile, which halves the conversions that share the FMA ports (issue 14). */
+ * 13 of AVX2's 16. */
 #if HR_VW >= 16
 #define RT 4
 #else
 #define RT 2
 #endif
 #define XG 4
-#if defined(HR_VEC_AVX2)
-#define HALF_TILES 1
-#else
-#define HALF_TILES 0
-#endif
-/* The tile shapes of type t: scores rows x keys, P·V rows x vectors (constants where
- * inlined; the accumulator arrays are sized for the largest). */
-#define TMAX 4
-DECODE_INLINE bool half_tiles(hr_dtype t) { return HALF_TILES && (t == HR_F16 || t == HR_BF16); }
-#ifndef HS_R
-#define HALF_FINE 1
-#define HS_R 4
-#define HS_K 2
-#define HP_R 4
-#define HP_X 2
-#endif
-DECODE_INLINE int s_rows(hr_dtype t) { return half_tiles(t) ? HS_R : RT; }
-DECODE_INLINE int s_keys(hr_dtype t) { return half_tiles(t) ? HS_K : 4; }
-DECODE_INLINE int p_rows(hr_dtype t) { return half_tiles(t) ? HP_R : RT; }
-DECODE_INLINE int p_vecs(hr_dtype t) { return half_tiles(t) ? HP_X : XG; }
-#define PV_PF_KEYS 4
-DECODE_INLINE int pv_pf_keys(hr_dtype t) { return half_tiles(t) ? PV_PF_KEYS : 1; }
-#define PV_BLOCK_ALIGNED(xg) ((xg) * HR_VW % HR_QBLOCK == 0)
+#define PV_BLOCK_ALIGNED (XG * HR_VW % HR_QBLOCK == 0)
 /* f32's scores step the V prefetch once every PF_X vectors of d in each row tile: 4
  * lines a step at H32/8 d128 on both levels (a line per vector at AVX2 cost in-cache
  * L256 3-8% of time and gained nothing at L16384: the step's own ops). */
@@ -121,6 +97,7 @@ DECODE_INLINE int pv_pf_keys(hr_dtype t) { return half_tiles(t) ? PV_PF_KEYS : 1
 #else
 #define PF_X 4
 #endif
+
 /* The scale of the q8_0 / q4_0 block holding value x, broadcast (f16, bf16: unused). */
 DECODE_INLINE hr_vf kv_scale(hr_dtype t, const unsigned char *row, int x)
 {
@@ -144,109 +121,89 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
     }
 }
 
-/* Scores of nk <= kt keys (rows k[u]) for query rows [r0, r0 + nr), nr <= rt, the tile
- * rt x kt (s_rows, s_keys): each K vector is converted once and used by every row of
- * the tile. wfull = HR_VW says d has no tail (a constant then), 0 that the last vector
- * may be partial. */
+/* Scores of nk <= 4 keys (rows k[u]) for query rows [r0, r0 + nr), nr <= RT: each K
+ * vector is converted once and used by every row of the tile. wfull = HR_VW says d has
+ * no tail (a constant then), 0 that the last vector may be partial. */
 DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
                                int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq)
 {
-    const int rt = s_rows(t), kt = s_keys(t);
-    hr_vf acc[TMAX][TMAX], sc[TMAX];
-    for (int r = 0; r < rt; r++)
-        for (int u = 0; u < kt; u++) acc[r][u] = sc[u] = hr_vzero();
+    hr_vf acc[RT][4], sc[4];
+    for (int r = 0; r < RT; r++)
+        for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
     for (int x = 0; x < c->d; x += HR_VW) {
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
         if (pq && x % (PF_X * HR_VW) == 0) pf_step(pq);
         if (x % HR_QBLOCK == 0)
-            for (int u = 0; u < kt; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
-        hr_vf kv[TMAX];
-        for (int u = 0; u < kt; u++) kv[u] = u < nk ? kv_vec(t, k[u], x, w, sc[u]) : hr_vzero();
-        for (int r = 0; r < rt; r++) {
+            for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
+        hr_vf kv[4];
+        for (int u = 0; u < 4; u++) kv[u] = u < nk ? kv_vec(t, k[u], x, w, sc[u]) : hr_vzero();
+        for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
             const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
-            for (int u = 0; u < kt; u++) acc[r][u] = hr_vfma(qv, kv[u], acc[r][u]);
+            for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qv, kv[u], acc[r][u]);
         }
     }
-    if (kt == 4 && nk == 4) {
-        for (int r = 0; r < nr; r++)
-            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], s + (size_t)(r0 + r) * c->kbp + j);
-    } else if (kt == 2 && nk == 2) {
-        /* Two rows' key pairs per hr_vreduce_add4. */
-        for (int r = 0; r < nr; r += 2) {
-            float o[4];
-            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r + 1][0], acc[r + 1][1], o);
-            float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-            sr[0] = o[0], sr[1] = o[1];
-            if (r + 1 < nr) sr[c->kbp] = o[2], sr[c->kbp + 1] = o[3];
-        }
-    } else {
-        for (int r = 0; r < nr; r++)
-            for (int u = 0; u < nk; u++) s[(size_t)(r0 + r) * c->kbp + j + u] = hr_vreduce_add(acc[r][u]);
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
+        else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
     }
 }
 
 /* Scores of keys [jb, jb + n) of the rows k0 + j * ksn for every query row, prefetching
  * rows [0, nv) of pf (stride psn) meanwhile. f32 steps the prefetch every PF_X vectors of
  * d in every row tile (32 V lines per 4 keys at d128: 4 a step), the other types once per
- * tile of keys: for f32 that burst of 32 lines kept the K loads behind it waiting for miss
+ * 4 keys: for f32 that burst of 32 lines kept the K loads behind it waiting for miss
  * buffers (decode.c, "Prefetch spread"). */
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const int rt = s_rows(t), kt = s_keys(t);
-    const bool fine = t == HR_F32 || (HALF_FINE && half_tiles(t));
-    const int per = fine ? (c->R + rt - 1) / rt * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW)) : 1;
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + kt - 1) / kt * per);
+    const bool fine = t == HR_F32;
+    const int per4 = fine ? (c->R + RT - 1) / RT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW)) : 1;
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
     pf_seq *pt = fine ? &pq : NULL;
-    for (int j = 0; j < n; j += kt) {
-        const int nk = n - j < kt ? n - j : kt;
-        const unsigned char *k[TMAX];
-        for (int u = 0; u < kt; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
+    for (int j = 0; j < n; j += 4) {
+        const int nk = n - j < 4 ? n - j : 4;
+        const unsigned char *k[4];
+        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
         if (!fine) pf_step(&pq);
-        for (int r0 = 0; r0 < c->R; r0 += rt) {
-            const int nr = c->R - r0 < rt ? c->R - r0 : rt;
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
-            if (nk == kt && nr == rt && c->d % HR_VW == 0) scores_tile(c, t, q, k, kt, r0, rt, HR_VW, s, j, pt);
+            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j, pt);
             else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j, pt);
         }
     }
 }
 
-/* acc[r][x .. x + nx*HR_VW) += sum_j p[r][j] V_j for rows [r0, r0 + nr), the tile
- * p_rows x p_vecs: the V vectors of a key are converted once per row tile. w is the
- * width of the last vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence,
- * stepped once per key. */
+/* acc[r][x .. x + nx*HR_VW) += sum_j p[r][j] V_j for rows [r0, r0 + nr): the V
+ * vectors of a key are converted once per row tile. w is the width of the last
+ * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence, stepped once per
+ * key. */
 DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
                            int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
 {
-    const int rt = p_rows(t), xg = p_vecs(t);
-    hr_vf a[TMAX][TMAX];
-    for (int r = 0; r < rt; r++)
-        for (int g = 0; g < xg; g++)
+    hr_vf a[RT][XG];
+    for (int r = 0; r < RT; r++)
+        for (int g = 0; g < XG; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
-    const int pfe = pv_pf_keys(t);
-    const float *sr[TMAX];
-    for (int r = 0; r < rt; r++) sr[r] = s + (size_t)(r0 + (r < nr ? r : 0)) * c->kbp;
-    for (int j0 = 0; j0 < n; j0 += pfe) {
-      if (pq) pf_step(pq);
-      const int je = n - j0 < pfe ? n : j0 + pfe;
-      for (int j = j0; j < je; j++) {
+    for (int j = 0; j < n; j++) {
+        if (pq) pf_step(pq);
         const unsigned char *vr = v0 + j * vsn;
-        hr_vf v[TMAX], sc[TMAX];
-        for (int g = 0; g < xg; g++) {
-            /* Groups start on a block boundary (xg * HR_VW a multiple of 32, the
-             * vector builds at XG): one scale per block. */
-            const bool first = !PV_BLOCK_ALIGNED(xg) || g * HR_VW % HR_QBLOCK == 0;
+        hr_vf v[XG], sc[XG];
+        for (int g = 0; g < XG; g++) {
+            /* Groups start on a block boundary (XG * HR_VW a multiple of 32, the
+             * vector builds): one scale per block. */
+            const bool first = !PV_BLOCK_ALIGNED || g * HR_VW % HR_QBLOCK == 0;
             sc[g] = !first ? sc[g - 1] : g < nx ? kv_scale(t, vr, x + g * HR_VW) : hr_vzero();
             v[g] = g < nx ? kv_vec(t, vr, x + g * HR_VW, g == nx - 1 ? w : HR_VW, sc[g]) : hr_vzero();
         }
-        for (int r = 0; r < rt; r++) {
+        for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
-            const hr_vf pr = hr_vset1(sr[r][j]);
-            for (int g = 0; g < xg; g++) a[r][g] = hr_vfma(pr, v[g], a[r][g]);
+            const hr_vf pr = hr_vset1(s[(size_t)(r0 + r) * c->kbp + j]);
+            for (int g = 0; g < XG; g++) a[r][g] = hr_vfma(pr, v[g], a[r][g]);
         }
-      }
     }
     for (int r = 0; r < nr; r++)
         for (int g = 0; g < nx; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
@@ -257,28 +214,146 @@ DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsi
 DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
-    const int rt = p_rows(t), xg = p_vecs(t);
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    const bool fine = t == HR_F32 || (HALF_FINE && half_tiles(t)); /* stepped in every row tile, else the first */
-    const int tiles = fine ? (c->R + rt - 1) / rt : 1;
-    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + xg - 1) / xg * tiles * ((n + pv_pf_keys(t) - 1) / pv_pf_keys(t)));
-    for (int x0 = 0; x0 < nvec; x0 += xg) {
-        const int nx = nvec - x0 < xg ? nvec - x0 : xg, x = x0 * HR_VW;
+    const bool fine = t == HR_F32; /* f32: stepped in every row tile (AVX2 has two), else the first */
+    const int tiles = fine ? (c->R + RT - 1) / RT : 1;
+    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n);
+    for (int x0 = 0; x0 < nvec; x0 += XG) {
+        const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
-        for (int r0 = 0; r0 < c->R; r0 += rt) {
-            const int nr = c->R - r0 < rt ? c->R - r0 : rt;
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             pf_seq *pp = fine || r0 == 0 ? &pq : NULL;
-            if (nx == xg && w == HR_VW && nr == rt) pv_tile(c, t, s, v0, vsn, n, x, xg, HR_VW, r0, rt, acc, pp);
+            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp);
             else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp);
         }
     }
 }
+
+#if defined(HR_VEC_AVX2)
+/* f16/bf16 at the avx2 level (issue 14): the tiles above take RT = 2 rows, so at R = 4
+ * every K and V vector was converted twice, and the conversions share the FMA ports.
+ * These take all HT = 4 rows of a tile (scores 4 rows x 2 keys, P·V 4 rows x 2 vectors:
+ * 8 accumulators each, 11 of the 16 registers) so each vector is converted once; the
+ * scores step the V prefetch every PF_X vectors of d as f32 does, and P·V its K prefetch
+ * once per HPF_KEYS keys (a step per key, its state kept in memory, made P·V's loop a
+ * chain through the stack). The AVX-512 level keeps the tiles above: at its roof already,
+ * and the fine steps cost it 5-10% in cache (decode.c, "Prefetch spread"). */
+#define HT 4
+#define HPF_KEYS 4
+
+/* Scores of nk <= 2 keys (rows k[0], k[1]) for query rows [r0, r0 + nr), nr <= HT; wfull
+ * as scores_tile's. */
+DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
+                                 int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq)
+{
+    const hr_vf z = hr_vzero();
+    hr_vf acc[HT][2];
+    for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
+    for (int x = 0; x < c->d; x += HR_VW) {
+        const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
+        if (x % (PF_X * HR_VW) == 0) pf_step(pq);
+        const hr_vf k0 = kv_vec(t, k[0], x, w, z), k1 = nk > 1 ? kv_vec(t, k[1], x, w, z) : z;
+        for (int r = 0; r < HT; r++) {
+            if (r >= nr) break;
+            const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
+            acc[r][0] = hr_vfma(qv, k0, acc[r][0]);
+            acc[r][1] = hr_vfma(qv, k1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 2 && r + 1 < nr) { /* two rows' key pairs per hr_vreduce_add4 */
+            float o[4];
+            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r + 1][0], acc[r + 1][1], o);
+            sr[0] = o[0], sr[1] = o[1], sr[c->kbp] = o[2], sr[c->kbp + 1] = o[3];
+            r++;
+        } else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
+/* scores_kv for f16/bf16 at AVX2: key pairs, the prefetch stepped in the tiles. */
+DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
+                               ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    const int per2 = (c->R + HT - 1) / HT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW));
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 1) / 2 * per2);
+    for (int j = 0; j < n; j += 2) {
+        const int nk = n - j < 2 ? n - j : 2;
+        const unsigned char *k[2] = {k0 + j * ksn, k0 + (j + nk - 1) * ksn};
+        for (int r0 = 0; r0 < c->R; r0 += HT) {
+            const int nr = c->R - r0 < HT ? c->R - r0 : HT;
+            if (nk == 2 && nr == HT && c->d % HR_VW == 0) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq);
+            else scores_tile_h(c, t, q, k, nk, r0, nr, 0, s, j, &pq);
+        }
+    }
+}
+
+/* pv_tile for f16/bf16 at AVX2: rows [r0, r0 + nr) (nr <= HT) by nx <= 2 vectors of d
+ * from x, w the width of the last; the prefetch stepped once per HPF_KEYS keys. */
+DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                             int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
+{
+    const hr_vf z = hr_vzero();
+    hr_vf a[HT][2];
+    const float *sr[HT];
+    for (int r = 0; r < HT; r++) {
+        sr[r] = s + (size_t)(r0 + (r < nr ? r : 0)) * c->kbp;
+        for (int g = 0; g < 2; g++)
+            a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : z;
+    }
+    for (int j0 = 0; j0 < n; j0 += HPF_KEYS) {
+        pf_step(pq);
+        const int je = n - j0 < HPF_KEYS ? n : j0 + HPF_KEYS;
+        for (int j = j0; j < je; j++) {
+            const unsigned char *vr = v0 + j * vsn;
+            const hr_vf va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
+            const hr_vf vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
+            for (int r = 0; r < HT; r++) {
+                if (r >= nr) break;
+                const hr_vf pr = hr_vset1(sr[r][j]);
+                a[r][0] = hr_vfma(pr, va, a[r][0]);
+                a[r][1] = hr_vfma(pr, vb, a[r][1]);
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++)
+        for (int g = 0; g < nx; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
+}
+
+/* pv_kv for f16/bf16 at AVX2: vector pairs of d, the K prefetch stepped in every tile. */
+DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                           int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+{
+    const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
+    const int tiles = (nvec + 1) / 2 * ((c->R + HT - 1) / HT);
+    pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HPF_KEYS - 1) / HPF_KEYS));
+    for (int x0 = 0; x0 < nvec; x0 += 2) {
+        const int nx = nvec - x0 < 2 ? nvec - x0 : 2, x = x0 * HR_VW;
+        const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
+        for (int r0 = 0; r0 < c->R; r0 += HT) {
+            const int nr = c->R - r0 < HT ? c->R - r0 : HT;
+            if (nx == 2 && w == HR_VW && nr == HT) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, HT, acc, &pq);
+            else pv_tile_h(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, &pq);
+        }
+    }
+}
+#endif
 
 /* attend_block for a cache stored in t: the conversion is inlined per type. */
 DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int n, const int *end,
                             const float *q, float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
+#if defined(HR_VEC_AVX2)
+    if (t == HR_F16 || t == HR_BF16) {
+        scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+        block_softmax_rows(c, jb, n, end, s, st, 0);
+        pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        return;
+    }
+#endif
     scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     block_softmax_rows(c, jb, n, end, s, st, 0);
     pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
