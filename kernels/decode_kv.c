@@ -8,6 +8,10 @@
  *   V rows -> RT rows x XG vectors of d (each V vector converted once per row tile)
  *             -> P·V into the fp32 accumulators
  *
+ * f16/bf16 at the avx2 level take tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
+ * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
+ * the stream (issue 14).
+ *
  * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
  * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
  * on one Zen 4 core (CPU time, decode.c). The conversions are vec.h's "reduced-precision
