@@ -110,7 +110,34 @@
  * (128: +30%), the softmax skipped 0-9% (its share), a line per vector at AVX2 (the step's
  * own ops cost in-cache L256 5-8%). The same steps for f16/bf16 (`headroom ab`, 9 pairs):
  * L16384 avx2 -3.5 to -11.8%, but avx512 L256 +5-10% (in cache) at 2 or 4 lines a step:
- * left at one step per 4 keys.
+ * left at one step per 4 keys at the avx512 level.
+ *
+ * f16/bf16 at the avx2 level (issue 14; same machine and shape): at 205fb32 they read
+ * at 0.56 / 0.78 of the triad (1 / 2 threads; in cache 40 ns per key and KV head). Now
+ * (decode_kv.c, scores_kv_h / pv_kv_h, AVX2 builds only) tiles of all 4 rows: scores 4
+ * rows x 2 keys, P·V 4 rows x 2 vectors, so each K and V vector is converted once, not
+ * once per row tile; the scores step the V prefetch every PF_X vectors of d; P·V steps
+ * its K prefetch once per 4 keys (per key, the step's state went through the stack in
+ * a loop-carried chain). By parts (`headroom ab`, 15 pairs, T1 L16384, against
+ * 205fb32): the tiles alone -4.5 / -10.1% (f16 / bf16; in cache L256 no faster: the
+ * conversions were not what bound it), the fine steps alone -8.1 / -9.4%, both -7.2 /
+ * -12.4%. All three, `headroom ab` of 205fb32, 9 ABBA pairs, 22:37 UTC, load 1.3-2.3:
+ * L4096 T1 -13.4 / -11.9%, T2 -9.4 / -13.7; L16384 T1 -16.2 / -25.7, T2 -13.2 / -14.2
+ * (geomean -14.8%); avx2 f32 same (-1.0%, outputs cmp-identical); the avx512 and generic
+ * objects of decode_kv.c are unchanged. Rows (`headroom roofline --threads 1,2 --reps
+ * 5`: triad 16.2 / 31.7 GB/s; then 3 rounds of `headroom --isa L run --kernel decode
+ * --heads 32 --kv-heads 8 --seq 1 --seq-kv 16384 --d-head 128 --threads T --kv-dtype X
+ * --reps 5 --no-probe`, base and new interleaved, medians, 22:41 UTC, load 0.8-1.1),
+ * ms (of the triad) at 1 / 2 threads, base -> new: avx2 f16 5.56 (0.75) -> 4.93 (0.84)
+ * / 2.56 (0.83) -> 2.25 (0.94), bf16 6.60 (0.63) -> 5.55 (0.75) / 2.80 (0.76) -> 2.49
+ * (0.85); the same rounds: avx2 f32 7.77 (1.07) / 3.63 (1.17), avx512 f16 3.43 (1.21) /
+ * 1.84 (1.15), bf16 3.56 (1.16) / 1.71 (1.24), f32 7.06 (1.17) / 3.08 (1.37). Short of
+ * 0.85 at one thread: in cache (L256) the avx2 step still takes ~31 ns per key and KV
+ * head against ~16 of FMAs; by samples (perf, cpu-clock) P·V's loop 41%, the scores'
+ * 35%, the softmax and reductions the rest. bf16 trails f16 by its two-op conversion
+ * (vpmovzxwd + vpslld); left untried: bf16 split even/odd by one vpslld and one vpand
+ * per 16 values (Q and the accumulators permuted to match). Tried: P·V tiles of 4 rows
+ * x 3 vectors (16 registers; `headroom ab`, 15 pairs, T1 L16384: +1.7 / +2.0%, same).
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
