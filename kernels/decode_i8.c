@@ -54,9 +54,10 @@
  * keys (34 lines at once: the K loads behind the burst wait for fill buffers; the
  * ablation's 2.6 ns for q8_0's prefetches at L1024). `headroom ab` of 205fb32, 15 ABBA
  * pairs, H32/8 d128, load 1.0-1.4, avx512 level, L4096 / L16384: q8_0 T1 -8.7 / -10.4%
- * (significant), T2 -2.9 / -4.0% (noise); q4_0 (4.5 lines a step before, 1.1 now) -1.0 /
- * -0.4%, T2 +1.1 / +12.6% (noise, p 0.4); avx2 level -1.3% geomean, every row same or
- * noise. Outputs cmp-identical (only prefetches moved). Tried against 205fb32 (13 pairs
+ * (significant), T2 -2.9 / -4.0% (noise; again, T2 alone, 21 pairs: -8.7 / -9.0%,
+ * significant); q4_0 (4.5 lines a step before, 1.1 now) T1 -1.0 / -0.4%, T2 +1.1 /
+ * +12.6% (noise, p 0.4; in the 21 pairs -2.0 / -1.2%); avx2 level -1.3% geomean, every
+ * row same or noise. Outputs cmp-identical (only prefetches moved). Tried against 205fb32 (13 pairs
  * each, same shapes, avx512 unless said): no software prefetch: q8_0 L16384 T1 +25%
  * (q4_0 -2.6 / +0.7% at T1: its rows are short enough for the L2 streamer); V only
  * (no K prefetch in P·V) +18%, K only +16% there; prefetcht0 or prefetcht2 for
@@ -68,6 +69,9 @@
  * prefetch stepped in the first of its two block pairs only: +3.3%; at the avx2 level
  * P·V's K prefetch stepped in both row tiles (decode.c's fix for fp32): +2.7% (the
  * int8 tile's key loop is half the fp32 one's ops, so one tile's steps spread enough).
+ * On top of this build: prefetcht0 of the current block's K 16 keys ahead (its span,
+ * a q block's share per step, L2 to L1 for the transposes' loads): +4.7% geomean,
+ * q4_0 +5.5 / +6.5% at T1 (13 pairs, load 1.2-1.7).
  * The scales' gathers now (ablation builds as wrapper binaries in `headroom ab`, L16384
  * T1, 9 ABBA pairs, load 1.3-1.6): without both gathers -7.4% q8_0, -10.0% q4_0; the K
  * ones alone -2.8 / -2.7% (noise), so the V gathers (lines in L2) cost the most. Tried,
