@@ -72,7 +72,9 @@
  * int8 tile's key loop is half the fp32 one's ops, so one tile's steps spread enough).
  * On top of this build: prefetcht0 of the current block's K 16 keys ahead (its span, a q
  * block's share per step, L2 to L1 for the transposes' loads): +4.7% geomean, q4_0 +5.5
- * / +6.5% at T1 (13 pairs, load 1.2-1.7).
+ * / +6.5% at T1 (13 pairs, load 1.2-1.7). The next block's V prefetched by P·V beside
+ * the K (both per 4 keys), none in the scores pass: q8_0 +14 to +17% on all 4 points
+ * (15 pairs, load 2.4-2.5).
  * q4_0 then takes no V prefetch in the scores pass (K's in P·V kept): with its 72-byte
  * rows a step was ~1 line and the prefetches cost more than they hid (the ablation after
  * the spread, L1024 T1: q4_0's prefetches 1.2 ns of 14.2, q8_0's none). Against that
