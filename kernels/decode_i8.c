@@ -26,7 +26,8 @@
  * geomean, 15 pairs). --isa avx2 at L16384 (3 rounds, load 1.1-1.2, medians): fp32
  * 9.48 / 4.02 ms, q8_0 3.16 / 1.60 (3.0x / 2.5x fp32's tokens/s), q4_0 2.73 / 1.42
  * (3.5x / 2.8x): 24 / 21 ns per key and KV head at one thread.
- * Now at L16384, one thread: q8_0 17.7 ns per key and KV head, q4_0 13.5; 3x / 4.5x
+ * Now at L16384, one thread: q8_0 17.7 ns per key and KV head, q4_0 13.5 (after the
+ * prefetch spread below 15.5 / 12.7, README's last table); 3x / 4.5x
  * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table). Where they go at
  * the avx512 level (the -DHR_DI8_ABLATE build, phases skipped cumulatively, L1024 T1,
  * the cache in L2/L3; 2 rounds, load 1.4-1.6, 2026-11-26 19:00 UTC), q8_0 / q4_0 of
@@ -49,6 +50,40 @@
  * from DRAM (compute-bound), q8_0's cache adds ~3.5 ns at L16384. Neither 128- nor
  * 64-key blocks helped (256 kept). K/V rows are prefetched as one span, each line once
  * (decode_block.h pf_rows).
+ * Prefetch spread (issue 14): the scores' prefetch of the next block's V is stepped per
+ * q block of every HR_VW keys (at q8_0 8.5 lines a step) where it was stepped per HR_VW
+ * keys (34 lines at once: the K loads behind the burst wait for fill buffers; the
+ * ablation's 2.6 ns for q8_0's prefetches at L1024). `headroom ab` of 205fb32, 15 ABBA
+ * pairs, H32/8 d128, load 1.0-1.4, avx512 level, L4096 / L16384: q8_0 T1 -8.7 / -10.4%
+ * (significant), T2 -2.9 / -4.0% (noise; again, T2 alone, 21 pairs: -8.7 / -9.0%,
+ * significant); q4_0 (4.5 lines a step before, 1.1 now) T1 -1.0 / -0.4%, T2 +1.1 /
+ * +12.6% (noise, p 0.4; in the 21 pairs -2.0 / -1.2%); avx2 level -1.3% geomean, every
+ * row same or noise. Outputs cmp-identical (only prefetches moved). Tried against
+ * 205fb32 (13 pairs each, same shapes, avx512 unless said): no software prefetch: q8_0
+ * L16384 T1 +25% (q4_0 -2.6 / +0.7% at T1: its rows are short enough for the L2
+ * streamer); V only (no K prefetch in P·V) +18%, K only +16% there; prefetcht0 or
+ * prefetcht2 for prefetcht1: +0.5 / +0.7% geomean (same); prefetchnta: 1.6-3.8x slower
+ * (the lines leave before their use); finer still, a step per q block and row (~2
+ * lines): q8_0 -5%, q4_0 +5 to +6% (the step in the row loop costs more than it
+ * spreads); a step of a constant count (ceil(B/64) prefetches per step over the span,
+ * clamped, no running remainder): no better (-2.7% geomean where this build took -5.3%);
+ * P·V's K prefetch stepped in the first of its two block pairs only: +3.3%; at the avx2
+ * level P·V's K prefetch stepped in both row tiles (decode.c's fix for fp32): +2.7% (likely: the
+ * int8 tile's key loop is half the fp32 one's ops, so one tile's steps spread enough).
+ * On top of this build: prefetcht0 of the current block's K 16 keys ahead (its span, a q
+ * block's share per step, L2 to L1 for the transposes' loads): +4.7% geomean, q4_0 +5.5
+ * / +6.5% at T1 (13 pairs, load 1.2-1.7). The next block's V prefetched by P·V beside
+ * the K (both per 4 keys), none in the scores pass: q8_0 +14 to +17% on all 4 points
+ * (15 pairs, load 2.4-2.5).
+ * q4_0 then takes no V prefetch in the scores pass (K's in P·V kept): with its 72-byte
+ * rows a step was ~1 line and the prefetches cost more than they hid (the ablation after
+ * the spread, L1024 T1: q4_0's prefetches 1.2 ns of 14.2, q8_0's none). Against that
+ * build, q4_0, 21 pairs, load 2.1-2.3: avx512 T1 -4.5 / -2.9% at L4096 / L16384
+ * (significant), T2 -3.9 / -2.9% (noise); avx2 T1 -2.6 / -0.5%, T2 -3.7 / -0.1%. No
+ * prefetch at all on q4_0: +1.1% geomean; its V prefetch stepped per 16 keys as before:
+ * -1.2% geomean (L16384 T1 +2.2%). Both changes against 205fb32 (15 pairs, load
+ * 1.6-2.1): avx512 -5.9% geomean (T1 q8_0 -8.5 / -9.7%, q4_0 -4.0 / -1.9%; T2 q8_0 -6.9
+ * / -10.9%, q4_0 -1.8 / -3.0%), avx2 -1.2% (every row same or noise).
  * The scales' gathers now (ablation builds as wrapper binaries in `headroom ab`, L16384
  * T1, 9 ABBA pairs, load 1.3-1.6): without both gathers -7.4% q8_0, -10.0% q4_0; the K
  * ones alone -2.8 / -2.7% (noise), so the V gathers (lines in L2) cost the most. Tried,
@@ -209,14 +244,16 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
  * lines overlaps the dot products): per block, K transposed (a lane per key), then per row two chains of
  * four vpdpbusd against broadcast dwords of Q, one conversion and one FMA by the block
  * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
- * padding). Each row's partial sum goes through s between blocks (L1, forwarded). */
+ * padding). Each row's partial sum goes through s between blocks (L1, forwarded).
+ * pq: the next block's V prefetch, stepped once per q block (a few lines at a time). */
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv AB_P)
+                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv, pf_seq *pq AB_P)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
     const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
     for (int b = 0; b < nb; b++) {
         const unsigned char *blk = kb + b * bb;
+        pf_step(pq);
         hr_vi kt[8];
         if (di8_skip(2))
             for (int i = 0; i < 8; i++)
@@ -244,11 +281,12 @@ I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, const unsigned char *pf,
                      ptrdiff_t psn, int nv AB_P)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + HR_VW - 1) / HR_VW);
+    /* stepped per q block of every HR_VW keys: at q8_0 34 lines per 16 keys came as one
+     * burst (the K loads behind it waiting for fill buffers), now 8.5 lines at a time */
+    pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
     for (int j = 0; j < n; j += HR_VW) {
-        pf_step(&pq);
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j AB_A);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j AB_A);
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j, &pq AB_A);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j, &pq AB_A);
     }
 }
 
@@ -352,6 +390,9 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
     float *corr = sv + round16(nb * c->kbp);
     if (di8_skip(64)) nv = n2 = 0;
+    /* q4_0: no V prefetch in the scores pass (its 72-byte rows, ~1 line a step, came in
+     * as well without it: the header's "Prefetch spread"); K still in P·V */
+    if (q4) nv = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st, 1);
