@@ -244,8 +244,16 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
     for (int r = 0; r < c->R; r++) {
         const float *src = hr_crow(c->a->q, b, row_head(c, g, r), row_i(c, r));
         float *dst = q + (size_t)r * c->dp;
-        for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
-        for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+        if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
+            for (int x = 0; x < d; x += 16)
+                for (int i = 0; i < 8; i++) {
+                    dst[x + i] = src[x + 2 * i] * c->scale;
+                    dst[x + 8 + i] = src[x + 2 * i + 1] * c->scale;
+                }
+        else {
+            for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
+            for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+        }
         st.m[r] = -INFINITY;
         st.l[r] = 0.0f;
         memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));
