@@ -82,6 +82,7 @@
  * What binds it: decode_i8.c.
  */
 #include "decode_block.h"
+#include "vec_eo.h"
 
 /* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
  * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers,

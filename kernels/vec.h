@@ -395,33 +395,6 @@ static inline void hr_vreduce_add4(hr_vf a, hr_vf b, hr_vf c, hr_vf d, float *ou
     _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1)));
 }
 #endif
-#if defined(HR_VEC_AVX2)
-/* bf16 in even/odd order (AVX2 only; decode_kv.c, issue 14): the 16 values at p as 8
- * dwords, one 256-bit load; *e = values 0, 2, .., 14 (dword << 16), *o = 1, 3, .., 15
- * (dword & 0xffff0000): two ops on p01 per 16 values, where hr_vload_bf16 takes two
- * (vpmovzxwd on p5, vpslld) per 8. Exact, as hr_vload_bf16.
- * hr_vsplit_eo(a,b,e,o): a = values 0..7, b = 8..15 in d order into that even/odd order
- * (vshufps + vpermpd each); hr_vmerge_eo(e,o,a,b) back (vunpcklps/hps + two vperm2f128). */
-static inline void hr_vload_bf16_eo(const void *p, hr_vf *e, hr_vf *o)
-{
-    const __m256i x = _mm256_loadu_si256(p);
-    *e = _mm256_castsi256_ps(_mm256_slli_epi32(x, 16));
-    *o = _mm256_castsi256_ps(_mm256_and_si256(x, _mm256_set1_epi32((int)0xffff0000u)));
-}
-static inline void hr_vsplit_eo(hr_vf a, hr_vf b, hr_vf *e, hr_vf *o)
-{
-    /* shufps: a0 a2 b0 b2 | a4 a6 b4 b6; vpermpd 0xd8 puts the 64-bit pairs in order. */
-    *e = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
-    *o = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8));
-}
-static inline void hr_vmerge_eo(hr_vf e, hr_vf o, hr_vf *a, hr_vf *b)
-{
-    /* unpacklo: v0 v1 v2 v3 | v8 v9 v10 v11; unpackhi: v4 .. v7 | v12 .. v15. */
-    const __m256 lo = _mm256_unpacklo_ps(e, o), hi = _mm256_unpackhi_ps(e, o);
-    *a = _mm256_permute2f128_ps(lo, hi, 0x20);
-    *b = _mm256_permute2f128_ps(lo, hi, 0x31);
-}
-#endif
 #if !defined(HR_VEC_AVX512) && !(defined(HR_VEC_AVX2) && defined(__F16C__))
 /* Portable, and AVX2 without F16C: lane by lane through dtype.c's conversions. */
 static inline hr_vf hr_vload_f16_n(const void *p, int n)
