@@ -10,7 +10,9 @@
  *
  * f16/bf16 at the avx2 level take tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
  * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
- * the stream (issue 14).
+ * the stream (issue 14). bf16 there, d a multiple of 16, reads 16 values a load split
+ * even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows stored in that
+ * order (attend_init) and P·V's accumulators split per tile.
  *
  * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
  * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
