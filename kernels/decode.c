@@ -145,7 +145,8 @@
  * tile's load and merges them before its store (once per tile and block; st.acc and the
  * merges stay in d order). `headroom ab` of fcda04e, both --isa avx2, bf16, L4096 /
  * L16384 at 1 / 2 threads, 15 ABBA pairs, 23:09 UTC, load 2.0-2.4: -5.3 / -8.0 / -12.8 /
- * -3.3% (geomean -7.4%; L16384 T1 p 0.07 after Holm, the rest significant; an earlier 9-pair run at load 1.9-4.0: -4.6 / -4.9 / -6.0 /
+ * -3.3% (geomean -7.4%; L16384 T1 p 0.07 after Holm, the rest significant; a repeat at
+ * 23:27, load 1.5-1.6: -5.2 / -7.6 / -6.2 / -2.0, geomean -5.3, both L16384 noise; an earlier 9-pair run at load 1.9-4.0: -4.6 / -4.9 / -6.0 /
  * -5.4); in cache (L256, one thread, interleaved) the same time as before (~34 ns per
  * key and KV head on this slower phase; perf: scores' loop ~31%, its reductions ~12%,
  * P·V's loop ~41%, near 8 FMAs on 8 accumulators per key and tile), so it gains where
