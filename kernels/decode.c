@@ -134,10 +134,31 @@
  * 1.84 (1.15), bf16 3.56 (1.16) / 1.71 (1.24), f32 7.06 (1.17) / 3.08 (1.37). Short of
  * 0.85 at one thread: in cache (L256) the avx2 step still takes ~31 ns per key and KV
  * head against ~16 of FMAs; by samples (perf, cpu-clock) P·V's loop 41%, the scores'
- * 35%, the softmax and reductions the rest. bf16 trails f16 by its two-op conversion
- * (vpmovzxwd + vpslld); left untried: bf16 split even/odd by one vpslld and one vpand
- * per 16 values (Q and the accumulators permuted to match). Tried: P·V tiles of 4 rows
- * x 3 vectors (16 registers; `headroom ab`, 15 pairs, T1 L16384: +1.7 / +2.0%, same).
+ * 35%, the softmax and reductions the rest. bf16 trailed f16 by its two-op conversion
+ * (vpmovzxwd + vpslld per 8 values). Tried: P·V tiles of 4 rows x 3 vectors (16
+ * registers; `headroom ab`, 15 pairs, T1 L16384: +1.7 / +2.0%, same).
+ *
+ * bf16 even/odd at the avx2 level (issue 14; d a multiple of 16, decode_bf16_eo): 16
+ * values a 256-bit load as 8 dwords, even = dword << 16, odd = dword & 0xffff0000
+ * (vec_eo.h), two p01 ops per 16 values and no shuffle; the scores take q rows stored in
+ * that order (attend_init: no per-step permute), P·V splits its accumulators after the
+ * tile's load and merges them before its store (once per tile and block; st.acc and the
+ * merges stay in d order). `headroom ab` of fcda04e, both --isa avx2, bf16, L4096 /
+ * L16384 at 1 / 2 threads, 15 ABBA pairs, 23:09 UTC, load 2.0-2.4: -5.3 / -8.0 / -12.8 /
+ * -3.3% (geomean -7.4%; L16384 T1 p 0.07 after Holm, the rest significant; a repeat at
+ * 23:27, load 1.5-1.6: -5.2 / -7.6 / -6.2 / -2.0, geomean -5.3, both L16384 noise; an earlier 9-pair run at load 1.9-4.0: -4.6 / -4.9 / -6.0 /
+ * -5.4); in cache (L256, one thread, interleaved) the same time as before (~34 ns per
+ * key and KV head on this slower phase; perf: scores' loop ~31%, its reductions ~12%,
+ * P·V's loop ~41%, near 8 FMAs on 8 accumulators per key and tile), so it gains where
+ * the stream and the step overlap. The avx512 and generic objects of decode.c and
+ * decode_kv.c disassemble as before; f32, f16, q8_0, q4_0 outputs (and bf16 at d72)
+ * cmp-identical. Tried: the q rows also packed by 16 values (q[x/16][r][16], one pointer
+ * for all rows): `headroom ab` against the above, 9 pairs: +2.4 / +5.9 / +0.8 / +10.5%,
+ * dropped. Rows (L16384, bf16, ms at 1 / 2 threads (of the triad), 3 interleaved rounds,
+ * medians, a slower and busier phase than 22:41): 23:10 UTC, load 1.7-2.0, triad 15.6 /
+ * 30.0 GB/s: fcda04e 5.20 (0.83) / 2.40 (0.93) -> 4.90 (0.88) / 2.36 (0.95); 23:18 UTC,
+ * load 1.8-2.0, triad 15.6 / 30.3: 6.41 (0.67) / 2.67 (0.83) -> 5.60 (0.77) / 2.52
+ * (0.88). README has the table.
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
@@ -244,8 +265,16 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
     for (int r = 0; r < c->R; r++) {
         const float *src = hr_crow(c->a->q, b, row_head(c, g, r), row_i(c, r));
         float *dst = q + (size_t)r * c->dp;
-        for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
-        for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+        if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
+            for (int x = 0; x < d; x += 16)
+                for (int i = 0; i < 8; i++) {
+                    dst[x + i] = src[x + 2 * i] * c->scale;
+                    dst[x + 8 + i] = src[x + 2 * i + 1] * c->scale;
+                }
+        else {
+            for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
+            for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+        }
         st.m[r] = -INFINITY;
         st.l[r] = 0.0f;
         memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));

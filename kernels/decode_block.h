@@ -40,6 +40,20 @@ typedef struct {
                                * P times the V scales (hr_decode_i8_sf)                   */
 } dctx;
 
+/* bf16 at the avx2 level, d a multiple of 16: decode_kv.c reads K and V 16 values at a
+ * time in even/odd order (hr_vload_bf16_eo), and attend_init stores the query rows in
+ * that order to match (each 16 values: the 8 even, then the 8 odd); the accumulators
+ * stay in d order in memory. */
+static inline int decode_bf16_eo(const dctx *c)
+{
+#if defined(HR_VEC_AVX2)
+    return c->kt == HR_BF16 && c->d % (2 * HR_VW) == 0;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 /* The partial state stored in a slot. */
 typedef struct {
     float *m, *l, *acc;

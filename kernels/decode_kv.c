@@ -10,7 +10,9 @@
  *
  * f16/bf16 at the avx2 level take tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
  * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
- * the stream (issue 14).
+ * the stream (issue 14). bf16 there, d a multiple of 16, reads 16 values a load split
+ * even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows stored in that
+ * order (attend_init) and P·V's accumulators split per tile.
  *
  * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
  * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
@@ -82,6 +84,7 @@
  * What binds it: decode_i8.c.
  */
 #include "decode_block.h"
+#include "vec_eo.h"
 
 /* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
  * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers,
@@ -246,17 +249,33 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
 #define HT 4
 #define HPF_KEYS 4
 
-/* Scores of nk <= 2 keys (rows k[0], k[1]) for query rows [r0, r0 + nr), nr <= HT; wfull
- * as scores_tile's. */
+/* Scores of nk <= 2 keys (rows k[0], k[1]; k[1] = k[0] when nk is 1) for query rows
+ * [r0, r0 + nr), nr <= HT; wfull as scores_tile's. eo (bf16, decode_bf16_eo): 16 values
+ * a step in even/odd order, q stored in that order. */
 DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
-                                 int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq)
+                                 int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq, int eo)
 {
     const hr_vf z = hr_vzero();
     hr_vf acc[HT][2];
     for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
-    for (int x = 0; x < c->d; x += HR_VW) {
-        const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
+    for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
         if (x % (PF_X * HR_VW) == 0) pf_step(pq);
+        if (eo) {
+            hr_vf k0e, k0o, k1e, k1o;
+            hr_vload_bf16_eo(k[0] + 2 * x, &k0e, &k0o);
+            hr_vload_bf16_eo(k[1] + 2 * x, &k1e, &k1o);
+            for (int r = 0; r < HT; r++) {
+                if (r >= nr) break;
+                const float *qr = q + (size_t)(r0 + r) * c->dp + x;
+                const hr_vf qe = hr_vload(qr), qo = hr_vload(qr + HR_VW);
+                acc[r][0] = hr_vfma(qe, k0e, acc[r][0]);
+                acc[r][1] = hr_vfma(qe, k1e, acc[r][1]);
+                acc[r][0] = hr_vfma(qo, k0o, acc[r][0]);
+                acc[r][1] = hr_vfma(qo, k1o, acc[r][1]);
+            }
+            continue;
+        }
+        const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
         const hr_vf k0 = kv_vec(t, k[0], x, w, z), k1 = nk > 1 ? kv_vec(t, k[1], x, w, z) : z;
         for (int r = 0; r < HT; r++) {
             if (r >= nr) break;
@@ -283,21 +302,26 @@ DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const 
 {
     const int per2 = (c->R + HT - 1) / HT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW));
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + 1) / 2 * per2);
+    const bool eo = t == HR_BF16 && decode_bf16_eo(c);
     for (int j = 0; j < n; j += 2) {
         const int nk = n - j < 2 ? n - j : 2;
         const unsigned char *k[2] = {k0 + j * ksn, k0 + (j + nk - 1) * ksn};
         for (int r0 = 0; r0 < c->R; r0 += HT) {
             const int nr = c->R - r0 < HT ? c->R - r0 : HT;
-            if (nk == 2 && nr == HT && c->d % HR_VW == 0) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq);
-            else scores_tile_h(c, t, q, k, nk, r0, nr, 0, s, j, &pq);
+            if (eo && nk == 2 && nr == HT) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 1);
+            else if (eo) scores_tile_h(c, t, q, k, nk, r0, nr, HR_VW, s, j, &pq, 1);
+            else if (nk == 2 && nr == HT && c->d % HR_VW == 0) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 0);
+            else scores_tile_h(c, t, q, k, nk, r0, nr, 0, s, j, &pq, 0);
         }
     }
 }
 
 /* pv_tile for f16/bf16 at AVX2: rows [r0, r0 + nr) (nr <= HT) by nx <= 2 vectors of d
- * from x, w the width of the last; the prefetch stepped once per HPF_KEYS keys. */
+ * from x, w the width of the last; the prefetch stepped once per HPF_KEYS keys. eo (bf16,
+ * decode_bf16_eo; nx 2, w HR_VW): the 16 values held even/odd, the accumulators split
+ * after their load and merged back before their store (once per tile of a block). */
 DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
-                             int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
+                             int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq, int eo)
 {
     const hr_vf z = hr_vzero();
     hr_vf a[HT][2];
@@ -306,14 +330,19 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
         sr[r] = s + (size_t)(r0 + (r < nr ? r : 0)) * c->kbp;
         for (int g = 0; g < 2; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : z;
+        if (eo) hr_vsplit_eo(a[r][0], a[r][1], &a[r][0], &a[r][1]);
     }
     for (int j0 = 0; j0 < n; j0 += HPF_KEYS) {
         pf_step(pq);
         const int je = n - j0 < HPF_KEYS ? n : j0 + HPF_KEYS;
         for (int j = j0; j < je; j++) {
             const unsigned char *vr = v0 + j * vsn;
-            const hr_vf va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
-            const hr_vf vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
+            hr_vf va, vb;
+            if (eo) hr_vload_bf16_eo(vr + 2 * x, &va, &vb);
+            else {
+                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
+                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
+            }
             for (int r = 0; r < HT; r++) {
                 if (r >= nr) break;
                 const hr_vf pr = hr_vset1(sr[r][j]);
@@ -322,8 +351,10 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
             }
         }
     }
-    for (int r = 0; r < nr; r++)
+    for (int r = 0; r < nr; r++) {
+        if (eo) hr_vmerge_eo(a[r][0], a[r][1], &a[r][0], &a[r][1]);
         for (int g = 0; g < nx; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
+    }
 }
 
 /* pv_kv for f16/bf16 at AVX2: vector pairs of d, the K prefetch stepped in every tile. */
@@ -332,14 +363,17 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
     const int tiles = (nvec + 1) / 2 * ((c->R + HT - 1) / HT);
+    const bool eo = t == HR_BF16 && decode_bf16_eo(c); /* nvec even: every nx is 2 */
     pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HPF_KEYS - 1) / HPF_KEYS));
     for (int x0 = 0; x0 < nvec; x0 += 2) {
         const int nx = nvec - x0 < 2 ? nvec - x0 : 2, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += HT) {
             const int nr = c->R - r0 < HT ? c->R - r0 : HT;
-            if (nx == 2 && w == HR_VW && nr == HT) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, HT, acc, &pq);
-            else pv_tile_h(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, &pq);
+            if (eo && nr == HT) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, HT, acc, &pq, 1);
+            else if (eo) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, nr, acc, &pq, 1);
+            else if (nx == 2 && w == HR_VW && nr == HT) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, HT, acc, &pq, 0);
+            else pv_tile_h(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, &pq, 0);
         }
     }
 }

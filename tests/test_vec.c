@@ -9,6 +9,7 @@
 #include "isa.h"
 #include "vec.h"
 #include "vec_bf16.h"
+#include "vec_eo.h"
 #include "vec_softmax.h"
 
 /* The bound stated in vec.h (measured 8.5e-8 exhaustively); a dense sweep must meet it. */
@@ -302,6 +303,35 @@ HR_TEST(vec_arith_and_reduce)
         m[j] = 5.0f;
         CHECKF(hr_vreduce_max(hr_vload(m)) == 5.0f, "max in lane %d missed", j);
     }
+}
+
+/* vec_eo.h: 2 HR_VW bf16 values split even/odd exactly as hr_bf16_to_f32 converts them
+ * (signs, tiny and huge values, NaN bits kept), and split / merge of fp32 vectors each
+ * other's inverse, in the order the load gives. */
+HR_TEST(vec_bf16_even_odd)
+{
+    uint16_t h[2 * HR_VW];
+    float x[2 * HR_VW], fe[HR_VW], fo[HR_VW];
+    for (int i = 0; i < 2 * HR_VW; i++) {
+        x[i] = (i % 3 ? -1.0f : 1.0f) * (float)(i + 1) * (i % 5 == 4 ? 1e-30f : 1.375f);
+        h[i] = hr_f32_to_bf16(x[i]);
+    }
+    h[3] = 0x7fc1; /* a NaN: its bits must pass through */
+    hr_vf e, o, a, b;
+    hr_vload_bf16_eo(h, &e, &o);
+    hr_vstore(fe, e), hr_vstore(fo, o);
+    for (int i = 0; i < HR_VW; i++) {
+        const float we = hr_bf16_to_f32(h[2 * i]), wo = hr_bf16_to_f32(h[2 * i + 1]);
+        CHECKF(memcmp(&fe[i], &we, 4) == 0 && memcmp(&fo[i], &wo, 4) == 0, "lane %d", i);
+    }
+    for (int i = 0; i < 2 * HR_VW; i++) x[i] = (float)i + 0.5f;
+    hr_vsplit_eo(hr_vload(x), hr_vload(x + HR_VW), &e, &o);
+    hr_vstore(fe, e), hr_vstore(fo, o);
+    for (int i = 0; i < HR_VW; i++) CHECKF(fe[i] == x[2 * i] && fo[i] == x[2 * i + 1], "split lane %d", i);
+    hr_vmerge_eo(e, o, &a, &b);
+    float y[2 * HR_VW];
+    hr_vstore(y, a), hr_vstore(y + HR_VW, b);
+    for (int i = 0; i < 2 * HR_VW; i++) CHECKF(y[i] == x[i], "merge value %d", i);
 }
 
 /* This file is compiled with the harness's flags: the vector path they give, and in a
