@@ -99,7 +99,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                     for (int k = 0; k < 4; k++) {
                         for (int i = 0; i < 4; i++)
                             x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
-                        m[k] = hr_vmax(hr_vmax(hr_vabs(x[k][0]), hr_vabs(x[k][1])), hr_vmax(hr_vabs(x[k][2]), hr_vabs(x[k][3])));
+                        m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
                     }
                     float amax[4];
                     int32_t sum[4];
@@ -112,8 +112,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                         const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
                         hr_vi wi[4];
                         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-                        hr_vi_store4_i8(wr + g0 + k * GK, wi);
-                        ws[k] = hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3]));
+                        ws[k] = hr_vi_sum_i8(hr_vi_store4_i8(wr + g0 + k * GK, wi));
                         cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
                     }
                     hr_vi_add4(ws, sum);
