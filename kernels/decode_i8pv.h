@@ -211,6 +211,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
         for (int r = 0; r < PV_RT; r++) {
             const int rr = r < nr ? r0 + r : r0;
             z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
+            if (q4) z[r] = hr_vi_q4_hz(z[r]); /* the high nibbles come as 16 v */
         }
         PV_ACC(PV_INIT)
         for (int j = g0; j < gf; j += 4) {
@@ -228,6 +229,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
         for (int r = 0; r < PV_RT; r++) {
             const size_t ix = ((size_t)(r < nr ? r0 + r : r0) * nb) * ng + grp;
             cv[r] = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
+            if (q4) cv[r] = hr_vf_q4_hc(cv[r]);
         }
         PV_ACC(PV_FLUSH)
     }

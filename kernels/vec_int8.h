@@ -161,7 +161,8 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  *                loads per key, 4 vpxor, 8 unpacks per 4 keys);
  *   hr_vi_vt_q4: the nibbles as they are (v + 8); blk = L & 1, half = L >> 1 (a
  *                broadcast and a masked broadcast per key, 8 unpacks, then per vector
- *                one vpsrlvw (0 or 4 by lane) and one vpand).
+ *                one vpand: lanes 0-7 the low nibbles, lanes 8-15 the high ones as
+ *                16 v, in place (hr_vi_q4_hz, hr_vf_q4_hc take the 16 out)).
  * hr_vi_set2(p0, p1, q4): the int32 at p0 in blk-0 lanes, at p1 in blk-1 lanes (the
  * weights of 4 keys, or a group's offset correction); hr_vset2f the same for floats.
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
@@ -197,10 +198,18 @@ HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_
         K[t] = _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)k[t])), 0xF0F0,
                                            _mm_loadu_si128((const __m128i *)(k[t] + o1)));
     hr_vi_vt_tr(K, U);
-    const __m512i sh = _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0);
-    const __m512i sh16 = _mm512_or_si512(sh, _mm512_slli_epi64(sh, 16));
-    const __m512i shw = _mm512_or_si512(sh16, _mm512_slli_epi64(sh16, 32)), m4 = _mm512_set1_epi8(15);
-    for (int i = 0; i < 4; i++) out[i] = _mm512_and_si512(_mm512_srlv_epi16(U[i], shw), m4);
+    /* the low nibbles in the lower 256 bits, the high ones left in place (16 times the
+     * nibble) in the upper: one vpand, no shift; hr_vi_q4_hz / hr_vf_q4_hc scale back */
+    const __m512i m = _mm512_mask_blend_epi64(0xF0, _mm512_set1_epi8(0x0F), _mm512_set1_epi8((char)0xF0));
+    for (int i = 0; i < 4; i++) out[i] = _mm512_and_si512(U[i], m);
+}
+/* q4_0's high-nibble lanes (8-15) of hr_vi_vt_q4 hold 16 v: their accumulators start at
+ * 16 times the offset correction (hr_vi_q4_hz, vpsllvd by 4 there) and flush by c / 16
+ * (hr_vf_q4_hc); exact, 16 (z + sum w v) staying below 2^24 for a 64-key group */
+HR_I8_INLINE hr_vi hr_vi_q4_hz(hr_vi z) { return _mm512_sllv_epi32(z, _mm512_set_epi32(4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0)); }
+HR_I8_INLINE hr_vf hr_vf_q4_hc(hr_vf c)
+{
+    return _mm512_mul_ps(c, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(1.0f), _mm512_set1_ps(0.0625f)));
 }
 HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
 {
@@ -371,9 +380,8 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * lane h, dword p holds d = 16 h + 4 i + p for q8_0 (lane h the block's bytes 16 h ..)
  * and q4_0 alike (lane h the low nibbles, values 0-15, or the high ones, 16-31):
  *   hr_vi_vt_q8: v + 128 (4 loads, 4 vpxor, 8 unpacks per 4 keys);
- *   hr_vi_vt_q4: the nibbles (4 vbroadcasti128 loads, 8 unpacks, 4 vpsrlvd by 0 or 4
- *                by lane and 4 vpand: AVX2 has no vpsrlvw; a dword shift and the byte
- *                mask do the same).
+ *   hr_vi_vt_q4: the nibbles (4 vbroadcasti128 loads, 8 unpacks, 4 vpand: lane 1's
+ *                high nibbles left in place as 16 v, as on AVX-512).
  * hr_vf_tile_load / hr_vf_tile_store: a row's block b (4 vectors from o + 32 b) between
  * d order and that order (2 x 2 128-bit transposes, vperm2f128). */
 #define HR_HAVE_I8PV 1
@@ -399,8 +407,15 @@ HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_
     __m256i K[4], U[4];
     for (int t = 0; t < 4; t++) K[t] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)k[t]));
     hr_vi_vt_tr(K, U);
-    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4), m4 = _mm256_set1_epi8(15);
-    for (int i = 0; i < 4; i++) out[i] = _mm256_and_si256(_mm256_srlv_epi32(U[i], sh), m4);
+    /* lane 0 the low nibbles, lane 1 the high ones left in place (16 v): one vpand */
+    const __m256i m = _mm256_setr_epi32(0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, (int)0xF0F0F0F0, (int)0xF0F0F0F0,
+                                        (int)0xF0F0F0F0, (int)0xF0F0F0F0);
+    for (int i = 0; i < 4; i++) out[i] = _mm256_and_si256(U[i], m);
+}
+HR_I8_INLINE hr_vi hr_vi_q4_hz(hr_vi z) { return _mm256_sllv_epi32(z, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)); }
+HR_I8_INLINE hr_vf hr_vf_q4_hc(hr_vf c)
+{
+    return _mm256_mul_ps(c, _mm256_setr_ps(1.0f, 1.0f, 1.0f, 1.0f, 0.0625f, 0.0625f, 0.0625f, 0.0625f));
 }
 HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
 {
