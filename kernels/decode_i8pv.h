@@ -112,7 +112,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                         const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
                         hr_vi wi[4];
                         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-                        ws[k] = hr_vi_sum_i8(hr_vi_store4_i8(wr + g0 + k * GK, wi));
+                        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + g0 + k * GK, wi), wi);
                         cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
                     }
                     hr_vi_add4(ws, sum);
