@@ -38,7 +38,10 @@
  * 16 v lanes exact below 2^24). `headroom ab` of df056a8, H32/8 d128 L4096 / L16384,
  * 21 ABBA pairs, avx512 (load 0.9-1.1, 23:04 UTC): T1 q4_0 -3.3 / -4.9% (significant),
  * q8_0 -1.3 / -1.3% (same); T2 q4_0 -4.6 / -4.7%, q8_0 -1.5 / -1.2% (noise, same);
- * geomean -2.9%. avx2 (load 1.7-1.9, 23:12): q4_0 T1 -2.1% (significant) / -1.6%, T2
+ * geomean -2.9%. Three more such runs (23:27-23:28, load 1.5-2.2, T2 rows disturbed
+ * up to 4x): q4_0 T1 -3.7 / -5.4%, -3.0 / -5.6% (significant), and once +2.6 / +4.6%
+ * with every row slower (geomean +2.4%); q8_0 T1 -1.4 to +2.3%, so q8_0 unchanged
+ * within noise. avx2 (load 1.7-1.9, 23:12): q4_0 T1 -2.1% (significant) / -1.6%, T2
  * -2.3 / -4.4% (noise); q8_0 +1.7 / +2.1% T1, +1.6 / +1.3% T2 (same / noise; its code
  * there unchanged but for layout); geomean -0.5%. Not kept: c = amax * (1/127) for the
  * second divss per group: +1.2% geomean against the build before, every row same/noise.
