@@ -12,14 +12,16 @@
  * d order is permuted within 128-bit lanes and the fp32 tile is kept in that order
  * (hr_vf_tr4 once per tile and block step). Ops per key and KV head (H32/8 d128, R 4):
  *   V transposes  q8_0 8 (vinserti64x4 loads, vpxor, 4 unpacks per 2 keys and pair),
- *                 q4_0 10 (masked vbroadcasti32x4, unpacks, vpsrlvw, vpand)
+ *                 q4_0 8 (masked vbroadcasti32x4, unpacks, vpand: the high nibbles
+ *                 kept in place as 16 v, so no vpsrlvw; 16x the offset and c/16 for them)
  *   vpdpbusd 8, weight vectors 2 (a broadcast and a masked broadcast per row, 4 keys,
- *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~10
- *   (8 per row, block and 16 keys: P·dv twice, abs, max, scale, vcvtps2dq, add, and a
- *   quarter of the 4-op pack of 4 vectors to bytes, hr_vi_store4_i8; per row, block and
+ *   pair), flush 1 (vcvtdq2ps + FMA per accumulator and 64 keys), quantization ~8
+ *   (~5.5 per row, block and 16 keys: P·dv, 3/4 vrangeps for abs and max, scale,
+ *   vcvtps2dq, a quarter of the 4-op pack of 4 vectors to bytes, hr_vi_store4_i8, and
+ *   of one vpdpbusd by ones on the packed bytes for the weight sum; per row, block and
  *   4 groups of 64 keys the maxima and weight sums reduced together, hr_vf_max4 /
  *   hr_vi_add4, ~30 with the scales: ~2 per key, where a reduction per group took 4)
- * ~29 / ~31 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
+ * ~27 / ~27 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
  * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the fp32 P·V build (then main,
  * `headroom ab`, 15 ABBA pairs, load 1.6-1.7, H32/8 d128, T1 / T2): q8_0 -6.4 / -7.0%
  * at L4096, -6.0 / -3.8% at L16384; q4_0 -14.1 / -13.5%, -14.4 / -17.7%. The P·V loop is near its ops (GCC
@@ -28,6 +30,21 @@
  * groups at once and its byte pack: -3.6% geomean against the build before (15 ABBA
  * pairs, load 1.0-1.3; T1 / T2: q8_0 -1.8 / -2.6% at L4096, -2.7 / -3.7% at L16384;
  * q4_0 -3.2 / -6.0%, -4.4 / -4.3%).
+ * Round 2 (issue 14): pv_quant's abs and max by vrangeps (max |a|, |b| in one op; 3 per
+ * group of 4 vectors where 4 vandps and 3 vmaxps were) and its weight sum by one vpdpbusd
+ * of the packed bytes by ones (3 vpaddd before; AVX-512 only: at the avx2 level it read
+ * q8_0 +0.4 to +7%, noise, so AVX2 keeps its adds), and q4_0's V nibbles by one vpand
+ * (the vpsrlvw gone; both levels). Outputs the same values (the max and sum exact; the
+ * 16 v lanes exact below 2^24). `headroom ab` of df056a8, H32/8 d128 L4096 / L16384,
+ * 21 ABBA pairs, avx512 (load 0.9-1.1, 23:04 UTC): T1 q4_0 -3.3 / -4.9% (significant),
+ * q8_0 -1.3 / -1.3% (same); T2 q4_0 -4.6 / -4.7%, q8_0 -1.5 / -1.2% (noise, same);
+ * geomean -2.9%. Three more such runs (23:27-23:28, load 1.5-2.2, T2 rows disturbed
+ * up to 4x): q4_0 T1 -3.7 / -5.4%, -3.0 / -5.6% (significant), and once +2.6 / +4.6%
+ * with every row slower (geomean +2.4%); q8_0 T1 -1.4 to +2.3%, so q8_0 unchanged
+ * within noise. avx2 (load 1.7-1.9, 23:12): q4_0 T1 -2.1% (significant) / -1.6%, T2
+ * -2.3 / -4.4% (noise); q8_0 +1.7 / +2.1% T1, +1.6 / +1.3% T2 (same / noise; its code
+ * there unchanged but for layout); geomean -0.5%. Not kept: c = amax * (1/127) for the
+ * second divss per group: +1.2% geomean against the build before, every row same/noise.
  *
  * AVX2 (16 ymm): the same functions on 8 lanes through vec_int8.h's ymm forms. A tile is
  * 2 rows by one q block (8 accumulators, 4 V vectors, a weight vector, a mask; 4 rows
@@ -36,8 +53,8 @@
  * term follows). q8_0 and q4_0 leave the transposes in the same order (lane h of vector
  * i: d = 16 h + 4 i + p), put back by 4 vperm2f128 per row and block (hr_vf_tile_*).
  * Ops per key and KV head (H32/8 d128, R 4): V transposes q8_0 24 (4 loads, 4 vpxor, 8
- * unpacks per 4 keys, tile and block), q4_0 32 (vbroadcasti128 loads, 8 unpacks,
- * 4 vpsrlvd, 4 vpand); vpdpbusd 16; weight broadcasts 4; flush ~4 (vcvtdq2ps + FMA per
+ * unpacks per 4 keys, tile and block), q4_0 28 (vbroadcasti128 loads, 8 unpacks,
+ * 4 vpand; the high nibbles in place as on AVX-512); vpdpbusd 16; weight broadcasts 4; flush ~4 (vcvtdq2ps + FMA per
  * accumulator and 32 keys, the fp32 tile spilled); quantization ~20 (8 lanes: twice
  * AVX-512's per-element ops, and its 4-group reductions per 128 keys): ~64 / ~72 ops
  * where the fp32 P·V took ~128 / ~136 + 6 (pv_prep; its 2 x 4 tiles convert each V
@@ -99,7 +116,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                     for (int k = 0; k < 4; k++) {
                         for (int i = 0; i < 4; i++)
                             x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
-                        m[k] = hr_vmax(hr_vmax(hr_vabs(x[k][0]), hr_vabs(x[k][1])), hr_vmax(hr_vabs(x[k][2]), hr_vabs(x[k][3])));
+                        m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
                     }
                     float amax[4];
                     int32_t sum[4];
@@ -112,8 +129,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                         const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
                         hr_vi wi[4];
                         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-                        hr_vi_store4_i8(wr + g0 + k * GK, wi);
-                        ws[k] = hr_vi_add(hr_vi_add(wi[0], wi[1]), hr_vi_add(wi[2], wi[3]));
+                        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + g0 + k * GK, wi), wi);
                         cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
                     }
                     hr_vi_add4(ws, sum);
@@ -212,6 +228,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
         for (int r = 0; r < PV_RT; r++) {
             const int rr = r < nr ? r0 + r : r0;
             z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
+            if (q4) z[r] = hr_vi_q4_hz(z[r]); /* the high nibbles come as 16 v */
         }
         PV_ACC(PV_INIT)
         for (int j = g0; j < gf; j += 4) {
@@ -229,6 +246,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
         for (int r = 0; r < PV_RT; r++) {
             const size_t ix = ((size_t)(r < nr ? r0 + r : r0) * nb) * ng + grp;
             cv[r] = hr_vset2f(cg[ix + (size_t)b * ng], cg[ix + (size_t)b2 * ng], q4);
+            if (q4) cv[r] = hr_vf_q4_hc(cv[r]);
         }
         PV_ACC(PV_FLUSH)
     }

@@ -161,13 +161,16 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  *                loads per key, 4 vpxor, 8 unpacks per 4 keys);
  *   hr_vi_vt_q4: the nibbles as they are (v + 8); blk = L & 1, half = L >> 1 (a
  *                broadcast and a masked broadcast per key, 8 unpacks, then per vector
- *                one vpsrlvw (0 or 4 by lane) and one vpand).
+ *                one vpand: lanes 0-7 the low nibbles, lanes 8-15 the high ones as
+ *                16 v, in place (hr_vi_q4_hz, hr_vf_q4_hc take the 16 out)).
  * hr_vi_set2(p0, p1, q4): the int32 at p0 in blk-0 lanes, at p1 in blk-1 lanes (the
  * weights of 4 keys, or a group's offset correction); hr_vset2f the same for floats.
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
  * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]); hr_vf_tile_load /
  * hr_vf_tile_store: a row's fp32 tile of blocks b, b2 from d order into it and back.
  * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127), hr_vi_store4_i8 4 vectors';
+ * hr_vi_store4_i8 returns the packed vector (bytes in pack order), hr_vi_sum4(c, x) the 4 vectors'
+ * sum in int32 lanes (AVX-512 from c by vpdpbusd); hr_vf_maxabs(a, b) max(|a|, |b|) lane-wise;
  * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once. */
 #define HR_HAVE_I8PV 1
 HR_I8_INLINE void hr_vi_vt_tr(const __m512i K[4], hr_vi out[4])
@@ -195,10 +198,18 @@ HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_
         K[t] = _mm512_mask_broadcast_i32x4(_mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)k[t])), 0xF0F0,
                                            _mm_loadu_si128((const __m128i *)(k[t] + o1)));
     hr_vi_vt_tr(K, U);
-    const __m512i sh = _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0);
-    const __m512i sh16 = _mm512_or_si512(sh, _mm512_slli_epi64(sh, 16));
-    const __m512i shw = _mm512_or_si512(sh16, _mm512_slli_epi64(sh16, 32)), m4 = _mm512_set1_epi8(15);
-    for (int i = 0; i < 4; i++) out[i] = _mm512_and_si512(_mm512_srlv_epi16(U[i], shw), m4);
+    /* the low nibbles in the lower 256 bits, the high ones left in place (16 times the
+     * nibble) in the upper: one vpand, no shift; hr_vi_q4_hz / hr_vf_q4_hc scale back */
+    const __m512i m = _mm512_mask_blend_epi64(0xF0, _mm512_set1_epi8(0x0F), _mm512_set1_epi8((char)0xF0));
+    for (int i = 0; i < 4; i++) out[i] = _mm512_and_si512(U[i], m);
+}
+/* q4_0's high-nibble lanes (8-15) of hr_vi_vt_q4 hold 16 v: their accumulators start at
+ * 16 times the offset correction (hr_vi_q4_hz, vpsllvd by 4 there) and flush by c / 16
+ * (hr_vf_q4_hc); exact, 16 (z + sum w v) staying below 2^24 for a 64-key group */
+HR_I8_INLINE hr_vi hr_vi_q4_hz(hr_vi z) { return _mm512_sllv_epi32(z, _mm512_set_epi32(4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0)); }
+HR_I8_INLINE hr_vf hr_vf_q4_hc(hr_vf c)
+{
+    return _mm512_mul_ps(c, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(1.0f), _mm512_set1_ps(0.0625f)));
 }
 HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
 {
@@ -248,11 +259,22 @@ HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *
 /* the low bytes of 4 vectors (|x| <= 127) to p[0 .. 64) in order: two vpackssdw and a
  * vpacksswb leave 128-bit lane l holding lanes 4l..4l+3 of each vector, one vpermd puts
  * them back (4 ops and a store where 4 vpmovdb take 8 and 4 stores) */
-HR_I8_INLINE void hr_vi_store4_i8(void *p, const hr_vi x[4])
+HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
 {
     const __m512i c = _mm512_packs_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
     _mm512_storeu_si512(p, _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), c));
+    return c;
 }
+/* the 4 vectors x's sum in int32 lanes (its total the one wanted) from c, their packed
+ * bytes: one vpdpbusd by ones where the vectors' sum took 3 vpaddd */
+HR_I8_INLINE hr_vi hr_vi_sum4(hr_vi c, const hr_vi x[4])
+{
+    (void)x;
+    return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8(1), c);
+}
+/* max(|a|, |b|) lane-wise, one vrangeps (imm 0x0B: the larger magnitude, sign cleared;
+ * AVX512-DQ, in x86-64-v4) where vandps twice and vmaxps took 3 */
+HR_I8_INLINE hr_vf hr_vf_maxabs(hr_vf a, hr_vf b) { return _mm512_range_ps(a, b, 0x0B); }
 HR_I8_INLINE int hr_vi_reduce_add(hr_vi x) { return _mm512_reduce_add_epi32(x); }
 /* out[k] = the max of x[k]'s lanes, the int32 sum of y[k]'s, four at once: 128-bit lanes
  * transposed (6 shuffles, 3 ops: lane L holds 4 partials of vector L), then 2 in-lane
@@ -362,9 +384,8 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * lane h, dword p holds d = 16 h + 4 i + p for q8_0 (lane h the block's bytes 16 h ..)
  * and q4_0 alike (lane h the low nibbles, values 0-15, or the high ones, 16-31):
  *   hr_vi_vt_q8: v + 128 (4 loads, 4 vpxor, 8 unpacks per 4 keys);
- *   hr_vi_vt_q4: the nibbles (4 vbroadcasti128 loads, 8 unpacks, 4 vpsrlvd by 0 or 4
- *                by lane and 4 vpand: AVX2 has no vpsrlvw; a dword shift and the byte
- *                mask do the same).
+ *   hr_vi_vt_q4: the nibbles (4 vbroadcasti128 loads, 8 unpacks, 4 vpand: lane 1's
+ *                high nibbles left in place as 16 v, as on AVX-512).
  * hr_vf_tile_load / hr_vf_tile_store: a row's block b (4 vectors from o + 32 b) between
  * d order and that order (2 x 2 128-bit transposes, vperm2f128). */
 #define HR_HAVE_I8PV 1
@@ -390,8 +411,15 @@ HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_
     __m256i K[4], U[4];
     for (int t = 0; t < 4; t++) K[t] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)k[t]));
     hr_vi_vt_tr(K, U);
-    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4), m4 = _mm256_set1_epi8(15);
-    for (int i = 0; i < 4; i++) out[i] = _mm256_and_si256(_mm256_srlv_epi32(U[i], sh), m4);
+    /* lane 0 the low nibbles, lane 1 the high ones left in place (16 v): one vpand */
+    const __m256i m = _mm256_setr_epi32(0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, (int)0xF0F0F0F0, (int)0xF0F0F0F0,
+                                        (int)0xF0F0F0F0, (int)0xF0F0F0F0);
+    for (int i = 0; i < 4; i++) out[i] = _mm256_and_si256(U[i], m);
+}
+HR_I8_INLINE hr_vi hr_vi_q4_hz(hr_vi z) { return _mm256_sllv_epi32(z, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)); }
+HR_I8_INLINE hr_vf hr_vf_q4_hc(hr_vf c)
+{
+    return _mm256_mul_ps(c, _mm256_setr_ps(1.0f, 1.0f, 1.0f, 1.0f, 0.0625f, 0.0625f, 0.0625f, 0.0625f));
 }
 HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
 {
@@ -438,10 +466,17 @@ HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x)
 }
 /* 4 vectors' low bytes to p[0 .. 32) in order: after the packs dword 4 h + k holds lanes
  * 4 h .. 4 h + 3 of x[k]; one vpermd puts them back */
-HR_I8_INLINE void hr_vi_store4_i8(void *p, const hr_vi x[4])
+HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
 {
     const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3]));
     _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    return c;
+}
+/* here the 3 vpaddd: the vpdpbusd by ones did not pay at this level (q8_0 +0.4 to +7%, noise) */
+HR_I8_INLINE hr_vi hr_vi_sum4(hr_vi c, const hr_vi x[4])
+{
+    (void)c;
+    return _mm256_add_epi32(_mm256_add_epi32(x[0], x[1]), _mm256_add_epi32(x[2], x[3]));
 }
 HR_I8_INLINE int hr_vi_reduce_add(hr_vi x)
 {
@@ -471,6 +506,7 @@ HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
     _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0))));
 }
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+HR_I8_INLINE hr_vf hr_vf_maxabs(hr_vf a, hr_vf b) { return _mm256_max_ps(hr_vabs(a), hr_vabs(b)); }
 #endif
 #endif
 
