@@ -266,10 +266,10 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
         const float *src = hr_crow(c->a->q, b, row_head(c, g, r), row_i(c, r));
         float *dst = q + (size_t)r * c->dp;
         if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
-            for (int x = 0; x < d; x += 16)
-                for (int i = 0; i < 8; i++) {
+            for (int x = 0; x < d; x += 2 * HR_VW)
+                for (int i = 0; i < HR_VW; i++) {
                     dst[x + i] = src[x + 2 * i] * c->scale;
-                    dst[x + 8 + i] = src[x + 2 * i + 1] * c->scale;
+                    dst[x + HR_VW + i] = src[x + 2 * i + 1] * c->scale;
                 }
         else {
             for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
