@@ -58,11 +58,20 @@
  *            (one short run per step's broadcasts) cut that to 1-2% but was 1.00x at
  *            N 2048 and 0.97x at H8 N256 causal (its d scalar stores per row), so Q stays
  *            row-major here (on the AVX2 level: see its budget).
- *   left     by ablation (HR_FT_ABLATE below, T1, with that packing): without the softmax
- *            0.94 / 0.97 of the time (d 64 / d 128 causal), without P V 0.56 / 0.55; so
- *            the micro-kernels themselves run at ~82-86% of 2 FMAs a cycle in the kernel,
- *            against 90-94% for the same loop on L1-resident operands alone: that, then
- *            the softmax, is the rest.
+ *   left     by ablation (HR_FT_ABLATE below, T1, `headroom ab` of HR_FT_ABLATE=0 against
+ *            each, 5 pairs, non-causal H16 d64 / H32 d128 N2048, 2026-11-27, roof 243):
+ *            without the softmax -6.4 / -4.7%; without the K/V stream (only the first tile
+ *            packed: 4) -2.9% at d 128, and its prefetch (12) -5.1%; each micro-tile on the
+ *            first's Q and O rows (16) -1.0%; 4+8+16 -7.1 / -10.9%; all that and the
+ *            softmax (29) -12.9 / -11.1%, which leaves Q Kt and P V at 87 / 89% of the
+ *            roof. perf (cpu-clock, H32 d128 causal T1): qk_exp 44% of the kernel's time
+ *            (its k loop 89% of that), pv6w 42% (91%), the K/V prefetch waiting on fill
+ *            buffers 2.6%, packing 3.9%, Q in and O out 3.3%. So this design tops out near
+ *            0.89 x 0.95 = 85% at d 128 and 0.87 x 0.94 = 82% at d 64 before the K/V stream
+ *            (5-11%): 74-77% measured. The loops and the softmax ran as counted (ab, 7 pairs:
+ *            the rows' branches out of qk_exp's softmax, FTZ, Q and O rows prefetched 4
+ *            ahead: same; kt prefetched 8 steps ahead in the k loop: +3.6%), so more needs
+ *            fewer K/V passes per FMA, not a leaner step.
  *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
  *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
  *            issue 16's six shapes (the AVX2 level took qk_exp later, per 16-key chunk: below).
