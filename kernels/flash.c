@@ -162,17 +162,9 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured before the register softmax, fp32, no wisdom (2-vCPU Zen 4 shared with other
- * jobs, load 1.5-3.6; per call
- * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
- * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
- * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
- *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
- *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
- *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
- * perf then: the micro-kernels ~83% of the cycles, the softmax pass ~11% (since moved
- * into S's registers, budget above). gqa
- * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
+ * Measured before the register softmax (Zen 4, 2 vCPUs, by CPU time, no wisdom, T1 / T2 of
+ * the build's FMA roof 117.5 / 234.8): AVX2 79-85%, AVX-512 79-82% on issue 16's six shapes.
+ * gqa (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
  * hidden, so sharing tiles saves bandwidth, not time. */
 
 #include <math.h>
@@ -413,12 +405,24 @@ int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0,
     if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
         const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
         hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+        if (v) hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
     }
     int lim = 0;
     for (int r = 0; r < mr; r++)
         if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
     return lim < nk ? lim : nk;
+}
+
+/* Micro-tile mt's share of the next tile's rows of base (V; hr_ft_block_keys asks for
+ * K's): this path asks for K's share before the micro-tile's S and V's before its P V,
+ * half the lines in each burst: on the avx2 level 3.6-4.9% faster at H16 d64 and H32
+ * d128 causal, on avx512 0-1.9% (`headroom ab`, 9-11 pairs, 2026-11-27). */
+static void next_share(const hr_ft_ws *w, const char *base, ptrdiff_t sn, int mt, int nmt, int j0, int stop,
+                       size_t rb)
+{
+    const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+    if (nk_next > 0 && !ft_skip(8))
+        hr_ft_prefetch(base + jn * sn, sn, (int)((long)mt * nk_next / nmt), (int)((long)(mt + 1) * nk_next / nmt), rb);
 }
 
 /* The conversion path's packing: a bf16/f16 K tile converted row by row into vp (free
@@ -478,8 +482,11 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
             int gr0[FT_GROUP], gmr[FT_GROUP], glim[FT_GROUP], ng = 0;
             for (int r0 = g0; r0 < rows && r0 < g0 + FT_GROUP * MR; r0 += MR) {
                 const int mr = rows - r0 < MR ? rows - r0 : MR;
-                const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
-                if (lim <= 0) continue;
+                const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, NULL, v_sn, rb);
+                if (lim <= 0) {
+                    next_share(w, v, v_sn, r0 / MR, nmt, j0, stop, rb);
+                    continue;
+                }
                 const int nvec = ceil_div(lim, HR_VW);
                 const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
@@ -502,6 +509,7 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 gr0[ng] = r0, gmr[ng] = mr, glim[ng++] = lim;
             }
             for (int i = 0; i < ng && !ft_skip(2); i++) {
+                next_share(w, v, v_sn, gr0[i] / MR, nmt, j0, stop, rb);
                 const float *p = w->s + (ptrdiff_t)i * MR * ld;
                 float *o = w->o + (size_t)(ft_skip(16) ? 0 : gr0[i]) * dp;
                 int cv = 0;

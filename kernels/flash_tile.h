@@ -107,9 +107,10 @@ void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, cons
 void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb);
 /* The start of row block mt of nmt (stack rows r0 .. r0 + mr - 1) in the key tile at j0
  * (nk keys; the stack's keys end at stop): prefetches the block's share of the next
- * tile's K and V rows (rb bytes each, strides k_sn, v_sn) and returns how many of this
- * tile's keys its rows see (at most nk; <= 0: none, skip the block). One for the fp32,
- * bf16dot and amx paths. */
+ * tile's K and V rows (rb bytes each, strides k_sn, v_sn; v NULL: K's only, the fp32
+ * path asks for V's before the block's P V) and returns how many of this tile's keys its
+ * rows see (at most nk; <= 0: none, skip the block). One for the fp32, bf16dot and amx
+ * paths. */
 int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
                      const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb);
 
