@@ -256,7 +256,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
                                  int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq, int eo)
 {
     const hr_vf z = hr_vzero();
-    hr_vf acc[HT][2];
+    hr_vf acc[HT][2], sc0 = z, sc1 = z;
     for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
     for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
         if (x % (PF_X * HR_VW) == 0) pf_step(pq);
@@ -276,7 +276,9 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
             continue;
         }
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        const hr_vf k0 = kv_vec(t, k[0], x, w, z), k1 = nk > 1 ? kv_vec(t, k[1], x, w, z) : z;
+        if (x % HR_QBLOCK == 0) /* q8_0/q4_0: the keys' block scales (else zero, unused) */
+            sc0 = kv_scale(t, k[0], x), sc1 = nk > 1 ? kv_scale(t, k[1], x) : z;
+        const hr_vf k0 = kv_vec(t, k[0], x, w, sc0), k1 = nk > 1 ? kv_vec(t, k[1], x, w, sc1) : z;
         for (int r = 0; r < HT; r++) {
             if (r >= nr) break;
             const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
@@ -339,9 +341,10 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
             const unsigned char *vr = v0 + j * vsn;
             hr_vf va, vb;
             if (eo) hr_vload_bf16_eo(vr + 2 * x, &va, &vb);
-            else {
-                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
-                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
+            else { /* x a multiple of 2 HR_VW = 16: both vectors in one q8_0/q4_0 block */
+                const hr_vf sc = kv_scale(t, vr, x);
+                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, sc);
+                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, sc) : z;
             }
             for (int r = 0; r < HT; r++) {
                 if (r >= nr) break;
@@ -385,7 +388,7 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
 #if defined(HR_VEC_AVX2)
-    if (t == HR_F16 || t == HR_BF16) {
+    if (t != HR_F32) {
         scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
         block_softmax_rows(c, jb, n, end, s, st, 0);
         pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
