@@ -248,6 +248,7 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
  * and the fine steps cost it 5-10% in cache (decode.c, "Prefetch spread"). */
 #define HT 4
 #define HPF_KEYS 4
+#include "decode_kvq.h"
 
 /* Scores of nk <= 2 keys (rows k[0], k[1]; k[1] = k[0] when nk is 1) for query rows
  * [r0, r0 + nr), nr <= HT; wfull as scores_tile's. eo (bf16, decode_bf16_eo): 16 values
@@ -310,7 +311,10 @@ DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const 
         const unsigned char *k[2] = {k0 + j * ksn, k0 + (j + nk - 1) * ksn};
         for (int r0 = 0; r0 < c->R; r0 += HT) {
             const int nr = c->R - r0 < HT ? c->R - r0 : HT;
-            if (eo && nk == 2 && nr == HT) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 1);
+            if (t == HR_Q8_0 || t == HR_Q4_0) { /* d a multiple of HR_QBLOCK */
+                if (nk == 2 && nr == HT) scores_tile_q(c, t, q, k, 2, r0, HT, s, j, &pq);
+                else scores_tile_q(c, t, q, k, nk, r0, nr, s, j, &pq);
+            } else if (eo && nk == 2 && nr == HT) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 1);
             else if (eo) scores_tile_h(c, t, q, k, nk, r0, nr, HR_VW, s, j, &pq, 1);
             else if (nk == 2 && nr == HT && c->d % HR_VW == 0) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 0);
             else scores_tile_h(c, t, q, k, nk, r0, nr, 0, s, j, &pq, 0);
