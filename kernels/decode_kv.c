@@ -395,7 +395,9 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
     if (t != HR_F32) {
         scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
         block_softmax_rows(c, jb, n, end, s, st, 0);
-        pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        if (t == HR_Q8_0 || t == HR_Q4_0)
+            pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }
 #endif
@@ -404,6 +406,24 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
     pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 
+#if defined(HR_VEC_AVX2)
+/* q8_0/q4_0 at avx2 out of line: inlined beside the other types, pv_kv_q's weights on
+ * the stack and its registers made f32, f16 and bf16 8-13% slower (same code, their
+ * frame and allocation changed; `headroom ab`, T1 L1024 and L16384). */
+static __attribute__((noinline)) void block_kv_q8(const dctx *c, int b, int g, int jb, int n, const int *end,
+                                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
+                                                  int jpf_k)
+{
+    block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+static __attribute__((noinline)) void block_kv_q4(const dctx *c, int b, int g, int jb, int n, const int *end,
+                                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
+                                                  int jpf_k)
+{
+    block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+#endif
+
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
@@ -411,8 +431,13 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
     case HR_F32: block_kv(c, HR_F32, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_F16: block_kv(c, HR_F16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_BF16: block_kv(c, HR_BF16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+#if defined(HR_VEC_AVX2)
+    case HR_Q8_0: block_kv_q8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+    case HR_Q4_0: block_kv_q4(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+#else
     case HR_Q8_0: block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_Q4_0: block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+#endif
     default: break;
     }
 }

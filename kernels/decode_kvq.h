@@ -60,4 +60,88 @@ DECODE_INLINE void scores_tile_q(const dctx *c, hr_dtype t, const float *q, cons
     }
 }
 
+/* P·V with the V block scales folded into P: ps[r][jj] = p[r][j0 + jj] times the scale
+ * of V row j0 + jj's block, built per q block, row tile and chunk of KVQ_CH keys (8
+ * scales a vcvtph2ps, a multiply per row and 8 keys), then the block's vector pairs
+ * accumulate ps times the unscaled integer values: the two vmulps and the scale's
+ * broadcast per key and vector pair that pv_tile_h takes are gone. One rounding moves
+ * (p sc rounded where V's v sc was): the same size, within the oracle's fp32 terms. */
+#define KVQ_CH 64
+
+/* ps[r][jj] for rows [r0, r0 + nr) and keys [j0, j0 + m) of s, vb the first row's
+ * block (stride vsn). Lanes past m take scale 0 (no V row read past the block's). */
+DECODE_INLINE void kvq_scale_p(const dctx *c, const float *s, const unsigned char *vb, ptrdiff_t vsn, int j0,
+                               int m, int r0, int nr, float ps[HT][KVQ_CH])
+{
+    for (int jj = 0; jj < m; jj += HR_VW) {
+        uint16_t h[HR_VW] = {0};
+        const int w = m - jj < HR_VW ? m - jj : HR_VW;
+        if (w == HR_VW) /* whole: no test per lane (that made gcc merge the lanes through the stack) */
+            for (int l = 0; l < HR_VW; l++) memcpy(&h[l], vb + (jj + l) * vsn, 2);
+        else
+            for (int l = 0; l < w; l++) memcpy(&h[l], vb + (jj + l) * vsn, 2);
+        const hr_vf sc = hr_vload_f16(h);
+        for (int r = 0; r < HT; r++) {
+            if (r >= nr) break;
+            /* kbp is a multiple of HR_VW: a vector from j0 + jj < n stays in the row */
+            const float *sr = s + (size_t)(r0 + r) * c->kbp + j0 + jj;
+            hr_vstore(ps[r] + jj, hr_vmul(hr_vload(sr), sc));
+        }
+    }
+}
+
+/* acc[r0 + r][x, x + 2 HR_VW) += sum_j ps[r][j] V_j (values [i, i + 2 HR_VW) of the
+ * block at vb + j vsn, unscaled) for keys [0, m); the prefetch stepped per HPF_KEYS. */
+DECODE_INLINE void pv_tile_q(const dctx *c, hr_dtype t, float ps[HT][KVQ_CH], const unsigned char *vb,
+                             ptrdiff_t vsn, int m, int x, int i, int r0, int nr, float *acc, pf_seq *pq)
+{
+    const hr_vf one = hr_vset1(1.0f); /* x 1 is exact: the loads' multiply folds away */
+    hr_vf a[HT][2];
+    for (int r = 0; r < HT; r++)
+        for (int g = 0; g < 2; g++)
+            a[r][g] = r < nr ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
+    for (int j0 = 0; j0 < m; j0 += HPF_KEYS) {
+        pf_step(pq);
+        const int je = m - j0 < HPF_KEYS ? m : j0 + HPF_KEYS;
+        for (int j = j0; j < je; j++) {
+            const unsigned char *vr = vb + j * vsn;
+            const hr_vf va = kvq_vec(t, vr, i, one), vv = kvq_vec(t, vr, i + HR_VW, one);
+            for (int r = 0; r < HT; r++) {
+                if (r >= nr) break;
+                const hr_vf pr = hr_vset1(ps[r][j]);
+                a[r][0] = hr_vfma(pr, va, a[r][0]);
+                a[r][1] = hr_vfma(pr, vv, a[r][1]);
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++)
+        for (int g = 0; g < 2; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
+}
+
+/* pv_kv_h for q8_0/q4_0: per q block, row tile and chunk of keys, the scaled weights,
+ * then the block's vector pairs; the K prefetch stepped as pv_kv_h's (chunks are whole
+ * multiples of HPF_KEYS, so the same count). */
+DECODE_INLINE void pv_kv_q(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                           int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+{
+    const int nb = c->d / HR_QBLOCK, tiles = nb * (HR_QBLOCK / (2 * HR_VW)) * ((c->R + HT - 1) / HT);
+    const size_t bb = kvq_block_bytes(t);
+    pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HPF_KEYS - 1) / HPF_KEYS));
+    float ps[HT][KVQ_CH];
+    for (int b = 0; b < nb; b++)
+        for (int r0 = 0; r0 < c->R; r0 += HT) {
+            const int nr = c->R - r0 < HT ? c->R - r0 : HT;
+            for (int j0 = 0; j0 < n; j0 += KVQ_CH) {
+                const int m = n - j0 < KVQ_CH ? n - j0 : KVQ_CH;
+                const unsigned char *vb = v0 + j0 * vsn + b * bb;
+                if (nr == HT) kvq_scale_p(c, s, vb, vsn, j0, m, r0, HT, ps);
+                else kvq_scale_p(c, s, vb, vsn, j0, m, r0, nr, ps);
+                for (int i = 0; i < HR_QBLOCK; i += 2 * HR_VW) {
+                    if (nr == HT) pv_tile_q(c, t, ps, vb, vsn, m, b * HR_QBLOCK + i, i, r0, HT, acc, &pq);
+                    else pv_tile_q(c, t, ps, vb, vsn, m, b * HR_QBLOCK + i, i, r0, nr, acc, &pq);
+                }
+            }
+        }
+}
+
 #endif
