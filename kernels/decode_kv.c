@@ -10,7 +10,9 @@
  *
  * f16/bf16 at the avx2 level take tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
  * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
- * the stream (issue 14). bf16 there, d a multiple of 16, reads 16 values a load split
+ * the stream (issue 14). q8_0/q4_0 on this path at avx2 (AVX2 CPUs without VNNI) take
+ * 4-row tiles too (decode_kvq.h): scores a q block at a time, P·V with V's block scales
+ * folded into P. bf16 there, d a multiple of 16, reads 16 values a load split
  * even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows stored in that
  * order (attend_init) and P·V's accumulators split per tile.
  *
@@ -29,6 +31,12 @@
  *                 vpsrld + vpsubd + vcvtdq2ps + vmulps. The 16 vmulps of the block types
  *                 share the FMA pipes: 80 FMA-pipe cycles per key against 64.
  *   softmax       R exps per key, amortized over the block
+ * At the avx2 level (8 lanes, two 256-bit FMA pipes) the same 1024 multiply-adds are 128
+ * ymm FMAs; q8_0 there (decode_kvq.h) adds per key 16 K vectors of vpmovsxbd (port 5)
+ * + vcvtdq2ps + vmulps, 16 V vectors of vpmovsxbd + vcvtdq2ps (the scale folded into P:
+ * a vcvtph2ps per 8 keys and block, a vmulps per 8 keys, block and 4 rows): ~178 FMA-pipe
+ * ops, 1.39x the FMAs (q4_0: + a vpand or vpsrld and a vpsubd per K and V vector), where
+ * the 2-row tiles took ~256 (each vector converted and scaled twice).
  * The compute roof is therefore the FMA ceiling over 2048 FLOPs per key and KV head
  * (f32, f16, bf16) or over 2560 FMA-pipe FLOPs (q8_0, q4_0): at 118 GFLOP/s, 17.3 and
  * 21.7 ns. Measured at L128 (all in L2), one core: scores ~11 ns, P·V ~8 ns (f16), so
@@ -238,8 +246,9 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
 }
 
 #if defined(HR_VEC_AVX2)
-/* f16/bf16 at the avx2 level (issue 14): the tiles above take RT = 2 rows, so at R = 4
- * every K and V vector was converted twice, and the conversions share the FMA ports.
+/* f16/bf16 and q8_0/q4_0 at the avx2 level (issue 14): the tiles above take RT = 2 rows,
+ * so at R = 4 every K and V vector was converted twice, and the conversions share the
+ * FMA ports (q8_0/q4_0's tiles: decode_kvq.h, included below).
  * These take all HT = 4 rows of a tile (scores 4 rows x 2 keys, P·V 4 rows x 2 vectors:
  * 8 accumulators each, 11 of the 16 registers) so each vector is converted once; the
  * scores step the V prefetch every PF_X vectors of d as f32 does, and P·V its K prefetch
@@ -299,7 +308,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
     }
 }
 
-/* scores_kv for f16/bf16 at AVX2: key pairs, the prefetch stepped in the tiles. */
+/* scores_kv for f16/bf16/q8_0/q4_0 at AVX2: key pairs, the prefetch stepped in the tiles. */
 DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                                ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {

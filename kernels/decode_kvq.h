@@ -1,4 +1,4 @@
-/* decode_kvq.h — q8_0/q4_0 scores in 4-row tiles a block at a time at the avx2 level (decode_kv.c's conversion path; included by it only). */
+/* decode_kvq.h — q8_0/q4_0 on decode_kv.c's conversion path at the avx2 level: 4-row tiles a q block at a time, V's block scales folded into P (included by decode_kv.c only). */
 /*
  * scores_tile_h walks d a vector at a time and finds each vector's block (x / 32, its
  * scale's reload) in the loop: ~45 instructions per 8 FMAs, the q rows' pointers spilled
