@@ -35,7 +35,8 @@
  * ymm FMAs; q8_0 there (decode_kvq.h) adds per key 16 K vectors of vpmovsxbd (port 5)
  * + vcvtdq2ps + vmulps, 16 V vectors of vpmovsxbd + vcvtdq2ps (the scale folded into P:
  * a vcvtph2ps per 8 keys and block, a vmulps per 8 keys, block and 4 rows): ~178 FMA-pipe
- * ops, 1.39x the FMAs (q4_0: + a vpand or vpsrld and a vpsubd per K and V vector), where
+ * ops, 1.39x the FMAs (q4_0: + a vpand or vpsrld and a vpsubd per K and V vector, V's
+ * low and high nibbles from one vpmovzxbd), where
  * the 2-row tiles took ~256 (each vector converted and scaled twice).
  * The compute roof is therefore the FMA ceiling over 2048 FLOPs per key and KV head
  * (f32, f16, bf16) or over 2560 FMA-pipe FLOPs (q8_0, q4_0): at 118 GFLOP/s, 17.3 and

@@ -90,22 +90,23 @@ DECODE_INLINE void kvq_scale_p(const dctx *c, const float *s, const unsigned cha
     }
 }
 
-/* acc[r0 + r][x, x + 2 HR_VW) += sum_j ps[r][j] V_j (values [i, i + 2 HR_VW) of the
- * block at vb + j vsn, unscaled) for keys [0, m); the prefetch stepped per HPF_KEYS. */
+/* For g 0 and 1: the HR_VW accumulators at acc[r0 + r] + x + g gap += sum_j ps[r][j]
+ * times values i + g gap on of V_j's block (at vb + j vsn, unscaled), keys [0, m); the
+ * prefetch stepped per HPF_KEYS. */
 DECODE_INLINE void pv_tile_q(const dctx *c, hr_dtype t, float ps[HT][KVQ_CH], const unsigned char *vb,
-                             ptrdiff_t vsn, int m, int x, int i, int r0, int nr, float *acc, pf_seq *pq)
+                             ptrdiff_t vsn, int m, int x, int i, int gap, int r0, int nr, float *acc, pf_seq *pq)
 {
     const hr_vf one = hr_vset1(1.0f); /* x 1 is exact: the loads' multiply folds away */
     hr_vf a[HT][2];
     for (int r = 0; r < HT; r++)
         for (int g = 0; g < 2; g++)
-            a[r][g] = r < nr ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
+            a[r][g] = r < nr ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * gap) : hr_vzero();
     for (int j0 = 0; j0 < m; j0 += HPF_KEYS) {
         pf_step(pq);
         const int je = m - j0 < HPF_KEYS ? m : j0 + HPF_KEYS;
         for (int j = j0; j < je; j++) {
             const unsigned char *vr = vb + j * vsn;
-            const hr_vf va = kvq_vec(t, vr, i, one), vv = kvq_vec(t, vr, i + HR_VW, one);
+            const hr_vf va = kvq_vec(t, vr, i, one), vv = kvq_vec(t, vr, i + gap, one);
             for (int r = 0; r < HT; r++) {
                 if (r >= nr) break;
                 const hr_vf pr = hr_vset1(ps[r][j]);
@@ -115,7 +116,7 @@ DECODE_INLINE void pv_tile_q(const dctx *c, hr_dtype t, float ps[HT][KVQ_CH], co
         }
     }
     for (int r = 0; r < nr; r++)
-        for (int g = 0; g < 2; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
+        for (int g = 0; g < 2; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * gap, a[r][g]);
 }
 
 /* pv_kv_h for q8_0/q4_0: per q block, row tile and chunk of keys, the scaled weights,
@@ -136,9 +137,14 @@ DECODE_INLINE void pv_kv_q(const dctx *c, hr_dtype t, const float *s, const unsi
                 const unsigned char *vb = v0 + j0 * vsn + b * bb;
                 if (nr == HT) kvq_scale_p(c, s, vb, vsn, j0, m, r0, HT, ps);
                 else kvq_scale_p(c, s, vb, vsn, j0, m, r0, nr, ps);
-                for (int i = 0; i < HR_QBLOCK; i += 2 * HR_VW) {
-                    if (nr == HT) pv_tile_q(c, t, ps, vb, vsn, m, b * HR_QBLOCK + i, i, r0, HT, acc, &pq);
-                    else pv_tile_q(c, t, ps, vb, vsn, m, b * HR_QBLOCK + i, i, r0, nr, acc, &pq);
+                /* q4_0 pairs values i and i + 16 (one 8 bytes' low and high nibbles: one
+                 * vpmovzxbd per key for both; -2% at one thread, `headroom ab`), q8_0
+                 * i and i + 8 */
+                const int q4 = t == HR_Q4_0, gap = q4 ? HR_QBLOCK / 2 : HR_VW;
+                for (int v = 0; v < HR_QBLOCK / (2 * HR_VW); v++) {
+                    const int i = q4 ? v * HR_VW : 2 * v * HR_VW;
+                    if (nr == HT) pv_tile_q(c, t, ps, vb, vsn, m, b * HR_QBLOCK + i, i, gap, r0, HT, acc, &pq);
+                    else pv_tile_q(c, t, ps, vb, vsn, m, b * HR_QBLOCK + i, i, gap, r0, nr, acc, &pq);
                 }
             }
         }
