@@ -10,7 +10,9 @@
  *
  * f16/bf16 at the avx2 level take tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
  * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
- * the stream (issue 14). bf16 there, d a multiple of 16, reads 16 values a load split
+ * the stream (issue 14). q8_0/q4_0 on this path at avx2 (AVX2 CPUs without VNNI) take
+ * 4-row tiles too (decode_kvq.h): scores a q block at a time, P·V with V's block scales
+ * folded into P. bf16 there, d a multiple of 16, reads 16 values a load split
  * even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows stored in that
  * order (attend_init) and P·V's accumulators split per tile.
  *
@@ -29,6 +31,13 @@
  *                 vpsrld + vpsubd + vcvtdq2ps + vmulps. The 16 vmulps of the block types
  *                 share the FMA pipes: 80 FMA-pipe cycles per key against 64.
  *   softmax       R exps per key, amortized over the block
+ * At the avx2 level (8 lanes, two 256-bit FMA pipes) the same 1024 multiply-adds are 128
+ * ymm FMAs; q8_0 there (decode_kvq.h) adds per key 16 K vectors of vpmovsxbd (port 5)
+ * + vcvtdq2ps + vmulps, 16 V vectors of vpmovsxbd + vcvtdq2ps (the scale folded into P:
+ * a vcvtph2ps per 8 keys and block, a vmulps per 8 keys, block and 4 rows): ~178 FMA-pipe
+ * ops, 1.39x the FMAs (q4_0: + a vpand or vpsrld and a vpsubd per K and V vector, V's
+ * low and high nibbles from one vpmovzxbd), where
+ * the 2-row tiles took ~256 (each vector converted and scaled twice).
  * The compute roof is therefore the FMA ceiling over 2048 FLOPs per key and KV head
  * (f32, f16, bf16) or over 2560 FMA-pipe FLOPs (q8_0, q4_0): at 118 GFLOP/s, 17.3 and
  * 21.7 ns. Measured at L128 (all in L2), one core: scores ~11 ns, P·V ~8 ns (f16), so
@@ -238,8 +247,9 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
 }
 
 #if defined(HR_VEC_AVX2)
-/* f16/bf16 at the avx2 level (issue 14): the tiles above take RT = 2 rows, so at R = 4
- * every K and V vector was converted twice, and the conversions share the FMA ports.
+/* f16/bf16 and q8_0/q4_0 at the avx2 level (issue 14): the tiles above take RT = 2 rows,
+ * so at R = 4 every K and V vector was converted twice, and the conversions share the
+ * FMA ports (q8_0/q4_0's tiles: decode_kvq.h, included below).
  * These take all HT = 4 rows of a tile (scores 4 rows x 2 keys, P·V 4 rows x 2 vectors:
  * 8 accumulators each, 11 of the 16 registers) so each vector is converted once; the
  * scores step the V prefetch every PF_X vectors of d as f32 does, and P·V its K prefetch
@@ -248,6 +258,7 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
  * and the fine steps cost it 5-10% in cache (decode.c, "Prefetch spread"). */
 #define HT 4
 #define HPF_KEYS 4
+#include "decode_kvq.h"
 
 /* Scores of nk <= 2 keys (rows k[0], k[1]; k[1] = k[0] when nk is 1) for query rows
  * [r0, r0 + nr), nr <= HT; wfull as scores_tile's. eo (bf16, decode_bf16_eo): 16 values
@@ -256,7 +267,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
                                  int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq, int eo)
 {
     const hr_vf z = hr_vzero();
-    hr_vf acc[HT][2];
+    hr_vf acc[HT][2], sc0 = z, sc1 = z;
     for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
     for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
         if (x % (PF_X * HR_VW) == 0) pf_step(pq);
@@ -276,7 +287,9 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
             continue;
         }
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        const hr_vf k0 = kv_vec(t, k[0], x, w, z), k1 = nk > 1 ? kv_vec(t, k[1], x, w, z) : z;
+        if (x % HR_QBLOCK == 0) /* q8_0/q4_0: the keys' block scales (else zero, unused) */
+            sc0 = kv_scale(t, k[0], x), sc1 = nk > 1 ? kv_scale(t, k[1], x) : z;
+        const hr_vf k0 = kv_vec(t, k[0], x, w, sc0), k1 = nk > 1 ? kv_vec(t, k[1], x, w, sc1) : z;
         for (int r = 0; r < HT; r++) {
             if (r >= nr) break;
             const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
@@ -296,7 +309,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
     }
 }
 
-/* scores_kv for f16/bf16 at AVX2: key pairs, the prefetch stepped in the tiles. */
+/* scores_kv for f16/bf16/q8_0/q4_0 at AVX2: key pairs, the prefetch stepped in the tiles. */
 DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                                ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
@@ -308,7 +321,10 @@ DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const 
         const unsigned char *k[2] = {k0 + j * ksn, k0 + (j + nk - 1) * ksn};
         for (int r0 = 0; r0 < c->R; r0 += HT) {
             const int nr = c->R - r0 < HT ? c->R - r0 : HT;
-            if (eo && nk == 2 && nr == HT) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 1);
+            if (t == HR_Q8_0 || t == HR_Q4_0) { /* d a multiple of HR_QBLOCK */
+                if (nk == 2 && nr == HT) scores_tile_q(c, t, q, k, 2, r0, HT, s, j, &pq);
+                else scores_tile_q(c, t, q, k, nk, r0, nr, s, j, &pq);
+            } else if (eo && nk == 2 && nr == HT) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 1);
             else if (eo) scores_tile_h(c, t, q, k, nk, r0, nr, HR_VW, s, j, &pq, 1);
             else if (nk == 2 && nr == HT && c->d % HR_VW == 0) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 0);
             else scores_tile_h(c, t, q, k, nk, r0, nr, 0, s, j, &pq, 0);
@@ -339,9 +355,10 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
             const unsigned char *vr = v0 + j * vsn;
             hr_vf va, vb;
             if (eo) hr_vload_bf16_eo(vr + 2 * x, &va, &vb);
-            else {
-                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
-                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
+            else { /* x a multiple of 2 HR_VW = 16: both vectors in one q8_0/q4_0 block */
+                const hr_vf sc = kv_scale(t, vr, x);
+                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, sc);
+                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, sc) : z;
             }
             for (int r = 0; r < HT; r++) {
                 if (r >= nr) break;
@@ -385,10 +402,12 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
 #if defined(HR_VEC_AVX2)
-    if (t == HR_F16 || t == HR_BF16) {
+    if (t != HR_F32) {
         scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
         block_softmax_rows(c, jb, n, end, s, st, 0);
-        pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        if (t == HR_Q8_0 || t == HR_Q4_0)
+            pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }
 #endif
@@ -397,6 +416,24 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
     pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 
+#if defined(HR_VEC_AVX2)
+/* q8_0/q4_0 at avx2 out of line: inlined beside the other types, pv_kv_q's weights on
+ * the stack and its registers made f32, f16 and bf16 8-13% slower (same code, their
+ * frame and allocation changed; `headroom ab`, T1 L1024 and L16384). */
+static __attribute__((noinline)) void block_kv_q8(const dctx *c, int b, int g, int jb, int n, const int *end,
+                                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
+                                                  int jpf_k)
+{
+    block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+static __attribute__((noinline)) void block_kv_q4(const dctx *c, int b, int g, int jb, int n, const int *end,
+                                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
+                                                  int jpf_k)
+{
+    block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+#endif
+
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
@@ -404,8 +441,13 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
     case HR_F32: block_kv(c, HR_F32, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_F16: block_kv(c, HR_F16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_BF16: block_kv(c, HR_BF16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+#if defined(HR_VEC_AVX2)
+    case HR_Q8_0: block_kv_q8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+    case HR_Q4_0: block_kv_q4(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+#else
     case HR_Q8_0: block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_Q4_0: block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
+#endif
     default: break;
     }
 }

@@ -5,6 +5,7 @@
 
 #include "ceilings.h"
 #include "inputs.h"
+#include "isa.h"
 #include "oracle.h"
 #include "result.h"
 #include "t.h"
@@ -189,6 +190,60 @@ HR_TEST(decode_kv_types_match_oracle)
                hr_dtype_names[t], hr_dtype_block((hr_dtype)t) == 1 ? "" : conv ? "convert" : "auto", n, own_max,
                own_tol, fmt_max);
     }
+    decode_path_env(NULL);
+}
+
+/* q8_0/q4_0 on the conversion path at every level this CPU runs: the suite's own level
+ * is the best one, and the avx2 level (AVX2 CPUs without VNNI) has its own q block tiles
+ * (decode_kvq.h: scores a q block at a time, V's scales folded into P per chunk of 64
+ * keys). Row counts R 4, 12, 10 (a tile of 2 rows), key blocks of 5, 100 (a chunk and
+ * a part, a partial vector of scales) and the default, both layouts, causal. */
+HR_TEST(decode_kv_convert_every_level)
+{
+    static const int shapes[][6] = {
+        /* B, Hq, Hkv, Nq, Nkv, d */
+        {1, 4, 1, 1, 77, 32}, {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128},
+    };
+    static const int blocks[] = {0, 5, 100};
+    const char *was = hr_isa;
+    decode_path_env("convert");
+    for (int l = 0; l < hr_isa_count(); l++) {
+        const hr_isa_level *lv = hr_isa_at(l);
+        if (hr_isa_lacks(lv)) continue;
+        CHECK(hr_isa_select(lv->name) == HR_OK);
+        for (int t = HR_Q8_0; t <= HR_Q4_0; t++) {
+            const hr_problem pp = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, (hr_dtype)t};
+            const char *path = hr_kernel_path(hr_kernel_find("decode"), &pp);
+            CHECKF(path && !strncmp(path, lv->name, strlen(lv->name)) && strstr(path, "fp32 FMA"), "[%s] %s path '%s'",
+                   lv->name, hr_dtype_names[t], path ? path : "(null)");
+            int n = 0, fails = 0;
+            double own_max = 0;
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                for (int lay = 0; lay < 2; lay++) {
+                    const int *x = shapes[s];
+                    hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], (s + lay) % 2, 0, HR_F32, (hr_dtype)t};
+                    const int T = 1 + (int)(s + lay) % 3, block = blocks[(s + 2 * lay) % 3];
+                    hr_check own, fmt;
+                    n++;
+                    if (run_kv(&p, (hr_layout)lay, HR_DIST_NORMAL, T, block, &own, &fmt)) {
+                        fails++;
+                        CHECKF(0, "[%s] %s: allocation failed", lv->name, hr_dtype_names[t]);
+                        continue;
+                    }
+                    own_max = own.max_rel_err > own_max ? own.max_rel_err : own_max;
+                    if (own.verdict != HR_CHECK_PASS || !(fmt.max_rel_err < 0.5)) {
+                        fails++;
+                        CHECKF(0, "[%s] kv %s shape %zu %s T%d block %d: own %g (tol %g), format %g", lv->name,
+                               hr_dtype_names[t], s, hr_layout_names[lay], T, block, own.max_rel_err, own.tol_pass,
+                               fmt.max_rel_err);
+                    }
+                }
+            CHECK(n == 8 && fails == 0);
+            printf("     note: decode kv %-4s convert at %-7s %d cases: kernel max_rel %.2e\n", hr_dtype_names[t],
+                   lv->name, n, own_max);
+        }
+    }
+    CHECK(hr_isa_select(was) == HR_OK);
     decode_path_env(NULL);
 }
 
