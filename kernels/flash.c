@@ -162,12 +162,19 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured before the register softmax (Zen 4, 2 vCPUs, by CPU time, no wisdom, T1 / T2 of
- * the build's FMA roof 117.5 / 234.8): AVX2 79-85%, AVX-512 79-82% on issue 16's six shapes.
- * gqa (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
+ * Measured before the register softmax, fp32, no wisdom (2-vCPU Zen 4 shared with other
+ * jobs, load 1.5-3.6; per call
+ * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
+ * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
+ * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
+ *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
+ *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
+ *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
+ * perf then: the micro-kernels ~83% of the cycles, the softmax pass ~11% (since moved
+ * into S's registers, budget above). gqa
+ * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
  * hidden, so sharing tiles saves bandwidth, not time. */
 
-#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -184,6 +191,10 @@
  * micro-tile (the budget's "caches"). */
 #ifndef FT_GROUP
 #define FT_GROUP 4
+#endif
+
+#ifndef HR_FT_PF
+#define HR_FT_PF 3
 #endif
 
 /* Ablation where no hardware counter can be read (the Intel budget): a -DHR_FT_ABLATE build
@@ -383,22 +394,31 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int nco
     }
 }
 
-int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int j0, int nk)
+/* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
+ * every tile waits on L3/DRAM latency (measured: ~20% of the time at d = 64), since
+ * the next tile's rows start on new pages the hardware prefetcher has not seen. */
+void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
 {
+    for (int j = a; j < b; j++) {
+        const char *row = (const char *)base + j * sn;
+        const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63);
+        for (; line < row + rb; line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
+    }
+}
+
+int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
+                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
+{
+    const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+    if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
+        const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+        hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+    }
     int lim = 0;
     for (int r = 0; r < mr; r++)
         if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
     return lim < nk ? lim : nk;
-}
-
-void hr_ft_pf_init(hr_ft_pf *c, const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb,
-                   int nrows, int calls)
-{
-    *c = (hr_ft_pf){{k, v}, {k_sn, v_sn}, rb, nrows, nrows > 0 && !ft_skip(8) ? 0 : 2, 0, NULL, NULL, 0};
-    if (c->t < 2) {
-        c->per = (int)((2 * (size_t)nrows * ((rb + 63) / 64 + 1) + (size_t)calls - 1) / (size_t)calls);
-        hr_ft_pf_row(c);
-    }
 }
 
 /* The conversion path's packing: a bf16/f16 K tile converted row by row into vp (free
@@ -447,27 +467,19 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
     int stop = 0;
     for (int r = 0; r < rows; r++)
         if (w->end[r] > stop) stop = w->end[r];
-    hr_ft_pf pf;
-    hr_ft_pf_init(&pf, NULL, 0, NULL, 0, rb, 0, 1);
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
         if (!ft_skip(4) || j0 == 0) {
-            hr_ft_pf_take(&pf, INT_MAX); /* what the last tile's calls left */
             pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
             pack_vx(w, kt, v + j0 * v_sn, v_sn, nk);
         }
-        const int nmt = ceil_div(rows, MR), jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
-        const int calls = ceil_div(w->bkv, FT_CHUNK) + ceil_div(dp, NV * HR_VW); /* per micro-tile */
-        hr_ft_pf_init(&pf, k + jn * k_sn, k_sn, v + jn * v_sn, v_sn, rb, nk_next, nmt * calls);
+        const int nmt = ceil_div(rows, MR);
         for (int g0 = 0; g0 < rows; g0 += FT_GROUP * MR) {
             int gr0[FT_GROUP], gmr[FT_GROUP], glim[FT_GROUP], ng = 0;
             for (int r0 = g0; r0 < rows && r0 < g0 + FT_GROUP * MR; r0 += MR) {
                 const int mr = rows - r0 < MR ? rows - r0 : MR;
-                const int lim = hr_ft_block_keys(w, r0, mr, j0, nk);
-                if (lim <= 0) {
-                    hr_ft_pf_take(&pf, pf.per * calls);
-                    continue;
-                }
+                const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
+                if (lim <= 0) continue;
                 const int nvec = ceil_div(lim, HR_VW);
                 const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
@@ -476,11 +488,10 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 /* chunks every row sees whole go through qk_exp; the rest (causal
                  * diagonal, tails, short micro-tiles) S to L1, then softmax_tile */
                 const int nx = mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
-                for (int x = 0; x < nx; x++, hr_ft_pf_take(&pf, pf.per))
+                for (int x = 0; x < nx; x++)
                     qk_exp(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, w->m + r0,
                            w->l + (size_t)r0 * HR_VW, w->o + (size_t)r0 * dp, dp);
                 if (nx * FT_CHUNK < nvec * HR_VW) {
-                    hr_ft_pf_take(&pf, pf.per);
                     int c = nx * NV;
                     for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
                     for (; c < nvec; c++) qk_one[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);
@@ -494,9 +505,9 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const float *p = w->s + (ptrdiff_t)i * MR * ld;
                 float *o = w->o + (size_t)(ft_skip(16) ? 0 : gr0[i]) * dp;
                 int cv = 0;
-                for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW, hr_ft_pf_take(&pf, pf.per))
+                for (; cv + NV * HR_VW <= dp; cv += NV * HR_VW)
                     pv_wide[gmr[i]](glim[i], p, ld, w->vp + cv, dp, o + cv, dp);
-                for (; cv < dp; cv += HR_VW, hr_ft_pf_take(&pf, pf.per)) pv_one[gmr[i]](glim[i], p, ld, w->vp + cv, dp, o + cv, dp);
+                for (; cv < dp; cv += HR_VW) pv_one[gmr[i]](glim[i], p, ld, w->vp + cv, dp, o + cv, dp);
             }
         }
     }

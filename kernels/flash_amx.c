@@ -75,7 +75,6 @@
  * (issue 14's target "on AMX >= 4x fp32": met on all three shapes at 1 and 2 threads, in
  * every round; the row softmax gave 3.5-3.8x. The README (Element types) has the table.) */
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,30 +334,19 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
     for (int r = 0; r < rows; r++)
         if (w->end[r] > stop) stop = w->end[r];
     const int nmt = (rows + T - 1) / T;
-    hr_ft_pf pf;
-    hr_ft_pf_init(&pf, NULL, 0, NULL, 0, rb, 0, 1);
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv, nkp = (int)up((size_t)nk, T);
-        const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
-        hr_ft_pf_take(&pf, INT_MAX); /* what the last tile's calls left */
         hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
         hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
         const int pairs = (nk + 1) / 2;
         memset((uint16_t *)w->vp + (size_t)pairs * 2 * D, 0, (size_t)(nkp / 2 - pairs) * 4 * D);
-        hr_ft_pf_init(&pf, k + jn * k_sn, k_sn, v + jn * v_sn, v_sn, rb, nk_next, nmt * 3);
         for (int r0 = 0; r0 < rows; r0 += T) {
             const int mr = rows - r0 < T ? rows - r0 : T;
-            const int lim = hr_ft_block_keys(w, r0, mr, j0, nk);
-            if (lim <= 0) {
-                hr_ft_pf_take(&pf, 3 * pf.per);
-                continue;
-            }
+            const int lim = hr_ft_block_keys(w, r0, mr, r0 / T, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
+            if (lim <= 0) continue;
             const int nc = (int)up((size_t)lim, T);
-            hr_ft_pf_take(&pf, pf.per);
             scores(w, r0, nc);
-            hr_ft_pf_take(&pf, pf.per);
             softmax_block(w, r0, mr, nc, j0, nk);
-            hr_ft_pf_take(&pf, pf.per);
             pv(w, r0, nc);
         }
     }

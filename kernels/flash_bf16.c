@@ -61,7 +61,6 @@
  *   H32 d128 causal T1    95.7    190.9                     1.98        81%
  *   H32 d128 causal T2    95.3    188.4                     1.98        80% */
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,27 +267,19 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
     int stop = 0;
     for (int r = 0; r < rows; r++)
         if (w->end[r] > stop) stop = w->end[r];
-    hr_ft_pf pf;
-    hr_ft_pf_init(&pf, NULL, 0, NULL, 0, rb, 0, 1);
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
-        hr_ft_pf_take(&pf, INT_MAX); /* what the last tile's calls left */
         hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
         hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
-        const int nmt = ceil_div(rows, MR), jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
-        const int calls = ceil_div(w->bkv, NV * VW) + ceil_div(dp, NV * VW); /* per micro-tile */
-        hr_ft_pf_init(&pf, k + jn * k_sn, k_sn, v + jn * v_sn, v_sn, rb, nk_next, nmt * calls);
+        const int nmt = ceil_div(rows, MR);
         for (int r0 = 0; r0 < rows; r0 += MR) {
             const int mr = rows - r0 < MR ? rows - r0 : MR;
-            const int lim = hr_ft_block_keys(w, r0, mr, j0, nk);
-            if (lim <= 0) {
-                hr_ft_pf_take(&pf, pf.per * calls);
-                continue;
-            }
+            const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
+            if (lim <= 0) continue;
             const int nvec = ceil_div(lim, VW);
             const uint16_t *q = q16 + (size_t)r0 * dq;
             int c = 0;
-            for (; c + NV <= nvec; c += NV, hr_ft_pf_take(&pf, pf.per)) qk_wide[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld);
+            for (; c + NV <= nvec; c += NV) qk_wide[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld);
             for (; c < nvec; c++) qk_one[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld);
             for (int r = 0; r < mr; r++) {
                 const int cut = w->end[r0 + r] - j0;
@@ -299,9 +290,8 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
             float *o = w->o + (size_t)r0 * dp;
             const int np = ceil_div(lim, 2);
             int cv = 0;
-            for (; cv + NV * VW <= dp; cv += NV * VW, hr_ft_pf_take(&pf, pf.per))
-                pv_wide[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
-            for (; cv < dp; cv += VW, hr_ft_pf_take(&pf, pf.per)) pv_one[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
+            for (; cv + NV * VW <= dp; cv += NV * VW) pv_wide[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
+            for (; cv < dp; cv += VW) pv_one[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
         }
     }
 }

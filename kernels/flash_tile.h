@@ -3,7 +3,6 @@
 #define HR_FLASH_TILE_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "headroom.h"
 
@@ -104,52 +103,15 @@ void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int e
 void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);
 
-/* How many of the key tile at j0's nk keys the stack rows r0 .. r0 + mr - 1 see (at most
- * nk; <= 0: none, skip the block). One for the fp32, bf16dot and amx paths. */
-int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int j0, int nk);
-
-/* The next K/V tile asked for ahead of its packing: without it every tile's packing waits
- * on L3/DRAM (~20% of the time at d 64), as its rows start on new pages the hardware
- * prefetcher has not seen. Its K and V rows (nrows of rb bytes, strides k_sn, v_sn) make
- * one run of lines, K's first, handed out `per` at a time before each micro-kernel call
- * of this tile (hr_ft_pf_take(c, c->per); calls: the caller's estimate of them), the rest
- * before the next packing (hr_ft_pf_take(c, INT_MAX)). A micro-tile's share in one or two
- * bursts waited on the fill buffers: spread like this, 7-9% faster at the avx2 level and
- * 2-6% at avx512 (`headroom ab`, flash.c's budget). HR_FT_PF: the prefetch's locality
- * (3: into L1; 2, into L2, measured the same). */
-#ifndef HR_FT_PF
-#define HR_FT_PF 3
-#endif
-typedef struct {
-    const char *base[2];    /* K, V: the next tile's first row */
-    ptrdiff_t sn[2];
-    size_t rb;
-    int nrows, t, j;        /* rows per tensor; tensor (0 K, 1 V, 2 done) and row of the next line */
-    const char *line, *end; /* the next line, the end of its row */
-    int per;                /* lines per call */
-} hr_ft_pf;
-void hr_ft_pf_init(hr_ft_pf *c, const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb,
-                   int nrows, int calls);
-static inline void hr_ft_pf_row(hr_ft_pf *c)
-{
-    const char *r = c->base[c->t] + c->j * c->sn[c->t];
-    c->line = (const char *)((uintptr_t)r & ~(uintptr_t)63);
-    c->end = r + c->rb;
-}
-static inline void hr_ft_pf_take(hr_ft_pf *c, int n)
-{
-    for (; n > 0 && c->t < 2; n--) {
-        __builtin_prefetch(c->line, 0, HR_FT_PF);
-        c->line += 64;
-        if (c->line >= c->end) {
-            if (++c->j == c->nrows) {
-                c->j = 0;
-                if (++c->t == 2) return;
-            }
-            hr_ft_pf_row(c);
-        }
-    }
-}
+/* Prefetches rows [a, b) of rb bytes each, sn bytes apart, from base (every line). */
+void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb);
+/* The start of row block mt of nmt (stack rows r0 .. r0 + mr - 1) in the key tile at j0
+ * (nk keys; the stack's keys end at stop): prefetches the block's share of the next
+ * tile's K and V rows (rb bytes each, strides k_sn, v_sn) and returns how many of this
+ * tile's keys its rows see (at most nk; <= 0: none, skip the block). One for the fp32,
+ * bf16dot and amx paths. */
+int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
+                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb);
 
 /* A row of Q or O, and K/V head g, in the stored types of p (byte strides). */
 static inline const void *hr_ft_q(const hr_problem *p, const hr_args *a, int b, int h, int i)
