@@ -68,10 +68,14 @@
  *            (its k loop 89% of that), pv6w 42% (91%), the K/V prefetch waiting on fill
  *            buffers 2.6%, packing 3.9%, Q in and O out 3.3%. So this design tops out near
  *            0.89 x 0.95 = 85% at d 128 and 0.87 x 0.94 = 82% at d 64 before the K/V stream
- *            (5-11%): 74-77% measured. The loops and the softmax ran as counted (ab, 7 pairs:
- *            the rows' branches out of qk_exp's softmax, FTZ, Q and O rows prefetched 4
- *            ahead: same; kt prefetched 8 steps ahead in the k loop: +3.6%), so more needs
- *            fewer K/V passes per FMA, not a leaner step.
+ *            (5-11%): 74-77% measured. The loops and the softmax ran as counted: FTZ (same
+ *            binary) no change; between builds (ab, 7 pairs, before loops were aligned, so
+ *            +-3% of layout: docs/measurement.md "Code layout") the rows' branches out of
+ *            qk_exp's softmax and Q and O rows prefetched 4 ahead the same, kt prefetched 8
+ *            steps ahead in the k loop +3.6%; the next tile's K/V lines handed out a few
+ *            before every micro-kernel call instead of per micro-tile (perf put 2.6% on
+ *            its bursts) the same once both builds were aligned. More needs fewer K/V
+ *            passes per FMA, not a leaner step.
  *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
  *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
  *            issue 16's six shapes (the AVX2 level took qk_exp later, per 16-key chunk: below).
