@@ -15,6 +15,7 @@
  * folded into P. bf16 there, d a multiple of 16, reads 16 values a load split
  * even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows stored in that
  * order (attend_init) and P·V's accumulators split per tile.
+ * Both step a 256-key block as two of 128 keys (block_kv_sub: V's block stays in L1).
  *
  * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
  * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
