@@ -259,6 +259,23 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
  * and the fine steps cost it 5-10% in cache (decode.c, "Prefetch spread"). */
 #define HT 4
 #define HPF_KEYS 4
+
+/* The scores of a 4-row tile's nk <= 2 keys (acc[r][u]: row r0 + r, key j + u) reduced
+ * into s, two rows' key pairs per hr_vreduce_add4. */
+DECODE_INLINE void scores_store_h(const dctx *c, hr_vf acc[HT][2], int nk, int r0, int nr, float *s, int j)
+{
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 2 && r + 1 < nr) { /* two rows' key pairs per hr_vreduce_add4 */
+            float o[4];
+            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r + 1][0], acc[r + 1][1], o);
+            sr[0] = o[0], sr[1] = o[1], sr[c->kbp] = o[2], sr[c->kbp + 1] = o[3];
+            r++;
+        } else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
 #include "decode_kvq.h"
 
 /* Scores of nk <= 2 keys (rows k[0], k[1]; k[1] = k[0] when nk is 1) for query rows
@@ -298,16 +315,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
             acc[r][1] = hr_vfma(qv, k1, acc[r][1]);
         }
     }
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 2 && r + 1 < nr) { /* two rows' key pairs per hr_vreduce_add4 */
-            float o[4];
-            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r + 1][0], acc[r + 1][1], o);
-            sr[0] = o[0], sr[1] = o[1], sr[c->kbp] = o[2], sr[c->kbp + 1] = o[3];
-            r++;
-        } else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
-    }
+    scores_store_h(c, acc, nk, r0, nr, s, j);
 }
 
 /* scores_kv for f16/bf16/q8_0/q4_0 at AVX2: key pairs, the prefetch stepped in the tiles. */

@@ -48,16 +48,7 @@ DECODE_INLINE void scores_tile_q(const dctx *c, hr_dtype t, const float *q, cons
             }
         }
     }
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 2 && r + 1 < nr) { /* two rows' key pairs per hr_vreduce_add4 */
-            float o[4];
-            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r + 1][0], acc[r + 1][1], o);
-            sr[0] = o[0], sr[1] = o[1], sr[c->kbp] = o[2], sr[c->kbp + 1] = o[3];
-            r++;
-        } else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
-    }
+    scores_store_h(c, acc, nk, r0, nr, s, j);
 }
 
 /* P·V with the V block scales folded into P: ps[r][jj] = p[r][j0 + jj] times the scale
