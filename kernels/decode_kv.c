@@ -116,10 +116,13 @@
 #endif
 
 /* The scale of the q8_0 / q4_0 block holding value x, broadcast (f16, bf16: unused). */
+/* Bytes of one q8_0 / q4_0 block: its fp16 scale, then the quants. */
+DECODE_INLINE size_t kv_block_bytes(hr_dtype t) { return t == HR_Q8_0 ? 2 + HR_QBLOCK : 2 + HR_QBLOCK / 2; }
+
 DECODE_INLINE hr_vf kv_scale(hr_dtype t, const unsigned char *row, int x)
 {
-    if (t == HR_Q8_0) return hr_vset1_f16(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK));
-    if (t == HR_Q4_0) return hr_vset1_f16(row + (size_t)(x / HR_QBLOCK) * (2 + HR_QBLOCK / 2));
+    if (t == HR_Q8_0) return hr_vset1_f16(row + (size_t)(x / HR_QBLOCK) * kv_block_bytes(HR_Q8_0));
+    if (t == HR_Q4_0) return hr_vset1_f16(row + (size_t)(x / HR_QBLOCK) * kv_block_bytes(HR_Q4_0));
     return hr_vzero();
 }
 
@@ -278,14 +281,14 @@ DECODE_INLINE void scores_store_h(const dctx *c, hr_vf acc[HT][2], int nk, int r
 
 #include "decode_kvq.h"
 
-/* Scores of nk <= 2 keys (rows k[0], k[1]; k[1] = k[0] when nk is 1) for query rows
- * [r0, r0 + nr), nr <= HT; wfull as scores_tile's. eo (bf16, decode_bf16_eo): 16 values
+/* Scores (f16/bf16; q8_0/q4_0 take scores_tile_q) of nk <= 2 keys (rows k[0], k[1];
+ * k[1] = k[0] when nk is 1) for query rows [r0, r0 + nr), nr <= HT; wfull as scores_tile's. eo (bf16, decode_bf16_eo): 16 values
  * a step in even/odd order, q stored in that order. */
 DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
                                  int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq, int eo)
 {
     const hr_vf z = hr_vzero();
-    hr_vf acc[HT][2], sc0 = z, sc1 = z;
+    hr_vf acc[HT][2];
     for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
     for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
         if (x % (PF_X * HR_VW) == 0) pf_step(pq);
@@ -305,9 +308,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
             continue;
         }
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        if (x % HR_QBLOCK == 0) /* q8_0/q4_0: the keys' block scales (else zero, unused) */
-            sc0 = kv_scale(t, k[0], x), sc1 = nk > 1 ? kv_scale(t, k[1], x) : z;
-        const hr_vf k0 = kv_vec(t, k[0], x, w, sc0), k1 = nk > 1 ? kv_vec(t, k[1], x, w, sc1) : z;
+        const hr_vf k0 = kv_vec(t, k[0], x, w, z), k1 = nk > 1 ? kv_vec(t, k[1], x, w, z) : z;
         for (int r = 0; r < HT; r++) {
             if (r >= nr) break;
             const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
@@ -364,10 +365,9 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
             const unsigned char *vr = v0 + j * vsn;
             hr_vf va, vb;
             if (eo) hr_vload_bf16_eo(vr + 2 * x, &va, &vb);
-            else { /* x a multiple of 2 HR_VW = 16: both vectors in one q8_0/q4_0 block */
-                const hr_vf sc = kv_scale(t, vr, x);
-                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, sc);
-                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, sc) : z;
+            else {
+                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
+                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
             }
             for (int r = 0; r < HT; r++) {
                 if (r >= nr) break;

@@ -11,9 +11,6 @@
 #ifndef HR_DECODE_KVQ_H
 #define HR_DECODE_KVQ_H
 
-/* Bytes of one q8_0 / q4_0 block: its fp16 scale, then the quants. */
-DECODE_INLINE size_t kvq_block_bytes(hr_dtype t) { return t == HR_Q8_0 ? 2 + HR_QBLOCK : 2 + HR_QBLOCK / 2; }
-
 /* HR_VW values [i, i + HR_VW) of the block at blk, sc its scale broadcast. */
 DECODE_INLINE hr_vf kvq_vec(hr_dtype t, const unsigned char *blk, int i, hr_vf sc)
 {
@@ -27,7 +24,7 @@ DECODE_INLINE void scores_tile_q(const dctx *c, hr_dtype t, const float *q, cons
                                  int nk, int r0, int nr, float *s, int j, pf_seq *pq)
 {
     const hr_vf z = hr_vzero();
-    const size_t bb = kvq_block_bytes(t);
+    const size_t bb = kv_block_bytes(t);
     hr_vf acc[HT][2];
     const float *qr[HT];
     for (int r = 0; r < HT; r++) {
@@ -117,7 +114,7 @@ DECODE_INLINE void pv_kv_q(const dctx *c, hr_dtype t, const float *s, const unsi
                            int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int nb = c->d / HR_QBLOCK, tiles = nb * (HR_QBLOCK / (2 * HR_VW)) * ((c->R + HT - 1) / HT);
-    const size_t bb = kvq_block_bytes(t);
+    const size_t bb = kv_block_bytes(t);
     pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HPF_KEYS - 1) / HPF_KEYS));
     float ps[HT][KVQ_CH];
     for (int b = 0; b < nb; b++)
