@@ -224,44 +224,55 @@ static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 int hr_ft_mr(void) { return MR; }
 
-/* Bq = 192 rows (a multiple of MR on every path): the packing of a K/V tile (2*d*Bkv
- * moves and their cache misses) is spread over 192*Bkv*d*2 FMAs; measured interleaved
- * against 96 and 144 rows it was 5-10% faster at d = 64 and 128. The stack's Q and O
- * (2*Bq*d*4 B) and the packed tile (kt + vp, 2*d*Bkv*4 B) are reread for every tile and
- * micro-tile, so together they must stay in L2 beside what else passes through it: Bq
- * shrinks (to at least 12 rows) until they fill at most half of this machine's L2
- * (hr_machine; 1 MiB when unknown). At most 192 rows (AVX-512; 384 from 2 MiB of L2,
- * below) or 384 (AVX2, measured:
- * `headroom tune` on the AVX2 build picked 384 over 192 at H16 d64, 1.015x, and H32 d128 causal, 1.042x; interleaved by CPU
- * time 1.009x and 1.049x). So AVX2 takes 384 rows at d 64 on a 512 KiB or 1 MiB L2 and at
- * d 128 on 1 MiB, 192 at d 128 on 512 KiB (Zen 3); AVX-512 192 up to d 256. Bkv = 64
+/* Bq, the rows of a work item (a multiple of MR on every path): the packing of a K/V
+ * tile (2*d*Bkv moves and their cache misses) is spread over Bq*Bkv*d*2 FMAs, so the
+ * larger the stack the less of the time goes to the K/V stream. The stack's Q and O
+ * (2*Bq*d*4 B) are reread once per tile, 4/Bkv bytes per FMA whatever Bq (1/16 at 64
+ * keys: ~4 GB/s at 120 GFLOP/s, which L3 would feed too), and the packed tile (kt + vp,
+ * 2*d*Bkv*4 B) once per micro-tile group. So Bq grows until the stack and the tile fill
+ * 7/8 of this machine's L2 (hr_machine; 1 MiB when unknown), at most 768 rows (192 on
+ * the generic path) and at least 12; and hr_ft_block_for_threads shrinks it again, not
+ * below 192, where a shape would give the threads fewer than FT_ITEMS work items each.
+ * Measured (AMD Zen 4, 2 vCPUs, 1 MiB L2, `headroom run --block-q`, 3 interleaved passes,
+ * issue 16's six shapes at 1 and 2 threads, % of the in-run FMA probe): AVX-512 stacks of
+ * 192 / 384 / 576 / 768 / 960 rows, e.g. flash H32 N2048 d128 causal T1 83.6 / 87.1 / 88.2
+ * / 89.0 / 88.1, gqa H32/8 N2048 d128 causal 84.6 / 88.8 / 89.3 / 89.8 / 89.8, gqa H16/1
+ * N2048 d64 causal 83.9 / 85.8 / 86.2 / 87.0 / 86.5: 768 best or level on every shape and
+ * thread count; AVX2 (--isa avx2) 384 / 576 / 768 +0 to +2 points at 768 (gqa d128 level).
+ * The former rule (half of L2; at most 192 rows on AVX-512 below 2 MiB of L2, measured
+ * against 96 and 144 only) gave 444 -> 192 here. Bkv = 64
  * keys: a multiple of the register tile's width on every path (AVX-512 4 zmm, AVX2 2 ymm
  * = 16 keys), kt + vp = 32 KiB at d = 64 (L1) and 64 KiB at d = 128 (L2); 32 and 128
  * were slower on AVX-512; on AVX2 128 measured 0.98-0.99x of 64 (H16 d64, H32 d128
  * causal, interleaved by CPU time). */
 static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
-/* AVX-512 keeps Zen 4's 192 where L2 is under 2 MiB and takes 384 from 2 MiB up (Intel
- * Sapphire Rapids: `headroom tune` picked 384 at H16 d64, 1.04x, and 512 at H32 d128
- * causal, 1.08x, over 192; the stack of 384 rows is 384 KiB at d 128, a fifth of L2). */
-static int bq_max(const hr_machine *m)
-{
-#if defined(HR_VEC_AVX2)
-    return 384;
-#elif defined(HR_VEC_AVX512)
-    return l2_of(m) >= (size_t)2 << 20 ? 384 : 192;
+#if defined(HR_VEC_AVX2) || defined(HR_VEC_AVX512)
+#define BQ_MAX 768
 #else
-    return 192;
+#define BQ_MAX 192
 #endif
-}
+#define BQ_FLOOR 192 /* hr_ft_block_for_threads shrinks a stack no further */
+#define FT_ITEMS 4   /* work items per thread it keeps (dynamic schedule, heaviest first) */
 
 int hr_ft_default_block_kv(const hr_machine *m, int d) { return 64; }
 
 int hr_ft_default_block_q(const hr_machine *m, int d)
 {
-    const long budget = (long)(l2_of(m) / 2), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
+    const long budget = (long)(l2_of(m) - l2_of(m) / 8), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
     long bq = (budget - tile) / (8L * d) / 12 * 12;
-    return bq > bq_max(m) ? bq_max(m) : bq < 12 ? 12 : (int)bq;
+    return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
 }
+
+int hr_ft_block_for_threads(int n, int cap, int floor, long units, int threads)
+{
+    const long want = (long)FT_ITEMS * (threads > 0 ? threads : 1);
+    if (units * ceil_div(n, cap) >= want || cap <= floor) return cap;
+    const long nb = (want + units - 1) / units; /* query blocks per unit */
+    const int bq = nb >= n ? 1 : ceil_div(n, (int)nb);
+    return bq > cap ? cap : bq < floor ? floor : bq;
+}
+
+int hr_ft_stack_floor(void) { return BQ_FLOOR; }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
@@ -557,7 +568,11 @@ int hr_ft_even_blocks(int n, int cap, int mult)
 
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_q <= 0) t->block_q = hr_ft_even_blocks(p->seq_q, hr_ft_path_block_q(p, m), 12);
+    if (t->block_q <= 0) {
+        const int cap = hr_ft_path_block_q(p, m), fl = cap < BQ_FLOOR ? cap : BQ_FLOOR;
+        const int bq = hr_ft_block_for_threads(p->seq_q, cap, fl, (long)p->batch * p->heads, threads_of(t));
+        t->block_q = hr_ft_even_blocks(p->seq_q, bq, 12);
+    }
     if (t->block_kv <= 0) t->block_kv = hr_ft_path_block_kv(p, m);
 }
 
