@@ -129,15 +129,8 @@
  *            H16/1 N2048 d64 causal 84 / 84%: 0.97-1.03x, H16 d64 faster in 9 of 9 pairs
  *            (-2.9 / -2.2%), the rest "same" or "noise". The rest is in the micro-kernels
  *            (AVX-512's ablation above: 82-86% of two FMAs a cycle in the kernel).
- *   tried    Q packed k-major per micro-tile (one short run per step's 6 broadcasts; 1.01-
- *            1.02x before the register softmax): on top of it 0.96-0.98x, 7 of 7 pairs
- *            slower on every shape (ab, 13:12 UTC, load 1.5): Q stays row-major. The
- *            degree-4 exp2 by Horner (4 FMAs deep, one mul fewer): -1.2 to -2.3% at d 64
- *            but +2.5 to +3.1% on gqa H32/8 N2048 d128 causal T1 in two runs (ab, 15:50,
- *            7 pairs): Estrin's 3-deep chain kept.
- *            S stored after the k loop and each row reloaded for the softmax (the
- *            stack references in flash.o 265 -> 137): -0.2 to +1.6%, same: the spills
- *            sit on the load/store ports, which do not bind (ab, 17:05 UTC, 7 pairs).
+ *   tried    Q packed k-major, exp2 by Horner, S stored and reloaded for the softmax:
+ *            none paid (docs/measurement.md, "flash's row stack", has the figures).
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
@@ -166,18 +159,11 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured before the register softmax, fp32, no wisdom (2-vCPU Zen 4 shared with other
- * jobs, load 1.5-3.6; per call
- * the median of 3 repetitions by process CPU time, OMP_WAIT_POLICY=passive, 3 rounds
- * alternating the builds before and after the AVX2 work, medians; % of the FMA roof of the
- * build's ISA, `headroom roofline`: 117.5 / 234.8 GFLOP/s at 1 / 2 threads), T1 / T2:
- *   AVX2  flash H16 N2048 d64 82 / 80%, H8 N1024 d64 80 / 77%, H32 N2048 d128 causal
- *   83 / 79%; gqa d128 causal H32/8 N2048 83 / 83%, N4096 85 / 85%, H16/1 N2048 d64
- *   causal 79 / 79% (before: 73-78%, now 1.04-1.13x). AVX-512 the same (0.99-1.02x): 79-82%.
- * perf then: the micro-kernels ~83% of the cycles, the softmax pass ~11% (since moved
- * into S's registers, budget above). gqa
- * (H32/8 d128 causal) runs as fast as flash: at these shapes K/V traffic is already
- * hidden, so sharing tiles saves bandwidth, not time. */
+ * Measured now (Zen 4, 2 vCPUs, fp32, no wisdom; each shape's rows of the build before
+ * and this one back to back, 3 passes, `headroom run --reps 5
+ * --min-time 0.1`, % of the in-run FMA probe, medians; docs/measurement.md "flash's row
+ * stack" has the table): AVX-512 85-91% on issue 16's six shapes at T1 and T2 (the 192-row
+ * stack 84-87%), AVX2 81-88% (as before). Earlier figures: docs/measurement.md. */
 
 #include <math.h>
 #include <omp.h>
@@ -224,27 +210,21 @@ static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 int hr_ft_mr(void) { return MR; }
 
-/* Bq, the rows of a work item (a multiple of MR on every path): the packing of a K/V
- * tile (2*d*Bkv moves and their cache misses) is spread over Bq*Bkv*d*2 FMAs, so the
- * larger the stack the less of the time goes to the K/V stream. The stack's Q and O
- * (2*Bq*d*4 B) are reread once per tile, 4/Bkv bytes per FMA whatever Bq (1/16 at 64
- * keys: ~4 GB/s at 120 GFLOP/s, which L3 would feed too), and the packed tile (kt + vp,
- * 2*d*Bkv*4 B) once per micro-tile group. So Bq grows until the stack and the tile fill
- * 7/8 of this machine's L2 (hr_machine; 1 MiB when unknown), at most 768 rows (192 on
- * the generic path) and at least 12; and hr_ft_block_for_threads shrinks it again, not
- * below 192, where a shape would give the threads fewer than FT_ITEMS work items each.
- * Measured (AMD Zen 4, 2 vCPUs, 1 MiB L2, `headroom run --block-q`, 3 interleaved passes,
- * issue 16's six shapes at 1 and 2 threads, % of the in-run FMA probe): AVX-512 stacks of
- * 192 / 384 / 576 / 768 / 960 rows, e.g. flash H32 N2048 d128 causal T1 83.6 / 87.1 / 88.2
- * / 89.0 / 88.1, gqa H32/8 N2048 d128 causal 84.6 / 88.8 / 89.3 / 89.8 / 89.8, gqa H16/1
- * N2048 d64 causal 83.9 / 85.8 / 86.2 / 87.0 / 86.5: 768 best or level on every shape and
- * thread count; AVX2 (--isa avx2) 384 / 576 / 768 +0 to +2 points at 768 (gqa d128 level).
- * The former rule (half of L2; at most 192 rows on AVX-512 below 2 MiB of L2, measured
- * against 96 and 144 only) gave 444 -> 192 here. Bkv = 64
- * keys: a multiple of the register tile's width on every path (AVX-512 4 zmm, AVX2 2 ymm
- * = 16 keys), kt + vp = 32 KiB at d = 64 (L1) and 64 KiB at d = 128 (L2); 32 and 128
- * were slower on AVX-512; on AVX2 128 measured 0.98-0.99x of 64 (H16 d64, H32 d128
- * causal, interleaved by CPU time). */
+/* Bq, the rows of a work item (a multiple of MR): a K/V tile's packing (2*d*Bkv moves and
+ * their misses) is spread over Bq*Bkv*d*2 FMAs, so a larger stack spends less on the K/V
+ * stream. Its Q and O (2*Bq*d*4 B) are reread once per tile: 4/Bkv B per FMA whatever Bq
+ * (~4 GB/s at 120 GFLOP/s; L3 would feed it). So Bq grows until stack + tile (kt + vp,
+ * 2*d*Bkv*4 B) fill 7/8 of hr_machine's L2 (1 MiB when unknown), 12 to 768 rows (generic:
+ * 192), and hr_ft_block_for_threads shrinks it, not below 192, where a shape would leave
+ * a thread fewer than FT_ITEMS items. Zen 4 (1 MiB L2), `headroom run --block-q`, 3
+ * interleaved passes, issue 16's shapes at T1 and T2, % of the in-run FMA probe: AVX-512
+ * stacks 192 / 384 / 576 / 768 / 960, flash H32 N2048 d128 causal T1 83.6 / 87.1 / 88.2 /
+ * 89.0 / 88.1, gqa H32/8 84.6 / 88.8 / 89.3 / 89.8 / 89.8, gqa H16/1 d64 causal 83.9 /
+ * 85.8 / 86.2 / 87.0 / 86.5: 768 best or level everywhere; AVX2 384 / 576 / 768 level
+ * (0-2 points). The rule before (half of L2, at most 192 rows on AVX-512 under 2 MiB,
+ * measured against 96 and 144 only) gave 192 here. Bkv = 64 keys: a multiple of the
+ * register tile's width (AVX-512 4 zmm, AVX2 2 ymm = 16 keys), kt + vp = 32 KiB at d 64
+ * (L1), 64 KiB at d 128 (L2); 32 and 128 were slower on AVX-512, 0.98-0.99x on AVX2. */
 static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
 #if defined(HR_VEC_AVX2) || defined(HR_VEC_AVX512)
 #define BQ_MAX 768
