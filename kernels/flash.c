@@ -84,14 +84,8 @@
  *            loops unrolled by 2; prefetching the next micro-tile's Q and O rows, or this
  *            micro-tile's O rows during its Q Kt (1.03 / 0.98x); the next tile's K/V rows
  *            prefetched to L2 only (0.98-1.02x); P V accumulated from zero and added to O
- *            at the end (0.99x); FT_GROUP 2 or 8; Bkv 32 (0.8x) or 128; Bq 768 at d 128.
- *            `headroom tune` (T1, 70 s) on H32 N2048 d128 causal, flash and gqa H32/8:
- *            the defaults (348 / 96 rows, 64 keys) were the best found.
- *            Same again (ab, 7 pairs, 2026-11-26 17:00-17:06 UTC, load 1.0-1.2): each of the
- *            FT_GROUP S slots 4 KiB-aligned off kt's first rows, or on them (S sits a
- *            multiple of 4 KiB after kt): -0.5 to +1.7%, either way, so that aliasing
- *            costs nothing here; FT_GROUP 3 (d 64's kt, vp and rows within 48 KiB of L1):
- *            same at d 64, +3.2 / +4.1% at d 128 causal: L1's overflow at d 64 is not it.
+ *            at the end (0.99x); FT_GROUP 2 or 8; there Bkv 32 (0.8x) or 128, Bq 768 at d 128.
+ *            More of these (tune, S slots' aliasing, FT_GROUP 3): docs/measurement.md.
  *
  * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
  * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
@@ -117,7 +111,7 @@
  *            function, 153 with the degree-5 exp2), none in the k loop; they use the
  *            load/store ports, not p0/p1.
  *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
- *            stack 2*Bq*d*4 B in L2 (Zen 3 512 KiB, Zen 4 1 MiB): Bq from hr_machine's L2.
+ *            stack 2*Bq*d*4 B (Zen 3 512 KiB, Zen 4 1 MiB of L2): Bq from hr_machine's L2 (below).
  *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
  *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
  *   Measured (Intel Sapphire Rapids, `--isa avx2`; `headroom ab` of main f4308ba against
@@ -212,19 +206,21 @@ int hr_ft_mr(void) { return MR; }
 
 /* Bq, the rows of a work item (a multiple of MR): a K/V tile's packing (2*d*Bkv moves and
  * their misses) is spread over Bq*Bkv*d*2 FMAs, so a larger stack spends less on the K/V
- * stream. Its Q and O (2*Bq*d*4 B) are reread once per tile: 4/Bkv B per FMA whatever Bq
- * (~4 GB/s at 120 GFLOP/s; L3 would feed it). So Bq grows until stack + tile (kt + vp,
- * 2*d*Bkv*4 B) fill 7/8 of hr_machine's L2 (1 MiB when unknown), 12 to 768 rows (generic:
- * 192), and hr_ft_block_for_threads shrinks it, not below 192, where a shape would leave
- * a thread fewer than FT_ITEMS items. Zen 4 (1 MiB L2), `headroom run --block-q`, 3
- * interleaved passes, issue 16's shapes at T1 and T2, % of the in-run FMA probe: AVX-512
- * stacks 192 / 384 / 576 / 768 / 960, flash H32 N2048 d128 causal T1 83.6 / 87.1 / 88.2 /
- * 89.0 / 88.1, gqa H32/8 84.6 / 88.8 / 89.3 / 89.8 / 89.8, gqa H16/1 d64 causal 83.9 /
- * 85.8 / 86.2 / 87.0 / 86.5: 768 best or level everywhere; AVX2 384 / 576 / 768 level
- * (0-2 points). The rule before (half of L2, at most 192 rows on AVX-512 under 2 MiB,
- * measured against 96 and 144 only) gave 192 here. Bkv = 64 keys: a multiple of the
- * register tile's width (AVX-512 4 zmm, AVX2 2 ymm = 16 keys), kt + vp = 32 KiB at d 64
- * (L1), 64 KiB at d 128 (L2); 32 and 128 were slower on AVX-512, 0.98-0.99x on AVX2. */
+ * stream. Its Q and O (2*Bq*d*4 B) are reread once per tile, 4/Bkv B per FMA whatever Bq
+ * (~1 GB/s at 120 GFLOP/s and Bkv 256; L3 would feed it), so the stack need not sit in
+ * L2: Bq is 3/4 of hr_machine's L2 (1 MiB when unknown) over 8d bytes a row, 12 to 768
+ * rows (generic: 192), and hr_ft_block_for_threads shrinks it, not below 192, where a
+ * shape would leave a thread fewer than FT_ITEMS items. Bkv: the packed tile kt + vp
+ * (2*d*Bkv*4 B) is reread by every micro-tile group, so it stays within a quarter of L2:
+ * on AVX-512 256 keys halved until it does (d 128 on 1 MiB: 256), fewer per-tile O loads
+ * and stores and tile set-ups; AVX2 64 (256 level there, +0-1 point). Measured on Zen 4
+ * (1 MiB L2; `headroom run --block-q/--block-kv`, 2-3 interleaved passes, issue 16's six
+ * shapes at T1 and T2, % of the in-run FMA probe; docs/measurement.md "flash's row stack"
+ * has the tables): AVX-512 stacks 192 / 384 / 768 at Bkv 64, flash H32 N2048 d128 causal
+ * T1 83.6 / 87.1 / 89.0, gqa H16/1 d64 causal 83.9 / 85.8 / 87.0; at 768 rows Bkv 256
+ * +1.5 to +4 points on every shape (89-93%), and 768:256 ahead of 512:256 and 384:256.
+ * The rule before (stack + tile within half of L2, at most 192 rows on AVX-512 under
+ * 2 MiB, 64 keys; measured against 96 and 144 rows only) gave 192 x 64 here. */
 static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
 #if defined(HR_VEC_AVX2) || defined(HR_VEC_AVX512)
 #define BQ_MAX 768
@@ -234,12 +230,21 @@ static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1
 #define BQ_FLOOR 192 /* hr_ft_block_for_threads shrinks a stack no further */
 #define FT_ITEMS 4   /* work items per thread it keeps (dynamic schedule, heaviest first) */
 
-int hr_ft_default_block_kv(const hr_machine *m, int d) { return 64; }
+int hr_ft_default_block_kv(const hr_machine *m, int d)
+{
+#if defined(HR_VEC_AVX512)
+    int bkv = 256; /* halved until kt + vp fit a quarter of L2 */
+    while (bkv > 64 && 2L * d * bkv * 4 > (long)(l2_of(m) / 4)) bkv /= 2;
+    return bkv;
+#else
+    (void)m, (void)d;
+    return 64;
+#endif
+}
 
 int hr_ft_default_block_q(const hr_machine *m, int d)
 {
-    const long budget = (long)(l2_of(m) - l2_of(m) / 8), tile = 2L * d * hr_ft_default_block_kv(m, d) * 4;
-    long bq = (budget - tile) / (8L * d) / 12 * 12;
+    long bq = (long)(l2_of(m) / 4 * 3) / (8L * d) / 12 * 12;
     return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
 }
 
