@@ -39,8 +39,9 @@
  * ceiling is ~128/141 = 91% of FMA peak at d = 64 and ~95% at d = 128, before the
  * packing (~2*d*Bkv moves per tile, ~1% at Bq = 192) and the per-tile O load/store.
  * With a 6x4 tile the loads (0.42/FMA) stay under Zen 4's two loads per cycle, and the
- * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 32 KiB at d = 64, 64 KiB at
- * d = 128) lives in L1/L2, so the kernel is FMA-bound by arithmetic (measured below).
+ * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 128 KiB at d = 64, 256 KiB at
+ * d = 128 with the default 256 keys) lives in L2, so the kernel is FMA-bound by
+ * arithmetic: 88-93% of the roof on issue 16's six shapes (the defaults below).
  *
  * What limits it (AVX-512 on Intel Sapphire Rapids, 2 vCPUs, 48 KiB L1, 2 MiB L2 per
  * core; no perf counters there, so by count and by ablation): both zmm FMA ports (p0, p5)
@@ -156,8 +157,8 @@
  * Measured now (Zen 4, 2 vCPUs, fp32, no wisdom; each shape's rows of the build before
  * and this one back to back, 3 passes, `headroom run --reps 5
  * --min-time 0.1`, % of the in-run FMA probe, medians; docs/measurement.md "flash's row
- * stack" has the table): AVX-512 85-91% on issue 16's six shapes at T1 and T2 (the 192-row
- * stack 84-87%), AVX2 81-88% (as before). Earlier figures: docs/measurement.md. */
+ * stack" has the table): AVX-512 88-93% on issue 16's six shapes at T1 and T2 (192 rows
+ * x 64 keys before: 84-87%), AVX2 81-88% (as before). Earlier figures: docs/measurement.md. */
 
 #include <math.h>
 #include <omp.h>
