@@ -210,7 +210,7 @@ int hr_ft_mr(void) { return MR; }
  * stream. Its Q and O (2*Bq*d*4 B) are reread once per tile, 4/Bkv B per FMA whatever Bq
  * (~1 GB/s at 120 GFLOP/s and Bkv 256; L3 would feed it), so the stack need not sit in
  * L2: Bq is 3/4 of hr_machine's L2 (1 MiB when unknown) over 8d bytes a row, 12 to 768
- * rows (generic: 192), and hr_ft_block_for_threads shrinks it, not below 192, where a
+ * rows (generic: 192), and hr_ft_default_rows shrinks it, not below 192, where a
  * shape would leave a thread fewer than FT_ITEMS items. Bkv: the packed tile kt + vp
  * (2*d*Bkv*4 B) is reread by every micro-tile group, so it stays within a quarter of L2:
  * on AVX-512 256 keys halved until it does (d 128 on 1 MiB: 256), fewer per-tile O loads
@@ -228,7 +228,7 @@ static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1
 #else
 #define BQ_MAX 192
 #endif
-#define BQ_FLOOR 192 /* hr_ft_block_for_threads shrinks a stack no further */
+#define BQ_FLOOR 192 /* hr_ft_default_rows shrinks a stack no further */
 #define FT_ITEMS 4   /* work items per thread it keeps (dynamic schedule, heaviest first) */
 
 int hr_ft_default_block_kv(const hr_machine *m, int d)
@@ -249,16 +249,18 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
     return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
 }
 
-int hr_ft_block_for_threads(int n, int cap, int floor, long units, int threads)
+int hr_ft_default_rows(int n, int cap, int group, int mult, long units, int threads)
 {
     const long want = (long)FT_ITEMS * (threads > 0 ? threads : 1);
-    if (units * ceil_div(n, cap) >= want || cap <= floor) return cap;
-    const long nb = (want + units - 1) / units; /* query blocks per unit */
-    const int bq = nb >= n ? 1 : ceil_div(n, (int)nb);
-    return bq > cap ? cap : bq < floor ? floor : bq;
+    const int fl = round_up(ceil_div(BQ_FLOOR, group), mult), floor = cap < fl ? cap : fl;
+    int bq = cap;
+    if (units * ceil_div(n, cap) < want && cap > floor) {
+        const long nb = (want + units - 1) / units; /* query blocks per unit */
+        bq = nb >= n ? 1 : ceil_div(n, (int)nb);
+        bq = bq > cap ? cap : bq < floor ? floor : bq;
+    }
+    return hr_ft_even_blocks(n, bq, mult);
 }
-
-int hr_ft_stack_floor(void) { return BQ_FLOOR; }
 
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
 {
@@ -554,11 +556,9 @@ int hr_ft_even_blocks(int n, int cap, int mult)
 
 static void flash_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_q <= 0) {
-        const int cap = hr_ft_path_block_q(p, m), fl = cap < BQ_FLOOR ? cap : BQ_FLOOR;
-        const int bq = hr_ft_block_for_threads(p->seq_q, cap, fl, (long)p->batch * p->heads, threads_of(t));
-        t->block_q = hr_ft_even_blocks(p->seq_q, bq, 12);
-    }
+    if (t->block_q <= 0)
+        t->block_q = hr_ft_default_rows(p->seq_q, hr_ft_path_block_q(p, m), 1, 12, (long)p->batch * p->heads,
+                                        threads_of(t));
     if (t->block_kv <= 0) t->block_kv = hr_ft_path_block_kv(p, m);
 }
 

@@ -149,11 +149,10 @@ int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m);
  * item is a short one with the whole tile packing of a long one (same block count, so
  * the same packing work; the two threads' shares even out). */
 int hr_ft_even_blocks(int n, int cap, int mult);
-/* The query block (rows of one head) for n rows when units (batch x heads, gqa: x KV
- * heads) items share threads: cap, or less where cap would leave fewer than a few items
- * per thread, never below floor (flash.c). */
-int hr_ft_block_for_threads(int n, int cap, int floor, long units, int threads);
-/* The stack below which hr_ft_block_for_threads does not shrink a default block. */
-int hr_ft_stack_floor(void);
+/* The default query block (rows of one head) for n rows: cap, the path's stack shared by
+ * group heads (gqa; flash 1) and made a multiple of mult, or less where it would leave
+ * the threads fewer than a few of the units (batch x heads, gqa: x KV heads) x blocks
+ * items each, never below 192 rows of stack (flash.c); then made even (hr_ft_even_blocks). */
+int hr_ft_default_rows(int n, int cap, int group, int mult, long units, int threads);
 
 #endif

@@ -26,11 +26,9 @@ static const char *gqa_applicable(const hr_problem *p) { return hr_ft_why_not(p)
 static void gqa_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->block_q <= 0) {
-        const int mr = hr_ft_mr(), stack = hr_ft_path_block_q(p, m), g = hr_group(p);
-        const int fl = stack < hr_ft_stack_floor() ? stack : hr_ft_stack_floor();
-        const int per_head = ceil_div(ceil_div(stack, g), mr) * mr, floor = ceil_div(ceil_div(fl, g), mr) * mr;
-        const int bq = hr_ft_block_for_threads(p->seq_q, per_head, floor, (long)p->batch * p->kv_heads, threads_of(t));
-        t->block_q = hr_ft_even_blocks(p->seq_q, bq, mr);
+        const int mr = hr_ft_mr(), g = hr_group(p);
+        const int per_head = ceil_div(ceil_div(hr_ft_path_block_q(p, m), g), mr) * mr;
+        t->block_q = hr_ft_default_rows(p->seq_q, per_head, g, mr, (long)p->batch * p->kv_heads, threads_of(t));
     }
     if (t->block_kv <= 0) t->block_kv = hr_ft_path_block_kv(p, m);
 }
