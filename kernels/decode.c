@@ -229,8 +229,10 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     /* q8_0/q4_0 with int8 dot products (decode_i8.c): Q quantized after the fp32 rows,
      * P times the V scales after the scores. */
     c->i8 = hr_decode_i8_on(c->kt);
+    c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
+    if (c->bfd) c->scale *= 1.44269504088896341f; /* scores in log2 units (block_softmax's log2s) */
     c->qf = round16((size_t)c->R * c->dp) + (c->i8 ? hr_decode_i8_qf(c) : 0);
-    c->sf = round16((size_t)c->R * c->kbp) + (c->i8 ? hr_decode_i8_sf(c) : 0);
+    c->sf = round16((size_t)c->R * c->kbp) + (c->i8 ? hr_decode_i8_sf(c) : 0) + (c->bfd ? hr_decode_bf16_sf(c) : 0);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
@@ -290,6 +292,7 @@ DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, cons
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     if (c->i8) hr_decode_block_i8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    else if (c->bfd) hr_decode_block_bf16(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
     else hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 

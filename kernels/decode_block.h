@@ -32,25 +32,27 @@ typedef struct {
     hr_dtype kt;              /* the stored K/V type (p->kv_dtype)                      */
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
+    int bfd;                  /* a bf16 cache's P·V by vdpbf16ps (decode_bf16.c)         */
     int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c); 2:
                                * P·V by int8 dot products too                             */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
                                * (round16(R dp)), then Q quantized for i8 (hr_decode_i8_qf) */
     size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
-                               * P times the V scales (hr_decode_i8_sf)                   */
+                               * P times the V scales (hr_decode_i8_sf) or bfd's P in
+                               * bf16 (hr_decode_bf16_sf)                                  */
 } dctx;
 
-/* bf16 at the avx2 level, d a multiple of 16: decode_kv.c reads K and V 16 values at a
- * time in even/odd order (hr_vload_bf16_eo), and attend_init stores the query rows in
- * that order to match (each 16 values: the 8 even, then the 8 odd); the accumulators
- * stay in d order in memory. */
+/* bf16 at the avx2 level, d a multiple of 16, and decode_bf16.c's path (d a multiple of
+ * 32): K (at avx2 V too) read 2 HR_VW values at a time in even/odd order
+ * (hr_vload_bf16_eo), and attend_init stores the query rows in that order to match (each
+ * 2 HR_VW values: the HR_VW even, then the HR_VW odd); the accumulators stay in d order
+ * in memory. */
 static inline int decode_bf16_eo(const dctx *c)
 {
 #if defined(HR_VEC_AVX2)
     return c->kt == HR_BF16 && c->d % (2 * HR_VW) == 0;
 #else
-    (void)c;
-    return 0;
+    return c->bfd;
 #endif
 }
 
@@ -177,6 +179,17 @@ size_t hr_decode_i8_sf(const dctx *c);
 void hr_decode_i8_quant(const dctx *c, const float *q, float *qx);
 void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
+/* decode_bf16.c: a bf16 cache on a CPU with AVX512-BF16 (avx512 builds): scores by fp32
+ * FMAs on K read even/odd, P·V by vdpbf16ps on key pairs with P rounded to bf16.
+ * hr_decode_bf16_on says whether decode takes it for a cache of type t and head size d
+ * (t bf16, d a multiple of 32, the CPU has it, HEADROOM_DECODE_PATH is not "convert");
+ * hr_decode_bf16_sf the floats it adds to the scores block (P in bf16);
+ * hr_decode_block_bf16 hr_decode_block_kv's step on it; hr_decode_bf16_path its name. */
+int hr_decode_bf16_on(hr_dtype t, int d);
+size_t hr_decode_bf16_sf(const dctx *c);
+void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
+const char *hr_decode_bf16_path(hr_dtype t, int d);
 /* The int8 path's name for t (NULL where decode does not take it). */
 const char *hr_decode_i8_path(hr_dtype t);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */

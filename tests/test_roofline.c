@@ -182,11 +182,14 @@ HR_TEST(roofline_roof_of_each_type)
     CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V FMA", "avx2") ==
           HR_ROOF_SERIES + HR_DOT_AVXVNNI);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_VNNI512), "avx512_vnni+avx512") == 0);
-    CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_BF16), "?") == 0);
+    CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_BF16), "avx512_bf16+avx512") == 0);
     CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_VNNI512), 160, 1e-9); /* 2 / (1/400 + 1/100) */
     CHECK_NEAR(hr_ceiling_roof(&c, 4, HR_ROOF_SERIES + HR_DOT_VNNI512), 640, 1e-9);
     CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_AVXVNNI) == 0); /* no AVX-VNNI figure */
-    CHECK(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_BF16) == 0);
+    /* decode's bf16 cache: FMA scores, P·V by vdpbf16ps, in series (2 / (1/200 + 1/100)) */
+    CHECK(hr_roof_for_path("avx512 bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)",
+                           "avx512") == HR_ROOF_SERIES + HR_DOT_BF16);
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_BF16), 400.0 / 3, 1e-9);
     CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_FMA_SCALAR), 10, 0);
 }
 

@@ -395,11 +395,12 @@ int hr_roof_for_path(const char *path, const char *isa)
     static const char *const avxvnni[] = {"avx-vnni", "avx_vnni", "avxvnni", NULL};
     static const char *const vnni[] = {"vpdpbusd", "vnni", NULL};
     if (names_any(low, amx)) return HR_ROOF_DOT + HR_DOT_AMX;
-    if (names_any(low, bf16)) return HR_ROOF_DOT + HR_DOT_BF16;
     /* P·V by FMA after int8 scores: the VNNI roof alone would be 2.3x too high on a
      * Sapphire Rapids (829 against 237 GOP/s per core), the FMA roof alone 1.6x too low.
-     * decode's int8 P·V ("P·V vpdpbusd", both dots int8) names no FMA: the VNNI roof. */
+     * decode's int8 P·V ("P·V vpdpbusd", both dots int8) names no FMA: the VNNI roof.
+     * decode's bf16 cache the other way round: scores by FMA, P·V by vdpbf16ps. */
     const int series = strstr(low, "fma") ? HR_ROOF_SERIES - HR_ROOF_DOT : 0;
+    if (names_any(low, bf16)) return series + HR_ROOF_DOT + HR_DOT_BF16;
     if (names_any(low, avxvnni)) return series + HR_ROOF_DOT + HR_DOT_AVXVNNI;
     if (names_any(low, vnni)) return series + HR_ROOF_DOT + HR_DOT_VNNI512;
     int m = isa ? hr_choice(hr_fma_isa_names, isa) : -1;
@@ -416,6 +417,7 @@ static int series_fma(int roof)
 {
     if (roof == HR_ROOF_SERIES + HR_DOT_VNNI512) return HR_FMA_AVX512;
     if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI) return HR_FMA_AVX2;
+    if (roof == HR_ROOF_SERIES + HR_DOT_BF16) return HR_FMA_AVX512;
     return -1;
 }
 
@@ -423,6 +425,7 @@ const char *hr_roof_name(int roof)
 {
     if (roof == HR_ROOF_SERIES + HR_DOT_VNNI512) return "avx512_vnni+avx512";
     if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI) return "avx_vnni+avx2";
+    if (roof == HR_ROOF_SERIES + HR_DOT_BF16) return "avx512_bf16+avx512";
     if (roof >= 0 && roof < HR_FMA_NISA) return hr_fma_isa_names[roof];
     if (roof >= HR_ROOF_DOT && roof < HR_NROOFS) return hr_dots[roof - HR_ROOF_DOT].name;
     return "?";

@@ -43,9 +43,10 @@ extern const hr_dot_info hr_dots[HR_DOT_N];
 #define HR_ROOF_DOT HR_FMA_NISA
 #define HR_NROOFS (HR_FMA_NISA + HR_DOT_N)
 /* A dot loop in series with the FMA of its own width (HR_ROOF_SERIES + HR_DOT_VNNI512:
- * avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI: avx_vnni then avx2's): a path whose
- * multiply-adds are half int8 dots and half fp32 FMAs, one after the other (decode's
- * int8 path: Q·Kᵀ by vpdpbusd, P·V by FMA, R·d of each per key). Its rate is
+ * avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI: avx_vnni then avx2's; + HR_DOT_BF16:
+ * avx512_bf16 and avx512's): a path whose multiply-adds are half dots and half fp32
+ * FMAs, one after the other (decode's int8 path: Q·Kᵀ by vpdpbusd, P·V by FMA, R·d of
+ * each per key; its bf16 path: Q·Kᵀ by FMA, P·V by vdpbf16ps). Its rate is
  * 2 / (1/dot + 1/fma): each half at its own roof. Not a loop of its own (no probe). */
 #define HR_ROOF_SERIES 64
 
@@ -144,6 +145,8 @@ const char *hr_level_name(int level);
  *   "vpdpbusd", "vnni"                        -> avx512_vnni
  *   either vnni form and "fma"                -> that dot and the FMA in series
  *                                                (HR_ROOF_SERIES: P·V by FMA)
+ *   a bf16 form and "fma"                     -> avx512_bf16 and avx512 in series
+ *                                                (decode's bf16 cache: scores by FMA)
  *   anything else                             -> the FMA of isa ("generic" -> sse2)
  * (case-insensitive). So f32 rows are judged by FMA; bf16 rows by the bf16 dot where the
  * path uses vdpbf16ps, else by FMA (the values are converted to f32); f16 rows by FMA

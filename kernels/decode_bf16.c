@@ -1,0 +1,237 @@
+/* decode_bf16.c — flash-decoding's block step for a bf16 cache on AVX512-BF16: scores by fp32 FMAs on K read even/odd, P·V by vdpbf16ps on key pairs with P rounded to bf16. */
+/*
+ * decode.c's walks with this block step where the cache is bf16, d a multiple of 32 and
+ * the CPU has AVX512-BF16 (an avx512 build; vec_bf16.h checks at run time).
+ * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
+ *
+ *   scores  4 query rows x 4 keys of fp32 FMAs, as decode_kv.c's tile, but each 64-byte
+ *           load of a K row gives 32 values as two fp32 vectors, even and odd (vec_eo.h:
+ *           vpslld, vpandd), the query rows stored in that order (attend_init): 2 ops per
+ *           32 values where vpmovzxwd + vpslld take 4. The products are of the values
+ *           given, exactly as on the conversion path (fp32 logits, fp32 sums).
+ *   P·V     vdpbf16ps adds to each fp32 lane a pair of bf16 products: keys j, j+1 of one
+ *           d index. Two V rows' 32 values interleave by vpunpcklwd / vpunpckhwd (lane
+ *           4l + i of the low one is d 8l + i, of the high one d 8l + 4 + i), each row's
+ *           pair (P_j, P_j+1) is one broadcast dword, and the accumulators are permuted
+ *           into that order when a tile loads them and back when it stores them (once per
+ *           block of 256 keys). A tile is 4 rows x 64 values of d: 16 accumulators.
+ *   P       the block's weights rounded to bf16 (vcvtne2ps2bf16, nearest even) after the
+ *           softmax; l sums the unrounded ones.
+ *
+ * Budget per key and KV head at H32/8 d128 (R = 4 rows), zmm ops, against the conversion
+ * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
+ * vdpbf16ps + 4 shuffles + 2 broadcasts (32 FMAs + 16 conversion ops there). ~62 FP-pipe
+ * ops where the conversion path takes ~96: at one Zen 4 thread the step does not hide
+ * under the stream (decode.c: a read loop with fp32 decode's FMAs streams at ~23.5 GB/s,
+ * without them ~30), so fewer ops per byte read is the lever.
+ *
+ * Accuracy: the scores are the conversion path's (fp32 FMAs on exact values). P·V's
+ * products are exact and summed in fp32, the one extra rounding P to bf16, which the
+ * oracle's P·V term allows for a bf16 cache (oracle.c, hr_tol_pv: 2u Σ P |V| with u 2^-8).
+ * vdpbf16ps flushes denormal weights (below 2^-126 of the row's largest) to zero.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode_block.h"
+#include "vec_bf16.h"
+#include "vec_eo.h"
+
+/* Floats of P in bf16: R rows of the block padded to 32 keys. */
+static size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; } /* bf16 per row */
+
+size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_stride(c) / 2); }
+
+#if defined(HR_HAVE_BF16DOT)
+
+#define BRT 4 /* query rows per tile */
+
+int hr_decode_bf16_on(hr_dtype t, int d)
+{
+    if (t != HR_BF16 || d % 32) return 0;
+    const char *e = getenv("HEADROOM_DECODE_PATH");
+    if (e && !strcmp(e, "convert")) return 0;
+    static int cpu = -1; /* a benign race: every thread stores the same value */
+    if (cpu < 0) cpu = hr_cpu_bf16();
+    return cpu;
+}
+
+const char *hr_decode_bf16_path(hr_dtype t, int d)
+{
+    return hr_decode_bf16_on(t, d) ? HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)"
+                                   : NULL;
+}
+
+/* Scores of nk <= 4 keys (rows k[u]; k[u] = k[0] past nk) for query rows [r0, r0 + nr),
+ * nr <= BRT; q in even/odd order, d a multiple of 32. */
+HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned char *const *k, int nk, int r0,
+                                int nr, float *s, int j)
+{
+    hr_vf acc[BRT][4];
+    for (int r = 0; r < BRT; r++)
+        for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
+    for (int x = 0; x < c->d; x += 2 * HR_VW) {
+        hr_vf e[4], o[4];
+        for (int u = 0; u < 4; u++) hr_vload_bf16_eo(k[u] + 2 * x, &e[u], &o[u]);
+        for (int r = 0; r < BRT; r++) {
+            if (r >= nr) break;
+            const float *qr = q + (size_t)(r0 + r) * c->dp + x;
+            hr_vf qe = hr_vload(qr), qo = hr_vload(qr + HR_VW);
+            /* In registers: folded into each FMA, a q vector was loaded once per key (a
+             * load per FMA, the scores' bound at one Zen 4 load of 64 bytes a cycle). */
+            __asm__("" : "+v"(qe), "+v"(qo));
+            for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qe, e[u], acc[r][u]);
+            for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qo, o[u], acc[r][u]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
+        else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
+/* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
+ * few lines per 4 keys meanwhile (decode_kv.c's scores_kv for the non-f32 types). */
+HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,
+                           const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
+    for (int j = 0; j < n; j += 4) {
+        const int nk = n - j < 4 ? n - j : 4;
+        const unsigned char *k[4];
+        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
+        pf_step(&pq);
+        for (int r0 = 0; r0 < c->R; r0 += BRT) {
+            const int nr = c->R - r0 < BRT ? c->R - r0 : BRT;
+            if (nk == 4 && nr == BRT) scores_tile(c, q, k, 4, r0, BRT, s, j); /* constants: registers */
+            else scores_tile(c, q, k, nk, r0, nr, s, j);
+        }
+    }
+}
+
+/* The weights of row sr's keys [0, n) rounded to bf16 into pb, zero from n to the next
+ * multiple of 32 (an odd n's last pair weighs its missing key 0). */
+HR_BF16_INLINE void weights_bf16(const float *sr, uint16_t *pb, int n)
+{
+    for (int j = 0; j < n; j += 2 * HR_VW) {
+        const int m = n - j;
+        const __mmask16 ma = m >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << m) - 1);
+        const __mmask16 mb = m >= 32 ? (__mmask16)0xffff : m > 16 ? (__mmask16)((1u << (m - 16)) - 1) : 0;
+        hr_vstore_bf16x2(pb + j, _mm512_maskz_loadu_ps(ma, sr + j), _mm512_maskz_loadu_ps(mb, sr + j + HR_VW));
+    }
+}
+
+/* One key pair's step of pv_tile: rows v1 and v2 (NULL: zeros) interleaved, each row's
+ * pair of weights at pb (row stride ps) broadcast. */
+HR_BF16_INLINE void pv_pair(const dctx *c, hr_vf a[][4], const uint16_t *pb, size_t ps, const unsigned char *v1,
+                            const unsigned char *v2, int x, int nc, int r0, int nr)
+{
+    (void)c;
+    hr_vbf w[4];
+    for (int h = 0; h < 2; h++) {
+        if (h >= nc) break;
+        const __m512i x1 = hr_vbf_load(v1 + 2 * (x + 32 * h));
+        const __m512i x2 = v2 ? hr_vbf_load(v2 + 2 * (x + 32 * h)) : _mm512_setzero_si512();
+        w[2 * h] = _mm512_unpacklo_epi16(x1, x2);
+        w[2 * h + 1] = _mm512_unpackhi_epi16(x1, x2);
+    }
+    for (int r = 0; r < BRT; r++) {
+        if (r >= nr) break;
+        const hr_vbf pr = hr_vbf_pair1(pb + (size_t)(r0 + r) * ps);
+        for (int i = 0; i < 2 * nc; i++) a[r][i] = hr_vdot_bf16(a[r][i], pr, w[i]);
+    }
+}
+
+/* acc[r][x .. x + 32 nc) += sum_j P[r][j] V_j for rows [r0, r0 + nr), nc <= 2 chunks of
+ * 32 values, keys [0, n) of the rows v0 + j * vsn by pairs; pq stepped once a pair. */
+HR_BF16_INLINE void pv_tile(const dctx *c, const uint16_t *pb, const unsigned char *v0, ptrdiff_t vsn, int n,
+                            int x, int nc, int r0, int nr, float *acc, pf_seq *pq)
+{
+    /* d order (A: values 0-15 of a chunk, B: 16-31) to the unpacks' order and back. */
+    const __m512i ilo = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    const __m512i ihi = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    const __m512i ia = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i ib = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const size_t ps = pb_stride(c);
+    hr_vf a[BRT][4];
+    for (int r = 0; r < BRT; r++)
+        for (int h = 0; h < 2; h++) {
+            if (r >= nr || h >= nc) {
+                a[r][2 * h] = a[r][2 * h + 1] = hr_vzero();
+                continue;
+            }
+            const float *ar = acc + (size_t)(r0 + r) * c->dp + x + 32 * h;
+            const hr_vf A = hr_vload(ar), B = hr_vload(ar + HR_VW);
+            a[r][2 * h] = _mm512_permutex2var_ps(A, ilo, B);
+            a[r][2 * h + 1] = _mm512_permutex2var_ps(A, ihi, B);
+        }
+    const unsigned char *v1 = v0;
+    int j = 0;
+    for (; j + 1 < n; j += 2, v1 += 2 * vsn) {
+        if (pq) pf_step(pq);
+        pv_pair(c, a, pb + j, ps, v1, v1 + vsn, x, nc, r0, nr);
+    }
+    if (j < n) { /* an odd n's last key, paired with a weight of 0 and a zero row */
+        if (pq) pf_step(pq);
+        pv_pair(c, a, pb + j, ps, v1, NULL, x, nc, r0, nr);
+    }
+    for (int r = 0; r < nr; r++)
+        for (int h = 0; h < nc; h++) {
+            float *ar = acc + (size_t)(r0 + r) * c->dp + x + 32 * h;
+            hr_vstore(ar, _mm512_permutex2var_ps(a[r][2 * h], ia, a[r][2 * h + 1]));
+            hr_vstore(ar + HR_VW, _mm512_permutex2var_ps(a[r][2 * h], ib, a[r][2 * h + 1]));
+        }
+}
+
+/* P·V of keys [0, n) into acc, the rows [0, n2) of pf prefetched meanwhile (stepped in
+ * the first row tile, once per key pair). */
+HR_BF16_INLINE void pv(const dctx *c, const uint16_t *pb, const unsigned char *v0, ptrdiff_t vsn, int n, float *acc,
+                       const unsigned char *pf, ptrdiff_t psn, int n2)
+{
+    const int passes = (c->d + 63) / 64;
+    pf_seq pq = pf_rows(c, pf, psn, n2, passes * ((n + 1) / 2));
+    for (int x = 0; x < c->d; x += 64) {
+        const int nc = c->d - x >= 64 ? 2 : 1;
+        for (int r0 = 0; r0 < c->R; r0 += BRT) {
+            const int nr = c->R - r0 < BRT ? c->R - r0 : BRT;
+            pf_seq *pp = r0 == 0 ? &pq : NULL;
+            if (nc == 2 && nr == BRT) pv_tile(c, pb, v0, vsn, n, x, 2, r0, BRT, acc, pp);
+            else pv_tile(c, pb, v0, vsn, n, x, nc, r0, nr, acc, pp);
+        }
+    }
+}
+
+HR_BF16_TARGET void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end,
+                                         const float *q, float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
+    scores(c, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    block_softmax_rows(c, jb, n, end, s, st, 1); /* q carries log2 e (ctx_init): exp2 */
+    uint16_t *pb = (uint16_t *)(s + round16((size_t)c->R * c->kbp));
+    for (int r = 0; r < c->R; r++) weights_bf16(s + (size_t)r * c->kbp, pb + (size_t)r * pb_stride(c), n);
+    pv(c, pb, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+}
+
+#else /* no AVX512-BF16 code at this build level: decode_kv.c's conversion path */
+
+int hr_decode_bf16_on(hr_dtype t, int d)
+{
+    (void)t, (void)d;
+    return 0;
+}
+
+const char *hr_decode_bf16_path(hr_dtype t, int d)
+{
+    (void)t, (void)d;
+    return NULL;
+}
+
+void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
+                          dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); /* never called: bfd is 0 */
+}
+
+#endif
