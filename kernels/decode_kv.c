@@ -159,7 +159,13 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
         for (int u = 0; u < 4; u++) kv[u] = u < nk ? kv_vec(t, k[u], x, w, sc[u]) : hr_vzero();
         for (int r = 0; r < RT; r++) {
             if (r >= nr) break;
-            const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
+            hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
+#if HR_VW >= 16
+            /* In a register: folded into each FMA, q was loaded once per key (a load per
+             * FMA, at Zen 4's one 64-byte load a cycle; decode_bf16.c). AVX2's 16
+             * registers hold no more. */
+            __asm__("" : "+v"(qv));
+#endif
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qv, kv[u], acc[r][u]);
         }
     }
