@@ -25,6 +25,16 @@
  * under the stream (decode.c: a read loop with fp32 decode's FMAs streams at ~23.5 GB/s,
  * without them ~30), so fewer ops per byte read is the lever.
  *
+ * Measured (AMD EPYC Zen 4, 2 vCPUs, 2026-11-27; README, "bf16 at the avx512 level"):
+ *   in cache (L1024, one thread) 20.0-20.2 ns per key and KV head against the conversion
+ *   path's 27.6-28.1 (24.4 before q was held in registers across the tile, see
+ *   scores_tile); `headroom ab` of HEADROOM_DECODE_PATH=convert against it, 15 pairs,
+ *   H32/8 d128 L4096 / L16384: -26.7 / -20.1% at one thread, -27.3 / -22.0% at two;
+ *   scripts/decode-cputime.sh at L16384: 1.82x / 2.00x fp32's tokens/s (0.71 / 0.79 of
+ *   the triad; fp32 itself at 0.78 / 0.79).
+ *   Tried: blocks of 64, 128 or 512 keys instead of 256 (one thread, L16384: within the
+ *   phase's noise).
+ *
  * Accuracy: the scores are the conversion path's (fp32 FMAs on exact values). P·V's
  * products are exact and summed in fp32, the one extra rounding P to bf16, which the
  * oracle's P·V term allows for a bf16 cache (oracle.c, hr_tol_pv: 2u Σ P |V| with u 2^-8).
@@ -115,12 +125,7 @@ HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k
  * multiple of 32 (an odd n's last pair weighs its missing key 0). */
 HR_BF16_INLINE void weights_bf16(const float *sr, uint16_t *pb, int n)
 {
-    for (int j = 0; j < n; j += 2 * HR_VW) {
-        const int m = n - j;
-        const __mmask16 ma = m >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << m) - 1);
-        const __mmask16 mb = m >= 32 ? (__mmask16)0xffff : m > 16 ? (__mmask16)((1u << (m - 16)) - 1) : 0;
-        hr_vstore_bf16x2(pb + j, _mm512_maskz_loadu_ps(ma, sr + j), _mm512_maskz_loadu_ps(mb, sr + j + HR_VW));
-    }
+    for (int j = 0; j < n; j += 2 * HR_VW) hr_vstore_bf16x2_n(pb + j, sr + j, n - j);
 }
 
 /* One key pair's step of pv_tile: rows v1 and v2 (NULL: zeros) interleaved, each row's
@@ -132,10 +137,9 @@ HR_BF16_INLINE void pv_pair(const dctx *c, hr_vf a[][4], const uint16_t *pb, siz
     hr_vbf w[4];
     for (int h = 0; h < 2; h++) {
         if (h >= nc) break;
-        const __m512i x1 = hr_vbf_load(v1 + 2 * (x + 32 * h));
-        const __m512i x2 = v2 ? hr_vbf_load(v2 + 2 * (x + 32 * h)) : _mm512_setzero_si512();
-        w[2 * h] = _mm512_unpacklo_epi16(x1, x2);
-        w[2 * h + 1] = _mm512_unpackhi_epi16(x1, x2);
+        const hr_vbf x1 = hr_vbf_load(v1 + 2 * (x + 32 * h));
+        const hr_vbf x2 = v2 ? hr_vbf_load(v2 + 2 * (x + 32 * h)) : hr_vbf_zero();
+        hr_vbf_interleave(x1, x2, &w[2 * h], &w[2 * h + 1]);
     }
     for (int r = 0; r < BRT; r++) {
         if (r >= nr) break;
@@ -149,11 +153,6 @@ HR_BF16_INLINE void pv_pair(const dctx *c, hr_vf a[][4], const uint16_t *pb, siz
 HR_BF16_INLINE void pv_tile(const dctx *c, const uint16_t *pb, const unsigned char *v0, ptrdiff_t vsn, int n,
                             int x, int nc, int r0, int nr, float *acc, pf_seq *pq)
 {
-    /* d order (A: values 0-15 of a chunk, B: 16-31) to the unpacks' order and back. */
-    const __m512i ilo = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-    const __m512i ihi = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-    const __m512i ia = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const __m512i ib = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
     const size_t ps = pb_stride(c);
     hr_vf a[BRT][4];
     for (int r = 0; r < BRT; r++)
@@ -163,9 +162,7 @@ HR_BF16_INLINE void pv_tile(const dctx *c, const uint16_t *pb, const unsigned ch
                 continue;
             }
             const float *ar = acc + (size_t)(r0 + r) * c->dp + x + 32 * h;
-            const hr_vf A = hr_vload(ar), B = hr_vload(ar + HR_VW);
-            a[r][2 * h] = _mm512_permutex2var_ps(A, ilo, B);
-            a[r][2 * h + 1] = _mm512_permutex2var_ps(A, ihi, B);
+            hr_vbf_to_pair_order(hr_vload(ar), hr_vload(ar + HR_VW), &a[r][2 * h], &a[r][2 * h + 1]);
         }
     const unsigned char *v1 = v0;
     int j = 0;
@@ -180,8 +177,10 @@ HR_BF16_INLINE void pv_tile(const dctx *c, const uint16_t *pb, const unsigned ch
     for (int r = 0; r < nr; r++)
         for (int h = 0; h < nc; h++) {
             float *ar = acc + (size_t)(r0 + r) * c->dp + x + 32 * h;
-            hr_vstore(ar, _mm512_permutex2var_ps(a[r][2 * h], ia, a[r][2 * h + 1]));
-            hr_vstore(ar + HR_VW, _mm512_permutex2var_ps(a[r][2 * h], ib, a[r][2 * h + 1]));
+            hr_vf A, B;
+            hr_vbf_from_pair_order(a[r][2 * h], a[r][2 * h + 1], &A, &B);
+            hr_vstore(ar, A);
+            hr_vstore(ar + HR_VW, B);
         }
 }
 

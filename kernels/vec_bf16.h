@@ -19,6 +19,16 @@
  *   hr_vstore_bf16x2(p, a, b)   32 bf16: a's 16 then b's, rounded as above in one
  *                               vcvtne2ps2bf16 and one 64-byte store (half the converts and
  *                               stores of two hr_vstore_bf16)
+ *   hr_vstore_bf16x2_n(p, x, n) the floats x[0 .. n) (n <= 32 read; masked loads) rounded
+ *                               as above into the 32 bf16 at p, zeros from n on
+ *   hr_vbf_zero()               all zero
+ *   hr_vbf_interleave(x, y, lo, hi)  32 bf16 of each of two rows as pairs (x_c, y_c) for
+ *                               vdpbf16ps: lane 4l + i (l, i < 4) of *lo holds c = 8l + i,
+ *                               of *hi c = 8l + 4 + i (vpunpcklwd / vpunpckhwd work within
+ *                               128-bit lanes)
+ *   hr_vbf_to_pair_order(a, b, lo, hi)    32 floats in order (a: 0-15, b: 16-31) into
+ *                               that lane order, for accumulators of such pairs (vpermt2ps)
+ *   hr_vbf_from_pair_order(lo, hi, a, b)  and back
  * The softmax's lane test and short exp2 are vec_softmax.h's (hr_vgt_any, hr_vexp2_bf16:
  * degree 3, relative error 7.5e-5, for weights rounded to bf16 next).
  */
@@ -77,6 +87,32 @@ HR_BF16_INLINE void hr_vstore_bf16(void *p, hr_vf x)
 HR_BF16_INLINE void hr_vstore_bf16x2(void *p, hr_vf a, hr_vf b)
 {
     _mm512_storeu_si512(p, (__m512i)_mm512_cvtne2ps_pbh(b, a)); /* the second operand is the low half */
+}
+HR_BF16_INLINE void hr_vstore_bf16x2_n(void *p, const float *x, int n)
+{
+    const __mmask16 ma = n >= 16 ? (__mmask16)0xffff : n > 0 ? (__mmask16)((1u << n) - 1) : 0;
+    const __mmask16 mb = n >= 32 ? (__mmask16)0xffff : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
+    hr_vstore_bf16x2(p, _mm512_maskz_loadu_ps(ma, x), mb ? _mm512_maskz_loadu_ps(mb, x + 16) : _mm512_setzero_ps());
+}
+HR_BF16_INLINE hr_vbf hr_vbf_zero(void) { return _mm512_setzero_si512(); }
+HR_BF16_INLINE void hr_vbf_interleave(hr_vbf x, hr_vbf y, hr_vbf *lo, hr_vbf *hi)
+{
+    *lo = _mm512_unpacklo_epi16(x, y);
+    *hi = _mm512_unpackhi_epi16(x, y);
+}
+HR_BF16_INLINE void hr_vbf_to_pair_order(hr_vf a, hr_vf b, hr_vf *lo, hr_vf *hi)
+{
+    const __m512i il = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    const __m512i ih = _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    const hr_vf l = _mm512_permutex2var_ps(a, il, b), h = _mm512_permutex2var_ps(a, ih, b);
+    *lo = l, *hi = h;
+}
+HR_BF16_INLINE void hr_vbf_from_pair_order(hr_vf lo, hr_vf hi, hr_vf *a, hr_vf *b)
+{
+    const __m512i ia = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i ib = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const hr_vf va = _mm512_permutex2var_ps(lo, ia, hi), vb = _mm512_permutex2var_ps(lo, ib, hi);
+    *a = va, *b = vb;
 }
 #endif
 

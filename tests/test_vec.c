@@ -171,6 +171,49 @@ static HR_BF16_TARGET int bf16x2_same(void)
     hr_vstore_bf16(one + HR_VW, hr_vload(b));
     return memcmp(one, two, sizeof one) == 0 && two[0] == 0x3f80 && two[HR_VW] == 0xc040;
 }
+
+/* decode_bf16.c's P·V step: two rows of 32 bf16 interleaved, a pair of weights broadcast,
+ * vdpbf16ps, the accumulators back in order give p x_c + q y_c for every c (small
+ * integers: exact); the pair order round-trips; hr_vstore_bf16x2_n writes the first n
+ * values rounded and zeros after. Returns the number of mismatches. */
+static HR_BF16_TARGET int bf16_pairs_bad(void)
+{
+    uint16_t x[32], y[32], w[2];
+    float fx[32], fy[32], in[48];
+    hr_vf A, B;
+    int bad = 0;
+    for (int c = 0; c < 32; c++) fx[c] = (float)(c - 7), fy[c] = (float)(3 * c % 11);
+    hr_vstore_bf16x2_n(x, fx, 32); /* exact: small integers */
+    hr_vstore_bf16x2_n(y, fy, 32);
+    const float p = 2.0f, q = -3.0f, pq[32] = {p, q};
+    hr_vstore_bf16x2_n(w, pq, 2); /* (p, q), then zeros past the pair: w holds the first 2 */
+    hr_vbf lo, hi;
+    hr_vbf_interleave(hr_vbf_load(x), hr_vbf_load(y), &lo, &hi);
+    const hr_vbf pr = hr_vbf_pair1(w);
+    hr_vbf_from_pair_order(hr_vdot_bf16(hr_vzero(), pr, lo), hr_vdot_bf16(hr_vzero(), pr, hi), &A, &B);
+    hr_vstore(in, A);
+    hr_vstore(in + HR_VW, B);
+    for (int c = 0; c < 32; c++) bad += in[c] != p * fx[c] + q * fy[c];
+    for (int c = 0; c < 32; c++) in[c] = (float)c * 0.5f;
+    hr_vf l, h;
+    hr_vbf_to_pair_order(hr_vload(in), hr_vload(in + HR_VW), &l, &h);
+    hr_vbf_from_pair_order(l, h, &A, &B);
+    float back[32];
+    hr_vstore(back, A);
+    hr_vstore(back + HR_VW, B);
+    for (int c = 0; c < 32; c++) bad += back[c] != in[c];
+    for (int c = 0; c < 48; c++) in[c] = 1.0f + (float)c / 1024.0f;
+    const int ns[] = {0, 1, 16, 17, 31, 32, 40};
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        uint16_t got[32], one[HR_VW];
+        hr_vstore_bf16x2_n(got, in, ns[k]);
+        for (int c = 0; c < 32; c++) {
+            hr_vstore_bf16(one, hr_vset1(in[c]));
+            bad += got[c] != (c < ns[k] ? one[0] : 0);
+        }
+    }
+    return bad;
+}
 #endif
 
 /* hr_vexp2_bf16 (the amx path's softmax, vec_softmax.h): the bound it states over
@@ -207,6 +250,20 @@ HR_TEST(vec_exp2_bf16)
 #endif
 #if defined(HR_HAVE_BF16DOT)
     if (hr_cpu_bf16()) CHECK(bf16x2_same());
+#endif
+}
+
+HR_TEST(vec_bf16_pairs)
+{
+#if defined(HR_HAVE_BF16DOT)
+    if (!hr_cpu_bf16()) {
+        printf("     note: the CPU has no AVX512-BF16: the bf16 pair helpers not run\n");
+        return;
+    }
+    const int bad = bf16_pairs_bad();
+    CHECKF(bad == 0, "%d mismatches in the bf16 pair helpers", bad);
+#else
+    printf("     note: this build level has no AVX512-BF16 code\n");
 #endif
 }
 
