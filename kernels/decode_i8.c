@@ -94,6 +94,16 @@
  * and V scales of 4 blocks from one 64-byte row load per key and 16 vpermt2w per 16
  * keys (+7 to +34% on q4_0 in two runs, load 1.5-1.9: the shuffle port, already busy
  * with the transposes, is dearer than the gathers' loads).
+ * On an AMD EPYC Zen 4 (2026-11-27; 2 vCPUs, one thread, H32/8 d128 L16384, 3 passes,
+ * the -DHR_DI8_ABLATE build): without the V scale gathers q4_0 3.04 -> 1.94 ms and q8_0
+ * 2.54 -> 2.10, without the K ones 2.63 and 2.39, without both 1.79 and 1.96 (~9.5 ns
+ * of q4_0's ~23 per key and KV head): vpgatherdd is dear there. Tried against main
+ * (`headroom ab`, 11 pairs, L4096 / L16384, one thread): the 16 scales by scalar loads
+ * into a stack row and one vector load, both gathers: q4_0 -4.6 / -14.1%, q8_0 +10.3 /
+ * +4.3%; the V ones only: q4_0 -5.4 / -16.2%, q8_0 +33.6 / +29.7%; q4_0's V prefetch in
+ * the scores pass back (as q8_0's): -13.2% at L16384 but +22.7% at L4096. Not kept: one
+ * type and one CPU gain, the other loses, and Sapphire Rapids, where the choices above
+ * were measured, was not here to check; a per-CPU choice would need both measured.
  * The softmax folded into pv_quant (exp2 and P·dv from the same registers, P not stored
  * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
  * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
