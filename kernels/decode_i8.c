@@ -96,7 +96,7 @@
  * with the transposes, is dearer than the gathers' loads).
  * On an AMD EPYC Zen 4 (2026-11-27; 2 vCPUs, one thread, H32/8 d128 L16384, 3 passes,
  * the -DHR_DI8_ABLATE build): without the V scale gathers q4_0 3.04 -> 1.94 ms and q8_0
- * 2.54 -> 2.10, without the K ones 2.63 and 2.39, without both 1.79 and 1.96 (~9.5 ns
+ * 2.57 -> 2.10, without the K ones 2.64 and 2.39, without both 1.79 and 1.96 (~9.5 ns
  * of q4_0's ~23 per key and KV head): vpgatherdd is dear there. Tried against main
  * (`headroom ab`, 11 pairs, L4096 / L16384, one thread): the 16 scales by scalar loads
  * into a stack row and one vector load, both gathers: q4_0 -4.6 / -14.1%, q8_0 +10.3 /
