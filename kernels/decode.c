@@ -230,7 +230,7 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
      * P times the V scales after the scores. */
     c->i8 = hr_decode_i8_on(c->kt);
     c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
-    /* Scores in log2 units, so the softmax takes exp2 (block_softmax's log2s); the int8
+    /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
      * path's Q block scales carry the factor instead (decode_i8.c). */
     if (!c->i8) c->scale *= 1.44269504088896341f;
     c->qf = round16((size_t)c->R * c->dp) + (c->i8 ? hr_decode_i8_qf(c) : 0);

@@ -66,14 +66,13 @@ static inline int row_head(const dctx *c, int g, int r) { return g * c->G + r / 
 static inline int row_i(const dctx *c, int r) { return r % c->p->seq_q; }
 
 /* Online-softmax step of one row over the block's first vis scores (the rest are
- * masked): afterwards m is the max over every visible key seen so far, l the sum of
- * exp(s - m) over them, acc rescaled to the new m, and sr holds exp(s - m) with zeros
- * for masked keys. log2s (a constant where inlined): the scores are s log2 e (decode_i8.c's
- * Q scales carry the factor), so exp(s - m) = 2^(s' - m') by hr_vexp2 (10 ops a vector
- * where hr_vexp takes 22); m stays in natural units in the state (decode.c merges by
- * expf) and is rewritten only when it moves, so m' = m log2 e does not drift. */
-DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l,
-                          float *acc, int log2s)
+ * masked), the scores in log2 units (s log2 e: the query rows or, on the int8 path, Q's
+ * block scales carry the factor), so exp(s - m) = 2^(s' - m') by hr_vexp2 (10 ops a
+ * vector where hr_vexp takes 22): afterwards m is the max over every visible key seen
+ * so far, l the sum of exp(s - m) over them, acc rescaled to the new m, and sr holds
+ * exp(s - m) with zeros for masked keys. m stays in natural units in the state (decode.c
+ * merges by expf) and is rewritten only when it moves, so m' = m log2 e does not drift. */
+DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l, float *acc)
 {
     if (vis <= 0) {
         memset(sr, 0, (size_t)n * sizeof *sr);
@@ -85,25 +84,25 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
     for (int j = 0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
     float mx = hr_vreduce_max(vmx);
     for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
-    const float ms = log2s ? *m * log2e : *m; /* -inf stays -inf */
+    const float ms = *m * log2e; /* -inf stays -inf */
     const float mnew = ms > mx ? ms : mx;
     /* m = -inf means no key seen yet: l and acc are 0, nothing to rescale. */
     /* hr_expf_poly(0) is exactly 1, so a row whose m does not move is not rescaled. */
-    const float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly(log2s ? (ms - mnew) * ln2 : ms - mnew);
+    const float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly((ms - mnew) * ln2);
     hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
     for (int j = 0; j < vfull; j += HR_VW) {
-        const hr_vf x = hr_vsub(hr_vload(sr + j), vm), e = log2s ? hr_vexp2(x) : hr_vexp(x);
+        const hr_vf e = hr_vexp2(hr_vsub(hr_vload(sr + j), vm));
         hr_vstore(sr + j, e);
         vsum = hr_vadd(vsum, e);
     }
     float sum = hr_vreduce_add(vsum);
     for (int j = vfull; j < vis; j++) {
-        sr[j] = hr_expf_poly(log2s ? (sr[j] - mnew) * ln2 : sr[j] - mnew);
+        sr[j] = hr_expf_poly((sr[j] - mnew) * ln2);
         sum += sr[j];
     }
     for (int j = vis; j < n; j++) sr[j] = 0.0f;
     *l = *l * alpha + sum;
-    if (mnew != ms) *m = log2s ? mnew * ln2 : mnew;
+    if (mnew != ms) *m = mnew * ln2;
     if (alpha != 1.0f) {
         hr_vf va = hr_vset1(alpha);
         for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
@@ -111,13 +110,13 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
 }
 
 /* The online-softmax step of every row of the group over keys [jb, jb+n), end[i] the
- * causal end of query row i; log2s as block_softmax's. */
-DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *end, float *s, dstate st, int log2s)
+ * causal end of query row i, the scores in log2 units (block_softmax). */
+DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
 {
     for (int r = 0; r < c->R; r++) {
         int vis = end[row_i(c, r)] - jb;
         vis = vis < 0 ? 0 : vis > n ? n : vis;
-        block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp, log2s);
+        block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
     }
 }
 

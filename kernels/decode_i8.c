@@ -3,7 +3,7 @@
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
  * q = round(x/d), the scale kept in fp32 as dq = d log2 e), and a key's score, in log2
- * units for block_softmax (decode_block.h, log2s), is
+ * units for block_softmax (decode_block.h), is
  *     s = sum_b dq_b dk_b (sum_{c in b} q_c k_c)
  * with the inner sum an exact int32 dot product. vpdpbusd multiplies unsigned by signed
  * bytes: K goes unsigned (q8_0 k + 128, one vpxor per K vector shared by the R rows;
@@ -108,7 +108,7 @@
  * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
  * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
  * more than main's 4 groups of one block, and P's store and reload stay in L1.
- * Paid: the softmax in log2 units (block_softmax's log2s: Q's block scales carry log2 e, so
+ * Paid: the softmax in log2 units (block_softmax: Q's block scales carry log2 e, so
  * the scores come out as s log2 e at no cost, and exp(s - m) = 2^(s' - m') by hr_vexp2,
  * 10 ops a vector where hr_vexp takes 22; ~3 ops per key and KV head at R 4): -3.5%
  * geomean, all 8 points faster (`headroom ab` against the build before, 15 ABBA pairs,
@@ -242,7 +242,7 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
                 qi[b * HR_QBLOCK + i] = (signed char)v;
                 sum += v;
             }
-            dq[b] = amax / 127.0f * 1.44269504088896341f; /* scores in log2 units: block_softmax's log2s */
+            dq[b] = amax / 127.0f * 1.44269504088896341f; /* scores in log2 units (block_softmax) */
             corr[b] = -off * sum;
         }
     }
@@ -405,7 +405,7 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     if (q4) nv = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st, 1);
+    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */

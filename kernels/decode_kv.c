@@ -422,7 +422,7 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
 #if defined(HR_VEC_AVX2)
     if (t != HR_F32) {
         scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-        block_softmax_rows(c, jb, n, end, s, st, 1); /* q carries log2 e (ctx_init) */
+        block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
         if (t == HR_Q8_0 || t == HR_Q4_0)
             pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
@@ -430,7 +430,7 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
     }
 #endif
     scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st, 1); /* q carries log2 e (ctx_init) */
+    block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
     pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 
