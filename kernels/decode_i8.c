@@ -14,8 +14,10 @@
  * Scores, HR_VW keys at a time (scores_keys): per 32-value block the keys' blocks are
  * transposed in registers so that lane L holds key L, then per query row 8 vpdpbusd
  * against broadcast Q dwords, one vcvtdq2ps and one FMA by dk·dq (dk for 16 keys: one
- * vpgatherdd): no horizontal sum per key. The V block scales of the same keys are
- * gathered there too (the first touch of V's lines overlaps the dot products).
+ * load and vcvtph2ps from scales_block's layout): no horizontal sum per key. The V block
+ * scales of the same keys are converted there too. scales_block, a scalar pass over the
+ * block's K and V rows first, lays every scale out by block and key (it also makes the
+ * first touch of V's lines; before it, two vpgatherdd per q block and 16 keys did both).
  *
  * P·V, int8 (HR_HAVE_I8PV, both levels): pv_quant and pv_s8 in decode_i8pv.h, its ops
  * per key and measured figures in that header. At the avx2 level (AVX-VNNI; until then
@@ -97,13 +99,22 @@
  * On an AMD EPYC Zen 4 (2026-11-27; 2 vCPUs, one thread, H32/8 d128 L16384, 3 passes,
  * the -DHR_DI8_ABLATE build): without the V scale gathers q4_0 3.04 -> 1.94 ms and q8_0
  * 2.57 -> 2.10, without the K ones 2.64 and 2.39, without both 1.79 and 1.96 (~9.5 ns
- * of q4_0's ~23 per key and KV head): vpgatherdd is dear there. Tried against main
- * (`headroom ab`, 11 pairs, L4096 / L16384, one thread): the 16 scales by scalar loads
- * into a stack row and one vector load, both gathers: q4_0 -4.6 / -14.1%, q8_0 +10.3 /
- * +4.3%; the V ones only: q4_0 -5.4 / -16.2%, q8_0 +33.6 / +29.7%; q4_0's V prefetch in
- * the scores pass back (as q8_0's): -13.2% at L16384 but +22.7% at L4096. Not kept: one
- * type and one CPU gain, the other loses, and Sapphire Rapids, where the choices above
- * were measured, was not here to check; a per-CPU choice would need both measured.
+ * of q4_0's ~23 per key and KV head): vpgatherdd is dear there. Tried against the build
+ * before (`headroom ab`, 11-15 pairs, L4096 / L16384, one thread): the 16 scales by
+ * scalar loads into a stack row and one vector load right after (a store-forwarding
+ * stall each), both gathers: q4_0 -4.6 / -14.1%, q8_0 +10.3 / +4.3%; the V ones only:
+ * q4_0 -5.4 / -16.2%, q8_0 +33.6 / +29.7%; q4_0's V prefetch in the scores pass back
+ * (as q8_0's): -13.2% at L16384 but +22.7% at L4096. Kept: scales_block, a scalar pass
+ * over the block's K and V rows before the scores that lays every scale out by block
+ * and key, read 16 at a time later (long after the stores): against 839ed36, 15 pairs,
+ * one thread, q4_0 -2.1 / -17.3% (L4096 / L16384), q8_0 +4.4 / +1.9% (L4096's 17 MiB
+ * cache in this VM's L3, where K's gathers hit lines the transposes had just loaded; its
+ * 8 scalar loads and stores per key cost ~1 ns there); two threads q4_0 -0.4 / -9.9%,
+ * q8_0 +2.6 / -6.5% (noise). The V scales alone that way (K's gathered): q4_0 -24.1% at
+ * L16384, but +3.7% at L4096, q8_0 +6.3% there. Not measured on Sapphire Rapids (where
+ * the gathers cost q8_0 7.4% and q4_0 10%, above) nor at the avx2 level's int8 path (this
+ * Zen 4 has AVX512-VNNI, not AVX-VNNI); there the scales were gathered lane by lane with
+ * scalar F16C conversions, now the same scalar pass and one vcvtph2ps per 8.
  * The softmax folded into pv_quant (exp2 and P·dv from the same registers, P not stored
  * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
  * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
@@ -159,7 +170,8 @@ _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
  * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
  * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
  * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
- * 128 the V scale gathers, 256 the K scale gathers (dk a constant). Its results are wrong by design; without the flag di8_skip
+ * 128 the V scales' loads (sv), 256 the K scales' (dk a constant), both also
+ * scales_block (before it, the V and K scale gathers). Its results are wrong by design; without the flag di8_skip
  * is 0 and compiles away. */
 #ifdef HR_DI8_ABLATE
 /* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
@@ -209,7 +221,7 @@ size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb) +
-           2 * round16((size_t)c->R * nb * ngrp(c));
+           2 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's */
 }
 
 const char *hr_decode_i8_path(hr_dtype t)
@@ -248,16 +260,35 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
     }
 }
 
+/* The K and V block scales of keys [0, n) as stored (fp16) into ks[b kbp + j] and
+ * vs[b kbp + j] by scalar loads, up to the next multiple of HR_VW (past n: key n - 1's),
+ * so the scores read them HR_VW at a time with one load. They were two vpgatherdd per
+ * q block of every HR_VW keys: on a Zen 4 ~40% of q4_0's time at L16384 (the header). */
+I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_t ksn, const unsigned char *v0,
+                        ptrdiff_t vsn, int n, uint16_t *ks, uint16_t *vs)
+{
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, np = (n + HR_VW - 1) / HR_VW * HR_VW;
+    const size_t bb = QBYTES(q4);
+    for (int j = 0; j < np; j++) {
+        const int jj = j < n ? j : n - 1;
+        const unsigned char *kr = k0 + jj * ksn, *vr = v0 + jj * vsn;
+        for (int b = 0; b < nb; b++) {
+            memcpy(ks + (size_t)b * kbp + j, kr + b * bb, 2);
+            memcpy(vs + (size_t)b * kbp + j, vr + b * bb, 2);
+        }
+    }
+}
+
 /* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
- * s[r kbp + lane], and the V block scales of the same keys (V rows at vb, stride vsn)
- * into sv[b kbp + lane] for pv_prep (gathered here, the first touch of the V rows'
- * lines overlaps the dot products): per block, K transposed (a lane per key), then per row two chains of
- * four vpdpbusd against broadcast dwords of Q, one conversion and one FMA by the block
- * scales. Lanes past nk repeat key nk - 1 (kbp is a multiple of HR_VW: they land in the
- * padding). Each row's partial sum goes through s between blocks (L1, forwarded).
- * pq: the next block's V prefetch, stepped once per q block (a few lines at a time). */
+ * s[r kbp + lane], and the V block scales of the same keys (ks, vs: scales_block's, at
+ * the first key) into sv[b kbp + lane] for pv_prep, as fp32: per block, K transposed (a
+ * lane per key), then per row two chains of four vpdpbusd against broadcast dwords of Q,
+ * one conversion and one FMA by the block scales. Lanes past nk repeat key nk - 1 (kbp is
+ * a multiple of HR_VW: they land in the padding). Each row's partial sum goes through s
+ * between blocks (L1, forwarded). pq: the next block's V prefetch, stepped once per q
+ * block (a few lines at a time). */
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const unsigned char *vb, ptrdiff_t vsn, float *sv, pf_seq *pq AB_P)
+                       float *s, const uint16_t *ks, const uint16_t *vs, float *sv, pf_seq *pq AB_P)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
     const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
@@ -270,8 +301,8 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
                 kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
         else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
-        const hr_vf dk = di8_skip(256) ? hr_vset1(0x1p-7f) : hr_vgather_f16v(blk, ksn, nk);
-        if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vgather_f16v(vb + b * bb, vsn, nk));
+        const hr_vf dk = di8_skip(256) ? hr_vset1(0x1p-7f) : hr_vload_f16(ks + b * kbp);
+        if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vload_f16(vs + b * kbp));
         for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
             const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
@@ -288,15 +319,16 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
 }
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
-                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, const unsigned char *pf,
-                     ptrdiff_t psn, int nv AB_P)
+                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint16_t *ks, uint16_t *vs,
+                     const unsigned char *pf, ptrdiff_t psn, int nv AB_P)
 {
     /* stepped per q block of every HR_VW keys: at q8_0 34 lines per 16 keys came as one
      * burst (the K loads behind it waiting for fill buffers), now 8.5 lines at a time */
     pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
+    if (!(di8_skip(128) && di8_skip(256))) scales_block(c, q4, k0, ksn, v0, vsn, n, ks, vs);
     for (int j = 0; j < n; j += HR_VW) {
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, v0 + j * vsn, vsn, sv + j, &pq AB_A);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, v0 + j * vsn, vsn, sv + j, &pq AB_A);
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, ks + j, vs + j, sv + j, &pq AB_A);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, ks + j, vs + j, sv + j, &pq AB_A);
     }
 }
 
@@ -399,11 +431,13 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
     float *corr = sv + round16(nb * c->kbp);
+    uint16_t *ks = (uint16_t *)(corr + round16((size_t)c->R * nb) + 2 * round16((size_t)c->R * nb * ngrp(c)));
+    uint16_t *vs = ks + nb * (size_t)c->kbp; /* hr_decode_i8_sf's last part: nb kbp floats for both */
     if (di8_skip(64)) nv = n2 = 0;
     /* q4_0: no V prefetch in the scores pass (its 72-byte rows, ~1 line a step, came in
      * as well without it: the header's "Prefetch spread"); K still in P·V */
     if (q4) nv = 0;
-    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv,
+    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, ks, vs,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)

@@ -28,10 +28,6 @@
  *   hr_vi_load_u8(p)           HR_VW bytes zero-extended to int32 lanes (a q4_0 block's
  *                              bytes once, for both nibbles)
  *   hr_vcvt_u4(x, hi)          the low (hi 0) or high nibbles of those lanes to fp32
- *   hr_f16_scalar(p)           the fp16 at p as a float (F16C)
- *   hr_vgather_f16v(p, stride, nk)   lane L = the fp16 at p + min(L, nk - 1) stride
- *                              (AVX-512: one vpgatherdd, 4 bytes read at each; stride
- *                              below 2^31 / 16)
  */
 
 #include <stdint.h>
@@ -45,13 +41,6 @@
 
 #include <cpuid.h>
 #include <immintrin.h>
-
-static inline float hr_f16_scalar(const void *p)
-{
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return _cvtsh_ss(h);
-}
 
 #if defined(HR_VEC_AVX512)
 #define HR_IB 2
@@ -133,13 +122,6 @@ HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 }
 HR_I8_INLINE hr_vi hr_vi_add(hr_vi a, hr_vi b) { return _mm512_add_epi32(a, b); }
 HR_I8_INLINE hr_vi hr_vi_zero(void) { return _mm512_setzero_si512(); }
-HR_I8_INLINE hr_vf hr_vgather_f16v(const void *p, ptrdiff_t stride, int nk)
-{
-    const __m512i l = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i idx = _mm512_mullo_epi32(nk < 16 ? _mm512_min_epi32(l, _mm512_set1_epi32(nk - 1)) : l,
-                                           _mm512_set1_epi32((int)stride));
-    return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(idx, p, 1)));
-}
 HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s) { return _mm512_dpbusd_epi32(acc, u, s); }
 HR_I8_INLINE hr_vf hr_vi_cvt(hr_vi x) { return _mm512_cvtepi32_ps(x); }
 static inline hr_vf hr_vload_i8(const void *p)
@@ -362,12 +344,6 @@ HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 }
 HR_I8_INLINE hr_vi hr_vi_add(hr_vi a, hr_vi b) { return _mm256_add_epi32(a, b); }
 HR_I8_INLINE hr_vi hr_vi_zero(void) { return _mm256_setzero_si256(); }
-HR_I8_INLINE hr_vf hr_vgather_f16v(const void *p, ptrdiff_t stride, int nk)
-{
-    float x[8];
-    for (int l = 0; l < 8; l++) x[l] = hr_f16_scalar((const unsigned char *)p + (l < nk ? l : nk - 1) * stride);
-    return _mm256_loadu_ps(x);
-}
 HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
 HR_I8_INLINE hr_vf hr_vi_cvt(hr_vi x) { return _mm256_cvtepi32_ps(x); }
 static inline hr_vf hr_vload_i8(const void *p)
