@@ -33,8 +33,8 @@
  * Every stored type (kv_dtype f32, f16, bf16, q8_0, q4_0: a->k/v or a->xk/xv) takes the
  * same walks with decode_kv.c's block step, register tiles that convert K and V in
  * registers (q8_0/q4_0 on a VNNI CPU: decode_i8.c's int8 scores instead; bf16 on an
- * AVX512-BF16 CPU: decode_bf16.c's vdpbf16ps P·V); Q, O and every sum stay fp32. decode_block.h holds the shared context,
- * state and online-softmax step.
+ * AVX512-BF16 CPU: decode_bf16.c's vdpbf16ps P·V); Q, O and every sum stay fp32.
+ * decode_block.h holds the shared context, state and online-softmax step.
  *
  * Arithmetic, per key and KV head at H32/8 d128 Nq 1 (R = 4 query rows share each K
  * and V row; the cache is read once per call whatever R):
