@@ -22,16 +22,18 @@
  * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
  * vdpbf16ps + 4 shuffles + 2 broadcasts (32 FMAs + 16 conversion ops there). ~62 FP-pipe
  * ops where the conversion path takes ~96: at one Zen 4 thread the step does not hide
- * under the stream (decode.c: a read loop with fp32 decode's FMAs streams at ~23.5 GB/s,
- * without them ~30), so fewer ops per byte read is the lever.
+ * under the stream (scripts/read-with-fmas.c: decode's walk with fp32 decode's 4 FMAs per
+ * line reads 20.1-20.5 GB/s, without them 27.6-28.0), so fewer ops per byte read is the
+ * lever.
  *
  * Measured (AMD EPYC Zen 4, 2 vCPUs, 2026-11-27; README, "bf16 at the avx512 level"):
  *   in cache (L1024, one thread) 20.0-20.2 ns per key and KV head against the conversion
  *   path's 27.6-28.1 (24.4 before q was held in registers across the tile, see
  *   scores_tile); `headroom ab` of HEADROOM_DECODE_PATH=convert against it, 15 pairs,
  *   H32/8 d128 L4096 / L16384: -26.7 / -20.1% at one thread, -27.3 / -22.0% at two;
- *   scripts/decode-cputime.sh at L16384: 1.82x / 2.00x fp32's tokens/s (0.71 / 0.79 of
- *   the triad; fp32 itself at 0.78 / 0.79).
+ *   scripts/decode-cputime.sh at L16384, three runs: 1.82 / 2.00x, 1.74 / 1.75x and
+ *   1.91 / 1.86x fp32's tokens/s (0.69-0.72 / 0.79-0.83 of the triad; fp32 itself at
+ *   0.75-0.80 / 0.79-0.92).
  *   Tried: blocks of 64, 128 or 512 keys instead of 256 (one thread, L16384: within the
  *   phase's noise).
  *
@@ -47,8 +49,8 @@
 #include "vec_bf16.h"
 #include "vec_eo.h"
 
-/* Floats of P in bf16: R rows of the block padded to 32 keys. */
-static size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; } /* bf16 per row */
+/* bf16 weights per row of P: the block's keys padded to 32. */
+static size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; }
 
 size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_stride(c) / 2); }
 
