@@ -107,7 +107,7 @@
  * (as q8_0's): -13.2% at L16384 but +22.7% at L4096. Kept: scales_block, a scalar pass
  * over the block's K and V rows before the scores that lays every scale out by block
  * and key, read 16 at a time later (long after the stores): against 839ed36, 15 pairs,
- * one thread, q4_0 -2.1 / -17.3% (L4096 / L16384), q8_0 +4.4 / +1.9% (L4096's 17 MiB
+ * one thread, q4_0 -2.1 / -17.3% (L4096 / L16384), q8_0 +4.4 / +1.9% (L4096's 9 MB
  * cache in this VM's L3, where K's gathers hit lines the transposes had just loaded; its
  * 8 scalar loads and stores per key cost ~1 ns there); two threads q4_0 -0.4 / -9.9%,
  * q8_0 +2.6 / -6.5% (noise). The V scales alone that way (K's gathered): q4_0 -24.1% at
