@@ -124,7 +124,9 @@ HR_TEST(cache_roofs_bound_level_in_rows)
     hr_result r;
     memset(&r, 0, sizeof r);
     r.prob = (hr_problem){.batch = 1, .heads = 1, .kv_heads = 1, .seq_q = 8, .seq_kv = 8, .d_head = 8};
-    r.flops = 1e5, r.bytes = 1e6, r.tune.threads = 1; /* AI = 0.1 */
+    /* the bound counts the problem's compulsory bytes (counts.c hr_bound_bytes): B */
+    const double B = hr_min_bytes(&r.prob);
+    r.flops = 0.1 * B, r.bytes = B, r.tune.threads = 1; /* AI = 0.1 */
     r.timing.reps = 1;
     r.timing.rep_time[0] = 1e-4;
     r.timing.s = (hr_summary){1e-4, 1e-4, 1e-4, 1e-4, 0, 0, 1};
@@ -140,14 +142,14 @@ HR_TEST(cache_roofs_bound_level_in_rows)
     for (int i = 0; i < r.ncounters; i++)
         if (!strcmp(r.counters[i].name, "attainable_gflops")) dram = r.counters[i].value;
     CHECK_NEAR(dram, 2, 1e-9); /* min(100, 0.1 x 20): the DRAM bound, unchanged */
-    r.flops = 1e6; /* AI 1: in L1, 1 x 400 reaches the peak: compute bound there */
+    r.flops = B; /* AI 1: in L1, 1 x 400 reaches the peak: compute bound there */
     hr_roofline_attach(&r, &c);
     if (si->l1d) CHECK(strcmp(r.bound_level, "compute") == 0);
-    r.flops = 1e5;
+    r.flops = 0.1 * B;
     r.workspace_bytes = 1e15;
     hr_roofline_attach(&r, &c);
     CHECKF(strcmp(r.bound_level, "DRAM") == 0, "'%s'", r.bound_level);
-    r.flops = 1e9; /* AI 1000 even against DRAM */
+    r.flops = 1000 * B; /* AI 1000 even against DRAM */
     hr_roofline_attach(&r, &c);
     CHECK(strcmp(r.bound_level, "compute") == 0);
 }

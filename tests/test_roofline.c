@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counts.h"
 #include "headroom.h"
 #include "probe.h"
 #include "results.h"
@@ -351,6 +352,42 @@ HR_TEST(roofline_attach_memory_and_compute_bound)
     int n = r.ncounters;
     hr_roofline_attach(&r, &c);
     CHECK(r.ncounters == n);
+}
+
+/* A kernel that streams K/V once per query head, on a GQA decode problem: its bytes and
+ * GB/s are its own traffic (4x the cache), its AI and bound the problem's compulsory
+ * bytes, as for every kernel of that problem, so it cannot read past 100% of the bound
+ * by re-reading K/V from cache. */
+static const hr_kernel k_per_head = {.name = "t_per_head", .traffic = HR_TRAFFIC_KV_PER_HEAD};
+static const hr_kernel k_per_group = {.name = "t_per_group", .traffic = HR_TRAFFIC_KV_PER_GROUP};
+
+HR_TEST(roofline_bound_counts_compulsory_bytes)
+{
+    hr_ceilings c = made_up();
+    hr_problem p = {.batch = 1, .heads = 32, .kv_heads = 8, .seq_q = 1, .seq_kv = 4096, .d_head = 128};
+    const double kv = 2.0 * 8 * 4096 * 128 * 4, qo = 2.0 * 32 * 128 * 4;
+    CHECK_NEAR(hr_min_bytes(&p), kv + qo, 0);
+    CHECK_NEAR(hr_kernel_bytes(&k_per_head, &p, NULL), 4 * kv + qo, 0);
+    CHECK_NEAR(hr_bound_bytes(&p, hr_kernel_bytes(&k_per_head, &p, NULL)), kv + qo, 0);
+    const double flops = hr_core_flops(&p);
+    double ai[2], pct[2];
+    const hr_kernel *ks[2] = {&k_per_head, &k_per_group};
+    for (int i = 0; i < 2; i++) {
+        hr_result r = row(flops, hr_kernel_bytes(ks[i], &p, NULL), 1, 1e-3);
+        r.prob = p;
+        r.kernel = ks[i];
+        hr_roofline_attach(&r, &c);
+        ai[i] = counter(&r, "AI");
+        pct[i] = counter(&r, "pct_of_roofline");
+    }
+    CHECK_NEAR(ai[0], flops / (kv + qo), 1e-12);
+    CHECK_NEAR(ai[1], ai[0], 0);
+    CHECK_NEAR(pct[0], pct[1], 0);
+    /* memory-bound at 20 GB/s: the bound is the compulsory bytes' time */
+    CHECK_NEAR(pct[0], (kv + qo) / 20e9 / 1e-3 * 100, 1e-9);
+    /* a row without a problem (a layer phase, a made-up row) keeps its own count */
+    CHECK_NEAR(hr_bound_bytes(&(hr_problem){0}, 5e6), 5e6, 0);
+    CHECK_NEAR(hr_bound_bytes(&p, 0), 0, 0);
 }
 
 /* Writes text to NAME in the temp dir, loads it and expects HR_EUSAGE with a message

@@ -272,8 +272,10 @@ void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
     hr_result_set(r, "ceiling_threads", used);
     if (peak > 0) hr_result_set(r, "ceiling_gflops", peak);
     if (bw > 0) hr_result_set(r, "ceiling_gbs", bw);
-    if (!(r->bytes > 0) || !(r->flops > 0)) return;
-    double ai = r->flops / r->bytes;
+    /* The bound is the problem's: FLOPs per compulsory byte (counts.c hr_bound_bytes). */
+    double bytes = hr_bound_bytes(&r->prob, r->bytes);
+    if (!(bytes > 0) || !(r->flops > 0)) return;
+    double ai = r->flops / bytes;
     hr_result_set(r, "AI", ai);
     if (!(peak > 0) || !(bw > 0)) return;
     double attainable = fmin(peak, ai * bw);

@@ -12,7 +12,9 @@
  *   SCORES        materializes scores in memory: + 16 bytes per visible score (S written,
  *                 read and rewritten as P by the softmax, read again by P·V);
  *   KV_PER_HEAD   K and V are streamed once per query head (Hq times, not Hkv times);
- *   KV_PER_GROUP  K and V are streamed once per KV head: the minimum. */
+ *   KV_PER_GROUP  K and V are streamed once per KV head: the minimum.
+ * A row's bytes and GB/s are its kernel's traffic; its AI and roofline bound count the
+ * compulsory bytes (hr_bound_bytes), the same for every kernel of the problem. */
 #include "counts.h"
 
 double hr_visible_pairs(const hr_problem *p)
@@ -39,6 +41,12 @@ static double kv_bytes(const hr_problem *p, int heads)
 }
 
 double hr_min_bytes(const hr_problem *p) { return qo_bytes(p) + kv_bytes(p, p->kv_heads); }
+
+double hr_bound_bytes(const hr_problem *p, double bytes)
+{
+    double m = hr_min_bytes(p);
+    return m > 0 && m < bytes ? m : bytes > 0 ? bytes : 0;
+}
 
 double hr_kernel_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {

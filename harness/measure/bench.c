@@ -230,7 +230,8 @@ int hr_bench_close(hr_bench_session *b, int reps)
     /* The probes' cost in wall time: both probes of a repetition, averaged. */
     if (out->timing.probe_kind && reps > 0) hr_result_set(out, "probe_overhead_s", b->probe_time / reps);
     if (out->timing.s.median > 0) hr_result_set(out, "GBps", out->bytes / out->timing.s.median * 1e-9);
-    hr_result_set(out, "AI", out->bytes > 0 ? out->flops / out->bytes : 0);
+    const double bound_bytes = hr_bound_bytes(&out->prob, out->bytes);
+    hr_result_set(out, "AI", bound_bytes > 0 ? out->flops / bound_bytes : 0);
     if (s->save_dir) {
         hr_tensors_output(&out->prob, b->args); /* a typed O: the last call's, into o */
         hr_tensors view = {.args = *b->args};
