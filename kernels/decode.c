@@ -230,8 +230,10 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
      * P times the V scales after the scores. */
     c->i8 = hr_decode_i8_on(c->kt);
     c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
+    c->bfq = c->bfd && p->dtype == HR_BF16;  /* and Q·K by vdpbf16ps on Q as given */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
-     * path's Q block scales carry the factor instead (decode_i8.c). */
+     * path's Q block scales carry the factor instead (decode_i8.c), bfq's scores take
+     * it after the dot products (decode_bf16.c). */
     if (!c->i8) c->scale *= 1.44269504088896341f;
     c->qf = round16((size_t)c->R * c->dp) + (c->i8 ? hr_decode_i8_qf(c) : 0);
     c->sf = round16((size_t)c->R * c->kbp) + (c->i8 ? hr_decode_i8_sf(c) : 0) + (c->bfd ? hr_decode_bf16_sf(c) : 0);
@@ -262,22 +264,34 @@ static dstate slot_at(const dctx *c, float *base)
 }
 
 
-/* Scales the group's query rows of KV head g (batch b) into q and clears the state. */
+/* Scales the group's query rows of KV head g (batch b) into q and clears the state.
+ * Q is read in its stored type (a bf16 or f16 Q's values converted exactly); bfq keeps
+ * bf16 rows as they are, unscaled, dp bf16 values apart. */
 static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
 {
     const int d = c->d;
+    const hr_dtype qt = c->p->dtype;
     for (int r = 0; r < c->R; r++) {
-        const float *src = hr_crow(c->a->q, b, row_head(c, g, r), row_i(c, r));
+        const int h = row_head(c, g, r), i = row_i(c, r);
         float *dst = q + (size_t)r * c->dp;
-        if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
-            for (int x = 0; x < d; x += 2 * HR_VW)
-                for (int i = 0; i < HR_VW; i++) {
-                    dst[x + i] = src[x + 2 * i] * c->scale;
-                    dst[x + HR_VW + i] = src[x + 2 * i + 1] * c->scale;
-                }
+        if (c->bfq) /* d % 32 == 0: dp = d */
+            memcpy((uint16_t *)q + (size_t)r * c->dp, hr_xcrow(c->a->xq, b, h, i), (size_t)d * sizeof(uint16_t));
         else {
-            for (int x = 0; x < d; x++) dst[x] = src[x] * c->scale;
-            for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+            if (qt == HR_F32) memcpy(dst, hr_crow(c->a->q, b, h, i), (size_t)d * sizeof *dst);
+            else hr_dtype_load_row(qt, hr_xcrow(c->a->xq, b, h, i), dst, d);
+            if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
+                for (int x = 0; x < d; x += 2 * HR_VW) {
+                    float t[2 * HR_VW];
+                    memcpy(t, dst + x, sizeof t);
+                    for (int u = 0; u < HR_VW; u++) {
+                        dst[x + u] = t[2 * u] * c->scale;
+                        dst[x + HR_VW + u] = t[2 * u + 1] * c->scale;
+                    }
+                }
+            else {
+                for (int x = 0; x < d; x++) dst[x] *= c->scale;
+                for (int x = d; x < c->dp; x++) dst[x] = 0.0f;
+            }
         }
         st.m[r] = -INFINITY;
         st.l[r] = 0.0f;
@@ -353,14 +367,29 @@ static void attend_heads(const dctx *c, int b, int j0, int j1, float *const *q, 
     }
 }
 
+/* Where O row r of the group is computed: the f32 row itself, or buf (d floats) for a
+ * bf16 or f16 O, which o_store then rounds into the stored row (nearest even). */
+static float *o_row(const dctx *c, int b, int g, int r, float *buf)
+{
+    return c->p->dtype == HR_F32 ? hr_row(c->a->o, b, row_head(c, g, r), row_i(c, r)) : buf;
+}
+
+static void o_store(const dctx *c, int b, int g, int r, const float *buf)
+{
+    if (c->p->dtype != HR_F32)
+        hr_dtype_store_row(c->p->dtype, buf, hr_xrow(c->a->xo, b, row_head(c, g, r), row_i(c, r)), c->d);
+}
+
 /* O rows of the group from a whole piece's state: acc / l, or 0 where no key was seen. */
 static void write_rows(const dctx *c, int b, int g, const dstate *st)
 {
+    float buf[HR_MAX_DHEAD];
     for (int r = 0; r < c->R; r++) {
-        float *o = hr_row(c->a->o, b, row_head(c, g, r), row_i(c, r));
+        float *o = o_row(c, b, g, r, buf);
         const float *acc = st->acc + (size_t)r * c->dp;
         float inv = st->l[r] > 0.0f ? 1.0f / st->l[r] : 0.0f;
         for (int x = 0; x < c->d; x++) o[x] = acc[x] * inv;
+        o_store(c, b, g, r, o);
     }
 }
 
@@ -386,6 +415,7 @@ static dstate thread_slot(const dctx *c, void *ws, int u, int k, int g)
 static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate mine, int u0, int u1,
                        long long S, int T)
 {
+    float buf[HR_MAX_DHEAD];
     for (int r = 0; r < c->R; r++) {
         float M = mine.m[r];
         for (int u = u0; u < u1; u++)
@@ -393,9 +423,10 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
                 float mu = thread_slot(c, ws, u, 0, gs).m[r];
                 M = mu > M ? mu : M;
             }
-        float *o = hr_row(c->a->o, b, row_head(c, g, r), row_i(c, r));
+        float *o = o_row(c, b, g, r, buf);
         if (M == -INFINITY) {
             memset(o, 0, (size_t)c->d * sizeof *o);
+            o_store(c, b, g, r, o);
             continue;
         }
         float e = expf(mine.m[r] - M), L = mine.l[r] * e; /* exp(-inf) = 0 */
@@ -411,6 +442,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
         }
         const float inv = 1.0f / L;
         for (int x = 0; x < c->d; x++) o[x] *= inv;
+        o_store(c, b, g, r, o);
     }
 }
 
@@ -503,6 +535,7 @@ const hr_kernel hr_kernel_decode = {
     .resolve = decode_resolve,
     .workspace_bytes = decode_workspace,
     .run = decode_run,
+    .dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16,
     .kv_dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16 | 1u << HR_Q8_0 | 1u << HR_Q4_0,
     .path = hr_decode_path,
 };

@@ -68,10 +68,11 @@ int hr_decode_bf16_on(hr_dtype t, int d)
     return cpu;
 }
 
-const char *hr_decode_bf16_path(hr_dtype t, int d)
+const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
 {
-    return hr_decode_bf16_on(t, d) ? HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)"
-                                   : NULL;
+    if (!hr_decode_bf16_on(t, d)) return NULL;
+    return qt == HR_BF16 ? HR_VEC_ISA " bf16 Q and K, scores and P·V vdpbf16ps (P in bf16)"
+                         : HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)";
 }
 
 /* Scores of nk <= 4 keys (rows k[u]; k[u] = k[0] past nk) for query rows [r0, r0 + nr),
@@ -104,8 +105,38 @@ HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned ch
     }
 }
 
+/* As scores_tile for bf16 query rows (bfq), kept as given in d order, dp bf16 values
+ * apart: one vdpbf16ps per 32 values of a row and key, where the fp32 rows take two
+ * FMAs and K's even/odd split. The sums are of exact products in fp32; scores() scales
+ * them. */
+HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsigned char *const *k, int nk, int r0,
+                                  int nr, float *s, int j)
+{
+    hr_vf acc[BRT][4];
+    for (int r = 0; r < BRT; r++)
+        for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
+    for (int x = 0; x < c->d; x += 2 * HR_VW) {
+        hr_vbf kx[4];
+        for (int u = 0; u < 4; u++) kx[u] = hr_vbf_load(k[u] + 2 * x);
+        for (int r = 0; r < BRT; r++) {
+            if (r >= nr) break;
+            hr_vbf qr = hr_vbf_load(q + (size_t)(r0 + r) * c->dp + x);
+            __asm__("" : "+v"(qr)); /* in a register across the 4 keys, as scores_tile's */
+            for (int u = 0; u < 4; u++) acc[r][u] = hr_vdot_bf16(acc[r][u], qr, kx[u]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
+        else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
- * few lines per 4 keys meanwhile (decode_kv.c's scores_kv for the non-f32 types). */
+ * few lines per 4 keys meanwhile (decode_kv.c's scores_kv for the non-f32 types). With
+ * bfq, the block's sums times the scale (log2 e included) afterwards: a vector op per
+ * 16 scores and row, where scaling in the tiles took one per 4. */
 HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,
                            const unsigned char *pf, ptrdiff_t psn, int nv)
 {
@@ -117,9 +148,21 @@ HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k
         pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += BRT) {
             const int nr = c->R - r0 < BRT ? c->R - r0 : BRT;
-            if (nk == 4 && nr == BRT) scores_tile(c, q, k, 4, r0, BRT, s, j); /* constants: registers */
+            if (c->bfq) {
+                const uint16_t *qb = (const uint16_t *)q;
+                if (nk == 4 && nr == BRT) scores_tile_q(c, qb, k, 4, r0, BRT, s, j);
+                else scores_tile_q(c, qb, k, nk, r0, nr, s, j);
+            } else if (nk == 4 && nr == BRT) scores_tile(c, q, k, 4, r0, BRT, s, j); /* constants: registers */
             else scores_tile(c, q, k, nk, r0, nr, s, j);
         }
+    }
+    if (c->bfq) {
+        const hr_vf sc = hr_vset1(c->scale);
+        for (int r = 0; r < c->R; r++)
+            for (int j = 0; j < n; j += HR_VW) { /* past n: the row's padding to kbp */
+                float *sr = s + (size_t)r * c->kbp + j;
+                hr_vstore(sr, hr_vmul(hr_vload(sr), sc));
+            }
     }
 }
 
@@ -223,9 +266,9 @@ int hr_decode_bf16_on(hr_dtype t, int d)
     return 0;
 }
 
-const char *hr_decode_bf16_path(hr_dtype t, int d)
+const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
 {
-    (void)t, (void)d;
+    (void)qt, (void)t, (void)d;
     return NULL;
 }
 

@@ -33,6 +33,8 @@ typedef struct {
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
     int bfd;                  /* a bf16 cache's P·V by vdpbf16ps (decode_bf16.c)         */
+    int bfq;                  /* with bfd, bf16 Q (dtype bf16): the scores by vdpbf16ps
+                               * too, the query rows kept in bf16 as given             */
     int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c); 2:
                                * P·V by int8 dot products too                             */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
@@ -52,7 +54,7 @@ static inline int decode_bf16_eo(const dctx *c)
 #if defined(HR_VEC_AVX2)
     return c->kt == HR_BF16 && c->d % (2 * HR_VW) == 0;
 #else
-    return c->bfd;
+    return c->bfd && !c->bfq;
 #endif
 }
 
@@ -183,12 +185,13 @@ void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *e
  * hr_decode_bf16_on says whether decode takes it for a cache of type t and head size d
  * (t bf16, d a multiple of 32, the CPU has it, HEADROOM_DECODE_PATH is not "convert");
  * hr_decode_bf16_sf the floats it adds to the scores block (P in bf16);
- * hr_decode_block_bf16 hr_decode_block_kv's step on it; hr_decode_bf16_path its name. */
+ * hr_decode_block_bf16 hr_decode_block_kv's step on it; hr_decode_bf16_path its name
+ * for Q of type qt (bf16 Q: the scores by vdpbf16ps too). */
 int hr_decode_bf16_on(hr_dtype t, int d);
 size_t hr_decode_bf16_sf(const dctx *c);
 void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                           float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
-const char *hr_decode_bf16_path(hr_dtype t, int d);
+const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
 /* The int8 path's name for t (NULL where decode does not take it). */
 const char *hr_decode_i8_path(hr_dtype t);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */

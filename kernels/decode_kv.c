@@ -530,7 +530,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_path(const hr_problem *p)
 {
-    const char *i8 = hr_decode_i8_path(p->kv_dtype), *bfd = hr_decode_bf16_path(p->kv_dtype, p->d_head);
+    const char *i8 = hr_decode_i8_path(p->kv_dtype), *bfd = hr_decode_bf16_path(p->dtype, p->kv_dtype, p->d_head);
     if (i8) return i8;
     if (bfd) return bfd;
     static const char *const paths[HR_NDTYPES] = {

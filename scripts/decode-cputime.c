@@ -43,10 +43,16 @@ int main(int argc, char **argv)
         }
     } else {
         hr_problem p = {.batch = 1, .heads = 32, .kv_heads = 8, .seq_q = 1, .seq_kv = L, .d_head = 128};
-        int kt = -1;
-        for (int i = 0; hr_dtype_names[i]; i++) if (!strcmp(hr_dtype_names[i], argv[1])) kt = i;
-        if (kt < 0) return 2;
+        /* KV, or Q/KV for a Q (and O) of another type than f32: bf16/bf16 */
+        const char *sl = strchr(argv[1], '/'), *kv = sl ? sl + 1 : argv[1];
+        int kt = -1, qt = sl ? -1 : HR_F32;
+        for (int i = 0; hr_dtype_names[i]; i++) {
+            if (!strcmp(hr_dtype_names[i], kv)) kt = i;
+            if (sl && strlen(hr_dtype_names[i]) == (size_t)(sl - argv[1]) && !strncmp(hr_dtype_names[i], argv[1], (size_t)(sl - argv[1]))) qt = i;
+        }
+        if (kt < 0 || qt < 0) return 2;
         p.kv_dtype = (hr_dtype)kt;
+        p.dtype = (hr_dtype)qt;
         const hr_kernel *k = hr_kernel_find("decode");
         hr_tune t0 = {.threads = T};
         if (argc > 5) t0.block_kv = atoi(argv[5]);

@@ -6,7 +6,8 @@
 #   BUILD_DIR: a fixed build's directory (build/native from make NATIVE=1, build/avx2, ...) whose
 #   kernels/ and harness/base/ objects are linked into scripts/decode-cputime.c (compiled
 #   -O3 -march=native, so the triad is vectorized: at -O2 it ran at 21 instead of 28 GB/s).
-#   Env: CONFIGS (default: every kv type at L16384 and f32 at L4096, 1 and 2 threads),
+#   Env: CONFIGS (default: every kv type at L16384 and f32 at L4096, 1 and 2 threads; a
+#   config is KV:L:T, or Q/KV:L:T for Q and O in another type, e.g. bf16/bf16:16384:1),
 #   REPS (calls per row, 15), LOCK (a flock file every timing runs under, /tmp/hr-timing.lock).
 # Prints the raw lines (pass, build, kv, L, T, cpu median ms) and a table per build:
 # tokens/s, GB/s, fraction of the triad of the same passes, ratio to f32 at the same L, T.
@@ -49,11 +50,11 @@ for p, b, kv, L, T, ms in rows:
 tri = {T: 12.0 * ((256 << 20) // 12) / (st.median(v) * 1e-3) * 1e-9 for (b, kv, L, T), v in med.items() if kv == 'triad'}
 row_bytes = {'f32': 512, 'f16': 256, 'bf16': 256, 'q8_0': 136, 'q4_0': 72}
 print("\nmedians over %d passes (CPU time per thread); triad GB/s: %s" % (len(set(r[0] for r in rows)), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(tri.items()))))
-print("%-16s %-5s %6s %2s %9s %9s %8s %8s %9s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "x f32"))
+print("%-16s %-9s %6s %2s %9s %9s %8s %8s %9s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "x f32"))
 for (b, kv, L, T), v in sorted(med.items()):
     if kv == 'triad': continue
-    ms = st.median(v); gbs = 2 * 8 * L * row_bytes[kv] / (ms * 1e-3) * 1e-9
+    ms = st.median(v); gbs = 2 * 8 * L * row_bytes[kv.split('/')[-1]] / (ms * 1e-3) * 1e-9
     f32 = med.get((b, 'f32', L, T))
     ratio = "%.2f" % (st.median(f32) / ms) if f32 else "-"
-    print("%-16s %-5s %6d %2d %9.3f %9.1f %8.2f %8.3f %9s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], ratio))
+    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8.3f %9s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], ratio))
 PY

@@ -77,29 +77,35 @@ static int run_kv_q(const hr_problem *p, hr_layout lay, hr_dist dist, int thread
     size_t wb = k->workspace_bytes(p, &t);
     void *ws = hr_alloc(wb ? wb : 64);
     hr_args *a = &kc.ts.args;
-    for (int b = 0; b < p->batch; b++)
-        for (int h = 0; h < p->heads; h++)
-            for (int i = 0; i < p->seq_q; i++)
-                for (int x = 0; x < p->d_head; x++) hr_row(a->o, b, h, i)[x] = 1e30f;
-    /* The kernel must read the stored cache, not the dequantized floats: poison them
-     * while it runs. */
+    hr_tensors_poison(p, a, 1e30f);
+    /* The kernel must read the stored cache (and a bf16/f16 Q as stored), not the
+     * dequantized floats: poison them while it runs. */
     const size_t n = (size_t)p->batch * p->kv_heads * p->seq_kv * p->d_head;
-    float *kdq = malloc(n * sizeof(float)), *vdq = malloc(n * sizeof(float));
+    const size_t nq = (size_t)p->batch * p->heads * p->seq_q * p->d_head;
+    float *kdq = malloc(n * sizeof(float)), *vdq = malloc(n * sizeof(float)), *qdq = malloc(nq * sizeof(float));
     hr_view kd = hr_view_dense(kdq, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
     hr_view vd = hr_view_dense(vdq, lay, p->batch, p->kv_heads, p->seq_kv, p->d_head);
-    hr_cview keep_k = a->k, keep_v = a->v;
-    a->k = hr_cv(kd);
-    a->v = hr_cv(vd);
+    hr_view qd = hr_view_dense(qdq, lay, p->batch, p->heads, p->seq_q, p->d_head);
+    hr_cview keep_k = a->k, keep_v = a->v, keep_q = a->q;
+    if (p->kv_dtype != HR_F32) {
+        a->k = hr_cv(kd);
+        a->v = hr_cv(vd);
+    }
+    if (p->dtype != HR_F32) a->q = hr_cv(qd);
     for (size_t i = 0; i < n; i++) kdq[i] = vdq[i] = NAN;
+    for (size_t i = 0; i < nq; i++) qdq[i] = NAN;
     k->run(p, &t, a, ws);
     a->k = keep_k;
     a->v = keep_v;
+    a->q = keep_q;
+    hr_tensors_output(p, a);
     *own = hr_oracle_check_q(p, a, 0, hr_path_quant(hr_kernel_path(k, p)));
     a->k = kc.orig.args.k;
     a->v = kc.orig.args.v;
     *fmt = hr_oracle_check(p, a, 0);
     free(kdq);
     free(vdq);
+    free(qdq);
     free(ws);
     kv_case_free(&kc);
     return 0;
@@ -127,9 +133,73 @@ HR_TEST(decode_declares_kv_types)
     p.kv_dtype = HR_Q4_0;
     p.d_head = 48; /* block types need d % 32 == 0 */
     CHECK(hr_kernel_why_not(k, &p) != NULL);
-    p.kv_dtype = HR_F16;
-    p.dtype = HR_BF16; /* Q and O stay f32 */
+    /* Q and O in bf16 or f16 beside every cache type; a block type for Q is refused. */
+    p.d_head = 64;
+    for (int qt = HR_BF16; qt <= HR_F16; qt++)
+        for (int t = 0; t < HR_NDTYPES; t++) {
+            p.dtype = (hr_dtype)qt;
+            p.kv_dtype = (hr_dtype)t;
+            CHECKF(hr_kernel_why_not(k, &p) == NULL, "%s/kv %s refused: %s", hr_dtype_names[qt], hr_dtype_names[t],
+                   hr_kernel_why_not(k, &p));
+            /* The f32 Q's path, but a bf16 Q on a bf16 cache where P·V takes vdpbf16ps:
+             * the scores by vdpbf16ps too. */
+            const char *path = hr_kernel_path(k, &p);
+            p.dtype = HR_F32;
+            const char *path32 = hr_kernel_path(k, &p);
+            const int bfq = qt == HR_BF16 && t == HR_BF16 && strstr(path32, "vdpbf16ps") != NULL;
+            CHECKF(path && (bfq ? strstr(path, "scores and P·V vdpbf16ps") != NULL : !strcmp(path, path32)),
+                   "%s/kv %s path '%s' (f32 Q: '%s')", hr_dtype_names[qt], hr_dtype_names[t], path ? path : "(null)",
+                   path32);
+        }
+    p.dtype = HR_Q8_0;
+    p.kv_dtype = HR_F32;
     CHECK(hr_kernel_why_not(k, &p) != NULL);
+}
+
+/* Q and O in bf16 or f16 with every cache type on the battery's shapes, both paths where
+ * there are two (a bf16 Q on a bf16 cache with AVX512-BF16: scores by vdpbf16ps on Q as
+ * given, decode_bf16.c): the kernel reads Q as stored (the fp32 Q is poisoned while it
+ * runs) and writes O rounded to the type, which the oracle's O term allows. */
+HR_TEST(decode_typed_query_matches_oracle)
+{
+    static const int shapes[][6] = {
+        {1, 4, 1, 1, 77, 32}, {2, 8, 2, 3, 257, 64}, {1, 32, 8, 1, 1000, 128}, {1, 4, 2, 16, 45, 160}, {2, 2, 1, 3, 19, 7},
+    };
+    static const int threads[] = {1, 2, 3};
+    for (int qt = HR_BF16; qt <= HR_F16; qt++)
+        for (int t = 0; t < HR_NDTYPES; t++)
+            for (int conv = 0; conv < 2; conv++) {
+                if (conv && t != HR_BF16) continue; /* one path but for a bf16 cache */
+                decode_path_env(conv ? "convert" : NULL);
+                int n = 0, fails = 0;
+                double own_max = 0;
+                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+                    const int *x = shapes[s];
+                    if (x[5] % hr_dtype_block((hr_dtype)t)) continue;
+                    for (int causal = 0; causal < 2; causal++) {
+                        const int lay = (int)(s + causal) % 2, T = threads[(s + causal + (size_t)qt) % 3];
+                        hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], causal, 0, (hr_dtype)qt, (hr_dtype)t};
+                        hr_check own, fmt;
+                        n++;
+                        if (run_kv(&p, (hr_layout)lay, (hr_dist)(s % 2), T, s % 2 ? 5 : 0, &own, &fmt)) {
+                            fails++;
+                            CHECKF(0, "%s/kv %s: allocation failed", hr_dtype_names[qt], hr_dtype_names[t]);
+                            continue;
+                        }
+                        own_max = own.max_rel_err > own_max ? own.max_rel_err : own_max;
+                        if (own.verdict != HR_CHECK_PASS) {
+                            fails++;
+                            CHECKF(0, "%s/kv %s %s shape %zu causal %d T%d: max_rel %g (tol %g) verdict %d",
+                                   hr_dtype_names[qt], hr_dtype_names[t], conv ? "convert" : "auto", s, causal, T,
+                                   own.max_rel_err, own.tol_pass, own.verdict);
+                        }
+                    }
+                }
+                CHECK(n >= 8 && fails == 0);
+                printf("     note: decode %s/kv %-4s %-7s %d cases: kernel max_rel %.2e\n", hr_dtype_names[qt],
+                       hr_dtype_names[t], conv ? "convert" : "auto", n, own_max);
+            }
+    decode_path_env(NULL);
 }
 
 /* Every kv type on odd shapes: d 32 .. 160 (and tails for the half types), Nkv not a
