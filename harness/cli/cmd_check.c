@@ -15,6 +15,20 @@
 #include "result.h"
 #include "threads.h"
 
+/* Appends path p to the list in buf (" | " between) unless the list has it already. */
+static void add_path(char *buf, size_t size, const char *p)
+{
+    if (!p || !p[0]) return;
+    for (const char *at = strstr(buf, p); at; at = strstr(at + 1, p)) {
+        const size_t n = strlen(p);
+        if ((at == buf || (at - buf >= 3 && !strncmp(at - 3, " | ", 3))) && (at[n] == '\0' || !strncmp(at + n, " | ", 3)))
+            return;
+    }
+    const size_t used = strlen(buf);
+    if (used + 3 + strlen(p) >= size) return; /* full: the first paths stay */
+    snprintf(buf + used, size - used, "%s%s", used ? " | " : "", p);
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *kname = "all";
@@ -77,15 +91,16 @@ int cmd_check(int argc, char **argv)
             if (want_dt >= 0 && (dt != want_dt || kt != want_kv)) continue;
             nruns++;
             long kfail = 0, kpass = 0, kwarn = 0, kskip = 0;
-            char path[HR_PATH_LEN] = "";
+            /* Every path the cases took, in order (a kernel may take several by shape:
+             * decode's vdpbf16ps only where d % 32 == 0), joined by " | ". */
+            char path[2 * HR_PATH_LEN] = "";
             bool broke = false; /* its run failed: reported once, the kernel's other cases left out */
             for (int ti = 0; ti < nthreads && !broke; ti++)
                 for (int c = 0; c < ncases && !broke; c++) {
                     hr_case cs = cases[c];
                     cs.prob.dtype = (hr_dtype)dt;
                     cs.prob.kv_dtype = (hr_dtype)kt;
-                    if (!path[0] && !hr_kernel_why_not(k, &cs.prob))
-                        hr_copy_text(path, sizeof path, hr_kernel_path(k, &cs.prob));
+                    if (!hr_kernel_why_not(k, &cs.prob)) add_path(path, sizeof path, hr_kernel_path(k, &cs.prob));
                     hr_check res;
                     char line[640];
                     const hr_tune t = {block_q, block_kv, threads ? threads : tl[ti]};
