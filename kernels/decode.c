@@ -33,7 +33,9 @@
  * Every stored type (kv_dtype f32, f16, bf16, q8_0, q4_0: a->k/v or a->xk/xv) takes the
  * same walks with decode_kv.c's block step, register tiles that convert K and V in
  * registers (q8_0/q4_0 on a VNNI CPU: decode_i8.c's int8 scores instead; bf16 on an
- * AVX512-BF16 CPU: decode_bf16.c's vdpbf16ps P·V); Q, O and every sum stay fp32.
+ * AVX512-BF16 CPU: decode_bf16.c's vdpbf16ps P·V, and its scores too for a bf16 Q); Q
+ * and O in f32, bf16 or f16 (dtype): Q read as stored (attend_init), each O row computed
+ * in fp32 and rounded into its type (o_store); every sum stays fp32.
  * decode_block.h holds the shared context, state and online-softmax step.
  *
  * Arithmetic, per key and KV head at H32/8 d128 Nq 1 (R = 4 query rows share each K

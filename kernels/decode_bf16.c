@@ -1,4 +1,4 @@
-/* decode_bf16.c — flash-decoding's block step for a bf16 cache on AVX512-BF16: scores by fp32 FMAs on K read even/odd, P·V by vdpbf16ps on key pairs with P rounded to bf16. */
+/* decode_bf16.c — flash-decoding's block step for a bf16 cache on AVX512-BF16: scores by fp32 FMAs on K read even/odd (by vdpbf16ps for a bf16 Q), P·V by vdpbf16ps on key pairs with P rounded to bf16. */
 /*
  * decode.c's walks with this block step where the cache is bf16, d a multiple of 32 and
  * the CPU has AVX512-BF16 (an avx512 build; vec_bf16.h checks at run time).
@@ -17,6 +17,15 @@
  *           block of 256 keys). A tile is 4 rows x 64 values of d: 16 accumulators.
  *   P       the block's weights rounded to bf16 (vcvtne2ps2bf16, nearest even) after the
  *           softmax; l sums the unrounded ones.
+ *   bf16 Q  (dtype bf16, c->bfq) the query rows kept in bf16 as given, unscaled: the
+ *           scores by vdpbf16ps too (scores_tile_q), one per 32 values of a row and key
+ *           on K as stored, where the fp32 rows take two FMAs and the even/odd split; the
+ *           block's sums times the scale (log2 e included) afterwards, one vmulps per 16
+ *           scores and row. Per key and KV head 16 vdpbf16ps for the scores where an fp32
+ *           Q takes 32 FMAs + 8 split ops. Zen 4 (2026-11-27), H32/8 d128, one thread:
+ *           in cache (L1024) 16.4 ns per key and KV head against 20.3 with an fp32 Q;
+ *           L16384 3.15 / 1.92 ms at one / two threads (0.81 / 1.02 of the triad) against
+ *           3.86 / 2.09 (scripts/decode-cputime.sh, 5 passes; README).
  *
  * Budget per key and KV head at H32/8 d128 (R = 4 rows), zmm ops, against the conversion
  * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
@@ -37,7 +46,8 @@
  *   Tried: blocks of 64, 128 or 512 keys instead of 256 (one thread, L16384: within the
  *   phase's noise).
  *
- * Accuracy: the scores are the conversion path's (fp32 FMAs on exact values). P·V's
+ * Accuracy: the scores are the conversion path's (fp32 FMAs on exact values; a bf16 Q's
+ * products exact too, summed in fp32 by vdpbf16ps, then one rounding by the scale). P·V's
  * products are exact and summed in fp32, the one extra rounding P to bf16, which the
  * oracle's P·V term allows for a bf16 cache (oracle.c, hr_tol_pv: 2u Σ P |V| with u 2^-8).
  * vdpbf16ps flushes denormal weights (below 2^-126 of the row's largest) to zero.
