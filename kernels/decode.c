@@ -171,6 +171,7 @@
 
 #include "headroom.h"
 #include "vec.h"
+#include "vec_bf16.h" /* HR_HAVE_BF16DOT */
 
 #include "decode_block.h"
 
@@ -310,7 +311,9 @@ DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, cons
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     if (c->i8) hr_decode_block_i8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+#if defined(HR_HAVE_BF16DOT) /* else bfd is 0 and decode_bf16.c has no block step */
     else if (c->bfd) hr_decode_block_bf16(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+#endif
     else hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 

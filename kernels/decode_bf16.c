@@ -185,10 +185,9 @@ HR_BF16_INLINE void weights_bf16(const float *sr, uint16_t *pb, int n)
 
 /* One key pair's step of pv_tile: rows v1 and v2 (NULL: zeros) interleaved, each row's
  * pair of weights at pb (row stride ps) broadcast. */
-HR_BF16_INLINE void pv_pair(const dctx *c, hr_vf a[][4], const uint16_t *pb, size_t ps, const unsigned char *v1,
+HR_BF16_INLINE void pv_pair(hr_vf a[][4], const uint16_t *pb, size_t ps, const unsigned char *v1,
                             const unsigned char *v2, int x, int nc, int r0, int nr)
 {
-    (void)c;
     hr_vbf w[4];
     for (int h = 0; h < 2; h++) {
         if (h >= nc) break;
@@ -223,11 +222,11 @@ HR_BF16_INLINE void pv_tile(const dctx *c, const uint16_t *pb, const unsigned ch
     int j = 0;
     for (; j + 1 < n; j += 2, v1 += 2 * vsn) {
         if (pq) pf_step(pq);
-        pv_pair(c, a, pb + j, ps, v1, v1 + vsn, x, nc, r0, nr);
+        pv_pair(a, pb + j, ps, v1, v1 + vsn, x, nc, r0, nr);
     }
     if (j < n) { /* an odd n's last key, paired with a weight of 0 and a zero row */
         if (pq) pf_step(pq);
-        pv_pair(c, a, pb + j, ps, v1, NULL, x, nc, r0, nr);
+        pv_pair(a, pb + j, ps, v1, NULL, x, nc, r0, nr);
     }
     for (int r = 0; r < nr; r++)
         for (int h = 0; h < nc; h++) {
@@ -280,12 +279,6 @@ const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
 {
     (void)qt, (void)t, (void)d;
     return NULL;
-}
-
-void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                          dstate st, int nv, int n2, int jpf_v, int jpf_k)
-{
-    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); /* never called: bfd is 0 */
 }
 
 #endif

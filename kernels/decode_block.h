@@ -185,7 +185,7 @@ void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *e
  * hr_decode_bf16_on says whether decode takes it for a cache of type t and head size d
  * (t bf16, d a multiple of 32, the CPU has it, HEADROOM_DECODE_PATH is not "convert");
  * hr_decode_bf16_sf the floats it adds to the scores block (P in bf16);
- * hr_decode_block_bf16 hr_decode_block_kv's step on it; hr_decode_bf16_path its name
+ * hr_decode_block_bf16 hr_decode_block_kv's step on it (defined where HR_HAVE_BF16DOT); hr_decode_bf16_path its name
  * for Q of type qt (bf16 Q: the scores by vdpbf16ps too). */
 int hr_decode_bf16_on(hr_dtype t, int d);
 size_t hr_decode_bf16_sf(const dctx *c);
