@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "bench.h"
+#include "ceilings.h"
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
 #include "files.h"
 #include "phase.h"
+#include "probe.h"
 #include "results.h"
 #include "roofline.h"
 #include "sysinfo.h"
@@ -113,11 +115,14 @@ int cmd_run(int argc, char **argv)
         }
         if (r.timing.probe_kind) {
             bool fma = r.timing.probe_kind == HR_PROBE_FMA;
-            printf("probe: %s, concurrent ceiling %.4g %s, frac_of_ceiling %.4f (medians); phase changes %d of %d"
+            /* The compute probe runs the loop of the row's own roof (bench.c): name it,
+             * so a bf16 dot ceiling is not read as the FMA's. */
+            const hr_roof_loop *loop = fma ? hr_roof_loop_of(hr_roof_of(r.kernel, &r.prob, hr_isa)) : NULL;
+            printf("probe: %s, concurrent ceiling %.4g %s%s%s%s, frac_of_ceiling %.4f (medians); phase changes %d of %d"
                    "%s\n",
                    hr_probe_kind_names[r.timing.probe_kind], hr_phase_median(&r, 0), fma ? "GFLOP/s" : "GB/s",
-                   hr_phase_median(&r, 1), r.timing.nphase, r.timing.reps,
-                   r.timing.nexcluded ? " (excluded)" : "");
+                   loop ? " (" : "", loop ? loop->name : "", loop ? " loop)" : "", hr_phase_median(&r, 1),
+                   r.timing.nphase, r.timing.reps, r.timing.nexcluded ? " (excluded)" : "");
         }
     } else if (format == HR_FMT_CSV) {
         hr_csv_header(stdout);
