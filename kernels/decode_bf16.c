@@ -22,7 +22,11 @@
  *           on K as stored, where the fp32 rows take two FMAs and the even/odd split; the
  *           block's sums times the scale (log2 e included) afterwards, one vmulps per 16
  *           scores and row. Per key and KV head 16 vdpbf16ps for the scores where an fp32
- *           Q takes 32 FMAs + 8 split ops. Zen 4 (2026-11-27), H32/8 d128, one thread:
+ *           Q takes 32 FMAs + 8 split ops. A whole 4 x 4 tile's 16 sums by one tree
+ *           (vec.h hr_vreduce_add16: ~13 ops per key where four hr_vreduce_add4 took ~20,
+ *           as many as the dot products): `headroom ab` of the build before, 15 pairs, H32/8
+ *           d128, L4096 / L16384: -3.3 / -7.6% at one thread (L16384 significant), -7.8 /
+ *           +2.9% at two (noise); geomean -4.0%; in cache 16.2-16.6 -> 15.4-16.1 ns. Zen 4 (2026-11-27), H32/8 d128, one thread:
  *           in cache (L1024) 16.4 ns per key and KV head against 20.3 with an fp32 Q;
  *           L16384 3.15 / 1.92 ms at one / two threads (0.81 / 1.02 of the triad) against
  *           3.86 / 2.09 (scripts/decode-cputime.sh, 5 passes; README).
@@ -134,6 +138,10 @@ HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsign
             __asm__("" : "+v"(qr)); /* in a register across the 4 keys, as scores_tile's */
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vdot_bf16(acc[r][u], qr, kx[u]);
         }
+    }
+    if (nk == 4 && nr == BRT) { /* the whole tile's 16 sums by one tree */
+        hr_vreduce_add16(&acc[0][0], s + (size_t)r0 * c->kbp + j, (size_t)c->kbp);
+        return;
     }
     for (int r = 0; r < nr; r++) {
         float *sr = s + (size_t)(r0 + r) * c->kbp + j;
