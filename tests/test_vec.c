@@ -362,6 +362,32 @@ HR_TEST(vec_arith_and_reduce)
     }
 }
 
+/* The horizontal sums a decode score tile ends in: hr_vreduce_add4's four and
+ * hr_vreduce_add16's 4 x 4 (one tree on AVX-512), each sum in its row and place, the
+ * entries between the rows (ld > 4) untouched. Integers: every order of adds is exact. */
+HR_TEST(vec_reduce_tiles)
+{
+    float x[16][HR_VW], out[4 * 6];
+    hr_vf v[16];
+    double want[16];
+    for (int k = 0; k < 16; k++) {
+        want[k] = 0;
+        for (int i = 0; i < HR_VW; i++) x[k][i] = (float)((k * 37 + i * 11) % 23) - 11.0f + 100.0f * (float)(k + 1) * (i == k % HR_VW);
+        for (int i = 0; i < HR_VW; i++) want[k] += x[k][i];
+        v[k] = hr_vload(x[k]);
+    }
+    hr_vreduce_add4(v[0], v[1], v[2], v[3], out);
+    for (int k = 0; k < 4; k++) CHECKF(out[k] == want[k], "add4 %d: %g, want %g", k, out[k], want[k]);
+    for (int i = 0; i < 24; i++) out[i] = -999.0f;
+    hr_vreduce_add16(v, out, 6);
+    for (int r = 0; r < 4; r++) {
+        for (int u = 0; u < 4; u++)
+            CHECKF(out[r * 6 + u] == want[4 * r + u], "add16 row %d key %d: %g, want %g", r, u, out[r * 6 + u],
+                   want[4 * r + u]);
+        if (r < 3) CHECK(out[r * 6 + 4] == -999.0f && out[r * 6 + 5] == -999.0f);
+    }
+}
+
 /* vec_eo.h: 2 HR_VW bf16 values split even/odd exactly as hr_bf16_to_f32 converts them
  * (signs, tiny and huge values, NaN bits kept), and split / merge of fp32 vectors each
  * other's inverse, in the order the load gives. */
