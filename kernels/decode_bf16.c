@@ -111,6 +111,16 @@ HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned ch
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qo, o[u], acc[r][u]);
         }
     }
+#if HR_VW >= 16
+    /* The whole tile's 16 sums by one tree, as scores_tile_q's: `headroom ab` of the
+     * build before, 15 pairs, H32/8 d128 L4096 / L16384, one thread: -2.6 / -5.4%
+     * (significant); two: noise. In decode_kv.c's tile (f32, f16) the same tree was
+     * even (-1.5 to -2.1% f32, +1.7 to +2.5% f16 at one thread; same or noise). */
+    if (nk == 4 && nr == BRT) {
+        hr_vreduce_add16(&acc[0][0], s + (size_t)r0 * c->kbp + j, (size_t)c->kbp);
+        return;
+    }
+#endif
     for (int r = 0; r < nr; r++) {
         float *sr = s + (size_t)(r0 + r) * c->kbp + j;
         if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
