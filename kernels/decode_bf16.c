@@ -89,6 +89,26 @@ const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
                          : HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)";
 }
 
+/* A score tile's sums into s (row stride kbp, keys from j): a whole 4 x 4 tile by one
+ * tree (hr_vreduce_add16; four hr_vreduce_add4 took ~20 uops per key, as many as a bf16
+ * Q's dot products). `headroom ab` of the build before, 15 pairs, H32/8 d128 L4096 /
+ * L16384, one thread: bf16 Q -3.3 / -7.6%, f32 Q -2.6 / -5.4% (L16384 significant in
+ * both); two threads noise. In decode_kv.c's tile (f32, f16) the same tree was even
+ * (-1.5 to -2.1% f32, +1.7 to +2.5% f16 at one thread; same or noise). */
+HR_BF16_INLINE void tile_sums(const dctx *c, hr_vf acc[BRT][4], int nk, int r0, int nr, float *s, int j)
+{
+    if (nk == 4 && nr == BRT) {
+        hr_vreduce_add16(&acc[0][0], s + (size_t)r0 * c->kbp + j, (size_t)c->kbp);
+        return;
+    }
+    for (int r = 0; r < nr; r++) {
+        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
+        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
+        else
+            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
+    }
+}
+
 /* Scores of nk <= 4 keys (rows k[u]; k[u] = k[0] past nk) for query rows [r0, r0 + nr),
  * nr <= BRT; q in even/odd order, d a multiple of 32. */
 HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned char *const *k, int nk, int r0,
@@ -111,22 +131,7 @@ HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned ch
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qo, o[u], acc[r][u]);
         }
     }
-#if HR_VW >= 16
-    /* The whole tile's 16 sums by one tree, as scores_tile_q's: `headroom ab` of the
-     * build before, 15 pairs, H32/8 d128 L4096 / L16384, one thread: -2.6 / -5.4%
-     * (significant); two: noise. In decode_kv.c's tile (f32, f16) the same tree was
-     * even (-1.5 to -2.1% f32, +1.7 to +2.5% f16 at one thread; same or noise). */
-    if (nk == 4 && nr == BRT) {
-        hr_vreduce_add16(&acc[0][0], s + (size_t)r0 * c->kbp + j, (size_t)c->kbp);
-        return;
-    }
-#endif
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
-        else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
-    }
+    tile_sums(c, acc, nk, r0, nr, s, j);
 }
 
 /* As scores_tile for bf16 query rows (bfq), kept as given in d order, dp bf16 values
@@ -149,16 +154,7 @@ HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsign
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vdot_bf16(acc[r][u], qr, kx[u]);
         }
     }
-    if (nk == 4 && nr == BRT) { /* the whole tile's 16 sums by one tree */
-        hr_vreduce_add16(&acc[0][0], s + (size_t)r0 * c->kbp + j, (size_t)c->kbp);
-        return;
-    }
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);
-        else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
-    }
+    tile_sums(c, acc, nk, r0, nr, s, j);
 }
 
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
