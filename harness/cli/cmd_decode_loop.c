@@ -60,8 +60,8 @@ static void print_table(const view *v)
            s->tokens, tot, s->tokens / tot, s->batch, s->batch * s->tokens / tot,
            100 * r->attn_seconds / tot, r->total_bytes / r->attn_seconds * 1e-9);
     printf("step = append the token's K/V + attention, over all layers (no projections "
-           "or MLP); medians per range;\nGB/s = the kernel's bytes (counts.c traffic model: "
-           "K/V of the cache + Q/O) / attention time\n");
+           "or MLP); medians per range;\nGB/s = the bytes every kernel must read (counts.c: "
+           "K/V of the cache once + Q/O) / attention time\n");
     if (v->bw > 0) {
         const int t = hr_ceiling_threads(v->ceil, r->tune.threads);
         printf("%% triad = GB/s / best triad %.2f GB/s at %d thread%s (%s)\n", v->bw, t,

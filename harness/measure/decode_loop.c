@@ -74,7 +74,10 @@ static void step(void *ctx)
         double t1 = hr_now();
         if ((L->st = hr_kernel_run(k, &L->p, &L->r->tune, &L->args, L->ws))) return;
         ta += hr_now() - t1;
-        by += hr_kernel_bytes(k, &L->p, &L->r->tune);
+        /* the bytes any kernel must read (K/V of the cache once, Q and O), as the
+         * roofline counts them: a kernel that re-reads K/V per query head does not read
+         * its cache faster for it */
+        by += hr_bound_bytes(&L->p, hr_kernel_bytes(k, &L->p, &L->r->tune));
     }
     L->r->attn[L->step] = ta;
     L->r->bytes[L->step] = by;
