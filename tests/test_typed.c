@@ -282,6 +282,15 @@ HR_TEST(typed_bench_run_records_types_and_both_errors)
     CHECK(r.checked && r.check.verdict == HR_CHECK_PASS);
     const double qo = 2.0 * 4 * 16 * 64 * 2, kv = 2.0 * 4 * 32 * 64 * 34 / 32; /* K/V per query head */
     CHECK_NEAR(r.bytes, qo + kv, 0);
+    /* GB/s and AI count the bytes every kernel must read: K/V once per KV head (half). */
+    double gbps = -1, ai = -1;
+    for (int i = 0; i < r.ncounters; i++) {
+        if (!strcmp(r.counters[i].name, "GBps")) gbps = r.counters[i].value;
+        if (!strcmp(r.counters[i].name, "AI")) ai = r.counters[i].value;
+    }
+    CHECKF(fabs(gbps * r.timing.s.median * 1e9 - (qo + kv / 2)) < 1e-6 * (qo + kv), "GBps %g, median %g", gbps,
+           r.timing.s.median);
+    CHECK_NEAR(ai, r.flops / (qo + kv / 2), 1e-12 * ai);
     double fmt = -1;
     for (int i = 0; i < r.ncounters; i++)
         if (!strcmp(r.counters[i].name, "format_max_rel")) fmt = r.counters[i].value;

@@ -40,8 +40,8 @@ int hr_cache_roofs_measure(int threads, int reps, double min_time, hr_ceiling_ro
  *   ceiling_threads    the measured thread count the ceilings come from
  *   ceiling_gflops     that compute roof  ceiling_gbs   triad bandwidth
  *   AI                 r->flops per compulsory byte (hr_bound_bytes of counts.c: Q, K, V,
- *                      O once, the same for every kernel of the problem; r->bytes, the
- *                      kernel's own traffic, stays in bytes and GBps)
+ *                      O once, the same for every kernel of the problem, as GBps;
+ *                      r->bytes, the kernel's own traffic, stays in `bytes`)
  *   attainable_gflops  min(ceiling_gflops, AI * ceiling_gbs)
  *   pct_of_roofline    median GFLOP/s / attainable_gflops * 100
  * and, where the file has cache roofs and the row a working set (hr_working_set_bytes of

@@ -13,8 +13,9 @@
  *                 read and rewritten as P by the softmax, read again by P·V);
  *   KV_PER_HEAD   K and V are streamed once per query head (Hq times, not Hkv times);
  *   KV_PER_GROUP  K and V are streamed once per KV head: the minimum.
- * A row's bytes and GB/s are its kernel's traffic; its AI and roofline bound count the
- * compulsory bytes (hr_bound_bytes), the same for every kernel of the problem. */
+ * A row's `bytes` are its kernel's traffic (its probe kind is chosen by them); its GB/s,
+ * AI and roofline bound count the compulsory bytes (hr_bound_bytes), the same for every
+ * kernel of the problem, so GFLOP/s = AI x GB/s. */
 #include "counts.h"
 
 double hr_visible_pairs(const hr_problem *p)

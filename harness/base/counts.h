@@ -12,7 +12,7 @@ double hr_core_flops(const hr_problem *p);
 /* Minimal bytes: Q, K, V read once and O written once (Q, O in p->dtype; K, V as stored
  * in p->kv_dtype, scales included). */
 double hr_min_bytes(const hr_problem *p);
-/* The bytes a row's roofline bound counts: the problem's compulsory bytes (hr_min_bytes),
+/* The bytes a row's GB/s, AI and roofline bound count: the problem's compulsory bytes (hr_min_bytes),
  * the same for every kernel of the shape and types, never more than the row's own count
  * (`bytes`: a layer phase's, or a made-up row's). A kernel whose traffic model moves more
  * (K/V once per query head, scores through memory) is bound by what any kernel of the

@@ -30,7 +30,8 @@ typedef struct {
     const char *tune_source; /* "default", "flag" or "wisdom"                        */
     char path[HR_PATH_LEN]; /* the kernel's code path that ran (hr_kernel_path); "" unknown */
     double flops;          /* from counts.c                                          */
-    double bytes;          /* from counts.c (the kernel's traffic model)             */
+    double bytes;          /* from counts.c (the kernel's traffic model; GBps and AI
+                            * count the compulsory bytes, hr_bound_bytes)             */
     double workspace_bytes;
     hr_timing timing;
     bool checked;          /* the oracle comparison ran                               */
