@@ -445,11 +445,8 @@ static inline void hr_vreduce_add4(hr_vf a, hr_vf b, hr_vf c, hr_vf d, float *ou
 }
 #endif
 #if defined(HR_VEC_AVX512)
-/* out + r * ld holds the sums of v[4r .. 4r + 3], r < 4: one tree over the 16 vectors
- * (8 + 4 + 2 + 1 pairs of shuffles and an add: 45 ops, 3 extracts, 4 stores) where four
- * hr_vreduce_add4 take ~80 uops. The tree leaves sum i in lane f(i), f = 0 2 1 3 8 10 9
- * 11 4 6 5 7 12 14 13 15, an involution: fed v[f(k)] as its k-th vector, lane i holds
- * v[i]'s sum. */
+/* One tree (8 + 4 + 2 + 1 shuffle pairs and adds, ~52 ops with the stores; four
+ * hr_vreduce_add4 ~80): it leaves sum i in lane f(i), an involution, so fed v[f(k)]. */
 static inline void hr_vreduce_add16(const hr_vf *v, float *out, size_t ld)
 {
     static const unsigned char f[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15};
