@@ -4,10 +4,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "ceilings.h"
 #include "headroom.h"
 #include "headroom/plugin.h"
 #include "inputs.h"
 #include "plugin_kernel.h"
+#include "probe.h"
 #include "t.h"
 
 /* What the last call of the recording kernel saw. */
@@ -47,6 +49,30 @@ static void make(hr_plugin_origin *o, hr_kernel *k, const hrp_kernel *pk)
 {
     *o = (hr_plugin_origin){"test.so", "testlib", "9.9", 1, 0, NULL, rec_error};
     CHECK(hr_pk_make(pk, o, k) == NULL);
+}
+
+/* A plugin's path names its library, not an instruction: on a bf16 problem its bound is
+ * the best bf16 roof this CPU runs (AMX, else the bf16 dot, else the FMA); an f32 problem,
+ * and a built-in kernel on bf16, keep the roof their path names. */
+HR_TEST(plugin_bf16_roof_is_the_types_best)
+{
+    hr_plugin_origin o;
+    hr_kernel k;
+    make(&o, &k, &rec);
+    hr_problem p = {.batch = 1, .heads = 4, .kv_heads = 2, .seq_q = 5, .seq_kv = 7, .d_head = 64,
+                    .dtype = HR_BF16, .kv_dtype = HR_BF16};
+    const int fma = hr_roof_for_path("testlib", hr_isa);
+    const int want = hr_roof_loop_of(HR_ROOF_DOT + HR_DOT_AMX)    ? HR_ROOF_DOT + HR_DOT_AMX
+                     : hr_roof_loop_of(HR_ROOF_DOT + HR_DOT_BF16) ? HR_ROOF_DOT + HR_DOT_BF16
+                                                                   : fma;
+    CHECKF(hr_roof_of(&k, &p, hr_isa) == want, "roof %s, want %s", hr_roof_name(hr_roof_of(&k, &p, hr_isa)),
+           hr_roof_name(want));
+    const hr_kernel *naive = hr_kernel_find("naive");
+    CHECK(naive && hr_roof_of(naive, &p, hr_isa) == hr_roof_for_path(hr_kernel_path(naive, &p), hr_isa));
+    p.kv_dtype = HR_Q8_0; /* not a bf16 problem */
+    CHECK(hr_roof_of(&k, &p, hr_isa) == fma);
+    p.dtype = p.kv_dtype = HR_F32;
+    CHECK(hr_roof_of(&k, &p, hr_isa) == fma);
 }
 
 HR_TEST(plugin_adapter_converts_every_call)

@@ -11,6 +11,7 @@
 #include "counts.h"
 #include "likwid_markers.h"
 #include "npy.h"
+#include "probe.h"
 #include "sysinfo.h"
 #include "threads.h"
 

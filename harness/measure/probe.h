@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "headroom.h"
 #include "isa.h"
 #include "threads.h"
 #include "timer.h"
@@ -43,6 +44,11 @@ const char *hr_dot_absent(int i);
 /* The loop of a compute roof (hr_roof_for, ceilings.h), or NULL when this CPU or build
  * cannot run it (AMX: or the OS refused the tile state). */
 const hr_roof_loop *hr_roof_loop_of(int roof);
+/* The compute roof of a row: hr_roof_for_path (ceilings.h) of hr_kernel_path(k, p) (k
+ * NULL: the FMA of isa); a plugin whose path names no instruction, on a bf16 problem
+ * (dtype and kv_dtype bf16): the best bf16 roof this CPU runs (AMX, else the bf16 dot),
+ * since its library may issue either. */
+int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa);
 
 /* ---- the concurrent-ceiling probe -------------------------------------------------
  * Every thread of one OpenMP team of `threads` starts together (after a barrier) and
