@@ -23,7 +23,7 @@ for l in $runs; do
     expect "run_$l" 0 "check: pass .*\[$l" -- $B run --isa "$l" --kernel flash "${RUN[@]}" --causal --check
     expect "after_cmd_eq_$l" 0 "\(ISA: $l\)" -- $B list --isa="$l"
     expect "env_$l" 0 "path $l" -- env HEADROOM_ISA="$l" $B list
-    expect "check_$l" 0 'decode +f32 .* 0 fail' -- $B --isa "$l" check --quick --kernel decode
+    expect "check_$l" 0 'decode +f32 .* 0 fail' -- $B --isa "$l" check --quick --kernel decode --dtype f32 --kv-dtype f32
     out=$($B --isa "$l" run --kernel gqa "${RUN[@]}" --format json 2>/dev/null)
     if printf '%s' "$out" | grep -q "\"isa\":[[:space:]]*\"$l\"" &&
         printf '%s' "$out" | grep -q '"isa_selected_by":[[:space:]]*"--isa"' &&
