@@ -22,14 +22,11 @@
  *           on K as stored, where the fp32 rows take two FMAs and the even/odd split; the
  *           block's sums times the scale (log2 e included) afterwards, one vmulps per 16
  *           scores and row. Per key and KV head 16 vdpbf16ps for the scores where an fp32
- *           Q takes 32 FMAs + 8 split ops. A whole 4 x 4 tile's 16 sums by one tree
- *           (vec.h hr_vreduce_add16: ~13 ops per key where four hr_vreduce_add4 took ~20,
- *           as many as the dot products): `headroom ab` of the build before, 15 pairs, H32/8
- *           d128, L4096 / L16384: -3.3 / -7.6% at one thread (L16384 significant), -7.8 /
- *           +2.9% at two (noise); geomean -4.0%; in cache 16.2-16.6 -> 15.4-16.1 ns. Zen 4 (2026-11-27), H32/8 d128, one thread:
- *           in cache (L1024) 16.4 ns per key and KV head against 20.3 with an fp32 Q;
- *           L16384 3.15 / 1.92 ms at one / two threads (0.81 / 1.02 of the triad) against
- *           3.86 / 2.09 (scripts/decode-cputime.sh, 5 passes; README).
+ *           Q takes 32 FMAs + 8 split ops; both tiles' sums by one tree (tile_sums).
+ *           Zen 4 (2026-11-27), H32/8 d128, in cache (L1024, one thread): 16.4 ns per key
+ *           and KV head against 20.3 with an fp32 Q (before the tree); L16384 2.90 / 2.05
+ *           ms at one / two threads, 0.85 / 0.91 of the triad, against an fp32 Q's 3.51 /
+ *           2.20 (scripts/decode-cputime.sh, 7 passes; README).
  *
  * Budget per key and KV head at H32/8 d128 (R = 4 rows), zmm ops, against the conversion
  * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
@@ -275,7 +272,7 @@ HR_BF16_TARGET void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, in
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     scores(c, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init): exp2 */
+    block_softmax_rows(c, jb, n, end, s, st); /* log2 units: q (bfq: scores()'s scale) carries log2 e */
     uint16_t *pb = (uint16_t *)(s + round16((size_t)c->R * c->kbp));
     for (int r = 0; r < c->R; r++) weights_bf16(s + (size_t)r * c->kbp, pb + (size_t)r * pb_stride(c), n);
     pv(c, pb, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);

@@ -169,9 +169,10 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qv, kv[u], acc[r][u]);
         }
     }
-    /* decode_bf16.c's tile stores its sums the same way; one shared inline helper for
-     * both changed this file's code and cost f32 4-15% at one thread (`headroom ab`,
-     * 15 pairs, Zen 4), so each keeps its own loop. */
+    /* Four hr_vreduce_add4: decode_bf16.c's tiles take one tree for all 16 sums
+     * (tile_sums), which here was even (f32 -1.5 / -2.1%, f16 +2.5 / +1.7% at one
+     * thread, `headroom ab`, 15 pairs, Zen 4); a helper shared with that file changed
+     * this one's code and cost f32 4-15%, so each keeps its own. */
     for (int r = 0; r < nr; r++) {
         float *sr = s + (size_t)(r0 + r) * c->kbp + j;
         if (nk == 4) hr_vreduce_add4(acc[r][0], acc[r][1], acc[r][2], acc[r][3], sr);

@@ -19,11 +19,10 @@
 static void add_path(char *buf, size_t size, const char *p)
 {
     if (!p || !p[0]) return;
-    for (const char *at = strstr(buf, p); at; at = strstr(at + 1, p)) {
-        const size_t n = strlen(p);
-        if ((at == buf || (at - buf >= 3 && !strncmp(at - 3, " | ", 3))) && (at[n] == '\0' || !strncmp(at + n, " | ", 3)))
-            return;
-    }
+    char list[2 * HR_PATH_LEN + 8], item[HR_PATH_LEN + 8]; /* "| a | b |" holds "| p |" */
+    snprintf(list, sizeof list, "| %s |", buf);
+    snprintf(item, sizeof item, "| %s |", p);
+    if (strstr(list, item)) return;
     const size_t used = strlen(buf);
     if (used + 3 + strlen(p) >= size) return; /* full: the first paths stay */
     snprintf(buf + used, size - used, "%s%s", used ? " | " : "", p);

@@ -407,7 +407,6 @@ int hr_roof_for_path(const char *path, const char *isa)
     return m >= 0 ? m : HR_FMA_SSE2; /* "generic" and unknown builds issue SSE2 */
 }
 
-
 /* The FMA roof a series roof's dot is paired with: the same vector width. */
 static int series_fma(int roof)
 {

@@ -154,8 +154,8 @@ const char *hr_level_name(int level);
  * vpdpbusd. The memory roof of every type is the triad (hr_ceiling_bw): the bytes are
  * counted in the stored type (counts.c), not the roof. */
 int hr_roof_for_path(const char *path, const char *isa);
-/* hr_roof_of (a row's roof from its kernel and problem) is probe.h's: it asks which
- * loops this CPU runs. */
+/* (A row's roof from its kernel and problem, hr_roof_of, is probe.h's: it asks which
+ * loops this CPU runs.) */
 /* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs,
  * "avx512_vnni+avx512" / "avx_vnni+avx2" for the series roofs; "?" otherwise. */
 const char *hr_roof_name(int roof);
