@@ -32,9 +32,8 @@
  * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
  * vdpbf16ps + 4 shuffles + 2 broadcasts (32 FMAs + 16 conversion ops there). ~62 FP-pipe
  * ops where the conversion path takes ~96: at one Zen 4 thread the step does not hide
- * under the stream (scripts/read-with-fmas.c: decode's walk with fp32 decode's 4 FMAs per
- * line reads 20.1-20.5 GB/s, without them 27.6-28.0), so fewer ops per byte read is the
- * lever.
+ * under the stream, so fewer ops per byte read paid here (how a core's loads, prefetches
+ * and FMAs interleave: scripts/read-with-fmas.c).
  *
  * Measured (AMD EPYC Zen 4, 2 vCPUs, 2026-11-27; README, "bf16 at the avx512 level"):
  *   in cache (L1024, one thread) 20.0-20.2 ns per key and KV head against the conversion
