@@ -221,7 +221,7 @@ size_t hr_decode_i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb) +
-           2 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's */
+           2 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's pairs */
 }
 
 const char *hr_decode_i8_path(hr_dtype t)
@@ -260,41 +260,44 @@ void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
     }
 }
 
-/* The K and V block scales of keys [0, n) as stored (fp16) into ks[b kbp + j] and
- * vs[b kbp + j] by scalar loads, up to the next multiple of HR_VW (past n: key n - 1's),
- * so the scores read them HR_VW at a time with one load. They were two vpgatherdd per
- * q block of every HR_VW keys: on a Zen 4 ~40% of q4_0's time at L16384 (the header).
- * scales_rows takes nb as a constant (scales_block's switch), so a key's 2 nb loads and
- * stores come without a loop around them: 16 memory ops at d 128 where the loop over b
- * added ~20 more instructions a key. */
+/* The K and V block scales of keys [0, n) as stored (fp16), side by side into kvs[b kbp
+ * + j] (K's in the low half, V's in the high: one store for both) by scalar loads, up
+ * to the next multiple of HR_VW (past n: key n - 1's), so the scores read them HR_VW at
+ * a time with one load (hr_vload_f16_pair). They were two vpgatherdd per q block of
+ * every HR_VW keys: on a Zen 4 ~40% of q4_0's time at L16384 (the header). scales_rows
+ * takes nb as a constant (scales_block's switch), so a key's 2 nb loads and nb stores
+ * come without a loop around them (the loop over b, with a store per scale, added ~20
+ * instructions a key). */
 I8_FN void scales_rows(int nb, size_t bb, int kbp, const unsigned char *k0, ptrdiff_t ksn,
-                       const unsigned char *v0, ptrdiff_t vsn, int n, int np, uint16_t *ks, uint16_t *vs)
+                       const unsigned char *v0, ptrdiff_t vsn, int n, int np, uint32_t *kvs)
 {
     for (int j = 0; j < np; j++) {
         const int jj = j < n ? j : n - 1;
         const unsigned char *kr = k0 + jj * ksn, *vr = v0 + jj * vsn;
         for (int b = 0; b < nb; b++) {
-            memcpy(ks + (size_t)b * kbp + j, kr + b * bb, 2);
-            memcpy(vs + (size_t)b * kbp + j, vr + b * bb, 2);
+            uint16_t k, v;
+            memcpy(&k, kr + b * bb, 2);
+            memcpy(&v, vr + b * bb, 2);
+            kvs[(size_t)b * kbp + j] = k | (uint32_t)v << 16;
         }
     }
 }
 
 I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_t ksn, const unsigned char *v0,
-                        ptrdiff_t vsn, int n, uint16_t *ks, uint16_t *vs)
+                        ptrdiff_t vsn, int n, uint32_t *kvs)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, np = (n + HR_VW - 1) / HR_VW * HR_VW;
     const size_t bb = QBYTES(q4);
     switch (nb) {
-    case 2: scales_rows(2, bb, kbp, k0, ksn, v0, vsn, n, np, ks, vs); break;
-    case 4: scales_rows(4, bb, kbp, k0, ksn, v0, vsn, n, np, ks, vs); break;
-    case 8: scales_rows(8, bb, kbp, k0, ksn, v0, vsn, n, np, ks, vs); break;
-    default: scales_rows(nb, bb, kbp, k0, ksn, v0, vsn, n, np, ks, vs);
+    case 2: scales_rows(2, bb, kbp, k0, ksn, v0, vsn, n, np, kvs); break;
+    case 4: scales_rows(4, bb, kbp, k0, ksn, v0, vsn, n, np, kvs); break;
+    case 8: scales_rows(8, bb, kbp, k0, ksn, v0, vsn, n, np, kvs); break;
+    default: scales_rows(nb, bb, kbp, k0, ksn, v0, vsn, n, np, kvs);
     }
 }
 
 /* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
- * s[r kbp + lane], and the V block scales of the same keys (ks, vs: scales_block's, at
+ * s[r kbp + lane], and the V block scales of the same keys (kvs: scales_block's, at
  * the first key) into sv[b kbp + lane] for pv_prep, as fp32: per block, K transposed (a
  * lane per key), then per row two chains of four vpdpbusd against broadcast dwords of Q,
  * one conversion and one FMA by the block scales. Lanes past nk repeat key nk - 1 (kbp is
@@ -302,7 +305,7 @@ I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_
  * between blocks (L1, forwarded). pq: the next block's V prefetch, stepped once per q
  * block (a few lines at a time). */
 I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const uint16_t *ks, const uint16_t *vs, float *sv, pf_seq *pq AB_P)
+                       float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
     const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
@@ -315,8 +318,12 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
                 kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
         else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
         else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
-        const hr_vf dk = di8_skip(256) ? hr_vset1(0x1p-7f) : hr_vload_f16(ks + b * kbp);
-        if (!di8_skip(128)) hr_vstore(sv + b * kbp, hr_vload_f16(vs + b * kbp));
+        hr_vf dk = hr_vset1(0x1p-7f), dv;
+        if (!(di8_skip(128) && di8_skip(256))) {
+            hr_vload_f16_pair(kvs + b * kbp, &dk, &dv);
+            if (di8_skip(256)) dk = hr_vset1(0x1p-7f);
+            if (!di8_skip(128)) hr_vstore(sv + b * kbp, dv);
+        }
         for (int r = 0; r < R; r++) {
             const float *row = qx + (size_t)r * qf;
             const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
@@ -333,16 +340,16 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
 }
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
-                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint16_t *ks, uint16_t *vs,
+                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs,
                      const unsigned char *pf, ptrdiff_t psn, int nv AB_P)
 {
     /* stepped per q block of every HR_VW keys: at q8_0 34 lines per 16 keys came as one
      * burst (the K loads behind it waiting for fill buffers), now 8.5 lines at a time */
     pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
-    if (!(di8_skip(128) && di8_skip(256))) scales_block(c, q4, k0, ksn, v0, vsn, n, ks, vs);
+    if (!(di8_skip(128) && di8_skip(256))) scales_block(c, q4, k0, ksn, v0, vsn, n, kvs);
     for (int j = 0; j < n; j += HR_VW) {
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, ks + j, vs + j, sv + j, &pq AB_A);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, ks + j, vs + j, sv + j, &pq AB_A);
+        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, kvs + j, sv + j, &pq AB_A);
+        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, kvs + j, sv + j, &pq AB_A);
     }
 }
 
@@ -445,13 +452,13 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
     float *corr = sv + round16(nb * c->kbp);
-    uint16_t *ks = (uint16_t *)(corr + round16((size_t)c->R * nb) + 2 * round16((size_t)c->R * nb * ngrp(c)));
-    uint16_t *vs = ks + nb * (size_t)c->kbp; /* hr_decode_i8_sf's last part: nb kbp floats for both */
+    /* hr_decode_i8_sf's last part: nb kbp floats, a K and V scale pair each */
+    uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c->R * nb) + 2 * round16((size_t)c->R * nb * ngrp(c)));
     if (di8_skip(64)) nv = n2 = 0;
     /* q4_0: no V prefetch in the scores pass (its 72-byte rows, ~1 line a step, came in
      * as well without it: the header's "Prefetch spread"); K still in P·V */
     if (q4) nv = 0;
-    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, ks, vs,
+    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)

@@ -28,6 +28,9 @@
  *   hr_vi_load_u8(p)           HR_VW bytes zero-extended to int32 lanes (a q4_0 block's
  *                              bytes once, for both nibbles)
  *   hr_vcvt_u4(x, hi)          the low (hi 0) or high nibbles of those lanes to fp32
+ *   hr_vload_f16_pair(p, lo, hi)  HR_VW dwords at p, each two fp16 (low half, high
+ *                              half), to fp32: decode_i8.c's K and V block scales of
+ *                              HR_VW keys, stored side by side by one scalar store
  */
 
 #include <stdint.h>
@@ -280,6 +283,15 @@ HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
     _mm_storeu_si128((__m128i *)out, _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m)));
 }
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm512_abs_ps(x); }
+/* one vpermw gathers the 16 low halves into the lower 256 bits, the high into the upper */
+HR_I8_INLINE void hr_vload_f16_pair(const uint32_t *p, hr_vf *lo, hr_vf *hi)
+{
+    const __m512i idx = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1, 30, 28, 26, 24,
+                                         22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i w = _mm512_permutexvar_epi16(idx, _mm512_loadu_si512(p));
+    *lo = _mm512_cvtph_ps(_mm512_castsi512_si256(w));
+    *hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w, 1));
+}
 #else /* AVX2 + F16C */
 #define HR_IB 1
 #define HR_I8_ISA "avx-vnni"
@@ -483,6 +495,16 @@ HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
 }
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
 HR_I8_INLINE hr_vf hr_vf_maxabs(hr_vf a, hr_vf b) { return _mm256_max_ps(hr_vabs(a), hr_vabs(b)); }
+/* per 128 bits the low halves to bytes 0-7 and the high to 8-15 (vpshufb), then the
+ * 64-bit quarters reordered 0, 2, 1, 3: lows in the lower 128 bits, highs above */
+HR_I8_INLINE void hr_vload_f16_pair(const uint32_t *p, hr_vf *lo, hr_vf *hi)
+{
+    const __m256i sh = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12,
+                                        13, 2, 3, 6, 7, 10, 11, 14, 15);
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)p), sh), 0xD8);
+    *lo = _mm256_cvtph_ps(_mm256_castsi256_si128(w));
+    *hi = _mm256_cvtph_ps(_mm256_extracti128_si256(w, 1));
+}
 #endif
 #endif
 

@@ -10,6 +10,7 @@
 #include "vec.h"
 #include "vec_bf16.h"
 #include "vec_eo.h"
+#include "vec_int8.h"
 #include "vec_softmax.h"
 
 /* The bound stated in vec.h (measured 8.5e-8 exhaustively); a dense sweep must meet it. */
@@ -431,3 +432,40 @@ HR_TEST(vec_isa_name)
 #endif
     if (hr_isa_count() == 1) CHECK(strcmp(hr_isa, HR_VEC_ISA) == 0);
 }
+
+#if defined(HR_HAVE_I8DOT)
+
+/* hr_vload_f16_pair on HR_VW dwords of (low, high) fp16 pairs: each half converted as
+ * hr_f16_to_f32 does, in lane order (signs, subnormals, the largest finite, zero).
+ * Returns the number of mismatching lanes. The helper uses only AVX2 + F16C (AVX-512:
+ * AVX512BW) instructions, so it runs whether or not this CPU has VNNI. */
+static HR_I8_TARGET int f16_pair_bad(void)
+{
+    uint32_t w[HR_VW];
+    uint16_t a[HR_VW], b[HR_VW];
+    float lo[HR_VW], hi[HR_VW];
+    const uint16_t pick[] = {0x3c00, 0xbc00, 0x0001, 0x83ff, 0x7bff, 0x0000, 0x3555, 0xc800};
+    for (int i = 0; i < HR_VW; i++) {
+        a[i] = (uint16_t)(pick[i % 8] ^ (i / 8 % 2 ? 0x8000 : 0)); /* finite: no NaN to quiet */
+        b[i] = (uint16_t)(pick[(i + 3) % 8] ^ (uint16_t)(i << 4));
+        w[i] = a[i] | (uint32_t)b[i] << 16;
+    }
+    hr_vf l, h;
+    hr_vload_f16_pair(w, &l, &h);
+    hr_vstore(lo, l);
+    hr_vstore(hi, h);
+    int bad = 0;
+    for (int i = 0; i < HR_VW; i++) {
+        const float ea = hr_f16_to_f32(a[i]), eb = hr_f16_to_f32(b[i]);
+        bad += memcmp(&lo[i], &ea, sizeof ea) != 0;
+        bad += memcmp(&hi[i], &eb, sizeof eb) != 0;
+    }
+    return bad;
+}
+
+HR_TEST(vec_f16_pairs)
+{
+    const int bad = f16_pair_bad();
+    CHECKF(bad == 0, "%d of %d lanes differ from hr_f16_to_f32", bad, 2 * HR_VW);
+}
+#endif
