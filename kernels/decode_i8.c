@@ -115,6 +115,15 @@
  * the gathers cost q8_0 7.4% and q4_0 10%, above) nor at the avx2 level's int8 path (this
  * Zen 4 has AVX512-VNNI, not AVX-VNNI); there the scales were gathered lane by lane with
  * scalar F16C conversions, now the same scalar pass and one vcvtph2ps per 8.
+ * The pass then took nb as a constant and stores a key's K and V scale as one dword
+ * (hr_vload_f16_pair: one vpermw and two vcvtph2ps per HR_VW keys and block), half its
+ * stores: `headroom ab` against the build before each step, one thread, L4096 / L16384,
+ * q8_0 then q4_0: -2.4 / -4.3% and -4.0 / -3.3% (13 pairs), -4.8 / -2.0% and -3.1 /
+ * -3.9% (21 pairs; 7 of 8 significant). Still ~3.5 ns of q8_0's ~18.5 per key and KV
+ * head, as much with the cache in L2 (L256) as from memory (ablation: the pass alone
+ * skipped). Tried with it (15 pairs each): the pass 16 keys ahead of scores_keys (the K
+ * lines in L1 for the transposes) -0.4% geomean, noise; the rows' score sums kept in
+ * registers across the q blocks (R a constant 2, 4, 8) +17.5%, slower.
  * The softmax folded into pv_quant (exp2 and P·dv from the same registers, P not stored
  * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
  * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
