@@ -179,9 +179,10 @@ _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
  * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
  * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
  * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
- * 128 the V scales' loads (sv), 256 the K scales' (dk a constant), both also
- * scales_block (before it, the V and K scale gathers). Its results are wrong by design; without the flag di8_skip
- * is 0 and compiles away. */
+ * 128 the V scales' store (sv), 256 the K scales' use (dk a constant; the pair load
+ * serves both, so it goes only with both bits), both also scales_block (before it, the
+ * V and K scale gathers). Its results are wrong by design; without the flag di8_skip is
+ * 0 and compiles away. */
 #ifdef HR_DI8_ABLATE
 /* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
  * inlined phases: a register, so the tests cost the variants nothing measurable. */
