@@ -87,4 +87,32 @@ fi
 expect sweep_filter_noprobe 2 '--phase-filter: needs the probes' -- "$HR_BIN" sweep "$cfg" --out "$TMP/x" --no-probe --phase-filter
 printf '[sweep]\nkernels = flash\ninterleave = sometimes\n' > "$TMP/bad.ini"
 expect sweep_bad_key 2 "bad.ini:3: interleave: 'sometimes'" -- "$HR_BIN" sweep "$TMP/bad.ini"
+# The machine gave the run less than asked: the in-run FMA probe far below the ceiling saved
+# at the same thread count (a ceilings file scaled up 1000x reads as a machine 1000x faster
+# than this one), and no note against one scaled down.
+if command -v python3 > /dev/null; then
+    mach=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"]["machine"])' "$TMP/flash.json")
+    "$HR_BIN" roofline --quick --threads 1 --out "$TMP/c1.json" > /dev/null 2>&1
+    for f in up:1000 down:0.001; do
+        mkdir -p "$TMP/res-${f%%:*}/$mach"
+        python3 - "$TMP/c1.json" "${f#*:}" > "$TMP/res-${f%%:*}/$mach/ceilings.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); k = float(sys.argv[2]); d['quick'] = False
+for row in d['ceilings']:
+    for key, v in row.items():
+        if key.startswith(('fma_gflops', 'bf16_gflops', 'int8_gops')):
+            row[key] = {n: x * k for n, x in v.items()}
+print(json.dumps(d))
+PY
+    done
+    expect short_note 0 'flash/.*T1: probe at [0-9]+% of the [a-z0-9_]+ ceiling saved for 1 thread \([0-9.e+]+ GFLOP/s\): the run had less of the machine than asked' \
+        -- env HEADROOM_RESULTS="$TMP/res-up" "${RUN[@]}" --kernel flash
+    expect short_note_sweep 0 'headroom sweep: warning: flash/.*: probe at [0-9]+% of the' \
+        -- env HEADROOM_RESULTS="$TMP/res-up" "$HR_BIN" sweep "$cfg" --out "$TMP/short" --filter flash --reps 2
+    expect_not() { local n=$1; shift 2; if "$@" 2>&1 | grep -q 'had less of the machine'; then fail "$n" "noted"; else ok "$n"; fi; }
+    expect_not short_note_not_below -- env HEADROOM_RESULTS="$TMP/res-down" "${RUN[@]}" --kernel flash
+    expect_not short_note_no_probe -- env HEADROOM_RESULTS="$TMP/res-up" "${RUN[@]}" --kernel flash --no-probe
+else
+    skip short_note "no python3"
+fi
 finish

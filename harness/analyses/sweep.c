@@ -135,9 +135,10 @@ static int finish_slot(run *s, hr_sweep_cache *m, int i, int nlive)
     s->ndone++;
     s->st.nphase += r->timing.nphase;
     s->st.nexcluded += r->timing.nexcluded;
-    char w[4][200];
+    char w[5][200];
     int nw = 0;
     hr_bench_warnings(r, w, 4, &nw);
+    if (s->ceilings && hr_phase_short_note(r, s->ceilings, w[nw], 200)) nw++;
     s->nwarn += nw;
     for (int j = 0; j < nw && !s->o->quiet; j++) /* quiet: in the context only (sweep_store.c) */
         fprintf(stderr, "%sheadroom sweep: warning: %s\n", s->o->progress_tty ? "\r\033[K" : "", w[j]);

@@ -89,12 +89,14 @@ int cmd_run(int argc, char **argv)
     static hr_ceilings ceilings;
     char cpath[512];
     hr_ceilings_default_path(cpath, sizeof cpath);
-    if (hr_ceilings_load(cpath, &ceilings) == HR_OK) hr_roofline_attach(&r, &ceilings);
+    const bool have_ceilings = hr_ceilings_load(cpath, &ceilings) == HR_OK;
+    if (have_ceilings) hr_roofline_attach(&r, &ceilings);
 
     char warn[16][200];
     int nw = 0;
     hr_env_warnings(warn, 16, &nw);
     hr_bench_warnings(&r, warn, 16, &nw);
+    if (have_ceilings && nw < 16 && hr_phase_short_note(&r, &ceilings, warn[nw], 200)) nw++;
     for (int i = 0; i < nw && !quiet; i++) fprintf(stderr, "headroom run: warning: %s\n", warn[i]);
     if (format == HR_FMT_TABLE) {
         hr_table_header(stdout);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ceilings.h"
 #include "probe.h"
 #include "result.h"
 
@@ -81,6 +82,14 @@ void hr_phase_attach(hr_result *r);
 /* A one-line note about r's phase changes into buf (len >= 200); returns whether
  * there is one (at least one repetition flagged). */
 bool hr_phase_note(const hr_result *r, char *buf, size_t len);
+/* A one-line note into buf (len >= 200) when r's compute probe read less than
+ * HR_PHASE_SHORT of the ceiling c saved at the same thread count for the probe's own loop:
+ * the run had less of the machine than it asked for (another tenant, a CPU quota, two
+ * threads on one core), which frac_of_ceiling cannot show, since its probe had as little.
+ * false when r has no FMA probe, c is NULL or has no row at r's thread count. (Bandwidth
+ * probes are left out: a shared machine's triad moves by a third between its phases.) */
+#define HR_PHASE_SHORT 0.6
+bool hr_phase_short_note(const hr_result *r, const hr_ceilings *c, char *buf, size_t len);
 
 /* Test-only: HEADROOM_PLANT_DELAY=F (0 < F <= 1) makes the benchmark harness busy-wait
  * F x the kernel's own duration inside every timed call, a planted slowdown of F that
