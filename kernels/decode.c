@@ -457,9 +457,31 @@ static const char *decode_applicable(const hr_problem *p)
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 
+/* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128) where the
+ * cache streams from DRAM (K + V past the machine's L3) with R <= 4 rows per group. On
+ * the Zen 4 (2 vCPUs, 32 MiB L3; `headroom ab` of a 64-key build against a 16-key one,
+ * 21 ABBA pairs, H32/8 d128 Nq 1, 2026-11-27): from DRAM at one thread -12.9 / -14.9%
+ * at L16384 / L65536 (and -9.9% at L8192, 64 MiB), two threads same or noise; from L3
+ * +6.4% at L4096 (32 MiB) and +16% at L1024, where the block's fixed work (softmax,
+ * rescale, tile set-up) shows, hence only past L3. d 64 with 32 keys (the same 8 KiB)
+ * H32/8 L65536 one thread 11.5 against 12.1-15.2 ms (3 interleaved rounds); with 16 rows
+ * (Nq 4) 16-key blocks cost +20% (compute-bound), hence R <= 4. Why one core streams
+ * better in short blocks is not pinned down (no counters): the phases of a block (K
+ * loads with FMAs, the softmax, V loads with FMAs) alternate 4x as often, so the miss
+ * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower). */
+static int decode_default_block(const hr_problem *p, const hr_machine *m)
+{
+    if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
+    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * p->d_head * sizeof(float);
+    if (!m || !m->l3 || cache <= (double)m->l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
+        return DECODE_BLOCK_KV;
+    int kb = DECODE_STREAM_BLOCK_BYTES / (p->d_head * (int)sizeof(float));
+    return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
+}
+
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_kv <= 0) t->block_kv = p->kv_dtype == HR_F32 ? DECODE_BLOCK_KV : DECODE_BLOCK_KV_TYPED;
+    if (t->block_kv <= 0) t->block_kv = decode_default_block(p, m);
     if (t->threads <= 0) t->threads = omp_get_max_threads();
     t->block_q = 0; /* not used: every query row of a group is in one block */
 }

@@ -174,6 +174,7 @@ typedef struct {
     size_t l2;  /* L2 cache bytes of one instance              */
     int threads; /* the default thread count, checked against the limit and the
                   * environment by the harness (0: omp_get_max_threads())       */
+    size_t l3;  /* last-level (L3) cache bytes of one instance, 0 when unknown */
 } hr_machine;
 /* Sets the machine hr_kernel_tune gives every resolve. Call before any kernel is
  * resolved (not thread-safe); until then all fields are 0. */

@@ -8,7 +8,8 @@
  * kernel's fraction of the machine's bandwidth. Run with OMP_WAIT_POLICY=passive, so a
  * thread waiting at the end of a region sleeps rather than spinning on CPU time.
  *
- * usage: decode-cputime KV|triad L THREADS REPS [BLOCK_KV]
+ * usage: decode-cputime KV|triad|load L THREADS REPS [BLOCK_KV]
+ * (load: a read-only vector sum over 256 MiB, each thread its own part)
  * prints one line: cpu_med_ms cpu_min_ms wall_min_ms wall_med_ms and the GB/s of each.
  */
 #include <stdio.h>
@@ -18,13 +19,15 @@
 #include <omp.h>
 #include "headroom.h"
 #include "inputs.h"
+#include "isa.h"
+#include "sysinfo.h"
 
 static double now(clockid_t c) { struct timespec t; clock_gettime(c, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) { fprintf(stderr, "usage: decode-cputime KV|triad L THREADS REPS [BLOCK_KV]\n"); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: decode-cputime KV|triad|load L THREADS REPS [BLOCK_KV]\n"); return 2; }
     const int L = atoi(argv[2]), T = atoi(argv[3]), R = atoi(argv[4]);
     double cpu[4096], wall[4096], bytes;
     if (R < 1 || R > 4096 || T < 1) return 2;
@@ -41,6 +44,24 @@ int main(int argc, char **argv)
             double c1 = now(CLOCK_PROCESS_CPUTIME_ID), w1 = now(CLOCK_MONOTONIC);
             if (r >= 0) cpu[r] = (c1 - c0) / T, wall[r] = w1 - w0;
         }
+    } else if (!strcmp(argv[1], "load")) {
+        /* the read-only stream: one vector sum over 256 MiB (as many bytes as the triad's
+         * three arrays), each thread its own contiguous part; decode only reads */
+        const size_t n = ((size_t)256 << 20) / 4, per = n / T / 128 * 128;
+        float *a = hr_alloc(n * 4);
+        volatile float sink = 0;
+#pragma omp parallel for num_threads(T)
+        for (size_t i = 0; i < n; i++) a[i] = 1.0f + (float)(i & 7);
+        bytes = 4.0 * per * T;
+        for (int r = -2; r < R; r++) {
+            double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+            float s = 0;
+#pragma omp parallel num_threads(T) reduction(+ : s)
+            s += hr_load_sum_lv(a + per * (size_t)omp_get_thread_num(), per);
+            sink += s;
+            double c1 = now(CLOCK_PROCESS_CPUTIME_ID), w1 = now(CLOCK_MONOTONIC);
+            if (r >= 0) cpu[r] = (c1 - c0) / T, wall[r] = w1 - w0;
+        }
     } else {
         hr_problem p = {.batch = 1, .heads = 32, .kv_heads = 8, .seq_q = 1, .seq_kv = L, .d_head = 128};
         /* KV, or Q/KV for a Q (and O) of another type than f32: bf16/bf16 */
@@ -53,6 +74,10 @@ int main(int argc, char **argv)
         if (kt < 0 || qt < 0) return 2;
         p.kv_dtype = (hr_dtype)kt;
         p.dtype = (hr_dtype)qt;
+        /* the caches the headroom binary hands the kernels (harness/cli/main.c): decode's
+         * default block follows the L3 */
+        const hr_sysinfo *si = hr_sysinfo_get();
+        hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .l3 = si->l3});
         const hr_kernel *k = hr_kernel_find("decode");
         hr_tune t0 = {.threads = T};
         if (argc > 5) t0.block_kv = atoi(argv[5]);

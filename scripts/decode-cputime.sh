@@ -1,6 +1,6 @@
 #!/bin/bash
 # decode-cputime.sh — issue 14's decode targets measured by CPU time per thread on a shared machine:
-# every build's decode rows and the triad, interleaved pass by pass (the builds' order reversed
+# every build's decode rows, the triad and a read-only stream (decode only reads), interleaved pass by pass (the builds' order reversed
 # every other pass), then medians over the passes.
 #
 # usage: scripts/decode-cputime.sh PASSES BUILD_DIR [BUILD_DIR ...]
@@ -34,6 +34,7 @@ raw="$tmp/raw"
 for p in $(seq 1 "$P"); do
   for T in 1 2; do
     echo "$p triad triad 0 $T $(flock "$LOCK" "${bins[0]}" triad 0 "$T" "$REPS" | awk '{print $2}')" | tee -a "$raw"
+    echo "$p load load 0 $T $(flock "$LOCK" "${bins[0]}" load 0 "$T" "$REPS" | awk '{print $2}')" | tee -a "$raw"
   done
   for c in $CONFIGS; do
     IFS=: read -r kv L T <<<"$c"
@@ -54,13 +55,16 @@ med = {}
 for p, b, kv, L, T, ms in rows:
     med.setdefault((b, kv, int(L), int(T)), []).append(float(ms))
 tri = {T: 12.0 * ((256 << 20) // 12) / (st.median(v) * 1e-3) * 1e-9 for (b, kv, L, T), v in med.items() if kv == 'triad'}
+# the read-only stream (decode-cputime load): each thread's part a multiple of 128 floats
+lod = {T: 4.0 * ((256 << 20) // 4 // T // 128 * 128 * T) / (st.median(v) * 1e-3) * 1e-9 for (b, kv, L, T), v in med.items() if kv == 'load'}
 row_bytes = {'f32': 512, 'f16': 256, 'bf16': 256, 'q8_0': 136, 'q4_0': 72}
-print("\nmedians over %d passes (CPU time per thread); triad GB/s: %s" % (len(set(r[0] for r in rows)), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(tri.items()))))
-print("%-16s %-9s %6s %2s %9s %9s %8s %8s %9s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "x f32"))
+print("\nmedians over %d passes (CPU time per thread); triad GB/s: %s; read-only stream GB/s: %s" % (len(set(r[0] for r in rows)), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(tri.items())), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(lod.items())) or "-"))
+print("%-16s %-9s %6s %2s %9s %9s %8s %8s %8s %9s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "/load", "x f32"))
 for (b, kv, L, T), v in sorted(med.items()):
-    if kv == 'triad': continue
+    if kv in ('triad', 'load'): continue
     ms = st.median(v); gbs = 2 * 8 * L * row_bytes[kv.split('/')[-1]] / (ms * 1e-3) * 1e-9
     f32 = med.get((b, 'f32', L, T))
     ratio = "%.2f" % (st.median(f32) / ms) if f32 else "-"
-    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8.3f %9s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], ratio))
+    lf = "%.3f" % (gbs / lod[T]) if T in lod else "-"
+    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8.3f %8s %9s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], lf, ratio))
 PY

@@ -84,6 +84,44 @@ HR_TEST(decode_matches_oracle)
     CHECK(n == 9 * 2 * 2 * 4 && fails == 0);
 }
 
+/* The default key block: 64 for an fp32 cache, 8 KiB of K rows (16 keys at d 128, 32 at
+ * d 64) once K + V stream from DRAM (past the machine's L3) with R <= 4 rows per group;
+ * 256 for typed caches; 64 when the L3 is unknown (the unit tests' machine). */
+HR_TEST(decode_default_block_follows_the_cache)
+{
+    const hr_kernel *k = decode();
+    CHECK(k != NULL);
+    if (!k) return;
+    const hr_machine zen4 = {32768, 1 << 20, 0, (size_t)32 << 20}, unknown = {0};
+    static const struct {
+        int hq, hkv, nq, nkv, d;
+        hr_dtype kv;
+        int known, unknown;
+    } cases[] = {
+        {32, 8, 1, 16384, 128, HR_F32, 16, 64},  /* 128 MiB, R 4: streamed           */
+        {32, 8, 1, 4096, 128, HR_F32, 64, 64},   /* 32 MiB: not past the L3          */
+        {32, 8, 1, 65536, 64, HR_F32, 32, 64},   /* d 64: 32 keys are 8 KiB          */
+        {8, 8, 4, 65536, 64, HR_F32, 32, 64},    /* R = 4 (Nq 4, MHA)                */
+        {32, 8, 4, 65536, 64, HR_F32, 64, 64},   /* R = 16: compute-bound, kept      */
+        {32, 8, 1, 16384, 128, HR_Q8_0, 256, 256},
+        {32, 8, 1, 16384, 512, HR_F32, 8, 64},   /* at least 8 keys                  */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hr_problem p = {1, cases[i].hq, cases[i].hkv, cases[i].nq, cases[i].nkv, cases[i].d, false, 0};
+        p.kv_dtype = cases[i].kv;
+        hr_tune a = {0}, b = {0};
+        k->resolve(&p, &zen4, &a);
+        k->resolve(&p, &unknown, &b);
+        CHECKF(a.block_kv == cases[i].known && b.block_kv == cases[i].unknown,
+               "case %zu: block_kv %d (L3 32 MiB) %d (unknown), expected %d %d", i, a.block_kv,
+               b.block_kv, cases[i].known, cases[i].unknown);
+    }
+    hr_problem p = {1, 32, 8, 1, 16384, 128, false, 0};
+    hr_tune held = {.block_kv = 48};
+    k->resolve(&p, &zen4, &held);
+    CHECK(held.block_kv == 48); /* a block the user set stays */
+}
+
 /* Causal with Nq > Nkv: the first Nq - Nkv rows see no key and must be exactly 0. */
 HR_TEST(decode_rows_without_keys_are_zero)
 {
