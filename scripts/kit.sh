@@ -47,7 +47,8 @@ run)
   export OMP_WAIT_POLICY=passive OMP_PROC_BIND=close OMP_PLACES=cores
   "$P" roofline --threads 1,2 --reps 5 --out "$O/ceilings.json" > "$O/roofline.txt" 2>&1
   for p in 1 2 3; do
-    for T in 1 2; do echo "$p triad triad 0 $T $("$K/avx512/decode-cputime" triad 0 $T 11 | awk '{print $2}')"; done
+    for T in 1 2; do for x in triad load; do
+      echo "$p $x $x 0 $T $("$K/avx512/decode-cputime" $x 0 $T 11 | awk '{print $2}')"; done; done
     for c in f32:16384:1 f16:16384:1 bf16:16384:1 bf16/bf16:16384:1 q8_0:16384:1 q4_0:16384:1 f32:4096:1 \
              f32:16384:2 f16:16384:2 bf16:16384:2 bf16/bf16:16384:2 q8_0:16384:2 q4_0:16384:2 f32:4096:2; do
       IFS=: read -r kv L T <<<"$c"
