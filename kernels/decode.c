@@ -468,10 +468,14 @@ static const char *decode_applicable(const hr_problem *p)
  * (Nq 4) 16-key blocks cost +20% (compute-bound), hence R <= 4. Why one core streams
  * better in short blocks is not pinned down (no counters): the phases of a block (K
  * loads with FMAs, the softmax, V loads with FMAs) alternate 4x as often, so the miss
- * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower). */
+ * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower). The
+ * avx512 level only: at the avx2 level (8 lanes, twice the ops per key) 16-key blocks
+ * were slower from DRAM too (same ab, avx2 builds: L16384 +16.0 / +6.9%, L8192 +6.8%
+ * at one thread, the rest noise). */
 static int decode_default_block(const hr_problem *p, const hr_machine *m)
 {
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
+    if (HR_VW < 16) return DECODE_BLOCK_KV; /* AVX2: twice the ops per key, shorter blocks cost */
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * p->d_head * sizeof(float);
     if (!m || !m->l3 || cache <= (double)m->l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
         return DECODE_BLOCK_KV;
