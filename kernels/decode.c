@@ -457,8 +457,9 @@ static const char *decode_applicable(const hr_problem *p)
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 
-/* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128) where the
- * cache streams from DRAM (K + V past the machine's L3) with R <= 4 rows per group. On
+/* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128; at the avx2
+ * level 128 keys, below) where the cache streams from DRAM (K + V past the machine's L3)
+ * with R <= 4 rows per group. On
  * the Zen 4 (2 vCPUs, 32 MiB L3; `headroom ab` of a 64-key build against a 16-key one,
  * 21 ABBA pairs, H32/8 d128 Nq 1, 2026-11-27): from DRAM at one thread -12.9 / -14.9%
  * at L16384 / L65536 (and -9.9% at L8192, 64 MiB), two threads same or noise; from L3
@@ -468,17 +469,21 @@ static const char *decode_applicable(const hr_problem *p)
  * (Nq 4) 16-key blocks cost +20% (compute-bound), hence R <= 4. Why one core streams
  * better in short blocks is not pinned down (no counters): the phases of a block (K
  * loads with FMAs, the softmax, V loads with FMAs) alternate 4x as often, so the miss
- * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower). The
- * avx512 level only: at the avx2 level (8 lanes, twice the ops per key) 16-key blocks
- * were slower from DRAM too (same ab, avx2 builds: L16384 +16.0 / +6.9%, L8192 +6.8%
- * at one thread, the rest noise). */
+ * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower).
+ * At the avx2 level (8 lanes, twice the ops per key) 16-key blocks were slower from DRAM
+ * too (same ab, avx2 builds: L16384 +16.0 / +6.9% at one / two threads, L8192 +6.8% at
+ * one), and longer ones faster: 128 keys against 64 where the rule applies, 21 pairs,
+ * one thread L8192 -11.5%, L16384 -18.2%, L65536 -13.3%, d 64 (15 pairs) -5.1 / -5.8%
+ * (H8/8 Nq 4, H32/8 Nq 1), the rest same or noise, L4096 (not streamed) same. Why the
+ * two levels want opposite directions from 64 is not known either. The generic level
+ * keeps 64 (not measured). */
 static int decode_default_block(const hr_problem *p, const hr_machine *m)
 {
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
-    if (HR_VW < 16) return DECODE_BLOCK_KV; /* AVX2: twice the ops per key, shorter blocks cost */
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * p->d_head * sizeof(float);
-    if (!m || !m->l3 || cache <= (double)m->l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
+    if (HR_VW < 8 || !m || !m->l3 || cache <= (double)m->l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
         return DECODE_BLOCK_KV;
+    if (HR_VW == 8) return DECODE_STREAM_KEYS_AVX2; /* AVX2: longer blocks, not shorter */
     int kb = DECODE_STREAM_BLOCK_BYTES / (p->d_head * (int)sizeof(float));
     return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
 }

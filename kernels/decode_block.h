@@ -13,10 +13,12 @@
 #define DECODE_INLINE static inline __attribute__((always_inline))
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
 /* An fp32 cache streamed from DRAM (past the last-level cache) by few rows per group
- * (R <= DECODE_STREAM_MAX_R: memory-bound): blocks of at most this many bytes of K rows,
- * 16 keys at d 128 (decode.c's decode_resolve has the measurements). */
+ * (R <= DECODE_STREAM_MAX_R: memory-bound): at the avx512 level blocks of at most this
+ * many bytes of K rows, 16 keys at d 128 (decode.c's decode_default_block has the
+ * measurements). */
 #define DECODE_STREAM_BLOCK_BYTES 8192
 #define DECODE_STREAM_MAX_R 4
+#define DECODE_STREAM_KEYS_AVX2 128 /* the same case at the avx2 level: keys per block */
 /* A typed cache's default: its per-block work (softmax, rescale, tile set-up) is paid
  * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
  * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
