@@ -165,6 +165,7 @@
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <omp.h>
@@ -233,7 +234,7 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
      * P times the V scales after the scores. */
     c->i8 = hr_decode_i8_on(c->kt);
     c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
-    c->bfq = c->bfd && p->dtype == HR_BF16;  /* and Q·K by vdpbf16ps on Q as given */
+    c->bfq = hr_decode_bf16_q(p->dtype, c->kt, c->d); /* and Q·K by vdpbf16ps on Q in bf16 */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
      * path's Q block scales carry the factor instead (decode_i8.c), bfq's scores take
      * it after the dot products (decode_bf16.c). */
@@ -277,9 +278,14 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
     for (int r = 0; r < c->R; r++) {
         const int h = row_head(c, g, r), i = row_i(c, r);
         float *dst = q + (size_t)r * c->dp;
-        if (c->bfq) /* d % 32 == 0: dp = d */
+        if (c->bfq && qt == HR_BF16) /* d % 32 == 0: dp = d */
             memcpy((uint16_t *)q + (size_t)r * c->dp, hr_xcrow(c->a->xq, b, h, i), (size_t)d * sizeof(uint16_t));
-        else {
+        else if (c->bfq) { /* Q as bf16: each value rounded to nearest even, unscaled */
+            uint16_t *qb = (uint16_t *)q + (size_t)r * c->dp;
+            if (qt == HR_F32) memcpy(dst, hr_crow(c->a->q, b, h, i), (size_t)d * sizeof *dst);
+            else hr_dtype_load_row(qt, hr_xcrow(c->a->xq, b, h, i), dst, d);
+            for (int x = 0; x < d; x++) qb[x] = hr_f32_to_bf16(dst[x]); /* in place: qb[x] is below dst[x] */
+        } else {
             if (qt == HR_F32) memcpy(dst, hr_crow(c->a->q, b, h, i), (size_t)d * sizeof *dst);
             else hr_dtype_load_row(qt, hr_xcrow(c->a->xq, b, h, i), dst, d);
             if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
@@ -451,9 +457,20 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
     }
 }
 
+/* HEADROOM_DECODE_Q=exact: the scores from Q's values as given (a bf16 cache's fp32 FMA
+ * scores, decode_bf16.c); unset or auto: Q rounded to K's type where a dot product
+ * instruction takes it, as llama.cpp does. */
+int hr_decode_q_exact(void)
+{
+    const char *e = getenv("HEADROOM_DECODE_Q");
+    return e && !strcmp(e, "exact");
+}
+
 static const char *decode_applicable(const hr_problem *p)
 {
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
+    const char *e = getenv("HEADROOM_DECODE_Q");
+    if (e && *e && strcmp(e, "auto") && strcmp(e, "exact")) return "HEADROOM_DECODE_Q must be auto or exact";
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 

@@ -1,4 +1,4 @@
-/* decode_bf16.c — flash-decoding's block step for a bf16 cache on AVX512-BF16: scores by fp32 FMAs on K read even/odd (by vdpbf16ps for a bf16 Q), P·V by vdpbf16ps on key pairs with P rounded to bf16. */
+/* decode_bf16.c — flash-decoding's block step for a bf16 cache on AVX512-BF16: scores by vdpbf16ps on Q in bf16 (fp32 FMAs on K read even/odd for an exact Q), P·V by vdpbf16ps on key pairs with P rounded to bf16. */
 /*
  * decode.c's walks with this block step where the cache is bf16, d a multiple of 32 and
  * the CPU has AVX512-BF16 (an avx512 build; vec_bf16.h checks at run time).
@@ -27,6 +27,13 @@
  *           and KV head against 20.3 with an fp32 Q (before the tree); L16384 2.90 / 2.05
  *           ms at one / two threads, 0.85 / 0.91 of the triad, against an fp32 Q's 3.51 /
  *           2.20 (scripts/decode-cputime.sh, 7 passes; README).
+ *  Q as bf16 (an f32 or f16 Q, unless HEADROOM_DECODE_Q=exact: hr_decode_bf16_q) the rows
+ *           rounded to bf16 (nearest even) by attend_init, unscaled, and scored as a bf16
+ *           Q's, as llama.cpp rounds Q to the type of K's dot product (ggml's vec_dot_type).
+ *           The oracle holds it to the output of the rounded Q (oracle.c's query term: the
+ *           path names "Q as bf16"). Zen 4, `headroom ab` of HEADROOM_DECODE_Q=exact
+ *           against it, 15 pairs, H32/8 d128: -19.1 / -12.7% at L4096 (one / two
+ *           threads), -13.9 / -22.4% at L16384.
  *
  * Budget per key and KV head at H32/8 d128 (R = 4 rows), zmm ops, against the conversion
  * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
@@ -78,11 +85,18 @@ int hr_decode_bf16_on(hr_dtype t, int d)
     return cpu;
 }
 
+int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d)
+{
+    return hr_decode_bf16_on(t, d) && (qt == HR_BF16 || !hr_decode_q_exact());
+}
+
 const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
 {
     if (!hr_decode_bf16_on(t, d)) return NULL;
-    return qt == HR_BF16 ? HR_VEC_ISA " bf16 Q and K, scores and P·V vdpbf16ps (P in bf16)"
-                         : HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)";
+    if (qt == HR_BF16) return HR_VEC_ISA " bf16 Q and K, scores and P·V vdpbf16ps (P in bf16)";
+    return hr_decode_bf16_q(qt, t, d)
+               ? HR_VEC_ISA " bf16 K, Q as bf16 (nearest even), scores and P·V vdpbf16ps (P in bf16)"
+               : HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)";
 }
 
 /* A score tile's sums into s (row stride kbp, keys from j): a whole 4 x 4 tile by one
@@ -282,6 +296,12 @@ HR_BF16_TARGET void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, in
 int hr_decode_bf16_on(hr_dtype t, int d)
 {
     (void)t, (void)d;
+    return 0;
+}
+
+int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d)
+{
+    (void)qt, (void)t, (void)d;
     return 0;
 }
 

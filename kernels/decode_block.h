@@ -40,8 +40,8 @@ typedef struct {
     size_t rb;                /* bytes of one stored K or V row                          */
     hr_xcview k, v;           /* K and V as stored, strides in bytes (f32 too)           */
     int bfd;                  /* a bf16 cache's P·V by vdpbf16ps (decode_bf16.c)         */
-    int bfq;                  /* with bfd, bf16 Q (dtype bf16): the scores by vdpbf16ps
-                               * too, the query rows kept in bf16 as given             */
+    int bfq;                  /* with bfd, the scores by vdpbf16ps too, on the query rows
+                               * in bf16: as given (dtype bf16) or rounded (Q as bf16) */
     int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c); 2:
                                * P·V by int8 dot products too                             */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
@@ -187,8 +187,9 @@ size_t hr_decode_i8_sf(const dctx *c);
 void hr_decode_i8_quant(const dctx *c, const float *q, float *qx);
 void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
-/* decode_bf16.c: a bf16 cache on a CPU with AVX512-BF16 (avx512 builds): scores by fp32
- * FMAs on K read even/odd, P·V by vdpbf16ps on key pairs with P rounded to bf16.
+/* decode_bf16.c: a bf16 cache on a CPU with AVX512-BF16 (avx512 builds): scores by
+ * vdpbf16ps on Q in bf16 (or, HEADROOM_DECODE_Q=exact, fp32 FMAs on K read even/odd),
+ * P·V by vdpbf16ps on key pairs with P rounded to bf16.
  * hr_decode_bf16_on says whether decode takes it for a cache of type t and head size d
  * (t bf16, d a multiple of 32, the CPU has it, HEADROOM_DECODE_PATH is not "convert");
  * hr_decode_bf16_sf the floats it adds to the scores block (P in bf16);
@@ -199,6 +200,11 @@ size_t hr_decode_bf16_sf(const dctx *c);
 void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                           float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
+/* Whether that path scores by vdpbf16ps on Q in bf16: a bf16 Q as given, or an f32/f16
+ * Q rounded to bf16 (nearest even) unless HEADROOM_DECODE_Q=exact (decode.c's
+ * hr_decode_q_exact), as llama.cpp rounds Q to the type of K's dot product. */
+int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
+int hr_decode_q_exact(void);
 /* The int8 path's name for t (NULL where decode does not take it). */
 const char *hr_decode_i8_path(hr_dtype t);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */

@@ -42,6 +42,7 @@ fi
 expect decode_list_paths 0 'f32/kv=q8_0 +[a-z0-9]+ (.*vpdpbusd q8_0.*Q as q8_0|q8_0 vpmovsxbd|q8_0 scalar convert)' -- $B list
 expect decode_forced_convert 0 'f32/kv=q4_0 +[a-z0-9]+ q4_0 nibble unpack in registers' -- env HEADROOM_DECODE_PATH=convert $B list
 expect decode_bad_path_env 2 'HEADROOM_DECODE_PATH must be auto, convert or int8' -- env HEADROOM_DECODE_PATH=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
+expect decode_bad_q_env 2 'HEADROOM_DECODE_Q must be auto or exact' -- env HEADROOM_DECODE_Q=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype bf16 --reps 1 --no-probe
 expect flash_bf16_refuses_q8 2 'kernel flash cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)' -- $B run --kernel flash --dtype bf16 --kv-dtype q8_0
 
 # A sweep over dtype and kv_dtype: names carry the types; points no kernel of this build

@@ -213,10 +213,14 @@ HR_TEST(decode_kv_types_match_oracle)
         {1, 4, 2, 16, 45, 160}, {3, 2, 2, 2, 5, 32},   {1, 4, 2, 1, 50, 33},  {2, 2, 1, 3, 19, 7},
     };
     static const int threads[] = {1, 2, 3};
-    for (int run = 0; run < 2 * (HR_NDTYPES - HR_BF16); run++) {
-        const int t = HR_BF16 + run / 2, conv = run % 2; /* conv: HEADROOM_DECODE_PATH=convert */
-        if (conv && t == HR_F16) continue; /* one path for f16; bf16: decode_bf16.c's or convert */
-        decode_path_env(conv ? "convert" : NULL);
+    for (int run = 0; run < 3 * (HR_NDTYPES - HR_BF16); run++) {
+        /* conv 1: HEADROOM_DECODE_PATH=convert; 2: HEADROOM_DECODE_Q=exact */
+        const int t = HR_BF16 + run / 3, conv = run % 3;
+        if (conv && t == HR_F16) continue; /* one path for f16 */
+        if (conv == 2 && t != HR_BF16) continue; /* bf16: Q as bf16, Q exact, or convert */
+        decode_path_env(conv == 1 ? "convert" : NULL);
+        if (conv == 2) setenv("HEADROOM_DECODE_Q", "exact", 1);
+        else unsetenv("HEADROOM_DECODE_Q");
         int n = 0, fails = 0;
         double own_max = 0, own_tol = 0, fmt_max = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -259,10 +263,47 @@ HR_TEST(decode_kv_types_match_oracle)
         CHECKF(fmt_max > u / 8 && fmt_max > own_max, "kv %s: format max_rel %g, kernel %g", hr_dtype_names[t],
                fmt_max, own_max);
         printf("     note: decode kv %-4s %-7s %d cases: kernel max_rel %.2e (tol up to %.2e), format max_rel %.2e\n",
-               hr_dtype_names[t], t == HR_F16 ? "" : conv ? "convert" : "auto", n, own_max,
+               hr_dtype_names[t], t == HR_F16 ? "" : conv == 1 ? "convert" : conv ? "Q exact" : "auto", n, own_max,
                own_tol, fmt_max);
     }
     decode_path_env(NULL);
+    unsetenv("HEADROOM_DECODE_Q");
+}
+
+/* A bf16 cache with AVX512-BF16 scores by vdpbf16ps on Q rounded to bf16 unless
+ * HEADROOM_DECODE_Q=exact, and the path says which (the oracle adds that rounding's
+ * exact effect only where it is named). A query whose values bf16 holds exactly gives
+ * both the same scores: the two outputs then agree to fp32's rounding, and the rounded
+ * one is held to the tolerance without the query's term. */
+HR_TEST(decode_bf16_cache_rounds_q_where_named)
+{
+    hr_problem p = {1, 8, 2, 1, 300, 64, false, 0, HR_F32, HR_BF16};
+    const hr_kernel *k = hr_kernel_find("decode");
+    unsetenv("HEADROOM_DECODE_Q");
+    const char *path = hr_kernel_path(k, &p);
+    const int vdp = path && strstr(path, "vdpbf16ps") != NULL;
+    CHECKF(path && (vdp ? strstr(path, "Q as bf16") != NULL : strstr(path, "Q as") == NULL), "path '%s'",
+           path ? path : "(null)");
+    setenv("HEADROOM_DECODE_Q", "exact", 1);
+    const char *exact = hr_kernel_path(k, &p);
+    CHECKF(exact && !strstr(exact, "Q as"), "exact path '%s'", exact ? exact : "(null)");
+    setenv("HEADROOM_DECODE_Q", "fast", 1);
+    const char *why = hr_kernel_why_not(k, &p);
+    CHECKF(why && strstr(why, "HEADROOM_DECODE_Q"), "a bad HEADROOM_DECODE_Q: '%s'", why ? why : "(null)");
+    unsetenv("HEADROOM_DECODE_Q");
+    static const int shapes[][6] = {{1, 8, 2, 1, 300, 64}, {1, 32, 8, 1, 1000, 128}, {2, 4, 1, 3, 77, 32}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int *x = shapes[s];
+        hr_problem pe = {x[0], x[1], x[2], x[3], x[4], x[5], s == 2, 0, HR_F32, HR_BF16};
+        hr_check own, fmt;
+        CHECK(run_kv_q(&pe, (hr_layout)(s % 2), HR_DIST_NORMAL, 1 + (int)s, 0, &own, &fmt, 1) == 0);
+        CHECKF(own.verdict == HR_CHECK_PASS, "bf16-exact Q, shape %zu: max_rel %g (tol %g)", s, own.max_rel_err,
+               own.tol_pass);
+    }
+    hr_quant_path qp = hr_path_quant("avx512 bf16 K, Q as bf16 (nearest even), scores and P·V vdpbf16ps");
+    CHECK(qp.bf16_query && !qp.q8_query);
+    CHECK(!hr_path_quant("avx512 fp32").bf16_query);
+    unsetenv("HEADROOM_DECODE_Q");
 }
 
 /* q8_0/q4_0 on the conversion path at every level this CPU runs: the suite's own level

@@ -41,7 +41,7 @@
  * the kernel shows (the roundings' signs are not aligned with the keys'): no test at all.
  * So for a kernel whose path says it quantizes Q (hr_oracle_check_q; every other kernel
  * keeps the fp32 terms, which see one dropped key) the oracle computes the term exactly: O~, the output in fp64 with the query
- * quantized by that rule (q8_query_term), and adds
+ * quantized by that rule (query_term), and adds
  *                       + max_c |O~_c - O_c| / max|O_ref|      (the worst row's)
  * which by the triangle inequality leaves the kernel the fp32 terms against O~. A kernel
  * that rounds ties differently may differ in a rare element by one step (the worst
@@ -60,8 +60,14 @@
  * PV8_MARGIN (1 + 1/16) times. A worst case again (every rounding of a group aligned
  * with V's signs); on random roundings the error is ~sqrt(3/G) of it per group and
  * sqrt(groups) less over a long context (the battery's ratios: README).
+ * A bf16 cache likewise lets the kernel round an f32/f16 Q to bf16 (nearest even, each
+ * value; it names "Q as bf16": decode's vdpbf16ps scores, as llama.cpp rounds Q to the
+ * type of K's dot product): the same exact term, O~ from the rounded query (the scale
+ * applied to the sum). A logit moves by at most 2^-9 scale Σ|q_c K_jc|, 2^-9 of the
+ * logit term's Σ, so the term is ~1/60 of bf16's own P·V allowance on normal inputs.
  * Not covered: Q rounded otherwise inside the kernel (its logits must be fp32 dot
- * products of the values given, or of Q's q8_0 blocks on a block cache). The format's own error (the stored inputs against
+ * products of the values given, of Q's q8_0 blocks on a block cache, or of Q in bf16 on
+ * a bf16 cache). The format's own error (the stored inputs against
  * the original fp32 ones) is measured separately and not judged (hr_format_check in
  * harness/measure/check.c). */
 #include <float.h>
@@ -80,20 +86,23 @@ const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
 /* One output row; dot_abs (may be NULL) as hr_oracle_row's, pv_abs (may be NULL) gets
  * max over c of sum_j P_j |V[j][c]| (P the normalized softmax weights): the size of the
  * error of P·V when P or V is rounded to a narrower type inside a kernel. */
-/* A q8_0/q4_0 cache: max_c |O~_c - O_c| for the row, O~ the output (in fp64) with the
- * query quantized as the kernel quantizes it (the comment above): x = q·scale in fp32,
- * per block dq = amax/127 and v = nearbyint(x·(127/amax)) in fp32, |v| <= 127. out is
- * the row's normalized output with the query as given, end its causal end. */
-static double q8_query_term(const hr_problem *p, const hr_args *a, int b, int g, const float *q,
-                            const double *out, int end)
+/* max_c |O~_c - O_c| for the row, O~ the output (in fp64) with the query quantized as
+ * the kernel quantizes it (the comment above): a q8_0/q4_0 cache's q8_0 rule (x = q·scale
+ * in fp32, per block dq = amax/127 and v = nearbyint(x·(127/amax)) in fp32, |v| <= 127),
+ * or with bf16 each value of q rounded to bf16, the scale applied to the sum. out is the
+ * row's normalized output with the query as given, end its causal end. */
+static double query_term(const hr_problem *p, const hr_args *a, int b, int g, const float *q,
+                         const double *out, int end, bool bf16)
 {
     const int d = p->d_head;
-    if (d % HR_QBLOCK || end <= 0) return 0; /* validation refuses such d */
+    if ((!bf16 && d % HR_QBLOCK) || end <= 0) return 0; /* validation refuses such d */
     const float fscale = (float)hr_problem_scale(p);
     double *qt = malloc(sizeof(double) * ((size_t)2 * d + (size_t)end));
     if (!qt) return INFINITY;
     double *ot = qt + d, *st = ot + d, mt = -INFINITY, sumt = 0, err = 0;
-    for (int c0 = 0; c0 < d; c0 += HR_QBLOCK) {
+    if (bf16) /* the rows unscaled, each value to nearest even; the scale after the sum */
+        for (int c = 0; c < d; c++) qt[c] = (double)hr_bf16_to_f32(hr_f32_to_bf16(q[c])) * fscale;
+    else for (int c0 = 0; c0 < d; c0 += HR_QBLOCK) {
         float amax = 0;
         for (int c = c0; c < c0 + HR_QBLOCK; c++) amax = fmaxf(amax, fabsf(q[c] * fscale));
         const float dq = amax / 127.0f, id = amax > 0 ? 127.0f / amax : 0.0f;
@@ -162,7 +171,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
 }
 
 static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
-                       double *dot_abs, double *pv_abs, double *q8_abs, int pv8_grp, double *pv8_abs)
+                       double *dot_abs, double *pv_abs, double *q8_abs, bool bf16_q, int pv8_grp, double *pv8_abs)
 {
     const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
     const double scale = hr_problem_scale(p);
@@ -197,7 +206,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             out[c] /= sum;
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
-    if (q8_abs) *q8_abs = q8_query_term(p, a, b, g, q, out, end);
+    if (q8_abs) *q8_abs = query_term(p, a, b, g, q, out, end, bf16_q);
     if (pv8_abs) *pv8_abs = end > 0 ? pv8_term(p, a, b, g, s, m, sum, end, pv8_grp) : 0;
     free(s);
     free(pva);
@@ -208,7 +217,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
 void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
                    double *dot_abs)
 {
-    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL, 0, NULL);
+    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL, false, 0, NULL);
 }
 
 /* Unit roundoff of a float type (2^-p for p significand bits, round to nearest): what
@@ -250,6 +259,7 @@ static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
 hr_quant_path hr_path_quant(const char *path)
 {
     hr_quant_path qp = {0};
+    if (path && strstr(path, "Q as bf16")) qp.bf16_query = true;
     if (!path || !strstr(path, "Q as q8_0")) return qp;
     qp.q8_query = true;
     const char *pv = strstr(path, "P·dv s8 per ");
@@ -283,6 +293,7 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, pv8_max = 0, err2 = 0, ref2 = 0;
     const double u_pv = hr_tol_pv(p);
     const bool q8_query = qp.q8_query && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
+    const bool bf16_query = qp.bf16_query && !q8_query && p->dtype != HR_BF16; /* a bf16 Q is exact */
     const int pv8_grp = q8_query && a->xv.p ? qp.pv8_group : 0;
     long r = 0;
     for (int b = 0; b < B; b++)
@@ -290,8 +301,8 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
             for (int i = 0; i < Nq; i++, r++) {
                 if (r % stride && i != 0 && i != Nq - 1) continue;
                 double dabs, pv = 0, q8 = 0, pv8 = 0;
-                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query ? &q8 : NULL, pv8_grp,
-                           pv8_grp ? &pv8 : NULL);
+                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query || bf16_query ? &q8 : NULL,
+                           bf16_query, pv8_grp, pv8_grp ? &pv8 : NULL);
                 if (pv > pv_max) pv_max = pv;
                 if (pv8 > pv8_max) pv8_max = pv8;
                 if (q8 > q8_max) q8_max = q8;

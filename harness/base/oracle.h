@@ -54,6 +54,7 @@ hr_check hr_oracle_check(const hr_problem *p, const hr_args *a, double max_work)
 typedef struct {
     bool q8_query;
     int pv8_group;
+    bool bf16_query; /* Q rounded to bf16 (it names "Q as bf16": decode on a bf16 cache) */
 } hr_quant_path;
 hr_quant_path hr_path_quant(const char *path);
 /* hr_oracle_check for such a kernel: the pass tolerance adds Q's quantization's exact
