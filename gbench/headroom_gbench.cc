@@ -108,9 +108,7 @@ int main(int argc, char **argv)
     setenv("OMP_PROC_BIND", "close", 0);
     setenv("OMP_PLACES", "cores", 0);
     // The machine's caches for the kernels' default tiles, as the headroom binary does.
-    const hr_sysinfo *si = hr_sysinfo_get();
-    const hr_machine m = {si->l1d, si->l2, 0, si->l3};
-    hr_kernel_set_machine(&m);
+    hr_sysinfo_set_machine();
     for (int i = 0; hr_kernels[i]; i++) {
         const hr_kernel *k = hr_kernels[i];
         for (const Shape &s : kShapes) {

@@ -497,11 +497,12 @@ static const char *decode_applicable(const hr_problem *p)
 static int decode_default_block(const hr_problem *p, const hr_machine *m)
 {
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
-    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * p->d_head * sizeof(float);
+    const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
+    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
     if (HR_VW < 8 || !m || !m->l3 || cache <= (double)m->l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
         return DECODE_BLOCK_KV;
     if (HR_VW == 8) return DECODE_STREAM_KEYS_AVX2; /* AVX2: longer blocks, not shorter */
-    int kb = DECODE_STREAM_BLOCK_BYTES / (p->d_head * (int)sizeof(float));
+    int kb = (int)(DECODE_STREAM_BLOCK_BYTES / row);
     return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
 }
 

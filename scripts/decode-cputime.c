@@ -76,8 +76,7 @@ int main(int argc, char **argv)
         p.dtype = (hr_dtype)qt;
         /* the caches the headroom binary hands the kernels (harness/cli/main.c): decode's
          * default block follows the L3 */
-        const hr_sysinfo *si = hr_sysinfo_get();
-        hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .l3 = si->l3});
+        hr_sysinfo_set_machine();
         const hr_kernel *k = hr_kernel_find("decode");
         hr_tune t0 = {.threads = T};
         if (argc > 5) t0.block_kv = atoi(argv[5]);

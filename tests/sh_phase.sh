@@ -9,7 +9,7 @@ expect filter_needs_probe 2 '--phase-filter: needs the probes' -- "${RUN[@]}" --
 expect threshold_range 2 '--phase-threshold' -- "${RUN[@]}" --kernel flash --phase-threshold 0
 expect probe_kind_none 2 '--probe-kind: expected fma, bw or auto' -- "${RUN[@]}" --kernel flash --probe-kind none
 expect plant_bad 2 'HEADROOM_PLANT_DELAY: expected a fraction' -- env HEADROOM_PLANT_DELAY=1.5 "${RUN[@]}" --kernel flash
-expect table_line 0 '^probe: fma, concurrent ceiling .* frac_of_ceiling [0-9.]+ \(medians\); phase changes [0-9]+ of 4' \
+expect table_line 0 '^probe: compute, concurrent ceiling [0-9.e+]+ GFLOP/s \([a-z0-9_]+ loop\), frac_of_ceiling [0-9.]+ \(medians\); phase changes [0-9]+ of 4' \
     -- "${RUN[@]}" --kernel flash
 
 "${RUN[@]}" --kernel flash --format json > "$TMP/flash.json" 2> /dev/null

@@ -259,3 +259,9 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     for (int i = 0; i < nwarnings; i++) cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
     return c;
 }
+
+void hr_sysinfo_set_machine(void)
+{
+    const hr_sysinfo *si = hr_sysinfo_get();
+    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default(), .l3 = si->l3});
+}

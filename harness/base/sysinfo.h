@@ -31,6 +31,10 @@ typedef struct {
 
 /* Fills the machine and build description (cached after the first call). */
 const hr_sysinfo *hr_sysinfo_get(void);
+/* Hands the kernels this machine's caches and default thread count (hr_kernel_set_machine),
+ * for their default tiles: every program that runs kernels calls it first (the headroom
+ * binary, Google Benchmark's, scripts/decode-cputime.c). */
+void hr_sysinfo_set_machine(void);
 /* ISO-8601 local time now, "2026-11-22T01:30:00+00:00". */
 void hr_date_iso(char *buf, size_t len);
 

@@ -117,14 +117,16 @@ int cmd_run(int argc, char **argv)
         }
         if (r.timing.probe_kind) {
             bool fma = r.timing.probe_kind == HR_PROBE_FMA;
-            /* The compute probe runs the loop of the row's own roof (bench.c): name it,
-             * so a bf16 dot ceiling is not read as the FMA's. */
-            const hr_roof_loop *loop = fma ? hr_roof_loop_of(hr_roof_of(r.kernel, &r.prob, hr_isa)) : NULL;
+            /* The compute probe runs the loop of the row's own roof or the build's FMA
+             * (bench.c): name it and its unit, so a bf16 dot or int8 ceiling is not read
+             * as the FMA's ("fma" is the kind's stored name: a compute probe). */
+            const int roof = fma ? hr_probe_roof(r.kernel, &r.prob) : -1;
             printf("probe: %s, concurrent ceiling %.4g %s%s%s%s, frac_of_ceiling %.4f (medians); phase changes %d of %d"
                    "%s\n",
-                   hr_probe_kind_names[r.timing.probe_kind], hr_phase_median(&r, 0), fma ? "GFLOP/s" : "GB/s",
-                   loop ? " (" : "", loop ? loop->name : "", loop ? " loop)" : "", hr_phase_median(&r, 1),
-                   r.timing.nphase, r.timing.reps, r.timing.nexcluded ? " (excluded)" : "");
+                   fma ? "compute" : hr_probe_kind_names[r.timing.probe_kind], hr_phase_median(&r, 0),
+                   fma ? hr_roof_unit(roof) : "GB/s", fma ? " (" : "", fma ? hr_roof_name(roof) : "",
+                   fma ? " loop)" : "", hr_phase_median(&r, 1), r.timing.nphase, r.timing.reps,
+                   r.timing.nexcluded ? " (excluded)" : "");
         }
     } else if (format == HR_FMT_CSV) {
         hr_csv_header(stdout);

@@ -193,9 +193,7 @@ static int run(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) argv[1] = "version";
     /* The one place the kernels learn this machine's caches (their default tiles). */
-    const hr_sysinfo *si = hr_sysinfo_get();
-    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default(),
-                                         .l3 = si->l3});
+    hr_sysinfo_set_machine();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {
             /* A plugin that failed to load was reported in one line and the command went

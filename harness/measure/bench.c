@@ -126,13 +126,14 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
                        "budget of %.1f MiB",
                        k->name, need / 1048576, out->workspace_bytes / 1048576, budget / 1048576);
 
-    /* Probes of the row's own roof: a path that runs vdpbf16ps is probed with it. */
+    /* Probes of the row's own roof: a path that runs vdpbf16ps is probed with it (the
+     * kind is chosen by the row's roof, the loop by hr_probe_roof). */
     int roof = hr_roof_of(k, p, hr_isa);
     hr_probe_kind kind = s->probe;
     if (kind == HR_PROBE_AUTO) kind = hr_phase_kind_for_roof(out->flops, out->bytes, out->tune.threads, roof);
     const hr_probe_buf *pb = NULL;
     if (kind == HR_PROBE_BW && !(pb = hr_phase_bw_buf(out->tune.threads))) return HR_EUSAGE;
-    b->probe = (hr_phase_probe){kind, out->tune.threads, 0, pb, &out->timing, hr_roof_loop_of(roof)};
+    b->probe = (hr_phase_probe){kind, out->tune.threads, 0, pb, &out->timing, hr_roof_loop_of(hr_probe_roof(k, p))};
 
     if (!shared) {
         if ((st = hr_tensors_alloc(&b->own, p, s->layout, s->dist, s->seed))) return st;

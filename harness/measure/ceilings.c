@@ -384,6 +384,12 @@ static bool names_any(const char *path, const char *const *words)
     return false;
 }
 
+const char *hr_roof_unit(int roof)
+{
+    const int dot = roof >= HR_ROOF_SERIES ? roof - HR_ROOF_SERIES : roof - HR_ROOF_DOT;
+    return roof >= HR_ROOF_DOT && dot >= 0 && dot < HR_DOT_N ? hr_dots[dot].unit : "GFLOP/s";
+}
+
 int hr_roof_for_path(const char *path, const char *isa)
 {
     char low[128];

@@ -159,6 +159,8 @@ int hr_roof_for_path(const char *path, const char *isa);
 /* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs,
  * "avx512_vnni+avx512" / "avx_vnni+avx2" for the series roofs; "?" otherwise. */
 const char *hr_roof_name(int roof);
+/* Its unit: "GOP/s" for the int8 dots and their series roofs, else "GFLOP/s". */
+const char *hr_roof_unit(int roof);
 /* Best GFLOP/s (GOP/s for int8) of roof at the thread count hr_ceiling_threads picks; 0
  * when not measured (an absent dot roof, an old file): then a row has no compute
  * roof, rather than the wrong one. */

@@ -185,10 +185,7 @@ bool hr_phase_short_note(const hr_result *r, const hr_ceilings *c, char *buf, si
 {
     const int T = r->tune.threads > 0 ? r->tune.threads : 1;
     if (r->timing.probe_kind != HR_PROBE_FMA || !c || c->quick || hr_ceiling_threads(c, T) != T) return false;
-    /* the loop the probe ran (bench.c): the row's roof, or the build's FMA where that
-     * roof has no loop of its own (a series roof) */
-    int roof = hr_roof_of(r->kernel, &r->prob, hr_isa);
-    if (!hr_roof_loop_of(roof)) roof = hr_fma_build_loop();
+    const int roof = hr_probe_roof(r->kernel, &r->prob); /* the loop the probe ran */
     const double saved = hr_ceiling_roof(c, T, roof), got = hr_phase_median(r, 0);
     if (!(saved > 0 && got > 0) || got >= HR_PHASE_SHORT * saved) return false;
     char name[256];
@@ -196,7 +193,7 @@ bool hr_phase_short_note(const hr_result *r, const hr_ceilings *c, char *buf, si
     const char *rn = hr_roof_name(roof);
     snprintf(buf, len, "%.90s: probe at %.0f%% of the %s ceiling saved for %d thread%s (%.4g %s): the run had less "
              "of the machine than asked", name, 100 * got / saved, rn, T, T > 1 ? "s" : "", got,
-             strstr(rn, "vnni") ? "GOP/s" : "GFLOP/s");
+             hr_roof_unit(roof));
     return true;
 }
 

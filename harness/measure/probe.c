@@ -309,6 +309,12 @@ int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa)
     return roof;
 }
 
+int hr_probe_roof(const hr_kernel *k, const hr_problem *p)
+{
+    const int roof = hr_roof_of(k, p, hr_isa);
+    return hr_roof_loop_of(roof) ? roof : hr_fma_build_loop();
+}
+
 int hr_fma_build_loop(void)
 {
     if (!strcmp(hr_isa, "avx512")) return HR_FMA_AVX512;

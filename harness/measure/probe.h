@@ -49,6 +49,10 @@ const hr_roof_loop *hr_roof_loop_of(int roof);
  * (dtype and kv_dtype bf16): the best bf16 roof this CPU runs (AMX, else the bf16 dot),
  * since its library may issue either. */
 int hr_roof_of(const hr_kernel *k, const hr_problem *p, const char *isa);
+/* The roof whose loop a row's compute probe runs (bench.c) and is compared with: its own
+ * (hr_roof_of at hr_isa) where that has a loop here, else the build's FMA (a series
+ * roof, or a dot this CPU lacks). */
+int hr_probe_roof(const hr_kernel *k, const hr_problem *p);
 
 /* ---- the concurrent-ceiling probe -------------------------------------------------
  * Every thread of one OpenMP team of `threads` starts together (after a barrier) and
