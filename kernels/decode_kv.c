@@ -93,6 +93,8 @@
  * table has the rows after it, the one-span prefetch and the int8 P·V).
  * What binds it: decode_i8.c.
  */
+#include <stdlib.h>
+
 #include "decode_block.h"
 #include "vec_eo.h"
 
@@ -416,6 +418,26 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
 #endif
 
 /* attend_block for a cache stored in t: the conversion is inlined per type. */
+/* A scratch build with -DHR_DKV_ABLATE reads HR_DKV_ABLATE=BITS and skips, at the avx512
+ * and generic levels, 1 the scores, 2 the softmax, 4 P·V (with their prefetches), to
+ * attribute the step's time (its results are wrong by design; without the flag the bits
+ * are 0 and the tests compile away). f16 at H32/8 d128 L1024, one Zen 4 thread
+ * (2026-11-27, 3 rounds): 25.5 ns per key and KV head in all, 12.5 without the scores,
+ * 13.8 without P·V, 24.0 without the softmax: scores ~13 ns and P·V ~11.7 where their 32
+ * FMAs each take 8.7 at the 117.6 GFLOP/s roof; the scores' hr_vreduce_add4 ~1.3 of it
+ * (stored unreduced: 23.5-24.2). Not the K lines' trip from L2: K blocks of 32 keys (in
+ * L1) scored as fast as 256, and prefetcht0 of K 4-16 keys ahead cost 2-3 ns. */
+#ifdef HR_DKV_ABLATE
+static int dkv_bits(void)
+{
+    static int bits = -1; /* a benign race: every thread stores the same value */
+    if (bits < 0) bits = getenv("HR_DKV_ABLATE") ? atoi(getenv("HR_DKV_ABLATE")) : 0;
+    return bits;
+}
+#else
+#define dkv_bits() 0
+#endif
+
 DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int n, const int *end,
                             const float *q, float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
@@ -430,9 +452,10 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
         return;
     }
 #endif
-    scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
-    pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+    const int ab = dkv_bits();
+    if (!(ab & 1)) scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
+    if (!(ab & 4)) pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 
 #if defined(HR_VEC_AVX2)
