@@ -426,7 +426,13 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
  * 13.8 without P·V, 24.0 without the softmax: scores ~13 ns and P·V ~11.7 where their 32
  * FMAs each take 8.7 at the 117.6 GFLOP/s roof; the scores' hr_vreduce_add4 ~1.3 of it
  * (stored unreduced: 23.5-24.2). Not the K lines' trip from L2: K blocks of 32 keys (in
- * L1) scored as fast as 256, and prefetcht0 of K 4-16 keys ahead cost 2-3 ns. */
+ * L1) scored as fast as 256, and prefetcht0 of K 4-16 keys ahead cost 2-3 ns. Tried on
+ * P·V (`headroom ab`, 15 pairs, L4096 / L16384, one and two threads): the row offsets as
+ * pointers and the prefetch stepped per 4 keys (gcc had kept the offsets in xmm, a vmovq
+ * per broadcast, and pf_seq's remainder in memory): f16 -0.8 to +0.5% (same), f32 +27.5%
+ * at L4096 one thread (a regression); the weights as the FMAs' own {1to16} operands in
+ * place of 4 vbroadcastss per key (a bare 4 x 4 tile 5-8% faster for it): f16 -1.4 to
+ * -1.6% at one thread, same. */
 #ifdef HR_DKV_ABLATE
 static int dkv_bits(void)
 {
