@@ -11,7 +11,8 @@
 #   config is KV:L:T, or Q/KV:L:T for Q and O in another type, e.g. bf16/bf16:16384:1),
 #   REPS (calls per row, 15), LOCK (a flock file every timing runs under, /tmp/hr-timing.lock).
 # Prints the raw lines (pass, build, kv, L, T, cpu median ms) and a table per build:
-# tokens/s, GB/s, fraction of the triad of the same passes, ratio to f32 at the same L, T.
+# tokens/s, GB/s, fraction of the triad of the same passes, ratio to f32 at the same L, T (of the
+# medians, and the median and range of the per-pass ratios: each pass times f32 and the row minutes apart).
 set -euo pipefail
 P=${1:?passes}; shift
 REPS=${REPS:-15}
@@ -51,20 +52,26 @@ done
 python3 - "$raw" <<'PY'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
-med = {}
+med, by_pass = {}, {}
 for p, b, kv, L, T, ms in rows:
     med.setdefault((b, kv, int(L), int(T)), []).append(float(ms))
+    by_pass[(p, b, kv, int(L), int(T))] = float(ms)
 tri = {T: 12.0 * ((256 << 20) // 12) / (st.median(v) * 1e-3) * 1e-9 for (b, kv, L, T), v in med.items() if kv == 'triad'}
 # the read-only stream (decode-cputime load): each thread's part a multiple of 128 floats
 lod = {T: 4.0 * ((256 << 20) // 4 // T // 128 * 128 * T) / (st.median(v) * 1e-3) * 1e-9 for (b, kv, L, T), v in med.items() if kv == 'load'}
 row_bytes = {'f32': 512, 'f16': 256, 'bf16': 256, 'q8_0': 136, 'q4_0': 72}
 print("\nmedians over %d passes (CPU time per thread); triad GB/s: %s; read-only stream GB/s: %s" % (len(set(r[0] for r in rows)), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(tri.items())), ", ".join("%dT %.1f" % (t, g) for t, g in sorted(lod.items())) or "-"))
-print("%-16s %-9s %6s %2s %9s %9s %8s %8s %8s %9s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "/load", "x f32"))
+print("%-16s %-9s %6s %2s %9s %9s %8s %8s %8s %9s  %s" % ("build", "kv", "L", "T", "ms", "tokens/s", "GB/s", "/triad", "/load", "x f32", "x f32 by pass: median [min-max]"))
 for (b, kv, L, T), v in sorted(med.items()):
     if kv in ('triad', 'load'): continue
     ms = st.median(v); gbs = 2 * 8 * L * row_bytes[kv.split('/')[-1]] / (ms * 1e-3) * 1e-9
     f32 = med.get((b, 'f32', L, T))
     ratio = "%.2f" % (st.median(f32) / ms) if f32 else "-"
     lf = "%.3f" % (gbs / lod[T]) if T in lod else "-"
-    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8.3f %8s %9s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], lf, ratio))
+    # fp32 and this row of the same pass, minutes apart at most: the ratio of the pair
+    # moves less with the machine's phase than the ratio of the two medians
+    pr = [by_pass[(p, b, 'f32', L, T)] / by_pass[(p, b, kv, L, T)] for p in sorted(set(r[0] for r in rows))
+          if (p, b, 'f32', L, T) in by_pass and (p, b, kv, L, T) in by_pass]
+    pair = "%.2f [%.2f-%.2f]" % (st.median(pr), min(pr), max(pr)) if pr and kv != 'f32' else "-"
+    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8.3f %8s %9s  %s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], lf, ratio, pair))
 PY
