@@ -494,12 +494,15 @@ static const char *decode_applicable(const hr_problem *p)
  * (H8/8 Nq 4, H32/8 Nq 1), the rest same or noise, L4096 (not streamed) same. Why the
  * two levels want opposite directions from 64 is not known either. The generic level
  * keeps 64 (not measured). */
-static int decode_default_block(const hr_problem *p, const hr_machine *m)
+static int decode_default_block(const hr_problem *p, const hr_machine *m, int threads)
 {
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
-    if (HR_VW < 8 || !m || !m->l3 || cache <= (double)m->l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
+    /* the L3 the threads reach: on a machine of several instances (AMD's CCDs) more
+     * threads reach more of it */
+    const double l3 = m ? hr_machine_l3_reach(m, threads) : 0;
+    if (HR_VW < 8 || !(l3 > 0) || cache <= l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
         return DECODE_BLOCK_KV;
     if (HR_VW == 8) return DECODE_STREAM_KEYS_AVX2; /* AVX2: longer blocks, not shorter */
     int kb = (int)(DECODE_STREAM_BLOCK_BYTES / row);
@@ -508,8 +511,8 @@ static int decode_default_block(const hr_problem *p, const hr_machine *m)
 
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
-    if (t->block_kv <= 0) t->block_kv = decode_default_block(p, m);
     if (t->threads <= 0) t->threads = omp_get_max_threads();
+    if (t->block_kv <= 0) t->block_kv = decode_default_block(p, m, t->threads);
     t->block_q = 0; /* not used: every query row of a group is in one block */
 }
 

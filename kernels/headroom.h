@@ -175,7 +175,13 @@ typedef struct {
     int threads; /* the default thread count, checked against the limit and the
                   * environment by the harness (0: omp_get_max_threads())       */
     size_t l3;  /* last-level (L3) cache bytes of one instance, 0 when unknown */
+    int l3_shared;    /* logical CPUs sharing one L3 instance (0: unknown)           */
+    int l3_instances; /* L3 instances on the machine (0: unknown, taken as 1)        */
 } hr_machine;
+/* The L3 bytes T threads reach: one instance per l3_shared threads (threads bound close,
+ * so they fill an instance before the next; with SMT a core's two CPUs count as two, so
+ * this errs small), at most l3_instances of them. 0 when l3 is unknown. */
+double hr_machine_l3_reach(const hr_machine *m, int threads);
 /* Sets the machine hr_kernel_tune gives every resolve. Call before any kernel is
  * resolved (not thread-safe); until then all fields are 0. */
 void hr_kernel_set_machine(const hr_machine *m);

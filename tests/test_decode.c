@@ -122,6 +122,19 @@ HR_TEST(decode_default_block_follows_the_cache)
                "case %zu (%s): block_kv %d (L3 32 MiB) %d (unknown), expected %d %d", i, hr_isa,
                a.block_kv, b.block_kv, known, cases[i].unknown);
     }
+    /* Eight instances of 32 MiB, 8 CPUs each: 16 threads reach 64 MiB, so a 48 MiB cache
+     * (L6144) is in their L3 and keeps 64 keys; 8 threads reach 32 MiB and stream it. */
+    const hr_machine ccds = {32768, 1 << 20, 0, (size_t)32 << 20, 8, 8};
+    hr_problem pc = {1, 32, 8, 1, 6144, 128, false, 0};
+    hr_tune t16 = {.threads = 16}, t8 = {.threads = 8};
+    k->resolve(&pc, &ccds, &t16);
+    k->resolve(&pc, &ccds, &t8);
+    const int dram = !strcmp(hr_isa, "avx512") ? 16 : !strcmp(hr_isa, "avx2") ? 128 : 64;
+    CHECKF(t16.block_kv == 64 && t8.block_kv == dram, "%s: 48 MiB over 8 L3s of 32 MiB: block_kv %d at T16, %d at T8",
+           hr_isa, t16.block_kv, t8.block_kv);
+    CHECK(hr_machine_l3_reach(&ccds, 1) == 32.0 * 1048576 && hr_machine_l3_reach(&ccds, 9) == 64.0 * 1048576 &&
+          hr_machine_l3_reach(&ccds, 1000) == 256.0 * 1048576 && hr_machine_l3_reach(&zen4, 2) == 32.0 * 1048576 &&
+          hr_machine_l3_reach(&unknown, 4) == 0);
     hr_problem p = {1, 32, 8, 1, 16384, 128, false, 0};
     hr_tune held = {.block_kv = 48};
     k->resolve(&p, &zen4, &held);

@@ -263,5 +263,7 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
 void hr_sysinfo_set_machine(void)
 {
     const hr_sysinfo *si = hr_sysinfo_get();
-    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default(), .l3 = si->l3});
+    const int inst = si->l3 && si->l3_shared > 0 && si->cpus > si->l3_shared ? si->cpus / si->l3_shared : 1;
+    hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default(), .l3 = si->l3,
+                                        .l3_shared = si->l3_shared, .l3_instances = inst});
 }
