@@ -432,7 +432,9 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
  * per broadcast, and pf_seq's remainder in memory): f16 -0.8 to +0.5% (same), f32 +27.5%
  * at L4096 one thread (a regression); the weights as the FMAs' own {1to16} operands in
  * place of 4 vbroadcastss per key (a bare 4 x 4 tile 5-8% faster for it): f16 -1.4 to
- * -1.6% at one thread, same. */
+ * -1.6% at one thread, same; P·V in chunks of 32, 64 or 128 keys so the chunk's V rows
+ * stay in L1 for the second half of d (3 interleaved rounds, L1024): 26.3-27.0, 25.6-27.8
+ * and 25.5-26.0 ns against 25.8, none faster. */
 #ifdef HR_DKV_ABLATE
 static int dkv_bits(void)
 {
