@@ -418,15 +418,19 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
 #endif
 
 /* attend_block for a cache stored in t: the conversion is inlined per type. */
-/* A scratch build with -DHR_DKV_ABLATE reads HR_DKV_ABLATE=BITS and skips, at the avx512
- * and generic levels, 1 the scores, 2 the softmax, 4 P·V (with their prefetches), to
+/* A scratch build with -DHR_DKV_ABLATE reads HR_DKV_ABLATE=BITS and skips 1 the scores,
+ * 2 the softmax, 4 P·V (with their prefetches; every level and type), to
  * attribute the step's time (its results are wrong by design; without the flag the bits
  * are 0 and the tests compile away). f16 at H32/8 d128 L1024, one Zen 4 thread
  * (2026-11-27, 3 rounds): 25.5 ns per key and KV head in all, 12.5 without the scores,
  * 13.8 without P·V, 24.0 without the softmax: scores ~13 ns and P·V ~11.7 where their 32
  * FMAs each take 8.7 at the 117.6 GFLOP/s roof; the scores' hr_vreduce_add4 ~1.3 of it
  * (stored unreduced: 23.5-24.2). Not the K lines' trip from L2: K blocks of 32 keys (in
- * L1) scored as fast as 256, and prefetcht0 of K 4-16 keys ahead cost 2-3 ns. Tried on
+ * L1) scored as fast as 256, and prefetcht0 of K 4-16 keys ahead cost 2-3 ns. At the
+ * avx2 level (an avx2 ablation build, the same Zen 4 in a slow phase, 2 rounds): 32-43 ns
+ * in all, ~18.3 without the scores, ~17.5 without P·V: each phase ~15-17 ns where its 64
+ * ymm FMAs take 8.7, ~1.8x (AVX-512's 1.35-1.5x); P·V's 4 x 2 tile broadcasts a weight
+ * per 2 FMAs and walks the keys d/16 times. Tried on
  * P·V (`headroom ab`, 15 pairs, L4096 / L16384, one and two threads): the row offsets as
  * pointers and the prefetch stepped per 4 keys (gcc had kept the offsets in xmm, a vmovq
  * per broadcast, and pf_seq's remainder in memory): f16 -0.8 to +0.5% (same), f32 +27.5%
@@ -451,16 +455,20 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
 #if defined(HR_VEC_AVX2)
+    const int ab = dkv_bits();
     if (t != HR_F32) {
-        scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-        block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
+        if (!(ab & 1))
+            scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+        if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
+        if (ab & 4) return;
         if (t == HR_Q8_0 || t == HR_Q4_0)
             pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }
-#endif
+#else
     const int ab = dkv_bits();
+#endif
     if (!(ab & 1)) scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
     if (!(ab & 4)) pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
