@@ -280,15 +280,13 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
         float *dst = q + (size_t)r * c->dp;
         if (c->bfq && qt == HR_BF16) /* d % 32 == 0: dp = d */
             memcpy((uint16_t *)q + (size_t)r * c->dp, hr_xcrow(c->a->xq, b, h, i), (size_t)d * sizeof(uint16_t));
-        else if (c->bfq) { /* Q as bf16: each value rounded to nearest even, unscaled */
-            uint16_t *qb = (uint16_t *)q + (size_t)r * c->dp;
+        else {
             if (qt == HR_F32) memcpy(dst, hr_crow(c->a->q, b, h, i), (size_t)d * sizeof *dst);
             else hr_dtype_load_row(qt, hr_xcrow(c->a->xq, b, h, i), dst, d);
-            for (int x = 0; x < d; x++) qb[x] = hr_f32_to_bf16(dst[x]); /* in place: qb[x] is below dst[x] */
-        } else {
-            if (qt == HR_F32) memcpy(dst, hr_crow(c->a->q, b, h, i), (size_t)d * sizeof *dst);
-            else hr_dtype_load_row(qt, hr_xcrow(c->a->xq, b, h, i), dst, d);
-            if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
+            if (c->bfq) { /* Q as bf16: each value rounded to nearest even, unscaled */
+                uint16_t *qb = (uint16_t *)q + (size_t)r * c->dp;
+                for (int x = 0; x < d; x++) qb[x] = hr_f32_to_bf16(dst[x]); /* in place: qb[x] is below dst[x] */
+            } else if (decode_bf16_eo(c)) /* K's even/odd order (decode_block.h); dp = d */
                 for (int x = 0; x < d; x += 2 * HR_VW) {
                     float t[2 * HR_VW];
                     memcpy(t, dst + x, sizeof t);
@@ -460,17 +458,18 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
 /* HEADROOM_DECODE_Q=exact: the scores from Q's values as given (a bf16 cache's fp32 FMA
  * scores, decode_bf16.c); unset or auto: Q rounded to K's type where a dot product
  * instruction takes it, as llama.cpp does. */
-int hr_decode_q_exact(void)
+static int decode_q_env(void) /* 1 exact, 0 auto or unset, -1 anything else */
 {
     const char *e = getenv("HEADROOM_DECODE_Q");
-    return e && !strcmp(e, "exact");
+    return !e || !*e || !strcmp(e, "auto") ? 0 : !strcmp(e, "exact") ? 1 : -1;
 }
+
+int hr_decode_q_exact(void) { return decode_q_env() == 1; }
 
 static const char *decode_applicable(const hr_problem *p)
 {
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
-    const char *e = getenv("HEADROOM_DECODE_Q");
-    if (e && *e && strcmp(e, "auto") && strcmp(e, "exact")) return "HEADROOM_DECODE_Q must be auto or exact";
+    if (decode_q_env() < 0) return "HEADROOM_DECODE_Q must be auto or exact";
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 

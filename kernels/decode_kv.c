@@ -454,8 +454,8 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
                             const float *q, float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
-#if defined(HR_VEC_AVX2)
     const int ab = dkv_bits();
+#if defined(HR_VEC_AVX2)
     if (t != HR_F32) {
         if (!(ab & 1))
             scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
@@ -466,8 +466,6 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
         else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }
-#else
-    const int ab = dkv_bits();
 #endif
     if (!(ab & 1)) scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */

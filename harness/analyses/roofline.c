@@ -162,8 +162,7 @@ static double default_triad_bytes(void)
 {
     const hr_sysinfo *si = hr_sysinfo_get();
     size_t llc = si->l3 ? si->l3 : si->l2;
-    int inst = si->l3 && si->l3_shared > 0 && si->cpus > si->l3_shared ? si->cpus / si->l3_shared : 1;
-    double b = 4.0 * (double)llc * inst;
+    double b = 4.0 * (double)llc * si->l3_instances;
     return b < 256.0 * 1048576 ? 256.0 * 1048576 : b;
 }
 

@@ -171,7 +171,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
 }
 
 static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
-                       double *dot_abs, double *pv_abs, double *q8_abs, bool bf16_q, int pv8_grp, double *pv8_abs)
+                       double *dot_abs, double *pv_abs, double *qt_abs, bool bf16_q, int pv8_grp, double *pv8_abs)
 {
     const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
     const double scale = hr_problem_scale(p);
@@ -206,7 +206,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             out[c] /= sum;
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
-    if (q8_abs) *q8_abs = query_term(p, a, b, g, q, out, end, bf16_q);
+    if (qt_abs) *qt_abs = query_term(p, a, b, g, q, out, end, bf16_q);
     if (pv8_abs) *pv8_abs = end > 0 ? pv8_term(p, a, b, g, s, m, sum, end, pv8_grp) : 0;
     free(s);
     free(pva);
@@ -290,7 +290,7 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     long stride = work <= max_work ? 1 : (long)ceil(work / max_work);
     c.rows_total = (long)B * H * Nq;
     double *ref = malloc(sizeof(double) * (size_t)d);
-    double omax = 0, dabs_max = 0, pv_max = 0, q8_max = 0, pv8_max = 0, err2 = 0, ref2 = 0;
+    double omax = 0, dabs_max = 0, pv_max = 0, qt_max = 0, pv8_max = 0, err2 = 0, ref2 = 0;
     const double u_pv = hr_tol_pv(p);
     const bool q8_query = qp.q8_query && (p->kv_dtype == HR_Q8_0 || p->kv_dtype == HR_Q4_0);
     const bool bf16_query = qp.bf16_query && !q8_query && p->dtype != HR_BF16; /* a bf16 Q is exact */
@@ -300,12 +300,12 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
         for (int h = 0; h < H; h++)
             for (int i = 0; i < Nq; i++, r++) {
                 if (r % stride && i != 0 && i != Nq - 1) continue;
-                double dabs, pv = 0, q8 = 0, pv8 = 0;
-                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query || bf16_query ? &q8 : NULL,
+                double dabs, pv = 0, qterm = 0, pv8 = 0;
+                oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query || bf16_query ? &qterm : NULL,
                            bf16_query, pv8_grp, pv8_grp ? &pv8 : NULL);
                 if (pv > pv_max) pv_max = pv;
                 if (pv8 > pv8_max) pv8_max = pv8;
-                if (q8 > q8_max) q8_max = q8;
+                if (qterm > qt_max) qt_max = qterm;
                 const float *o = hr_crow(hr_cv(a->o), b, h, i);
                 int masked = hr_causal_end(p, i) == 0;
                 for (int k = 0; k < d; k++) {
@@ -328,7 +328,7 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     c.nmse = ref2 > 0 ? err2 / ref2 : err2;
     c.tol_pass = eps * (8 * sqrt((double)d) + 16 * log2((double)Nk + 1) + 16);
     if (omax > 0) c.tol_pass += 2 * eps * dabs_max * vmax / omax + 2 * u_pv * pv_max / omax;
-    c.tol_pass += omax > 0 ? q8_max / omax : q8_max;
+    c.tol_pass += omax > 0 ? qt_max / omax : qt_max; /* the rounded query's term */
     c.tol_pass += PV8_MARGIN * (omax > 0 ? pv8_max / omax : pv8_max);
     c.tol_pass += hr_tol_out(p);
     c.tol_warn = 10 * c.tol_pass;

@@ -109,6 +109,7 @@ const hr_sysinfo *hr_sysinfo_get(void)
     si.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
     si.mem_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     read_caches(&si);
+    si.l3_instances = si.l3 && si.l3_shared > 0 && si.cpus > si.l3_shared ? si.cpus / si.l3_shared : 1;
     if (gethostname(si.host, sizeof si.host)) snprintf(si.host, sizeof si.host, "unknown");
     si.host[sizeof si.host - 1] = 0;
 
@@ -263,7 +264,6 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
 void hr_sysinfo_set_machine(void)
 {
     const hr_sysinfo *si = hr_sysinfo_get();
-    const int inst = si->l3 && si->l3_shared > 0 && si->cpus > si->l3_shared ? si->cpus / si->l3_shared : 1;
     hr_kernel_set_machine(&(hr_machine){.l1d = si->l1d, .l2 = si->l2, .threads = hr_threads_default(), .l3 = si->l3,
-                                        .l3_shared = si->l3_shared, .l3_instances = inst});
+                                        .l3_shared = si->l3_shared, .l3_instances = si->l3_instances});
 }

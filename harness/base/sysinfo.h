@@ -13,6 +13,7 @@ typedef struct {
     double mem_bytes;      /* physical memory                                    */
     size_t l1d, l2, l3;    /* cache sizes in bytes per instance (0 if unknown)   */
     int l2_shared, l3_shared; /* CPUs sharing one instance                       */
+    int l3_instances;      /* L3 instances: cpus / l3_shared (1 when unknown)   */
     const char *isa;       /* hr_isa: the ISA level that runs                     */
     const char *isa_best;  /* the best level of this binary this CPU runs        */
     const char *isa_how;   /* how isa was chosen: best for this CPU, --isa, HEADROOM_ISA */
