@@ -8,14 +8,16 @@
  *   V rows -> RT rows x XG vectors of d (each V vector converted once per row tile)
  *             -> P·V into the fp32 accumulators
  *
- * f16/bf16 at the avx2 level take tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
+ * Every type at the avx2 level takes tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
  * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
- * the stream (issue 14). q8_0/q4_0 on this path at avx2 (AVX2 CPUs without VNNI) take
- * 4-row tiles too (decode_kvq.h): scores a q block at a time, P·V with V's block scales
- * folded into P. bf16 there, d a multiple of 16, reads 16 values a load split
- * even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows stored in that
- * order (attend_init) and P·V's accumulators split per tile.
- * Both step a 256-key block as two of 128 keys (block_kv_sub: V's block stays in L1).
+ * the stream (issue 14); f32, f16 and bf16 (not even/odd) score key triples and sum P·V
+ * in vector triples (12 accumulators). q8_0/q4_0 on this path at avx2 (AVX2 CPUs
+ * without VNNI) take 4-row tiles too (decode_kvq.h): scores a q block at a time, P·V
+ * with V's block scales folded into P. bf16 there, d a multiple of 16, reads 16 values
+ * a load split even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows
+ * stored in that order (attend_init) and P·V's accumulators split per tile.
+ * f16 and bf16 step a 256-key block as two of 128 keys (block_kv_sub: V's block stays
+ * in L1).
  *
  * f32 takes it too: against the former per-row fp32 step (K reloaded for every query row
  * of the group, a row's four keys reduced alone) it is 5-8% faster at H32/8 L16384 d128
@@ -263,158 +265,7 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
 }
 
 #if defined(HR_VEC_AVX2)
-/* f16/bf16 and q8_0/q4_0 at the avx2 level (issue 14): the tiles above take RT = 2 rows,
- * so at R = 4 every K and V vector was converted twice, and the conversions share the
- * FMA ports (q8_0/q4_0's tiles: decode_kvq.h, included below).
- * These take all HT = 4 rows of a tile (scores 4 rows x 2 keys, P·V 4 rows x 2 vectors:
- * 8 accumulators each, 11 of the 16 registers) so each vector is converted once; the
- * scores step the V prefetch every PF_X vectors of d as f32 does, and P·V its K prefetch
- * once per HPF_KEYS keys (a step per key, its state kept in memory, made P·V's loop a
- * chain through the stack). The AVX-512 level keeps the tiles above: at its roof already,
- * and the fine steps cost it 5-10% in cache (decode.c, "Prefetch spread"). */
-#define HT 4
-#define HPF_KEYS 4
-
-/* The scores of a 4-row tile's nk <= 2 keys (acc[r][u]: row r0 + r, key j + u) reduced
- * into s, two rows' key pairs per hr_vreduce_add4. */
-DECODE_INLINE void scores_store_h(const dctx *c, hr_vf acc[HT][2], int nk, int r0, int nr, float *s, int j)
-{
-    for (int r = 0; r < nr; r++) {
-        float *sr = s + (size_t)(r0 + r) * c->kbp + j;
-        if (nk == 2 && r + 1 < nr) { /* two rows' key pairs per hr_vreduce_add4 */
-            float o[4];
-            hr_vreduce_add4(acc[r][0], acc[r][1], acc[r + 1][0], acc[r + 1][1], o);
-            sr[0] = o[0], sr[1] = o[1], sr[c->kbp] = o[2], sr[c->kbp + 1] = o[3];
-            r++;
-        } else
-            for (int u = 0; u < nk; u++) sr[u] = hr_vreduce_add(acc[r][u]);
-    }
-}
-
-#include "decode_kvq.h"
-
-/* Scores (f16/bf16; q8_0/q4_0 take scores_tile_q) of nk <= 2 keys (rows k[0], k[1];
- * k[1] = k[0] when nk is 1) for query rows [r0, r0 + nr), nr <= HT; wfull as scores_tile's. eo (bf16, decode_bf16_eo): 16 values
- * a step in even/odd order, q stored in that order. */
-DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
-                                 int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq, int eo)
-{
-    const hr_vf z = hr_vzero();
-    hr_vf acc[HT][2];
-    for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
-    for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
-        if (x % (PF_X * HR_VW) == 0) pf_step(pq);
-        if (eo) {
-            hr_vf k0e, k0o, k1e, k1o;
-            hr_vload_bf16_eo(k[0] + 2 * x, &k0e, &k0o);
-            hr_vload_bf16_eo(k[1] + 2 * x, &k1e, &k1o);
-            for (int r = 0; r < HT; r++) {
-                if (r >= nr) break;
-                const float *qr = q + (size_t)(r0 + r) * c->dp + x;
-                const hr_vf qe = hr_vload(qr), qo = hr_vload(qr + HR_VW);
-                acc[r][0] = hr_vfma(qe, k0e, acc[r][0]);
-                acc[r][1] = hr_vfma(qe, k1e, acc[r][1]);
-                acc[r][0] = hr_vfma(qo, k0o, acc[r][0]);
-                acc[r][1] = hr_vfma(qo, k1o, acc[r][1]);
-            }
-            continue;
-        }
-        const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        const hr_vf k0 = kv_vec(t, k[0], x, w, z), k1 = nk > 1 ? kv_vec(t, k[1], x, w, z) : z;
-        for (int r = 0; r < HT; r++) {
-            if (r >= nr) break;
-            const hr_vf qv = hr_vload(q + (size_t)(r0 + r) * c->dp + x); /* zero padded */
-            acc[r][0] = hr_vfma(qv, k0, acc[r][0]);
-            acc[r][1] = hr_vfma(qv, k1, acc[r][1]);
-        }
-    }
-    scores_store_h(c, acc, nk, r0, nr, s, j);
-}
-
-/* scores_kv for f16/bf16/q8_0/q4_0 at AVX2: key pairs, the prefetch stepped in the tiles. */
-DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
-                               ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
-{
-    const int per2 = (c->R + HT - 1) / HT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW));
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 1) / 2 * per2);
-    const bool eo = t == HR_BF16 && decode_bf16_eo(c);
-    for (int j = 0; j < n; j += 2) {
-        const int nk = n - j < 2 ? n - j : 2;
-        const unsigned char *k[2] = {k0 + j * ksn, k0 + (j + nk - 1) * ksn};
-        for (int r0 = 0; r0 < c->R; r0 += HT) {
-            const int nr = c->R - r0 < HT ? c->R - r0 : HT;
-            if (t == HR_Q8_0 || t == HR_Q4_0) { /* d a multiple of HR_QBLOCK */
-                if (nk == 2 && nr == HT) scores_tile_q(c, t, q, k, 2, r0, HT, s, j, &pq);
-                else scores_tile_q(c, t, q, k, nk, r0, nr, s, j, &pq);
-            } else if (eo && nk == 2 && nr == HT) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 1);
-            else if (eo) scores_tile_h(c, t, q, k, nk, r0, nr, HR_VW, s, j, &pq, 1);
-            else if (nk == 2 && nr == HT && c->d % HR_VW == 0) scores_tile_h(c, t, q, k, 2, r0, HT, HR_VW, s, j, &pq, 0);
-            else scores_tile_h(c, t, q, k, nk, r0, nr, 0, s, j, &pq, 0);
-        }
-    }
-}
-
-/* pv_tile for f16/bf16 at AVX2: rows [r0, r0 + nr) (nr <= HT) by nx <= 2 vectors of d
- * from x, w the width of the last; the prefetch stepped once per HPF_KEYS keys. eo (bf16,
- * decode_bf16_eo; nx 2, w HR_VW): the 16 values held even/odd, the accumulators split
- * after their load and merged back before their store (once per tile of a block). */
-DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
-                             int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq, int eo)
-{
-    const hr_vf z = hr_vzero();
-    hr_vf a[HT][2];
-    const float *sr[HT];
-    for (int r = 0; r < HT; r++) {
-        sr[r] = s + (size_t)(r0 + (r < nr ? r : 0)) * c->kbp;
-        for (int g = 0; g < 2; g++)
-            a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : z;
-        if (eo) hr_vsplit_eo(a[r][0], a[r][1], &a[r][0], &a[r][1]);
-    }
-    for (int j0 = 0; j0 < n; j0 += HPF_KEYS) {
-        pf_step(pq);
-        const int je = n - j0 < HPF_KEYS ? n : j0 + HPF_KEYS;
-        for (int j = j0; j < je; j++) {
-            const unsigned char *vr = v0 + j * vsn;
-            hr_vf va, vb;
-            if (eo) hr_vload_bf16_eo(vr + 2 * x, &va, &vb);
-            else {
-                va = kv_vec(t, vr, x, nx == 1 ? w : HR_VW, z);
-                vb = nx > 1 ? kv_vec(t, vr, x + HR_VW, w, z) : z;
-            }
-            for (int r = 0; r < HT; r++) {
-                if (r >= nr) break;
-                const hr_vf pr = hr_vset1(sr[r][j]);
-                a[r][0] = hr_vfma(pr, va, a[r][0]);
-                a[r][1] = hr_vfma(pr, vb, a[r][1]);
-            }
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        if (eo) hr_vmerge_eo(a[r][0], a[r][1], &a[r][0], &a[r][1]);
-        for (int g = 0; g < nx; g++) hr_vstore(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW, a[r][g]);
-    }
-}
-
-/* pv_kv for f16/bf16 at AVX2: vector pairs of d, the K prefetch stepped in every tile. */
-DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
-                           int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
-{
-    const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    const int tiles = (nvec + 1) / 2 * ((c->R + HT - 1) / HT);
-    const bool eo = t == HR_BF16 && decode_bf16_eo(c); /* nvec even: every nx is 2 */
-    pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HPF_KEYS - 1) / HPF_KEYS));
-    for (int x0 = 0; x0 < nvec; x0 += 2) {
-        const int nx = nvec - x0 < 2 ? nvec - x0 : 2, x = x0 * HR_VW;
-        const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
-        for (int r0 = 0; r0 < c->R; r0 += HT) {
-            const int nr = c->R - r0 < HT ? c->R - r0 : HT;
-            if (eo && nr == HT) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, HT, acc, &pq, 1);
-            else if (eo) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, nr, acc, &pq, 1);
-            else if (nx == 2 && w == HR_VW && nr == HT) pv_tile_h(c, t, s, v0, vsn, n, x, 2, HR_VW, r0, HT, acc, &pq, 0);
-            else pv_tile_h(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, &pq, 0);
-        }
-    }
-}
+#include "decode_kvh.h" /* the avx2 level's tiles (issue 14) */
 #endif
 
 /* attend_block for a cache stored in t: the conversion is inlined per type. */
@@ -455,21 +306,18 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     const int ab = dkv_bits();
-#if defined(HR_VEC_AVX2)
-    if (t != HR_F32) {
-        if (!(ab & 1))
-            scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-        if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
-        if (ab & 4) return;
-        if (t == HR_Q8_0 || t == HR_Q4_0)
-            pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
-        else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
-        return;
-    }
-#endif
+#if defined(HR_VEC_AVX2) /* every type takes the 4-row tiles (f32 too: 12 accumulators) */
+    if (!(ab & 1)) scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
+    if (ab & 4) return;
+    if (t == HR_Q8_0 || t == HR_Q4_0)
+        pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+    else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+#else
     if (!(ab & 1)) scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     if (!(ab & 2)) block_softmax_rows(c, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
     if (!(ab & 4)) pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+#endif
 }
 
 #if defined(HR_VEC_AVX2)
