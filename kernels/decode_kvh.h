@@ -28,7 +28,10 @@
  * and q4_0 same or noise; geomean -4.0%, no regression. bf16 keeps its even/odd pair
  * tiles: without even/odd, with triples in both phases, it read -0.6 / -5.2% at T1 and
  * -12.8 / -1.5% at T2 (15 pairs, all same or noise), and its P·V in triples alone the
- * same as before (L1024, 4 rounds). The AVX-512 object is unchanged (disassembly). */
+ * same as before (L1024, 4 rounds); nor did even/odd key triples in its scores (16 values a
+ * K load, the query rows as the FMAs' memory operands): 31.5-33.2 ns against 31.7-32.3
+ * (4 rounds, L1024). bf16 there spends ~14.5 ns in its scores and ~14 in P·V (the
+ * ablation), near f16's. The AVX-512 object is unchanged (disassembly). */
 #define HT 4
 #define HPF_KEYS 4
 
