@@ -7,6 +7,11 @@
  * block and the q rows. Each vector is converted once (vec.h's exact q8_0/q4_0 loads,
  * the scale applied per vector: folding it into per-block partial sums would take 8
  * more accumulators and as many multiplies at R = 4) and used by the tile's 4 rows.
+ * Key triples as decode_kvh.h's (12 accumulators, the 3 scales as the vmulps' memory
+ * operands, GCC spilling two accumulators) did not pay: q8_0 33.2-36.8 ns per key and KV
+ * head against 32.5-34.5, q4_0 slower too (L1024, one thread, Zen 4's avx2 level, 3
+ * interleaved rounds, 2026-11-27): the conversions' 3 ops per vector, not the FMAs'
+ * latency, bind this tile.
  */
 #ifndef HR_DECODE_KVQ_H
 #define HR_DECODE_KVQ_H
