@@ -34,6 +34,15 @@
  * ablation), near f16's. The AVX-512 object is unchanged (disassembly). */
 #define HT 4
 #define HPF_KEYS 4
+/* f32 (rows of 8 lines at d128, twice f16's) steps its prefetches twice as often in the
+ * scores and every key in P·V: the same spread of lines per step as its former 2-row
+ * tiles had. With f16's steps its two threads from DRAM read +3.6 to +5% against those
+ * tiles (three runs, noise each); with these, `headroom ab` against 67dd68d (25 pairs,
+ * --isa avx2, 23:08 UTC, load 1.0-1.3): L4096 -8.0 / -9.9%, L16384 -6.4 / +0.5% at one /
+ * two threads (the last "same"); every key and every vector in both: L4096 T1 +4.2% against
+ * this. */
+#define PFXT(t) ((t) == HR_F32 ? 2 : PF_X)
+#define HKT(t) ((t) == HR_F32 ? 1 : HPF_KEYS)
 
 /* The scores of a 4-row tile's nk <= 2 keys (acc[r][u]: row r0 + r, key j + u) reduced
  * into s, two rows' key pairs per hr_vreduce_add4. */
@@ -63,7 +72,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
     hr_vf acc[HT][2];
     for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
     for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
-        if (x % (PF_X * HR_VW) == 0) pf_step(pq);
+        if (x % (PFXT(t) * HR_VW) == 0) pf_step(pq);
         if (eo) {
             hr_vf k0e, k0o, k1e, k1o;
             hr_vload_bf16_eo(k[0] + 2 * x, &k0e, &k0o);
@@ -105,9 +114,9 @@ DECODE_INLINE void scores_tile_h3(const dctx *c, hr_dtype t, const float *q, con
         acc[r][0] = acc[r][1] = acc[r][2] = z;
         qr[r] = q + (size_t)(r0 + r) * c->dp;
     }
-    for (int x0 = 0; x0 < c->d; x0 += PF_X * HR_VW) {
+    for (int x0 = 0; x0 < c->d; x0 += PFXT(t) * HR_VW) {
         pf_step(pq);
-        const int xe = c->d - x0 < PF_X * HR_VW ? c->d : x0 + PF_X * HR_VW;
+        const int xe = c->d - x0 < PFXT(t) * HR_VW ? c->d : x0 + PFXT(t) * HR_VW;
         for (int x = x0; x < xe; x += HR_VW) {
             const hr_vf k0 = kv_vec(t, k[0], x, HR_VW, z), k1 = kv_vec(t, k[1], x, HR_VW, z),
                         k2 = kv_vec(t, k[2], x, HR_VW, z);
@@ -130,7 +139,7 @@ DECODE_INLINE void scores_tile_h3(const dctx *c, hr_dtype t, const float *q, con
 DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                                ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const int per2 = (c->R + HT - 1) / HT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW));
+    const int per2 = (c->R + HT - 1) / HT * ((c->d + PFXT(t) * HR_VW - 1) / (PFXT(t) * HR_VW));
     const bool eo = t == HR_BF16 && decode_bf16_eo(c);
     /* f16/bf16 (not eo) with whole tiles take key triples while 3 keys remain */
     const bool tri = (t == HR_F16 || t == HR_BF16 || t == HR_F32) && !eo && c->d % HR_VW == 0 && c->R % HT == 0;
@@ -175,9 +184,9 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : z;
         if (eo) hr_vsplit_eo(a[r][0], a[r][1], &a[r][0], &a[r][1]);
     }
-    for (int j0 = 0; j0 < n; j0 += HPF_KEYS) {
+    for (int j0 = 0; j0 < n; j0 += HKT(t)) {
         pf_step(pq);
-        const int je = n - j0 < HPF_KEYS ? n : j0 + HPF_KEYS;
+        const int je = n - j0 < HKT(t) ? n : j0 + HKT(t);
         for (int j = j0; j < je; j++) {
             const unsigned char *vr = v0 + j * vsn;
             hr_vf v[3];
@@ -209,7 +218,7 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
     int ntile = 0;
     for (int x0 = 0; x0 < nvec; ntile++) x0 += !eo && nvec - x0 > 4 ? 3 : 2;
     const int tiles = ntile * ((c->R + HT - 1) / HT);
-    pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HPF_KEYS - 1) / HPF_KEYS));
+    pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HKT(t) - 1) / HKT(t)));
     for (int x0 = 0; x0 < nvec;) {
         const int xw = !eo && nvec - x0 > 4 ? 3 : 2;
         const int nx = nvec - x0 < xw ? nvec - x0 : xw, x = x0 * HR_VW;
