@@ -1,13 +1,13 @@
 /* decode_kvh.h — decode_kv.c's block step at the avx2 level: 4-row tiles for every stored type, key and vector triples (12 accumulators) for f32/f16/bf16 (included by decode_kv.c only). */
 #ifndef HR_DECODE_KVH_H
 #define HR_DECODE_KVH_H
-/* Every type at the avx2 level (issue 14): the tiles above take RT = 2 rows, so at R = 4
+/* Every type at the avx2 level (issue 14): decode_kv.c's generic tiles take RT = 2 rows, so at R = 4
  * every K and V vector was converted twice, and the conversions share the FMA ports
  * (q8_0/q4_0's tiles: decode_kvq.h, included below). These take all HT = 4 rows of a
  * tile so each vector is converted once; the scores step the V prefetch every PF_X
- * vectors of d, and P·V its K prefetch once per HPF_KEYS keys (a step per key, its state
- * kept in memory, made P·V's loop a chain through the stack). The AVX-512 level keeps the
- * tiles above: at its roof already, and the fine steps cost it 5-10% in cache (decode.c,
+ * vectors of d (f32: PFXT), and P·V its K prefetch once per HPF_KEYS keys (a step per key, its state
+ * kept in memory, made P·V's loop a chain through the stack; f32: HKT). The AVX-512 level
+ * keeps the generic tiles: at its roof already, and the fine steps cost it 5-10% in cache (decode.c,
  * "Prefetch spread").
  * Tiles of 12 accumulators (issue 14, round 2). Two 256-bit FMA pipes of latency 4 need
  * 8 independent sums in flight; the 4 x 2 tiles had exactly 8, so every late operand
@@ -101,9 +101,9 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
 }
 
 /* Scores of 3 keys (rows k[0..2]) for the 4 query rows [r0, r0 + 4), d a multiple of
- * HR_VW, f16/bf16 not eo: 12 accumulators, 3 K vectors and a query vector, all 16
+ * HR_VW, f32/f16/bf16 not eo: 12 accumulators, 3 K vectors and a query vector, all 16
  * registers (the pair tile's 8 accumulators are one FMA latency's worth on two pipes:
- * no slack). The rows as pointers, the prefetch stepped once per PF_X vectors. */
+ * no slack). The rows as pointers, the prefetch stepped once per PFXT(t) vectors. */
 DECODE_INLINE void scores_tile_h3(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
                                   int r0, float *s, int j, pf_seq *pq)
 {
@@ -135,13 +135,13 @@ DECODE_INLINE void scores_tile_h3(const dctx *c, hr_dtype t, const float *q, con
     }
 }
 
-/* scores_kv for f16/bf16/q8_0/q4_0 at AVX2: key pairs, the prefetch stepped in the tiles. */
+/* scores_kv for every type at AVX2: key triples or pairs, the prefetch stepped in the tiles. */
 DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                                ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
     const int per2 = (c->R + HT - 1) / HT * ((c->d + PFXT(t) * HR_VW - 1) / (PFXT(t) * HR_VW));
     const bool eo = t == HR_BF16 && decode_bf16_eo(c);
-    /* f16/bf16 (not eo) with whole tiles take key triples while 3 keys remain */
+    /* f32/f16/bf16 (not eo) with whole tiles take key triples while 3 keys remain */
     const bool tri = (t == HR_F16 || t == HR_BF16 || t == HR_F32) && !eo && c->d % HR_VW == 0 && c->R % HT == 0;
     pf_seq pq = pf_rows(c, pf, psn, nv, (tri ? (n + 2) / 3 : (n + 1) / 2) * per2);
     int j = 0;
