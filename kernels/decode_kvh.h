@@ -30,8 +30,9 @@
  * -12.8 / -1.5% at T2 (15 pairs, all same or noise), and its P·V in triples alone the
  * same as before (L1024, 4 rounds); nor did even/odd key triples in its scores (16 values a
  * K load, the query rows as the FMAs' memory operands): 31.5-33.2 ns against 31.7-32.3
- * (4 rounds, L1024). bf16 there spends ~14.5 ns in its scores and ~14 in P·V (the
- * ablation), near f16's. The AVX-512 object is unchanged (disassembly). */
+ * (4 rounds, L1024); nor even/odd P·V tiles of 2 rows by 3 pairs (12 accumulators, V
+ * converted once per row pair): 38.9-54.0 ns against 32.1-50.1. bf16 there spends ~14.5
+ * ns in its scores and ~14 in P·V (the ablation), near f16's. The AVX-512 object is unchanged (disassembly). */
 #define HT 4
 #define HPF_KEYS 4
 /* f32 (rows of 8 lines at d128, twice f16's) steps its prefetches twice as often in the
