@@ -44,6 +44,7 @@ typedef struct {
                                * in bf16: as given (dtype bf16) or rounded (Q as bf16) */
     int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c); 2:
                                * P·V by int8 dot products too                             */
+    int i8e;                  /* with i8, decode_i8e.c's instance (AVX2 without AVX-VNNI) */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
                                * (round16(R dp)), then Q quantized for i8 (hr_decode_i8_qf) */
     size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
@@ -207,6 +208,15 @@ int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
 int hr_decode_q_exact(void);
 /* The int8 path's name for t (NULL where decode does not take it). */
 const char *hr_decode_i8_path(hr_dtype t);
+/* decode_i8e.c: the same step for AVX2 CPUs without AVX-VNNI (q4_0 only, P·V fp32),
+ * vpdpbusd spelled as vpmaddubsw + vpmaddwd; on where decode_i8.c's is off. */
+int hr_decode_i8e_on(hr_dtype t);
+size_t hr_decode_i8e_qf(const dctx *c);
+size_t hr_decode_i8e_sf(const dctx *c);
+void hr_decode_i8e_quant(const dctx *c, const float *q, float *qx);
+void hr_decode_block_i8e(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
+                         dstate st, int nv, int n2, int jpf_v, int jpf_k);
+const char *hr_decode_i8e_path(hr_dtype t);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
 

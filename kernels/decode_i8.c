@@ -220,7 +220,14 @@ static int pv_int8_on(void)
 int hr_decode_i8_on(hr_dtype t)
 {
     if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
-    if (!strcmp(env_path(), "convert")) return 0;
+    const char *e = env_path();
+    if (!strcmp(e, "convert")) return 0;
+#if defined(HR_I8_EMU) /* decode_i8e.c: q8_0's K + 128 would saturate vpmaddubsw */
+    if (t != HR_Q4_0) return 0;
+    if (!strcmp(e, "emu")) return 1 + pv_int8_on(); /* forced (tests): AVX2 runs this level */
+#else
+    if (!strcmp(e, "emu")) return 0;
+#endif
     static int cpu = -1;
     if (cpu < 0) cpu = hr_cpu_i8dot();
     return cpu ? 1 + pv_int8_on() : 0;
@@ -238,10 +245,10 @@ const char *hr_decode_i8_path(hr_dtype t)
 {
     if (!hr_decode_i8_on(t)) return NULL;
     if (hr_decode_i8_on(t) == 2)
-        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V vpdpbusd (P·dv s8 per " GK_S " keys)"
-                            : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V vpdpbusd (P·dv s8 per " GK_S " keys)";
-    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q8_0 (K+128), Q as q8_0, P·V FMA"
-                        : HR_VEC_ISA " " HR_I8_ISA " vpdpbusd q4_0 nibbles, Q as q8_0, P·V FMA";
+        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V vpdpbusd (P·dv s8 per " GK_S " keys)"
+                            : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V vpdpbusd (P·dv s8 per " GK_S " keys)";
+    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V FMA"
+                        : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V FMA";
 }
 
 void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
@@ -535,8 +542,13 @@ const char *hr_decode_i8_env_error(hr_dtype t)
     if (pv && *pv && strcmp(pv, "fp32") && strcmp(pv, "int8")) return "HEADROOM_DECODE_PV must be int8 or fp32";
     const char *e = env_path();
     if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
-    if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert or int8";
-    if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_on(t))
+    if (!strcmp(e, "emu")) {
+        if (t == HR_Q8_0) return "HEADROOM_DECODE_PATH=emu: q4_0 only (q8_0's K + 128 would saturate vpmaddubsw)";
+        if (t == HR_Q4_0 && !hr_decode_i8e_on(t)) return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
+        return NULL;
+    }
+    if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert, int8 or emu";
+    if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_on(t) && !hr_decode_i8e_on(t))
         return "HEADROOM_DECODE_PATH=int8: this build level or CPU has no VNNI (vpdpbusd)";
     return NULL;
 }

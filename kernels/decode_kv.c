@@ -56,7 +56,8 @@
  * interleaved (BNHD) walk prefetches whole rows of heads itself and passes none.
  *
  * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores and int8 P·V:
- * AVX512-VNNI at the avx512 level, AVX-VNNI at avx2);
+ * AVX512-VNNI at the avx512 level, AVX-VNNI at avx2); q4_0 at avx2 without AVX-VNNI
+ * takes its int8 scores by vpmaddubsw + vpmaddwd and fp32 P·V (decode_i8e.c);
  * HEADROOM_DECODE_PATH=convert keeps them here ("cvt" below). Measured on an SPR-class
  * Xeon (2 vCPUs, ~3.9 GHz; another session timing and testing on the same two cores
  * between rounds), decode H32/8 d128 Nq 1 BHND: 3 rounds, each under one exclusive
@@ -416,7 +417,8 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_path(const hr_problem *p)
 {
-    const char *i8 = hr_decode_i8_path(p->kv_dtype), *bfd = hr_decode_bf16_path(p->dtype, p->kv_dtype, p->d_head);
+    const char *i8 = hr_decode_i8_path(p->kv_dtype) ? hr_decode_i8_path(p->kv_dtype) : hr_decode_i8e_path(p->kv_dtype),
+               *bfd = hr_decode_bf16_path(p->dtype, p->kv_dtype, p->d_head);
     if (i8) return i8;
     if (bfd) return bfd;
     static const char *const paths[HR_NDTYPES] = {

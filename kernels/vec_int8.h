@@ -1,4 +1,4 @@
-/* vec_int8.h — the vector layer's int8 part: vpdpbusd dot products of q8_0/q4_0 blocks (AVX512-VNNI zmm, AVX-VNNI ymm), chosen at run time. */
+/* vec_int8.h — the vector layer's int8 part: vpdpbusd dot products of q8_0/q4_0 blocks (AVX512-VNNI zmm, AVX-VNNI ymm; vpmaddubsw + vpmaddwd under HR_I8_EMU, AVX2 without VNNI), chosen at run time. */
 #ifndef HR_VEC_INT8_H
 #define HR_VEC_INT8_H
 
@@ -48,6 +48,7 @@
 #if defined(HR_VEC_AVX512)
 #define HR_IB 2
 #define HR_I8_ISA "avx512-vnni"
+#define HR_I8_DOT "vpdpbusd"
 #define HR_I8_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 typedef __m512i hr_vi;
 
@@ -294,18 +295,32 @@ HR_I8_INLINE void hr_vload_f16_pair(const uint32_t *p, hr_vf *lo, hr_vf *hi)
 }
 #else /* AVX2 + F16C */
 #define HR_IB 1
-#define HR_I8_ISA "avx-vnni"
-#define HR_I8_TARGET __attribute__((target("avx2,fma,f16c,avxvnni")))
 typedef __m256i hr_vi;
 
 /* AVX2 usable and CPUID.(7,1):EAX bit 4, AVX-VNNI. */
-static inline int hr_cpu_i8dot(void)
+static inline int hr_cpu_avxvnni(void)
 {
     unsigned a, b, c, d;
     if (!__builtin_cpu_supports("avx2")) return 0;
     if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
     return a >> 4 & 1;
 }
+#if defined(HR_I8_EMU)
+/* decode_i8e.c's instance, for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder
+ * Lake): vpdpbusd spelled as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd
+ * by ones + vpaddd, exact while every pair's sum stays within int16: q4_0's nibbles (0-15)
+ * against Q's s8 (|q| <= 127) reach 3810, so only q4_0's scores take it (q8_0's K + 128
+ * would saturate), and P·V stays fp32 (the int8 P·V keeps high nibbles as 16 v). */
+#define HR_I8_ISA "int8"
+#define HR_I8_DOT "vpmaddubsw+vpmaddwd"
+#define HR_I8_TARGET __attribute__((target("avx2,fma,f16c")))
+static inline int hr_cpu_i8dot(void) { return __builtin_cpu_supports("avx2") && !hr_cpu_avxvnni(); }
+#else
+#define HR_I8_ISA "avx-vnni"
+#define HR_I8_DOT "vpdpbusd"
+#define HR_I8_TARGET __attribute__((target("avx2,fma,f16c,avxvnni")))
+static inline int hr_cpu_i8dot(void) { return hr_cpu_avxvnni(); }
+#endif
 
 #define HR_I8_INLINE static inline __attribute__((always_inline)) HR_I8_TARGET
 /* As the AVX-512 forms, on 8 keys (one 8 x 8 transpose; q4_0: keys p, p + 4 in r[p]). */
@@ -356,7 +371,14 @@ HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 }
 HR_I8_INLINE hr_vi hr_vi_add(hr_vi a, hr_vi b) { return _mm256_add_epi32(a, b); }
 HR_I8_INLINE hr_vi hr_vi_zero(void) { return _mm256_setzero_si256(); }
+#if defined(HR_I8_EMU)
+HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s)
+{
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+}
+#else
 HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
+#endif
 HR_I8_INLINE hr_vf hr_vi_cvt(hr_vi x) { return _mm256_cvtepi32_ps(x); }
 static inline hr_vf hr_vload_i8(const void *p)
 {
@@ -376,7 +398,9 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  *                high nibbles left in place as 16 v, as on AVX-512).
  * hr_vf_tile_load / hr_vf_tile_store: a row's block b (4 vectors from o + 32 b) between
  * d order and that order (2 x 2 128-bit transposes, vperm2f128). */
+#if !defined(HR_I8_EMU)
 #define HR_HAVE_I8PV 1
+#endif
 HR_I8_INLINE void hr_vi_vt_tr(const __m256i K[4], hr_vi out[4])
 {
     const __m256i A = _mm256_unpacklo_epi8(K[0], K[1]), B = _mm256_unpackhi_epi8(K[0], K[1]);
@@ -443,7 +467,11 @@ HR_I8_INLINE void hr_vf_tile_store(float *o, int b, int b2, int q4, const hr_vf 
  * AVX-VNNI and no AVX-512 fault on; "x" keeps the operands in ymm0-15 */
 HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
 {
+#if defined(HR_I8_EMU)
+    *acc = hr_vi_dot(*acc, u, s);
+#else
     __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(*acc) : "x"(u), "x"(s));
+#endif
 }
 HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm256_cvtps_epi32(x); }
 /* 8 lanes' low bytes: two packs leave lanes 0-3 and 4-7 at the bottom of each 128 bits */

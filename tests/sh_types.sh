@@ -41,7 +41,17 @@ fi
 # where the CPU has VNNI, the conversion one otherwise or when forced.
 expect decode_list_paths 0 'f32/kv=q8_0 +[a-z0-9]+ (.*vpdpbusd q8_0.*Q as q8_0|q8_0 vpmovsxbd|q8_0 scalar convert)' -- $B list
 expect decode_forced_convert 0 'f32/kv=q4_0 +[a-z0-9]+ q4_0 nibble unpack in registers' -- env HEADROOM_DECODE_PATH=convert $B list
-expect decode_bad_path_env 2 'HEADROOM_DECODE_PATH must be auto, convert or int8' -- env HEADROOM_DECODE_PATH=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
+expect decode_bad_path_env 2 'HEADROOM_DECODE_PATH must be auto, convert, int8 or emu' -- env HEADROOM_DECODE_PATH=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
+# q4_0 on AVX2 without AVX-VNNI: the int8 step by vpmaddubsw + vpmaddwd (decode_i8e.c), taken
+# there by default and forced anywhere the avx2 level runs by HEADROOM_DECODE_PATH=emu;
+# q8_0 refuses it (its K + 128 would saturate).
+if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
+    expect decode_emu_list 0 'f32/kv=q4_0 +avx2 int8 vpmaddubsw\+vpmaddwd q4_0 nibbles, Q as q8_0, P·V FMA' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 list
+    expect decode_emu_check 0 'decode +kv=q4_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*vpmaddubsw' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 check --kernel decode --kv-dtype q4_0
+    expect decode_emu_q8_refused 2 'HEADROOM_DECODE_PATH=emu: q4_0 only' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
+else
+    skip decode_emu_list "the avx2 level does not run here"
+fi
 expect decode_bad_q_env 2 'HEADROOM_DECODE_Q must be auto or exact' -- env HEADROOM_DECODE_Q=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype bf16 --reps 1 --no-probe
 expect flash_bf16_refuses_q8 2 'kernel flash cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)' -- $B run --kernel flash --dtype bf16 --kv-dtype q8_0
 

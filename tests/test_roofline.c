@@ -182,6 +182,8 @@ HR_TEST(roofline_roof_of_each_type)
           HR_ROOF_SERIES + HR_DOT_VNNI512);
     CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V FMA", "avx2") ==
           HR_ROOF_SERIES + HR_DOT_AVXVNNI);
+    /* q4_0 on AVX2 without VNNI (decode_i8e.c): no dot roof measured for vpmaddubsw, the FMA one */
+    CHECK(hr_roof_for_path("avx2 int8 vpmaddubsw+vpmaddwd q4_0 nibbles, Q as q8_0, P·V FMA", "avx2") == HR_FMA_AVX2);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_VNNI512), "avx512_vnni+avx512") == 0);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_BF16), "avx512_bf16+avx512") == 0);
     CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_VNNI512), 160, 1e-9); /* 2 / (1/400 + 1/100) */
