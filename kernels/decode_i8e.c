@@ -1,14 +1,20 @@
-/* decode_i8e.c — decode_i8.c's int8 block step compiled again for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder Lake): q4_0's scores by vpmaddubsw + vpmaddwd (vec_int8.h's HR_I8_EMU), P·V in fp32. */
+/* decode_i8e.c — decode_i8.c's int8 block step compiled again for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder Lake): q4_0's scores and P·V by vpmaddubsw + vpmaddwd (vec_int8.h's HR_I8_EMU). */
 /*
  * The same source as decode_i8.c, so the two never drift: this file defines HR_I8_EMU,
  * names the entry points hr_decode_i8e_* and includes it. vec_int8.h then spells each
  * vpdpbusd as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd by ones +
  * vpaddd, 3 ops where AVX-VNNI takes 1, exact while a pair's sum stays within int16:
- * q4_0's nibbles (0-15) against Q's s8 reach 2 * 15 * 127 = 3810. q8_0's K + 128 (up to
- * 255) would saturate, so q8_0 keeps the conversion path on these CPUs; P·V stays fp32
- * (pv_prep + pv_i8: the int8 P·V keeps q4_0's high nibbles in place as 16 v, which would
- * saturate). decode.c takes this instance only where decode_i8.c's is off (no AVX-VNNI),
- * at the avx2 level; elsewhere the entry points below say "off".
+ * q4_0's nibbles (0-15) against Q's or the weights' s8 reach 2 * 15 * 127 = 3810 (the
+ * int8 P·V's high nibbles are shifted down for it, not kept as 16 v as with VNNI). q8_0's
+ * K + 128 (up to 255) would saturate, so q8_0 keeps the conversion path on these CPUs.
+ * decode.c takes this instance only where decode_i8.c's is off (no AVX-VNNI), at the
+ * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests); elsewhere the entry
+ * points below say "off". Measured on the Zen 4's avx2 level (no AVX-VNNI; `headroom ab`,
+ * H32/8 d128 q4_0, L4096 / L16384, 15 ABBA pairs, 2026-11-27 23:50-23:55 UTC): against
+ * the conversion path with P·V fp32 -25.1 / -15.6% at one thread, -19.2 / -15.3% at two;
+ * the int8 P·V against that -5.3 / -5.7%, +0.5 / -8.1% (T2: same, noise). The rows'
+ * path names vpmaddubsw, not vpdpbusd, so they sit under the avx2 FMA roof (no int8 roof
+ * is probed for vpmaddubsw).
  */
 #include "vec.h"
 

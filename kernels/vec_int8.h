@@ -310,7 +310,7 @@ static inline int hr_cpu_avxvnni(void)
  * Lake): vpdpbusd spelled as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd
  * by ones + vpaddd, exact while every pair's sum stays within int16: q4_0's nibbles (0-15)
  * against Q's s8 (|q| <= 127) reach 3810, so only q4_0's scores take it (q8_0's K + 128
- * would saturate), and P·V stays fp32 (the int8 P·V keeps high nibbles as 16 v). */
+ * would saturate); the int8 P·V's q4_0 high nibbles are shifted down here (hr_vi_vt_q4). */
 #define HR_I8_ISA "int8"
 #define HR_I8_DOT "vpmaddubsw+vpmaddwd"
 #define HR_I8_TARGET __attribute__((target("avx2,fma,f16c")))
@@ -398,9 +398,7 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  *                high nibbles left in place as 16 v, as on AVX-512).
  * hr_vf_tile_load / hr_vf_tile_store: a row's block b (4 vectors from o + 32 b) between
  * d order and that order (2 x 2 128-bit transposes, vperm2f128). */
-#if !defined(HR_I8_EMU)
 #define HR_HAVE_I8PV 1
-#endif
 HR_I8_INLINE void hr_vi_vt_tr(const __m256i K[4], hr_vi out[4])
 {
     const __m256i A = _mm256_unpacklo_epi8(K[0], K[1]), B = _mm256_unpackhi_epi8(K[0], K[1]);
@@ -423,6 +421,15 @@ HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_
     __m256i K[4], U[4];
     for (int t = 0; t < 4; t++) K[t] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)k[t]));
     hr_vi_vt_tr(K, U);
+#if defined(HR_I8_EMU)
+    /* lane 1's high nibbles shifted down: as 16 v (up to 240) a vpmaddubsw pair would
+     * saturate int16 against weights up to 127 */
+    const __m256i m = _mm256_set1_epi8(15);
+    for (int i = 0; i < 4; i++) out[i] = _mm256_and_si256(_mm256_blend_epi32(U[i], _mm256_srli_epi16(U[i], 4), 0xF0), m);
+}
+HR_I8_INLINE hr_vi hr_vi_q4_hz(hr_vi z) { return z; }
+HR_I8_INLINE hr_vf hr_vf_q4_hc(hr_vf c) { return c; }
+#else
     /* lane 0 the low nibbles, lane 1 the high ones left in place (16 v): one vpand */
     const __m256i m = _mm256_setr_epi32(0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, (int)0xF0F0F0F0, (int)0xF0F0F0F0,
                                         (int)0xF0F0F0F0, (int)0xF0F0F0F0);
@@ -433,6 +440,7 @@ HR_I8_INLINE hr_vf hr_vf_q4_hc(hr_vf c)
 {
     return _mm256_mul_ps(c, _mm256_setr_ps(1.0f, 1.0f, 1.0f, 1.0f, 0.0625f, 0.0625f, 0.0625f, 0.0625f));
 }
+#endif
 HR_I8_INLINE hr_vi hr_vi_set2(const void *p0, const void *p1, int q4)
 {
     (void)p1, (void)q4;
