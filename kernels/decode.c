@@ -186,9 +186,9 @@
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:
  *   q [R][dp]   the group's query rows times the softmax scale, zero padded (int8
- *               path: then the rows quantized to q8_0, hr_decode_i8_qf)
+ *               path: then the rows quantized to q8_0, i8s->qf)
  *   s [R][kbp]  one key block's scores, then its probabilities (int8 path: then P
- *               times the V block scales, hr_decode_i8_sf)
+ *               times the V block scales, i8s->sf)
  *   w           a partial state for whole pieces
  *   slot 0, 1   partial states of the thread's first and last piece */
 /* Head-interleaved when the K and V rows of one key lie side by side for all KV heads
@@ -232,16 +232,16 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     }
     /* q8_0/q4_0 with int8 dot products (decode_i8.c): Q quantized after the fp32 rows,
      * P times the V scales after the scores. */
-    c->i8 = hr_decode_i8_on(c->kt);
-    c->i8e = !c->i8 && (c->i8 = hr_decode_i8e_on(c->kt)) != 0; /* AVX2 without AVX-VNNI: q4_0 */
+    c->i8s = hr_decode_i8_pick(c->kt);
+    c->i8 = c->i8s ? c->i8s->on(c->kt) : 0;
     c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
     c->bfq = hr_decode_bf16_q(p->dtype, c->kt, c->d); /* and Q·K by vdpbf16ps on Q in bf16 */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
      * path's Q block scales carry the factor instead (decode_i8.c), bfq's scores take
      * it after the dot products (decode_bf16.c). */
     if (!c->i8) c->scale *= 1.44269504088896341f;
-    c->qf = round16((size_t)c->R * c->dp) + (c->i8e ? hr_decode_i8e_qf(c) : c->i8 ? hr_decode_i8_qf(c) : 0);
-    c->sf = round16((size_t)c->R * c->kbp) + (c->i8e ? hr_decode_i8e_sf(c) : c->i8 ? hr_decode_i8_sf(c) : 0) + (c->bfd ? hr_decode_bf16_sf(c) : 0);
+    c->qf = round16((size_t)c->R * c->dp) + (c->i8 ? c->i8s->qf(c) : 0);
+    c->sf = round16((size_t)c->R * c->kbp) + (c->i8 ? c->i8s->sf(c) : 0) + (c->bfd ? hr_decode_bf16_sf(c) : 0);
     c->slot_f = round16(2 * (size_t)c->R) + round16((size_t)c->R * c->dp);
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
@@ -305,8 +305,7 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
         st.l[r] = 0.0f;
         memset(st.acc + (size_t)r * c->dp, 0, (size_t)c->dp * sizeof(float));
     }
-    if (c->i8e) hr_decode_i8e_quant(c, q, q + round16((size_t)c->R * c->dp));
-    else if (c->i8) hr_decode_i8_quant(c, q, q + round16((size_t)c->R * c->dp));
+    if (c->i8) c->i8s->quant(c, q, q + round16((size_t)c->R * c->dp));
 }
 
 /* One key block [jb, jb+n) of KV head g into st: scores, online softmax, P·V, in
@@ -316,8 +315,7 @@ static void attend_init(const dctx *c, int b, int g, float *q, dstate st)
 DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                          float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
-    if (c->i8e) hr_decode_block_i8e(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-    else if (c->i8) hr_decode_block_i8(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    if (c->i8) c->i8s->block(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 #if defined(HR_HAVE_BF16DOT) /* else bfd is 0 and decode_bf16.c has no block step */
     else if (c->bfd) hr_decode_block_bf16(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 #endif

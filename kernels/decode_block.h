@@ -42,13 +42,13 @@ typedef struct {
     int bfd;                  /* a bf16 cache's P·V by vdpbf16ps (decode_bf16.c)         */
     int bfq;                  /* with bfd, the scores by vdpbf16ps too, on the query rows
                                * in bf16: as given (dtype bf16) or rounded (Q as bf16) */
-    int i8;                   /* q8_0/q4_0 scored by int8 dot products (decode_i8.c); 2:
+    int i8;                   /* q8_0/q4_0 scored by int8 dot products (i8s->on); 2:
                                * P·V by int8 dot products too                             */
-    int i8e;                  /* with i8, decode_i8e.c's instance (AVX2 without AVX-VNNI) */
+    const struct hr_decode_i8_step *i8s; /* with i8, the instance (hr_decode_i8_pick)   */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
-                               * (round16(R dp)), then Q quantized for i8 (hr_decode_i8_qf) */
+                               * (round16(R dp)), then Q quantized for i8 (i8s->qf) */
     size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
-                               * P times the V scales (hr_decode_i8_sf) or bfd's P in
+                               * P times the V scales (i8s->sf) or bfd's P in
                                * bf16 (hr_decode_bf16_sf)                                  */
 } dctx;
 
@@ -173,21 +173,35 @@ DECODE_INLINE void pf_step(pf_seq *q)
  * fp32 in registers. Prefetch arguments as attend_block's. */
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
-/* decode_i8.c: the int8 path for q8_0/q4_0 caches. hr_decode_i8_on says whether decode
- * takes it for a cache of type t (this build has it, the CPU has VNNI, and
- * HEADROOM_DECODE_PATH is not "convert"; 2 where P·V is int8 too: AVX-512 builds unless
- * HEADROOM_DECODE_PV=fp32); hr_decode_i8_env_error the reason a set
- * HEADROOM_DECODE_PATH is refused (NULL when it is fine). hr_decode_i8_qf and _sf: the
- * floats the path adds to a head's query block and to the scores block (0 without it).
- * hr_decode_i8_quant: the scaled query rows q of c's group quantized to q8_0 into qx;
- * hr_decode_block_i8: hr_decode_block_kv's step by int8 scores, q the query block. */
-int hr_decode_i8_on(hr_dtype t);
+/* An int8 block step for q8_0/q4_0 caches, one table per instance of decode_i8.c's
+ * source: hr_decode_i8_vnni (vpdpbusd: AVX512-VNNI at the avx512 level, AVX-VNNI at
+ * avx2) and hr_decode_i8_emu (decode_i8e.c: AVX2 without AVX-VNNI, q4_0 only, vpdpbusd
+ * spelled as vpmaddubsw + vpmaddwd; on other levels only .on, which says 0).
+ *   on(t)     whether decode takes it for a cache of type t (this build has it, the CPU
+ *             runs it, HEADROOM_DECODE_PATH allows it); 2 where P·V is int8 too (unless
+ *             HEADROOM_DECODE_PV=fp32)
+ *   qf, sf    the floats it adds to a head's query block and to the scores block
+ *   quant     the scaled query rows q of c's group quantized to q8_0 into qx
+ *   block     hr_decode_block_kv's step by int8 scores, q the query block
+ *   path      its name for t
+ * hr_decode_i8_pick: the instance decode takes for t (NULL: none, the conversion path);
+ * hr_decode_i8_env_error the reason a set HEADROOM_DECODE_PATH or _PV is refused (NULL
+ * when it is fine). */
+typedef struct hr_decode_i8_step {
+    int (*on)(hr_dtype t);
+    size_t (*qf)(const dctx *c);
+    size_t (*sf)(const dctx *c);
+    void (*quant)(const dctx *c, const float *q, float *qx);
+    void (*block)(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s, dstate st,
+                  int nv, int n2, int jpf_v, int jpf_k);
+    const char *(*path)(hr_dtype t);
+} hr_decode_i8_step;
+extern const hr_decode_i8_step hr_decode_i8_vnni, hr_decode_i8_emu;
+static inline const hr_decode_i8_step *hr_decode_i8_pick(hr_dtype t)
+{
+    return hr_decode_i8_vnni.on(t) ? &hr_decode_i8_vnni : hr_decode_i8_emu.on(t) ? &hr_decode_i8_emu : NULL;
+}
 const char *hr_decode_i8_env_error(hr_dtype t);
-size_t hr_decode_i8_qf(const dctx *c);
-size_t hr_decode_i8_sf(const dctx *c);
-void hr_decode_i8_quant(const dctx *c, const float *q, float *qx);
-void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
-                        float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* decode_bf16.c: a bf16 cache on a CPU with AVX512-BF16 (avx512 builds): scores by
  * vdpbf16ps on Q in bf16 (or, HEADROOM_DECODE_Q=exact, fp32 FMAs on K read even/odd),
  * P·V by vdpbf16ps on key pairs with P rounded to bf16.
@@ -206,17 +220,6 @@ const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
  * hr_decode_q_exact), as llama.cpp rounds Q to the type of K's dot product. */
 int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
 int hr_decode_q_exact(void);
-/* The int8 path's name for t (NULL where decode does not take it). */
-const char *hr_decode_i8_path(hr_dtype t);
-/* decode_i8e.c: the same step for AVX2 CPUs without AVX-VNNI (q4_0 only, P·V fp32),
- * vpdpbusd spelled as vpmaddubsw + vpmaddwd; on where decode_i8.c's is off. */
-int hr_decode_i8e_on(hr_dtype t);
-size_t hr_decode_i8e_qf(const dctx *c);
-size_t hr_decode_i8e_sf(const dctx *c);
-void hr_decode_i8e_quant(const dctx *c, const float *q, float *qx);
-void hr_decode_block_i8e(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                         dstate st, int nv, int n2, int jpf_v, int jpf_k);
-const char *hr_decode_i8e_path(hr_dtype t);
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
 

@@ -217,7 +217,7 @@ static int pv_int8_on(void)
 #endif
 }
 
-int hr_decode_i8_on(hr_dtype t)
+static int i8_on(hr_dtype t)
 {
     if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
     const char *e = env_path();
@@ -233,25 +233,25 @@ int hr_decode_i8_on(hr_dtype t)
     return cpu ? 1 + pv_int8_on() : 0;
 }
 
-size_t hr_decode_i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
-size_t hr_decode_i8_sf(const dctx *c)
+static size_t i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
+static size_t i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb) +
            2 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's pairs */
 }
 
-const char *hr_decode_i8_path(hr_dtype t)
+static const char *i8_path(hr_dtype t)
 {
-    if (!hr_decode_i8_on(t)) return NULL;
-    if (hr_decode_i8_on(t) == 2)
+    if (!i8_on(t)) return NULL;
+    if (i8_on(t) == 2)
         return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)"
                             : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V FMA"
                         : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V FMA";
 }
 
-void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
+static void i8_quant(const dctx *c, const float *q, float *qx)
 {
     const int nb = c->d / HR_QBLOCK, off = c->kt == HR_Q4_0 ? 8 : 128;
     for (int r = 0; r < c->R; r++) {
@@ -493,8 +493,8 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     if (!di8_skip(16)) pv_i8(c, q4, pp, corr, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2 AB_A);
 }
 
-HR_I8_TARGET void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
-                                     float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
+HR_I8_TARGET static void i8_block(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                                  float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
 #ifdef HR_DI8_ABLATE
     const int ab = di8_bits();
@@ -505,37 +505,24 @@ HR_I8_TARGET void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n,
 
 #else /* no int8 dot products on this build: the conversion path everywhere */
 
-int hr_decode_i8_on(hr_dtype t)
+static int i8_on(hr_dtype t)
 {
     (void)t;
     return 0;
-}
-size_t hr_decode_i8_qf(const dctx *c)
-{
-    (void)c;
-    return 0;
-}
-size_t hr_decode_i8_sf(const dctx *c)
-{
-    (void)c;
-    return 0;
-}
-const char *hr_decode_i8_path(hr_dtype t)
-{
-    (void)t;
-    return NULL;
-}
-void hr_decode_i8_quant(const dctx *c, const float *q, float *qx)
-{
-    (void)c, (void)q, (void)qx;
-}
-void hr_decode_block_i8(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                        dstate st, int nv, int n2, int jpf_v, int jpf_k)
-{
-    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 #endif
 
+/* decode_i8e.c names its instance hr_decode_i8_emu (HR_I8_STEP) */
+#ifndef HR_I8_STEP
+#define HR_I8_STEP hr_decode_i8_vnni
+#endif
+#if defined(HR_HAVE_I8DOT)
+const hr_decode_i8_step HR_I8_STEP = {i8_on, i8_qf, i8_sf, i8_quant, i8_block, i8_path};
+#else
+const hr_decode_i8_step HR_I8_STEP = {.on = i8_on};
+#endif
+
+#if !defined(HR_I8_EMU) /* decode.c asks decode_i8.c's instance */
 const char *hr_decode_i8_env_error(hr_dtype t)
 {
     const char *pv = getenv("HEADROOM_DECODE_PV");
@@ -544,11 +531,12 @@ const char *hr_decode_i8_env_error(hr_dtype t)
     if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
     if (!strcmp(e, "emu")) {
         if (t == HR_Q8_0) return "HEADROOM_DECODE_PATH=emu: q4_0 only (q8_0's K + 128 would saturate vpmaddubsw)";
-        if (t == HR_Q4_0 && !hr_decode_i8e_on(t)) return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
+        if (t == HR_Q4_0 && !hr_decode_i8_emu.on(t)) return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
         return NULL;
     }
     if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert, int8 or emu";
-    if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_on(t) && !hr_decode_i8e_on(t))
+    if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_pick(t))
         return "HEADROOM_DECODE_PATH=int8: this build level or CPU has no VNNI (vpdpbusd)";
     return NULL;
 }
+#endif

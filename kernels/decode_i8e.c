@@ -1,15 +1,15 @@
 /* decode_i8e.c — decode_i8.c's int8 block step compiled again for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder Lake): q4_0's scores and P·V by vpmaddubsw + vpmaddwd (vec_int8.h's HR_I8_EMU). */
 /*
  * The same source as decode_i8.c, so the two never drift: this file defines HR_I8_EMU,
- * names the entry points hr_decode_i8e_* and includes it. vec_int8.h then spells each
+ * names its table hr_decode_i8_emu (decode_block.h) and includes it. vec_int8.h then spells each
  * vpdpbusd as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd by ones +
  * vpaddd, 3 ops where AVX-VNNI takes 1, exact while a pair's sum stays within int16:
  * q4_0's nibbles (0-15) against Q's or the weights' s8 reach 2 * 15 * 127 = 3810 (the
  * int8 P·V's high nibbles are shifted down for it, not kept as 16 v as with VNNI). q8_0's
  * K + 128 (up to 255) would saturate, so q8_0 keeps the conversion path on these CPUs.
  * decode.c takes this instance only where decode_i8.c's is off (no AVX-VNNI), at the
- * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests); elsewhere the entry
- * points below say "off". Measured on the Zen 4's avx2 level (no AVX-VNNI; `headroom ab`,
+ * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests): hr_decode_i8_pick;
+ * elsewhere its table's on() says 0. Measured on the Zen 4's avx2 level (no AVX-VNNI; `headroom ab`,
  * H32/8 d128 q4_0, L4096 / L16384, 15 ABBA pairs, 2026-11-27 23:50-23:55 UTC): against
  * the conversion path with P·V fp32 -25.1 / -15.6% at one thread, -19.2 / -15.3% at two;
  * the int8 P·V against that -5.3 / -5.7%, +0.5 / -8.1% (T2: same, noise). The rows'
@@ -20,44 +20,15 @@
 
 #if defined(HR_VEC_AVX2) && defined(__F16C__) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define HR_I8_EMU 1
-#define hr_decode_i8_on hr_decode_i8e_on
-#define hr_decode_i8_env_error hr_decode_i8e_env_error
-#define hr_decode_i8_qf hr_decode_i8e_qf
-#define hr_decode_i8_sf hr_decode_i8e_sf
-#define hr_decode_i8_quant hr_decode_i8e_quant
-#define hr_decode_block_i8 hr_decode_block_i8e
-#define hr_decode_i8_path hr_decode_i8e_path
+#define HR_I8_STEP hr_decode_i8_emu
 #include "decode_i8.c"
 #else
 #include "decode_block.h"
 
-int hr_decode_i8e_on(hr_dtype t)
+static int off(hr_dtype t)
 {
     (void)t;
     return 0;
 }
-size_t hr_decode_i8e_qf(const dctx *c)
-{
-    (void)c;
-    return 0;
-}
-size_t hr_decode_i8e_sf(const dctx *c)
-{
-    (void)c;
-    return 0;
-}
-const char *hr_decode_i8e_path(hr_dtype t)
-{
-    (void)t;
-    return NULL;
-}
-void hr_decode_i8e_quant(const dctx *c, const float *q, float *qx)
-{
-    (void)c, (void)q, (void)qx;
-}
-void hr_decode_block_i8e(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                         dstate st, int nv, int n2, int jpf_v, int jpf_k)
-{
-    hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-}
+const hr_decode_i8_step hr_decode_i8_emu = {.on = off};
 #endif

@@ -11,8 +11,8 @@
  * Every type at the avx2 level takes tiles of 4 rows (scores_kv_h, pv_kv_h below): AVX2's
  * RT = 2 converted each K and V vector twice at R = 4, and its step did not hide under
  * the stream (issue 14); f32, f16 and bf16 (not even/odd) score key triples and sum P·V
- * in vector triples (12 accumulators). q8_0/q4_0 on this path at avx2 (AVX2 CPUs
- * without VNNI) take 4-row tiles too (decode_kvq.h): scores a q block at a time, P·V
+ * in vector triples (12 accumulators). q8_0/q4_0 on this path at avx2 (q8_0 on AVX2
+ * CPUs without VNNI, q4_0 too where no int8 step runs) take 4-row tiles too (decode_kvq.h): scores a q block at a time, P·V
  * with V's block scales folded into P. bf16 there, d a multiple of 16, reads 16 values
  * a load split even/odd (vec_eo.h: vpslld + vpand, no port 5 shuffle), the query rows
  * stored in that order (attend_init) and P·V's accumulators split per tile.
@@ -102,8 +102,8 @@
 #include "vec_eo.h"
 
 /* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
- * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers,
- * 13 of AVX2's 16. */
+ * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers (the
+ * generic level likewise; the avx2 level takes decode_kvh.h's tiles). */
 #if HR_VW >= 16
 #define RT 4
 #else
@@ -250,7 +250,7 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
                          int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
-    const bool fine = t == HR_F32; /* f32: stepped in every row tile (AVX2 has two), else the first */
+    const bool fine = t == HR_F32; /* f32: stepped in every row tile, else the first */
     const int tiles = fine ? (c->R + RT - 1) / RT : 1;
     pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n);
     for (int x0 = 0; x0 < nvec; x0 += XG) {
@@ -417,7 +417,8 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 
 const char *hr_decode_path(const hr_problem *p)
 {
-    const char *i8 = hr_decode_i8_path(p->kv_dtype) ? hr_decode_i8_path(p->kv_dtype) : hr_decode_i8e_path(p->kv_dtype),
+    const hr_decode_i8_step *i8s = hr_decode_i8_pick(p->kv_dtype);
+    const char *i8 = i8s ? i8s->path(p->kv_dtype) : NULL,
                *bfd = hr_decode_bf16_path(p->dtype, p->kv_dtype, p->d_head);
     if (i8) return i8;
     if (bfd) return bfd;

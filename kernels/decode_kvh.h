@@ -210,18 +210,21 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
 
 /* pv_kv for f16/bf16 at AVX2: vector triples of d (pairs for eo and the last four of a
  * multiple of 3 plus one), the K prefetch stepped in every tile. */
+/* P·V's tile width with left vectors of d to go: 3 while more than 4 remain, then 2
+ * (4 = 2 + 2, 2, 1); even/odd tiles always 2. */
+static inline int pv_width(bool eo, int left) { return !eo && left > 4 ? 3 : 2; }
+
 DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
                            int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
     const bool eo = t == HR_BF16 && decode_bf16_eo(c); /* nvec even: every nx is 2 */
-    /* tile widths: 3 while more than 4 vectors remain, then 2 (4 = 2 + 2, 2, 1) */
     int ntile = 0;
-    for (int x0 = 0; x0 < nvec; ntile++) x0 += !eo && nvec - x0 > 4 ? 3 : 2;
+    for (int x0 = 0; x0 < nvec; ntile++) x0 += pv_width(eo, nvec - x0);
     const int tiles = ntile * ((c->R + HT - 1) / HT);
     pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HKT(t) - 1) / HKT(t)));
     for (int x0 = 0; x0 < nvec;) {
-        const int xw = !eo && nvec - x0 > 4 ? 3 : 2;
+        const int xw = pv_width(eo, nvec - x0);
         const int nx = nvec - x0 < xw ? nvec - x0 : xw, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += HT) {
