@@ -15,6 +15,17 @@
  * the int8 P·V against that -5.3 / -5.7%, +0.5 / -8.1% (T2: same, noise). The rows'
  * path names vpmaddubsw, not vpdpbusd, so they sit under the avx2 FMA roof (no int8 roof
  * is probed for vpmaddubsw).
+ * q8_0 by llama.cpp's sign trick was built and did not pay (2026-11-28, the Zen 4's avx2
+ * level, H32/8 d128 q8_0, one thread, ns per key and KV head, 3 interleaved rounds of
+ * `headroom run`): K and V kept signed (no + 128, no offset correction), |K| once per
+ * vector (vpabsb) and per row and vector vpsignb of Q's (or the weights') broadcast by
+ * K's (V's) signs, then vpmaddubsw + vpmaddwd + vpaddd: 4 ops a dot where AVX-VNNI takes
+ * 1, exact (|k| <= 128, |q| <= 127: pairs up to 32512). L1024: 33.4-35.9 against the
+ * conversion path's 32.0-33.5; L16384: 34.1-37.3 against 32.9-33.4; with the fp32 P·V
+ * 33.3-34.7 against 32.0-32.2. Its ablation at L1024 (32.8 in all): the scores' dots 7
+ * ns, P·V 10.5 (16 dots of 4 ops, 4 V transposes and 4 vpabsb per 4 keys, tile and
+ * block), the quantization 3, the rest (K transposes and loads, scales, the rows'
+ * conversions, softmax) 11.6: the dots alone take what the conversion path's FMAs take.
  */
 #include "vec.h"
 
