@@ -13,8 +13,8 @@
  * H32/8 d128 q4_0, L4096 / L16384, 15 ABBA pairs, 2026-11-27 23:50-23:55 UTC): against
  * the conversion path with P·V fp32 -25.1 / -15.6% at one thread, -19.2 / -15.3% at two;
  * the int8 P·V against that -5.3 / -5.7%, +0.5 / -8.1% (T2: same, noise). The rows'
- * path names vpmaddubsw, not vpdpbusd, so they sit under the avx2 FMA roof (no int8 roof
- * is probed for vpmaddubsw).
+ * path names vpmaddubsw, not vpdpbusd, so they sit under that triple's own roof
+ * (avx2_maddubs, `headroom roofline`; with P·V by FMA in series with avx2's FMA).
  * q8_0 by llama.cpp's sign trick was built and did not pay (2026-11-28, the Zen 4's avx2
  * level, H32/8 d128 q8_0, one thread, ns per key and KV head, 3 interleaved rounds of
  * `headroom run`): K and V kept signed (no + 128, no offset correction), |K| once per

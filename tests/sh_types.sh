@@ -49,6 +49,9 @@ if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
     expect decode_emu_list 0 'f32/kv=q4_0 +avx2 int8 vpmaddubsw\+vpmaddwd q4_0 nibbles, Q as q8_0, P·V vpmaddubsw\+vpmaddwd \(P·dv s8 per 32 keys\)' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 list
     expect decode_emu_check 0 'decode +kv=q4_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*vpmaddubsw' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 check --kernel decode --kv-dtype q4_0
     expect decode_emu_check_pv_fp32 0 'decode +kv=q4_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*vpmaddubsw.*P·V FMA' -- env HEADROOM_DECODE_PATH=emu HEADROOM_DECODE_PV=fp32 $B --isa avx2 check --kernel decode --kv-dtype q4_0
+    # its rows are placed against the vpmaddubsw triple's own roof (avx2_maddubs; with the
+    # fp32 P·V that roof and avx2's FMA in series): the probe names the loop it ran
+    expect decode_emu_roof 0 'probe: compute, .*\(avx2_maddubs loop\)' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 run --kernel decode --heads 4 --kv-heads 2 --seq 1 --seq-kv 256 --d-head 64 --kv-dtype q4_0 --reps 1
     expect decode_emu_q8_refused 2 'HEADROOM_DECODE_PATH=emu: q4_0 only' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
 else
     skip decode_emu_list "the avx2 level does not run here"

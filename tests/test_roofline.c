@@ -66,6 +66,8 @@ static hr_ceilings made_up(void)
         /* bf16 dot twice the avx512 FMA, int8 VNNI four times; no AVX-VNNI, no AMX */
         r->dot[HR_DOT_BF16] = (hr_roof_stat){200.0 * threads[i], 190.0 * threads[i], 150.0 * threads[i]};
         r->dot[HR_DOT_VNNI512] = (hr_roof_stat){400.0 * threads[i], 380.0 * threads[i], 300.0 * threads[i]};
+        /* vpmaddubsw + vpmaddwd + vpaddd (AVX2 without VNNI): 80 GOP/s a thread */
+        r->dot[HR_DOT_MADDUBS] = (hr_roof_stat){80.0 * threads[i], 76.0 * threads[i], 60.0 * threads[i]};
     }
     snprintf(c.dot_absent[HR_DOT_AVXVNNI], sizeof c.dot_absent[0], "the CPU has no AVX-VNNI (cpuid)");
     snprintf(c.dot_absent[HR_DOT_AMX], sizeof c.dot_absent[0], "the CPU has no AMX-BF16 (cpuid): no AMX roof");
@@ -182,8 +184,17 @@ HR_TEST(roofline_roof_of_each_type)
           HR_ROOF_SERIES + HR_DOT_VNNI512);
     CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V FMA", "avx2") ==
           HR_ROOF_SERIES + HR_DOT_AVXVNNI);
-    /* q4_0 on AVX2 without VNNI (decode_i8e.c): no dot roof measured for vpmaddubsw, the FMA one */
-    CHECK(hr_roof_for_path("avx2 int8 vpmaddubsw+vpmaddwd q4_0 nibbles, Q as q8_0, P·V FMA", "avx2") == HR_FMA_AVX2);
+    /* q4_0 on AVX2 without VNNI (decode_i8e.c): its own dot roof, the vpmaddubsw triple's;
+     * with P·V by FMA that roof and avx2's in series (2 / (1/80 + 1/50)) */
+    CHECK(hr_roof_for_path("avx2 int8 vpmaddubsw+vpmaddwd q4_0 nibbles, Q as q8_0, P·V vpmaddubsw+vpmaddwd (P·dv s8 "
+                           "per 32 keys)", "avx2") == HR_ROOF_DOT + HR_DOT_MADDUBS);
+    CHECK(hr_roof_for_path("avx2 int8 vpmaddubsw+vpmaddwd q4_0 nibbles, Q as q8_0, P·V FMA", "avx2") ==
+          HR_ROOF_SERIES + HR_DOT_MADDUBS);
+    CHECK(strcmp(hr_roof_name(HR_ROOF_DOT + HR_DOT_MADDUBS), "avx2_maddubs") == 0);
+    CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_MADDUBS), "avx2_maddubs+avx2") == 0);
+    CHECK(strcmp(hr_roof_unit(HR_ROOF_SERIES + HR_DOT_MADDUBS), "GOP/s") == 0);
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_DOT + HR_DOT_MADDUBS), 80, 0);
+    CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_MADDUBS), 2.0 / (1.0 / 80 + 1.0 / 50), 1e-9);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_VNNI512), "avx512_vnni+avx512") == 0);
     CHECK(strcmp(hr_roof_name(HR_ROOF_SERIES + HR_DOT_BF16), "avx512_bf16+avx512") == 0);
     CHECK_NEAR(hr_ceiling_roof(&c, 1, HR_ROOF_SERIES + HR_DOT_VNNI512), 160, 1e-9); /* 2 / (1/400 + 1/100) */

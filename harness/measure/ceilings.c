@@ -27,6 +27,8 @@ const hr_dot_info hr_dots[HR_DOT_N] = {
                         "vpdpbusd ymm (VEX): 32 u8 x s8 multiply-adds into int32 = 64 ops"},
     [HR_DOT_AMX] = {"amx_bf16", "bf16_gflops", "GFLOP/s",
                     "tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds = 16384 FLOPs"},
+    [HR_DOT_MADDUBS] = {"avx2_maddubs", "int8_gops", "GOP/s",
+                        "vpmaddubsw + vpmaddwd + vpaddd ymm: 32 u8 x s8 multiply-adds into int32 = 64 ops"},
 };
 
 static const char *const pick_suffix[3] = {"", "_median", "_worst"};
@@ -400,6 +402,7 @@ int hr_roof_for_path(const char *path, const char *isa)
     static const char *const bf16[] = {"vdpbf16ps", "avx512-bf16", "avx512_bf16", NULL};
     static const char *const avxvnni[] = {"avx-vnni", "avx_vnni", "avxvnni", NULL};
     static const char *const vnni[] = {"vpdpbusd", "vnni", NULL};
+    static const char *const maddubs[] = {"vpmaddubsw", "maddubs", NULL};
     if (names_any(low, amx)) return HR_ROOF_DOT + HR_DOT_AMX;
     /* P·V by FMA after int8 scores: the VNNI roof alone would be 2.3x too high on a
      * Sapphire Rapids (829 against 237 GOP/s per core), the FMA roof alone 1.6x too low.
@@ -407,6 +410,7 @@ int hr_roof_for_path(const char *path, const char *isa)
      * decode's bf16 cache the other way round: scores by FMA, P·V by vdpbf16ps. */
     const int series = strstr(low, "fma") ? HR_ROOF_SERIES - HR_ROOF_DOT : 0;
     if (names_any(low, bf16)) return series + HR_ROOF_DOT + HR_DOT_BF16;
+    if (names_any(low, maddubs)) return series + HR_ROOF_DOT + HR_DOT_MADDUBS;
     if (names_any(low, avxvnni)) return series + HR_ROOF_DOT + HR_DOT_AVXVNNI;
     if (names_any(low, vnni)) return series + HR_ROOF_DOT + HR_DOT_VNNI512;
     int m = isa ? hr_choice(hr_fma_isa_names, isa) : -1;
@@ -417,7 +421,7 @@ int hr_roof_for_path(const char *path, const char *isa)
 static int series_fma(int roof)
 {
     if (roof == HR_ROOF_SERIES + HR_DOT_VNNI512) return HR_FMA_AVX512;
-    if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI) return HR_FMA_AVX2;
+    if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI || roof == HR_ROOF_SERIES + HR_DOT_MADDUBS) return HR_FMA_AVX2;
     if (roof == HR_ROOF_SERIES + HR_DOT_BF16) return HR_FMA_AVX512;
     return -1;
 }
@@ -426,6 +430,7 @@ const char *hr_roof_name(int roof)
 {
     if (roof == HR_ROOF_SERIES + HR_DOT_VNNI512) return "avx512_vnni+avx512";
     if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI) return "avx_vnni+avx2";
+    if (roof == HR_ROOF_SERIES + HR_DOT_MADDUBS) return "avx2_maddubs+avx2";
     if (roof == HR_ROOF_SERIES + HR_DOT_BF16) return "avx512_bf16+avx512";
     if (roof >= 0 && roof < HR_FMA_NISA) return hr_fma_isa_names[roof];
     if (roof >= HR_ROOF_DOT && roof < HR_NROOFS) return hr_dots[roof - HR_ROOF_DOT].name;

@@ -28,11 +28,15 @@ extern const char *const hr_fma_isa_names[]; /* "avx512", "avx2", "sse2", "scala
  *   amx_bf16     tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds into fp32 = 16384
  *                FLOPs; AMX-BF16 + AMX-TILE and the OS's grant of the tile state
  *                (vec_amx.h), else absent with which of the two is missing
+ *   avx2_maddubs vpmaddubsw + vpmaddwd (by ones) + vpaddd ymm: 32 u8 x s8         AVX2
+ *                multiply-adds into int32 = 64 ops per three instructions: the int8
+ *                step of AVX2 CPUs without VNNI (decode_i8e.c)
  * Counting is FMA's: 2 operations per multiply-add. bf16 figures are GFLOP/s, int8 ones
  * GOP/s (integer operations). */
-enum { HR_DOT_BF16 = 0, HR_DOT_VNNI512, HR_DOT_AVXVNNI, HR_DOT_AMX, HR_DOT_N };
+enum { HR_DOT_BF16 = 0, HR_DOT_VNNI512, HR_DOT_AVXVNNI, HR_DOT_AMX, HR_DOT_MADDUBS, HR_DOT_N };
 typedef struct {
-    const char *name;        /* "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16"   */
+    const char *name;        /* "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16",
+                              * "avx2_maddubs"                                          */
     const char *key;         /* its figures in the file: "bf16_gflops" or "int8_gops" */
     const char *unit;        /* "GFLOP/s" or "GOP/s"                                   */
     const char *instruction; /* "vdpbf16ps zmm: 32 bf16 multiply-adds = 64 FLOPs", ... */
@@ -43,7 +47,8 @@ extern const hr_dot_info hr_dots[HR_DOT_N];
 #define HR_ROOF_DOT HR_FMA_NISA
 #define HR_NROOFS (HR_FMA_NISA + HR_DOT_N)
 /* A dot loop in series with the FMA of its own width (HR_ROOF_SERIES + HR_DOT_VNNI512:
- * avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI: avx_vnni then avx2's; + HR_DOT_BF16:
+ * avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI: avx_vnni then avx2's (+ HR_DOT_MADDUBS
+ * likewise avx2_maddubs then avx2's); + HR_DOT_BF16:
  * avx512_bf16 and avx512's): a path whose multiply-adds are half dots and half fp32
  * FMAs, one after the other (decode's int8 path: Q·Kᵀ by vpdpbusd, P·V by FMA, R·d of
  * each per key; its bf16 path: Q·Kᵀ by FMA, P·V by vdpbf16ps). Its rate is
@@ -143,7 +148,8 @@ const char *hr_level_name(int level);
  *   "vdpbf16ps", "avx512-bf16", "avx512_bf16" -> avx512_bf16
  *   "avx-vnni", "avx_vnni", "avxvnni"         -> avx_vnni
  *   "vpdpbusd", "vnni"                        -> avx512_vnni
- *   either vnni form and "fma"                -> that dot and the FMA in series
+ *   "vpmaddubsw", "maddubs"                   -> avx2_maddubs
+ *   any int8 form above and "fma"             -> that dot and the FMA in series
  *                                                (HR_ROOF_SERIES: P·V by FMA)
  *   a bf16 form and "fma"                     -> avx512_bf16 and avx512 in series
  *                                                (decode's bf16 cache: scores by FMA)
@@ -157,7 +163,8 @@ int hr_roof_for_path(const char *path, const char *isa);
 /* (A row's roof from its kernel and problem, hr_roof_of, is probe.h's: it asks which
  * loops this CPU runs.) */
 /* "avx512" ... "scalar" for FMA roofs, "avx512_bf16" ... for dot roofs,
- * "avx512_vnni+avx512" / "avx_vnni+avx2" for the series roofs; "?" otherwise. */
+ * "avx512_vnni+avx512" / "avx_vnni+avx2" / "avx2_maddubs+avx2" / "avx512_bf16+avx512" for
+ * the series roofs; "?" otherwise. */
 const char *hr_roof_name(int roof);
 /* Its unit: "GOP/s" for the int8 dots and their series roofs, else "GFLOP/s". */
 const char *hr_roof_unit(int roof);
