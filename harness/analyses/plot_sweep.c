@@ -130,7 +130,7 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
      * FMA ridge, then flat from their own ridge. */
     int ndot = 0;
     char dcol[256] = "";
-    static const char *const dot_colour[HR_DOT_N] = {"#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#8c564b"};
+    static const char *const dot_colour[HR_DOT_N] = {"#1f77b4", "#d62728", "#ff7f0e", "#2ca02c", "#17becf"};
     if (C->nrows) {
         const hr_ceiling_row *r = &C->rows[C->nrows - 1];
         for (int k = 0; k < HR_DOT_N; k++) {
