@@ -18,6 +18,19 @@ expect unknown-flag      2 "unknown option '--bogus'"           -- $B roofline -
 expect unwritable-out    2 "^headroom roofline: $TMP/afile.*(cannot|not a directory)" -- \
     $B roofline --quick --threads 1 --out "$TMP/afile/c.json"
 
+# Every ceiling loop issues its instruction from registers only: chains kept in memory,
+# or copied and stored each iteration, time the moves and stores (both vpdpbusd loops
+# did until 2026-11-28). Read from the disassembly; the sanitizer build's code is not
+# the measured one.
+if [ "${HR_SANITIZE:-0}" = 1 ]; then
+    skip probe-loops-in-registers "the sanitizer build's loops are not the ones measured"
+elif command -v objdump >/dev/null && command -v python3 >/dev/null; then
+    expect probe-loops-in-registers 0 '^[1-9][0-9]* loops, 0 with memory operands or moves$' -- \
+        python3 "$(dirname "$0")/../scripts/probe-loops.py" "$B"
+else
+    skip probe-loops-in-registers "no objdump or python3"
+fi
+
 # A quick measurement: the table shows the build's ISA and the scalar loop, and says
 # that --quick figures are not ceilings.
 expect quick-table       0 '^ +1 +scalar +[0-9.]+ ' -- $B roofline --quick --threads 1

@@ -141,6 +141,7 @@ __attribute__((target("avx512f,avx512vnni"))) static float dot_vnni_512(long ite
         for (int j = 0; j < CHAINS_DOT512; j++) x[j] = _mm512_dpbusd_epi32(x[j], U, S);
     }
     int32_t out[CHAINS_DOT512 * 16];
+#pragma GCC unroll 16 /* else GCC copies and stores the chains inside the loop */
     for (int j = 0; j < CHAINS_DOT512; j++) _mm512_storeu_si512((void *)(out + 16 * j), x[j]);
     return sum_i32(out, CHAINS_DOT512 * 16);
 }
