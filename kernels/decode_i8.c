@@ -123,7 +123,11 @@
  * head, as much with the cache in L2 (L256) as from memory (ablation: the pass alone
  * skipped). Tried with it (15 pairs each): the pass 16 keys ahead of scores_keys (the K
  * lines in L1 for the transposes) -0.4% geomean, noise; the rows' score sums kept in
- * registers across the q blocks (R a constant 2, 4, 8) +17.5%, slower.
+ * registers across the q blocks (R a constant 2, 4, 8) +17.5%, slower. The pass's share
+ * is not its first touch of the rows' lines from L2: prefetcht0 of every line of the K and V
+ * rows 8 keys ahead in it made q8_0 +10% slower (18.0-18.3 -> 19.8-20.1 ns per key and KV
+ * head at L1024, 18.2-18.6 -> 20.4-20.6 at L16384; q4_0 -3 to +3%; one thread, 3
+ * interleaved rounds, 2026-11-28).
  * The softmax folded into pv_quant (exp2 and P·dv from the same registers, P not stored
  * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
  * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
