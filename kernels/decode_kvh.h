@@ -32,7 +32,19 @@
  * K load, the query rows as the FMAs' memory operands): 31.5-33.2 ns against 31.7-32.3
  * (4 rounds, L1024); nor even/odd P·V tiles of 2 rows by 3 pairs (12 accumulators, V
  * converted once per row pair): 38.9-54.0 ns against 32.1-50.1. bf16 there spends ~14.5
- * ns in its scores and ~14 in P·V (the ablation), near f16's. The AVX-512 object is unchanged (disassembly). */
+ * ns in its scores and ~14 in P·V (the ablation), near f16's. The AVX-512 object is unchanged (disassembly).
+ * The loops' own instructions (2026-11-28): P·V's key loop issues ~37 instructions a key
+ * (pointer arithmetic, the group's prefetch step with its state on the stack) for 12
+ * FMAs that take 6 cycles, and the ablation puts P·V at ~70% of its FMAs' rate (scores
+ * ~79%; f16, L1024, one thread: 27.7 ns in all, 16.7 without the scores, 15.3 without
+ * P·V). Tried: P·V's groups of HPF_KEYS keys unrolled (the weights at constant offsets,
+ * ~31 instructions a key; same bits): `headroom ab` against main, H32/8 d128 f32/f16/bf16
+ * L4096 / L16384 T1 / T2, 21 pairs, in four builds whose f16 code was the same: f16 at
+ * one thread -6.7 / -8.0%, -7.4 / -3.0%, then +1.6 / +1.5% and +1.6 / +2.2% (the last
+ * two "same": only f32's code or an unused branch differed), bf16 -2.6 to -6.8%; and
+ * f32's scores in unrolled pairs of vectors: -8.5 / -3.0% in one build, -3.3 / -2.7% in
+ * another, f32 with P·V's groups +6.1% at L16384 (a regression) in a third. The gains
+ * move with the code's layout as much as with the change, so none is kept. */
 #define HT 4
 #define HPF_KEYS 4
 /* f32 (rows of 8 lines at d128, twice f16's) steps its prefetches twice as often in the
