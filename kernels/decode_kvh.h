@@ -38,13 +38,14 @@
  * FMAs that take 6 cycles, and the ablation puts P·V at ~70% of its FMAs' rate (scores
  * ~79%; f16, L1024, one thread: 27.7 ns in all, 16.7 without the scores, 15.3 without
  * P·V). Tried: P·V's groups of HPF_KEYS keys unrolled (the weights at constant offsets,
- * ~31 instructions a key; same bits): `headroom ab` against main, H32/8 d128 f32/f16/bf16
- * L4096 / L16384 T1 / T2, 21 pairs, in four builds whose f16 code was the same: f16 at
- * one thread -6.7 / -8.0%, -7.4 / -3.0%, then +1.6 / +1.5% and +1.6 / +2.2% (the last
- * two "same": only f32's code or an unused branch differed), bf16 -2.6 to -6.8%; and
- * f32's scores in unrolled pairs of vectors: -8.5 / -3.0% in one build, -3.3 / -2.7% in
- * another, f32 with P·V's groups +6.1% at L16384 (a regression) in a third. The gains
- * move with the code's layout as much as with the change, so none is kept. */
+ * ~31 instructions a key; same bits). `headroom ab` against main, H32/8 d128 f32/f16/bf16
+ * L4096 / L16384 T1 / T2, 21 pairs, one thread, L4096 / L16384: (A) the groups unrolled
+ * for every type: f16 -6.7 / -8.0%, bf16 -6.8 / -3.5%, f32 same; (B) A with f32's scores
+ * in unrolled vector pairs and the key body a helper: f16 +1.6 / +1.5% (same), bf16 -3.5
+ * / -2.7%, f32 -8.5 / -3.0%; (C) A written out again: f16 -7.4 / -3.0%, f32 +6.1% at
+ * L16384 (a regression); (D) C with f32 on its per-key loop: f16 +1.6 / +2.2%, f32 -3.3 /
+ * -2.7%. A, C and D hold the same f16 code: its gain moves with the code's layout as much
+ * as with the change, so none is kept. */
 #define HT 4
 #define HPF_KEYS 4
 /* f32 (rows of 8 lines at d128, twice f16's) steps its prefetches twice as often in the
