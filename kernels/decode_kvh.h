@@ -41,7 +41,7 @@
  * ~31 instructions a key; same bits). `headroom ab` against main, H32/8 d128 f32/f16/bf16
  * L4096 / L16384 T1 / T2, 21 pairs, one thread, L4096 / L16384: (A) the groups unrolled
  * for every type: f16 -6.7 / -8.0%, bf16 -6.8 / -3.5%, f32 same; (B) A with f32's scores
- * in unrolled vector pairs and the key body a helper: f16 +1.6 / +1.5% (same), bf16 -3.5
+ * in unrolled vector pairs and the last keys by a helper: f16 +1.6 / +1.5% (same), bf16 -3.5
  * / -2.7%, f32 -8.5 / -3.0%; (C) A written out again: f16 -7.4 / -3.0%, f32 +6.1% at
  * L16384 (a regression); (D) C with f32 on its per-key loop: f16 +1.6 / +2.2%, f32 -3.3 /
  * -2.7%. A, C and D hold the same f16 code: its gain moves with the code's layout as much
