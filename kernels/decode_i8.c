@@ -247,8 +247,9 @@ static size_t i8_sf(const dctx *c)
 
 static const char *i8_path(hr_dtype t)
 {
-    if (!i8_on(t)) return NULL;
-    if (i8_on(t) == 2)
+    const int on = i8_on(t);
+    if (!on) return NULL;
+    if (on == 2)
         return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)"
                             : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V FMA"

@@ -20,15 +20,19 @@ const char *const hr_cache_names[] = {"L1", "L2", "L3", NULL};
 
 const hr_dot_info hr_dots[HR_DOT_N] = {
     [HR_DOT_BF16] = {"avx512_bf16", "bf16_gflops", "GFLOP/s",
-                     "vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs"},
+                     "vdpbf16ps zmm: 32 bf16 multiply-adds into fp32 = 64 FLOPs", HR_FMA_AVX512,
+                     "avx512_bf16+avx512"},
     [HR_DOT_VNNI512] = {"avx512_vnni", "int8_gops", "GOP/s",
-                        "vpdpbusd zmm: 64 u8 x s8 multiply-adds into int32 = 128 ops"},
+                        "vpdpbusd zmm: 64 u8 x s8 multiply-adds into int32 = 128 ops", HR_FMA_AVX512,
+                        "avx512_vnni+avx512"},
     [HR_DOT_AVXVNNI] = {"avx_vnni", "int8_gops", "GOP/s",
-                        "vpdpbusd ymm (VEX): 32 u8 x s8 multiply-adds into int32 = 64 ops"},
+                        "vpdpbusd ymm (VEX): 32 u8 x s8 multiply-adds into int32 = 64 ops", HR_FMA_AVX2,
+                        "avx_vnni+avx2"},
     [HR_DOT_AMX] = {"amx_bf16", "bf16_gflops", "GFLOP/s",
-                    "tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds = 16384 FLOPs"},
+                    "tdpbf16ps tiles: 16 x 16 x 32 bf16 multiply-adds = 16384 FLOPs", -1, NULL},
     [HR_DOT_MADDUBS] = {"avx2_maddubs", "int8_gops", "GOP/s",
-                        "vpmaddubsw + vpmaddwd + vpaddd ymm: 32 u8 x s8 multiply-adds into int32 = 64 ops"},
+                        "vpmaddubsw + vpmaddwd + vpaddd ymm: 32 u8 x s8 multiply-adds into int32 = 64 ops",
+                        HR_FMA_AVX2, "avx2_maddubs+avx2"},
 };
 
 static const char *const pick_suffix[3] = {"", "_median", "_worst"};
@@ -417,21 +421,16 @@ int hr_roof_for_path(const char *path, const char *isa)
     return m >= 0 ? m : HR_FMA_SSE2; /* "generic" and unknown builds issue SSE2 */
 }
 
-/* The FMA roof a series roof's dot is paired with: the same vector width. */
+/* The FMA roof a series roof's dot is paired with (hr_dots: the same vector width);
+ * -1 for any other roof. */
 static int series_fma(int roof)
 {
-    if (roof == HR_ROOF_SERIES + HR_DOT_VNNI512) return HR_FMA_AVX512;
-    if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI || roof == HR_ROOF_SERIES + HR_DOT_MADDUBS) return HR_FMA_AVX2;
-    if (roof == HR_ROOF_SERIES + HR_DOT_BF16) return HR_FMA_AVX512;
-    return -1;
+    return roof >= HR_ROOF_SERIES && roof < HR_ROOF_SERIES + HR_DOT_N ? hr_dots[roof - HR_ROOF_SERIES].series_fma : -1;
 }
 
 const char *hr_roof_name(int roof)
 {
-    if (roof == HR_ROOF_SERIES + HR_DOT_VNNI512) return "avx512_vnni+avx512";
-    if (roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI) return "avx_vnni+avx2";
-    if (roof == HR_ROOF_SERIES + HR_DOT_MADDUBS) return "avx2_maddubs+avx2";
-    if (roof == HR_ROOF_SERIES + HR_DOT_BF16) return "avx512_bf16+avx512";
+    if (series_fma(roof) >= 0) return hr_dots[roof - HR_ROOF_SERIES].series;
     if (roof >= 0 && roof < HR_FMA_NISA) return hr_fma_isa_names[roof];
     if (roof >= HR_ROOF_DOT && roof < HR_NROOFS) return hr_dots[roof - HR_ROOF_DOT].name;
     return "?";

@@ -40,16 +40,18 @@ typedef struct {
     const char *key;         /* its figures in the file: "bf16_gflops" or "int8_gops" */
     const char *unit;        /* "GFLOP/s" or "GOP/s"                                   */
     const char *instruction; /* "vdpbf16ps zmm: 32 bf16 multiply-adds = 64 FLOPs", ... */
+    int series_fma;          /* the FMA of its vector width (HR_FMA_*), which its series
+                              * roof pairs it with; -1: no series roof (AMX)            */
+    const char *series;      /* that series roof's name, "avx512_vnni+avx512"; NULL     */
 } hr_dot_info;
 extern const hr_dot_info hr_dots[HR_DOT_N];
 
 /* A compute roof: an FMA ISA (0 .. HR_FMA_NISA-1) or a dot loop (HR_ROOF_DOT + HR_DOT_*). */
 #define HR_ROOF_DOT HR_FMA_NISA
 #define HR_NROOFS (HR_FMA_NISA + HR_DOT_N)
-/* A dot loop in series with the FMA of its own width (HR_ROOF_SERIES + HR_DOT_VNNI512:
- * avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI: avx_vnni then avx2's (+ HR_DOT_MADDUBS
- * likewise avx2_maddubs then avx2's); + HR_DOT_BF16:
- * avx512_bf16 and avx512's): a path whose multiply-adds are half dots and half fp32
+/* A dot loop in series with the FMA of its own width, hr_dots[].series_fma
+ * (HR_ROOF_SERIES + HR_DOT_VNNI512: avx512_vnni then avx512's FMA; + HR_DOT_AVXVNNI and
+ * + HR_DOT_MADDUBS: with avx2's; + HR_DOT_BF16: with avx512's; AMX has none): a path whose multiply-adds are half dots and half fp32
  * FMAs, one after the other (decode's int8 path: Q·Kᵀ by vpdpbusd, P·V by FMA, R·d of
  * each per key; its bf16 path: Q·Kᵀ by FMA, P·V by vdpbf16ps). Its rate is
  * 2 / (1/dot + 1/fma): each half at its own roof. Not a loop of its own (no probe). */

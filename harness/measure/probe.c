@@ -255,7 +255,6 @@ enum { EAX, EBX, ECX, EDX };
 static bool has_bf16_512(void) { return has_avx512() && cpuid_bit(7, 1, EAX, 5); }
 static bool has_vnni_512(void) { return has_avx512() && cpuid_bit(7, 0, ECX, 11); }
 static bool has_avx_vnni(void) { return has_avx2() && cpuid_bit(7, 1, EAX, 4); }
-static bool has_maddubs(void) { return __builtin_cpu_supports("avx2"); }
 #else
 /* Not x86: one portable scalar loop (the compiler may vectorize or contract it; it is
  * only a fallback). */
@@ -274,7 +273,6 @@ static bool has_avx2(void) { return false; }
 static bool has_bf16_512(void) { return false; }
 static bool has_vnni_512(void) { return false; }
 static bool has_avx_vnni(void) { return false; }
-static bool has_maddubs(void) { return false; }
 #define fma_avx512 NULL
 #define fma_avx2 NULL
 #define fma_sse2 NULL
@@ -307,7 +305,7 @@ const hr_roof_loop hr_dot_loops[HR_DOT_N] = {
      * instruction (16384 FLOPs); 4 accumulator tiles of 256 fp32 lanes. */
     [HR_DOT_AMX] = {"amx_bf16", 4, 256, 4 * 16 * 16 * 32 * 2, has_amx, dot_amx, 16 * 16 * 32},
     /* three instructions per chain and iteration: 32 multiply-adds */
-    [HR_DOT_MADDUBS] = {"avx2_maddubs", CHAINS_MADDUBS, 8, CHAINS_MADDUBS * 32 * 2, has_maddubs, dot_maddubs_256, 32},
+    [HR_DOT_MADDUBS] = {"avx2_maddubs", CHAINS_MADDUBS, 8, CHAINS_MADDUBS * 32 * 2, has_avx2, dot_maddubs_256, 32},
 };
 
 const char *hr_dot_absent(int i)
@@ -323,7 +321,7 @@ const char *hr_dot_absent(int i)
         [HR_DOT_BF16] = "the CPU has no AVX512-BF16 (cpuid; or the OS does not save AVX-512 state)",
         [HR_DOT_VNNI512] = "the CPU has no AVX512-VNNI (cpuid; or the OS does not save AVX-512 state)",
         [HR_DOT_AVXVNNI] = "the CPU has no AVX-VNNI (cpuid)",
-        [HR_DOT_MADDUBS] = "the CPU has no AVX2 (cpuid; or the OS does not save AVX state)",
+        [HR_DOT_MADDUBS] = "the CPU has no AVX2 and FMA (cpuid; or the OS does not save AVX state)",
     };
     return HR_X86 ? why[i] : "not an x86 CPU";
 }
