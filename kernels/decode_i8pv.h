@@ -65,6 +65,21 @@
  * buffer (4 loads per 4 keys for 12 shuffles and xors): -1.0% q4_0, +0.1% q8_0, same;
  * so the transposes are not what binds this loop; the 4 groups
  * divisions batched as two vdivps (one store-forwarded float[4]): +5.2 / +5.7%.
+ *
+ * What binds the AVX-512 tile on Zen 4 (2026-11-28): pv_s8 alone, from this header, in
+ * a scratch harness (q4 a constant, 256 keys of V in L2, a call per block, TSC scaled to
+ * the 3.67 GHz core clock) takes 26.6 cycles per 4 keys and tile (q8_0: 3.6 ns per key;
+ * 4.4-4.7 in the kernel at L256, HR_DI8_ABLATE) and 29.8 (q4_0) for 16 vpdpbusd, which
+ * issue one a cycle.
+ * The loop is bound by its other zmm ops, each ~1 cycle there (asm loops: vpdpbusd
+ * alone 16 cycles; with the 8 unpacks, 4 vpxord, 4 inserts and 8 plain vpbroadcastd,
+ * 16; with 4 of those broadcasts merge-masked, as hr_vi_set2, 19; in the harness a
+ * vpternlogd in place of the merge cost the same). Scratch variants with wrong values, for
+ * the bound only: q8_0 without the vpxord 23.4, with plain weight broadcasts too 20.5;
+ * q4_0 with plain broadcasts 26.4, plain V broadcasts (hr_vi_vt_q4's merge) 25.8, both
+ * 21.9. So at most ~0.9 / 1.1 ns per key (q8_0 / q4_0) is in these ops, before what a
+ * layout without them would add. Not built: q8_0 with V signed and the weights u8 where a
+ * block's V scales are >= 0 (llama.cpp's always are), no vpxord and one more bit of weight.
  */
 #include <stdint.h>
 

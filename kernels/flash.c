@@ -133,12 +133,8 @@
  *            tdpbf16ps tiles for both products, the bf16dot softmax between them
  *            (flash_amx.c, budget and figures there: 3.6-4.5x this file's fp32 per core).
  *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 but no AMX, AVX-512 build: vdpbf16ps,
- *            fp32 accumulation, P rounded to bf16 (flash_bf16.c, with the full budget): 16
- *            scores of a row cost d instructions of 64 FLOP where fp32 needs 2d FMAs, and
- *            the softmax's ~11 FP ops per 16 scores stay: by count d/(d+11) of the bf16
- *            roof. Measured on Zen 4 76-81% of it, 1.88-1.98x this file's fp32 speed (1 and
- *            2 threads, H16 d64, H32 d128 causal); on Sapphire Rapids vdpbf16ps runs at
- *            half the fp32 FMA's rate, so the path would be 0.7x fp32 there.
+ *            fp32 accumulation, P rounded to bf16 (flash_bf16.c: its budget and figures;
+ *            on Zen 4 1.88-1.98x this file's fp32 speed).
  *   convert  everything else, and every pair in ISA=avx2 / generic builds (which stand for
  *            machines without the instruction), or forced (HEADROOM_FLASH_PATH, flash_tile.h): K and
  *            V tiles converted to fp32 while packed (K rows into vp, then the transpose),
@@ -154,11 +150,8 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
  *
- * Measured now (Zen 4, 2 vCPUs, fp32, no wisdom; each shape's rows of the build before
- * and this one back to back, 3 passes, `headroom run --reps 5
- * --min-time 0.1`, % of the in-run FMA probe, medians; docs/measurement.md "flash's row
- * stack" has the table): AVX-512 88-93% on issue 16's six shapes at T1 and T2 (192 rows
- * x 64 keys before: 84-87%), AVX2 81-88% (as before). Earlier figures: docs/measurement.md. */
+ * Measured now (Zen 4, fp32, no wisdom, % of the in-run FMA probe; docs/measurement.md,
+ * "flash's row stack"): AVX-512 88-93% on issue 16's six shapes at T1 and T2, AVX2 81-88%. */
 
 #include <math.h>
 #include <omp.h>

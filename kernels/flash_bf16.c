@@ -26,7 +26,9 @@
  *             (the bf16 roof `headroom roofline` measures, 2x the fp32 FMA's 32 FLOP).
  *             S takes d/2 of them (one per d-pair), P·V 8 key pairs x d/16 column vectors
  *             = d/2: d instructions per 16 scores, 64 at d 64, 128 at d 128 -- half the
- *             fp32 kernel's 2d FMAs for the same FLOPs.
+ *             fp32 kernel's 2d FMAs for the same FLOPs. (On Sapphire Rapids vdpbf16ps
+ *             runs at half the fp32 FMA's rate: this path would be ~0.7x fp32 there; AMX
+ *             takes bf16 on it, flash_amx.c.)
  *   loads     per k step 4 zmm of kt + 6 pair broadcasts for 24 vdpbf16ps (0.42 per
  *             instruction, as fp32); P·V the same per key pair. The 6 x 64 fp32 O tile is
  *             loaded and stored once per key tile (48 memory ops per 768 instructions).
