@@ -186,6 +186,57 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
     }
 }
 
+#if defined(HR_VEC_AVX512)
+/* f16/bf16 (f32 can, but stays on scores_tile: the figures at block_kv) in whole 4 x 4
+ * tiles (R a multiple of RT, d of HR_VW): scores_tile's FMAs, the 16 sums by one tree
+ * (hr_vsum16) whose levels 2-4 run in the next tile's first 7 k steps, so the tile's end
+ * is not a chain of shuffles and adds before the next tile's FMAs (four hr_vreduce_add4
+ * there were ~4 of f16's 10 cycles a key over its FMAs). Keys [0, n / 4 * 4); returns
+ * that count. pq is stepped as scores_kv does: fine every vector of d in every row tile,
+ * else per 4 keys. */
+DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0, ptrdiff_t ksn,
+                              int n, float *s, pf_seq *pq, bool fine)
+{
+    const int nst = c->d / HR_VW, n4 = n / 4 * 4;
+    const size_t kbp = (size_t)c->kbp, dp = (size_t)c->dp;
+    hr_vf w[8];
+    float *pend = NULL;
+    for (int j = 0; j < n4; j += 4) {
+        const unsigned char *kp = k0 + (ptrdiff_t)j * ksn;
+        if (!fine) pf_step(pq);
+        for (int r0 = 0; r0 < c->R; r0 += RT) {
+            const float *qr = q + (size_t)r0 * dp;
+            hr_vf a[4 * RT];
+            for (int i = 0; i < 4 * RT; i++) a[i] = hr_vzero();
+#define SP_STEP(st)                                                                            \
+    do {                                                                                       \
+        const int x = (st) * HR_VW;                                                            \
+        if (fine) pf_step(pq);                                                                 \
+        hr_vf kv[4];                                                                           \
+        for (int u = 0; u < 4; u++) kv[u] = kv_vec(t, kp + u * ksn, x, HR_VW, hr_vzero());     \
+        for (int r = 0; r < RT; r++) {                                                         \
+            hr_vf qv = hr_vload(qr + r * dp + x);                                              \
+            __asm__("" : "+v"(qv));                                                            \
+            for (int u = 0; u < 4; u++) a[4 * r + u] = hr_vfma(qv, kv[u], a[4 * r + u]);       \
+        }                                                                                      \
+    } while (0)
+#pragma GCC unroll 7
+            for (int st = 0; st < 7; st++) {
+                if (st < nst) SP_STEP(st);
+                if (pend) hr_vsum16_step(w, st, pend, kbp);
+            }
+            for (int st = 7; st < nst; st++) SP_STEP(st);
+#undef SP_STEP
+            hr_vsum16_start(a, w);
+            pend = s + (size_t)r0 * kbp + j;
+        }
+    }
+    if (pend)
+        for (int k = 0; k < 7; k++) hr_vsum16_step(w, k, pend, kbp);
+    return n4;
+}
+#endif
+
 /* Scores of keys [jb, jb + n) of the rows k0 + j * ksn for every query row, prefetching
  * rows [0, nv) of pf (stride psn) meanwhile. f32 steps the prefetch every PF_X vectors of
  * d in every row tile (32 V lines per 4 keys at d128: 4 a step), the other types once per
@@ -198,7 +249,12 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const un
     const int per4 = fine ? (c->R + RT - 1) / RT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW)) : 1;
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
     pf_seq *pt = fine ? &pq : NULL;
-    for (int j = 0; j < n; j += 4) {
+    int j0 = 0;
+#if defined(HR_VEC_AVX512)
+    if ((t == HR_F16 || t == HR_BF16) && c->R % RT == 0 && c->d % HR_VW == 0)
+        j0 = scores_kv_p(c, t, q, k0, ksn, n, s, &pq, fine);
+#endif
+    for (int j = j0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
@@ -299,7 +355,16 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
  * the excess is per 4-key tile (~45 cycles of 128+), not per step and not the
  * conversion. The four hr_vreduce_add4 are ~4 cycles a key of it (their sums replaced by
  * 3 vaddps: 39-40); the k loop unrolled 8: the same. What is left (~7 a key) is the
- * tile's start and end. */
+ * tile's start and end. Hence scores_kv_p (f16, bf16): the 16 sums by one tree whose
+ * levels 2-4 run inside the next tile's k steps: in the harness f16 36.2, f32 33.4,
+ * bf16 36-40 cycles a key. In the kernel (`headroom ab` of c36b107 against it, the
+ * dkv3 sweep: H32/8 d128, f32/f16/bf16, L4096 / L16384, T1 / T2, 21 ABBA pairs): f16
+ * T1 -3.4 / -4.7% (significant), T2 -2.8 / -8.3% (noise); bf16 (vdpbf16ps on this
+ * CPU, code unchanged) same. With f32 on it too: f32 L4096 T1 -7.6% but L16384 T1
+ * +16.9% (significant, 21 pairs; in the run without it f32 read -5.7% at L16384 T1 with
+ * its code unchanged, so f32 there moves with the layout by that much): f32 stays on
+ * scores_tile, whose target (the triad) it meets. The HR_DKV_ABLATE builds at L1024 T1
+ * (2 rounds): f16 25.3-26.0 -> 23.4-23.5 ns per key and KV head, the scores 13.2 -> 11.8. */
 #ifdef HR_DKV_ABLATE
 static int dkv_bits(void)
 {

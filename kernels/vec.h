@@ -446,24 +446,31 @@ static inline void hr_vreduce_add4(hr_vf a, hr_vf b, hr_vf c, hr_vf d, float *ou
 #endif
 #if defined(HR_VEC_AVX512)
 /* One tree (8 + 4 + 2 + 1 shuffle pairs and adds, ~52 ops with the stores; four
- * hr_vreduce_add4 ~80): it leaves sum i in lane f(i), an involution, so fed v[f(k)]. */
-static inline void hr_vreduce_add16(const hr_vf *v, float *out, size_t ld)
+ * hr_vreduce_add4 ~80), fed v[f(k)] (sum i lands in lane f(i)). Split so decode_kv.c can
+ * spread it: hr_vsum16_start (16 vectors to 8), hr_vsum16_step k = 0 .. 6 (the stores at 6). */
+static inline void hr_vsum16_start(const hr_vf *v, hr_vf w[8])
 {
     static const unsigned char f[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15};
-    __m512 w[8], x[4], y[2];
     for (int i = 0; i < 8; i++) {
         const __m512 a = v[f[i]], b = v[f[i + 8]];
         w[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
     }
-    for (int i = 0; i < 4; i++)
-        x[i] = _mm512_add_ps(_mm512_shuffle_f32x4(w[i], w[i + 4], 0x88), _mm512_shuffle_f32x4(w[i], w[i + 4], 0xDD));
-    for (int i = 0; i < 2; i++)
-        y[i] = _mm512_add_ps(_mm512_shuffle_ps(x[i], x[i + 2], 0x88), _mm512_shuffle_ps(x[i], x[i + 2], 0xDD));
-    const __m512 z = _mm512_add_ps(_mm512_shuffle_ps(y[0], y[1], 0x88), _mm512_shuffle_ps(y[0], y[1], 0xDD));
-    _mm_storeu_ps(out, _mm512_castps512_ps128(z));
-    _mm_storeu_ps(out + ld, _mm512_extractf32x4_ps(z, 1));
-    _mm_storeu_ps(out + 2 * ld, _mm512_extractf32x4_ps(z, 2));
-    _mm_storeu_ps(out + 3 * ld, _mm512_extractf32x4_ps(z, 3));
+}
+static inline void hr_vsum16_step(hr_vf w[8], int k, float *out, size_t ld)
+{
+    if (k < 4) w[k] = _mm512_add_ps(_mm512_shuffle_f32x4(w[k], w[k + 4], 0x88), _mm512_shuffle_f32x4(w[k], w[k + 4], 0xDD));
+    else if (k < 6) w[k - 4] = _mm512_add_ps(_mm512_shuffle_ps(w[k - 4], w[k - 2], 0x88), _mm512_shuffle_ps(w[k - 4], w[k - 2], 0xDD));
+    else {
+        const __m512 z = _mm512_add_ps(_mm512_shuffle_ps(w[0], w[1], 0x88), _mm512_shuffle_ps(w[0], w[1], 0xDD));
+        _mm_storeu_ps(out, _mm512_castps512_ps128(z)), _mm_storeu_ps(out + ld, _mm512_extractf32x4_ps(z, 1));
+        _mm_storeu_ps(out + 2 * ld, _mm512_extractf32x4_ps(z, 2)), _mm_storeu_ps(out + 3 * ld, _mm512_extractf32x4_ps(z, 3));
+    }
+}
+static inline void hr_vreduce_add16(const hr_vf *v, float *out, size_t ld)
+{
+    hr_vf w[8];
+    hr_vsum16_start(v, w);
+    for (int k = 0; k < 7; k++) hr_vsum16_step(w, k, out, ld);
 }
 #else
 static inline void hr_vreduce_add16(const hr_vf *v, float *out, size_t ld)
