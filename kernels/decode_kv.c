@@ -199,7 +199,7 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
 {
     const int nst = c->d / HR_VW, n4 = n / 4 * 4;
     const size_t kbp = (size_t)c->kbp, dp = (size_t)c->dp;
-    hr_vf w[8];
+    hr_vf w[8] = {hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero()};
     float *pend = NULL;
     for (int j = 0; j < n4; j += 4) {
         const unsigned char *kp = k0 + (ptrdiff_t)j * ksn;
