@@ -360,10 +360,10 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
  * bf16 36-40 cycles a key. In the kernel (`headroom ab` of c36b107 against it, the
  * dkv3 sweep: H32/8 d128, f32/f16/bf16, L4096 / L16384, T1 / T2, 21 ABBA pairs): f16
  * T1 -3.4 / -4.7% (significant), T2 -2.8 / -8.3% (noise); bf16 (vdpbf16ps on this
- * CPU, code unchanged) same. With f32 on it too: f32 L4096 T1 -7.6% but L16384 T1
- * +16.9% (significant, 21 pairs; in the run without it f32 read -5.7% at L16384 T1 with
- * its code unchanged, so f32 there moves with the layout by that much): f32 stays on
- * scores_tile, whose target (the triad) it meets. The HR_DKV_ABLATE builds at L1024 T1
+ * CPU, code unchanged) same. With f32 on it too, four runs (21, 31, 41, 21 pairs):
+ * L4096 T1 -7.6, -6.5, -4.8, -0.6%, L16384 T1 +16.9 (significant), -0.4, -2.0, +5.6%
+ * (in a run without it f32 read -5.7% at L16384 T1, its code unchanged: it moves with
+ * the layout by that much). f32 stays on scores_tile, whose target (the triad) it meets. The HR_DKV_ABLATE builds at L1024 T1
  * (2 rounds): f16 25.3-26.0 -> 23.4-23.5 ns per key and KV head, the scores 13.2 -> 11.8. */
 #ifdef HR_DKV_ABLATE
 static int dkv_bits(void)
