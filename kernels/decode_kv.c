@@ -364,7 +364,11 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
  * L4096 T1 -7.6, -6.5, -4.8, -0.6%, L16384 T1 +16.9 (significant), -0.4, -2.0, +5.6%
  * (in a run without it f32 read -5.7% at L16384 T1, its code unchanged: it moves with
  * the layout by that much). f32 stays on scores_tile, whose target (the triad) it meets. The HR_DKV_ABLATE builds at L1024 T1
- * (2 rounds): f16 25.3-26.0 -> 23.4-23.5 ns per key and KV head, the scores 13.2 -> 11.8. */
+ * (2 rounds): f16 25.3-26.0 -> 23.4-23.5 ns per key and KV head, the scores 13.2 -> 11.8.
+ * P·V's f16 excess is its vcvtph2ps beside 4 vbroadcastss per 16 FMAs (an asm loop: 17.3
+ * cycles, 15.9 with the weights as {1to16} FMA operands; pv_tile so in the harness 35
+ * against 37 a key), but in the kernel those operands were slower again (`headroom ab`,
+ * 21 pairs: f16 T1 +4.0 / +5.4% at L4096 / L16384, f32 +5.8% at L16384): 4x the loads. */
 #ifdef HR_DKV_ABLATE
 static int dkv_bits(void)
 {
