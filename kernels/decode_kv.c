@@ -426,7 +426,9 @@ static __attribute__((noinline)) void block_kv_q4(const dctx *c, int b, int g, i
  * L2; 128 keys fit. The decode.c default (DECODE_BLOCK_KV_TYPED) stays 256 for the
  * other types and levels: at avx2 the int8 path took 3% longer with 128. H32/8 d128
  * T1, `headroom ab` 11 pairs, block_kv 256 -> 128: L16384 f16 -20%, bf16 -15%
- * (a slow phase: base 6.3 ms), L4096 0 to -2%, T2 -1 to -6% (noise). */
+ * (a slow phase: base 6.3 ms), L4096 0 to -2%, T2 -1 to -6% (noise). Smaller, f16 T1
+ * (2026-11-28, 2-3 interleaved rounds): HSUB 64 +5-8%, 32 +7-20% at L1024 and L16384;
+ * 128-key sub-blocks at the avx512 level no faster than its 256-key blocks. */
 #define HSUB 128
 static inline int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
 DECODE_INLINE void block_kv_sub(const dctx *c, hr_dtype t, int b, int g, int jb, int n, const int *end,
