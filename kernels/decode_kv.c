@@ -208,6 +208,8 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
             const float *qr = q + (size_t)r0 * dp;
             hr_vf a[4 * RT];
             for (int i = 0; i < 4 * RT; i++) a[i] = hr_vzero();
+            /* a k step; a local macro: as an always_inline function taking a[] it measured
+             * f16 +3.1 / +4.7% at one thread (`headroom ab`, 21 pairs: GCC's code moved) */
 #define SP_STEP(st)                                                                            \
     do {                                                                                       \
         const int x = (st) * HR_VW;                                                            \
