@@ -167,6 +167,54 @@ HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsign
     tile_sums(c, acc, nk, r0, nr, s, j);
 }
 
+/* scores_tile_q over the whole 4 x 4 tiles of keys [0, n / 4 * 4) (R a multiple of BRT),
+ * the 16 sums by hr_vsum16's tree with levels 2-4 of a tile's sums run beside the next
+ * tile's k steps (decode_kv.c's scores_kv_p: there the tile's end cost f16 ~4 cycles a
+ * key); pq stepped per 4 keys. Returns the keys scored. `headroom ab` of 86c447d against
+ * it (H32/8 d128, bf16 and f32 caches, f32 and bf16 Q, L4096 / L16384, T1 / T2, 21 ABBA
+ * pairs, 2026-11-28): bf16 cache at L4096 T1 -3.7% (f32 Q rounded) and -7.3% (bf16 Q),
+ * significant; L16384 (memory-bound) same; two threads noise; f32 caches same or noise. */
+HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned char *k0, ptrdiff_t ksn, int n,
+                              float *s, pf_seq *pq)
+{
+    const int nst = c->d / (2 * HR_VW), n4 = n / 4 * 4;
+    const size_t kbp = (size_t)c->kbp, dp = (size_t)c->dp;
+    hr_vf w[8] = {hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero(), hr_vzero()};
+    float *pend = NULL;
+    for (int j = 0; j < n4; j += 4) {
+        const unsigned char *kp = k0 + (ptrdiff_t)j * ksn;
+        pf_step(pq);
+        for (int r0 = 0; r0 < c->R; r0 += BRT) {
+            hr_vf acc[BRT * 4];
+            for (int i = 0; i < BRT * 4; i++) acc[i] = hr_vzero();
+            /* a k step (32 values of d); a local macro, as decode_kv.c's SP_STEP */
+#define SQ_STEP(st)                                                                         \
+    do {                                                                                    \
+        const int x = (st) * 2 * HR_VW;                                                     \
+        hr_vbf kx[4];                                                                       \
+        for (int u = 0; u < 4; u++) kx[u] = hr_vbf_load(kp + u * ksn + 2 * x);              \
+        for (int r = 0; r < BRT; r++) {                                                     \
+            hr_vbf qr = hr_vbf_load(q + (size_t)(r0 + r) * dp + x);                         \
+            __asm__("" : "+v"(qr));                                                         \
+            for (int u = 0; u < 4; u++) acc[4 * r + u] = hr_vdot_bf16(acc[4 * r + u], qr, kx[u]); \
+        }                                                                                   \
+    } while (0)
+#pragma GCC unroll 7
+            for (int st = 0; st < 7; st++) {
+                if (st < nst) SQ_STEP(st);
+                if (pend) hr_vsum16_step(w, st, pend, kbp);
+            }
+            for (int st = 7; st < nst; st++) SQ_STEP(st);
+#undef SQ_STEP
+            hr_vsum16_start(acc, w);
+            pend = s + (size_t)r0 * kbp + j;
+        }
+    }
+    if (pend)
+        for (int k = 0; k < 7; k++) hr_vsum16_step(w, k, pend, kbp);
+    return n4;
+}
+
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
  * few lines per 4 keys meanwhile (decode_kv.c's scores_kv for the non-f32 types). With
  * bfq, the block's sums times the scale (log2 e included) afterwards: a vector op per
@@ -175,7 +223,8 @@ HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k
                            const unsigned char *pf, ptrdiff_t psn, int nv)
 {
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
-    for (int j = 0; j < n; j += 4) {
+    const int j0 = c->bfq && c->R % BRT == 0 ? scores_q_p(c, (const uint16_t *)q, k0, ksn, n, s, &pq) : 0;
+    for (int j = j0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
