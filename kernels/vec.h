@@ -462,8 +462,10 @@ static inline void hr_vsum16_step(hr_vf w[8], int k, float *out, size_t ld)
     else if (k < 6) w[k - 4] = _mm512_add_ps(_mm512_shuffle_ps(w[k - 4], w[k - 2], 0x88), _mm512_shuffle_ps(w[k - 4], w[k - 2], 0xDD));
     else {
         const __m512 z = _mm512_add_ps(_mm512_shuffle_ps(w[0], w[1], 0x88), _mm512_shuffle_ps(w[0], w[1], 0xDD));
-        _mm_storeu_ps(out, _mm512_castps512_ps128(z)), _mm_storeu_ps(out + ld, _mm512_extractf32x4_ps(z, 1));
-        _mm_storeu_ps(out + 2 * ld, _mm512_extractf32x4_ps(z, 2)), _mm_storeu_ps(out + 3 * ld, _mm512_extractf32x4_ps(z, 3));
+        _mm_storeu_ps(out, _mm512_castps512_ps128(z));
+        _mm_storeu_ps(out + ld, _mm512_extractf32x4_ps(z, 1));
+        _mm_storeu_ps(out + 2 * ld, _mm512_extractf32x4_ps(z, 2));
+        _mm_storeu_ps(out + 3 * ld, _mm512_extractf32x4_ps(z, 3));
     }
 }
 static inline void hr_vreduce_add16(const hr_vf *v, float *out, size_t ld)
