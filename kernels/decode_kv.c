@@ -51,8 +51,8 @@
  * next during P·V, every line of a row in address order (the rows of a head are
  * contiguous in BHND), a few lines per step (pf_step: a running remainder; with two
  * divisions per key step and a fifth line prefetched per 256-byte row, f16 at L16384
- * took 38% longer, q8_0 22%); f32 steps finer, a few lines per few vectors of d in
- * every row tile of both phases (decode.c, "Prefetch spread": -8 to -15% at AVX2); the
+ * took 38% longer, q8_0 22%); the scores step it every few vectors of d in every row
+ * tile (f32 in P·V too; decode.c, "Prefetch spread": -8 to -15% at AVX2); the
  * interleaved (BNHD) walk prefetches whole rows of heads itself and passes none.
  *
  * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores and int8 P·V:
@@ -157,7 +157,7 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
         for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
     for (int x = 0; x < c->d; x += HR_VW) {
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        if (pq && x % (PF_X * HR_VW) == 0) pf_step(pq);
+        if (x % (PF_X * HR_VW) == 0) pf_step(pq);
         if (x % HR_QBLOCK == 0)
             for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
         hr_vf kv[4];
@@ -192,10 +192,9 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
  * (hr_vsum16) whose levels 2-4 run in the next tile's first 7 k steps, so the tile's end
  * is not a chain of shuffles and adds before the next tile's FMAs (four hr_vreduce_add4
  * there were ~4 of f16's 10 cycles a key over its FMAs). Keys [0, n / 4 * 4); returns
- * that count. pq is stepped as scores_kv does: fine every vector of d in every row tile,
- * else per 4 keys. */
+ * that count. pq is stepped as scores_kv does: every vector of d in every row tile. */
 DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0, ptrdiff_t ksn,
-                              int n, float *s, pf_seq *pq, bool fine)
+                              int n, float *s, pf_seq *pq)
 {
     const int nst = c->d / HR_VW, n4 = n / 4 * 4;
     const size_t kbp = (size_t)c->kbp, dp = (size_t)c->dp;
@@ -203,7 +202,6 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
     float *pend = NULL;
     for (int j = 0; j < n4; j += 4) {
         const unsigned char *kp = k0 + (ptrdiff_t)j * ksn;
-        if (!fine) pf_step(pq);
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const float *qr = q + (size_t)r0 * dp;
             hr_vf a[4 * RT];
@@ -213,7 +211,7 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
 #define SP_STEP(st)                                                                            \
     do {                                                                                       \
         const int x = (st) * HR_VW;                                                            \
-        if (fine) pf_step(pq);                                                                 \
+        pf_step(pq);                                                                           \
         hr_vf kv[4];                                                                           \
         for (int u = 0; u < 4; u++) kv[u] = kv_vec(t, kp + u * ksn, x, HR_VW, hr_vzero());     \
         for (int r = 0; r < RT; r++) {                                                         \
@@ -240,32 +238,32 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
 #endif
 
 /* Scores of keys [jb, jb + n) of the rows k0 + j * ksn for every query row, prefetching
- * rows [0, nv) of pf (stride psn) meanwhile. f32 steps the prefetch every PF_X vectors of
- * d in every row tile (32 V lines per 4 keys at d128: 4 a step), the other types once per
- * 4 keys: for f32 that burst of 32 lines kept the K loads behind it waiting for miss
- * buffers (decode.c, "Prefetch spread"). */
+ * rows [0, nv) of pf (stride psn) meanwhile, stepped every PF_X vectors of d in every row
+ * tile (f32: 32 V lines per 4 keys at d128, 4 a step; f16 16, 2 a step): a burst per 4
+ * keys kept the K loads behind it waiting for miss buffers (decode.c, "Prefetch
+ * spread"). f16 took it too on 2026-11-28, where it had stepped once per 4 keys (16
+ * lines at once): `headroom ab`, H32/8 d128, L4096 / L16384, Zen 4, 21 ABBA pairs: T1
+ * -7.6 / -7.5% (significant), T2 -7.8 / -2.6% (noise); in 15 pairs before, T2 -11.1 /
+ * -11.8% (significant), T1 -4.3 / -1.3% (noise, same). */
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const bool fine = t == HR_F32;
-    const int per4 = fine ? (c->R + RT - 1) / RT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW)) : 1;
+    const int per4 = (c->R + RT - 1) / RT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW));
     pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
-    pf_seq *pt = fine ? &pq : NULL;
     int j0 = 0;
 #if defined(HR_VEC_AVX512)
     if ((t == HR_F16 || t == HR_BF16) && c->R % RT == 0 && c->d % HR_VW == 0)
-        j0 = scores_kv_p(c, t, q, k0, ksn, n, s, &pq, fine);
+        j0 = scores_kv_p(c, t, q, k0, ksn, n, s, &pq);
 #endif
     for (int j = j0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        if (!fine) pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
-            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j, pt);
-            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j, pt);
+            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j, &pq);
+            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j, &pq);
         }
     }
 }
