@@ -170,7 +170,7 @@ HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsign
 /* scores_tile_q over the whole 4 x 4 tiles of keys [0, n / 4 * 4) (R a multiple of BRT),
  * the 16 sums by hr_vsum16's tree with levels 2-4 of a tile's sums run beside the next
  * tile's k steps (decode_kv.c's scores_kv_p: there the tile's end cost f16 ~4 cycles a
- * key); pq stepped per 4 keys. Returns the keys scored. `headroom ab` of 86c447d against
+ * key); pq stepped every k step of every tile. Returns the keys scored. `headroom ab` of 86c447d against
  * it (H32/8 d128, bf16 and f32 caches, f32 and bf16 Q, L4096 / L16384, T1 / T2, 21 ABBA
  * pairs, 2026-11-28): bf16 cache at L4096 T1 -3.7% (f32 Q rounded) and -7.3% (bf16 Q),
  * significant; L16384 (memory-bound) same; two threads noise; f32 caches same or noise. */
@@ -183,7 +183,6 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
     float *pend = NULL;
     for (int j = 0; j < n4; j += 4) {
         const unsigned char *kp = k0 + (ptrdiff_t)j * ksn;
-        pf_step(pq);
         for (int r0 = 0; r0 < c->R; r0 += BRT) {
             hr_vf acc[BRT * 4];
             for (int i = 0; i < BRT * 4; i++) acc[i] = hr_vzero();
@@ -191,6 +190,7 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
 #define SQ_STEP(st)                                                                         \
     do {                                                                                    \
         const int x = (st) * 2 * HR_VW;                                                     \
+        pf_step(pq);                                                                        \
         hr_vbf kx[4];                                                                       \
         for (int u = 0; u < 4; u++) kx[u] = hr_vbf_load(kp + u * ksn + 2 * x);              \
         for (int r = 0; r < BRT; r++) {                                                     \
@@ -216,19 +216,25 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
 }
 
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
- * few lines per 4 keys meanwhile (decode_kv.c's scores_kv for the non-f32 types). With
+ * few lines per k step (32 values of d) of every row tile meanwhile, as decode_kv.c's
+ * scores_kv (the other tiles step as often, per 4 keys); it stepped once per 4 keys (16
+ * lines at once) before 2026-11-28: `headroom ab`, H32/8 d128 bf16 cache, f32 / bf16 Q,
+ * L4096 / L16384, Zen 4, 21 ABBA pairs: T1 -1.7 / -8.1% and -6.2 / -11.7%, T2 -3.9 /
+ * -0.7% and -5.5 / -6.9% (significant but for L4096 T1 f32 Q, L4096 T2, L16384 T2 f32
+ * Q: same or noise). With
  * bfq, the block's sums times the scale (log2 e included) afterwards: a vector op per
  * 16 scores and row, where scaling in the tiles took one per 4. */
 HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,
                            const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4);
+    const int per4 = (c->R + BRT - 1) / BRT * ((c->d + 2 * HR_VW - 1) / (2 * HR_VW));
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
     const int j0 = c->bfq && c->R % BRT == 0 ? scores_q_p(c, (const uint16_t *)q, k0, ksn, n, s, &pq) : 0;
     for (int j = j0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        pf_step(&pq);
+        for (int i = 0; i < per4; i++) pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += BRT) {
             const int nr = c->R - r0 < BRT ? c->R - r0 : BRT;
             if (c->bfq) {
