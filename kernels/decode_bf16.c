@@ -218,10 +218,9 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
  * few lines per k step (32 values of d) of every row tile meanwhile, as decode_kv.c's
  * scores_kv (the other tiles step as often, per 4 keys); it stepped once per 4 keys (16
- * lines at once) before 2026-11-28: `headroom ab`, H32/8 d128 bf16 cache, f32 / bf16 Q,
- * L4096 / L16384, Zen 4, 21 ABBA pairs: T1 -1.7 / -8.1% and -6.2 / -11.7%, T2 -3.9 /
- * -0.7% and -5.5 / -6.9% (significant but for L4096 T1 f32 Q, L4096 T2, L16384 T2 f32
- * Q: same or noise). With
+ * lines at once) before 2026-11-28: `headroom ab`, H32/8 d128 bf16 cache, Zen 4, 21
+ * ABBA pairs, f32 Q / bf16 Q: L4096 T1 -1.7 (same) / -8.1%, T2 -3.9 (noise) / -0.7%
+ * (same); L16384 T1 -6.2 / -11.7%, T2 -5.5 (noise) / -6.9%; the rest significant. With
  * bfq, the block's sums times the scale (log2 e included) afterwards: a vector op per
  * 16 scores and row, where scaling in the tiles took one per 4. */
 HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,
