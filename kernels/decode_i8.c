@@ -86,6 +86,16 @@
  * -1.2% geomean (L16384 T1 +2.2%). Both changes against 205fb32 (15 pairs, load
  * 1.6-2.1): avx512 -5.9% geomean (T1 q8_0 -8.5 / -9.7%, q4_0 -4.0 / -1.9%; T2 q8_0 -6.9
  * / -10.9%, q4_0 -1.8 / -3.0%), avx2 -1.2% (every row same or noise).
+ * q4_0 takes the scores' V prefetch again since 2026-11-28 (scales_block, below, now
+ * touches every V row first, from memory at L16384): `headroom ab` against the build
+ * without it, H32/8 d128, Zen 4, avx512, 21 ABBA pairs, two runs: L16384 T1 -20.9 /
+ * -19.1%, T2 -4.7 (noise) / -11.5%; L4096 (in L3) T1 -4.8 (noise) / +0.5%, T2 +0.1 /
+ * +0.6% (same). At L16384 T1 q4_0 then takes ~15.4 ns per key and KV head, its time
+ * with the cache in L3. At the avx2 level (decode_i8e.c, the same source), 21 pairs:
+ * L16384 -5.8 / -12.0% (T1 / T2), L4096 +4.8 / +6.5% (both significant): kept there
+ * too, since a decode step's cache comes from memory in use (the model's weights pass
+ * through L3 between two steps of a layer); only a benchmark repeating one call finds
+ * a 5 MB cache in L3.
  * The scales' gathers now (ablation builds as wrapper binaries in `headroom ab`, L16384
  * T1, 9 ABBA pairs, load 1.3-1.6): without both gathers -7.4% q8_0, -10.0% q4_0; the K
  * ones alone -2.8 / -2.7% (noise), so the V gathers (lines in L2) cost the most. Tried,
@@ -477,9 +487,6 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     /* hr_decode_i8_sf's last part: nb kbp floats, a K and V scale pair each */
     uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c->R * nb) + 2 * round16((size_t)c->R * nb * ngrp(c)));
     if (di8_skip(64)) nv = n2 = 0;
-    /* q4_0: no V prefetch in the scores pass (its 72-byte rows, ~1 line a step, came in
-     * as well without it: the header's "Prefetch spread"); K still in P·V */
-    if (q4) nv = 0;
     scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
               v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
