@@ -57,7 +57,7 @@ int main(int argc, char **argv)
             double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
             float s = 0;
 #pragma omp parallel num_threads(T) reduction(+ : s)
-            s += hr_load_sum_lv(a + per * (size_t)omp_get_thread_num(), per);
+            s += hr_isa_now()->load_sum(a + per * (size_t)omp_get_thread_num(), per);
             sink += s;
             double c1 = now(CLOCK_PROCESS_CPUTIME_ID), w1 = now(CLOCK_MONOTONIC);
             if (r >= 0) cpu[r] = (c1 - c0) / T, wall[r] = w1 - w0;

@@ -4,8 +4,10 @@
 # every other pass), then medians over the passes.
 #
 # usage: scripts/decode-cputime.sh PASSES BUILD_DIR [BUILD_DIR ...]
-#   BUILD_DIR: a fixed build's directory (build/native from make NATIVE=1, build/avx2, ...) whose
-#   kernels/ and harness/base/ objects are linked into scripts/decode-cputime.c (compiled
+#   BUILD_DIR: a build's directory (build/portable from make, with its levels' level_*.o, the
+#   level the CPU runs best chosen at run time as headroom does; build/native from
+#   make NATIVE=1, build/avx2, ...) whose kernels/ and harness/base/ objects are linked into
+#   scripts/decode-cputime.c (compiled
 #   -O3 -march=native, so the triad is vectorized: at -O2 it ran at 21 instead of 28 GB/s).
 #   Env: CONFIGS (default: every kv type at L16384 and f32 at L4096, 1 and 2 threads; a
 #   config is KV:L:T, or Q/KV:L:T for Q and O in another type, e.g. bf16/bf16:16384:1),
@@ -26,7 +28,7 @@ for b in "$@"; do
   d=$(cd "$b" && pwd)
   out="$tmp/$(echo "$b" | tr '/' '_')"
   gcc -std=c11 -O3 -march=native -fopenmp -I"$here/kernels" -I"$here/harness/base" -I"$d" -D_GNU_SOURCE \
-    "$here/scripts/decode-cputime.c" "$d"/kernels/*.o "$d"/harness/base/*.o -o "$out" \
+    "$here/scripts/decode-cputime.c" "$d"/kernels/*.o $(ls "$d"/level_*.o 2>/dev/null) "$d"/harness/base/*.o -o "$out" \
     $(pkg-config --libs libcjson inih) $(pkg-config --libs openblas 2>/dev/null || true) -lm
   bins+=("$out")
 done
