@@ -171,9 +171,10 @@ HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsign
  * the 16 sums by hr_vsum16's tree with levels 2-4 of a tile's sums run beside the next
  * tile's k steps (decode_kv.c's scores_kv_p: there the tile's end cost f16 ~4 cycles a
  * key); pq stepped every k step of every tile. Returns the keys scored. `headroom ab` of
- * 86c447d against it (H32/8 d128, bf16 and f32 caches, f32 and bf16 Q, L4096 / L16384, T1 / T2, 21 ABBA
- * pairs, 2026-11-28): bf16 cache at L4096 T1 -3.7% (f32 Q rounded) and -7.3% (bf16 Q),
- * significant; L16384 (memory-bound) same; two threads noise; f32 caches same or noise. */
+ * 86c447d against it (H32/8 d128, bf16 and f32 caches, f32 and bf16 Q, L4096 / L16384,
+ * T1 / T2, 21 ABBA pairs, 2026-11-28): bf16 cache at L4096 T1 -3.7% (f32 Q rounded) and
+ * -7.3% (bf16 Q), significant; L16384 (memory-bound) same; two threads noise; f32 caches
+ * same or noise. */
 HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned char *k0, ptrdiff_t ksn, int n,
                               float *s, pf_seq *pq)
 {
