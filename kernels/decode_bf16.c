@@ -122,12 +122,13 @@ HR_BF16_INLINE void tile_sums(const dctx *c, hr_vf acc[BRT][4], int nk, int r0, 
 /* Scores of nk <= 4 keys (rows k[u]; k[u] = k[0] past nk) for query rows [r0, r0 + nr),
  * nr <= BRT; q in even/odd order, d a multiple of 32. */
 HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned char *const *k, int nk, int r0,
-                                int nr, float *s, int j)
+                                int nr, float *s, int j, pf_seq *pq)
 {
     hr_vf acc[BRT][4];
     for (int r = 0; r < BRT; r++)
         for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
     for (int x = 0; x < c->d; x += 2 * HR_VW) {
+        pf_step(pq);
         hr_vf e[4], o[4];
         for (int u = 0; u < 4; u++) hr_vload_bf16_eo(k[u] + 2 * x, &e[u], &o[u]);
         for (int r = 0; r < BRT; r++) {
@@ -149,12 +150,13 @@ HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned ch
  * FMAs and K's even/odd split. The sums are of exact products in fp32; scores() scales
  * them. */
 HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsigned char *const *k, int nk, int r0,
-                                  int nr, float *s, int j)
+                                  int nr, float *s, int j, pf_seq *pq)
 {
     hr_vf acc[BRT][4];
     for (int r = 0; r < BRT; r++)
         for (int u = 0; u < 4; u++) acc[r][u] = hr_vzero();
     for (int x = 0; x < c->d; x += 2 * HR_VW) {
+        pf_step(pq);
         hr_vbf kx[4];
         for (int u = 0; u < 4; u++) kx[u] = hr_vbf_load(k[u] + 2 * x);
         for (int r = 0; r < BRT; r++) {
@@ -218,7 +220,7 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
 
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
  * few lines per k step (32 values of d) of every row tile meanwhile, as decode_kv.c's
- * scores_kv (the other tiles step as often, per 4 keys); it stepped once per 4 keys (16
+ * scores_kv (the tail and fp32-Q tiles too, every k step); it stepped once per 4 keys (16
  * lines at once) before 2026-11-28: `headroom ab`, H32/8 d128 bf16 cache, Zen 4, 21
  * ABBA pairs, f32 Q / bf16 Q: L4096 T1 -1.7 (same) / -8.1%, T2 -3.9 (noise) / -0.7%
  * (same); L16384 T1 -6.2 / -11.7%, T2 -5.5 (noise) / -6.9%; the rest significant. With
@@ -227,22 +229,20 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
 HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,
                            const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const int per4 = (c->R + BRT - 1) / BRT * ((c->d + 2 * HR_VW - 1) / (2 * HR_VW));
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * pf_tile_steps(c, BRT, 2 * HR_VW));
     const int j0 = c->bfq && c->R % BRT == 0 ? scores_q_p(c, (const uint16_t *)q, k0, ksn, n, s, &pq) : 0;
     for (int j = j0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
         for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
-        for (int i = 0; i < per4; i++) pf_step(&pq);
         for (int r0 = 0; r0 < c->R; r0 += BRT) {
             const int nr = c->R - r0 < BRT ? c->R - r0 : BRT;
             if (c->bfq) {
                 const uint16_t *qb = (const uint16_t *)q;
-                if (nk == 4 && nr == BRT) scores_tile_q(c, qb, k, 4, r0, BRT, s, j);
-                else scores_tile_q(c, qb, k, nk, r0, nr, s, j);
-            } else if (nk == 4 && nr == BRT) scores_tile(c, q, k, 4, r0, BRT, s, j); /* constants: registers */
-            else scores_tile(c, q, k, nk, r0, nr, s, j);
+                if (nk == 4 && nr == BRT) scores_tile_q(c, qb, k, 4, r0, BRT, s, j, &pq);
+                else scores_tile_q(c, qb, k, nk, r0, nr, s, j, &pq);
+            } else if (nk == 4 && nr == BRT) scores_tile(c, q, k, 4, r0, BRT, s, j, &pq); /* constants: registers */
+            else scores_tile(c, q, k, nk, r0, nr, s, j, &pq);
         }
     }
     if (c->bfq) {

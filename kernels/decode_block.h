@@ -156,6 +156,10 @@ DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t p
     return (pf_seq){pf, psn, rb, lpr, 0, rows * lpr, steps > 0 ? steps : 1, 0};
 }
 
+/* pf_step's calls per 4 keys of a scores pass whose row tiles of rt rows each step it
+ * once per xs values of d (decode_kv.c's and decode_bf16.c's scores). */
+DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + rt - 1) / rt * ((c->d + xs - 1) / xs); }
+
 DECODE_INLINE void pf_step(pf_seq *q)
 {
     for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {

@@ -248,8 +248,7 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const int per4 = (c->R + RT - 1) / RT * ((c->d + PF_X * HR_VW - 1) / (PF_X * HR_VW));
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * per4);
+    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * pf_tile_steps(c, RT, PF_X * HR_VW));
     int j0 = 0;
 #if defined(HR_VEC_AVX512)
     if ((t == HR_F16 || t == HR_BF16) && c->R % RT == 0 && c->d % HR_VW == 0)
