@@ -235,6 +235,10 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->i8s = hr_decode_i8_pick(c->kt);
     c->i8 = c->i8s ? c->i8s->on(c->kt) : 0;
     c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
+    /* the block step's copy that prefetches into L1 (decode_block.h); the vpmaddubsw
+     * instance has none */
+    c->pf_l1 = hr_decode_pf_l1() && !(c->i8 && c->i8s == &hr_decode_i8_emu);
+    if (c->pf_l1 && c->i8) c->i8s = &hr_decode_i8_vnni_l1;
     c->bfq = hr_decode_bf16_q(p->dtype, c->kt, c->d); /* and Q·K by vdpbf16ps on Q in bf16 */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
      * path's Q block scales carry the factor instead (decode_i8.c), bfq's scores take
@@ -317,9 +321,12 @@ DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, cons
 {
     if (c->i8) c->i8s->block(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 #if defined(HR_HAVE_BF16DOT) /* else bfd is 0 and decode_bf16.c has no block step */
-    else if (c->bfd) hr_decode_block_bf16(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    else if (c->bfd)
+        (c->pf_l1 ? hr_decode_block_bf16_l1 : hr_decode_block_bf16)(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v,
+                                                                    jpf_k);
 #endif
-    else hr_decode_block_kv(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+    else
+        (c->pf_l1 ? hr_decode_block_kv_l1 : hr_decode_block_kv)(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 
 /* The causal ends of the query rows and the last key any row of a group sees. */
@@ -471,6 +478,7 @@ static const char *decode_applicable(const hr_problem *p)
 {
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
     if (decode_q_env() < 0) return "HEADROOM_DECODE_Q must be auto or exact";
+    if (hr_decode_pf_env() < 0) return "HEADROOM_DECODE_PF must be auto, l1 or l2";
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 

@@ -67,14 +67,17 @@
 #include "vec_eo.h"
 
 /* bf16 weights per row of P: the block's keys padded to 32. */
-static size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; }
+static inline size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; }
 
+#if !defined(HR_DECODE_PF_COPY) /* decode_bf16_l1.c: the block step alone */
 size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_stride(c) / 2); }
+#endif
 
 #if defined(HR_HAVE_BF16DOT)
 
 #define BRT 4 /* query rows per tile */
 
+#if !defined(HR_DECODE_PF_COPY)
 int hr_decode_bf16_on(hr_dtype t, int d)
 {
     if (t != HR_BF16 || d % 32) return 0;
@@ -98,6 +101,7 @@ const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
                ? HR_VEC_ISA " bf16 K, Q as bf16 (nearest even), scores and P·V vdpbf16ps (P in bf16)"
                : HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)";
 }
+#endif
 
 /* A score tile's sums into s (row stride kbp, keys from j): a whole 4 x 4 tile by one
  * tree (hr_vreduce_add16; four hr_vreduce_add4 took ~20 uops per key, as many as a bf16
@@ -346,7 +350,7 @@ HR_BF16_TARGET void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, in
     pv(c, pb, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 }
 
-#else /* no AVX512-BF16 code at this build level: decode_kv.c's conversion path */
+#elif !defined(HR_DECODE_PF_COPY) /* no AVX512-BF16 code at this build level: decode_kv.c's conversion path */
 
 int hr_decode_bf16_on(hr_dtype t, int d)
 {

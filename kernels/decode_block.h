@@ -50,6 +50,8 @@ typedef struct {
     size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
                                * P times the V scales (i8s->sf) or bfd's P in
                                * bf16 (hr_decode_bf16_sf)                                  */
+    int pf_l1;                /* the block step's copy that prefetches into L1
+                               * (hr_decode_pf_l1; attend_block, c->i8s)                  */
 } dctx;
 
 /* bf16 at the avx2 level, d a multiple of 16, and decode_bf16.c's path (d a multiple of
@@ -160,11 +162,16 @@ DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t p
  * once per xs values of d (decode_kv.c's and decode_bf16.c's scores). */
 DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + rt - 1) / rt * ((c->d + xs - 1) / xs); }
 
+/* prefetcht1 into L2; the block steps' copies decode_*_l1.c define 3, prefetcht0 into L1 */
+#ifndef HR_DECODE_PF_HINT
+#define HR_DECODE_PF_HINT 2
+#endif
+
 DECODE_INLINE void pf_step(pf_seq *q)
 {
     for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
         const size_t off = (size_t)q->col * 64;
-        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, 2);
+        __builtin_prefetch(q->row + (off < q->rb ? off : q->rb - 1), 0, HR_DECODE_PF_HINT);
         if (++q->col == q->lpr) {
             q->col = 0;
             q->row += q->psn;
@@ -175,6 +182,8 @@ DECODE_INLINE void pf_step(pf_seq *q)
 /* decode_kv.c: one key block [jb, jb+n) of KV head g (batch b) from a K/V cache stored
  * in c->kt (not f32) into st, as attend_block does for f32, with K and V converted to
  * fp32 in registers. Prefetch arguments as attend_block's. */
+void hr_decode_block_kv_l1(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                           float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* An int8 block step for q8_0/q4_0 caches, one table per instance of decode_i8.c's
@@ -200,7 +209,7 @@ typedef struct hr_decode_i8_step {
                   int nv, int n2, int jpf_v, int jpf_k);
     const char *(*path)(hr_dtype t);
 } hr_decode_i8_step;
-extern const hr_decode_i8_step hr_decode_i8_vnni, hr_decode_i8_emu;
+extern const hr_decode_i8_step hr_decode_i8_vnni, hr_decode_i8_emu, hr_decode_i8_vnni_l1;
 static inline const hr_decode_i8_step *hr_decode_i8_pick(hr_dtype t)
 {
     return hr_decode_i8_vnni.on(t) ? &hr_decode_i8_vnni : hr_decode_i8_emu.on(t) ? &hr_decode_i8_emu : NULL;
@@ -216,6 +225,8 @@ const char *hr_decode_i8_env_error(hr_dtype t);
  * for Q of type qt (bf16 Q: the scores by vdpbf16ps too). */
 int hr_decode_bf16_on(hr_dtype t, int d);
 size_t hr_decode_bf16_sf(const dctx *c);
+void hr_decode_block_bf16_l1(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
+                             float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                           float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
@@ -224,6 +235,26 @@ const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
  * hr_decode_q_exact), as llama.cpp rounds Q to the type of K's dot product. */
 int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
 int hr_decode_q_exact(void);
+
+/* Where the block steps' prefetches (pf_step) put the next block's K and V lines:
+ * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 on an AMD
+ * family 1Ah CPU (Zen 5), else L2. The hint is an instruction's constant: a branch on
+ * it in pf_step cost q4_0 +9 to +14% (Zen 5, `headroom ab`), so each block step is
+ * compiled twice, the L1 copy by decode_kv_l1.c, decode_bf16_l1.c and decode_i8_l1.c
+ * (names with _l1); q4_0's vpmaddubsw instance (decode_i8e.c) has none and keeps L2.
+ * Measured on a Zen 5 (2 vCPUs of an EPYC, 48 KiB L1d, 1 MiB L2; `headroom ab` of the
+ * commit before, H32/8 d128 L4096 and L16384, T1 and T2, f32 f16 bf16 q8_0 q4_0, 21
+ * ABBA pairs, 2026-11-29): this build -4.7% geomean, 0 slower; f32 L4096 T1 -11.7%,
+ * L16384 -7.5 / -9.9% (T1 / T2), bf16 L16384 -17.3 / -9.0%, f16 and q4_0 same; q8_0
+ * -5.7 to -8.6%, but as much with HEADROOM_DECODE_PF=l2 (code placement, not the
+ * hint), which is otherwise the same as the commit before (-1.2% geomean; bf16 L16384
+ * T1 +2.8%). In cache (H8/2 L1024 and L4096, 15 pairs) l1 against l2 -0.2% geomean.
+ * On a Zen 4 (32 KiB L1d) prefetcht0 was +32% f16 and +116% f32 at L16384
+ * (2026-11-28), on a Sapphire Rapids class Xeon the same as prefetcht1 (fp32, avx2
+ * level). decode.c's BNHD walk (attend_heads) fills L2 with a whole block of every
+ * head ahead: prefetcht1 always. */
+int hr_decode_pf_l1(void);
+int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
 

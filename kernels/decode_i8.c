@@ -170,7 +170,7 @@
 #include "decode_i8pv.h"
 #include "vec_int8.h"
 
-static const char *env_path(void)
+static inline const char *env_path(void)
 {
     const char *e = getenv("HEADROOM_DECODE_PATH");
     return e && *e ? e : "auto";
@@ -534,7 +534,7 @@ const hr_decode_i8_step HR_I8_STEP = {i8_on, i8_qf, i8_sf, i8_quant, i8_block, i
 const hr_decode_i8_step HR_I8_STEP = {.on = i8_on};
 #endif
 
-#if !defined(HR_I8_EMU) /* decode.c asks decode_i8.c's instance */
+#if !defined(HR_I8_EMU) && !defined(HR_DECODE_PF_COPY) /* decode.c asks decode_i8.c's instance */
 const char *hr_decode_i8_env_error(hr_dtype t)
 {
     const char *pv = getenv("HEADROOM_DECODE_PV");

@@ -96,7 +96,13 @@
  * table has the rows after it, the one-span prefetch and the int8 P·V).
  * What binds it: decode_i8.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "decode_block.h"
 #include "vec_eo.h"
@@ -494,7 +500,37 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 #define CVT_INT "scalar convert"
 #endif
 
-const char *hr_decode_path(const hr_problem *p)
+#if !defined(HR_DECODE_PF_COPY) /* decode_kv_l1.c: the block step alone */
+int hr_decode_pf_env(void)
+{
+    const char *e = getenv("HEADROOM_DECODE_PF");
+    return !e || !*e || !strcmp(e, "auto") ? 2 : !strcmp(e, "l1") ? 1 : !strcmp(e, "l2") ? 0 : -1;
+}
+
+/* AMD family 1Ah (Zen 5): cpuid leaf 0's vendor, leaf 1's base + extended family. */
+static int cpu_amd_family_1a(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    const unsigned base = a >> 8 & 0xf, family = base == 0xf ? base + (a >> 20 & 0xff) : base;
+    return family == 0x1a;
+#else
+    return 0;
+#endif
+}
+
+int hr_decode_pf_l1(void) /* the env read per call (tests switch it), the CPU once */
+{
+    static int cpu = -1; /* a benign race: every thread stores the same value */
+    const int e = hr_decode_pf_env();
+    if (e != 2) return e == 1;
+    if (cpu < 0) cpu = cpu_amd_family_1a();
+    return cpu;
+}
+
+static const char *path_of_type(const hr_problem *p)
 {
     const hr_decode_i8_step *i8s = hr_decode_i8_pick(p->kv_dtype);
     const char *i8 = i8s ? i8s->path(p->kv_dtype) : NULL,
@@ -510,3 +546,25 @@ const char *hr_decode_path(const hr_problem *p)
     };
     return p->kv_dtype < HR_NDTYPES && paths[p->kv_dtype] ? paths[p->kv_dtype] : HR_VEC_ISA;
 }
+
+/* The type's path, with ", prefetch into L1" where the block steps prefetch there: one
+ * composed string per path (each a string constant, a handful), made on first use. */
+const char *hr_decode_path(const hr_problem *p)
+{
+    const char *base = path_of_type(p);
+    const hr_decode_i8_step *i8s = hr_decode_i8_pick(p->kv_dtype);
+    if (!hr_decode_pf_l1() || (i8s == &hr_decode_i8_emu && i8s->on(p->kv_dtype))) return base;
+    static struct {
+        const char *base;
+        char s[200];
+    } memo[32];
+    for (int i = 0; i < 32; i++) {
+        if (!memo[i].base) {
+            snprintf(memo[i].s, sizeof memo[i].s, "%s, prefetch into L1", base);
+            memo[i].base = base;
+        }
+        if (memo[i].base == base) return memo[i].s;
+    }
+    return base;
+}
+#endif

@@ -56,6 +56,11 @@ if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
 else
     skip decode_emu_list "the avx2 level does not run here"
 fi
+# HEADROOM_DECODE_PF: the block steps' prefetches into L1 (the _l1 copies) or L2, named in the path
+expect decode_pf_l1_list 0 'f32/kv=f16 +[a-z0-9]+ f16 .*, prefetch into L1$' -- env HEADROOM_DECODE_PF=l1 $B list
+expect decode_pf_l2_list 0 'f32/kv=f16 +[a-z0-9]+ f16 [^,]*, fp32 FMA$' -- env HEADROOM_DECODE_PF=l2 $B list
+expect decode_pf_l1_check 0 'decode +kv=q8_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*prefetch into L1' -- env HEADROOM_DECODE_PF=l1 $B check --kernel decode --kv-dtype q8_0
+expect decode_bad_pf_env 2 'HEADROOM_DECODE_PF must be auto, l1 or l2' -- env HEADROOM_DECODE_PF=l3 $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --reps 1 --no-probe
 expect decode_bad_q_env 2 'HEADROOM_DECODE_Q must be auto or exact' -- env HEADROOM_DECODE_Q=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype bf16 --reps 1 --no-probe
 expect flash_bf16_refuses_q8 2 'kernel flash cannot run this shape: no q8_0 K/V cache \(--kv-dtype\)' -- $B run --kernel flash --dtype bf16 --kv-dtype q8_0
 

@@ -481,3 +481,52 @@ HR_TEST(decode_path_env)
     p.kv_dtype = HR_Q4_0;
     CHECK(hr_kernel_why_not(k, &p) == NULL);
 }
+
+/* HEADROOM_DECODE_PF: the block steps' L1 copies (decode_*_l1.c) differ from the L2 ones
+ * only in the prefetch hint, so every type gives the same bits either way, on blocks
+ * cut short (Nkv 1000, 1 and 3 threads, a split head); the path says which ran, and a
+ * bad value is refused. */
+HR_TEST(decode_pf_copies_same)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    CHECK(k != NULL);
+    if (!k) return;
+    const hr_dtype types[] = {HR_F32, HR_F16, HR_BF16, HR_Q8_0, HR_Q4_0};
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+        for (int lt = 0; lt < 4; lt++) { /* BHND and BNHD (decode.c's attend_heads), 1 and 3 threads */
+            const hr_layout lay = lt & 1 ? HR_LAYOUT_BNHD : HR_LAYOUT_BHND;
+            const int threads = lt & 2 ? 3 : 1;
+            hr_problem p = {1, 8, 2, 1, 1000, 64, false, 0, HR_F32, types[ti]};
+            hr_tensors ts;
+            if (hr_tensors_alloc(&ts, &p, lay, HR_DIST_NORMAL, 31)) {
+                CHECK(0);
+                continue;
+            }
+            hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){0, 0, threads});
+            const size_t wb = k->workspace_bytes(&p, &t), no = (size_t)p.heads * p.d_head;
+            void *ws = hr_alloc(wb ? wb : 64);
+            float *out[2] = {malloc(no * sizeof(float)), malloc(no * sizeof(float))};
+            const char *pf[2] = {"l2", "l1"}, *path[2];
+            for (int i = 0; i < 2; i++) {
+                setenv("HEADROOM_DECODE_PF", pf[i], 1);
+                path[i] = hr_kernel_path(k, &p);
+                k->run(&p, &t, &ts.args, ws);
+                for (int h = 0; h < p.heads; h++)
+                    memcpy(out[i] + (size_t)h * p.d_head, hr_row(ts.args.o, 0, h, 0), p.d_head * sizeof(float));
+            }
+            CHECKF(!memcmp(out[0], out[1], no * sizeof(float)), "kv %s %s T%d: the L1 copy's output differs",
+                   hr_dtype_names[types[ti]], hr_layout_names[lay], threads);
+            CHECKF(path[1] && strstr(path[1], "prefetch into L1") && path[0] && !strstr(path[0], "prefetch into L1"),
+                   "kv %s paths: '%s' / '%s'", hr_dtype_names[types[ti]], path[0] ? path[0] : "", path[1] ? path[1] : "");
+            free(out[0]);
+            free(out[1]);
+            free(ws);
+            hr_tensors_free(&ts);
+        }
+    hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_F16};
+    setenv("HEADROOM_DECODE_PF", "l3", 1);
+    const char *why = hr_kernel_why_not(k, &p);
+    CHECKF(why && strstr(why, "HEADROOM_DECODE_PF must be auto, l1 or l2"), "bad value: '%s'", why ? why : "(accepted)");
+    unsetenv("HEADROOM_DECODE_PF");
+    CHECK(hr_kernel_why_not(k, &p) == NULL);
+}
