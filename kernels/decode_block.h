@@ -237,8 +237,9 @@ int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
 int hr_decode_q_exact(void);
 
 /* Where the block steps' prefetches (pf_step) put the next block's K and V lines:
- * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 on an AMD
- * family 1Ah CPU (Zen 5), else L2. The hint is an instruction's constant: a branch on
+ * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 at the
+ * avx512 level on an AMD family 1Ah CPU (Zen 5), else L2 (at the avx2 level there, 15
+ * pairs, prefetcht0 took f32 -2.5 to -11.4% but f16 +9.2 to +11.3%, the rest same). The hint is an instruction's constant: a branch on
  * it in pf_step cost q4_0 +9 to +14% (Zen 5, `headroom ab`), so each block step is
  * compiled twice, the L1 copy by decode_kv_l1.c, decode_bf16_l1.c and decode_i8_l1.c
  * (names with _l1); q4_0's vpmaddubsw instance (decode_i8e.c) has none and keeps L2.
