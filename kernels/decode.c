@@ -235,9 +235,7 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->i8s = hr_decode_i8_pick(c->kt);
     c->i8 = c->i8s ? c->i8s->on(c->kt) : 0;
     c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
-    /* the block step's copy that prefetches into L1 (decode_block.h); the vpmaddubsw
-     * instance has none */
-    c->pf_l1 = hr_decode_pf_l1() && !(c->i8 && c->i8s == &hr_decode_i8_emu);
+    c->pf_l1 = hr_decode_pf_l1(c->kt); /* the block step's copy that prefetches into L1 */
     if (c->pf_l1 && c->i8) c->i8s = &hr_decode_i8_vnni_l1;
     c->bfq = hr_decode_bf16_q(p->dtype, c->kt, c->d); /* and Q·K by vdpbf16ps on Q in bf16 */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8

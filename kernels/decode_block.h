@@ -254,7 +254,7 @@ int hr_decode_q_exact(void);
  * (2026-11-28), on a Sapphire Rapids class Xeon the same as prefetcht1 (fp32, avx2
  * level). decode.c's BNHD walk (attend_heads) fills L2 with a whole block of every
  * head ahead: prefetcht1 always. */
-int hr_decode_pf_l1(void);
+int hr_decode_pf_l1(hr_dtype t); /* for a cache of type t: 0 on decode_i8e.c's instance */
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);

@@ -523,19 +523,15 @@ static inline int cpu_amd_family_1a(void)
 
 /* The env read per call (tests switch it), the CPU once. auto: the avx512 level only;
  * at the avx2 level on the Zen 5 prefetcht0 took f32 -2.5 to -11% but f16 +9 to +11%
- * (decode_block.h). */
-int hr_decode_pf_l1(void)
+ * (decode_block.h). decode_i8e.c's instance has no L1 copy. */
+int hr_decode_pf_l1(hr_dtype t)
 {
     static int cpu = -1; /* a benign race: every thread stores the same value */
     const int e = hr_decode_pf_env();
-    if (e != 2) return e == 1;
-#if HR_VW >= 16
-    if (cpu < 0) cpu = cpu_amd_family_1a();
+    if (hr_decode_i8_pick(t) == &hr_decode_i8_emu || !e) return 0;
+    if (e == 1) return 1;
+    if (cpu < 0) cpu = HR_VW >= 16 && cpu_amd_family_1a();
     return cpu;
-#else
-    (void)cpu;
-    return 0;
-#endif
 }
 
 static const char *path_of_type(const hr_problem *p)
@@ -560,8 +556,7 @@ static const char *path_of_type(const hr_problem *p)
 const char *hr_decode_path(const hr_problem *p)
 {
     const char *base = path_of_type(p);
-    const hr_decode_i8_step *i8s = hr_decode_i8_pick(p->kv_dtype);
-    if (!hr_decode_pf_l1() || (i8s == &hr_decode_i8_emu && i8s->on(p->kv_dtype))) return base;
+    if (!hr_decode_pf_l1(p->kv_dtype)) return base;
     static struct {
         const char *base;
         char s[200];
