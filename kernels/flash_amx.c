@@ -278,7 +278,7 @@ static HR_BF16_TARGET hr_vf exp_row(const float *s, uint16_t *p, int n, float qs
     return sum;
 }
 
-/* The online-softmax step (flash_bf16.c's hr_ft_bf16_softmax_row, same m, l and O
+/* The online-softmax step (flash_bf16.c's softmax_row, same m, l and O
  * invariants and lazy rescale) of the block's 32 rows r0.. over the key tile at j0 (nk
  * keys, nc scores a row, a multiple of 32), P to amx_p. Unlike it, no pass for the max
  * where the row has one: the weights are computed against the running m, and only when

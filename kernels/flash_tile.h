@@ -90,15 +90,16 @@ size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d);
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
 void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);
+/* O row r as hr_ft_store_x writes it to a bf16 row (the same bits), in registers: the
+ * dot paths' store (their CPUs have AVX-512). */
+void hr_ft_dot_store_bf16(const hr_ft_ws *w, int r, void *o_row);
 /* flash_bf16.c's parts: whether this CPU and level run vdpbf16ps (NULL) or why not, and
  * K and V tiles packed as pairs (w->bkvp, w->dp as laid out), both shared with the amx
- * path; bf16dot's online-softmax step of row r over raw scores s[0, ncols) (ncols a
- * multiple of 16, keys at or past cut masked), P left in bf16 over the start of s (the
- * amx path has its own, a 32-row block at a time). */
+ * path (bf16dot's online-softmax step is its own; the amx path has its own too, a 32-row
+ * block at a time). */
 const char *hr_ft_bf16_why_not(void);
 void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk);
 void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk);
-void hr_ft_bf16_softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut);
 void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
 void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);

@@ -21,6 +21,11 @@
  *                               stores of two hr_vstore_bf16)
  *   hr_vstore_bf16x2_n(p, x, n) the floats x[0 .. n) (n <= 32 read; masked loads) rounded
  *                               as above into the 32 bf16 at p, zeros from n on
+ *   hr_vbf_load_n(p, n), hr_vbf_store_n(p, x, n)  the first n <= 32 bf16 at p (loads
+ *                               fill the rest with 0, stores leave memory past n alone)
+ *   hr_vstore_bf16_exact_n(p, x, n)  x's first n <= 16 lanes as bf16 rounded as
+ *                               dtype.c's hr_f32_to_bf16 (nearest even, denormals kept,
+ *                               NaN quieted): the bits the scalar store writes
  *   hr_vbf_zero()               all zero
  *   hr_vbf_interleave(x, y, lo, hi)  32 bf16 of each of two rows as pairs (x_c, y_c) for
  *                               vdpbf16ps: lane 4l + i (l, i < 4) of *lo holds c = 8l + i,
@@ -61,6 +66,14 @@ static inline int hr_cpu_bf16(void)
 
 HR_BF16_INLINE hr_vbf hr_vbf_load(const void *p) { return _mm512_loadu_si512(p); }
 HR_BF16_INLINE void hr_vbf_store(void *p, hr_vbf x) { _mm512_storeu_si512(p, x); }
+HR_BF16_INLINE hr_vbf hr_vbf_load_n(const void *p, int n)
+{
+    return _mm512_maskz_loadu_epi16(n >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << n) - 1, p);
+}
+HR_BF16_INLINE void hr_vbf_store_n(void *p, hr_vbf x, int n)
+{
+    _mm512_mask_storeu_epi16(p, n >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << n) - 1, x);
+}
 HR_BF16_INLINE hr_vbf hr_vbf_pair1(const void *p)
 {
     int32_t x;
@@ -93,6 +106,18 @@ HR_BF16_INLINE void hr_vstore_bf16x2_n(void *p, const float *x, int n)
     const __mmask16 ma = n >= 16 ? (__mmask16)0xffff : n > 0 ? (__mmask16)((1u << n) - 1) : 0;
     const __mmask16 mb = n >= 32 ? (__mmask16)0xffff : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0;
     hr_vstore_bf16x2(p, _mm512_maskz_loadu_ps(ma, x), mb ? _mm512_maskz_loadu_ps(mb, x + 16) : _mm512_setzero_ps());
+}
+HR_BF16_INLINE void hr_vstore_bf16_exact_n(void *p, hr_vf x, int n)
+{
+    const __m512i u = _mm512_castps_si512(x), one = _mm512_set1_epi32(1);
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
+                                 _mm512_and_si512(_mm512_srli_epi32(u, 16), one));
+    r = _mm512_srli_epi32(r, 16);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+    _mm256_mask_storeu_epi16(p, n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1),
+                             _mm512_cvtepi32_epi16(r));
 }
 HR_BF16_INLINE hr_vbf hr_vbf_zero(void) { return _mm512_setzero_si512(); }
 HR_BF16_INLINE void hr_vbf_interleave(hr_vbf x, hr_vbf y, hr_vbf *lo, hr_vbf *hi)

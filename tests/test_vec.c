@@ -213,6 +213,28 @@ static HR_BF16_TARGET int bf16_pairs_bad(void)
             bad += got[c] != (c < ns[k] ? one[0] : 0);
         }
     }
+    /* hr_vstore_bf16_exact_n gives hr_f32_to_bf16's bits (ties both ways, denormals, which
+     * vcvtneps2bf16 flushes, infinities, NaNs quieted) and leaves memory past n alone;
+     * hr_vbf_load_n / store_n move the first n bf16 only. */
+    const float sp[HR_VW] = {1.0f + 1.0f / 256, 1.0f + 3.0f / 256, -1.0f - 1.0f / 256, 1e-40f, -3e-39f,
+                             FLT_MIN, INFINITY, -INFINITY, NAN, 65504.0f, 3.4e38f, 0.0f, -0.0f,
+                             1.0f / 3, -7.1e-6f, 2.5f};
+    for (int n = 0; n <= HR_VW; n++) {
+        uint16_t got[HR_VW + 1];
+        for (int c = 0; c <= HR_VW; c++) got[c] = 0xdead;
+        hr_vstore_bf16_exact_n(got, hr_vload(sp), n);
+        for (int c = 0; c <= HR_VW; c++) bad += got[c] != (c < n ? hr_f32_to_bf16(sp[c]) : 0xdead);
+    }
+    uint16_t src[40], dst[40];
+    for (int c = 0; c < 40; c++) src[c] = (uint16_t)(0x3f00 + c);
+    for (int n = 0; n <= 32; n += 7) {
+        for (int c = 0; c < 40; c++) dst[c] = 0xdead;
+        hr_vbf_store_n(dst, hr_vbf_load_n(src, n), 32);
+        for (int c = 0; c < 32; c++) bad += dst[c] != (c < n ? src[c] : 0);
+        for (int c = 0; c < 40; c++) dst[c] = 0xdead;
+        hr_vbf_store_n(dst, hr_vbf_load(src), n);
+        for (int c = 0; c < 40; c++) bad += dst[c] != (c < n ? src[c] : 0xdead);
+    }
     return bad;
 }
 #endif
