@@ -58,14 +58,9 @@ static int gqa_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void
             const int qb = nqb - 1 - (int)(it / nbg), b = (int)(it % nbg / p->kv_heads),
                       g = (int)(it % p->kv_heads);
             const int i0 = qb * bq, rows = p->seq_q - i0 < bq ? p->seq_q - i0 : bq;
-            for (int hh = 0; hh < group; hh++)
-                for (int r = 0; r < rows; r++)
-                    hr_ft_load_qx(&w, hh * rows + r, hr_ft_q(p, a, b, g * group + hh, i0 + r),
-                                  p->dtype, qscale, hr_causal_end(p, i0 + r));
+            for (int hh = 0; hh < group; hh++) hr_ft_load_head(&w, hh * rows, p, a, b, g * group + hh, i0, rows, qscale);
             hr_ft_attend_head(&w, group * rows, p, a, b, g);
-            for (int hh = 0; hh < group; hh++)
-                for (int r = 0; r < rows; r++)
-                    hr_ft_store_x(&w, hh * rows + r, p->dtype, hr_ft_o(p, a, b, g * group + hh, i0 + r));
+            for (int hh = 0; hh < group; hh++) hr_ft_store_head(&w, hh * rows, p, a, b, g * group + hh, i0, rows);
         }
     }
     return HR_OK;
