@@ -243,9 +243,12 @@ HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn
  * smax: the lane maxima of the row's scores, kept by the S kernel's epilogue (24 vmaxps
  * a call, off the vdpbf16ps pipes); a row whose every column is a visible key takes it
  * instead of a load and max pass over s (~18% of the step's samples, causal H16 d64).
- * Rows with masked columns (the causal diagonal, a tile's padding) take the pass: the
- * kernel's max there includes scores of keys the row must not see, which could only
- * raise m, but by enough to flush the row's weights to 0. */
+ * In a row with masked columns (the causal diagonal, a tile's padding) smax includes
+ * scores of keys the row must not see: an upper bound of its visible ones. Where it
+ * stays within the running m + SLACK, m stays, so the bound is all the row needs; else
+ * (a row's first tile, or a masked score far above the visible ones) the row takes the
+ * pass, since m set from the bound could sit far enough above the visible scores to
+ * flush their weights to 0. */
 HR_BF16_INLINE void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut, const float *smax)
 {
     uint16_t *p = (uint16_t *)s;
@@ -256,19 +259,21 @@ HR_BF16_INLINE void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut
     /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
      * -inf) for any scale c up to 10^30. */
     const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
-    hr_vf mx;
-    if (cut == ncols)
-        mx = hr_vload(smax);
-    else {
-        for (int c = cut; c < ncols; c++) s[c] = masked;
-        mx = hr_vset1(masked);
-        for (int c = 0; c < ncols; c += VW) mx = hr_vmax(mx, hr_vload(s + c));
-    }
     /* Lazy rescaling: the running max m moves only when a score passes it by more than
      * HR_FT_SLACK (log2 units), so the weights stay <= 2^SLACK (fp32 sums have room to
      * spare) and the row's horizontal max and the O rescale are skipped on most tiles;
      * l and O keep using the same m, so o / l is unchanged. */
     float m_old = w->m[r];
+    hr_vf mx = hr_vload(smax);
+    if (cut < ncols) {
+        for (int c = cut; c < ncols; c++) s[c] = masked;
+        /* smax bounds the visible scores from above: where it stays within m + SLACK, m
+         * stays and the visible ones need no max of their own */
+        if (m_old == -INFINITY || hr_vgt_any(hr_vmul(mx, hr_vset1(w->qscale)), m_old + HR_FT_SLACK)) {
+            mx = hr_vset1(masked);
+            for (int c = 0; c < ncols; c += VW) mx = hr_vmax(mx, hr_vload(s + c));
+        }
+    }
     const hr_vf mxs = hr_vmul(mx, hr_vset1(w->qscale));
     if (m_old == -INFINITY || hr_vgt_any(mxs, m_old + HR_FT_SLACK)) {
         const float m_new = hr_vreduce_max(mxs);
