@@ -538,37 +538,6 @@ void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row)
     hr_dtype_store_row(ot, o, o_row, w->d);
 }
 
-#define FT_AHEAD 8 /* rows: 1-2 KiB ahead at d 64 */
-static void prefetch_row(const void *row, size_t rb, int write)
-{
-    const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63), *end = (const char *)row + rb;
-    for (; line < end; line += 64)
-        if (write)
-            __builtin_prefetch(line, 1, 3);
-        else
-            __builtin_prefetch(line, 0, 3);
-}
-
-void hr_ft_load_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h, int i0,
-                     int rows, float qscale)
-{
-    const size_t rb = hr_dtype_row_bytes(p->dtype, p->d_head);
-    for (int r = 0; r < rows; r++) {
-        if (r + FT_AHEAD < rows) prefetch_row(hr_ft_q(p, a, b, h, i0 + r + FT_AHEAD), rb, 0);
-        hr_ft_load_qx(w, r_off + r, hr_ft_q(p, a, b, h, i0 + r), p->dtype, qscale, hr_causal_end(p, i0 + r));
-    }
-}
-
-void hr_ft_store_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h, int i0,
-                      int rows)
-{
-    const size_t rb = hr_dtype_row_bytes(p->dtype, p->d_head);
-    for (int r = 0; r < rows; r++) {
-        if (r + FT_AHEAD < rows) prefetch_row(hr_ft_o(p, a, b, h, i0 + r + FT_AHEAD), rb, 1);
-        hr_ft_store_x(w, r_off + r, p->dtype, hr_ft_o(p, a, b, h, i0 + r));
-    }
-}
-
 /* ---- the flash kernel --------------------------------------------------------------- */
 
 static int threads_of(const hr_tune *t) { return t->threads > 0 ? t->threads : omp_get_max_threads(); }

@@ -33,13 +33,17 @@
  *             instruction, as fp32); P·V the same per key pair. The 6 x 64 fp32 O tile is
  *             loaded and stored once per key tile (48 memory ops per 768 instructions).
  *   softmax   the same vector ops as fp32 against half the product instructions, so it
- *             weighs twice as much: load + max, fma(s, c, -m), exp2 (vreduceps, 3 FMAs
- *             of a degree-3 polynomial, scalef: vec_softmax.h's hr_vexp2_bf16, 2 ops
- *             fewer than the degree-4 hr_vexp2_fin it had: -1.2 to -1.6% time on
- *             Intel, `headroom ab` 3 pairs, within its "same"), vcvtneps2bf16 + store,
- *             add into l: ~9 FP ops. Per row and tile the lazy rescale costs a mul and a
- *             compare instead of a horizontal max (8 shuffles/max) and the O rescale.
- *             Ceiling by count d / (d + 9): 88% of the bf16 roof at d 64, 93% at d 128.
+ *             weighs twice as much: fma(s, c, -m), exp2 (vreduceps, 3 FMAs of a degree-3
+ *             polynomial, scalef: vec_softmax.h's hr_vexp2_bf16, 2 ops fewer than the
+ *             degree-4 hr_vexp2_fin it had: -1.2 to -1.6% time on Intel, `headroom ab`
+ *             3 pairs, within its "same"), half a vcvtne2ps2bf16 and half a store, add
+ *             into l: ~8 FP ops (the max comes from the S kernel's epilogue, softmax_row).
+ *             Per row and tile the lazy rescale costs a mul and a compare instead of a
+ *             horizontal max (8 shuffles/max) and the O rescale. Ceiling by count
+ *             d / (d + 8): 89% of the bf16 roof at d 64, 94% at d 128. On Zen 5 the pass
+ *             alone runs ~3.7 cycles a vector (a scratch loop: reduce, scalef and the
+ *             convert each cost ~1; a sub for the first FMA, or reduce and scalef spelled
+ *             by a magic-number round and an exponent add, were no faster or slower).
  *   packing   K: a 16 x 16 32-bit transpose per 16 keys x 32 d (64 shuffles), V: per key
  *             pair and 16 columns two widening loads, a shift and an or: ~Bkv*d/4 ops per
  *             tile against Bq*Bkv*d/32 instructions, 8/Bq = 4% at Bq 192.
@@ -61,7 +65,11 @@
  *   H16 d64 causal T1     93.8    178.2                     1.91        76%
  *   H16 d64 causal T2     93.4    176.7                     1.90        75%
  *   H32 d128 causal T1    95.7    190.9                     1.98        81%
- *   H32 d128 causal T2    95.3    188.4                     1.98        80% */
+ *   H32 d128 causal T2    95.3    188.4                     1.98        80%
+ * On a Zen 5 (full-width pipes, roofs 542-552 GFLOP/s per core in each pass; 5 passes,
+ * medians, 2026-11-29 08:16 UTC): H16 d64 1.83x / 79.1% (T1), 1.85x / 77.2% (T2); causal
+ * 1.84x / 75.0%, 1.84x / 73.7%; H32 d128 causal 1.88x / 79.9%, 1.88x / 79.2%
+ * (docs/measurement.md: what paid there, and what did not). */
 
 #include <math.h>
 #include <stdlib.h>

@@ -124,13 +124,28 @@ static inline void *hr_ft_o(const hr_problem *p, const hr_args *a, int b, int h,
     return p->dtype == HR_F32 ? (void *)hr_row(a->o, b, h, i) : hr_xrow(a->xo, b, h, i);
 }
 /* Rows i0 .. i0 + rows of query head h of p into the stack from row r_off (each with its
- * causal end), and back out to O. Each asks for the row FT_AHEAD rows on first: a work
- * item's Q and O rows start cold, and their loads and stores waited on L3 (~2% of causal
- * H16 d64 bf16's time, where each row sees half the keys). */
-void hr_ft_load_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h, int i0,
-                     int rows, float qscale);
-void hr_ft_store_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h, int i0,
-                      int rows);
+ * causal end), and back out to O. Each asks for the row HR_FT_AHEAD rows on first: a
+ * work item's Q and O rows start cold, and their loads and stores waited on L3 (~2% of
+ * causal H16 d64 bf16's time, where each row sees half the keys). */
+#define HR_FT_AHEAD 8 /* rows: 1-2 KiB ahead at d 64 */
+static inline void hr_ft_load_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h,
+                                   int i0, int rows, float qscale)
+{
+    const size_t rb = hr_dtype_row_bytes(p->dtype, p->d_head);
+    for (int r = 0; r < rows; r++) {
+        if (r + HR_FT_AHEAD < rows) hr_ft_prefetch(hr_ft_q(p, a, b, h, i0 + r + HR_FT_AHEAD), 0, 0, 1, rb);
+        hr_ft_load_qx(w, r_off + r, hr_ft_q(p, a, b, h, i0 + r), p->dtype, qscale, hr_causal_end(p, i0 + r));
+    }
+}
+static inline void hr_ft_store_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h,
+                                    int i0, int rows)
+{
+    const size_t rb = hr_dtype_row_bytes(p->dtype, p->d_head);
+    for (int r = 0; r < rows; r++) {
+        if (r + HR_FT_AHEAD < rows) hr_ft_prefetch(hr_ft_o(p, a, b, h, i0 + r + HR_FT_AHEAD), 0, 0, 1, rb);
+        hr_ft_store_x(w, r_off + r, p->dtype, hr_ft_o(p, a, b, h, i0 + r));
+    }
+}
 static inline void hr_ft_attend_head(hr_ft_ws *w, int rows, const hr_problem *p, const hr_args *a,
                                      int b, int g)
 {
