@@ -2,12 +2,13 @@
 # flash-bf16-cputime.sh — flash fp32 against flash bf16 on issue 14's prefill shapes, timed by
 # process CPU time per call (scripts/cputime/calls.c), for a machine shared with other jobs
 # where wall-clock medians are noise. Per pass, shape and thread count: fp32 then bf16,
-# 7 calls each; each pass first measures the roofs by the same clock (scripts/cputime/roof.c),
-# so that a pass's share of the vdpbf16ps roof compares figures from the same minute (the
-# roof read 532-561 GFLOP/s in runs 2 hours apart on the Zen 5). 2 threads run with
+# 7 calls each, right after the roofs by the same clock on as many threads
+# (scripts/cputime/roof.c), so that each share of the vdpbf16ps roof compares figures from
+# the same seconds and the same number of busy cores (on the Zen 5 the roof read 530-572
+# GFLOP/s in passes a few seconds apart, when it was taken once per pass). 2 threads run with
 # OMP_WAIT_POLICY=passive so that a thread spinning while its partner is descheduled is not
 # counted. Ends with a summary: per shape and thread count, each pass's bf16/fp32 (medians)
-# and bf16's median per core as % of that pass's roof.
+# and bf16's median per core as % of the roof taken just before it.
 # Take the lock other timers use: flock /tmp/hr-timing.lock scripts/flash-bf16-cputime.sh [PASSES]
 # Needs a native build (make NATIVE=1: build/native/); writes the tools under build/cputime/.
 set -eu
@@ -21,13 +22,13 @@ pkgs="libcjson inih"
 pkg-config --exists openblas && pkgs="$pkgs openblas"
 gcc -O2 -std=c11 -D_GNU_SOURCE -fopenmp -Ikernels -Iharness/base -Iharness/measure -Ibuild/native \
     $(pkg-config --cflags $pkgs) scripts/cputime/calls.c $objs -o "$out/calls" $(pkg-config --libs $pkgs) -lm
-gcc -O3 scripts/cputime/roof.c -o "$out/roof"
+gcc -O3 -fopenmp scripts/cputime/roof.c -o "$out/roof"
 log="$out/flash-bf16.log"
 : > "$log"
 for pass in $(seq 1 "$passes"); do
-    echo "pass$pass $("$out/roof")" | tee -a "$log"
     for shape in "16 64 0" "16 64 1" "32 128 1"; do
         for T in 1 2; do
+            echo "pass$pass $("$out/roof" $T)" | tee -a "$log"
             for dt in f32 bf16; do
                 echo "pass$pass $(OMP_WAIT_POLICY=passive "$out/calls" flash $shape $dt $T 7)" | tee -a "$log"
             done
@@ -35,13 +36,13 @@ for pass in $(seq 1 "$passes"); do
     done
 done
 echo
-echo "summary (per pass: bf16/fp32 by medians per core; bf16 as % of that pass's vdpbf16ps roof):"
+echo "summary (per pass: bf16/fp32 by medians per core; bf16 as % of the vdpbf16ps roof taken just before, T threads):"
 awk '
-/vdpbf16ps .* GFLOP\/s, fp32 FMA/ { for (i = 1; i <= NF; i++) if ($i == "vdpbf16ps") roof[$1] = $(i + 1) }
+/vdpbf16ps .* GFLOP\/s, fp32 FMA/ { for (i = 1; i <= NF; i++) if ($i == "vdpbf16ps") roof = $(i + 1) }
 / flash / {
     key = $3 " " $4 " " $5 " " $7; for (i = 1; i <= NF; i++) if ($i == "median") { med = $(i + 1); break }
     if ($6 == "f32") f32[$1, key] = med
-    else { r = sprintf("%.2fx %.1f%%", med / f32[$1, key], 100 * med / roof[$1]); row[key] = row[key] "  " $1 " " r
+    else { r = sprintf("%.2fx %.1f%%", med / f32[$1, key], 100 * med / roof); row[key] = row[key] "  " $1 " " r
            if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
 }
 END { for (i = 1; i <= n; i++) printf "  %-26s%s\n", order[i], row[order[i]] }' "$log"
