@@ -2,6 +2,7 @@
  * and vdpbf16ps (bf16dot) where this build and CPU have them, and the conversion path,
  * each forced by HEADROOM_FLASH_PATH (so all are tested on an AMX machine too), against
  * the oracle with the types' tolerances; the path choice and its forcing on every machine. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,53 @@ HR_TEST(flash_bf16_paths_agree)
         }
         free(oc);
     }
+    force(NULL);
+    hr_tensors_free(&t);
+}
+
+/* Sets element (row, c) of Q (w 0), K (1) or V (2) of a bf16 problem, B = H = 1, in both
+ * the fp32 view the oracle reads and the bf16 tensor the kernel reads (x exact in bf16). */
+static void set_bf16(hr_tensors *t, int w, int row, int c, float x)
+{
+    hr_view f = w == 0 ? t->q : w == 1 ? t->k : t->v;
+    hr_xcview b = w == 0 ? t->args.xq : w == 1 ? t->args.xk : t->args.xv;
+    hr_row(f, 0, 0, row)[c] = x;
+    ((uint16_t *)hr_xcrow(b, 0, 0, row))[c] = hr_f32_to_bf16(x);
+}
+
+/* The bf16 softmax takes each row's maximum from the S kernel, which also scores the keys
+ * a causal row must not see (the diagonal's tail of its last vector): a bound it may use
+ * only while the bound stays within the running max's slack. Here row 11 of 32 (causal,
+ * 300 keys, tiles of 256) sees keys 0-279, all scoring 0 but key 270 (2^20 the weight of
+ * the others after the scale), while keys 280-287, in its last vector of scores, score
+ * ~255 in log2 units: a max taken from the bound would flush its weights to 0. Every row
+ * within the oracle's tolerance, row 11 at V[270] to 1%, on every bf16 path. */
+HR_TEST(flash_bf16_masked_scores_bound)
+{
+    hr_problem p = {1, 1, 1, 32, 300, 32, true, 0, HR_BF16, HR_BF16};
+    hr_tensors t;
+    CHECK(hr_tensors_alloc(&t, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL, 5) == HR_OK);
+    for (int i = 0; i < p.seq_q; i++)
+        for (int c = 0; c < p.d_head; c++) set_bf16(&t, 0, i, c, c == 0 ? 1.0f : 0.0f);
+    for (int j = 0; j < p.seq_kv; j++) set_bf16(&t, 1, j, 0, j == 270 ? 78.0f : j >= 280 && j < 288 ? 1000.0f : 0.0f);
+    const char *const kernels[] = {"flash", "gqa"};
+    for (int kn = 0; kn < 2; kn++)
+        for (int mode = 0; mode < 4; mode++) {
+            if (mode == 1 || !expected(mode)) continue;
+            force(modes[mode]);
+            const hr_kernel *k = hr_kernel_find(kernels[kn]);
+            float *o = run_o(k, &p, &t);
+            hr_check r = hr_oracle_check(&p, &t.args, 0);
+            CHECKF(r.verdict == HR_CHECK_PASS, "%s %s: %g (pass %g)", kernels[kn], expected(mode), r.max_rel_err,
+                   r.tol_pass);
+            double err = 0, vmax = 0;
+            for (int c = 0; c < p.d_head; c++) {
+                err = fmax(err, fabs((double)o[11 * p.d_head + c] - hr_row(t.v, 0, 0, 270)[c]));
+                vmax = fmax(vmax, fabs(hr_row(t.v, 0, 0, 270)[c]));
+            }
+            CHECKF(err <= 0.01 * vmax, "%s %s: row 11 off V[270] by %g of %g", kernels[kn], expected(mode), err, vmax);
+            free(o);
+        }
     force(NULL);
     hr_tensors_free(&t);
 }
