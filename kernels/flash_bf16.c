@@ -44,6 +44,12 @@
  *             alone runs ~3.7 cycles a vector (a scratch loop: reduce, scalef and the
  *             convert each cost ~1; a sub for the first FMA, or reduce and scalef spelled
  *             by a magic-number round and an exponent add, were no faster or slower).
+ *             The exp pass of micro-tile t runs inside t - 1's P·V loop (pv_exp_body: a
+ *             unit of two vectors every second key pair), so its reduce, scalef,
+ *             convert and adds issue beside the vdpbf16ps stream: a scratch loop of 6
+ *             rows x 128 key pairs with 96 exp vectors took 1862 cycles fused against
+ *             1981-2011 apart (the dot products alone 1642); S of t first, the scores of
+ *             t and the weights of t - 1 in two halves of w->s.
  *   packing   K: a 16 x 16 32-bit transpose per 16 keys x 32 d (64 shuffles), V: per key
  *             pair and 16 columns two widening loads, a shift and an or: ~Bkv*d/4 ops per
  *             tile against Bq*Bkv*d/32 instructions, 8/Bq = 4% at Bq 192.
@@ -66,9 +72,10 @@
  *   H16 d64 causal T2     93.4    176.7                     1.90        75%
  *   H32 d128 causal T1    95.7    190.9                     1.98        81%
  *   H32 d128 causal T2    95.3    188.4                     1.98        80%
- * On a Zen 5 (full-width pipes, roofs 542-552 GFLOP/s per core in each pass; 5 passes,
- * medians, 2026-11-29 08:16 UTC): H16 d64 1.83x / 79.1% (T1), 1.85x / 77.2% (T2); causal
- * 1.84x / 75.0%, 1.84x / 73.7%; H32 d128 causal 1.88x / 79.9%, 1.88x / 79.2%
+ * On a Zen 5 (full-width pipes; `scripts/flash-bf16-cputime.sh 5`, the roof on as many
+ * threads taken before each shape's calls, 495-529 GFLOP/s per core in that run; medians
+ * of 5 passes, 2026-11-29 09:08 UTC): H16 d64 1.86x / 79.8% (T1), 1.89x / 80.0% (T2);
+ * causal 1.87x / 76.1%, 1.86x / 75.8%; H32 d128 causal 1.90x / 80.6%, 1.90x / 80.9%
  * (docs/measurement.md: what paid there, and what did not). */
 
 #include <math.h>
@@ -257,12 +264,22 @@ HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn
  * (a row's first tile, or a masked score far above the visible ones) the row takes the
  * pass, since m set from the bound could sit far enough above the visible scores to
  * flush their weights to 0. */
-HR_BF16_INLINE void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut, const float *smax)
+/* The exp pass of one row: its scores s, n of them (a multiple of VW), P over them, the
+ * running m as mneg = -m, l its sum. */
+typedef struct {
+    const float *s;
+    uint16_t *p;
+    float *l;
+    float mneg;
+    int n;
+} sm_job;
+
+HR_BF16_INLINE int softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut, const float *smax, sm_job *job)
 {
     uint16_t *p = (uint16_t *)s;
     if (cut <= 0) {
         memset(p, 0, (size_t)ncols * sizeof(uint16_t));
-        return;
+        return 0;
     }
     /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
      * -inf) for any scale c up to 10^30. */
@@ -294,30 +311,113 @@ HR_BF16_INLINE void softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut
         }
         w->m[r] = m_old = m_new;
     }
-    /* Two vectors a step, rounded by one vcvtne2ps2bf16 and one store: -0.6 of ~4.4
-     * cycles a vector in a loop of this pass alone (Zen 5), against a vcvtneps2bf16 and a
-     * 32-byte store each. p[c .. c+32) (bytes 2c..2c+63) overwrites only scores already
-     * read (bytes from 4c). l sums in two chains, even and odd vectors: one chain of
-     * two adds a step was the loop's latency bound (perf: 17% of its samples on the add). */
-    hr_vf cv = hr_vset1(w->qscale), mneg = hr_vset1(-m_old), sum = hr_vzero(), sum2 = hr_vzero();
-    int c = 0;
-    for (; c + 2 * VW <= ncols; c += 2 * VW) {
-        const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
-        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(s + c + VW), cv, mneg));
-        hr_vstore_bf16x2(p + c, a, b);
-        sum = hr_vadd(sum, a);
-        sum2 = hr_vadd(sum2, b);
-    }
-    if (c < ncols) {
-        const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
-        hr_vstore_bf16(p + c, a);
-        sum = hr_vadd(sum, a);
-    }
-    sum = hr_vadd(sum, sum2);
-    float *l = w->l + (size_t)r * VW;
-    hr_vstore(l, hr_vadd(hr_vload(l), sum));
+    *job = (sm_job){s, p, w->l + (size_t)r * VW, -m_old, ncols};
+    return 1;
 }
 
+/* Columns c, c + VW of a job's exp pass (c alone where it is the last vector). Two vectors
+ * a step, rounded by one vcvtne2ps2bf16 and one store: -0.6 of ~4.4 cycles a vector in a
+ * loop of this pass alone (Zen 5), against a vcvtneps2bf16 and a 32-byte store each.
+ * p[c .. c+32) (bytes 2c..2c+63) overwrites only scores already read (bytes from 4c). l
+ * sums in two chains, even and odd vectors: one chain of two adds a step was the loop's
+ * latency bound (perf: 17% of its samples on the add). */
+HR_BF16_INLINE void exp_unit(const sm_job *j, int c, hr_vf cv, hr_vf mneg, hr_vf *sum, hr_vf *sum2)
+{
+    const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c), cv, mneg));
+    if (c + VW < j->n) {
+        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c + VW), cv, mneg));
+        hr_vstore_bf16x2(j->p + c, a, b);
+        *sum2 = hr_vadd(*sum2, b);
+    } else
+        hr_vstore_bf16(j->p + c, a);
+    *sum = hr_vadd(*sum, a);
+}
+HR_BF16_INLINE void exp_done(const sm_job *j, hr_vf sum, hr_vf sum2)
+{
+    hr_vstore(j->l, hr_vadd(hr_vload(j->l), hr_vadd(sum, sum2)));
+}
+HR_BF16_INLINE void exp_job(const sm_job *j, hr_vf cv)
+{
+    const hr_vf mneg = hr_vset1(j->mneg);
+    hr_vf sum = hr_vzero(), sum2 = hr_vzero();
+    for (int c = 0; c < j->n; c += 2 * VW) exp_unit(j, c, cv, mneg, &sum, &sum2);
+    exp_done(j, sum, sum2);
+}
+
+/* P·V of a full micro-tile (MR rows, the first NV vectors of d) with the next micro-tile's
+ * exp passes interleaved, a unit of two vectors every second key pair, so that their
+ * reduce, scalef, convert and adds run beside the vdpbf16ps stream rather than as a
+ * phase of their own (their FMAs still take the dot pipes' slots). Jobs the key pairs
+ * leave unfinished run after. */
+HR_BF16_INLINE void pv_exp_body(int n, const uint16_t *a, int lda, const char *b, ptrdiff_t ldb, float *c, int ldc,
+                                const sm_job *jobs, int nj, hr_vf cv)
+{
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) acc[r][v] = hr_vload(c + r * ldc + v * VW);
+    int ji = 0, jc = 0;
+    hr_vf mneg = hr_vset1(nj ? jobs[0].mneg : 0.0f), sum = hr_vzero(), sum2 = hr_vzero();
+    for (int k = 0; k < n; k++) {
+        hr_vbf bv[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) bv[v] = hr_vbf_load(b + k * ldb + v * 64);
+#pragma GCC unroll 8
+        for (int r = 0; r < MR; r++) {
+            hr_vbf ab = hr_vbf_pair1(a + r * lda + 2 * k);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], ab, bv[v]);
+        }
+        if (k & 1 && ji < nj) {
+            exp_unit(&jobs[ji], jc, cv, mneg, &sum, &sum2);
+            if ((jc += 2 * VW) >= jobs[ji].n) {
+                exp_done(&jobs[ji], sum, sum2);
+                sum = sum2 = hr_vzero(), jc = 0;
+                if (++ji < nj) mneg = hr_vset1(jobs[ji].mneg);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) hr_vstore(c + r * ldc + v * VW, acc[r][v]);
+    if (ji < nj && jc) { /* the one job the pairs left half done */
+        for (; jc < jobs[ji].n; jc += 2 * VW) exp_unit(&jobs[ji], jc, cv, mneg, &sum, &sum2);
+        exp_done(&jobs[ji++], sum, sum2);
+    }
+    for (; ji < nj; ji++) exp_job(&jobs[ji], cv);
+}
+static HR_BF16_TARGET void pv_exp(int np, const uint16_t *p, int ldp, const uint16_t *vp, int ldv, float *o, int ldo,
+                                  const sm_job *jobs, int nj, hr_vf cv)
+{
+    pv_exp_body(np, p, ldp, (const char *)vp, (ptrdiff_t)ldv * 2, o, ldo, jobs, nj, cv);
+}
+
+/* A micro-tile's P·V (rows r0 .. r0 + mr, np key pairs of P at p), with the next one's
+ * exp jobs in its first NV vectors of d where the tile is full, else before it. */
+typedef struct {
+    int r0, mr, np;
+    const uint16_t *p;
+} pv_tile;
+static HR_BF16_TARGET void pv_run(hr_ft_ws *w, pv_tile t, const sm_job *jobs, int nj, hr_vf cv)
+{
+    const int dp = w->dp, ld = w->bkvp;
+    const uint16_t *vp = (const uint16_t *)w->vp;
+    float *o = w->o + (size_t)t.r0 * dp;
+    int c = 0;
+    if (t.mr == MR && dp >= NV * VW) {
+        pv_exp(t.np, t.p, 2 * ld, vp, 2 * dp, o, dp, jobs, nj, cv);
+        c = NV * VW;
+    } else
+        for (int i = 0; i < nj; i++) exp_job(&jobs[i], cv);
+    for (; c + NV * VW <= dp; c += NV * VW) pv_wide[t.mr](t.np, t.p, 2 * ld, vp + 2 * c, 2 * dp, o + c, dp);
+    for (; c < dp; c += VW) pv_one[t.mr](t.np, t.p, 2 * ld, vp + 2 * c, 2 * dp, o + c, dp);
+}
+
+/* Per K/V tile, micro-tile t's S, then its softmax up to the exp passes, then t - 1's
+ * P·V with t's exp passes inside it (pv_run); the scores of t and the weights of t - 1 in
+ * two halves of w->s. */
 HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
                                      const void *vx, ptrdiff_t v_sn)
 {
@@ -325,11 +425,12 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
         hr_ft_amx_attend(w, rows, kx, k_sn, vx, v_sn);
         return;
     }
-    const int d = w->d, dp = w->dp, ld = w->bkvp, dq = dq_of(w);
+    const int d = w->d, ld = w->bkvp, dq = dq_of(w);
     const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);
     const uint32_t *kt = (const uint32_t *)w->kt;
-    const uint16_t *vp = (const uint16_t *)w->vp, *q16 = (const uint16_t *)w->q;
+    const uint16_t *q16 = (const uint16_t *)w->q;
+    const hr_vf cv = hr_vset1(w->qscale);
     int stop = 0;
     for (int r = 0; r < rows; r++)
         if (w->end[r] > stop) stop = w->end[r];
@@ -338,29 +439,34 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
         hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
         hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
         const int nmt = ceil_div(rows, MR);
+        pv_tile prev = {0, 0, 0, NULL};
+        int half = 0;
         for (int r0 = 0; r0 < rows; r0 += MR) {
             const int mr = rows - r0 < MR ? rows - r0 : MR;
             const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
             if (lim <= 0) continue;
             const int nvec = ceil_div(lim, VW);
             const uint16_t *q = q16 + (size_t)r0 * dq;
-            float smax[MR * VW] __attribute__((aligned(64)));
+            float *sb = w->s + (size_t)half * MR * ld, smax[MR * VW] __attribute__((aligned(64)));
             for (int r = 0; r < mr; r++) hr_vstore(smax + r * VW, hr_vset1(-INFINITY));
             int c = 0;
-            for (; c + NV <= nvec; c += NV) qk_wide[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld, smax);
-            for (; c < nvec; c++) qk_one[mr](dq / 2, q, dq, kt + c * VW, ld, w->s + c * VW, ld, smax);
+            for (; c + NV <= nvec; c += NV) qk_wide[mr](dq / 2, q, dq, kt + c * VW, ld, sb + c * VW, ld, smax);
+            for (; c < nvec; c++) qk_one[mr](dq / 2, q, dq, kt + c * VW, ld, sb + c * VW, ld, smax);
+            sm_job jobs[MR];
+            int nj = 0;
             for (int r = 0; r < mr; r++) {
                 const int cut = w->end[r0 + r] - j0;
-                softmax_row(w, r0 + r, w->s + r * ld, nvec * VW, cut < nk ? cut : nk, smax + r * VW);
+                nj += softmax_row(w, r0 + r, sb + r * ld, nvec * VW, cut < nk ? cut : nk, smax + r * VW, &jobs[nj]);
             }
+            if (prev.p)
+                pv_run(w, prev, jobs, nj, cv);
+            else
+                for (int i = 0; i < nj; i++) exp_job(&jobs[i], cv);
             /* Key pairs up to lim: an odd lim's partner has P = 0 in every row. */
-            const uint16_t *p = (const uint16_t *)w->s;
-            float *o = w->o + (size_t)r0 * dp;
-            const int np = ceil_div(lim, 2);
-            int cv = 0;
-            for (; cv + NV * VW <= dp; cv += NV * VW) pv_wide[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
-            for (; cv < dp; cv += VW) pv_one[mr](np, p, 2 * ld, vp + 2 * cv, 2 * dp, o + cv, dp);
+            prev = (pv_tile){r0, mr, ceil_div(lim, 2), (const uint16_t *)sb};
+            half ^= 1;
         }
+        if (prev.p) pv_run(w, prev, NULL, 0, cv);
     }
 }
 
