@@ -44,7 +44,7 @@
  *             alone runs ~3.7 cycles a vector (a scratch loop: reduce, scalef and the
  *             convert each cost ~1; a sub for the first FMA, or reduce and scalef spelled
  *             by a magic-number round and an exponent add, were no faster or slower).
- *             The exp pass of micro-tile t runs inside t - 1's P·V loop (pv_exp_body: a
+ *             The exp pass of micro-tile t runs inside t - 1's P·V loop (pv_exp: a
  *             unit of two vectors every second key pair), so its reduce, scalef,
  *             convert and adds issue beside the vdpbf16ps stream: a scratch loop of 6
  *             rows x 128 key pairs with 96 exp vectors took 1862 cycles fused against
@@ -108,20 +108,67 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
+/* The exp pass of one row: its scores s, n of them (a multiple of VW), P over them, the
+ * running m as mneg = -m, l its sum. */
+typedef struct {
+    const float *s;
+    uint16_t *p;
+    float *l;
+    float mneg;
+    int n;
+} sm_job;
+
+/* Columns c, c + VW of a job's exp pass (c alone where it is the last vector). Two vectors
+ * a step, rounded by one vcvtne2ps2bf16 and one store: -0.6 of ~4.4 cycles a vector in a
+ * loop of this pass alone (Zen 5), against a vcvtneps2bf16 and a 32-byte store each.
+ * p[c .. c+32) (bytes 2c..2c+63) overwrites only scores already read (bytes from 4c). l
+ * sums in two chains, even and odd vectors: one chain of two adds a step was the loop's
+ * latency bound (perf: 17% of its samples on the add). */
+HR_BF16_INLINE void exp_unit(const sm_job *j, int c, hr_vf cv, hr_vf mneg, hr_vf *sum, hr_vf *sum2)
+{
+    const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c), cv, mneg));
+    if (c + VW < j->n) {
+        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c + VW), cv, mneg));
+        hr_vstore_bf16x2(j->p + c, a, b);
+        *sum2 = hr_vadd(*sum2, b);
+    } else
+        hr_vstore_bf16(j->p + c, a);
+    *sum = hr_vadd(*sum, a);
+}
+HR_BF16_INLINE void exp_done(const sm_job *j, hr_vf sum, hr_vf sum2)
+{
+    hr_vstore(j->l, hr_vadd(hr_vload(j->l), hr_vadd(sum, sum2)));
+}
+HR_BF16_INLINE void exp_job(const sm_job *j, hr_vf cv)
+{
+    const hr_vf mneg = hr_vset1(j->mneg);
+    hr_vf sum = hr_vzero(), sum2 = hr_vzero();
+    for (int c = 0; c < j->n; c += 2 * VW) exp_unit(j, c, cv, mneg, &sum, &sum2);
+    exp_done(j, sum, sum2);
+}
+
+
 /* C[mr][nv*VW] = (add ? C : 0) + sum over n pairs of A's bf16 pair x B's row of pairs:
  * a rows lda bf16 apart (pair k at a + 2k), b rows ldb bytes apart (VW pairs = 64 bytes
  * a vector), c rows ldc floats. S = Q Kᵀ (raw dot products) is (dh, q, kt) with add 0,
  * O += P V is (np, p, vp) with add 1; add is a constant in every instance. S's also
  * keeps its rows' lane maxima: mx[r][i] = max(mx[r][i], C[r][v*VW + i] over v) (mx NULL
- * in P·V's, a constant too). */
+ * in P·V's, a constant too). pv_exp, P·V of a full micro-tile (MR rows, NV vectors), also
+ * runs the next micro-tile's exp passes (jobs, NULL elsewhere), a unit of two vectors
+ * every second key pair, so that their reduce, scalef, convert and adds issue beside the
+ * vdpbf16ps stream rather than as a phase of their own (their FMAs still take the dot
+ * pipes' slots); those the key pairs leave run after. */
 HR_BF16_INLINE void dot_body(int mr, int nv, int n, const uint16_t *a, int lda, const char *b,
-                             ptrdiff_t ldb, float *c, int ldc, int add, float *mx)
+                             ptrdiff_t ldb, float *c, int ldc, int add, float *mx, const sm_job *jobs, int nj,
+                             hr_vf cv)
 {
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) acc[r][v] = add ? hr_vload(c + r * ldc + v * VW) : hr_vzero();
+    int ji = 0, jc = 0;
+    hr_vf mneg = hr_vset1(jobs && nj ? jobs[0].mneg : 0.0f), sum = hr_vzero(), sum2 = hr_vzero();
     for (int k = 0; k < n; k++) {
         hr_vbf bv[NV];
 #pragma GCC unroll 4
@@ -132,11 +179,26 @@ HR_BF16_INLINE void dot_body(int mr, int nv, int n, const uint16_t *a, int lda, 
 #pragma GCC unroll 4
             for (int v = 0; v < nv; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], ab, bv[v]);
         }
+        if (jobs && k & 1 && ji < nj) { /* pv_exp's: a unit of the next micro-tile's exp passes */
+            exp_unit(&jobs[ji], jc, cv, mneg, &sum, &sum2);
+            if ((jc += 2 * VW) >= jobs[ji].n) {
+                exp_done(&jobs[ji], sum, sum2);
+                sum = sum2 = hr_vzero(), jc = 0;
+                if (++ji < nj) mneg = hr_vset1(jobs[ji].mneg);
+            }
+        }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * VW, acc[r][v]);
+    if (jobs) { /* the jobs the key pairs left: the one half done, then the rest */
+        if (ji < nj && jc) {
+            for (; jc < jobs[ji].n; jc += 2 * VW) exp_unit(&jobs[ji], jc, cv, mneg, &sum, &sum2);
+            exp_done(&jobs[ji++], sum, sum2);
+        }
+        for (; ji < nj; ji++) exp_job(&jobs[ji], cv);
+    }
     if (mx)
 #pragma GCC unroll 8
         for (int r = 0; r < mr; r++) {
@@ -154,10 +216,10 @@ HR_BF16_INLINE void dot_body(int mr, int nv, int n, const uint16_t *a, int lda, 
 typedef void qk_fn(QK_PARAMS);
 typedef void pv_fn(PV_PARAMS);
 #define INSTANCES(m)                                                                    \
-    static HR_BF16_TARGET void qk##m##w(QK_PARAMS) { dot_body(m, NV, QK_ARGS, 0, mx); }     \
-    static HR_BF16_TARGET void qk##m##n(QK_PARAMS) { dot_body(m, 1, QK_ARGS, 0, mx); }      \
-    static HR_BF16_TARGET void pv##m##w(PV_PARAMS) { dot_body(m, NV, PV_ARGS, 1, NULL); }   \
-    static HR_BF16_TARGET void pv##m##n(PV_PARAMS) { dot_body(m, 1, PV_ARGS, 1, NULL); }
+    static HR_BF16_TARGET void qk##m##w(QK_PARAMS) { dot_body(m, NV, QK_ARGS, 0, mx, NULL, 0, hr_vzero()); }   \
+    static HR_BF16_TARGET void qk##m##n(QK_PARAMS) { dot_body(m, 1, QK_ARGS, 0, mx, NULL, 0, hr_vzero()); }    \
+    static HR_BF16_TARGET void pv##m##w(PV_PARAMS) { dot_body(m, NV, PV_ARGS, 1, NULL, NULL, 0, hr_vzero()); } \
+    static HR_BF16_TARGET void pv##m##n(PV_PARAMS) { dot_body(m, 1, PV_ARGS, 1, NULL, NULL, 0, hr_vzero()); }
 INSTANCES(1)
 INSTANCES(2)
 INSTANCES(3)
@@ -168,6 +230,10 @@ static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w, qk5w, qk6w}
 static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n, qk5n, qk6n};
 static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w, pv5w, pv6w};
 static pv_fn *const pv_one[MR + 1] = {NULL, pv1n, pv2n, pv3n, pv4n, pv5n, pv6n};
+static HR_BF16_TARGET void pv_exp(PV_PARAMS, const sm_job *jobs, int nj, hr_vf cv)
+{
+    dot_body(MR, NV, PV_ARGS, 1, NULL, jobs, nj, cv);
+}
 
 /* ---- the row stack in bf16 ---------------------------------------------------------- */
 
@@ -264,16 +330,6 @@ HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn
  * (a row's first tile, or a masked score far above the visible ones) the row takes the
  * pass, since m set from the bound could sit far enough above the visible scores to
  * flush their weights to 0. */
-/* The exp pass of one row: its scores s, n of them (a multiple of VW), P over them, the
- * running m as mneg = -m, l its sum. */
-typedef struct {
-    const float *s;
-    uint16_t *p;
-    float *l;
-    float mneg;
-    int n;
-} sm_job;
-
 HR_BF16_INLINE int softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut, const float *smax, sm_job *job)
 {
     uint16_t *p = (uint16_t *)s;
@@ -313,85 +369,6 @@ HR_BF16_INLINE int softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut,
     }
     *job = (sm_job){s, p, w->l + (size_t)r * VW, -m_old, ncols};
     return 1;
-}
-
-/* Columns c, c + VW of a job's exp pass (c alone where it is the last vector). Two vectors
- * a step, rounded by one vcvtne2ps2bf16 and one store: -0.6 of ~4.4 cycles a vector in a
- * loop of this pass alone (Zen 5), against a vcvtneps2bf16 and a 32-byte store each.
- * p[c .. c+32) (bytes 2c..2c+63) overwrites only scores already read (bytes from 4c). l
- * sums in two chains, even and odd vectors: one chain of two adds a step was the loop's
- * latency bound (perf: 17% of its samples on the add). */
-HR_BF16_INLINE void exp_unit(const sm_job *j, int c, hr_vf cv, hr_vf mneg, hr_vf *sum, hr_vf *sum2)
-{
-    const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c), cv, mneg));
-    if (c + VW < j->n) {
-        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c + VW), cv, mneg));
-        hr_vstore_bf16x2(j->p + c, a, b);
-        *sum2 = hr_vadd(*sum2, b);
-    } else
-        hr_vstore_bf16(j->p + c, a);
-    *sum = hr_vadd(*sum, a);
-}
-HR_BF16_INLINE void exp_done(const sm_job *j, hr_vf sum, hr_vf sum2)
-{
-    hr_vstore(j->l, hr_vadd(hr_vload(j->l), hr_vadd(sum, sum2)));
-}
-HR_BF16_INLINE void exp_job(const sm_job *j, hr_vf cv)
-{
-    const hr_vf mneg = hr_vset1(j->mneg);
-    hr_vf sum = hr_vzero(), sum2 = hr_vzero();
-    for (int c = 0; c < j->n; c += 2 * VW) exp_unit(j, c, cv, mneg, &sum, &sum2);
-    exp_done(j, sum, sum2);
-}
-
-/* P·V of a full micro-tile (MR rows, the first NV vectors of d) with the next micro-tile's
- * exp passes interleaved, a unit of two vectors every second key pair, so that their
- * reduce, scalef, convert and adds run beside the vdpbf16ps stream rather than as a
- * phase of their own (their FMAs still take the dot pipes' slots). Jobs the key pairs
- * leave unfinished run after. */
-HR_BF16_INLINE void pv_exp_body(int n, const uint16_t *a, int lda, const char *b, ptrdiff_t ldb, float *c, int ldc,
-                                const sm_job *jobs, int nj, hr_vf cv)
-{
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) acc[r][v] = hr_vload(c + r * ldc + v * VW);
-    int ji = 0, jc = 0;
-    hr_vf mneg = hr_vset1(nj ? jobs[0].mneg : 0.0f), sum = hr_vzero(), sum2 = hr_vzero();
-    for (int k = 0; k < n; k++) {
-        hr_vbf bv[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) bv[v] = hr_vbf_load(b + k * ldb + v * 64);
-#pragma GCC unroll 8
-        for (int r = 0; r < MR; r++) {
-            hr_vbf ab = hr_vbf_pair1(a + r * lda + 2 * k);
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) acc[r][v] = hr_vdot_bf16(acc[r][v], ab, bv[v]);
-        }
-        if (k & 1 && ji < nj) {
-            exp_unit(&jobs[ji], jc, cv, mneg, &sum, &sum2);
-            if ((jc += 2 * VW) >= jobs[ji].n) {
-                exp_done(&jobs[ji], sum, sum2);
-                sum = sum2 = hr_vzero(), jc = 0;
-                if (++ji < nj) mneg = hr_vset1(jobs[ji].mneg);
-            }
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) hr_vstore(c + r * ldc + v * VW, acc[r][v]);
-    if (ji < nj && jc) { /* the one job the pairs left half done */
-        for (; jc < jobs[ji].n; jc += 2 * VW) exp_unit(&jobs[ji], jc, cv, mneg, &sum, &sum2);
-        exp_done(&jobs[ji++], sum, sum2);
-    }
-    for (; ji < nj; ji++) exp_job(&jobs[ji], cv);
-}
-static HR_BF16_TARGET void pv_exp(int np, const uint16_t *p, int ldp, const uint16_t *vp, int ldv, float *o, int ldo,
-                                  const sm_job *jobs, int nj, hr_vf cv)
-{
-    pv_exp_body(np, p, ldp, (const char *)vp, (ptrdiff_t)ldv * 2, o, ldo, jobs, nj, cv);
 }
 
 /* A micro-tile's P·V (rows r0 .. r0 + mr, np key pairs of P at p), with the next one's
