@@ -529,13 +529,12 @@ void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row)
         hr_ft_store(w, r, o_row);
         return;
     }
-    if (ot == HR_BF16 && w->dot) { /* the dot paths' CPUs have AVX-512 */
-        hr_ft_dot_store_bf16(w, r, o_row);
-        return;
-    }
     float *o = w->o + (size_t)r * w->dp; /* normalized in place, then rounded once */
     hr_ft_store(w, r, o);
-    hr_dtype_store_row(ot, o, o_row, w->d);
+    if (ot == HR_BF16 && w->dot) /* the dot paths' CPUs have AVX-512 */
+        hr_ft_dot_round_bf16(o, o_row, w->d);
+    else
+        hr_dtype_store_row(ot, o, o_row, w->d);
 }
 
 /* ---- the flash kernel --------------------------------------------------------------- */

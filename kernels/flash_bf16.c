@@ -261,17 +261,12 @@ HR_BF16_TARGET void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, floa
     w->qscale = qscale;
 }
 
-/* hr_ft_store's row, normalized and rounded to bf16 in registers (hr_dtype_store_row's
- * bits: a scalar call per value cost ~1% of causal H16 d64's time). */
-HR_BF16_TARGET void hr_ft_dot_store_bf16(const hr_ft_ws *w, int r, void *o_row)
+/* d floats x (readable up to the next multiple of VW: an O row of w->dp) rounded to bf16
+ * into row as hr_dtype_store_row rounds them, in registers (its scalar call per value
+ * cost ~1% of causal H16 d64's time). */
+HR_BF16_TARGET void hr_ft_dot_round_bf16(const float *x, void *row, int d)
 {
-    const int d = w->d;
-    const float l = hr_vreduce_add(hr_vload(w->l + (size_t)r * VW));
-    const float *o = w->o + (size_t)r * w->dp;
-    const int none = w->end[r] == 0 || !(l > 0.0f); /* no key visible: zeros */
-    const hr_vf inv = hr_vset1(none ? 0.0f : 1.0f / l);
-    for (int c = 0; c < d; c += VW)
-        hr_vstore_bf16_exact_n((uint16_t *)o_row + c, none ? hr_vzero() : hr_vmul(hr_vload(o + c), inv), d - c);
+    for (int c = 0; c < d; c += VW) hr_vstore_bf16_exact_n((uint16_t *)row + c, hr_vload(x + c), d - c);
 }
 
 /* kt word (kp, j) = pair kp of K row j, for nk keys; columns up to the next multiple of
@@ -337,9 +332,6 @@ HR_BF16_INLINE int softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut,
         memset(p, 0, (size_t)ncols * sizeof(uint16_t));
         return 0;
     }
-    /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16 takes no
-     * -inf) for any scale c up to 10^30. */
-    const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
     /* Lazy rescaling: the running max m moves only when a score passes it by more than
      * HR_FT_SLACK (log2 units), so the weights stay <= 2^SLACK (fp32 sums have room to
      * spare) and the row's horizontal max and the O rescale are skipped on most tiles;
@@ -347,6 +339,9 @@ HR_BF16_INLINE int softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut,
     float m_old = w->m[r];
     hr_vf mx = hr_vload(smax);
     if (cut < ncols) {
+        /* Masked: a finite score that still gives 0 after the scaling (hr_vexp2_bf16
+         * takes no -inf) for any scale c up to 10^30. */
+        const float masked = -1e30f / (w->qscale > 1 ? w->qscale : 1);
         for (int c = cut; c < ncols; c++) s[c] = masked;
         /* smax bounds the visible scores from above: where it stays within m + SLACK, m
          * stays and the visible ones need no max of their own */
@@ -372,7 +367,8 @@ HR_BF16_INLINE int softmax_row(hr_ft_ws *w, int r, float *s, int ncols, int cut,
 }
 
 /* A micro-tile's P·V (rows r0 .. r0 + mr, np key pairs of P at p), with the next one's
- * exp jobs in its first NV vectors of d where the tile is full, else before it. */
+ * exp jobs in its first NV vectors of d where the tile is full, else before it; with no
+ * tile (p NULL: the first of a K/V tile) the jobs alone. */
 typedef struct {
     int r0, mr, np;
     const uint16_t *p;
@@ -383,11 +379,12 @@ static HR_BF16_TARGET void pv_run(hr_ft_ws *w, pv_tile t, const sm_job *jobs, in
     const uint16_t *vp = (const uint16_t *)w->vp;
     float *o = w->o + (size_t)t.r0 * dp;
     int c = 0;
-    if (t.mr == MR && dp >= NV * VW) {
+    if (t.p && t.mr == MR && dp >= NV * VW) {
         pv_exp(t.np, t.p, 2 * ld, vp, 2 * dp, o, dp, jobs, nj, cv);
         c = NV * VW;
     } else
         for (int i = 0; i < nj; i++) exp_job(&jobs[i], cv);
+    if (!t.p) return;
     for (; c + NV * VW <= dp; c += NV * VW) pv_wide[t.mr](t.np, t.p, 2 * ld, vp + 2 * c, 2 * dp, o + c, dp);
     for (; c < dp; c += VW) pv_one[t.mr](t.np, t.p, 2 * ld, vp + 2 * c, 2 * dp, o + c, dp);
 }
@@ -435,10 +432,7 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
                 const int cut = w->end[r0 + r] - j0;
                 nj += softmax_row(w, r0 + r, sb + r * ld, nvec * VW, cut < nk ? cut : nk, smax + r * VW, &jobs[nj]);
             }
-            if (prev.p)
-                pv_run(w, prev, jobs, nj, cv);
-            else
-                for (int i = 0; i < nj; i++) exp_job(&jobs[i], cv);
+            pv_run(w, prev, jobs, nj, cv);
             /* Key pairs up to lim: an odd lim's partner has P = 0 in every row. */
             prev = (pv_tile){r0, mr, ceil_div(lim, 2), (const uint16_t *)sb};
             half ^= 1;
@@ -456,7 +450,7 @@ void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn, con
     abort();
 }
 void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk) { abort(); }
-void hr_ft_dot_store_bf16(const hr_ft_ws *w, int r, void *o_row) { abort(); }
+void hr_ft_dot_round_bf16(const float *x, void *row, int d) { abort(); }
 void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk) { abort(); }
 
 #endif

@@ -90,9 +90,10 @@ size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d);
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
 void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);
-/* O row r as hr_ft_store_x writes it to a bf16 row (the same bits), in registers: the
- * dot paths' store (their CPUs have AVX-512). */
-void hr_ft_dot_store_bf16(const hr_ft_ws *w, int r, void *o_row);
+/* d floats (readable up to the next multiple of 16) rounded to a bf16 row as
+ * hr_dtype_store_row rounds them (the same bits), in registers: hr_ft_store_x's for the
+ * dot paths (their CPUs have AVX-512). */
+void hr_ft_dot_round_bf16(const float *x, void *row, int d);
 /* flash_bf16.c's parts: whether this CPU and level run vdpbf16ps (NULL) or why not, and
  * K and V tiles packed as pairs (w->bkvp, w->dp as laid out), both shared with the amx
  * path (bf16dot's online-softmax step is its own; the amx path has its own too, a 32-row
