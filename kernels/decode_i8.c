@@ -371,6 +371,53 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
     }
 }
 
+/* scores_keys for 2 HR_VW keys: the first HR_VW all present, nk2 (1..HR_VW) of the
+ * second; each broadcast of Q serves both key vectors (half scores_keys' broadcasts a
+ * key: vector loads issue 2 a cycle on a Zen 5 and bound that loop). */
+I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk2,
+                        float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
+{
+    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
+    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
+    const unsigned char *kb2 = kb + HR_VW * ksn;
+    for (int b = 0; b < nb; b++) {
+        const unsigned char *blk = kb + b * bb, *blk2 = kb2 + b * bb;
+        pf_step(pq);
+        pf_step(pq);
+        hr_vi ka[8], kc[8];
+        if (q4) {
+            hr_vi_kt_q4(blk + 2, ksn, HR_VW, ka);
+            hr_vi_kt_q4(blk2 + 2, ksn, nk2, kc);
+        } else {
+            hr_vi_kt_q8(blk + 2, ksn, HR_VW, ka);
+            hr_vi_kt_q8(blk2 + 2, ksn, nk2, kc);
+        }
+        hr_vf dk, dv, dk2, dv2;
+        hr_vload_f16_pair(kvs + b * kbp, &dk, &dv);
+        hr_vload_f16_pair(kvs + b * kbp + HR_VW, &dk2, &dv2);
+        hr_vstore(sv + b * kbp, dv);
+        hr_vstore(sv + b * kbp + HR_VW, dv2);
+        for (int r = 0; r < R; r++) {
+            const float *row = qx + (size_t)r * qf;
+            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
+            const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
+            hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
+            for (int i = 0; i < 8; i += 2) {
+                const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
+                x0 = hr_vi_dot(x0, ka[i], q0);
+                y0 = hr_vi_dot(y0, kc[i], q0);
+                x1 = hr_vi_dot(x1, ka[i + 1], q1);
+                y1 = hr_vi_dot(y1, kc[i + 1], q1);
+            }
+            const hr_vf dq = hr_vset1(row[d4 + b]);
+            const hr_vf xi = hr_vi_cvt(hr_vi_add(x0, x1)), yi = hr_vi_cvt(hr_vi_add(y0, y1));
+            float *sr = s + r * kbp;
+            hr_vstore(sr, b ? hr_vfma(xi, hr_vmul(dk, dq), hr_vload(sr)) : hr_vmul(xi, hr_vmul(dk, dq)));
+            hr_vstore(sr + HR_VW, b ? hr_vfma(yi, hr_vmul(dk2, dq), hr_vload(sr + HR_VW)) : hr_vmul(yi, hr_vmul(dk2, dq)));
+        }
+    }
+}
+
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs,
                      const unsigned char *pf, ptrdiff_t psn, int nv AB_P)
@@ -379,7 +426,13 @@ I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char
      * burst (the K loads behind it waiting for fill buffers), now 8.5 lines at a time */
     pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
     if (!(di8_skip(128) && di8_skip(256))) scales_block(c, q4, k0, ksn, v0, vsn, n, kvs);
-    for (int j = 0; j < n; j += HR_VW) {
+    int j0 = 0;
+    if (HR_VW >= 16 && !di8_skip(1) && !di8_skip(2) && !di8_skip(128) && !di8_skip(256))
+        for (; n - j0 > HR_VW; j0 += 2 * HR_VW) {
+            if (n - j0 >= 2 * HR_VW) scores_keys2(c, q4, qx, k0 + j0 * ksn, ksn, HR_VW, s + j0, kvs + j0, sv + j0, &pq AB_A);
+            else scores_keys2(c, q4, qx, k0 + j0 * ksn, ksn, n - j0 - HR_VW, s + j0, kvs + j0, sv + j0, &pq AB_A);
+        }
+    for (int j = j0; j < n; j += HR_VW) {
         if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, kvs + j, sv + j, &pq AB_A);
         else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, kvs + j, sv + j, &pq AB_A);
     }
@@ -476,6 +529,39 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
     }
 }
 
+/* Each phase of the block step is its own function per type (q4 a constant in each):
+ * inlined into one, GCC shared its registers among them and spilled in the loops. */
+#define I8_OWN static __attribute__((noinline)) HR_I8_TARGET
+#define I8_PHASES(T, Q4)                                                                                            \
+    I8_OWN void scores_##T(const dctx *c, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,  \
+                           const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs, const unsigned char *pf, \
+                           ptrdiff_t psn, int nv AB_P)                                                                \
+    {                                                                                                                 \
+        scores_i8(c, Q4, qx, k0, ksn, n, s, v0, vsn, sv, kvs, pf, psn, nv AB_A);                                      \
+    }
+I8_PHASES(q4, 1)
+I8_PHASES(q8, 0)
+#if defined(HR_HAVE_I8PV)
+#define I8_PV_PHASES(T, Q4)                                                                                           \
+    I8_OWN void pv_quant_##T(const dctx *c, const float *s, const float *sv, int n, signed char *w, float *cg,        \
+                             int32_t *co)                                                                             \
+    {                                                                                                                 \
+        pv_quant(c, Q4, s, sv, n, w, cg, co);                                                                         \
+    }                                                                                                                 \
+    I8_OWN void pv_s8_##T(const dctx *c, const signed char *w, const float *cg, const int32_t *co,                    \
+                          const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,         \
+                          ptrdiff_t psn, int n2)                                                                      \
+    {                                                                                                                 \
+        pv_s8(c, Q4, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                        \
+    }
+I8_PV_PHASES(q4, 1)
+I8_PV_PHASES(q8, 0)
+#endif
+I8_OWN void softmax_i8(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
+{
+    block_softmax_rows(c, jb, n, end, s, st);
+}
+
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
                     dstate st, int nv, int n2, int jpf_v, int jpf_k AB_P)
 {
@@ -487,17 +573,18 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     /* hr_decode_i8_sf's last part: nb kbp floats, a K and V scale pair each */
     uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c->R * nb) + 2 * round16((size_t)c->R * nb * ngrp(c)));
     if (di8_skip(64)) nv = n2 = 0;
-    scores_i8(c, q4, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
-              v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    if (!di8_skip(8)) block_softmax_rows(c, jb, n, end, s, st);
+    (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
+                                 v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
+    if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
         float *cg = corr + round16((size_t)c->R * nb);
         int32_t *co = (int32_t *)(cg + round16((size_t)c->R * nb * ngrp(c)));
-        if (!di8_skip(4)) pv_quant(c, q4, s, sv, n, w, cg, co);
+        if (!di8_skip(4)) (q4 ? pv_quant_q4 : pv_quant_q8)(c, s, sv, n, w, cg, co);
         if (!di8_skip(16))
-            pv_s8(c, q4, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+            (q4 ? pv_s8_q4 : pv_s8_q8)(c, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc,
+                                       k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }
 #endif
