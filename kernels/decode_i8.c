@@ -168,6 +168,7 @@
 
 #include "decode_block.h"
 #include "decode_i8pv.h"
+#include "decode_i8sc.h" /* I8_FN, the ablation (di8_skip), qrow_f, the scores */
 #include "vec_int8.h"
 
 static inline const char *env_path(void)
@@ -178,7 +179,6 @@ static inline const char *env_path(void)
 
 #if defined(HR_HAVE_I8DOT)
 
-#define I8_FN static inline __attribute__((always_inline)) HR_I8_TARGET
 #if HR_VW >= 16
 #define RT 4
 #else
@@ -187,37 +187,6 @@ static inline const char *env_path(void)
 #define XG 4
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
 _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
-
-/* Attribution where no hardware counter can be read (as flash.c's HR_FT_ABLATE): a
- * -DHR_DI8_ABLATE build reads HR_DI8_ABLATE=BITS and skips 1 the scores' vpdpbusd, 2 the
- * K transposes (each key's block still loaded; on q4_0 its scores then leave the nibble
- * range and that variant's time means nothing), 4 pv_prep, 8 the softmax, 16 P·V (and
- * its K prefetch), 32 P·V's V loads and conversions (a constant V), 64 the prefetches,
- * 128 the V scales' store (sv), 256 the K scales' use (dk a constant; the pair load
- * serves both, so it goes only with both bits), both also scales_block (before it, the
- * V and K scale gathers). Its results are wrong by design; without the flag di8_skip is
- * 0 and compiles away. */
-#ifdef HR_DI8_ABLATE
-/* The bits read once per block step and passed down as a parameter (AB_P, AB_A) into the
- * inlined phases: a register, so the tests cost the variants nothing measurable. */
-static int di8_bits(void)
-{
-    static int bits = -1; /* a benign race: every thread stores the same value */
-    if (bits < 0) bits = getenv("HR_DI8_ABLATE") ? atoi(getenv("HR_DI8_ABLATE")) : 0;
-    return bits;
-}
-#define AB_P , int ab
-#define AB_A , ab
-#define di8_skip(bit) (ab & (bit))
-#else
-#define AB_P
-#define AB_A
-#define di8_skip(bit) 0
-#endif
-
-/* Per query row, qrow_f floats: the d q8_0 values (int8, in order), the fp32 scale of
- * each block, the int32 correction -off·sum(q) of each block. */
-static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->d / HR_QBLOCK); }
 
 /* P·V by int8 dot products (HR_HAVE_I8PV: AVX-512 and AVX2 builds) unless HEADROOM_DECODE_PV=fp32
  * (the fp32 P·V kept for A/B and the tests). */
@@ -292,151 +261,6 @@ static void i8_quant(const dctx *c, const float *q, float *qx)
     }
 }
 
-/* The K and V block scales of keys [0, n) as stored (fp16), side by side into kvs[b kbp
- * + j] (K's in the low half, V's in the high: one store for both) by scalar loads, up
- * to the next multiple of HR_VW (past n: key n - 1's), so the scores read them HR_VW at
- * a time with one load (hr_vload_f16_pair). They were two vpgatherdd per q block of
- * every HR_VW keys: on a Zen 4 ~40% of q4_0's time at L16384 (the header). scales_rows
- * takes nb as a constant (scales_block's switch), so a key's 2 nb loads and nb stores
- * come without a loop around them (the loop over b, with a store per scale, added ~20
- * instructions a key). */
-I8_FN void scales_rows(int nb, size_t bb, int kbp, const unsigned char *k0, ptrdiff_t ksn,
-                       const unsigned char *v0, ptrdiff_t vsn, int n, int np, uint32_t *kvs)
-{
-    for (int j = 0; j < np; j++) {
-        const int jj = j < n ? j : n - 1;
-        const unsigned char *kr = k0 + jj * ksn, *vr = v0 + jj * vsn;
-        for (int b = 0; b < nb; b++) {
-            uint16_t k, v;
-            memcpy(&k, kr + b * bb, 2);
-            memcpy(&v, vr + b * bb, 2);
-            kvs[(size_t)b * kbp + j] = k | (uint32_t)v << 16;
-        }
-    }
-}
-
-I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_t ksn, const unsigned char *v0,
-                        ptrdiff_t vsn, int n, uint32_t *kvs)
-{
-    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, np = (n + HR_VW - 1) / HR_VW * HR_VW;
-    const size_t bb = QBYTES(q4);
-    switch (nb) {
-    case 2: scales_rows(2, bb, kbp, k0, ksn, v0, vsn, n, np, kvs); break;
-    case 4: scales_rows(4, bb, kbp, k0, ksn, v0, vsn, n, np, kvs); break;
-    case 8: scales_rows(8, bb, kbp, k0, ksn, v0, vsn, n, np, kvs); break;
-    default: scales_rows(nb, bb, kbp, k0, ksn, v0, vsn, n, np, kvs);
-    }
-}
-
-/* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
- * s[r kbp + lane], and the V block scales of the same keys (kvs: scales_block's, at
- * the first key) into sv[b kbp + lane] for pv_prep, as fp32: per block, K transposed (a
- * lane per key), then per row two chains of four vpdpbusd against broadcast dwords of Q,
- * one conversion and one FMA by the block scales. Lanes past nk repeat key nk - 1 (kbp is
- * a multiple of HR_VW: they land in the padding). Each row's partial sum goes through s
- * between blocks (L1, forwarded). pq: the next block's V prefetch, stepped once per q
- * block (a few lines at a time). */
-I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
-{
-    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
-    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
-    for (int b = 0; b < nb; b++) {
-        const unsigned char *blk = kb + b * bb;
-        pf_step(pq);
-        hr_vi kt[8];
-        if (di8_skip(2))
-            for (int i = 0; i < 8; i++)
-                kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
-        else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
-        else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
-        hr_vf dk = hr_vset1(0x1p-7f), dv;
-        if (!(di8_skip(128) && di8_skip(256))) {
-            hr_vload_f16_pair(kvs + b * kbp, &dk, &dv);
-            if (di8_skip(256)) dk = hr_vset1(0x1p-7f);
-            if (!di8_skip(128)) hr_vstore(sv + b * kbp, dv);
-        }
-        for (int r = 0; r < R; r++) {
-            const float *row = qx + (size_t)r * qf;
-            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
-            hr_vi x0 = hr_vi_set1(row + d4 + nb + b), x1 = hr_vi_zero();
-            for (int i = 0; i < 8 && !di8_skip(1); i += 2) {
-                x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
-                x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
-            }
-            const hr_vf sc = hr_vmul(dk, hr_vset1(row[d4 + b])), xi = hr_vi_cvt(hr_vi_add(x0, x1));
-            float *sr = s + r * kbp;
-            hr_vstore(sr, b ? hr_vfma(xi, sc, hr_vload(sr)) : hr_vmul(xi, sc));
-        }
-    }
-}
-
-/* scores_keys for 2 HR_VW keys: the first HR_VW all present, nk2 (1..HR_VW) of the
- * second; each broadcast of Q serves both key vectors (half scores_keys' broadcasts a
- * key: vector loads issue 2 a cycle on a Zen 5 and bound that loop). */
-I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk2,
-                        float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
-{
-    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
-    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
-    const unsigned char *kb2 = kb + HR_VW * ksn;
-    for (int b = 0; b < nb; b++) {
-        const unsigned char *blk = kb + b * bb, *blk2 = kb2 + b * bb;
-        pf_step(pq);
-        pf_step(pq);
-        hr_vi ka[8], kc[8];
-        if (q4) {
-            hr_vi_kt_q4(blk + 2, ksn, HR_VW, ka);
-            hr_vi_kt_q4(blk2 + 2, ksn, nk2, kc);
-        } else {
-            hr_vi_kt_q8(blk + 2, ksn, HR_VW, ka);
-            hr_vi_kt_q8(blk2 + 2, ksn, nk2, kc);
-        }
-        hr_vf dk, dv, dk2, dv2;
-        hr_vload_f16_pair(kvs + b * kbp, &dk, &dv);
-        hr_vload_f16_pair(kvs + b * kbp + HR_VW, &dk2, &dv2);
-        hr_vstore(sv + b * kbp, dv);
-        hr_vstore(sv + b * kbp + HR_VW, dv2);
-        for (int r = 0; r < R; r++) {
-            const float *row = qx + (size_t)r * qf;
-            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
-            const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
-            hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
-            for (int i = 0; i < 8; i += 2) {
-                const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
-                x0 = hr_vi_dot(x0, ka[i], q0);
-                y0 = hr_vi_dot(y0, kc[i], q0);
-                x1 = hr_vi_dot(x1, ka[i + 1], q1);
-                y1 = hr_vi_dot(y1, kc[i + 1], q1);
-            }
-            const hr_vf dq = hr_vset1(row[d4 + b]);
-            const hr_vf xi = hr_vi_cvt(hr_vi_add(x0, x1)), yi = hr_vi_cvt(hr_vi_add(y0, y1));
-            float *sr = s + r * kbp;
-            hr_vstore(sr, b ? hr_vfma(xi, hr_vmul(dk, dq), hr_vload(sr)) : hr_vmul(xi, hr_vmul(dk, dq)));
-            hr_vstore(sr + HR_VW, b ? hr_vfma(yi, hr_vmul(dk2, dq), hr_vload(sr + HR_VW)) : hr_vmul(yi, hr_vmul(dk2, dq)));
-        }
-    }
-}
-
-I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
-                     float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs,
-                     const unsigned char *pf, ptrdiff_t psn, int nv AB_P)
-{
-    /* stepped per q block of every HR_VW keys: at q8_0 34 lines per 16 keys came as one
-     * burst (the K loads behind it waiting for fill buffers), now 8.5 lines at a time */
-    pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
-    if (!(di8_skip(128) && di8_skip(256))) scales_block(c, q4, k0, ksn, v0, vsn, n, kvs);
-    int j0 = 0;
-    if (HR_VW >= 16 && !di8_skip(1) && !di8_skip(2) && !di8_skip(128) && !di8_skip(256))
-        for (; n - j0 > HR_VW; j0 += 2 * HR_VW) {
-            if (n - j0 >= 2 * HR_VW) scores_keys2(c, q4, qx, k0 + j0 * ksn, ksn, HR_VW, s + j0, kvs + j0, sv + j0, &pq AB_A);
-            else scores_keys2(c, q4, qx, k0 + j0 * ksn, ksn, n - j0 - HR_VW, s + j0, kvs + j0, sv + j0, &pq AB_A);
-        }
-    for (int j = j0; j < n; j += HR_VW) {
-        if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, kvs + j, sv + j, &pq AB_A);
-        else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, kvs + j, sv + j, &pq AB_A);
-    }
-}
 
 /* pp[(r nb + b) kbp + j] = P_rj dv_jb for keys [0, n) (dv_jb = sv[b kbp + j], the
  * scale of V row j's block b), and corr[r nb + b] = off · sum_j pp (q4_0's -8). */
