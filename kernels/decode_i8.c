@@ -157,6 +157,26 @@
  * HEADROOM_DECODE_PV=fp32 the path names "P·V FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at
  * the VNNI roof plus 1024 at the FMA roof, 5.3 ns).
  *
+ * On a Zen 5 (2026-11-29; 2 vCPUs at ~4.1 GHz): vector loads issue 2 a cycle (zmm, a
+ * broadcast, vinserti32x4 from memory; scalar ones 4, 3 in all mixed), vpdpbusd 2 (on
+ * the FMA pipes), unpacks and vpandd 4; so the scores' 16-key loop (4 K loads and 8 Q
+ * broadcasts a key) was bound by its loads. A scratch harness timing each phase alone on
+ * a 256-key block in L1 (this source included, H32/8 d128, ns per key and KV head, q4_0 /
+ * q8_0) read: scales_block 0.9 / 1.5, scores 2.5 / 2.7, softmax 0.6 / 0.6, pv_quant 1.3 /
+ * 1.3, pv_s8 1.9 / 1.8, the whole step 7.3 / 8.0 (the phases' sum: no drain between
+ * them); over 64 blocks in L3 with the prefetches 8.2 / 10.9, as the kernel. Built from
+ * it: (1) the phases each an out-of-line function per type (I8_PHASES): inlined into one
+ * (i8_block), GCC spilled in their loops; (2) the scores at the avx512 level 32 keys a step
+ * (scores_keys2: each Q broadcast serves two key vectors; 4 of its loads a key gone); (3)
+ * pf_step's span walked by address (decode_block.h: 11 instructions a line were 1.5 ns a
+ * key at q8_0 with its ~4 lines a key); (4) q4_0 512 keys a block (decode.c). Against
+ * a4aa21e, L16384 one thread, 5 interleaved rounds: (1)+(2) q4_0 9.59 -> 8.62, q8_0 12.85
+ * -> 11.41 ns; (3) q8_0 -2.7%, q4_0 -1.5%; (4) q4_0 -1.5%. Tried, not kept: four chains
+ * of two vpdpbusd per row (q8_0 -7% in one build, -2% in the next: register allocation
+ * in the one big function); (2) without (1) (q4_0 +7%); the V scales in their own pass
+ * after the softmax (q4_0 +8%, q8_0 same); P·V's weights of a row and group as two 64-byte
+ * vectors, each 4 keys' by one vpermt2d where two broadcasts loaded them (+2%); every
+ * other line prefetched (q8_0 +50% from DRAM: the adjacent-line prefetcher does not fill L1).
  * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
  * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
  * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
