@@ -8,6 +8,13 @@
 #include "headroom.h"
 #include "vec.h"
 
+/* A span walked by address: decode_i8.c's steps (q8_0/q4_0 rows back to back, 4 prefetches
+ * a key at q8_0) define it 1 before including this; elsewhere the row walk alone, so the
+ * fp32 steps' code stays as it was (the span's test in their loops cost f32 3-5%). */
+#ifndef HR_DECODE_PF_SPAN
+#define HR_DECODE_PF_SPAN 0
+#endif
+
 #define DECODE_MAX_Q 16      /* query rows per head this kernel accepts            */
 /* The block steps are inlined into every per-type copy of decode_kv.c's block step. */
 #define DECODE_INLINE static inline __attribute__((always_inline))
@@ -156,7 +163,7 @@ DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t p
      * the row walk: the same lines in the same order, yet as one span fp32 at L16384
      * took 15% longer (`headroom ab`, 25 pairs each way; not understood). */
     const size_t rb = c->rb % 64 && psn == (ptrdiff_t)c->rb && nrows > 0 ? c->rb * (size_t)nrows : c->rb;
-    if (rb != c->rb) { /* a span: its lines exactly, walked by address (pf_step's first loop) */
+    if (HR_DECODE_PF_SPAN && rb != c->rb) { /* a span: its lines exactly, walked by address (pf_step's first loop) */
         const uintptr_t a = (uintptr_t)pf & ~(uintptr_t)63, e = ((uintptr_t)pf + rb - 1) | 63;
         return (pf_seq){(const unsigned char *)a, psn, rb, 0, 0, (int)((e + 1 - a) / 64), steps > 0 ? steps : 1, 0, 1};
     }
@@ -175,7 +182,7 @@ DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + 
 
 DECODE_INLINE void pf_step(pf_seq *q)
 {
-    if (q->span) { /* 4 instructions a line, where the row walk's took 11 (q8_0: 1.5 ns a key) */
+    if (HR_DECODE_PF_SPAN && q->span) { /* 4 instructions a line, where the row walk's took 11 (q8_0: 1.5 ns a key) */
         for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps, q->row += 64)
             __builtin_prefetch(q->row, 0, HR_DECODE_PF_HINT);
         return;

@@ -186,6 +186,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define HR_DECODE_PF_SPAN 1 /* decode_block.h's pf_step walks a span of rows by address */
 #include "decode_block.h"
 #include "decode_i8pv.h"
 #include "decode_i8sc.h" /* I8_FN, the ablation (di8_skip), qrow_f, the scores */
