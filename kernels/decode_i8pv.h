@@ -198,7 +198,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
     if (r < nr) ot[r][i] = hr_vfma(hr_vi_cvt(a##r##i), cv[r], ot[r][i]);
 #define PV_ROW(r, jj)                                               \
     if (r < nr) {                                                   \
-        const hr_vi wv = hr_vi_set2(w0[r] + (jj), w1[r] + (jj), q4); \
+        const hr_vi wv = hr_vi_set2(wj0 + r * ws, wj1 + r * ws, q4); \
         hr_vi_dot_ip(&a##r##0, u[0], wv);                           \
         hr_vi_dot_ip(&a##r##1, u[1], wv);                           \
         hr_vi_dot_ip(&a##r##2, u[2], wv);                           \
@@ -229,12 +229,11 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
     hr_vf ot[PV_RT][4];
     for (int r = 0; r < nr; r++) hr_vf_tile_load(acc + (size_t)(r0 + r) * c->dp, b, b2, q4, ot[r]);
     const ptrdiff_t o1 = (ptrdiff_t)(b2 - b) * (ptrdiff_t)bb;
-    const signed char *w0[PV_RT], *w1[PV_RT]; /* the rows' weights of blocks b and b2 */
-    for (int r = 0; r < PV_RT; r++) {
-        const int rr = r < nr ? r0 + r : r0;
-        w0[r] = w + ((size_t)rr * nb + b) * kbp;
-        w1[r] = w + ((size_t)rr * nb + b2) * kbp;
-    }
+    /* the rows' weights of blocks b and b2: row r0's and a row stride, so a 4-key step
+     * addresses all 8 from two pointers and the stride (8 pointers were spilled and
+     * reloaded every step) */
+    const signed char *w0 = w + ((size_t)r0 * nb + b) * kbp;
+    const ptrdiff_t ws = (ptrdiff_t)nb * kbp, w1 = (ptrdiff_t)(b2 - b) * kbp;
     const unsigned char *vb = v0 + (size_t)b * bb + 2;
     for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
         const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
@@ -249,12 +248,14 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
         for (int j = g0; j < gf; j += 4) {
             if (pq) pf_step(pq);
             const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
+            const signed char *wj0 = w0 + j, *wj1 = wj0 + w1;
             PV_QUAD(k, j);
         }
         if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
             if (pq) pf_step(pq);
             const unsigned char *k[4];
             for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
+            const signed char *wj0 = w0 + gf, *wj1 = wj0 + w1;
             PV_QUAD(k, gf);
         }
         hr_vf cv[PV_RT];
