@@ -67,44 +67,6 @@ I8_FN void scales_rows(int nb, size_t bb, int kbp, const unsigned char *k0, ptrd
     }
 }
 
-#if HR_VW == 16
-/* scales_rows for q4_0 at d 128 by vectors (the 4 scales of a 72-byte row at bytes 0, 18,
- * 36, 54: words 0, 9, 18, 27 of its first 64 bytes): per key one 64-byte load of its K
- * row and one of its V row, and one vpermt2w placing its 4 K | V dwords at dword 4 b + t
- * (t the key's slot in a group of 4); 4 keys OR-ed into a vector whose 128-bit lane b
- * holds block b of the 4 keys, then a 4 x 4 lane transpose of 4 such vectors gives block
- * b of 16 keys a vector: 2 loads, a permute and ~1.5 other ops a key, where the scalar
- * pass took 8 loads, 4 stores and ~10 other instructions. q8_0's 136-byte rows need two
- * loads each for their 4 scales (at 0, 34, 68, 102), and that way ran 2-6% slower. */
-I8_FN void scales_q4_d128(int kbp, const unsigned char *k0, ptrdiff_t ksn, const unsigned char *v0, ptrdiff_t vsn,
-                          int n, int np, uint32_t *kvs)
-{
-    __m512i idx; /* output word w: block b = w / 8, K's word 9 b (even w) or V's (odd: 32 + 9 b) */
-    {
-        uint16_t ix[32];
-        for (int w = 0; w < 32; w++) ix[w] = (uint16_t)((w & 1) * 32 + 9 * (w / 8));
-        idx = _mm512_loadu_si512(ix);
-    }
-    for (int j0 = 0; j0 < np; j0 += 16) {
-        __m512i a[4];
-        for (int m = 0; m < 4; m++) {
-            a[m] = _mm512_setzero_si512();
-            for (int t = 0; t < 4; t++) {
-                const int j = j0 + 4 * m + t, jj = j < n ? j : n - 1;
-                const __mmask32 keep = 0x03030303u << (2 * t); /* words 8 b + 2 t, + 1 */
-                a[m] = _mm512_or_si512(a[m], _mm512_maskz_permutex2var_epi16(keep, _mm512_loadu_si512(k0 + jj * ksn), idx,
-                                                                               _mm512_loadu_si512(v0 + jj * vsn)));
-            }
-        }
-        const __m512i t0 = _mm512_shuffle_i32x4(a[0], a[1], 0x44), t1 = _mm512_shuffle_i32x4(a[0], a[1], 0xEE);
-        const __m512i t2 = _mm512_shuffle_i32x4(a[2], a[3], 0x44), t3 = _mm512_shuffle_i32x4(a[2], a[3], 0xEE);
-        _mm512_storeu_si512(kvs + j0, _mm512_shuffle_i32x4(t0, t2, 0x88));
-        _mm512_storeu_si512(kvs + (size_t)kbp + j0, _mm512_shuffle_i32x4(t0, t2, 0xDD));
-        _mm512_storeu_si512(kvs + 2 * (size_t)kbp + j0, _mm512_shuffle_i32x4(t1, t3, 0x88));
-        _mm512_storeu_si512(kvs + 3 * (size_t)kbp + j0, _mm512_shuffle_i32x4(t1, t3, 0xDD));
-    }
-}
-#endif
 
 I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_t ksn, const unsigned char *v0,
                         ptrdiff_t vsn, int n, uint32_t *kvs)
@@ -112,8 +74,11 @@ I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, np = (n + HR_VW - 1) / HR_VW * HR_VW;
     const size_t bb = QBYTES(q4);
 #if HR_VW == 16
+    /* q4_0 at d 128 by vectors (vec_int8.h's hr_vi_q4_scales: 2 loads, a permute and ~1.5
+     * other ops a key where this pass takes 8 loads, 4 stores and ~10 other instructions;
+     * q8_0's 136-byte rows need two loads each that way, and it ran 2-6% slower) */
     if (q4 && nb == 4) {
-        scales_q4_d128(kbp, k0, ksn, v0, vsn, n, np, kvs);
+        hr_vi_q4_scales(k0, ksn, v0, vsn, n, np, kvs, (size_t)kbp);
         return;
     }
 #endif

@@ -31,6 +31,9 @@
  *   hr_vload_f16_pair(p, lo, hi)  HR_VW dwords at p, each two fp16 (low half, high
  *                              half), to fp32: decode_i8.c's K and V block scales of
  *                              HR_VW keys, stored side by side by one scalar store
+ *   hr_vi_q4_scales(k, ksn, v, vsn, n, np, out, os)  (AVX-512 only) the same dwords of
+ *                              q4_0 rows of d 128, keys [0, np) (a multiple of 16; past n
+ *                              key n - 1), K's scale low and V's high, block b's at out + b os
  */
 
 #include <stdint.h>
@@ -285,6 +288,36 @@ HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
 }
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm512_abs_ps(x); }
 /* one vpermw gathers the 16 low halves into the lower 256 bits, the high into the upper */
+/* q4_0 rows of d 128 (72 bytes: the 4 scales at bytes 0, 18, 36, 54, words 0, 9, 18, 27
+ * of the first 64): per key one 64-byte load of its K row and one of its V row, and one
+ * vpermt2w placing its 4 K | V dwords at dword 4 b + t (t its slot in a group of 4); 4
+ * keys OR-ed into a vector whose 128-bit lane b holds block b of the 4 keys, then a 4 x 4
+ * lane transpose of 4 such vectors gives block b of 16 keys a vector. */
+HR_I8_INLINE void hr_vi_q4_scales(const unsigned char *k, ptrdiff_t ksn, const unsigned char *v, ptrdiff_t vsn,
+                                  int n, int np, uint32_t *out, size_t os)
+{
+    uint16_t ix[32]; /* word w: K's word 9 (w / 8), odd w V's (32 + ...) */
+    for (int w = 0; w < 32; w++) ix[w] = (uint16_t)((w & 1) * 32 + 9 * (w / 8));
+    const __m512i idx = _mm512_loadu_si512(ix);
+    for (int j0 = 0; j0 < np; j0 += 16) {
+        __m512i a[4];
+        for (int m = 0; m < 4; m++) {
+            a[m] = _mm512_setzero_si512();
+            for (int t = 0; t < 4; t++) {
+                const int j = j0 + 4 * m + t < n ? j0 + 4 * m + t : n - 1;
+                const __mmask32 keep = 0x03030303u << (2 * t); /* words 8 b + 2 t, + 1 */
+                a[m] = _mm512_or_si512(a[m], _mm512_maskz_permutex2var_epi16(keep, _mm512_loadu_si512(k + j * ksn), idx,
+                                                                               _mm512_loadu_si512(v + j * vsn)));
+            }
+        }
+        const __m512i t0 = _mm512_shuffle_i32x4(a[0], a[1], 0x44), t1 = _mm512_shuffle_i32x4(a[0], a[1], 0xEE);
+        const __m512i t2 = _mm512_shuffle_i32x4(a[2], a[3], 0x44), t3 = _mm512_shuffle_i32x4(a[2], a[3], 0xEE);
+        _mm512_storeu_si512(out + j0, _mm512_shuffle_i32x4(t0, t2, 0x88));
+        _mm512_storeu_si512(out + os + j0, _mm512_shuffle_i32x4(t0, t2, 0xDD));
+        _mm512_storeu_si512(out + 2 * os + j0, _mm512_shuffle_i32x4(t1, t3, 0x88));
+        _mm512_storeu_si512(out + 3 * os + j0, _mm512_shuffle_i32x4(t1, t3, 0xDD));
+    }
+}
 HR_I8_INLINE void hr_vload_f16_pair(const uint32_t *p, hr_vf *lo, hr_vf *hi)
 {
     const __m512i idx = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1, 30, 28, 26, 24,
