@@ -170,7 +170,7 @@
  * (scores_keys2: each Q broadcast serves two key vectors; 4 of its loads a key gone); (3)
  * pf_step's span walked by address (decode_block.h: 11 instructions a line were 1.5 ns a
  * key at q8_0 with its ~4 lines a key); (4) q4_0 512 keys a block (decode.c); (5)
- * q4_0's scales at d 128 by vectors (decode_i8sc.h's scales_q4_d128: 0.9 -> 0.3 ns in the
+ * q4_0's scales at d 128 by vectors (vec_int8.h's hr_vi_q4_scales: 0.9 -> 0.3 ns in the
  * harness). Against a4aa21e, L16384 one thread, 5 interleaved rounds: (1)+(2) q4_0 9.59
  * -> 8.62, q8_0 12.85 -> 11.41 ns; (3) q8_0 -2.7%, q4_0 -1.5%; (4) q4_0 -1.5%; (5) q4_0
  * -4.3%; `headroom ab` of a4aa21e and (1)-(4), 11 pairs, L4096 / L16384 at one and two
