@@ -1,0 +1,128 @@
+/* i8phases.c — decode_i8.c's int8 block step (q8_0/q4_0 caches) timed phase by phase on
+ * one 256-key block, H32/8 d128 (4 query rows a KV head), its source included so that every
+ * phase runs as the kernel compiles it; where no hardware counter can be read this says
+ * where a key's nanoseconds go (README, "On a Zen 5: the int8 step's phases out of line").
+ * Each phase alone, IT calls in a row (the data in L1/L2): scales+scores, the softmax,
+ * pv_quant, P·V; then the whole step over NBLK blocks (in L1/L2 at 1, in L3 at 64) with
+ * the next block's prefetches (PF 1) or none (0). Medians of 9 repetitions, ns per key and
+ * KV head. Built and run by scripts/decode-i8-phases.sh against build/native's objects.
+ * usage: i8phases q4_0|q8_0 [NBLK [PF]] */
+#define HR_DECODE_PF_COPY 1
+#define HR_DECODE_PF_HINT 3
+#define HR_I8_STEP hr_phases_i8
+#include "decode_i8.c"
+
+#include <stdio.h>
+#include <time.h>
+
+#if !defined(HR_HAVE_I8PV)
+int main(void)
+{
+    fprintf(stderr, "i8phases: this build level has no int8 P·V (a native AVX-512 or AVX2 build)\n");
+    return 2;
+}
+#else
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+static int cmpd(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+enum { N = 256, IT = 2000, REP = 9 };
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "q4_0") && strcmp(argv[1], "q8_0"))) {
+        fprintf(stderr, "usage: i8phases q4_0|q8_0 [NBLK [PF]]\n");
+        return 2;
+    }
+    const int q4 = !strcmp(argv[1], "q4_0"), nblk = argc > 2 ? atoi(argv[2]) : 1, pf = argc > 3 ? atoi(argv[3]) : 1;
+    if (nblk < 1 || nblk > 4096) {
+        fprintf(stderr, "i8phases: NBLK must be 1..4096\n");
+        return 2;
+    }
+    if (!hr_cpu_i8dot()) {
+        fprintf(stderr, "i8phases: this CPU has no VNNI (vpdpbusd)\n");
+        return 2;
+    }
+    hr_problem p = {0};
+    p.batch = 1, p.heads = 32, p.kv_heads = 8, p.seq_q = 1, p.seq_kv = N, p.d_head = 128;
+    p.kv_dtype = q4 ? HR_Q4_0 : HR_Q8_0;
+    dctx c = {0};
+    c.p = &p, c.G = 4, c.R = 4, c.d = 128, c.dp = 128, c.kb = N, c.kbp = N, c.kt = p.kv_dtype, c.i8 = 2;
+    c.rb = hr_dtype_row_bytes(p.kv_dtype, 128);
+    const size_t rb = c.rb, blk = rb * N;
+    unsigned char *K = aligned_alloc(64, blk * nblk + 64), *V = aligned_alloc(64, blk * nblk + 64);
+    srand(1);
+    float x[128];
+    for (int j = 0; j < N; j++)
+        for (int kv = 0; kv < 2; kv++) { /* normal values, stored as the cache type stores them */
+            for (int i = 0; i < 128; i++) {
+                const float u1 = (rand() + 1.0f) / (RAND_MAX + 2.0f), u2 = rand() / (float)RAND_MAX;
+                x[i] = sqrtf(-2 * logf(u1)) * cosf(6.2831853f * u2);
+            }
+            hr_dtype_store_row(p.kv_dtype, x, (kv ? V : K) + j * rb, 128);
+        }
+    for (int b = 1; b < nblk; b++) memcpy(K + b * blk, K, blk), memcpy(V + b * blk, V, blk);
+    float *q = aligned_alloc(64, 4 * 128 * sizeof(float)), *qx = aligned_alloc(64, i8_qf(&c) * sizeof(float) + 64);
+    for (int i = 0; i < 512; i++) q[i] = (rand() / (float)RAND_MAX - 0.5f) * 0.3f;
+    i8_quant(&c, q, qx);
+    const size_t sf = round16((size_t)c.R * c.kbp) + i8_sf(&c), nb = 4;
+    float *s = aligned_alloc(64, sf * sizeof(float) + 64);
+    memset(s, 0, sf * sizeof(float));
+    /* block_i8's carving of the scores block */
+    float *pp = s + round16((size_t)c.R * c.kbp), *sv = pp + round16((size_t)c.R * nb * c.kbp);
+    float *corr = sv + round16(nb * c.kbp), *cg = corr + round16((size_t)c.R * nb);
+    uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c.R * nb) + 2 * round16((size_t)c.R * nb * ngrp(&c)));
+    int32_t *co = (int32_t *)(cg + round16((size_t)c.R * nb * ngrp(&c)));
+    signed char *w = (signed char *)pp;
+    float m[4], l[4] = {0}, *acc = aligned_alloc(64, 4 * 128 * sizeof(float)), s0[4 * N];
+    memset(acc, 0, 4 * 128 * sizeof(float));
+    const dstate st = {m, l, acc};
+    const int end[1] = {N};
+    double t[5][REP];
+    for (int rep = 0; rep < REP; rep++) {
+        const double t0 = now();
+        for (int i = 0; i < IT; i++) (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
+        const double t1 = now();
+        memcpy(s0, s, sizeof s0); /* the softmax sees the same scores every call */
+        for (int i = 0; i < IT; i++) {
+            memcpy(s, s0, sizeof s0);
+            m[0] = m[1] = m[2] = m[3] = -INFINITY;
+            softmax_i8(&c, 0, N, end, s, st);
+        }
+        const double t2 = now();
+        for (int i = 0; i < IT; i++) memcpy(s, s0, sizeof s0); /* the copies' share, taken out */
+        const double t3 = now();
+        for (int i = 0; i < IT; i++) (q4 ? pv_quant_q4 : pv_quant_q8)(&c, s, sv, N, w, cg, co);
+        const double t4 = now();
+        for (int i = 0; i < IT; i++) (q4 ? pv_s8_q4 : pv_s8_q8)(&c, w, cg, co, V, rb, N, acc, V, rb, 0);
+        const double t5 = now();
+        for (int i = 0; i < IT; i++) {
+            const unsigned char *kb = K + (size_t)(i % nblk) * blk, *vb = V + (size_t)(i % nblk) * blk;
+            const size_t nx = (size_t)((i + 1) % nblk) * blk;
+            (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0);
+            m[0] = m[1] = m[2] = m[3] = -INFINITY;
+            softmax_i8(&c, 0, N, end, s, st);
+            (q4 ? pv_quant_q4 : pv_quant_q8)(&c, s, sv, N, w, cg, co);
+            (q4 ? pv_s8_q4 : pv_s8_q8)(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pf ? N : 0);
+        }
+        const double t6 = now(), k = 1e9 / ((double)IT * N);
+        t[0][rep] = (t1 - t0) * k, t[1][rep] = ((t2 - t1) - (t3 - t2)) * k, t[2][rep] = (t4 - t3) * k;
+        t[3][rep] = (t5 - t4) * k, t[4][rep] = (t6 - t5) * k;
+    }
+    static const char *const name[5] = {"scales+scores", "softmax", "pv_quant", "P.V (pv_s8)", "whole step"};
+    printf("%s, H32/8 d128, 256-key blocks, ns per key and KV head (medians of %d):", argv[1], REP);
+    for (int i = 0; i < 5; i++) {
+        qsort(t[i], REP, sizeof(double), cmpd);
+        printf("%s %s %.2f", i ? "," : "", name[i], t[i][REP / 2]);
+    }
+    printf(" (%d block%s, prefetch %s)\n", nblk, nblk > 1 ? "s" : "", pf ? "on" : "off");
+    return acc[0] != acc[0]; /* NaN: something broke */
+}
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# decode-i8-phases.sh — decode's int8 block step (q8_0/q4_0) timed phase by phase
+# (scripts/cputime/i8phases.c, decode_i8.c's source included), for each type: the phases
+# alone and the whole step with its data in cache (1 block), then over 64 blocks (in L3)
+# with and without the prefetches. Needs a native build (make NATIVE=1) on a CPU with VNNI;
+# writes the tool under build/cputime/. Take the lock other timers use:
+#   flock /tmp/hr-timing.lock scripts/decode-i8-phases.sh
+set -eu
+cd "$(dirname "$0")/.."
+out=build/cputime
+mkdir -p "$out"
+objs=$(ls build/native/kernels/*.o build/native/harness/base/*.o build/native/harness/measure/*.o \
+          build/native/harness/formats/*.o build/native/harness/analyses/*.o)
+pkgs="libcjson inih"
+pkg-config --exists openblas && pkgs="$pkgs openblas"
+gcc -O3 -falign-loops=64 -march=native -std=c11 -D_GNU_SOURCE -fopenmp -Ikernels -Iharness/base -Iharness/measure \
+    -Ibuild/native $(pkg-config --cflags $pkgs) scripts/cputime/i8phases.c $objs -o "$out/i8phases" \
+    $(pkg-config --libs $pkgs) -lm
+for t in q4_0 q8_0; do
+    "$out/i8phases" $t 1 1
+    "$out/i8phases" $t 64 1
+    "$out/i8phases" $t 64 0
+done
