@@ -179,7 +179,11 @@
  * in the one big function); (2) without (1) (q4_0 +7%); the V scales in their own pass
  * after the softmax (q4_0 +8%, q8_0 same); P·V's weights of a row and group as two 64-byte
  * vectors, each 4 keys' by one vpermt2d where two broadcasts loaded them (+2%); every
- * other line prefetched (q8_0 +50% from DRAM: the adjacent-line prefetcher does not fill L1).
+ * other line prefetched (q8_0 +50% from DRAM: the adjacent-line prefetcher does not fill L1);
+ * P·V's V in d order (per block of 4 keys vinserti32x4 loads, one vpermd or vpermt2d and a
+ * vpshufb; each block's weights a plain broadcast, no merge-masked loads, the fp32 tile
+ * without hr_vf_tr4): an asm copy of its step ran 19% faster, compiled it was q4_0 the
+ * same (+3% in the kernel) and q8_0 +12% in the phase harness.
  * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
  * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
  * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
