@@ -173,8 +173,8 @@
  * q4_0's scales at d 128 by vectors (vec_int8.h's hr_vi_q4_scales: 0.9 -> 0.3 ns in the
  * harness). Against a4aa21e, L16384 one thread, 5 interleaved rounds: (1)+(2) q4_0 9.59
  * -> 8.62, q8_0 12.85 -> 11.41 ns; (3) q8_0 -2.7%, q4_0 -1.5%; (4) q4_0 -1.5%; (5) q4_0
- * -4.3%; `headroom ab` of a4aa21e and (1)-(4), 11 pairs, L4096 / L16384 at one and two
- * threads: -9.7 to -16.3%, all 8 rows significant. Tried, not kept: four chains
+ * -4.3%; `headroom ab` of a4aa21e and (1)-(5), 11 pairs, L4096 / L16384 at one and two
+ * threads: -12.4 to -19.3%, all 8 rows significant. Tried, not kept: four chains
  * of two vpdpbusd per row (q8_0 -7% in one build, -2% in the next: register allocation
  * in the one big function); (2) without (1) (q4_0 +7%); the V scales in their own pass
  * after the softmax (q4_0 +8%, q8_0 same); P·V's weights of a row and group as two 64-byte
