@@ -167,8 +167,8 @@ DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t p
         const uintptr_t a = (uintptr_t)pf & ~(uintptr_t)63, e = ((uintptr_t)pf + rb - 1) | 63;
         return (pf_seq){(const unsigned char *)a, psn, rb, 0, 0, (int)((e + 1 - a) / 64), steps > 0 ? steps : 1, 0, 1};
     }
-    const int lpr = (int)((rb + 63) / 64) + (rb % 64 != 0);
-    return (pf_seq){pf, psn, rb, lpr, 0, nrows * lpr, steps > 0 ? steps : 1, 0, 0};
+    const int rows = rb == c->rb ? nrows : 1, lpr = (int)((rb + 63) / 64) + (rb % 64 != 0);
+    return (pf_seq){pf, psn, rb, lpr, 0, rows * lpr, steps > 0 ? steps : 1, 0, 0};
 }
 
 /* pf_step's calls per 4 keys of a scores pass whose row tiles of rt rows each step it
