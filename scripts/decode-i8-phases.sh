@@ -9,13 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=build/cputime
 mkdir -p "$out"
-objs=$(ls build/native/kernels/*.o build/native/harness/base/*.o build/native/harness/measure/*.o \
-          build/native/harness/formats/*.o build/native/harness/analyses/*.o)
-pkgs="libcjson inih"
-pkg-config --exists openblas && pkgs="$pkgs openblas"
-gcc -O3 -falign-loops=64 -march=native -std=c11 -D_GNU_SOURCE -fopenmp -Ikernels -Iharness/base -Iharness/measure \
-    -Ibuild/native $(pkg-config --cflags $pkgs) scripts/cputime/i8phases.c $objs -o "$out/i8phases" \
-    $(pkg-config --libs $pkgs) -lm
+scripts/cputime/build.sh scripts/cputime/i8phases.c "$out/i8phases" -O3 -falign-loops=64 -march=native
 for t in q4_0 q8_0; do
     "$out/i8phases" $t 1 1
     "$out/i8phases" $t 64 1

@@ -16,12 +16,7 @@ cd "$(dirname "$0")/.."
 passes=${1:-3}
 out=build/cputime
 mkdir -p "$out"
-objs=$(ls build/native/kernels/*.o build/native/harness/base/*.o build/native/harness/measure/*.o \
-          build/native/harness/formats/*.o build/native/harness/analyses/*.o)
-pkgs="libcjson inih"
-pkg-config --exists openblas && pkgs="$pkgs openblas"
-gcc -O2 -std=c11 -D_GNU_SOURCE -fopenmp -Ikernels -Iharness/base -Iharness/measure -Ibuild/native \
-    $(pkg-config --cflags $pkgs) scripts/cputime/calls.c $objs -o "$out/calls" $(pkg-config --libs $pkgs) -lm
+scripts/cputime/build.sh scripts/cputime/calls.c "$out/calls"
 gcc -O3 -fopenmp scripts/cputime/roof.c -o "$out/roof"
 log="$out/flash-bf16.log"
 : > "$log"
