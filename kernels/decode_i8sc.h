@@ -67,7 +67,6 @@ I8_FN void scales_rows(int nb, size_t bb, int kbp, const unsigned char *k0, ptrd
     }
 }
 
-
 I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_t ksn, const unsigned char *v0,
                         ptrdiff_t vsn, int n, uint32_t *kvs)
 {
