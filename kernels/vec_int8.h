@@ -87,30 +87,40 @@ HR_I8_INLINE void hr_vi_tr8(const __m512i r[8], hr_vi *out)
         out[4 + i] = _mm512_permutex2var_epi64(u[i], hi, u[4 + i]);
     }
 }
+/* The offset of row p (0..7) at stride s, for base + index * scale addressing: s, 3 s, 5 s
+ * and 7 s as the index registers. The full-vector loads below take the stride through
+ * an empty asm first, so that GCC keeps no per-row offsets live across the caller's loop:
+ * it had hoisted all 16 and spilled them, and each load then took a reload and an add
+ * (scores_keys2 on a Zen 5: q4_0 -6%, q8_0 -2%, the harness scripts/decode-i8-phases.sh). */
+HR_I8_INLINE ptrdiff_t hr_vi_row8(ptrdiff_t s, ptrdiff_t s3, ptrdiff_t s5, ptrdiff_t s7, int p)
+{
+    return p == 0 ? 0 : p == 1 ? s : p == 2 ? 2 * s : p == 3 ? s3 : p == 4 ? 4 * s : p == 5 ? s5 : p == 6 ? 2 * s3 : s7;
+}
 HR_I8_INLINE void hr_vi_kt_q8(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
 {
     __m512i r[8];
-    for (int p = 0; p < 8; p++) {
-        const unsigned char *lo = b + (p < nk ? p : nk - 1) * stride, *hi = b + (p + 8 < nk ? p + 8 : nk - 1) * stride;
-        r[p] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)lo)),
-                                  _mm256_loadu_si256((const __m256i *)hi), 1);
-    }
+    if (nk == HR_VW) {
+        __asm__("" : "+r"(stride));
+        const ptrdiff_t s3 = 3 * stride, s5 = 5 * stride, s7 = 7 * stride;
+        const unsigned char *b8 = b + 8 * stride;
+        for (int p = 0; p < 8; p++) {
+            const ptrdiff_t o = hr_vi_row8(stride, s3, s5, s7, p);
+            r[p] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(b + o))),
+                                      _mm256_loadu_si256((const __m256i *)(b8 + o)), 1);
+        }
+    } else
+        for (int p = 0; p < 8; p++) {
+            const unsigned char *lo = b + (p < nk ? p : nk - 1) * stride, *hi = b + (p + 8 < nk ? p + 8 : nk - 1) * stride;
+            r[p] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)lo)),
+                                      _mm256_loadu_si256((const __m256i *)hi), 1);
+        }
     hr_vi_tr8(r, out);
     for (int i = 0; i < 8; i++) out[i] = _mm512_xor_si512(out[i], _mm512_set1_epi8((char)0x80));
 }
 /* r[p] holds keys p, p + 4, p + 8, p + 12 (16 bytes each); a 4 x 4 dword transpose per
  * 128 bits puts key 4m + p in lane 4m + p. */
-HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
+HR_I8_INLINE void hr_vi_kt_q4r(const __m512i r[4], hr_vi *out)
 {
-    __m512i r[4];
-    for (int p = 0; p < 4; p++) {
-        const unsigned char *k[4];
-        for (int m = 0; m < 4; m++) k[m] = b + (4 * m + p < nk ? 4 * m + p : nk - 1) * stride;
-        __m512i x = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)k[0]));
-        x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k[1]), 1);
-        x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k[2]), 2);
-        r[p] = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k[3]), 3);
-    }
     const __m512i t0 = _mm512_unpacklo_epi32(r[0], r[1]), t1 = _mm512_unpackhi_epi32(r[0], r[1]);
     const __m512i t2 = _mm512_unpacklo_epi32(r[2], r[3]), t3 = _mm512_unpackhi_epi32(r[2], r[3]);
     const __m512i c[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2), _mm512_unpacklo_epi64(t1, t3),
@@ -120,6 +130,33 @@ HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, 
         out[i] = _mm512_and_si512(c[i], m4);
         out[4 + i] = _mm512_and_si512(_mm512_srli_epi16(c[i], 4), m4);
     }
+}
+HR_I8_INLINE __m512i hr_vi_load4x16(const unsigned char *k0, const unsigned char *k1, const unsigned char *k2,
+                                    const unsigned char *k3)
+{
+    __m512i x = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)k0));
+    x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k1), 1);
+    x = _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k2), 2);
+    return _mm512_inserti32x4(x, _mm_loadu_si128((const __m128i *)k3), 3);
+}
+HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
+{
+    __m512i r[4];
+    if (nk == HR_VW) { /* as hr_vi_kt_q8: keys 4 m + p from 4 bases (keys 0, 4, 8, 12) */
+        __asm__("" : "+r"(stride));
+        const ptrdiff_t s3 = 3 * stride;
+        const unsigned char *b4 = b + 4 * stride, *b8 = b + 8 * stride, *b12 = b4 + 8 * stride;
+        for (int p = 0; p < 4; p++) {
+            const ptrdiff_t o = hr_vi_row8(stride, s3, 0, 0, p);
+            r[p] = hr_vi_load4x16(b + o, b4 + o, b8 + o, b12 + o);
+        }
+    } else
+        for (int p = 0; p < 4; p++) {
+            const unsigned char *k[4];
+            for (int m = 0; m < 4; m++) k[m] = b + (4 * m + p < nk ? 4 * m + p : nk - 1) * stride;
+            r[p] = hr_vi_load4x16(k[0], k[1], k[2], k[3]);
+        }
+    hr_vi_kt_q4r(r, out);
 }
 HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 {
