@@ -110,11 +110,52 @@ static inline size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK
  * first multiplied by 2^64, exactly, so w is what exact arithmetic gives. */
 static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f ? 0x1p64f : 1.0f; }
 
+/* NG (4, 2 or 1, a constant) whole groups of GK keys from key g0 of row r's sr and
+ * block b's svb, as pv_quant's comment says: their maxima and weight sums reduced
+ * together (hr_vf_max4, hr_vi_add4: absent groups' lanes are zero and unused). */
+HR_I8_INLINE void pv_quant_groups(int NG, const float *sr, const float *svb, int g0, signed char *wr, float *cgr,
+                                  int32_t *cor, int off)
+{
+    hr_vf x[4][4], m[4];
+    for (int k = 0; k < 4; k++) {
+        if (k >= NG) {
+            m[k] = hr_vzero();
+            continue;
+        }
+        for (int i = 0; i < 4; i++)
+            x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
+        m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
+    }
+    float amax[4];
+    int32_t sum[4];
+    hr_vf_max4(m, amax);
+    hr_vi ws[4];
+    for (int k = 0; k < 4; k++) {
+        if (k >= NG) {
+            ws[k] = hr_vi_zero();
+            continue;
+        }
+        const float sc = pv_prescale(amax[k]);
+        if (sc != 1.0f)
+            for (int i = 0; i < 4; i++) x[k][i] = hr_vmul(x[k][i], hr_vset1(sc));
+        const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
+        hr_vi wi[4];
+        for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
+        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + g0 + k * GK, wi), wi);
+        cgr[k] = amax[k] / 127.0f;
+    }
+    hr_vi_add4(ws, sum);
+    for (int k = 0; k < NG; k++) cor[k] = -off * sum[k];
+}
+
 /* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
  * x_j = P_rj dv_jb, c = max_g |x_j| / 127, w_j = round(x_j / c) into
  * w[(r nb + b) kbp + j] (keys n .. n rounded up to 4 get 0), c into cg[(r nb + b) ng +
  * grp] and -off·sum_g w_j into co[same] (off 128 for q8_0's V + 128, 8 for q4_0's
- * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. */
+ * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. Whole
+ * groups go 4 at a time, then 2, then 1 (pv_quant_groups; a 128-key block had taken the
+ * general loop below for all its groups, +0.7 ns a key on a Zen 5); a last short group
+ * takes the general loop. */
 HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int n, signed char *w, float *cg,
                     int32_t *co)
 {
@@ -123,36 +164,14 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
         for (int b = 0; b < nb; b++) {
             const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
             signed char *wr = w + ((size_t)r * nb + b) * kbp;
-            for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
-                /* four whole groups (every group of a full 256-key block): their maxima and
-                 * sums reduced together; a block's last short groups take the general loop */
-                if (n - g0 >= 4 * GK) {
-                    hr_vf x[4][4], m[4];
-                    for (int k = 0; k < 4; k++) {
-                        for (int i = 0; i < 4; i++)
-                            x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
-                        m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
-                    }
-                    float amax[4];
-                    int32_t sum[4];
-                    hr_vf_max4(m, amax);
-                    hr_vi ws[4];
-                    for (int k = 0; k < 4; k++) {
-                        const float sc = pv_prescale(amax[k]);
-                        if (sc != 1.0f)
-                            for (int i = 0; i < 4; i++) x[k][i] = hr_vmul(x[k][i], hr_vset1(sc));
-                        const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
-                        hr_vi wi[4];
-                        for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-                        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + g0 + k * GK, wi), wi);
-                        cg[((size_t)r * nb + b) * ng + grp + k] = amax[k] / 127.0f;
-                    }
-                    hr_vi_add4(ws, sum);
-                    for (int k = 0; k < 4; k++) co[((size_t)r * nb + b) * ng + grp + k] = -off * sum[k];
-                    g0 += 3 * GK, grp += 3;
-                    continue;
-                }
-                const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / HR_VW * HR_VW;
+            float *cgr = cg + ((size_t)r * nb + b) * ng;
+            int32_t *cor = co + ((size_t)r * nb + b) * ng;
+            int g0 = 0, grp = 0;
+            for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4) pv_quant_groups(4, sr, svb, g0, wr, cgr + grp, cor + grp, off);
+            if (n - g0 >= 2 * GK) pv_quant_groups(2, sr, svb, g0, wr, cgr + grp, cor + grp, off), g0 += 2 * GK, grp += 2;
+            if (n - g0 >= GK) pv_quant_groups(1, sr, svb, g0, wr, cgr + grp, cor + grp, off), g0 += GK, grp++;
+            if (g0 < n) { /* the last short group */
+                const int ge = n, gf = g0 + (ge - g0) / HR_VW * HR_VW;
                 hr_vf vm = hr_vzero();
                 for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
                 float amax = hr_vreduce_max(vm);
@@ -168,8 +187,8 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
                 }
                 int sum = hr_vi_reduce_add(vs);
                 for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * sc * id);
-                cg[((size_t)r * nb + b) * ng + grp] = amax / 127.0f;
-                co[((size_t)r * nb + b) * ng + grp] = -off * sum;
+                cgr[grp] = amax / 127.0f;
+                cor[grp] = -off * sum;
             }
             for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
         }

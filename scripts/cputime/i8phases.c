@@ -1,12 +1,13 @@
 /* i8phases.c — decode_i8.c's int8 block step (q8_0/q4_0 caches) timed phase by phase on
- * one 256-key block, H32/8 d128 (4 query rows a KV head), its source included so that every
- * phase runs as the kernel compiles it; where no hardware counter can be read this says
- * where a key's nanoseconds go (README, "On a Zen 5: the int8 step's phases out of line").
+ * one block of KEYS keys (unless given, the kernel's at the avx512 level: q4_0 512, q8_0
+ * 128), H32/8 d128 (4 query rows a KV head), its source included so that every phase runs
+ * as the kernel compiles it; where no hardware counter can be read this says where a
+ * key's nanoseconds go (README, "On a Zen 5: the int8 step's phases out of line").
  * Each phase alone, IT calls in a row (the data in L1/L2): scales+scores, the softmax,
  * pv_quant, P·V; then the whole step over NBLK blocks (in L1/L2 at 1, in L3 at 64) with
  * the next block's prefetches (PF 1) or none (0). Medians of 9 repetitions, ns per key and
  * KV head. Built and run by scripts/decode-i8-phases.sh against build/native's objects.
- * usage: i8phases q4_0|q8_0 [NBLK [PF]] */
+ * usage: i8phases q4_0|q8_0 [NBLK [PF [KEYS]]] */
 #define HR_DECODE_PF_COPY 1
 #define HR_DECODE_PF_HINT 3
 #define HR_I8_STEP hr_phases_i8
@@ -33,15 +34,20 @@ static int cmpd(const void *a, const void *b)
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-enum { N = 256, IT = 2000, REP = 9 };
+enum { NMAX = 1024, IT = 2000, REP = 9 };
 
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "q4_0") && strcmp(argv[1], "q8_0"))) {
-        fprintf(stderr, "usage: i8phases q4_0|q8_0 [NBLK [PF]]\n");
+        fprintf(stderr, "usage: i8phases q4_0|q8_0 [NBLK [PF [KEYS]]]\n");
         return 2;
     }
     const int q4 = !strcmp(argv[1], "q4_0"), nblk = argc > 2 ? atoi(argv[2]) : 1, pf = argc > 3 ? atoi(argv[3]) : 1;
+    const int N = argc > 4 ? atoi(argv[4]) : q4 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8; /* the kernel's, avx512 */
+    if (N < 64 || N > NMAX || N % 64) {
+        fprintf(stderr, "i8phases: KEYS must be a multiple of 64 in 64..%d\n", NMAX);
+        return 2;
+    }
     if (nblk < 1 || nblk > 4096) {
         fprintf(stderr, "i8phases: NBLK must be 1..4096\n");
         return 2;
@@ -81,7 +87,7 @@ int main(int argc, char **argv)
     uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c.R * nb) + 2 * round16((size_t)c.R * nb * ngrp(&c)));
     int32_t *co = (int32_t *)(cg + round16((size_t)c.R * nb * ngrp(&c)));
     signed char *w = (signed char *)pp;
-    float m[4], l[4] = {0}, *acc = aligned_alloc(64, 4 * 128 * sizeof(float)), s0[4 * N];
+    float m[4], l[4] = {0}, *acc = aligned_alloc(64, 4 * 128 * sizeof(float)), s0[4 * NMAX];
     memset(acc, 0, 4 * 128 * sizeof(float));
     const dstate st = {m, l, acc};
     const int end[1] = {N};
@@ -90,14 +96,14 @@ int main(int argc, char **argv)
         const double t0 = now();
         for (int i = 0; i < IT; i++) (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
         const double t1 = now();
-        memcpy(s0, s, sizeof s0); /* the softmax sees the same scores every call */
+        memcpy(s0, s, 4 * N * sizeof(float)); /* the softmax sees the same scores every call */
         for (int i = 0; i < IT; i++) {
-            memcpy(s, s0, sizeof s0);
+            memcpy(s, s0, 4 * N * sizeof(float));
             m[0] = m[1] = m[2] = m[3] = -INFINITY;
             softmax_i8(&c, 0, N, end, s, st);
         }
         const double t2 = now();
-        for (int i = 0; i < IT; i++) memcpy(s, s0, sizeof s0); /* the copies' share, taken out */
+        for (int i = 0; i < IT; i++) memcpy(s, s0, 4 * N * sizeof(float)); /* the copies' share, taken out */
         const double t3 = now();
         for (int i = 0; i < IT; i++) (q4 ? pv_quant_q4 : pv_quant_q8)(&c, s, sv, N, w, cg, co);
         const double t4 = now();
@@ -117,7 +123,7 @@ int main(int argc, char **argv)
         t[3][rep] = (t5 - t4) * k, t[4][rep] = (t6 - t5) * k;
     }
     static const char *const name[5] = {"scales+scores", "softmax", "pv_quant", "P.V (pv_s8)", "whole step"};
-    printf("%s, H32/8 d128, 256-key blocks, ns per key and KV head (medians of %d):", argv[1], REP);
+    printf("%s, H32/8 d128, %d-key blocks, ns per key and KV head (medians of %d):", argv[1], N, REP);
     for (int i = 0; i < 5; i++) {
         qsort(t[i], REP, sizeof(double), cmpd);
         printf("%s %s %.2f", i ? "," : "", name[i], t[i][REP / 2]);
