@@ -113,9 +113,13 @@ static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f
 /* NG (4, 2 or 1, a constant) whole groups of GK keys from key g0 of row r's sr and
  * block b's svb, as pv_quant's comment says: their maxima and weight sums reduced
  * together (hr_vf_max4, hr_vi_add4: absent groups' lanes are zero and unused). */
-HR_I8_INLINE void pv_quant_groups(int NG, const float *sr, const float *svb, int g0, signed char *wr, float *cgr,
-                                  int32_t *cor, int off)
+HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float *svb, int g0, signed char *wr,
+                                  float *cgr, int32_t *cor, int kbp, int ng, int off)
 {
+    /* slot k: group k of the row and block, or (PAIR, NG 4) group k & 1 of block k >> 1
+     * (the next block's V scales and weights kbp on, its c and correction ng on) */
+#define PVQ_G(k) (PAIR ? ((k) & 1) : (k))
+#define PVQ_B(k) (PAIR ? ((k) >> 1) : 0)
     hr_vf x[4][4], m[4];
     for (int k = 0; k < 4; k++) {
         if (k >= NG) {
@@ -123,7 +127,8 @@ HR_I8_INLINE void pv_quant_groups(int NG, const float *sr, const float *svb, int
             continue;
         }
         for (int i = 0; i < 4; i++)
-            x[k][i] = hr_vmul(hr_vload(sr + g0 + k * GK + i * HR_VW), hr_vload(svb + g0 + k * GK + i * HR_VW));
+            x[k][i] = hr_vmul(hr_vload(sr + g0 + PVQ_G(k) * GK + i * HR_VW),
+                              hr_vload(svb + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK + i * HR_VW));
         m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
     }
     float amax[4];
@@ -141,11 +146,13 @@ HR_I8_INLINE void pv_quant_groups(int NG, const float *sr, const float *svb, int
         const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
         hr_vi wi[4];
         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + g0 + k * GK, wi), wi);
-        cgr[k] = amax[k] / 127.0f;
+        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK, wi), wi);
+        cgr[PVQ_B(k) * ng + PVQ_G(k)] = amax[k] / 127.0f;
     }
     hr_vi_add4(ws, sum);
-    for (int k = 0; k < NG; k++) cor[k] = -off * sum[k];
+    for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = -off * sum[k];
+#undef PVQ_G
+#undef PVQ_B
 }
 
 /* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
@@ -154,12 +161,17 @@ HR_I8_INLINE void pv_quant_groups(int NG, const float *sr, const float *svb, int
  * grp] and -off·sum_g w_j into co[same] (off 128 for q8_0's V + 128, 8 for q4_0's
  * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. Whole
  * groups go 4 at a time, then 2, then 1 (pv_quant_groups; a 128-key block had taken the
- * general loop below for all its groups, +0.7 ns a key on a Zen 5); a last short group
- * takes the general loop. */
+ * general loop below for all its groups, +0.7 ns a key on a Zen 5), and where a row and
+ * block has exactly 2, two blocks' go together (q8_0's 128-key blocks at AVX-512: 1.63
+ * -> 1.48 ns a key in the phase harness, the kernel -1.1 / -0.5% at L16384 / L4096, 7
+ * interleaved rounds); a last short group takes the general loop. */
 HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int n, signed char *w, float *cg,
                     int32_t *co)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
+    /* exactly 2 whole groups a row and block (128-key blocks at AVX-512): blocks b and
+     * b + 1 in one pv_quant_groups, so its reductions are not half empty */
+    const int pair = n / GK == 2 && nb % 2 == 0;
     for (int r = 0; r < c->R; r++)
         for (int b = 0; b < nb; b++) {
             const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
@@ -167,9 +179,15 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
             float *cgr = cg + ((size_t)r * nb + b) * ng;
             int32_t *cor = co + ((size_t)r * nb + b) * ng;
             int g0 = 0, grp = 0;
-            for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4) pv_quant_groups(4, sr, svb, g0, wr, cgr + grp, cor + grp, off);
-            if (n - g0 >= 2 * GK) pv_quant_groups(2, sr, svb, g0, wr, cgr + grp, cor + grp, off), g0 += 2 * GK, grp += 2;
-            if (n - g0 >= GK) pv_quant_groups(1, sr, svb, g0, wr, cgr + grp, cor + grp, off), g0 += GK, grp++;
+            if (pair) {
+                if (b % 2 == 0) pv_quant_groups(4, 1, sr, svb, 0, wr, cgr, cor, kbp, ng, off);
+                g0 = 2 * GK, grp = 2;
+            }
+            for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4)
+                pv_quant_groups(4, 0, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off);
+            if (n - g0 >= 2 * GK)
+                pv_quant_groups(2, 0, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += 2 * GK, grp += 2;
+            if (n - g0 >= GK) pv_quant_groups(1, 0, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += GK, grp++;
             if (g0 < n) { /* the last short group */
                 const int ge = n, gf = g0 + (ge - g0) / HR_VW * HR_VW;
                 hr_vf vm = hr_vzero();
