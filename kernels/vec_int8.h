@@ -197,7 +197,9 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127), hr_vi_store4_i8 4 vectors';
  * hr_vi_store4_i8 returns the packed vector (bytes in pack order), hr_vi_sum4(c, x) the 4 vectors'
  * sum in int32 lanes (AVX-512 from c by vpdpbusd); hr_vf_maxabs(a, b) max(|a|, |b|) lane-wise;
- * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once. */
+ * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once,
+ * into the 4 lanes of an xmm (kept in registers: pv_quant's scales and corrections come
+ * from them by vector ops); hr_vf_lane4(x, k) lane k of such an xmm in every lane. */
 #define HR_HAVE_I8PV 1
 HR_I8_INLINE void hr_vi_vt_tr(const __m512i K[4], hr_vi out[4])
 {
@@ -305,23 +307,25 @@ HR_I8_INLINE int hr_vi_reduce_add(hr_vi x) { return _mm512_reduce_add_epi32(x); 
 /* out[k] = the max of x[k]'s lanes, the int32 sum of y[k]'s, four at once: 128-bit lanes
  * transposed (6 shuffles, 3 ops: lane L holds 4 partials of vector L), then 2 in-lane
  * steps (~15 ops and one store for four, ~8 and a move for each _mm512_reduce_*) */
-HR_I8_INLINE void hr_vf_max4(const hr_vf x[4], float out[4])
+HR_I8_INLINE __m128 hr_vf_max4(const hr_vf x[4])
 {
     const __m512 t0 = _mm512_max_ps(_mm512_shuffle_f32x4(x[0], x[1], 0x44), _mm512_shuffle_f32x4(x[0], x[1], 0xEE));
     const __m512 t1 = _mm512_max_ps(_mm512_shuffle_f32x4(x[2], x[3], 0x44), _mm512_shuffle_f32x4(x[2], x[3], 0xEE));
     __m512 m = _mm512_max_ps(_mm512_shuffle_f32x4(t0, t1, 0x88), _mm512_shuffle_f32x4(t0, t1, 0xDD));
     m = _mm512_max_ps(m, _mm512_permute_ps(m, 0x4E));
     m = _mm512_max_ps(m, _mm512_permute_ps(m, 0xB1));
-    _mm_storeu_ps(out, _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m)));
+    return _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m));
 }
-HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
+/* lane k (a constant) of x in every lane */
+HR_I8_INLINE hr_vf hr_vf_lane4(__m128 x, int k) { return _mm512_permutexvar_ps(_mm512_set1_epi32(k), _mm512_castps128_ps512(x)); }
+HR_I8_INLINE __m128i hr_vi_add4(const hr_vi y[4])
 {
     const __m512i t0 = _mm512_add_epi32(_mm512_shuffle_i32x4(y[0], y[1], 0x44), _mm512_shuffle_i32x4(y[0], y[1], 0xEE));
     const __m512i t1 = _mm512_add_epi32(_mm512_shuffle_i32x4(y[2], y[3], 0x44), _mm512_shuffle_i32x4(y[2], y[3], 0xEE));
     __m512i m = _mm512_add_epi32(_mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xDD));
     m = _mm512_add_epi32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0x4E));
     m = _mm512_add_epi32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xB1));
-    _mm_storeu_si128((__m128i *)out, _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m)));
+    return _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 8, 4, 0), m));
 }
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm512_abs_ps(x); }
 /* one vpermw gathers the 16 low halves into the lower 256 bits, the high into the upper */
@@ -582,22 +586,23 @@ HR_I8_INLINE int hr_vi_reduce_add(hr_vi x)
 /* four reductions at once: 128-bit halves paired (lane h: vector 2 k + h's partials),
  * then dwords 0/2 against 1/3 of two vectors, then neighbours; vector k ends in lane
  * k & 1, dword k & 2 */
-HR_I8_INLINE void hr_vf_max4(const hr_vf x[4], float out[4])
+HR_I8_INLINE __m128 hr_vf_max4(const hr_vf x[4])
 {
     const __m256 t0 = _mm256_max_ps(_mm256_permute2f128_ps(x[0], x[1], 0x20), _mm256_permute2f128_ps(x[0], x[1], 0x31));
     const __m256 t1 = _mm256_max_ps(_mm256_permute2f128_ps(x[2], x[3], 0x20), _mm256_permute2f128_ps(x[2], x[3], 0x31));
     __m256 m = _mm256_max_ps(_mm256_shuffle_ps(t0, t1, 0x88), _mm256_shuffle_ps(t0, t1, 0xDD));
     m = _mm256_max_ps(m, _mm256_permute_ps(m, 0xB1));
-    _mm_storeu_ps(out, _mm256_castps256_ps128(_mm256_permutevar8x32_ps(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0))));
+    return _mm256_castps256_ps128(_mm256_permutevar8x32_ps(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0)));
 }
-HR_I8_INLINE void hr_vi_add4(const hr_vi y[4], int32_t out[4])
+HR_I8_INLINE hr_vf hr_vf_lane4(__m128 x, int k) { return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(x), _mm256_set1_epi32(k)); }
+HR_I8_INLINE __m128i hr_vi_add4(const hr_vi y[4])
 {
     const __m256i t0 = _mm256_add_epi32(_mm256_permute2x128_si256(y[0], y[1], 0x20), _mm256_permute2x128_si256(y[0], y[1], 0x31));
     const __m256i t1 = _mm256_add_epi32(_mm256_permute2x128_si256(y[2], y[3], 0x20), _mm256_permute2x128_si256(y[2], y[3], 0x31));
     const __m256 a = _mm256_castsi256_ps(t0), b = _mm256_castsi256_ps(t1);
     __m256i m = _mm256_add_epi32(_mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88)), _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xDD)));
     m = _mm256_add_epi32(m, _mm256_shuffle_epi32(m, 0xB1));
-    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0))));
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 4, 2, 6, 0, 0, 0, 0)));
 }
 HR_I8_INLINE hr_vf hr_vabs(hr_vf x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
 HR_I8_INLINE hr_vf hr_vf_maxabs(hr_vf a, hr_vf b) { return _mm256_max_ps(hr_vabs(a), hr_vabs(b)); }
