@@ -134,13 +134,12 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
                               hr_vload(svb + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK + i * HR_VW));
         m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
     }
-    const __m128 am = hr_vf_max4(m);
+    const hr_x4 am = hr_vf_max4(m);
     /* 127 / amax for the 4 groups by one vdivps (0 where amax is 0), in registers: the
      * maxima had gone through a float[4] to 4 scalar divisions and back */
-    const __m128 pos = _mm_cmpgt_ps(am, _mm_setzero_ps());
-    if (__builtin_expect(_mm_movemask_ps(_mm_and_ps(pos, _mm_cmplt_ps(am, _mm_set1_ps(0x1p-64f)))) != 0, 0)) {
+    if (__builtin_expect(hr_x4_tiny(am, 0x1p-64f) != 0, 0)) {
         float amax[4]; /* a tiny maximum somewhere: pv_prescale's exact path, group by group */
-        _mm_storeu_ps(amax, am);
+        hr_x4_store(amax, am);
         hr_vi ws[4];
         for (int k = 0; k < 4; k++) {
             if (k >= NG) {
@@ -157,11 +156,11 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
             cgr[PVQ_B(k) * ng + PVQ_G(k)] = amax[k] / 127.0f;
         }
         int32_t sum[4];
-        _mm_storeu_si128((__m128i *)sum, hr_vi_add4(ws));
+        hr_xi4_store(sum, hr_vi_add4(ws));
         for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = -off * sum[k];
         return;
     }
-    const __m128 id4 = _mm_and_ps(pos, _mm_div_ps(_mm_set1_ps(127.0f), am)), c4 = _mm_div_ps(am, _mm_set1_ps(127.0f));
+    const hr_x4 id4 = hr_x4_rdiv(127.0f, am), c4 = hr_x4_div(am, 127.0f);
     hr_vi ws[4];
     for (int k = 0; k < 4; k++) {
         if (k >= NG) {
@@ -173,15 +172,15 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
         ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK, wi), wi);
     }
-    const __m128i co4 = _mm_mullo_epi32(hr_vi_add4(ws), _mm_set1_epi32(-off));
+    const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
     if (NG == 4 && !PAIR) {
-        _mm_storeu_ps(cgr, c4);
-        _mm_storeu_si128((__m128i *)cor, co4);
+        hr_x4_store(cgr, c4);
+        hr_xi4_store(cor, co4);
     } else {
         float cv[4];
         int32_t ov[4];
-        _mm_storeu_ps(cv, c4);
-        _mm_storeu_si128((__m128i *)ov, co4);
+        hr_x4_store(cv, c4);
+        hr_xi4_store(ov, co4);
         for (int k = 0; k < NG; k++) cgr[PVQ_B(k) * ng + PVQ_G(k)] = cv[k], cor[PVQ_B(k) * ng + PVQ_G(k)] = ov[k];
     }
 #undef PVQ_G
