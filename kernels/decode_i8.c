@@ -184,6 +184,23 @@
  * vpshufb; each block's weights a plain broadcast, no merge-masked loads, the fp32 tile
  * without hr_vf_tr4): an asm copy of its step ran 19% faster, compiled it was q4_0 the
  * same (+3% in the kernel) and q8_0 +12% in the phase harness.
+ * Then, with the harness taking the block size (i8phases KEYS): (6) the scores' 16 K rows
+ * addressed from 2 or 4 bases and 1, 3, 5, 7 strides (vec_int8.h's hr_vi_row8; GCC had
+ * spilled 16 offsets and reloaded one per K load): scores q4_0 2.82 -> 2.69, q8_0 4.05
+ * -> 3.93; (7) q8_0 128 keys a block (decode.c: its K and V rows, 34 KiB, stay in L1
+ * between the passes; scores 4.1 -> 3.4 ns at 128 keys) once pv_quant took 2 or 1 whole
+ * groups with the vector reductions (a 128-key block had gone through its general loop:
+ * 2.0 -> 1.65 ns), then two blocks' pairs of groups together (1.48) and the group
+ * scales by xmm ops (1.35). `headroom ab` of 9f207c4 and (6)-(7), 31 ABBA pairs: q8_0
+ * -8.2 / -12.3% at one thread (L4096 / L16384), -3.9 / -14.7% at two, all significant;
+ * q4_0 -0.9 to -7.1% (same or noise); the avx2 level (21 pairs) same or noise. Tried
+ * there, not kept: one vpdpbusd chain per key vector (no faster: the vpdpbusd replaced
+ * by two vpaddd each ran as fast, so they do not bind the scores), dq folded in by a
+ * broadcast operand; q8_0's scales by two vpermt2w a key or by vpgatherdd (+0.1 / +0.3
+ * ns); q4_0's scales 32 keys at a time right before their scores (harness -1.7%, the
+ * kernel the same); the 4 rows' softmax passes interleaved (-0.05 ns); a constant or
+ * branch-free prefetch count per step (q8_0 +8 to +18% from DRAM, the branch-free one
+ * slower in cache too; not understood).
  * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
  * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
  * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
