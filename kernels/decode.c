@@ -502,17 +502,17 @@ static const char *decode_applicable(const hr_problem *p)
  * keeps 64 (not measured). */
 static int decode_default_block(const hr_problem *p, const hr_machine *m, int threads)
 {
-    /* q4_0's int8 step at the avx512 level: 512 keys (the block's fixed work, ~0.2 µs,
+    /* The int8 step at the avx512 level: q4_0 512 keys (the block's fixed work, ~0.2 µs,
      * over twice the keys; on a Zen 5, 5 interleaved rounds, H32/8 d128: -1.5 / -1.4%
-     * at L16384 T1 / T2, -3.6% at L4096 T1; q8_0's 272-byte key pairs lost 5% there) */
-    if (p->kv_dtype == HR_Q4_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
-    /* q8_0's there: 128 keys, so that a block's K and V rows (34 KiB at d 128) stay in
+     * at L16384 T1 / T2, -3.6% at L4096 T1; q8_0's 272-byte key pairs lost 5% there);
+     * q8_0 128 keys, so that a block's K and V rows (34 KiB at d 128) stay in
      * L1 between its passes (scripts/decode-i8-phases.sh: the scores took 4.1 ns a key
      * at 256 keys, 3.4 at 128); it paid once pv_quant took whole groups 2 and 1 at a
      * time (a 128-key block had gone through its general loop, +0.7 ns a key). Zen 5,
      * 5 interleaved rounds, H32/8 d128, against 256: L16384 T1 10.2 / 11.1, T2 5.0 / 5.4
      * ns a key, L4096 T1 9.9 / 10.4 (64 keys: 10.6) */
-    if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0)) return DECODE_BLOCK_KV_Q8;
+    if ((p->kv_dtype == HR_Q4_0 || p->kv_dtype == HR_Q8_0) && HR_VW >= 16 && hr_decode_i8_pick(p->kv_dtype))
+        return p->kv_dtype == HR_Q4_0 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8;
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;

@@ -269,6 +269,28 @@ static size_t i8_sf(const dctx *c)
            2 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's pairs */
 }
 
+/* Where block_i8 keeps its buffers inside the scores block s, after the R kbp scores (the
+ * layout i8_sf sizes): pp (P·dv, or the int8 P·V's weights as bytes), sv (V block scales),
+ * corr, cg and co (per row, block and group: c and the offset correction), kvs (the K and
+ * V scale pairs). The phase harness (scripts/cputime/i8phases.c) takes the same. */
+typedef struct {
+    float *pp, *sv, *corr, *cg;
+    int32_t *co;
+    uint32_t *kvs;
+} i8_bufs;
+static i8_bufs i8_carve(const dctx *c, float *s)
+{
+    const size_t nb = (size_t)c->d / HR_QBLOCK, R = (size_t)c->R, kbp = (size_t)c->kbp;
+    i8_bufs u;
+    u.pp = s + round16(R * kbp);
+    u.sv = u.pp + round16(R * nb * kbp);
+    u.corr = u.sv + round16(nb * kbp);
+    u.cg = u.corr + round16(R * nb);
+    u.co = (int32_t *)(u.cg + round16(R * nb * ngrp(c)));
+    u.kvs = (uint32_t *)(u.cg + 2 * round16(R * nb * ngrp(c)));
+    return u;
+}
+
 static const char *i8_path(hr_dtype t)
 {
     const int on = i8_on(t);
@@ -436,11 +458,9 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     const float *qx = q + round16((size_t)c->R * c->dp);
-    const size_t nb = (size_t)c->d / HR_QBLOCK;
-    float *pp = s + round16((size_t)c->R * c->kbp), *sv = pp + round16((size_t)c->R * nb * c->kbp);
-    float *corr = sv + round16(nb * c->kbp);
-    /* hr_decode_i8_sf's last part: nb kbp floats, a K and V scale pair each */
-    uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c->R * nb) + 2 * round16((size_t)c->R * nb * ngrp(c)));
+    const i8_bufs u = i8_carve(c, s);
+    float *pp = u.pp, *sv = u.sv, *corr = u.corr;
+    uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
     (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
                                  v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
@@ -448,8 +468,8 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
-        float *cg = corr + round16((size_t)c->R * nb);
-        int32_t *co = (int32_t *)(cg + round16((size_t)c->R * nb * ngrp(c)));
+        float *cg = u.cg;
+        int32_t *co = u.co;
         if (!di8_skip(4)) (q4 ? pv_quant_q4 : pv_quant_q8)(c, s, sv, n, w, cg, co);
         if (!di8_skip(16))
             (q4 ? pv_s8_q4 : pv_s8_q8)(c, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc,

@@ -138,7 +138,10 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
     /* 127 / amax for the 4 groups by one vdivps (0 where amax is 0), in registers: the
      * maxima had gone through a float[4] to 4 scalar divisions and back */
     if (__builtin_expect(hr_x4_tiny(am, 0x1p-64f) != 0, 0)) {
-        float amax[4]; /* a tiny maximum somewhere: pv_prescale's exact path, group by group */
+        /* a tiny maximum somewhere: pv_prescale's exact path, group by group (its own
+         * copy of the loop below: folded into it as a per-group branch, pv_quant took
+         * 1.35 -> 1.52 ns a key in the phase harness, q8_0 and q4_0 alike) */
+        float amax[4];
         hr_x4_store(amax, am);
         hr_vi ws[4];
         for (int k = 0; k < 4; k++) {

@@ -78,15 +78,14 @@ int main(int argc, char **argv)
     float *q = aligned_alloc(64, 4 * 128 * sizeof(float)), *qx = aligned_alloc(64, i8_qf(&c) * sizeof(float) + 64);
     for (int i = 0; i < 512; i++) q[i] = (rand() / (float)RAND_MAX - 0.5f) * 0.3f;
     i8_quant(&c, q, qx);
-    const size_t sf = round16((size_t)c.R * c.kbp) + i8_sf(&c), nb = 4;
+    const size_t sf = round16((size_t)c.R * c.kbp) + i8_sf(&c);
     float *s = aligned_alloc(64, sf * sizeof(float) + 64);
     memset(s, 0, sf * sizeof(float));
-    /* block_i8's carving of the scores block */
-    float *pp = s + round16((size_t)c.R * c.kbp), *sv = pp + round16((size_t)c.R * nb * c.kbp);
-    float *corr = sv + round16(nb * c.kbp), *cg = corr + round16((size_t)c.R * nb);
-    uint32_t *kvs = (uint32_t *)(corr + round16((size_t)c.R * nb) + 2 * round16((size_t)c.R * nb * ngrp(&c)));
-    int32_t *co = (int32_t *)(cg + round16((size_t)c.R * nb * ngrp(&c)));
-    signed char *w = (signed char *)pp;
+    const i8_bufs u = i8_carve(&c, s); /* block_i8's buffers in the scores block */
+    float *sv = u.sv, *cg = u.cg;
+    uint32_t *kvs = u.kvs;
+    int32_t *co = u.co;
+    signed char *w = (signed char *)u.pp;
     float m[4], l[4] = {0}, *acc = aligned_alloc(64, 4 * 128 * sizeof(float)), s0[4 * NMAX];
     memset(acc, 0, 4 * 128 * sizeof(float));
     const dstate st = {m, l, acc};
