@@ -296,7 +296,7 @@ static const char *i8_path(hr_dtype t)
     const int on = i8_on(t);
     if (!on) return NULL;
     if (on == 2)
-        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)"
+        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V " HR_I8_DOT " (P·dv u8 per " GK_S " keys, s8 where a V scale < 0)"
                             : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V FMA"
                         : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V FMA";
@@ -424,29 +424,50 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
  * inlined into one, GCC shared its registers among them and spilled in the loops. */
 #define I8_OWN static __attribute__((noinline)) HR_I8_TARGET
 #define I8_PHASES(T, Q4)                                                                                            \
-    I8_OWN void scores_##T(const dctx *c, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,  \
-                           const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs, const unsigned char *pf, \
-                           ptrdiff_t psn, int nv AB_P)                                                                \
+    I8_OWN int scores_##T(const dctx *c, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,   \
+                          const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs, const unsigned char *pf,  \
+                          ptrdiff_t psn, int nv AB_P)                                                                 \
     {                                                                                                                 \
-        scores_i8(c, Q4, qx, k0, ksn, n, s, v0, vsn, sv, kvs, pf, psn, nv AB_A);                                      \
+        return scores_i8(c, Q4, qx, k0, ksn, n, s, v0, vsn, sv, kvs, pf, psn, nv AB_A);                               \
     }
 I8_PHASES(q4, 1)
 I8_PHASES(q8, 0)
 #if defined(HR_HAVE_I8PV)
-#define I8_PV_PHASES(T, Q4)                                                                                           \
+/* q8u: q8_0 where a block's V scales all are >= 0 (scores_q8 says): u8 weights, V signed */
+#define I8_PV_PHASES(T, Q4, U8)                                                                                       \
     I8_OWN void pv_quant_##T(const dctx *c, const float *s, const float *sv, int n, signed char *w, float *cg,        \
                              int32_t *co)                                                                             \
     {                                                                                                                 \
-        pv_quant(c, Q4, s, sv, n, w, cg, co);                                                                         \
+        pv_quant(c, Q4, U8, s, sv, n, w, cg, co);                                                                     \
     }                                                                                                                 \
     I8_OWN void pv_s8_##T(const dctx *c, const signed char *w, const float *cg, const int32_t *co,                    \
                           const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,         \
                           ptrdiff_t psn, int n2)                                                                      \
     {                                                                                                                 \
-        pv_s8(c, Q4, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                        \
+        pv_s8(c, Q4, U8, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                    \
     }
-I8_PV_PHASES(q4, 1)
-I8_PV_PHASES(q8, 0)
+I8_PV_PHASES(q4, 1, 0)
+I8_PV_PHASES(q8, 0, 0)
+#if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
+I8_PV_PHASES(q8u, 0, 1)
+#endif
+/* The int8 P·V's two phases for a block step: q4_0's, q8_0's, or q8_0's with u8 weights
+ * where the scores pass found every V scale of the block >= 0 (vpos; block_i8 and the
+ * phase harness take it from here). */
+typedef struct {
+    void (*quant)(const dctx *, const float *, const float *, int, signed char *, float *, int32_t *);
+    void (*s8)(const dctx *, const signed char *, const float *, const int32_t *, const unsigned char *, ptrdiff_t, int,
+               float *, const unsigned char *, ptrdiff_t, int);
+} i8_pv;
+static i8_pv i8_pv_pick(int q4, int vpos)
+{
+#if !defined(HR_I8_EMU)
+    if (vpos && !q4) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
+#else
+    (void)vpos;
+#endif
+    return q4 ? (i8_pv){pv_quant_q4, pv_s8_q4} : (i8_pv){pv_quant_q8, pv_s8_q8};
+}
 #endif
 I8_OWN void softmax_i8(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
 {
@@ -462,18 +483,18 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     float *pp = u.pp, *sv = u.sv, *corr = u.corr;
     uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
-    (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
-                                 v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
+    const int vpos = (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn,
+                                                  sv, kvs, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
+    (void)vpos;
     if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
         float *cg = u.cg;
         int32_t *co = u.co;
-        if (!di8_skip(4)) (q4 ? pv_quant_q4 : pv_quant_q8)(c, s, sv, n, w, cg, co);
-        if (!di8_skip(16))
-            (q4 ? pv_s8_q4 : pv_s8_q8)(c, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc,
-                                       k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+        const i8_pv pv = i8_pv_pick(q4, vpos);
+        if (!di8_skip(4)) pv.quant(c, s, sv, n, w, cg, co);
+        if (!di8_skip(16)) pv.s8(c, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }
 #endif

@@ -116,12 +116,13 @@ static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f
  * scales, 127 / amax and corrections by xmm ops (phase harness on a Zen 5: pv_quant q8_0
  * 1.47 -> 1.35, q4_0 1.35 -> 1.31 ns a key; through a float[4] and 4 scalar divisions
  * before). */
-HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float *svb, int g0, signed char *wr,
+HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, int U8, const float *sr, const float *svb, int g0, signed char *wr,
                                   float *cgr, int32_t *cor, int kbp, int ng, int off)
 {
     /* slot k: group k of the row and block, or (PAIR, NG 4) group k & 1 of block k >> 1
      * (the next block's V scales and weights kbp on, its c and correction ng on) */
 #define PVQ_G(k) (PAIR ? ((k) & 1) : (k))
+#define PVQ_L (U8 ? 255.0f : 127.0f) /* the weights' largest level */
 #define PVQ_B(k) (PAIR ? ((k) >> 1) : 0)
     hr_vf x[4][4], m[4];
     for (int k = 0; k < 4; k++) {
@@ -152,18 +153,21 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
             const float sc = pv_prescale(amax[k]);
             if (sc != 1.0f)
                 for (int i = 0; i < 4; i++) x[k][i] = hr_vmul(x[k][i], hr_vset1(sc));
-            const hr_vf id = hr_vset1(amax[k] > 0 ? 127.0f / (amax[k] * sc) : 0.0f);
+            const hr_vf id = hr_vset1(amax[k] > 0 ? PVQ_L / (amax[k] * sc) : 0.0f);
             hr_vi wi[4];
             for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-            ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK, wi), wi);
-            cgr[PVQ_B(k) * ng + PVQ_G(k)] = amax[k] / 127.0f;
+            signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
+            if (U8) hr_vi_store4_u8(wg, wi), ws[k] = hr_vi_zero();
+            else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
+            cgr[PVQ_B(k) * ng + PVQ_G(k)] = amax[k] / PVQ_L;
         }
+        if (U8) return;
         int32_t sum[4];
         hr_xi4_store(sum, hr_vi_add4(ws));
         for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = -off * sum[k];
         return;
     }
-    const hr_x4 id4 = hr_x4_rdiv(127.0f, am), c4 = hr_x4_div(am, 127.0f);
+    const hr_x4 id4 = hr_x4_rdiv(PVQ_L, am), c4 = hr_x4_div(am, PVQ_L);
     hr_vi ws[4];
     for (int k = 0; k < 4; k++) {
         if (k >= NG) {
@@ -173,7 +177,18 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
         const hr_vf id = hr_vf_lane4(id4, k);
         hr_vi wi[4];
         for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-        ws[k] = hr_vi_sum4(hr_vi_store4_i8(wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK, wi), wi);
+        signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
+        if (U8) hr_vi_store4_u8(wg, wi);
+        else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
+    }
+    if (U8) { /* no offset, no correction: the group scales alone */
+        if (NG == 4 && !PAIR) hr_x4_store(cgr, c4);
+        else {
+            float cv[4];
+            hr_x4_store(cv, c4);
+            for (int k = 0; k < NG; k++) cgr[PVQ_B(k) * ng + PVQ_G(k)] = cv[k];
+        }
+        return;
     }
     const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
     if (NG == 4 && !PAIR) {
@@ -188,6 +203,7 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
     }
 #undef PVQ_G
 #undef PVQ_B
+#undef PVQ_L
 }
 
 /* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
@@ -200,7 +216,7 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, const float *sr, const float
  * block has exactly 2, two blocks' go together (q8_0's 128-key blocks at AVX-512: 1.63
  * -> 1.48 ns a key in the phase harness, the kernel -1.1 / -0.5% at L16384 / L4096, 7
  * interleaved rounds); a last short group takes the general loop. */
-HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *sv, int n, signed char *w, float *cg,
+HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const float *sv, int n, signed char *w, float *cg,
                     int32_t *co)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
@@ -215,33 +231,38 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
             int32_t *cor = co + ((size_t)r * nb + b) * ng;
             int g0 = 0, grp = 0;
             if (pair) {
-                if (b % 2 == 0) pv_quant_groups(4, 1, sr, svb, 0, wr, cgr, cor, kbp, ng, off);
+                if (b % 2 == 0) pv_quant_groups(4, 1, u8, sr, svb, 0, wr, cgr, cor, kbp, ng, off);
                 g0 = 2 * GK, grp = 2;
             }
             for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4)
-                pv_quant_groups(4, 0, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off);
+                pv_quant_groups(4, 0, u8, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off);
             if (n - g0 >= 2 * GK)
-                pv_quant_groups(2, 0, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += 2 * GK, grp += 2;
-            if (n - g0 >= GK) pv_quant_groups(1, 0, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += GK, grp++;
+                pv_quant_groups(2, 0, u8, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += 2 * GK, grp += 2;
+            if (n - g0 >= GK) pv_quant_groups(1, 0, u8, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += GK, grp++;
             if (g0 < n) { /* the last short group */
                 const int ge = n, gf = g0 + (ge - g0) / HR_VW * HR_VW;
                 hr_vf vm = hr_vzero();
                 for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
                 float amax = hr_vreduce_max(vm);
                 for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
-                const float sc = pv_prescale(amax), id = amax > 0 ? 127.0f / (amax * sc) : 0.0f;
+                const float lv = u8 ? 255.0f : 127.0f, sc = pv_prescale(amax), id = amax > 0 ? lv / (amax * sc) : 0.0f;
                 hr_vi vs = hr_vi_zero();
                 for (int j = g0; j < gf; j += HR_VW) {
                     hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
                     if (sc != 1.0f) x = hr_vmul(x, hr_vset1(sc));
                     const hr_vi xi = hr_vi_round(hr_vmul(x, hr_vset1(id)));
-                    hr_vi_store_i8(wr + j, xi);
+                    if (u8) hr_vi_store_u8(wr + j, xi);
+                    else hr_vi_store_i8(wr + j, xi);
                     vs = hr_vi_add(vs, xi);
                 }
                 int sum = hr_vi_reduce_add(vs);
-                for (int j = gf; j < ge; j++) sum += wr[j] = (signed char)nearbyintf(sr[j] * svb[j] * sc * id);
-                cgr[grp] = amax / 127.0f;
-                cor[grp] = -off * sum;
+                for (int j = gf; j < ge; j++) {
+                    const int wj = (int)nearbyintf(sr[j] * svb[j] * sc * id);
+                    ((unsigned char *)wr)[j] = (unsigned char)wj; /* s8 as its two's complement byte */
+                    sum += wj;
+                }
+                cgr[grp] = amax / lv;
+                if (!u8) cor[grp] = -off * sum;
             }
             for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
         }
@@ -268,13 +289,15 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
 #define PV_INIT(r, i) a##r##i = z[r];
 #define PV_FLUSH(r, i) \
     if (r < nr) ot[r][i] = hr_vfma(hr_vi_cvt(a##r##i), cv[r], ot[r][i]);
+/* u8: the weights unsigned, V signed (vpdpbusd's operands the other way round) */
+#define PV_DOT(acc, v, wv) (u8 ? hr_vi_dot_ip(acc, wv, v) : hr_vi_dot_ip(acc, v, wv))
 #define PV_ROW(r, jj)                                               \
     if (r < nr) {                                                   \
         const hr_vi wv = hr_vi_set2(wj0 + r * ws, wj1 + r * ws, q4); \
-        hr_vi_dot_ip(&a##r##0, u[0], wv);                           \
-        hr_vi_dot_ip(&a##r##1, u[1], wv);                           \
-        hr_vi_dot_ip(&a##r##2, u[2], wv);                           \
-        hr_vi_dot_ip(&a##r##3, u[3], wv);                           \
+        PV_DOT(&a##r##0, u[0], wv);                                 \
+        PV_DOT(&a##r##1, u[1], wv);                                 \
+        PV_DOT(&a##r##2, u[2], wv);                                 \
+        PV_DOT(&a##r##3, u[3], wv);                                 \
     }
 /* 4 keys (V blocks at k[t], the second block o1 bytes on) into the accumulators of nr
  * rows: one transpose, then per row one weight vector and 4 vpdpbusd. */
@@ -282,7 +305,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
     do {                                     \
         hr_vi u[4];                          \
         if (q4) hr_vi_vt_q4(k, o1, u);       \
-        else hr_vi_vt_q8(k, o1, u);          \
+        else hr_vi_vt_q8(k, o1, u8, u);      \
         PV_ROWS(jj)                          \
     } while (0)
 
@@ -292,7 +315,7 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, const float *s, const float *s
  * transpose and 4 vpdpbusd per row, and the group's flush is one vcvtdq2ps and one FMA
  * by its scales per accumulator into the fp32 tile ot (kept in the transposes' d order,
  * hr_vf_tr4, and put back in d order at the end). pq (may be NULL): stepped per 4 keys. */
-HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
+HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, const signed char *w, const float *cg, const int32_t *co,
                       const unsigned char *v0, ptrdiff_t vsn, int n, int b, int b2, int r0, int nr, float *acc,
                       pf_seq *pq)
 {
@@ -313,6 +336,10 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
         hr_vi z[PV_RT];
         for (int r = 0; r < PV_RT; r++) {
             const int rr = r < nr ? r0 + r : r0;
+            if (u8) { /* V signed: no offset to take out */
+                z[r] = hr_vi_zero();
+                continue;
+            }
             z[r] = hr_vi_set2(co + ((size_t)rr * nb + b) * ng + grp, co + ((size_t)rr * nb + b2) * ng + grp, q4);
             if (q4) z[r] = hr_vi_q4_hz(z[r]); /* the high nibbles come as 16 v */
         }
@@ -341,7 +368,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, const signed char *w, const 
     for (int r = 0; r < nr; r++) hr_vf_tile_store(acc + (size_t)(r0 + r) * c->dp, b, b2, q4, ot[r]);
 }
 
-HR_I8_INLINE void pv_s8(const dctx *c, int q4, const signed char *w, const float *cg, const int32_t *co,
+HR_I8_INLINE void pv_s8(const dctx *c, int q4, int u8, const signed char *w, const float *cg, const int32_t *co,
                  const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn,
                  int n2)
 {
@@ -351,10 +378,10 @@ HR_I8_INLINE void pv_s8(const dctx *c, int q4, const signed char *w, const float
         const int b2 = PV_NB > 1 && b + 1 < nb ? b + 1 : b;
         for (int r0 = 0; r0 < c->R; r0 += PV_RT) {
             const int nr = c->R - r0 < PV_RT ? c->R - r0 : PV_RT;
-            if (r0 == 0 && nr == PV_RT) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, PV_RT, acc, &pq);
-            else if (r0 == 0) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
-            else if (nr == PV_RT) pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, PV_RT, acc, NULL);
-            else pv_tile_s8(c, q4, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
+            if (r0 == 0 && nr == PV_RT) pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, 0, PV_RT, acc, &pq);
+            else if (r0 == 0) pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
+            else if (nr == PV_RT) pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, r0, PV_RT, acc, NULL);
+            else pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
         }
     }
 }

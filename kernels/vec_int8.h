@@ -188,8 +188,9 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * vector set. k[t] points at key t's first block's values, o1 bytes on to the second
  * (0: the same block twice, its half discarded). out[i], 128-bit lane L, dword p holds
  * d = 32 blk + 16 half + 4i + p of the pair (blk the block, 0 or 1):
- *   hr_vi_vt_q8: v + 128 (unsigned); blk = L >> 1, half = L & 1 (two vinserti64x4
- *                loads per key, 4 vpxor, 8 unpacks per 4 keys);
+ *   hr_vi_vt_q8: v + 128 (unsigned), or v as stored where sgn (signed, against u8
+ *                weights); blk = L >> 1, half = L & 1 (two vinserti64x4 loads per
+ *                key, 4 vpxor unless sgn, 8 unpacks per 4 keys);
  *   hr_vi_vt_q4: the nibbles as they are (v + 8); blk = L & 1, half = L >> 1 (a
  *                broadcast and a masked broadcast per key, 8 unpacks, then per vector
  *                one vpand: lanes 0-7 the low nibbles, lanes 8-15 the high ones as
@@ -199,7 +200,8 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
  * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]); hr_vf_tile_load /
  * hr_vf_tile_store: a row's fp32 tile of blocks b, b2 from d order into it and back.
- * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127), hr_vi_store4_i8 4 vectors';
+ * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127, or 0..255 as u8), hr_vi_store4_i8 4 vectors'
+ * (hr_vi_store4_u8 the same for 0..255, no sum);
  * hr_vi_store4_i8 returns the packed vector (bytes in pack order), hr_vi_sum4(c, x) the 4 vectors'
  * sum in int32 lanes (AVX-512 from c by vpdpbusd); hr_vf_maxabs(a, b) max(|a|, |b|) lane-wise;
  * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once,
@@ -215,13 +217,14 @@ HR_I8_INLINE void hr_vi_vt_tr(const __m512i K[4], hr_vi out[4])
     out[2] = _mm512_unpacklo_epi16(B, D);
     out[3] = _mm512_unpackhi_epi16(B, D);
 }
-HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
+HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, int sgn, hr_vi out[4])
 {
     __m512i K[4];
-    for (int t = 0; t < 4; t++)
-        K[t] = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)k[t])),
-                                                   _mm256_loadu_si256((const __m256i *)(k[t] + o1)), 1),
-                                _mm512_set1_epi8((char)0x80));
+    for (int t = 0; t < 4; t++) {
+        K[t] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)k[t])),
+                                  _mm256_loadu_si256((const __m256i *)(k[t] + o1)), 1);
+        if (!sgn) K[t] = _mm512_xor_si512(K[t], _mm512_set1_epi8((char)0x80));
+    }
     hr_vi_vt_tr(K, out);
 }
 HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
@@ -289,6 +292,7 @@ HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
 }
 HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm512_cvtps_epi32(x); }
 HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
+HR_I8_INLINE void hr_vi_store_u8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
 /* the low bytes of 4 vectors (|x| <= 127) to p[0 .. 64) in order: two vpackssdw and a
  * vpacksswb leave 128-bit lane l holding lanes 4l..4l+3 of each vector, one vpermd puts
  * them back (4 ops and a store where 4 vpmovdb take 8 and 4 stores) */
@@ -297,6 +301,12 @@ HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
     const __m512i c = _mm512_packs_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
     _mm512_storeu_si512(p, _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), c));
     return c;
+}
+/* hr_vi_store4_i8 for lanes 0..255 (unsigned saturation in the second pack): u8 weights */
+HR_I8_INLINE void hr_vi_store4_u8(void *p, const hr_vi x[4])
+{
+    const __m512i c = _mm512_packus_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
+    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), c));
 }
 /* the 4 vectors x's sum in int32 lanes (its total the one wanted) from c, their packed
  * bytes: one vpdpbusd by ones where the vectors' sum took 3 vpaddd */

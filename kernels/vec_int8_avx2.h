@@ -100,7 +100,7 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * set (o1, p1, x1 and q4 unused: 4 ymm hold a whole block of 4 keys). out[i], 128-bit
  * lane h, dword p holds d = 16 h + 4 i + p for q8_0 (lane h the block's bytes 16 h ..)
  * and q4_0 alike (lane h the low nibbles, values 0-15, or the high ones, 16-31):
- *   hr_vi_vt_q8: v + 128 (4 loads, 4 vpxor, 8 unpacks per 4 keys);
+ *   hr_vi_vt_q8: v + 128, or v where sgn (4 loads, 4 vpxor unless sgn, 8 unpacks per 4 keys);
  *   hr_vi_vt_q4: the nibbles (4 vbroadcasti128 loads, 8 unpacks, 4 vpand: lane 1's
  *                high nibbles left in place as 16 v, as on AVX-512).
  * hr_vf_tile_load / hr_vf_tile_store: a row's block b (4 vectors from o + 32 b) between
@@ -115,11 +115,14 @@ HR_I8_INLINE void hr_vi_vt_tr(const __m256i K[4], hr_vi out[4])
     out[2] = _mm256_unpacklo_epi16(B, D);
     out[3] = _mm256_unpackhi_epi16(B, D);
 }
-HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
+HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, int sgn, hr_vi out[4])
 {
     (void)o1;
     __m256i K[4];
-    for (int t = 0; t < 4; t++) K[t] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)k[t]), _mm256_set1_epi8((char)0x80));
+    for (int t = 0; t < 4; t++) {
+        K[t] = _mm256_loadu_si256((const __m256i *)k[t]);
+        if (!sgn) K[t] = _mm256_xor_si256(K[t], _mm256_set1_epi8((char)0x80));
+    }
     hr_vi_vt_tr(K, out);
 }
 HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
@@ -195,6 +198,11 @@ HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x)
     const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x, x), x);
     _mm_storel_epi64((__m128i *)p, _mm_unpacklo_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
 }
+HR_I8_INLINE void hr_vi_store_u8(void *p, hr_vi x) /* lanes 0..255 */
+{
+    const __m256i c = _mm256_packus_epi16(_mm256_packs_epi32(x, x), x);
+    _mm_storel_epi64((__m128i *)p, _mm_unpacklo_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
+}
 /* 4 vectors' low bytes to p[0 .. 32) in order: after the packs dword 4 h + k holds lanes
  * 4 h .. 4 h + 3 of x[k]; one vpermd puts them back */
 HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
@@ -202,6 +210,11 @@ HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
     const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3]));
     _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
     return c;
+}
+HR_I8_INLINE void hr_vi_store4_u8(void *p, const hr_vi x[4])
+{
+    const __m256i c = _mm256_packus_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3]));
+    _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 /* here the 3 vpaddd: the vpdpbusd by ones did not pay at this level (q8_0 +0.4 to +7%, noise) */
 HR_I8_INLINE hr_vi hr_vi_sum4(hr_vi c, const hr_vi x[4])

@@ -435,7 +435,8 @@ HR_TEST(decode_int8_pv_bound)
             const double term = own.tol_pass - bare.tol_pass;
             /* groups of 4 vectors: 64 keys on AVX-512, 32 on AVX2 (decode_i8pv.h's GK) */
             const int gk = !strcmp(hr_isa, "avx2") ? 32 : 64;
-            CHECKF(q8.q8_query && q8.pv8_group == gk, "%s path '%s'", hr_dtype_names[t], hr_kernel_path(k, &p));
+            CHECKF(q8.q8_query && q8.pv8_group == gk && q8.pv8_u8 == (t == HR_Q8_0), "%s path '%s'", hr_dtype_names[t],
+                   hr_kernel_path(k, &p));
             CHECKF(own.verdict == HR_CHECK_PASS, "%s %s: max_rel %g tol %g", hr_dtype_names[t],
                    peaked ? "peaked" : "flat", own.max_rel_err, own.tol_pass);
             if (!peaked) /* the flat context's weights all round: the term carries it */
@@ -447,6 +448,70 @@ HR_TEST(decode_int8_pv_bound)
             free(ws);
             kv_case_free(&kc);
         }
+}
+
+/* V row j's block blk of head g stored negated: the same values (q8_0's q in [-127, 127]) */
+static void q8_negate(hr_args *a, int g, int j, int blk)
+{
+    unsigned char *x = (unsigned char *)hr_xcrow(a->xv, 0, g, j) + (size_t)blk * (2 + HR_QBLOCK);
+    x[1] ^= 0x80; /* the fp16 scale's sign bit (little-endian) */
+    for (int i = 0; i < HR_QBLOCK; i++) x[2 + i] = (unsigned char)(-(signed char)x[2 + i]);
+}
+
+/* q8_0's int8 P·V takes u8 weights against V signed where a block step's V scales are
+ * all >= 0 (every cache this project or llama.cpp quantizes), s8 weights against V + 128
+ * elsewhere. A cache with the same values stored negated (d -> -d, q -> -q) in some keys
+ * must take the s8 step there and pass the oracle: keys 300-339 (inside one 128-key
+ * step) negated, or one key's third block; each query row along the negated key, so that
+ * its weight carries the output (u8 weights would clamp its negative P·dv to 0: O(1)
+ * wrong). The oracle's weights' term is the u8 one (c = max/255) only without a negative
+ * scale in the head, else the s8 one. */
+HR_TEST(decode_int8_pv_sign)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    CHECK(k != NULL);
+    const hr_problem p = {1, 8, 2, 1, 1000, 128, false, 0, HR_F32, HR_Q8_0};
+    if (!k || !strstr(hr_kernel_path(k, &p), "P·dv u8")) {
+        printf("     note: no u8 int8 P·V on this build or CPU ('%s')\n", k ? hr_kernel_path(k, &p) : "");
+        return;
+    }
+    const hr_quant_path qp = hr_path_quant(hr_kernel_path(k, &p));
+    hr_quant_path s8 = qp;
+    s8.pv8_u8 = false;
+    CHECK(qp.q8_query && qp.pv8_u8 && qp.pv8_group > 0);
+    for (int variant = 0; variant < 3; variant++) {
+        kv_case kc;
+        if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
+            CHECKF(0, "allocation failed");
+            continue;
+        }
+        hr_args *a = &kc.ts.args;
+        const int peak = variant == 2 ? 517 : 310;
+        for (int g = 0; g < p.kv_heads; g++) {
+            if (variant == 1)
+                for (int j = 300; j < 340; j++)
+                    for (int blk = 0; blk < p.d_head / HR_QBLOCK; blk++) q8_negate(a, g, j, blk);
+            if (variant == 2) q8_negate(a, g, peak, 2);
+        }
+        for (int h = 0; h < p.heads; h++) {
+            float *q = hr_row(kc.ts.q, 0, h, 0);
+            const float *kj = hr_crow(a->k, 0, h / 4, peak);
+            for (int x = 0; x < p.d_head; x++) q[x] = 2.0f * kj[x];
+        }
+        hr_tune tn = hr_kernel_tune(k, &p, &(hr_tune){0, 128, 1});
+        size_t wb = k->workspace_bytes(&p, &tn);
+        void *ws = hr_alloc(wb ? wb : 64);
+        k->run(&p, &tn, a, ws);
+        const hr_check own = hr_oracle_check_q(&p, a, 0, qp), as_s8 = hr_oracle_check_q(&p, a, 0, s8);
+        CHECKF(own.verdict == HR_CHECK_PASS, "variant %d: max_rel %g tol %g", variant, own.max_rel_err, own.tol_pass);
+        if (variant == 0) CHECKF(own.tol_pass < as_s8.tol_pass, "tol %g not below the s8 one %g", own.tol_pass, as_s8.tol_pass);
+        else CHECKF(own.tol_pass == as_s8.tol_pass, "variant %d: tol %g, the s8 one %g", variant, own.tol_pass, as_s8.tol_pass);
+        printf("     note: decode kv q8_0 int8 P·V, %s: max_rel %.2e, tol %.2e (with s8 weights %.2e)\n",
+               variant == 0 ? "V scales >= 0 (u8)      " : variant == 1 ? "keys 300-339 negated (s8)" : "one block negated (s8)   ",
+               own.max_rel_err, own.tol_pass, as_s8.tol_pass);
+        free(ws);
+        kv_case_free(&kc);
+    }
 }
 
 /* HEADROOM_DECODE_PATH: convert names the conversion path, int8 the VNNI one (or is

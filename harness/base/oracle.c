@@ -136,10 +136,23 @@ static double query_term(const hr_problem *p, const hr_args *a, int b, int g, co
  * keys within G - 1 of j (every contiguous group of at most G keys that holds j lies
  * there, however the kernel's threads and blocks cut the keys), |v_jc| = |V_jc| / |dv_jb|. */
 static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, const double *s, double m,
-                       double sum, int end, int grp)
+                       double sum, int end, int grp, bool u8)
 {
     const int d = p->d_head, nb = d / HR_QBLOCK;
     const size_t bb = p->kv_dtype == HR_Q4_0 ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK;
+    /* u8 weights (c = max/255) only where the kernel can have taken them: every V scale
+     * of the head's keys without its sign bit (it decides per block step; -0 counts as
+     * negative here, so the bound is the looser one) */
+    double half = 254; /* 2 x the weights' largest level */
+    if (u8) {
+        half = 510;
+        for (int j = 0; j < p->seq_kv && half > 254; j++)
+            for (int blk = 0; blk < nb; blk++) {
+                uint16_t h;
+                memcpy(&h, (const unsigned char *)hr_xcrow(a->xv, b, g, j) + (size_t)blk * bb, 2);
+                if (h & 0x8000) half = 254;
+            }
+    }
     double *x = malloc(sizeof(double) * (size_t)(end > 0 ? 2 * end : 1)), *dv = x + end, worst = 0;
     double *t = calloc((size_t)d, sizeof(double));
     if (!x || !t) {
@@ -159,8 +172,8 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
             double w = 0;
             for (int i = j - grp + 1 > 0 ? j - grp + 1 : 0; i < end && i < j + grp; i++) w = x[i] > w ? x[i] : w;
             const float *v = hr_crow(a->v, b, g, j);
-            /* |x| < c/2 rounds to 0: off by |x|; the window's max is its group's, w = 127 */
-            const double e = x[j] >= w ? 0 : w / 254 < x[j] ? w / 254 : x[j];
+            /* |x| < c/2 rounds to 0: off by |x|; the window's max is its group's, w = 127 (255) */
+            const double e = x[j] >= w ? 0 : w / half < x[j] ? w / half : x[j];
             for (int c = blk * HR_QBLOCK; c < (blk + 1) * HR_QBLOCK; c++) t[c] += e * fabs((double)v[c]) / dv[j];
         }
     }
@@ -171,7 +184,8 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
 }
 
 static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
-                       double *dot_abs, double *pv_abs, double *qt_abs, bool bf16_q, int pv8_grp, double *pv8_abs)
+                       double *dot_abs, double *pv_abs, double *qt_abs, bool bf16_q, int pv8_grp, bool pv8_u8,
+                       double *pv8_abs)
 {
     const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
     const double scale = hr_problem_scale(p);
@@ -207,7 +221,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
     if (qt_abs) *qt_abs = query_term(p, a, b, g, q, out, end, bf16_q);
-    if (pv8_abs) *pv8_abs = end > 0 ? pv8_term(p, a, b, g, s, m, sum, end, pv8_grp) : 0;
+    if (pv8_abs) *pv8_abs = end > 0 ? pv8_term(p, a, b, g, s, m, sum, end, pv8_grp, pv8_u8) : 0;
     free(s);
     free(pva);
     if (dot_abs) *dot_abs = dabs;
@@ -217,7 +231,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
 void hr_oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int i, double *out,
                    double *dot_abs)
 {
-    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL, false, 0, NULL);
+    oracle_row(p, a, b, h, i, out, dot_abs, NULL, NULL, false, 0, false, NULL);
 }
 
 /* Unit roundoff of a float type (2^-p for p significand bits, round to nearest): what
@@ -262,8 +276,9 @@ hr_quant_path hr_path_quant(const char *path)
     if (path && strstr(path, "Q as bf16")) qp.bf16_query = true;
     if (!path || !strstr(path, "Q as q8_0")) return qp;
     qp.q8_query = true;
-    const char *pv = strstr(path, "P·dv s8 per ");
-    if (pv && sscanf(pv + strlen("P·dv s8 per "), "%d", &qp.pv8_group) != 1) qp.pv8_group = 0;
+    const char *pv = strstr(path, "P·dv s8 per "), *pu = strstr(path, "P·dv u8 per ");
+    if (pu) qp.pv8_u8 = true, pv = pu;
+    if (pv && sscanf(pv + strlen("P·dv s8 per "), "%d", &qp.pv8_group) != 1) qp.pv8_group = 0; /* u8: as long */
     if (qp.pv8_group < 0) qp.pv8_group = 0;
     return qp;
 }
@@ -302,7 +317,7 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
                 if (r % stride && i != 0 && i != Nq - 1) continue;
                 double dabs, pv = 0, qterm = 0, pv8 = 0;
                 oracle_row(p, a, b, h, i, ref, &dabs, u_pv > 0 ? &pv : NULL, q8_query || bf16_query ? &qterm : NULL,
-                           bf16_query, pv8_grp, pv8_grp ? &pv8 : NULL);
+                           bf16_query, pv8_grp, qp.pv8_u8, pv8_grp ? &pv8 : NULL);
                 if (pv > pv_max) pv_max = pv;
                 if (pv8 > pv8_max) pv8_max = pv8;
                 if (qterm > qt_max) qt_max = qterm;

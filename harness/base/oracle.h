@@ -55,6 +55,8 @@ typedef struct {
     bool q8_query;
     int pv8_group;
     bool bf16_query; /* Q rounded to bf16 (it names "Q as bf16": decode on a bf16 cache) */
+    bool pv8_u8;     /* it names "P·dv u8 per G keys": the weights u8 (c = max/255) where every
+                      * V scale is >= 0, s8 elsewhere (decode's q8_0 int8 P·V) */
 } hr_quant_path;
 hr_quant_path hr_path_quant(const char *path);
 /* hr_oracle_check for such a kernel: the pass tolerance adds Q's quantization's exact

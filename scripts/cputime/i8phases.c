@@ -93,8 +93,10 @@ int main(int argc, char **argv)
     double t[5][REP];
     for (int rep = 0; rep < REP; rep++) {
         const double t0 = now();
-        for (int i = 0; i < IT; i++) (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
+        int vpos = 0;
+        for (int i = 0; i < IT; i++) vpos = (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
         const double t1 = now();
+        const i8_pv pv = i8_pv_pick(q4, vpos);
         memcpy(s0, s, 4 * N * sizeof(float)); /* the softmax sees the same scores every call */
         for (int i = 0; i < IT; i++) {
             memcpy(s, s0, 4 * N * sizeof(float));
@@ -104,18 +106,18 @@ int main(int argc, char **argv)
         const double t2 = now();
         for (int i = 0; i < IT; i++) memcpy(s, s0, 4 * N * sizeof(float)); /* the copies' share, taken out */
         const double t3 = now();
-        for (int i = 0; i < IT; i++) (q4 ? pv_quant_q4 : pv_quant_q8)(&c, s, sv, N, w, cg, co);
+        for (int i = 0; i < IT; i++) pv.quant(&c, s, sv, N, w, cg, co);
         const double t4 = now();
-        for (int i = 0; i < IT; i++) (q4 ? pv_s8_q4 : pv_s8_q8)(&c, w, cg, co, V, rb, N, acc, V, rb, 0);
+        for (int i = 0; i < IT; i++) pv.s8(&c, w, cg, co, V, rb, N, acc, V, rb, 0);
         const double t5 = now();
         for (int i = 0; i < IT; i++) {
             const unsigned char *kb = K + (size_t)(i % nblk) * blk, *vb = V + (size_t)(i % nblk) * blk;
             const size_t nx = (size_t)((i + 1) % nblk) * blk;
-            (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0);
+            const i8_pv pb = i8_pv_pick(q4, (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0));
             m[0] = m[1] = m[2] = m[3] = -INFINITY;
             softmax_i8(&c, 0, N, end, s, st);
-            (q4 ? pv_quant_q4 : pv_quant_q8)(&c, s, sv, N, w, cg, co);
-            (q4 ? pv_s8_q4 : pv_s8_q8)(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pf ? N : 0);
+            pb.quant(&c, s, sv, N, w, cg, co);
+            pb.s8(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pf ? N : 0);
         }
         const double t6 = now(), k = 1e9 / ((double)IT * N);
         t[0][rep] = (t1 - t0) * k, t[1][rep] = ((t2 - t1) - (t3 - t2)) * k, t[2][rep] = (t4 - t3) * k;
