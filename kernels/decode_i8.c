@@ -1,4 +1,4 @@
-/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V by vpdpbusd on P·dv quantized to s8 per 64 keys (AVX-512) or 32 (AVX2). */
+/* decode_i8.c — flash-decoding's block step for q8_0/q4_0 caches by int8 dot products: Q quantized to q8_0 once per head, scores by vpdpbusd (AVX512-VNNI or AVX-VNNI), P·V by vpdpbusd on P·dv quantized per 64 keys (AVX-512) or 32 (AVX2), to u8 on q8_0 blocks whose V scales are >= 0, else s8. */
 /*
  * As llama.cpp does for its quantized caches: the group's scaled query rows are
  * quantized to q8_0 per 32-value block once per piece (hr_decode_i8_quant: d = amax/127,
@@ -204,7 +204,9 @@
  * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
  * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
  * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
- * the path's "P·dv s8 per G keys" (G 64 on AVX-512, 32 on AVX2: decode_i8pv.h's GK).
+ * the path's "P·dv s8 per G keys" (G 64 on AVX-512, 32 on AVX2: decode_i8pv.h's GK), or
+ * "P·dv u8 per G keys" (q8_0: c_gb = max/255 where the block step's V scales are >= 0,
+ * decode_i8pv.h's header; the oracle takes that only where none of the head's is < 0).
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
  */
 #include <stdlib.h>

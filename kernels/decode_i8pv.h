@@ -1,4 +1,4 @@
-/* decode_i8pv.h — decode_i8.c's int8 P·V (AVX-512 VNNI and AVX2 AVX-VNNI): P·dv quantized to s8 per 64 / 32 keys (pv_quant) and V by vpdpbusd, 4 keys per dword (pv_tile_s8, pv_s8); static inline, included by decode_i8.c only. */
+/* decode_i8pv.h — decode_i8.c's int8 P·V (AVX-512 VNNI and AVX2 AVX-VNNI): P·dv quantized to s8 per 64 / 32 keys, or u8 on a q8_0 block with every V scale >= 0 (pv_quant), and V by vpdpbusd, 4 keys per dword (pv_tile_s8, pv_s8); static inline, included by decode_i8.c only. */
 #ifndef HR_DECODE_I8PV_H
 #define HR_DECODE_I8PV_H
 /*
@@ -78,8 +78,25 @@
  * the bound only: q8_0 without the vpxord 23.4, with plain weight broadcasts too 20.5;
  * q4_0 with plain broadcasts 26.4, plain V broadcasts (hr_vi_vt_q4's merge) 25.8, both
  * 21.9. So at most ~0.9 / 1.1 ns per key (q8_0 / q4_0) is in these ops, before what a
- * layout without them would add. Not built: q8_0 with V signed and the weights u8 where a
- * block's V scales are >= 0 (llama.cpp's always are), no vpxord and one more bit of weight.
+ * layout without them would add.
+ *
+ * u8 weights (q8_0, both levels; the U8 / u8 parameter below): P is never negative, nor
+ * is a q8_0 V scale from llama.cpp's or this project's quantizer (d = amax / 127), so
+ * where every V scale of a block step is >= 0 (decode_i8sc.h's sv_nonneg, a vector max
+ * over the laid-out scales after the scores) w = round(P dv / c) with c = max / 255 goes
+ * to u8 and V stays signed as stored: vpdpbusd's operands swap (the weights the unsigned
+ * side), the 4 vpxord per 4 keys and pair, the weight sums (a vpdpbusd by ones per 4
+ * vectors, hr_vi_add4) and the offset corrections (a vpmulld, their stores, the
+ * accumulators' loads) go, and each weight has one more bit. A block with a negative
+ * scale (a cache quantized elsewhere) takes the s8 step; the path says both ("P·dv u8 per
+ * G keys, s8 where a V scale < 0") and the oracle takes c = max / 255 only where no V
+ * scale of the head is negative. q4_0's scales are signed (d = max / -8), so it keeps s8.
+ * Phase harness on a Zen 5 (q8_0, 128 keys, in cache, 3 interleaved rounds): pv_quant
+ * 1.32 -> 1.08, pv_s8 1.77 -> 1.66, the whole step 7.9 -> 7.4 ns a key (-5.5%); the scores
+ * pass the same with the sign check. `headroom ab` of b30d57e, H32/8 d128, 41 ABBA pairs:
+ * q8_0 T1 -4.5 / -5.6% (L4096 / L16384, significant), T2 -4.1 / +1.1% (noise / same);
+ * q4_0 same; the avx2 level (AVX-VNNI, `--isa avx2`, 31 pairs): q8_0 T1 -4.0 / -4.1%, T2
+ * -7.7% (L4096; all three significant) / +2.1% (noise), q4_0 same.
  */
 #include <stdint.h>
 
