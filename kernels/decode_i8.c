@@ -268,15 +268,15 @@ static size_t i8_sf(const dctx *c)
 {
     const size_t nb = (size_t)c->d / HR_QBLOCK;
     return round16((size_t)c->R * nb * c->kbp) + round16(nb * c->kbp) + round16((size_t)c->R * nb) +
-           2 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's pairs */
+           3 * round16((size_t)c->R * nb * ngrp(c)) + round16(nb * c->kbp); /* the last: scales_block's pairs */
 }
 
 /* Where block_i8 keeps its buffers inside the scores block s, after the R kbp scores (the
  * layout i8_sf sizes): pp (P·dv, or the int8 P·V's weights as bytes), sv (V block scales),
- * corr, cg and co (per row, block and group: c and the offset correction), kvs (the K and
- * V scale pairs). The phase harness (scripts/cputime/i8phases.c) takes the same. */
+ * corr, cg, co and ci (per row, block and group: c, the offset correction and 1 / c), kvs
+ * (the K and V scale pairs). The phase harness (scripts/cputime/i8phases.c) takes the same. */
 typedef struct {
-    float *pp, *sv, *corr, *cg;
+    float *pp, *sv, *corr, *cg, *ci;
     int32_t *co;
     uint32_t *kvs;
 } i8_bufs;
@@ -289,7 +289,8 @@ static i8_bufs i8_carve(const dctx *c, float *s)
     u.corr = u.sv + round16(nb * kbp);
     u.cg = u.corr + round16(R * nb);
     u.co = (int32_t *)(u.cg + round16(R * nb * ngrp(c)));
-    u.kvs = (uint32_t *)(u.cg + 2 * round16(R * nb * ngrp(c)));
+    u.ci = u.cg + 2 * round16(R * nb * ngrp(c));
+    u.kvs = (uint32_t *)(u.cg + 3 * round16(R * nb * ngrp(c)));
     return u;
 }
 
@@ -438,9 +439,9 @@ I8_PHASES(q8, 0)
 /* q8u: q8_0 where a block's V scales all are >= 0 (scores_q8 says): u8 weights, V signed */
 #define I8_PV_PHASES(T, Q4, U8)                                                                                       \
     I8_OWN void pv_quant_##T(const dctx *c, const float *s, const float *sv, int n, signed char *w, float *cg,        \
-                             int32_t *co)                                                                             \
+                             int32_t *co, float *ci)                                                                  \
     {                                                                                                                 \
-        pv_quant(c, Q4, U8, s, sv, n, w, cg, co);                                                                     \
+        pv_quant(c, Q4, U8, s, sv, n, w, cg, co, ci);                                                                 \
     }                                                                                                                 \
     I8_OWN void pv_s8_##T(const dctx *c, const signed char *w, const float *cg, const int32_t *co,                    \
                           const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,         \
@@ -457,7 +458,7 @@ I8_PV_PHASES(q8u, 0, 1)
  * where the scores pass found every V scale of the block >= 0 (vpos; block_i8 and the
  * phase harness take it from here). */
 typedef struct {
-    void (*quant)(const dctx *, const float *, const float *, int, signed char *, float *, int32_t *);
+    void (*quant)(const dctx *, const float *, const float *, int, signed char *, float *, int32_t *, float *);
     void (*s8)(const dctx *, const signed char *, const float *, const int32_t *, const unsigned char *, ptrdiff_t, int,
                float *, const unsigned char *, ptrdiff_t, int);
 } i8_pv;
@@ -495,7 +496,7 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
         float *cg = u.cg;
         int32_t *co = u.co;
         const i8_pv pv = i8_pv_pick(q4, vpos);
-        if (!di8_skip(4)) pv.quant(c, s, sv, n, w, cg, co);
+        if (!di8_skip(4)) pv.quant(c, s, sv, n, w, cg, co, u.ci);
         if (!di8_skip(16)) pv.s8(c, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;
     }

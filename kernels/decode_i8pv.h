@@ -128,37 +128,64 @@ static inline size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK
 static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f ? 0x1p64f : 1.0f; }
 
 /* NG (4, 2 or 1, a constant) whole groups of GK keys from key g0 of row r's sr and
- * block b's svb, as pv_quant's comment says: their maxima and weight sums reduced
- * together (hr_vf_max4, hr_vi_add4: absent groups' lanes are zero and unused), their
- * scales, 127 / amax and corrections by xmm ops (phase harness on a Zen 5: pv_quant q8_0
- * 1.47 -> 1.35, q4_0 1.35 -> 1.31 ns a key; through a float[4] and 4 scalar divisions
- * before). */
-HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, int U8, const float *sr, const float *svb, int g0, signed char *wr,
-                                  float *cgr, int32_t *cor, int kbp, int ng, int off)
+ * block b's svb, as pv_quant's comment says, in two passes over the block step (PASS, a
+ * constant): pass 0 their maxima reduced together (hr_vf_max4: absent groups' lanes are
+ * zero and unused), c and 1 / c by xmm ops into cgr and cir; pass 1 the weights, from x
+ * computed again and 1 / c, and (s8) the sums reduced together (hr_vi_add4) into the
+ * corrections. One pass per call ran at its chain's latency (load, multiply, 2 vrangeps,
+ * the reduction, vdivps, a permute, multiply, convert, packs, store: ~85 cycles a call
+ * on a Zen 5 where its ~130 ops issue in ~35); split, each pass's calls overlap. A tiny
+ * maximum somewhere takes the group-by-group path in pass 0 and marks the call done
+ * (cir's first slot -1, where 1 / c is never negative). */
+HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, const float *sr, const float *svb, int g0,
+                                  signed char *wr, float *cgr, float *cir, int32_t *cor, int kbp, int ng, int off)
 {
     /* slot k: group k of the row and block, or (PAIR, NG 4) group k & 1 of block k >> 1
      * (the next block's V scales and weights kbp on, its c and correction ng on) */
 #define PVQ_G(k) (PAIR ? ((k) & 1) : (k))
 #define PVQ_L (U8 ? 255.0f : 127.0f) /* the weights' largest level */
 #define PVQ_B(k) (PAIR ? ((k) >> 1) : 0)
+#define PVQ_X(k, i) hr_vmul(hr_vload(sr + g0 + PVQ_G(k) * GK + (i) * HR_VW), \
+                            hr_vload(svb + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK + (i) * HR_VW))
+    if (PASS == 1) {
+        if (cir[0] < 0) return; /* pass 0 did the whole call */
+        hr_vi ws[4];
+        for (int k = 0; k < 4; k++) {
+            if (k >= NG) {
+                ws[k] = hr_vi_zero();
+                continue;
+            }
+            const hr_vf id = hr_vset1(cir[PVQ_B(k) * ng + PVQ_G(k)]);
+            hr_vi wi[4];
+            for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(PVQ_X(k, i), id));
+            signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
+            if (U8) hr_vi_store4_u8(wg, wi);
+            else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
+        }
+        if (U8) return; /* no offset, no correction */
+        const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
+        if (NG == 4 && !PAIR) hr_xi4_store(cor, co4);
+        else {
+            int32_t ov[4];
+            hr_xi4_store(ov, co4);
+            for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = ov[k];
+        }
+        return;
+    }
     hr_vf x[4][4], m[4];
     for (int k = 0; k < 4; k++) {
         if (k >= NG) {
             m[k] = hr_vzero();
             continue;
         }
-        for (int i = 0; i < 4; i++)
-            x[k][i] = hr_vmul(hr_vload(sr + g0 + PVQ_G(k) * GK + i * HR_VW),
-                              hr_vload(svb + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK + i * HR_VW));
+        for (int i = 0; i < 4; i++) x[k][i] = PVQ_X(k, i);
         m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
     }
     const hr_x4 am = hr_vf_max4(m);
-    /* 127 / amax for the 4 groups by one vdivps (0 where amax is 0), in registers: the
-     * maxima had gone through a float[4] to 4 scalar divisions and back */
     if (__builtin_expect(hr_x4_tiny(am, 0x1p-64f) != 0, 0)) {
-        /* a tiny maximum somewhere: pv_prescale's exact path, group by group (its own
-         * copy of the loop below: folded into it as a per-group branch, pv_quant took
-         * 1.35 -> 1.52 ns a key in the phase harness, q8_0 and q4_0 alike) */
+        /* a tiny maximum somewhere: pv_prescale's exact path, group by group, the whole
+         * call here (its own copy of pass 1: folded into the main loop as a per-group
+         * branch, pv_quant took 1.35 -> 1.52 ns a key in the phase harness) */
         float amax[4];
         hr_x4_store(amax, am);
         hr_vi ws[4];
@@ -178,49 +205,61 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, int U8, const float *sr, con
             else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
             cgr[PVQ_B(k) * ng + PVQ_G(k)] = amax[k] / PVQ_L;
         }
+        cir[0] = -1.0f;
         if (U8) return;
         int32_t sum[4];
         hr_xi4_store(sum, hr_vi_add4(ws));
         for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = -off * sum[k];
         return;
     }
+    /* PVQ_L / amax for the 4 groups by one vdivps (0 where amax is 0), c by another */
     const hr_x4 id4 = hr_x4_rdiv(PVQ_L, am), c4 = hr_x4_div(am, PVQ_L);
-    hr_vi ws[4];
-    for (int k = 0; k < 4; k++) {
-        if (k >= NG) {
-            ws[k] = hr_vi_zero();
-            continue;
-        }
-        const hr_vf id = hr_vf_lane4(id4, k);
-        hr_vi wi[4];
-        for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-        signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
-        if (U8) hr_vi_store4_u8(wg, wi);
-        else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
-    }
-    if (U8) { /* no offset, no correction: the group scales alone */
-        if (NG == 4 && !PAIR) hr_x4_store(cgr, c4);
-        else {
-            float cv[4];
-            hr_x4_store(cv, c4);
-            for (int k = 0; k < NG; k++) cgr[PVQ_B(k) * ng + PVQ_G(k)] = cv[k];
-        }
-        return;
-    }
-    const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
     if (NG == 4 && !PAIR) {
         hr_x4_store(cgr, c4);
-        hr_xi4_store(cor, co4);
+        hr_x4_store(cir, id4);
     } else {
-        float cv[4];
-        int32_t ov[4];
+        float cv[4], iv[4];
         hr_x4_store(cv, c4);
-        hr_xi4_store(ov, co4);
-        for (int k = 0; k < NG; k++) cgr[PVQ_B(k) * ng + PVQ_G(k)] = cv[k], cor[PVQ_B(k) * ng + PVQ_G(k)] = ov[k];
+        hr_x4_store(iv, id4);
+        for (int k = 0; k < NG; k++) cgr[PVQ_B(k) * ng + PVQ_G(k)] = cv[k], cir[PVQ_B(k) * ng + PVQ_G(k)] = iv[k];
     }
 #undef PVQ_G
 #undef PVQ_B
 #undef PVQ_L
+#undef PVQ_X
+}
+
+/* pv_quant's last short group (keys g0 .. n, fewer than GK) by a general loop, and the
+ * weights of keys n .. n rounded up to 4 zeroed. */
+HR_I8_INLINE void pv_quant_tail(int u8, const float *sr, const float *svb, int g0, int n, signed char *wr, float *cgr,
+                                int32_t *cor, int off)
+{
+    if (g0 < n) { /* the last short group */
+        const int ge = n, gf = g0 + (ge - g0) / HR_VW * HR_VW;
+        hr_vf vm = hr_vzero();
+        for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
+        float amax = hr_vreduce_max(vm);
+        for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
+        const float lv = u8 ? 255.0f : 127.0f, sc = pv_prescale(amax), id = amax > 0 ? lv / (amax * sc) : 0.0f;
+        hr_vi vs = hr_vi_zero();
+        for (int j = g0; j < gf; j += HR_VW) {
+            hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
+            if (sc != 1.0f) x = hr_vmul(x, hr_vset1(sc));
+            const hr_vi xi = hr_vi_round(hr_vmul(x, hr_vset1(id)));
+            if (u8) hr_vi_store_u8(wr + j, xi);
+            else hr_vi_store_i8(wr + j, xi);
+            vs = hr_vi_add(vs, xi);
+        }
+        int sum = hr_vi_reduce_add(vs);
+        for (int j = gf; j < ge; j++) {
+            const int wj = (int)nearbyintf(sr[j] * svb[j] * sc * id);
+            ((unsigned char *)wr)[j] = (unsigned char)wj; /* s8 as its two's complement byte */
+            sum += wj;
+        }
+        cgr[0] = amax / lv;
+        if (!u8) cor[0] = -off * sum;
+    }
+    for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
 }
 
 /* P·dv quantized to s8 per row r, q block b and group of GK keys (the int8 P·V):
@@ -233,56 +272,36 @@ HR_I8_INLINE void pv_quant_groups(int NG, int PAIR, int U8, const float *sr, con
  * block has exactly 2, two blocks' go together (q8_0's 128-key blocks at AVX-512: 1.63
  * -> 1.48 ns a key in the phase harness, the kernel -1.1 / -0.5% at L16384 / L4096, 7
  * interleaved rounds); a last short group takes the general loop. */
-HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const float *sv, int n, signed char *w, float *cg,
-                    int32_t *co)
+HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const float *sv, int n, signed char *w,
+                           float *cg, int32_t *co, float *ci)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
     /* exactly 2 whole groups a row and block (128-key blocks at AVX-512): blocks b and
      * b + 1 in one pv_quant_groups, so its reductions are not half empty */
     const int pair = n / GK == 2 && nb % 2 == 0;
-    for (int r = 0; r < c->R; r++)
-        for (int b = 0; b < nb; b++) {
-            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;
-            signed char *wr = w + ((size_t)r * nb + b) * kbp;
-            float *cgr = cg + ((size_t)r * nb + b) * ng;
-            int32_t *cor = co + ((size_t)r * nb + b) * ng;
-            int g0 = 0, grp = 0;
-            if (pair) {
-                if (b % 2 == 0) pv_quant_groups(4, 1, u8, sr, svb, 0, wr, cgr, cor, kbp, ng, off);
-                g0 = 2 * GK, grp = 2;
-            }
-            for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4)
-                pv_quant_groups(4, 0, u8, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off);
-            if (n - g0 >= 2 * GK)
-                pv_quant_groups(2, 0, u8, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += 2 * GK, grp += 2;
-            if (n - g0 >= GK) pv_quant_groups(1, 0, u8, sr, svb, g0, wr, cgr + grp, cor + grp, kbp, ng, off), g0 += GK, grp++;
-            if (g0 < n) { /* the last short group */
-                const int ge = n, gf = g0 + (ge - g0) / HR_VW * HR_VW;
-                hr_vf vm = hr_vzero();
-                for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
-                float amax = hr_vreduce_max(vm);
-                for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
-                const float lv = u8 ? 255.0f : 127.0f, sc = pv_prescale(amax), id = amax > 0 ? lv / (amax * sc) : 0.0f;
-                hr_vi vs = hr_vi_zero();
-                for (int j = g0; j < gf; j += HR_VW) {
-                    hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
-                    if (sc != 1.0f) x = hr_vmul(x, hr_vset1(sc));
-                    const hr_vi xi = hr_vi_round(hr_vmul(x, hr_vset1(id)));
-                    if (u8) hr_vi_store_u8(wr + j, xi);
-                    else hr_vi_store_i8(wr + j, xi);
-                    vs = hr_vi_add(vs, xi);
-                }
-                int sum = hr_vi_reduce_add(vs);
-                for (int j = gf; j < ge; j++) {
-                    const int wj = (int)nearbyintf(sr[j] * svb[j] * sc * id);
-                    ((unsigned char *)wr)[j] = (unsigned char)wj; /* s8 as its two's complement byte */
-                    sum += wj;
-                }
-                cgr[grp] = amax / lv;
-                if (!u8) cor[grp] = -off * sum;
-            }
-            for (int j = n; j < (n + 3) / 4 * 4; j++) wr[j] = 0;
+#define PVQ_CALL(PASS, NG, PAIR, g0, grp) \
+    pv_quant_groups(PASS, NG, PAIR, u8, sr, svb, g0, wr, cgr + (grp), cir + (grp), cor + (grp), kbp, ng, off)
+#define PVQ_ROWS(PASS)                                                                          \
+    for (int r = 0; r < c->R; r++)                                                              \
+        for (int b = 0; b < nb; b++) {                                                          \
+            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;                \
+            signed char *wr = w + ((size_t)r * nb + b) * kbp;                                   \
+            float *cgr = cg + ((size_t)r * nb + b) * ng, *cir = ci + ((size_t)r * nb + b) * ng; \
+            int32_t *cor = co + ((size_t)r * nb + b) * ng;                                      \
+            int g0 = 0, grp = 0;                                                                \
+            if (pair) {                                                                         \
+                if (b % 2 == 0) PVQ_CALL(PASS, 4, 1, 0, 0);                                     \
+                g0 = 2 * GK, grp = 2;                                                           \
+            }                                                                                   \
+            for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4) PVQ_CALL(PASS, 4, 0, g0, grp);     \
+            if (n - g0 >= 2 * GK) PVQ_CALL(PASS, 2, 0, g0, grp), g0 += 2 * GK, grp += 2;       \
+            if (n - g0 >= GK) PVQ_CALL(PASS, 1, 0, g0, grp), g0 += GK, grp++;                   \
+            if (PASS == 1) pv_quant_tail(u8, sr, svb, g0, n, wr, cgr + grp, cor + grp, off);    \
         }
+    PVQ_ROWS(0)
+    PVQ_ROWS(1)
+#undef PVQ_ROWS
+#undef PVQ_CALL
 }
 
 /* The accumulators of a tile by name (rows r, vectors i): GCC 12 keeps an array of

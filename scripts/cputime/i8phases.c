@@ -106,7 +106,7 @@ int main(int argc, char **argv)
         const double t2 = now();
         for (int i = 0; i < IT; i++) memcpy(s, s0, 4 * N * sizeof(float)); /* the copies' share, taken out */
         const double t3 = now();
-        for (int i = 0; i < IT; i++) pv.quant(&c, s, sv, N, w, cg, co);
+        for (int i = 0; i < IT; i++) pv.quant(&c, s, sv, N, w, cg, co, u.ci);
         const double t4 = now();
         for (int i = 0; i < IT; i++) pv.s8(&c, w, cg, co, V, rb, N, acc, V, rb, 0);
         const double t5 = now();
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
             const i8_pv pb = i8_pv_pick(q4, (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0));
             m[0] = m[1] = m[2] = m[3] = -INFINITY;
             softmax_i8(&c, 0, N, end, s, st);
-            pb.quant(&c, s, sv, N, w, cg, co);
+            pb.quant(&c, s, sv, N, w, cg, co, u.ci);
             pb.s8(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pf ? N : 0);
         }
         const double t6 = now(), k = 1e9 / ((double)IT * N);
