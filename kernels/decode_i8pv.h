@@ -127,105 +127,115 @@ static inline size_t ngrp(const dctx *c) { return (size_t)(c->kbp + GK - 1) / GK
  * first multiplied by 2^64, exactly, so w is what exact arithmetic gives. */
 static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f ? 0x1p64f : 1.0f; }
 
-/* NG (4, 2 or 1, a constant) whole groups of GK keys from key g0 of row r's sr and
- * block b's svb, as pv_quant's comment says, in two passes over the block step (PASS, a
- * constant): pass 0 their maxima reduced together (hr_vf_max4: absent groups' lanes are
- * zero and unused), c and 1 / c by xmm ops into cgr and cir; pass 1 the weights, from x
- * computed again and 1 / c, and (s8) the sums reduced together (hr_vi_add4) into the
- * corrections. One pass per call ran at its chain's latency (load, multiply, 2 vrangeps,
- * the reduction, vdivps, a permute, multiply, convert, packs, store: ~85 cycles a call
- * on a Zen 5 where its ~130 ops issue in ~35); split, each pass's calls overlap. A tiny
- * maximum somewhere takes the group-by-group path in pass 0 and marks the call done
- * (cir's first slot -1, where 1 / c is never negative). */
-HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, const float *sr, const float *svb, int g0,
-                                  signed char *wr, float *cgr, float *cir, int32_t *cor, int kbp, int ng, int off)
+/* NG (4, 2 or 1, a constant) whole groups of GK keys from key g0 of block b's V scales
+ * svb, for every row (R, row r's scores s + r kbp, its weights, c, 1 / c and corrections
+ * rw and rc on from wb, cgb, cib, cob), as pv_quant's comment says, in two passes over the
+ * block step (PASS, a constant): pass 0 each row's maxima reduced together (hr_vf_max4:
+ * absent groups' lanes are zero and unused), c and 1 / c by xmm ops into cg and ci; pass 1
+ * the weights, from x computed again and 1 / c, and (s8) the sums reduced together
+ * (hr_vi_add4) into the corrections. The V scales' vectors are loaded once for all rows.
+ * One pass per row and call ran at its chain's latency (load, multiply, 2 vrangeps, the
+ * reduction, vdivps, a permute, multiply, convert, packs, store: ~85 cycles a call on a
+ * Zen 5 where its ~130 ops issue in ~35); split, the calls overlap. A tiny maximum takes
+ * the group-by-group path in pass 0 for its row and marks it done (ci's first slot -1,
+ * where 1 / c is never negative). */
+HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, int R, const float *s, const float *svb, int g0,
+                                  signed char *wb, float *cgb, float *cib, int32_t *cob, size_t rw, size_t rc, int kbp,
+                                  int ng, int off)
 {
-    /* slot k: group k of the row and block, or (PAIR, NG 4) group k & 1 of block k >> 1
-     * (the next block's V scales and weights kbp on, its c and correction ng on) */
+    /* slot k: group k of the block, or (PAIR, NG 4) group k & 1 of block k >> 1 (the next
+     * block's V scales and weights kbp on, its c and correction ng on) */
 #define PVQ_G(k) (PAIR ? ((k) & 1) : (k))
 #define PVQ_L (U8 ? 255.0f : 127.0f) /* the weights' largest level */
 #define PVQ_B(k) (PAIR ? ((k) >> 1) : 0)
-#define PVQ_X(k, i) hr_vmul(hr_vload(sr + g0 + PVQ_G(k) * GK + (i) * HR_VW), \
-                            hr_vload(svb + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK + (i) * HR_VW))
-    if (PASS == 1) {
-        if (cir[0] < 0) return; /* pass 0 did the whole call */
-        hr_vi ws[4];
-        for (int k = 0; k < 4; k++) {
-            if (k >= NG) {
-                ws[k] = hr_vi_zero();
-                continue;
+#define PVQ_S(k) (PVQ_B(k) * ng + PVQ_G(k)) /* slot k's c, 1 / c and correction */
+#define PVQ_X(k, i) hr_vmul(hr_vload(sr + g0 + PVQ_G(k) * GK + (i) * HR_VW), dv[k][i])
+    hr_vf dv[4][4];
+    for (int k = 0; k < NG; k++)
+        for (int i = 0; i < 4; i++) dv[k][i] = hr_vload(svb + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK + i * HR_VW);
+    for (int r = 0; r < R; r++) {
+        const float *sr = s + (size_t)r * kbp;
+        signed char *wr = wb + r * rw;
+        float *cgr = cgb + r * rc, *cir = cib + r * rc;
+        int32_t *cor = cob + r * rc;
+        if (PASS == 1) {
+            if (cir[0] < 0) continue; /* pass 0 did the whole row */
+            hr_vi ws[4];
+            for (int k = 0; k < 4; k++) {
+                if (k >= NG) {
+                    ws[k] = hr_vi_zero();
+                    continue;
+                }
+                const hr_vf id = hr_vset1(cir[PVQ_S(k)]);
+                hr_vi wi[4];
+                for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(PVQ_X(k, i), id));
+                signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
+                if (U8) hr_vi_store4_u8(wg, wi);
+                else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
             }
-            const hr_vf id = hr_vset1(cir[PVQ_B(k) * ng + PVQ_G(k)]);
-            hr_vi wi[4];
-            for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(PVQ_X(k, i), id));
-            signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
-            if (U8) hr_vi_store4_u8(wg, wi);
-            else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
-        }
-        if (U8) return; /* no offset, no correction */
-        const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
-        if (NG == 4 && !PAIR) hr_xi4_store(cor, co4);
-        else {
-            int32_t ov[4];
-            hr_xi4_store(ov, co4);
-            for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = ov[k];
-        }
-        return;
-    }
-    hr_vf x[4][4], m[4];
-    for (int k = 0; k < 4; k++) {
-        if (k >= NG) {
-            m[k] = hr_vzero();
+            if (U8) continue; /* no offset, no correction */
+            const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
+            if (NG == 4 && !PAIR) hr_xi4_store(cor, co4);
+            else {
+                int32_t ov[4];
+                hr_xi4_store(ov, co4);
+                for (int k = 0; k < NG; k++) cor[PVQ_S(k)] = ov[k];
+            }
             continue;
         }
-        for (int i = 0; i < 4; i++) x[k][i] = PVQ_X(k, i);
-        m[k] = hr_vf_maxabs(hr_vf_maxabs(x[k][0], x[k][1]), hr_vf_maxabs(x[k][2], x[k][3]));
-    }
-    const hr_x4 am = hr_vf_max4(m);
-    if (__builtin_expect(hr_x4_tiny(am, 0x1p-64f) != 0, 0)) {
-        /* a tiny maximum somewhere: pv_prescale's exact path, group by group, the whole
-         * call here (its own copy of pass 1: folded into the main loop as a per-group
-         * branch, pv_quant took 1.35 -> 1.52 ns a key in the phase harness) */
-        float amax[4];
-        hr_x4_store(amax, am);
-        hr_vi ws[4];
-        for (int k = 0; k < 4; k++) {
-            if (k >= NG) {
-                ws[k] = hr_vi_zero();
-                continue;
+        hr_vf m[4];
+        for (int k = 0; k < 4; k++)
+            m[k] = k >= NG ? hr_vzero()
+                           : hr_vf_maxabs(hr_vf_maxabs(PVQ_X(k, 0), PVQ_X(k, 1)), hr_vf_maxabs(PVQ_X(k, 2), PVQ_X(k, 3)));
+        const hr_x4 am = hr_vf_max4(m);
+        if (__builtin_expect(hr_x4_tiny(am, 0x1p-64f) != 0, 0)) {
+            /* a tiny maximum somewhere: pv_prescale's exact path, group by group, the
+             * whole row here (its own copy of pass 1: folded into the main loop as a
+             * per-group branch, pv_quant took 1.35 -> 1.52 ns a key in the phase harness) */
+            float amax[4];
+            hr_x4_store(amax, am);
+            hr_vi ws[4];
+            for (int k = 0; k < 4; k++) {
+                if (k >= NG) {
+                    ws[k] = hr_vi_zero();
+                    continue;
+                }
+                const float sc = pv_prescale(amax[k]);
+                const hr_vf id = hr_vset1(amax[k] > 0 ? PVQ_L / (amax[k] * sc) : 0.0f);
+                hr_vi wi[4];
+                for (int i = 0; i < 4; i++) {
+                    hr_vf x = PVQ_X(k, i);
+                    if (sc != 1.0f) x = hr_vmul(x, hr_vset1(sc));
+                    wi[i] = hr_vi_round(hr_vmul(x, id));
+                }
+                signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
+                if (U8) hr_vi_store4_u8(wg, wi), ws[k] = hr_vi_zero();
+                else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
+                cgr[PVQ_S(k)] = amax[k] / PVQ_L;
             }
-            const float sc = pv_prescale(amax[k]);
-            if (sc != 1.0f)
-                for (int i = 0; i < 4; i++) x[k][i] = hr_vmul(x[k][i], hr_vset1(sc));
-            const hr_vf id = hr_vset1(amax[k] > 0 ? PVQ_L / (amax[k] * sc) : 0.0f);
-            hr_vi wi[4];
-            for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(x[k][i], id));
-            signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
-            if (U8) hr_vi_store4_u8(wg, wi), ws[k] = hr_vi_zero();
-            else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
-            cgr[PVQ_B(k) * ng + PVQ_G(k)] = amax[k] / PVQ_L;
+            cir[0] = -1.0f;
+            if (U8) continue;
+            int32_t sum[4];
+            hr_xi4_store(sum, hr_vi_add4(ws));
+            for (int k = 0; k < NG; k++) cor[PVQ_S(k)] = -off * sum[k];
+            continue;
         }
-        cir[0] = -1.0f;
-        if (U8) return;
-        int32_t sum[4];
-        hr_xi4_store(sum, hr_vi_add4(ws));
-        for (int k = 0; k < NG; k++) cor[PVQ_B(k) * ng + PVQ_G(k)] = -off * sum[k];
-        return;
-    }
-    /* PVQ_L / amax for the 4 groups by one vdivps (0 where amax is 0), c by another */
-    const hr_x4 id4 = hr_x4_rdiv(PVQ_L, am), c4 = hr_x4_div(am, PVQ_L);
-    if (NG == 4 && !PAIR) {
-        hr_x4_store(cgr, c4);
-        hr_x4_store(cir, id4);
-    } else {
-        float cv[4], iv[4];
-        hr_x4_store(cv, c4);
-        hr_x4_store(iv, id4);
-        for (int k = 0; k < NG; k++) cgr[PVQ_B(k) * ng + PVQ_G(k)] = cv[k], cir[PVQ_B(k) * ng + PVQ_G(k)] = iv[k];
+        /* PVQ_L / amax for the 4 groups by one vdivps (0 where amax is 0), c by another */
+        const hr_x4 id4 = hr_x4_rdiv(PVQ_L, am), c4 = hr_x4_div(am, PVQ_L);
+        if (NG == 4 && !PAIR) {
+            hr_x4_store(cgr, c4);
+            hr_x4_store(cir, id4);
+        } else {
+            float cv[4], iv[4];
+            hr_x4_store(cv, c4);
+            hr_x4_store(iv, id4);
+            for (int k = 0; k < NG; k++) cgr[PVQ_S(k)] = cv[k], cir[PVQ_S(k)] = iv[k];
+        }
     }
 #undef PVQ_G
 #undef PVQ_B
 #undef PVQ_L
+#undef PVQ_S
 #undef PVQ_X
 }
 
@@ -279,28 +289,30 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
     /* exactly 2 whole groups a row and block (128-key blocks at AVX-512): blocks b and
      * b + 1 in one pv_quant_groups, so its reductions are not half empty */
     const int pair = n / GK == 2 && nb % 2 == 0;
+    const size_t rw = (size_t)nb * kbp, rc = (size_t)nb * ng;
 #define PVQ_CALL(PASS, NG, PAIR, g0, grp) \
-    pv_quant_groups(PASS, NG, PAIR, u8, sr, svb, g0, wr, cgr + (grp), cir + (grp), cor + (grp), kbp, ng, off)
-#define PVQ_ROWS(PASS)                                                                          \
-    for (int r = 0; r < c->R; r++)                                                              \
-        for (int b = 0; b < nb; b++) {                                                          \
-            const float *sr = s + (size_t)r * kbp, *svb = sv + (size_t)b * kbp;                \
-            signed char *wr = w + ((size_t)r * nb + b) * kbp;                                   \
-            float *cgr = cg + ((size_t)r * nb + b) * ng, *cir = ci + ((size_t)r * nb + b) * ng; \
-            int32_t *cor = co + ((size_t)r * nb + b) * ng;                                      \
-            int g0 = 0, grp = 0;                                                                \
-            if (pair) {                                                                         \
-                if (b % 2 == 0) PVQ_CALL(PASS, 4, 1, 0, 0);                                     \
-                g0 = 2 * GK, grp = 2;                                                           \
-            }                                                                                   \
-            for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4) PVQ_CALL(PASS, 4, 0, g0, grp);     \
-            if (n - g0 >= 2 * GK) PVQ_CALL(PASS, 2, 0, g0, grp), g0 += 2 * GK, grp += 2;       \
-            if (n - g0 >= GK) PVQ_CALL(PASS, 1, 0, g0, grp), g0 += GK, grp++;                   \
-            if (PASS == 1) pv_quant_tail(u8, sr, svb, g0, n, wr, cgr + grp, cor + grp, off);    \
-        }
-    PVQ_ROWS(0)
-    PVQ_ROWS(1)
-#undef PVQ_ROWS
+    pv_quant_groups(PASS, NG, PAIR, u8, c->R, s, svb, g0, wb, cgb + (grp), cib + (grp), cob + (grp), rw, rc, kbp, ng, off)
+#define PVQ_BLOCKS(PASS)                                                                                      \
+    for (int b = 0; b < nb; b++) {                                                                            \
+        const float *svb = sv + (size_t)b * kbp;                                                              \
+        signed char *wb = w + (size_t)b * kbp;                                                                \
+        float *cgb = cg + (size_t)b * ng, *cib = ci + (size_t)b * ng;                                         \
+        int32_t *cob = co + (size_t)b * ng;                                                                   \
+        int g0 = 0, grp = 0;                                                                                  \
+        if (pair) {                                                                                           \
+            if (b % 2 == 0) PVQ_CALL(PASS, 4, 1, 0, 0);                                                       \
+            g0 = 2 * GK, grp = 2;                                                                             \
+        }                                                                                                     \
+        for (; n - g0 >= 4 * GK; g0 += 4 * GK, grp += 4) PVQ_CALL(PASS, 4, 0, g0, grp);                       \
+        if (n - g0 >= 2 * GK) PVQ_CALL(PASS, 2, 0, g0, grp), g0 += 2 * GK, grp += 2;                         \
+        if (n - g0 >= GK) PVQ_CALL(PASS, 1, 0, g0, grp), g0 += GK, grp++;                                     \
+        if (PASS == 1)                                                                                        \
+            for (int r = 0; r < c->R; r++)                                                                    \
+                pv_quant_tail(u8, s + (size_t)r * kbp, svb, g0, n, wb + r * rw, cgb + r * rc + grp, cob + r * rc + grp, off); \
+    }
+    PVQ_BLOCKS(0)
+    PVQ_BLOCKS(1)
+#undef PVQ_BLOCKS
 #undef PVQ_CALL
 }
 
