@@ -488,7 +488,7 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     if (di8_skip(64)) nv = n2 = 0;
     const int vpos = (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn,
                                                   sv, kvs, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    (void)vpos;
+    (void)vpos; /* the fp32 P·V below has no use for it */
     if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
