@@ -427,16 +427,16 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
  * inlined into one, GCC shared its registers among them and spilled in the loops. */
 #define I8_OWN static __attribute__((noinline)) HR_I8_TARGET
 #define I8_PHASES(T, Q4)                                                                                            \
-    I8_OWN int scores_##T(const dctx *c, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,   \
-                          const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs, const unsigned char *pf,  \
-                          ptrdiff_t psn, int nv AB_P)                                                                 \
+    I8_OWN void scores_##T(const dctx *c, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,  \
+                           const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs, const unsigned char *pf, \
+                           ptrdiff_t psn, int nv AB_P)                                                                \
     {                                                                                                                 \
-        return scores_i8(c, Q4, qx, k0, ksn, n, s, v0, vsn, sv, kvs, pf, psn, nv AB_A);                               \
+        scores_i8(c, Q4, qx, k0, ksn, n, s, v0, vsn, sv, kvs, pf, psn, nv AB_A);                                      \
     }
 I8_PHASES(q4, 1)
 I8_PHASES(q8, 0)
 #if defined(HR_HAVE_I8PV)
-/* q8u: q8_0 where a block's V scales all are >= 0 (scores_q8 says): u8 weights, V signed */
+/* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed */
 #define I8_PV_PHASES(T, Q4, U8)                                                                                       \
     I8_OWN void pv_quant_##T(const dctx *c, const float *s, const float *sv, int n, signed char *w, float *cg,        \
                              int32_t *co, float *ci)                                                                  \
@@ -455,19 +455,19 @@ I8_PV_PHASES(q8, 0, 0)
 I8_PV_PHASES(q8u, 0, 1)
 #endif
 /* The int8 P·V's two phases for a block step: q4_0's, q8_0's, or q8_0's with u8 weights
- * where the scores pass found every V scale of the block >= 0 (vpos; block_i8 and the
- * phase harness take it from here). */
+ * where every V scale of the block's n keys, laid out in sv by the scores, is >= 0
+ * (sv_nonneg; sv NULL: not laid out, s8). block_i8 and the phase harness take it from here. */
 typedef struct {
     void (*quant)(const dctx *, const float *, const float *, int, signed char *, float *, int32_t *, float *);
     void (*s8)(const dctx *, const signed char *, const float *, const int32_t *, const unsigned char *, ptrdiff_t, int,
                float *, const unsigned char *, ptrdiff_t, int);
 } i8_pv;
-static i8_pv i8_pv_pick(int q4, int vpos)
+HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int n)
 {
 #if !defined(HR_I8_EMU)
-    if (vpos && !q4) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
+    if (!q4 && sv && sv_nonneg(c, q4, sv, n)) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
 #else
-    (void)vpos;
+    (void)c, (void)sv, (void)n;
 #endif
     return q4 ? (i8_pv){pv_quant_q4, pv_s8_q4} : (i8_pv){pv_quant_q8, pv_s8_q8};
 }
@@ -486,16 +486,15 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     float *pp = u.pp, *sv = u.sv, *corr = u.corr;
     uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
-    const int vpos = (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn,
-                                                  sv, kvs, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    (void)vpos; /* the fp32 P·V below has no use for it */
+    (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
+                                 v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */
         float *cg = u.cg;
         int32_t *co = u.co;
-        const i8_pv pv = i8_pv_pick(q4, vpos);
+        const i8_pv pv = i8_pv_pick(c, q4, di8_skip(128) ? NULL : sv, n);
         if (!di8_skip(4)) pv.quant(c, s, sv, n, w, cg, co, u.ci);
         if (!di8_skip(16)) pv.s8(c, w, cg, co, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
         return;

@@ -178,8 +178,8 @@ HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, int R, con
                 hr_vi wi[4];
                 for (int i = 0; i < 4; i++) wi[i] = hr_vi_round(hr_vmul(PVQ_X(k, i), id));
                 signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
-                if (U8) hr_vi_store4_u8(wg, wi);
-                else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
+                const hr_vi packed = hr_vi_store4_i8(wg, wi, U8);
+                if (!U8) ws[k] = hr_vi_sum4(packed, wi);
             }
             if (U8) continue; /* no offset, no correction */
             const hr_xi4 co4 = hr_xi4_mul(hr_vi_add4(ws), -off);
@@ -217,8 +217,8 @@ HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, int R, con
                     wi[i] = hr_vi_round(hr_vmul(x, id));
                 }
                 signed char *wg = wr + (size_t)PVQ_B(k) * kbp + g0 + PVQ_G(k) * GK;
-                if (U8) hr_vi_store4_u8(wg, wi), ws[k] = hr_vi_zero();
-                else ws[k] = hr_vi_sum4(hr_vi_store4_i8(wg, wi), wi);
+                const hr_vi packed = hr_vi_store4_i8(wg, wi, U8);
+                ws[k] = U8 ? hr_vi_zero() : hr_vi_sum4(packed, wi);
                 cgr[PVQ_S(k)] = amax[k] / PVQ_L;
             }
             cir[0] = -1.0f;
@@ -264,8 +264,7 @@ HR_I8_INLINE void pv_quant_tail(int u8, const float *sr, const float *svb, int g
             hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
             if (sc != 1.0f) x = hr_vmul(x, hr_vset1(sc));
             const hr_vi xi = hr_vi_round(hr_vmul(x, hr_vset1(id)));
-            if (u8) hr_vi_store_u8(wr + j, xi);
-            else hr_vi_store_i8(wr + j, xi);
+            hr_vi_store_i8(wr + j, xi, u8);
             vs = hr_vi_add(vs, xi);
         }
         int sum = hr_vi_reduce_add(vs);

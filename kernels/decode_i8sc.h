@@ -91,8 +91,9 @@ I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_
 
 /* 1 where every V scale of keys [0, n) laid out in sv (scores_keys') is >= 0: q8_0's
  * int8 P·V may then take u8 weights against V signed (pv_quant, pv_s8), as this
- * project's and llama.cpp's q8_0 quantizers always give (d = amax / 127). A vector max
- * of -dv over the block's scales after the scores, ~2 ops per 16 keys and block: the
+ * project's and llama.cpp's q8_0 quantizers always give (d = amax / 127). decode_i8.c's
+ * i8_pv_pick asks, after the scores: a vector max of -dv over the block's scales, ~2
+ * ops per 16 keys and block: the
  * phase harness reads the scores the same with it (an OR of the pairs in scales_block's
  * scalar pass read 3.3 -> 4.1 ns a key there in one run of 3 rounds, not repeated). q4_0's
  * scales are signed (d = max / -8): 0 there. */
@@ -201,8 +202,7 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
     }
 }
 
-/* Returns sv_nonneg's answer: 1 where the block's V scales all are >= 0 (q8_0). */
-I8_FN int scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
+I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs,
                      const unsigned char *pf, ptrdiff_t psn, int nv AB_P)
 {
@@ -220,7 +220,6 @@ I8_FN int scores_i8(const dctx *c, int q4, const float *qx, const unsigned char 
         if (n - j >= HR_VW) scores_keys(c, q4, qx, k0 + j * ksn, ksn, HR_VW, s + j, kvs + j, sv + j, &pq AB_A);
         else scores_keys(c, q4, qx, k0 + j * ksn, ksn, n - j, s + j, kvs + j, sv + j, &pq AB_A);
     }
-    return !di8_skip(128) && sv_nonneg(c, q4, sv, n);
 }
 #endif
 

@@ -200,8 +200,8 @@ static inline hr_vf hr_vcvt_u4(hr_vi x, int hi)
  * hr_vf_tr4(x): x[i] lane L <-> x[L] lane i (128-bit lanes): the permuted order above
  * to d order and back (q4_0: real vector m sits at lane {0,2,1,3}[m]); hr_vf_tile_load /
  * hr_vf_tile_store: a row's fp32 tile of blocks b, b2 from d order into it and back.
- * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127, or 0..255 as u8), hr_vi_store4_i8 4 vectors'
- * (hr_vi_store4_u8 the same for 0..255, no sum);
+ * hr_vi_round(x) nearest-even int32 lanes; hr_vi_store_i8 their low bytes (|x| <= 127, or 0..255 where u8), hr_vi_store4_i8 4 vectors'
+ * (the same u8);
  * hr_vi_store4_i8 returns the packed vector (bytes in pack order), hr_vi_sum4(c, x) the 4 vectors'
  * sum in int32 lanes (AVX-512 from c by vpdpbusd); hr_vf_maxabs(a, b) max(|a|, |b|) lane-wise;
  * hr_vi_reduce_add the int32 sum; hr_vf_max4 / hr_vi_add4 four such reductions at once,
@@ -291,22 +291,21 @@ HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
     __asm__("vpdpbusd %2, %1, %0" : "+v"(*acc) : "v"(u), "v"(s));
 }
 HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm512_cvtps_epi32(x); }
-HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
-HR_I8_INLINE void hr_vi_store_u8(void *p, hr_vi x) { _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x)); }
+/* u8: lanes 0..255 (u8 weights); vpmovdb keeps the low byte either way */
+HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x, int u8)
+{
+    (void)u8;
+    _mm_storeu_si128((__m128i *)p, _mm512_cvtepi32_epi8(x));
+}
 /* the low bytes of 4 vectors (|x| <= 127) to p[0 .. 64) in order: two vpackssdw and a
  * vpacksswb leave 128-bit lane l holding lanes 4l..4l+3 of each vector, one vpermd puts
  * them back (4 ops and a store where 4 vpmovdb take 8 and 4 stores) */
-HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
+HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4], int u8)
 {
-    const __m512i c = _mm512_packs_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
+    const __m512i a = _mm512_packs_epi32(x[0], x[1]), b = _mm512_packs_epi32(x[2], x[3]);
+    const __m512i c = u8 ? _mm512_packus_epi16(a, b) : _mm512_packs_epi16(a, b); /* u8: lanes 0..255 */
     _mm512_storeu_si512(p, _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), c));
     return c;
-}
-/* hr_vi_store4_i8 for lanes 0..255 (unsigned saturation in the second pack): u8 weights */
-HR_I8_INLINE void hr_vi_store4_u8(void *p, const hr_vi x[4])
-{
-    const __m512i c = _mm512_packus_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
-    _mm512_storeu_si512(p, _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), c));
 }
 /* the 4 vectors x's sum in int32 lanes (its total the one wanted) from c, their packed
  * bytes: one vpdpbusd by ones where the vectors' sum took 3 vpaddd */

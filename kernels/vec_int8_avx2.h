@@ -193,28 +193,19 @@ HR_I8_INLINE void hr_vi_dot_ip(hr_vi *acc, hr_vi u, hr_vi s)
 }
 HR_I8_INLINE hr_vi hr_vi_round(hr_vf x) { return _mm256_cvtps_epi32(x); }
 /* 8 lanes' low bytes: two packs leave lanes 0-3 and 4-7 at the bottom of each 128 bits */
-HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x)
+HR_I8_INLINE void hr_vi_store_i8(void *p, hr_vi x, int u8) /* u8: lanes 0..255 */
 {
-    const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x, x), x);
-    _mm_storel_epi64((__m128i *)p, _mm_unpacklo_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
-}
-HR_I8_INLINE void hr_vi_store_u8(void *p, hr_vi x) /* lanes 0..255 */
-{
-    const __m256i c = _mm256_packus_epi16(_mm256_packs_epi32(x, x), x);
+    const __m256i a = _mm256_packs_epi32(x, x), c = u8 ? _mm256_packus_epi16(a, x) : _mm256_packs_epi16(a, x);
     _mm_storel_epi64((__m128i *)p, _mm_unpacklo_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
 }
 /* 4 vectors' low bytes to p[0 .. 32) in order: after the packs dword 4 h + k holds lanes
  * 4 h .. 4 h + 3 of x[k]; one vpermd puts them back */
-HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4])
+HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4], int u8)
 {
-    const __m256i c = _mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3]));
+    const __m256i a = _mm256_packs_epi32(x[0], x[1]), b = _mm256_packs_epi32(x[2], x[3]);
+    const __m256i c = u8 ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b); /* u8: lanes 0..255 */
     _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
     return c;
-}
-HR_I8_INLINE void hr_vi_store4_u8(void *p, const hr_vi x[4])
-{
-    const __m256i c = _mm256_packus_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3]));
-    _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 /* here the 3 vpaddd: the vpdpbusd by ones did not pay at this level (q8_0 +0.4 to +7%, noise) */
 HR_I8_INLINE hr_vi hr_vi_sum4(hr_vi c, const hr_vi x[4])

@@ -93,10 +93,9 @@ int main(int argc, char **argv)
     double t[5][REP];
     for (int rep = 0; rep < REP; rep++) {
         const double t0 = now();
-        int vpos = 0;
-        for (int i = 0; i < IT; i++) vpos = (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
+        for (int i = 0; i < IT; i++) (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
         const double t1 = now();
-        const i8_pv pv = i8_pv_pick(q4, vpos);
+        const i8_pv pv = i8_pv_pick(&c, q4, sv, N);
         memcpy(s0, s, 4 * N * sizeof(float)); /* the softmax sees the same scores every call */
         for (int i = 0; i < IT; i++) {
             memcpy(s, s0, 4 * N * sizeof(float));
@@ -113,7 +112,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < IT; i++) {
             const unsigned char *kb = K + (size_t)(i % nblk) * blk, *vb = V + (size_t)(i % nblk) * blk;
             const size_t nx = (size_t)((i + 1) % nblk) * blk;
-            const i8_pv pb = i8_pv_pick(q4, (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0));
+            (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0);
+            const i8_pv pb = i8_pv_pick(&c, q4, sv, N);
             m[0] = m[1] = m[2] = m[3] = -INFINITY;
             softmax_i8(&c, 0, N, end, s, st);
             pb.quant(&c, s, sv, N, w, cg, co, u.ci);
