@@ -93,7 +93,7 @@ static inline int row_i(const dctx *c, int r) { return r % c->p->seq_q; }
  * so far, l the sum of exp(s - m) over them, acc rescaled to the new m, and sr holds
  * exp(s - m) with zeros for masked keys. m stays in natural units in the state (decode.c
  * merges by expf) and is rewritten only when it moves, so m' = m log2 e does not drift. */
-DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float *m, float *l, float *acc)
+DECODE_INLINE void block_softmax(const dctx *c, int wide, float *sr, int n, int vis, float *m, float *l, float *acc)
 {
     if (vis <= 0) {
         memset(sr, 0, (size_t)n * sizeof *sr);
@@ -102,7 +102,22 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
     const float log2e = 1.44269504088896341f, ln2 = 0.693147180559945309f;
     const int vfull = vis / HR_VW * HR_VW;
     hr_vf vmx = hr_vset1(-INFINITY);
-    for (int j = 0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
+    int j0 = 0;
+    if (wide) {
+        /* long blocks (the int8 step's 128-512 keys): four max chains, not one vmaxps
+         * chain of n / 16 at its latency (Zen 5, the phase harness: q4_0's softmax 0.53
+         * -> 0.48 ns a key; the kernel at L16384 T1 q4_0 -1.3%, q8_0 -1.0%, 5
+         * interleaved rounds); the fp32 path's 8-32-key blocks keep one */
+        hr_vf m1 = vmx, m2 = vmx, m3 = vmx;
+        for (; j0 + 4 * HR_VW <= vfull; j0 += 4 * HR_VW) {
+            vmx = hr_vmax(vmx, hr_vload(sr + j0));
+            m1 = hr_vmax(m1, hr_vload(sr + j0 + HR_VW));
+            m2 = hr_vmax(m2, hr_vload(sr + j0 + 2 * HR_VW));
+            m3 = hr_vmax(m3, hr_vload(sr + j0 + 3 * HR_VW));
+        }
+        vmx = hr_vmax(hr_vmax(vmx, m1), hr_vmax(m2, m3));
+    }
+    for (int j = j0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
     float mx = hr_vreduce_max(vmx);
     for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
     const float ms = *m * log2e; /* -inf stays -inf */
@@ -132,12 +147,12 @@ DECODE_INLINE void block_softmax(const dctx *c, float *sr, int n, int vis, float
 
 /* The online-softmax step of every row of the group over keys [jb, jb+n), end[i] the
  * causal end of query row i, the scores in log2 units (block_softmax). */
-DECODE_INLINE void block_softmax_rows(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
+DECODE_INLINE void block_softmax_rows(const dctx *c, int wide, int jb, int n, const int *end, float *s, dstate st)
 {
     for (int r = 0; r < c->R; r++) {
         int vis = end[row_i(c, r)] - jb;
         vis = vis < 0 ? 0 : vis > n ? n : vis;
-        block_softmax(c, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
+        block_softmax(c, wide, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
     }
 }
 
