@@ -4,17 +4,26 @@
  * as the kernel compiles it; where no hardware counter can be read this says where a
  * key's nanoseconds go (README, "On a Zen 5: the int8 step's phases out of line").
  * Each phase alone, IT calls in a row (the data in L1/L2): scales+scores, the softmax,
- * pv_quant, P·V; then the whole step over NBLK blocks (in L1/L2 at 1, in L3 at 64) with
- * the next block's prefetches (PF 1) or none (0). Medians of 9 repetitions, ns per key and
- * KV head. Built and run by scripts/decode-i8-phases.sh against build/native's objects.
+ * pv_quant, P·V; then the whole step over NBLK blocks (in L1/L2 at 1, in L2 at 8, in L3
+ * at 64, from memory at 2048 and more; K and V from hr_alloc, on huge pages as the
+ * kernel's caches are) with the next block's prefetches: PF 1 both (the scores' of V, P·V's
+ * of K), 2 the V one only, 3 the K one only, 0 none; and the whole step's time split by
+ * phase (the TSC read between them). Medians of 9 repetitions, ns per key and KV head.
+ * Built and run by scripts/decode-i8-phases.sh against build/native's objects
+ * (-DHR_DECODE_PF_HINT=2: the prefetches into L2 rather than L1).
  * usage: i8phases q4_0|q8_0 [NBLK [PF [KEYS]]] */
 #define HR_DECODE_PF_COPY 1
+#ifndef HR_DECODE_PF_HINT
 #define HR_DECODE_PF_HINT 3
+#endif
 #define HR_I8_STEP hr_phases_i8
 #include "decode_i8.c"
 
 #include <stdio.h>
 #include <time.h>
+#include <x86intrin.h>
+
+#include "inputs.h"
 
 #if !defined(HR_HAVE_I8PV)
 int main(void)
@@ -52,6 +61,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "i8phases: NBLK must be 1..4096\n");
         return 2;
     }
+    if (pf < 0 || pf > 3) {
+        fprintf(stderr, "i8phases: PF must be 0 (none), 1 (both), 2 (V only) or 3 (K only)\n");
+        return 2;
+    }
+    const int pfv = pf == 1 || pf == 2, pfk = pf == 1 || pf == 3;
     if (!hr_cpu_i8dot()) {
         fprintf(stderr, "i8phases: this CPU has no VNNI (vpdpbusd)\n");
         return 2;
@@ -63,7 +77,7 @@ int main(int argc, char **argv)
     c.p = &p, c.G = 4, c.R = 4, c.d = 128, c.dp = 128, c.kb = N, c.kbp = N, c.kt = p.kv_dtype, c.i8 = 2;
     c.rb = hr_dtype_row_bytes(p.kv_dtype, 128);
     const size_t rb = c.rb, blk = rb * N;
-    unsigned char *K = aligned_alloc(64, blk * nblk + 64), *V = aligned_alloc(64, blk * nblk + 64);
+    unsigned char *K = hr_alloc(blk * nblk + 64), *V = hr_alloc(blk * nblk + 64);
     srand(1);
     float x[128];
     for (int j = 0; j < N; j++)
@@ -91,6 +105,7 @@ int main(int argc, char **argv)
     const dstate st = {m, l, acc};
     const int end[1] = {N};
     double t[5][REP];
+    unsigned long long ph[4] = {0}; /* the whole step's TSC ticks by phase, every repetition */
     for (int rep = 0; rep < REP; rep++) {
         const double t0 = now();
         for (int i = 0; i < IT; i++) (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
@@ -112,12 +127,18 @@ int main(int argc, char **argv)
         for (int i = 0; i < IT; i++) {
             const unsigned char *kb = K + (size_t)(i % nblk) * blk, *vb = V + (size_t)(i % nblk) * blk;
             const size_t nx = (size_t)((i + 1) % nblk) * blk;
-            (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pf ? N : 0);
+            const unsigned long long c0 = __rdtsc();
+            (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pfv ? N : 0);
+            const unsigned long long c1 = __rdtsc();
             const i8_pv pb = i8_pv_pick(&c, q4, sv, N);
             m[0] = m[1] = m[2] = m[3] = -INFINITY;
             softmax_i8(&c, 0, N, end, s, st);
+            const unsigned long long c2 = __rdtsc();
             pb.quant(&c, s, sv, N, w, cg, co, u.ci);
-            pb.s8(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pf ? N : 0);
+            const unsigned long long c3 = __rdtsc();
+            pb.s8(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pfk ? N : 0);
+            const unsigned long long c4 = __rdtsc();
+            ph[0] += c1 - c0, ph[1] += c2 - c1, ph[2] += c3 - c2, ph[3] += c4 - c3;
         }
         const double t6 = now(), k = 1e9 / ((double)IT * N);
         t[0][rep] = (t1 - t0) * k, t[1][rep] = ((t2 - t1) - (t3 - t2)) * k, t[2][rep] = (t4 - t3) * k;
@@ -129,7 +150,11 @@ int main(int argc, char **argv)
         qsort(t[i], REP, sizeof(double), cmpd);
         printf("%s %s %.2f", i ? "," : "", name[i], t[i][REP / 2]);
     }
-    printf(" (%d block%s, prefetch %s)\n", nblk, nblk > 1 ? "s" : "", pf ? "on" : "off");
+    static const char *const pfs[4] = {"off", "on", "V only", "K only"};
+    printf(" (%d block%s, prefetch %s)\n", nblk, nblk > 1 ? "s" : "", pfs[pf]);
+    const double tot = (double)(ph[0] + ph[1] + ph[2] + ph[3]), wm = t[4][REP / 2];
+    printf("  the whole step by phase: scales+scores %.2f, softmax %.2f, pv_quant %.2f, P.V %.2f\n", wm * ph[0] / tot,
+           wm * ph[1] / tot, wm * ph[2] / tot, wm * ph[3] / tot);
     return acc[0] != acc[0]; /* NaN: something broke */
 }
 #endif
