@@ -472,12 +472,9 @@ HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int
     return q4 ? (i8_pv){pv_quant_q4, pv_s8_q4} : (i8_pv){pv_quant_q8, pv_s8_q8};
 }
 #endif
-#ifndef I8_WIDE
-#define I8_WIDE 1
-#endif
 I8_OWN void softmax_i8(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
 {
-    block_softmax_rows(c, I8_WIDE, jb, n, end, s, st);
+    block_softmax_rows(c, 1, jb, n, end, s, st); /* wide: the max over 128-512 keys in four chains */
 }
 
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
