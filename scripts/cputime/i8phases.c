@@ -8,7 +8,7 @@
  * at 64, from memory at 2048 and more; K and V from hr_alloc, on huge pages as the
  * kernel's caches are) with the next block's prefetches: PF 1 both (the scores' of V, P·V's
  * of K), 2 the V one only, 3 the K one only, 0 none; and the whole step's time split by
- * phase (the TSC read between them). Medians of 9 repetitions, ns per key and KV head.
+ * phase (the TSC read between them, in one extra pass outside the timing). Medians of 9 repetitions, ns per key and KV head.
  * Built and run by scripts/decode-i8-phases.sh against build/native's objects
  * (-DHR_DECODE_PF_HINT=2: the prefetches into L2 rather than L1).
  * usage: i8phases q4_0|q8_0 [NBLK [PF [KEYS]]] */
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     const dstate st = {m, l, acc};
     const int end[1] = {N};
     double t[5][REP];
-    unsigned long long ph[4] = {0}; /* the whole step's TSC ticks by phase, every repetition */
+    unsigned long long ph[4] = {0}; /* the whole step's TSC ticks by phase (its last, split, pass) */
     for (int rep = 0; rep < REP; rep++) {
         const double t0 = now();
         for (int i = 0; i < IT; i++) (q4 ? scores_q4 : scores_q8)(&c, qx, K, rb, N, s, V, rb, sv, kvs, V, rb, 0);
@@ -124,23 +124,31 @@ int main(int argc, char **argv)
         const double t4 = now();
         for (int i = 0; i < IT; i++) pv.s8(&c, w, cg, co, V, rb, N, acc, V, rb, 0);
         const double t5 = now();
-        for (int i = 0; i < IT; i++) {
-            const unsigned char *kb = K + (size_t)(i % nblk) * blk, *vb = V + (size_t)(i % nblk) * blk;
-            const size_t nx = (size_t)((i + 1) % nblk) * blk;
-            const unsigned long long c0 = __rdtsc();
-            (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pfv ? N : 0);
-            const unsigned long long c1 = __rdtsc();
-            const i8_pv pb = i8_pv_pick(&c, q4, sv, N);
-            m[0] = m[1] = m[2] = m[3] = -INFINITY;
-            softmax_i8(&c, 0, N, end, s, st);
-            const unsigned long long c2 = __rdtsc();
-            pb.quant(&c, s, sv, N, w, cg, co, u.ci);
-            const unsigned long long c3 = __rdtsc();
-            pb.s8(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pfk ? N : 0);
-            const unsigned long long c4 = __rdtsc();
-            ph[0] += c1 - c0, ph[1] += c2 - c1, ph[2] += c3 - c2, ph[3] += c4 - c3;
+        /* the whole step: timed without the TSC reads (sp 0); in the last repetition once
+         * more with them between the phases (sp 1), for the split only */
+        double t6 = 0;
+        for (int sp = 0; sp < (rep == REP - 1 ? 2 : 1); sp++) {
+            for (int i = 0; i < IT; i++) {
+                const unsigned char *kb = K + (size_t)(i % nblk) * blk, *vb = V + (size_t)(i % nblk) * blk;
+                const size_t nx = (size_t)((i + 1) % nblk) * blk;
+                const unsigned long long c0 = sp ? __rdtsc() : 0;
+                (q4 ? scores_q4 : scores_q8)(&c, qx, kb, rb, N, s, vb, rb, sv, kvs, V + nx, rb, pfv ? N : 0);
+                const unsigned long long c1 = sp ? __rdtsc() : 0;
+                const i8_pv pb = i8_pv_pick(&c, q4, sv, N);
+                m[0] = m[1] = m[2] = m[3] = -INFINITY;
+                softmax_i8(&c, 0, N, end, s, st);
+                const unsigned long long c2 = sp ? __rdtsc() : 0;
+                pb.quant(&c, s, sv, N, w, cg, co, u.ci);
+                const unsigned long long c3 = sp ? __rdtsc() : 0;
+                pb.s8(&c, w, cg, co, vb, rb, N, acc, K + nx, rb, pfk ? N : 0);
+                if (sp) {
+                    const unsigned long long c4 = __rdtsc();
+                    ph[0] += c1 - c0, ph[1] += c2 - c1, ph[2] += c3 - c2, ph[3] += c4 - c3;
+                }
+            }
+            if (!sp) t6 = now();
         }
-        const double t6 = now(), k = 1e9 / ((double)IT * N);
+        const double k = 1e9 / ((double)IT * N);
         t[0][rep] = (t1 - t0) * k, t[1][rep] = ((t2 - t1) - (t3 - t2)) * k, t[2][rep] = (t4 - t3) * k;
         t[3][rep] = (t5 - t4) * k, t[4][rep] = (t6 - t5) * k;
     }
