@@ -207,7 +207,7 @@ static int heads_side_by_side(const dctx *c)
 static hr_xcview bytes_view(hr_cview v)
 {
     const ptrdiff_t f = (ptrdiff_t)sizeof(float);
-    return (hr_xcview){v.p, v.sb * f, v.sh * f, v.sn * f};
+    return (hr_xcview){v.p, v.sb * f, v.sh * f, v.sn * f, 0};
 }
 
 /* Heads whose q block and states the workspace holds: Hkv (or 1), whichever walk runs. */
@@ -408,8 +408,14 @@ static void write_rows(const dctx *c, int b, int g, const dstate *st)
     }
 }
 
-/* Thread t's range [lo, hi) of the S units split among T threads. */
-static long long range_lo(long long S, int t, int T) { return S * t / T; }
+/* Thread t's range [lo, hi) of the S units split among T threads; with a cache in tiles
+ * (HR_KV_TILE) each cut moved down to a tile's first key of its segment of N keys, so
+ * every piece and block starts a tile (the cuts stay in order, a range may be empty). */
+static long long range_lo(const dctx *c, long long S, int t, int T)
+{
+    const long long x = S * t / T, N = c->p->seq_kv;
+    return c->k.tile ? x - x % N % c->k.tile : x;
+}
 
 /* Thread u's workspace, in floats, each part 64-byte aligned: one key block's scores
  * (R x kbp), the query block of each of up to hmax heads (q[g], R x dp), then per head
@@ -434,7 +440,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
     for (int r = 0; r < c->R; r++) {
         float M = mine.m[r];
         for (int u = u0; u < u1; u++)
-            if (range_lo(S, u, T) < range_lo(S, u + 1, T)) {
+            if (range_lo(c, S, u, T) < range_lo(c, S, u + 1, T)) {
                 float mu = thread_slot(c, ws, u, 0, gs).m[r];
                 M = mu > M ? mu : M;
             }
@@ -448,7 +454,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
         const float *acc = mine.acc + (size_t)r * c->dp;
         for (int x = 0; x < c->d; x++) o[x] = acc[x] * e;
         for (int u = u0; u < u1; u++) {
-            if (range_lo(S, u, T) == range_lo(S, u + 1, T)) continue;
+            if (range_lo(c, S, u, T) == range_lo(c, S, u + 1, T)) continue;
             dstate su = thread_slot(c, ws, u, 0, gs);
             float eu = expf(su.m[r] - M);
             L += su.l[r] * eu;
@@ -526,6 +532,22 @@ static int decode_default_block(const hr_problem *p, const hr_machine *m, int th
     return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
 }
 
+/* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V at the avx512 level would run
+ * p's q4_0 cache (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T), and its blocks
+ * start tiles (block_kv a multiple of 16, or 0: the default, 512); else 0 (rows). */
+static int decode_kv_tile(const hr_problem *p, const hr_tune *t)
+{
+#if HR_VW == 16
+    if (p->kv_dtype != HR_Q4_0 || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
+        return 0;
+    const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype);
+    return s == &hr_decode_i8_vnni && s->on(p->kv_dtype) == 2 ? HR_KV_TILE : 0;
+#else
+    (void)p, (void)t;
+    return 0;
+#endif
+}
+
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->threads <= 0) t->threads = omp_get_max_threads();
@@ -550,6 +572,9 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
 {
     dctx c;
     ctx_init(&c, p, t, a);
+    if ((c.k.tile || c.v.tile) && !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && decode_kv_tile(p, t)))
+        return hr_fail("decode: K/V in %d-key tiles, but this problem, build level or CPU runs q4_0 rows only "
+                       "(the int8 step with int8 P·V at the avx512 level takes tiles)", HR_KV_TILE);
     const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads; /* segments per batch */
     const long long N = p->seq_kv, S = (long long)p->batch * nseg_h * N;
     const int maxthreads = t->threads > 0 ? t->threads : 1;
@@ -564,7 +589,7 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
             slot[0][g] = thread_slot(&c, ws, tid, 0, g);
             slot[1][g] = thread_slot(&c, ws, tid, 1, g);
         }
-        const long long lo = range_lo(S, tid, T), hi = range_lo(S, tid + 1, T);
+        const long long lo = range_lo(&c, S, tid, T), hi = range_lo(&c, S, tid + 1, T);
         /* Pieces of this thread's range, segment by segment. */
         for (long long seg = lo / N; lo < hi && seg <= (hi - 1) / N; seg++) {
             const long long s0 = seg * N;
@@ -581,7 +606,7 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
         /* When every thread boundary falls between segments (B*Hkv a multiple of T,
          * the usual case with many heads) nothing was split: no barrier, no merge. */
         bool split = false;
-        for (int u = 1; u < T && !split; u++) split = range_lo(S, u, T) % N != 0;
+        for (int u = 1; u < T && !split; u++) split = range_lo(&c, S, u, T) % N != 0;
         if (split) {
 #pragma omp barrier
         }
@@ -591,7 +616,7 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
         const long long seg = lo < hi ? (hi - 1) / N : -1, s0 = seg * N;
         if (split && seg >= 0 && s0 >= lo && s0 + N > hi) {
             int uend = tid + 1;
-            while (uend < T && range_lo(S, uend, T) < s0 + N) uend++;
+            while (uend < T && range_lo(&c, S, uend, T) < s0 + N) uend++;
             const int b = (int)(seg / nseg_h), g0 = (int)(seg % nseg_h);
             for (int g = 0; g < HS; g++)
                 merge_rows(&c, ws, b, HS > 1 ? g : g0, g, slot[seg == lo / N ? 0 : 1][g], tid + 1, uend, S, T);
@@ -612,4 +637,5 @@ const hr_kernel hr_kernel_decode = {
     .dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16,
     .kv_dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16 | 1u << HR_Q8_0 | 1u << HR_Q4_0,
     .path = hr_decode_path,
+    .kv_tile = decode_kv_tile,
 };

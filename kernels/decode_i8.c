@@ -447,12 +447,25 @@ I8_PHASES(q8, 0)
                           const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,         \
                           ptrdiff_t psn, int n2)                                                                      \
     {                                                                                                                 \
-        pv_s8(c, Q4, U8, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                    \
+        pv_s8(c, Q4, U8, 0, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                 \
     }
 I8_PV_PHASES(q4, 1, 0)
 I8_PV_PHASES(q8, 0, 0)
 #if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
 I8_PV_PHASES(q8u, 0, 1)
+#endif
+#if HR_VW == 16 /* a q4_0 cache in tiles (HR_KV_TILE): its scores and P·V */
+I8_OWN void scores_q4t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
+                       const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    scores_tiles(c, qx, kt, n, s, vt, sv, pf, psn, nv);
+}
+I8_OWN void pv_s8_q4t(const dctx *c, const signed char *w, const float *cg, const int32_t *co,
+                      const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,
+                      ptrdiff_t psn, int n2)
+{
+    pv_s8(c, 1, 0, 1, w, cg, co, v0, vsn, n, acc, pf, psn, n2);
+}
 #endif
 /* The int8 P·V's two phases for a block step: q4_0's, q8_0's, or q8_0's with u8 weights
  * where every V scale of the block's n keys, laid out in sv by the scores, is >= 0
@@ -464,6 +477,9 @@ typedef struct {
 } i8_pv;
 HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int n)
 {
+#if HR_VW == 16
+    if (q4 && c->k.tile) return (i8_pv){pv_quant_q4, pv_s8_q4t};
+#endif
 #if !defined(HR_I8_EMU)
     if (!q4 && sv && sv_nonneg(c, q4, sv, n)) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
 #else
@@ -486,8 +502,13 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     float *pp = u.pp, *sv = u.sv, *corr = u.corr;
     uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
-    (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
-                                 v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
+#if HR_VW == 16
+    if (q4 && c->k.tile) /* jb, jpf_v a whole tile's first key (decode.c) */
+        scores_q4t(c, qx, k0 + jb * c->k.sn, n, s, v0 + jb * c->v.sn, sv, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    else
+#endif
+        (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
+                                     v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {

@@ -363,6 +363,13 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
         else hr_vi_vt_q8(k, o1, u8, u);      \
         PV_ROWS(jj)                          \
     } while (0)
+/* the same from a q4_0 V tile (AVX-512): the quad of keys jj .. jj + 3 */
+#define PV_QUAD_T(jj)                                                                     \
+    do {                                                                                  \
+        hr_vi u[4];                                                                       \
+        hr_vi_vt_q4t(v0 + (size_t)((jj) / HR_KV_TILE) * tb + tq + qs * (((jj) % HR_KV_TILE) / 4), b2 == b, u); \
+        PV_ROWS(jj)                                                                       \
+    } while (0)
 
 /* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
  * nr <= PV_RT, q blocks b and b2 (b2 == b: one block, the second half discarded; AVX2
@@ -370,9 +377,9 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
  * transpose and 4 vpdpbusd per row, and the group's flush is one vcvtdq2ps and one FMA
  * by its scales per accumulator into the fp32 tile ot (kept in the transposes' d order,
  * hr_vf_tr4, and put back in d order at the end). pq (may be NULL): stepped per 4 keys. */
-HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, const signed char *w, const float *cg, const int32_t *co,
-                      const unsigned char *v0, ptrdiff_t vsn, int n, int b, int b2, int r0, int nr, float *acc,
-                      pf_seq *pq)
+HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, int tiled, const signed char *w, const float *cg,
+                             const int32_t *co, const unsigned char *v0, ptrdiff_t vsn, int n, int b, int b2, int r0,
+                             int nr, float *acc, pf_seq *pq)
 {
     const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c);
     const size_t bb = QBYTES(q4);
@@ -385,6 +392,11 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, const signed char *w
     const signed char *w0 = w + ((size_t)r0 * nb + b) * kbp;
     const ptrdiff_t ws = (ptrdiff_t)nb * kbp, w1 = (ptrdiff_t)(b2 - b) * kbp;
     const unsigned char *vb = v0 + (size_t)b * bb + 2;
+    /* tiled (q4_0 at the avx512 level, v0 the block's first tile): a tile's bytes, the
+     * offset of this block pair's first quad in a tile and the bytes from one quad to the
+     * next (hr_q4_tile_offset) */
+    const size_t tb = (size_t)HR_KV_TILE * c->rb, tq = 32 * (size_t)nb + 512 * (size_t)(b / 2), qs = b2 == b ? 64 : 128;
+    (void)tb, (void)tq, (void)qs;
     for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
         const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
         PV_ACC(PV_DECL)
@@ -403,14 +415,27 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, const signed char *w
             if (pq) pf_step(pq);
             const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
             const signed char *wj0 = w0 + j, *wj1 = wj0 + w1;
+#if HR_VW == 16
+            if (tiled) {
+                PV_QUAD_T(j);
+                continue;
+            }
+#endif
             PV_QUAD(k, j);
         }
         if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
             if (pq) pf_step(pq);
-            const unsigned char *k[4];
-            for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
             const signed char *wj0 = w0 + gf, *wj1 = wj0 + w1;
-            PV_QUAD(k, gf);
+#if HR_VW == 16
+            if (tiled) /* the quad's keys past n: the tile's next keys or its zero padding, weight 0 */
+                PV_QUAD_T(gf);
+            else
+#endif
+            {
+                const unsigned char *k[4];
+                for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
+                PV_QUAD(k, gf);
+            }
         }
         hr_vf cv[PV_RT];
         for (int r = 0; r < PV_RT; r++) {
@@ -423,9 +448,9 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, const signed char *w
     for (int r = 0; r < nr; r++) hr_vf_tile_store(acc + (size_t)(r0 + r) * c->dp, b, b2, q4, ot[r]);
 }
 
-HR_I8_INLINE void pv_s8(const dctx *c, int q4, int u8, const signed char *w, const float *cg, const int32_t *co,
-                 const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn,
-                 int n2)
+HR_I8_INLINE void pv_s8(const dctx *c, int q4, int u8, int tiled, const signed char *w, const float *cg,
+                        const int32_t *co, const unsigned char *v0, ptrdiff_t vsn, int n, float *acc,
+                        const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int nb = c->d / HR_QBLOCK;
     pf_seq pq = pf_rows(c, pf, psn, n2, (nb + PV_NB - 1) / PV_NB * ((n + 3) / 4));
@@ -433,10 +458,10 @@ HR_I8_INLINE void pv_s8(const dctx *c, int q4, int u8, const signed char *w, con
         const int b2 = PV_NB > 1 && b + 1 < nb ? b + 1 : b;
         for (int r0 = 0; r0 < c->R; r0 += PV_RT) {
             const int nr = c->R - r0 < PV_RT ? c->R - r0 : PV_RT;
-            if (r0 == 0 && nr == PV_RT) pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, 0, PV_RT, acc, &pq);
-            else if (r0 == 0) pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
-            else if (nr == PV_RT) pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, r0, PV_RT, acc, NULL);
-            else pv_tile_s8(c, q4, u8, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
+            if (r0 == 0 && nr == PV_RT) pv_tile_s8(c, q4, u8, tiled, w, cg, co, v0, vsn, n, b, b2, 0, PV_RT, acc, &pq);
+            else if (r0 == 0) pv_tile_s8(c, q4, u8, tiled, w, cg, co, v0, vsn, n, b, b2, 0, nr, acc, &pq);
+            else if (nr == PV_RT) pv_tile_s8(c, q4, u8, tiled, w, cg, co, v0, vsn, n, b, b2, r0, PV_RT, acc, NULL);
+            else pv_tile_s8(c, q4, u8, tiled, w, cg, co, v0, vsn, n, b, b2, r0, nr, acc, NULL);
         }
     }
 }

@@ -202,6 +202,67 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
     }
 }
 
+#if HR_VW == 16
+/* The scores and V scales of a q4_0 cache in tiles (HR_KV_TILE, headroom.h): keys [0, n)
+ * from the tile at kt (V's at vt, tiles tb bytes apart), 32 keys (two tiles) a step as
+ * scores_keys2, then one tile. Each block's K is 4 plain loads already lane by key (no
+ * inserts, no transposes), its K and V scales one load each (no scales_block pass). Lanes
+ * past n read the tile's next keys or its zero padding and land in s's padding. */
+I8_FN void scores_tile_step(const dctx *c, int two, const float *qx, const unsigned char *ta, const unsigned char *va,
+                            size_t tb, float *s, float *sv, pf_seq *pq)
+{
+    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
+    const size_t qf = qrow_f(c), kbp = (size_t)c->kbp;
+    for (int b = 0; b < nb; b++) {
+        pf_step(pq);
+        if (two) pf_step(pq);
+        hr_vi ka[8], kc[8];
+        hr_vi_kt_q4t(ta + 288 * b + 32, ka);
+        if (two) hr_vi_kt_q4t(ta + tb + 288 * b + 32, kc);
+        const hr_vf dk = hr_vload_f16(ta + 288 * b), dk2 = two ? hr_vload_f16(ta + tb + 288 * b) : dk;
+        hr_vstore(sv + b * kbp, hr_vload_f16(va + 32 * b));
+        if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(va + tb + 32 * b));
+        for (int r = 0; r < R; r++) {
+            const float *row = qx + (size_t)r * qf;
+            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
+            const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
+            hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
+            for (int i = 0; i < 8; i += 2) {
+                const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
+                x0 = hr_vi_dot(x0, ka[i], q0);
+                x1 = hr_vi_dot(x1, ka[i + 1], q1);
+                if (two) {
+                    y0 = hr_vi_dot(y0, kc[i], q0);
+                    y1 = hr_vi_dot(y1, kc[i + 1], q1);
+                }
+            }
+            const hr_vf dq = hr_vset1(row[d4 + b]);
+            float *sr = s + r * kbp;
+            const hr_vf xi = hr_vi_cvt(hr_vi_add(x0, x1));
+            hr_vstore(sr, b ? hr_vfma(xi, hr_vmul(dk, dq), hr_vload(sr)) : hr_vmul(xi, hr_vmul(dk, dq)));
+            if (two) {
+                const hr_vf yi = hr_vi_cvt(hr_vi_add(y0, y1));
+                hr_vstore(sr + HR_VW, b ? hr_vfma(yi, hr_vmul(dk2, dq), hr_vload(sr + HR_VW)) : hr_vmul(yi, hr_vmul(dk2, dq)));
+            }
+        }
+    }
+}
+
+I8_FN void scores_tiles(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
+                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
+    const size_t tb = (size_t)HR_KV_TILE * c->rb;
+    int j = 0;
+    for (; n - j > HR_VW; j += 2 * HR_VW)
+        scores_tile_step(c, 1, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb, s + j,
+                         sv + j, &pq);
+    if (j < n)
+        scores_tile_step(c, 0, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb, s + j,
+                         sv + j, &pq);
+}
+#endif
+
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs,
                      const unsigned char *pf, ptrdiff_t psn, int nv AB_P)

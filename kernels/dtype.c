@@ -153,3 +153,37 @@ void hr_dtype_load_row(hr_dtype t, const void *row, float *x, int n)
     default: break;
     }
 }
+
+size_t hr_q4_tile_offset(int v, int nb, int slot, int blk, int byte)
+{
+    if (byte < 2) return v ? (size_t)(32 * blk + 2 * slot + byte) : (size_t)(288 * blk + 2 * slot + byte);
+    const int k = byte - 2; /* the nibble byte, 0..15 */
+    if (!v) return (size_t)(288 * blk + 32 + 4 * (16 * (k / 4) + slot) + k % 4);
+    const int P = blk / 2, q = slot / 4, t = slot % 4, i = k / 4, p = k % 4;
+    if (2 * P + 1 < nb) return (size_t)(32 * nb + 128 * (4 * P + q) + 32 * i + 16 * (blk % 2) + 4 * p + t);
+    return (size_t)(32 * nb + 128 * 4 * P + 64 * q + 16 * i + 4 * p + t); /* the lone last block */
+}
+
+void hr_q4_tile_put(int v, const void *row, void *tile, int slot, int d)
+{
+    const int nb = d / HR_QBLOCK;
+    const unsigned char *r = row;
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < 18; k++) ((unsigned char *)tile)[hr_q4_tile_offset(v, nb, slot, b, k)] = r[18 * b + k];
+}
+
+void hr_q4_tile_get(int v, const void *tile, int slot, void *row, int d)
+{
+    const int nb = d / HR_QBLOCK;
+    unsigned char *r = row;
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < 18; k++) r[18 * b + k] = ((const unsigned char *)tile)[hr_q4_tile_offset(v, nb, slot, b, k)];
+}
+
+const void *hr_xc_key_row(hr_xcview x, int v, hr_dtype t, int d, int b, int h, int n, void *row)
+{
+    if (!x.tile) return hr_xcrow(x, b, h, n);
+    (void)t; /* tiles: q4_0 only */
+    hr_q4_tile_get(v, hr_xcrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, row, d);
+    return row;
+}

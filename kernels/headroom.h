@@ -118,10 +118,14 @@ static inline float *hr_row(hr_view v, int b, int h, int n)
 }
 
 /* A tensor stored in a type other than f32: rows of hr_dtype_row_bytes(t, d) bytes,
- * strides in bytes. */
+ * strides in bytes. tile 0: key n's row at hr_xcrow(v, b, h, n). tile HR_KV_TILE (a
+ * q4_0 K or V cache, dense, sn the row bytes): keys in tiles of 16, the rows' bytes
+ * rearranged (hr_q4_tile_offset) from hr_xcrow(v, b, h, 16 t) on; hr_xc_key_row reads a
+ * key's row back from either. */
 typedef struct {
     const void *p;
     ptrdiff_t sb, sh, sn;
+    int tile;
 } hr_xcview;
 typedef struct {
     void *p;
@@ -138,6 +142,26 @@ static inline void *hr_xrow(hr_xview v, int b, int h, int n)
 {
     return (char *)v.p + b * v.sb + h * v.sh + n * v.sn;
 }
+/* The read-only view of rows (tile 0). */
+static inline hr_xcview hr_xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh, v.sn, 0}; }
+
+/* q4_0 caches in tiles of HR_KV_TILE keys, for decode's int8 step at the avx512 level
+ * (decode_i8sc.h, decode_i8pv.h): the 16 keys' row bytes, 18 per block (its fp16 scale,
+ * 16 bytes of nibbles), nb = d / 32 blocks, the same 288 nb bytes rearranged so that the
+ * step loads what it computes on. K (v 0): per block b at 288 b, the 16 scales, then
+ * the nibble bytes dword by dword, a lane per key (byte k of key L at 32 + 4 (16 (k / 4)
+ * + L) + k % 4). V (v 1): the 16 scales of block b at 32 b; then per pair of blocks
+ * (2P, 2P + 1) and quad of keys q, 128 bytes at 32 nb + 128 (4P + q): for i 0..3, block
+ * 2P's 16 bytes then 2P + 1's, byte 4p + t = key 4q + t's nibble byte 4i + p (a lone last
+ * block: 64 bytes a quad, 16 a row i). hr_q4_tile_offset: the tile byte of row byte
+ * `byte` (0..1 the scale, 2..17 the nibbles) of block blk of the key in slot (0..15). */
+#define HR_KV_TILE 16
+size_t hr_q4_tile_offset(int v, int nb, int slot, int blk, int byte);
+void hr_q4_tile_put(int v, const void *row, void *tile, int slot, int d);
+void hr_q4_tile_get(int v, const void *tile, int slot, void *row, int d);
+/* Key n's row (hr_dtype_row_bytes(t, d) bytes) of (b, h) into row: a copy from a tiled
+ * view (v 1: a V cache's), else the row itself (no copy). */
+const void *hr_xc_key_row(hr_xcview x, int v, hr_dtype t, int d, int b, int h, int n, void *row);
 
 /* The operands of one call. q, k, v, o are the f32 tensors; when p->dtype is not f32,
  * xq and xo hold Q and O in that type, and when p->kv_dtype is not f32, xk and xv hold
@@ -241,6 +265,10 @@ typedef struct hr_kernel {
      * only through hr_kernel_why_not (applicable), hr_kernel_tune (resolve),
      * hr_kernel_workspace, hr_kernel_run and hr_kernel_path. */
     const hr_plugin_origin *plugin;
+    /* NULL or 0: K/V caches in rows. HR_KV_TILE: this kernel reads p's cache faster in
+     * tiles (headroom.h's hr_q4_tile_offset) under tune t; the harness then passes a
+     * tiled copy (hr_kernel_kv_tile), and the kernel reads either (args' xk.tile). */
+    int (*kv_tile)(const hr_problem *p, const hr_tune *t);
 } hr_kernel;
 
 /* The registry: a NULL-terminated table of every kernel built into this binary, as
@@ -277,8 +305,12 @@ hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t
 const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p);
 /* k's workspace_bytes(p, t) (0 when it declares none). */
 size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
+/* k's kv_tile(p, t): HR_KV_TILE where k asks for its K/V cache in tiles, else 0 (plugins
+ * and kernels without kv_tile: rows). */
+int hr_kernel_kv_tile(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 /* k's run(p, t, a, ws): HR_OK, or HR_EUSAGE with "kernel K (plugin FILE): run failed: WHY"
- * in hr_errmsg when a plugin's kernel fails (built-in kernels do not fail). */
+ * in hr_errmsg when a plugin's kernel fails (built-in kernels fail only when handed a
+ * tiled cache they did not ask for). */
 int hr_kernel_run(const hr_kernel *k, const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws);
 
 /* The vector ISA level that runs (isa.h): "avx512", "avx2" or "generic"; the best one

@@ -157,6 +157,11 @@ size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tun
     return k->workspace_bytes ? k->workspace_bytes(p, t) : 0;
 }
 
+int hr_kernel_kv_tile(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
+{
+    return !k->plugin && k->kv_tile ? k->kv_tile(p, t) : 0;
+}
+
 int hr_kernel_run(const hr_kernel *k, const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
 {
     return k->plugin ? hr_pk_run(k, p, t, a, ws) : k->run(p, t, a, ws);

@@ -163,6 +163,17 @@ HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, 
         }
     hr_vi_kt_q4r(r, out);
 }
+/* hr_vi_kt_q4 on a K tile's block (HR_KV_TILE, headroom.h): its 256 nibble bytes are
+ * already lane by key, 4 plain loads */
+HR_I8_INLINE void hr_vi_kt_q4t(const unsigned char *p, hr_vi *out)
+{
+    const __m512i m4 = _mm512_set1_epi8(15);
+    for (int i = 0; i < 4; i++) {
+        const __m512i x = _mm512_loadu_si512(p + 64 * i);
+        out[i] = _mm512_and_si512(x, m4);
+        out[4 + i] = _mm512_and_si512(_mm512_srli_epi16(x, 4), m4);
+    }
+}
 HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 {
     int32_t x;
@@ -238,6 +249,18 @@ HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_
      * nibble) in the upper: one vpand, no shift; hr_vi_q4_hz / hr_vf_q4_hc scale back */
     const __m512i m = _mm512_mask_blend_epi64(0xF0, _mm512_set1_epi8(0x0F), _mm512_set1_epi8((char)0xF0));
     for (int i = 0; i < 4; i++) out[i] = _mm512_and_si512(U[i], m);
+}
+/* hr_vi_vt_q4 from a V tile (HR_KV_TILE): a key quad's rows of a block pair, 32 bytes
+ * each (lone 0), or of a lone block, 16 each (lone 1; its second half the same block
+ * again, as o1 0 gives) at p, already in the transposed order: a broadcast and a vpand */
+HR_I8_INLINE void hr_vi_vt_q4t(const unsigned char *p, int lone, hr_vi out[4])
+{
+    const __m512i m = _mm512_mask_blend_epi64(0xF0, _mm512_set1_epi8(0x0F), _mm512_set1_epi8((char)0xF0));
+    for (int i = 0; i < 4; i++) {
+        const __m512i x = lone ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 16 * i)))
+                               : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(p + 32 * i)));
+        out[i] = _mm512_and_si512(x, m);
+    }
 }
 /* q4_0's high-nibble lanes (8-15) of hr_vi_vt_q4 hold 16 v: their accumulators start at
  * 16 times the offset correction (hr_vi_q4_hz, vpsllvd by 4 there) and flush by c / 16

@@ -94,6 +94,7 @@ typedef struct {
     const hr_kernel *k;
     const hr_tune_spec *s;
     hr_tensors ten;
+    hr_args targs; /* ten's args with its tiled cache (hr_tensors_args), for the cfgs that take it */
     hr_tune_result *out;
     double t0, check_cost; /* start; seconds the last oracle check took              */
     double sample_cost;    /* mean wall seconds of one sample so far                  */
@@ -107,6 +108,7 @@ typedef struct {
     hr_tune t;
     void *ws;
     long iters;
+    const hr_args *a; /* &tctx.ten.args or &tctx.targs (hr_tensors_args for t) */
 } cfg;
 
 static double elapsed(const tctx *c) { return hr_now() - c->t0; }
@@ -125,7 +127,7 @@ static void logf_(const tctx *c, const char *fmt, ...)
 
 static void run_once(tctx *c, const cfg *g)
 {
-    if (hr_kernel_run(c->k, &c->s->prob, &g->t, &c->ten.args, g->ws) && !c->failed[0])
+    if (hr_kernel_run(c->k, &c->s->prob, &g->t, g->a, g->ws) && !c->failed[0])
         snprintf(c->failed, sizeof c->failed, "%s", hr_errmsg());
     __asm__ __volatile__("" : : "r"(c->ten.args.o.p) : "memory");
 }
@@ -136,6 +138,7 @@ static void run_once(tctx *c, const cfg *g)
 static int cfg_open(tctx *c, cfg *g, const hr_tune *t)
 {
     g->t = *t;
+    g->a = hr_tensors_args(&c->ten, &c->s->prob, c->k, t, &c->targs);
     size_t wsb = hr_kernel_workspace(c->k, &c->s->prob, t);
     if (!(g->ws = hr_alloc(wsb ? wsb : 64))) return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
     run_once(c, g);
@@ -258,6 +261,7 @@ static int check(tctx *c, hr_tune_cand *x)
     cfg g;
     double a = hr_now();
     g.t = x->tune;
+    g.a = hr_tensors_args(&c->ten, p, c->k, &x->tune, &c->targs);
     size_t wsb = hr_kernel_workspace(c->k, p, &x->tune);
     if (!(g.ws = hr_alloc(wsb ? wsb : 64))) {
         x->skipped_mem = true;
@@ -265,10 +269,10 @@ static int check(tctx *c, hr_tune_cand *x)
         return 0;
     }
     /* Poison: a configuration that skips rows cannot pass on a stale correct output. */
-    hr_tensors_poison(p, &c->ten.args, 12345.0f);
+    hr_tensors_poison(p, g.a, 12345.0f);
     run_once(c, &g);
-    hr_tensors_output(p, &c->ten.args);
-    hr_check r = hr_oracle_check_q(p, &c->ten.args, 0, hr_path_quant(hr_kernel_path(c->k, p)));
+    hr_tensors_output(p, g.a);
+    hr_check r = hr_oracle_check_q(p, g.a, 0, hr_path_quant(hr_kernel_path(c->k, p)));
     cfg_close(&g);
     c->check_cost = hr_now() - a;
     c->out->nchecked++;

@@ -94,11 +94,53 @@ static size_t typed_kv_bytes(const hr_problem *p)
     return (size_t)p->batch * p->kv_heads * p->seq_kv * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
 }
 
+/* Bytes of the K (and of the V) cache in tiles of HR_KV_TILE keys (q4_0), each head's
+ * keys rounded up to whole tiles; 0 for other types. */
+static size_t tiled_kv_bytes(const hr_problem *p)
+{
+    if (p->kv_dtype != HR_Q4_0) return 0;
+    const size_t keys = ((size_t)p->seq_kv + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE;
+    return (size_t)p->batch * p->kv_heads * keys * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
+}
+
 double hr_tensors_bytes(const hr_problem *p)
 {
     return 4.0 * p->d_head * ((double)p->batch * p->heads * p->seq_q * 2 +
                               (double)p->batch * p->kv_heads * p->seq_kv * 2) +
-           2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p);
+           2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p) + 2.0 * (double)tiled_kv_bytes(p);
+}
+
+/* The tiled copies of the K and V rows (q4_0): per batch and KV head, keys in tiles of
+ * HR_KV_TILE (headroom.h hr_q4_tile_put), the padding past the last key zero. */
+static int tiled_setup(hr_tensors *t, const hr_problem *p)
+{
+    const size_t tb = tiled_kv_bytes(p), pt = (tb + 63) / 64 * 64;
+    if (!tb) return HR_OK;
+    if (!(t->tmem = hr_alloc(2 * pt))) return hr_fail("cannot allocate %.1f MiB for the tiled K/V cache", 2.0 * pt / 1048576.0);
+    memset(t->tmem, 0, 2 * pt);
+    const int B = p->batch, G = p->kv_heads, d = p->d_head, L = p->seq_kv;
+    const int keys = (L + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE;
+    const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
+    for (int v = 0; v < 2; v++) {
+        hr_xview x = hr_xview_dense((char *)t->tmem + v * pt, HR_LAYOUT_BHND, B, G, keys, rb);
+        const hr_xcview rows = v ? t->args.xv : t->args.xk;
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < G; h++)
+                for (int n = 0; n < L; n++)
+                    hr_q4_tile_put(v, hr_xcrow(rows, b, h, n), hr_xrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, d);
+        (v ? &t->xvt : &t->xkt)[0] = (hr_xcview){x.p, x.sb, x.sh, x.sn, HR_KV_TILE};
+    }
+    return HR_OK;
+}
+
+const hr_args *hr_tensors_args(const hr_tensors *t, const hr_problem *p, const hr_kernel *k, const hr_tune *tu,
+                               hr_args *buf)
+{
+    if (!t->tmem || hr_kernel_kv_tile(k, p, tu) != HR_KV_TILE) return &t->args;
+    *buf = t->args;
+    buf->xk = t->xkt;
+    buf->xv = t->xvt;
+    return buf;
 }
 
 /* Stores the fp32 rows of f into the typed tensor x (type t), then loads them back into
@@ -124,7 +166,7 @@ static void typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
         const size_t rb = hr_dtype_row_bytes(p->dtype, d);
         hr_xview xq = hr_xview_dense(x, layout, B, H, p->seq_q, rb);
         t->args.xo = hr_xview_dense(x + pq, layout, B, H, p->seq_q, rb);
-        t->args.xq = (hr_xcview){xq.p, xq.sb, xq.sh, xq.sn};
+        t->args.xq = hr_xcv(xq);
         store_load(t->q, xq, p->dtype, B, H, p->seq_q, d);
         memset(x + pq, 0, typed_q_bytes(p));
         x += 2 * pq;
@@ -133,8 +175,8 @@ static void typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
         const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
         hr_xview xk = hr_xview_dense(x, layout, B, G, p->seq_kv, rb);
         hr_xview xv = hr_xview_dense(x + pk, layout, B, G, p->seq_kv, rb);
-        t->args.xk = (hr_xcview){xk.p, xk.sb, xk.sh, xk.sn};
-        t->args.xv = (hr_xcview){xv.p, xv.sb, xv.sh, xv.sn};
+        t->args.xk = hr_xcv(xk);
+        t->args.xv = hr_xcv(xv);
         store_load(t->k, xk, p->kv_dtype, B, G, p->seq_kv, d);
         store_load(t->v, xv, p->kv_dtype, B, G, p->seq_kv, d);
     }
@@ -169,6 +211,10 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
     hr_fill(t->v, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 2);
     memset(o, 0, nq * sizeof(float));
     if (t->xmem) typed_setup(t, p, layout);
+    if (t->xmem && tiled_setup(t, p)) {
+        hr_tensors_free(t);
+        return HR_EUSAGE;
+    }
     return HR_OK;
 }
 
@@ -197,6 +243,8 @@ void hr_tensors_free(hr_tensors *t)
 {
     free(t->mem);
     free(t->xmem);
+    free(t->tmem);
     t->mem = NULL;
     t->xmem = NULL;
+    t->tmem = NULL;
 }

@@ -33,6 +33,8 @@ typedef struct {
     size_t bytes;    /* fp32 + typed bytes                        */
     hr_args args;
     hr_view q, k, v; /* writable views of the fp32 inputs */
+    void *tmem;        /* a q4_0 cache's K and V rows again in tiles (HR_KV_TILE), else NULL */
+    hr_xcview xkt, xvt; /* their views (tile HR_KV_TILE, BHND whatever the layout)           */
 } hr_tensors;
 /* Allocates (64-byte aligned) and fills with dist/seed; O is zeroed. The fp32 values
  * drawn do not depend on the types (same seed, same values); a typed tensor holds them
@@ -43,7 +45,13 @@ typedef struct {
 int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_dist dist,
                      uint64_t seed);
 void hr_tensors_free(hr_tensors *t);
-/* Bytes hr_tensors_alloc would take (Q, K, V, O in fp32, plus the typed tensors). */
+/* The args kernel k is called with under tune tu: t->args, or, where k asks for its
+ * cache in tiles (hr_kernel_kv_tile) and t holds them, a copy in buf with K and V the
+ * tiled ones. Outside any timing; the fp32 views (the oracle's) are the same. */
+const hr_args *hr_tensors_args(const hr_tensors *t, const hr_problem *p, const hr_kernel *k, const hr_tune *tu,
+                               hr_args *buf);
+/* Bytes hr_tensors_alloc would take (Q, K, V, O in fp32, plus the typed tensors and a
+ * q4_0 cache's tiled copy). */
 double hr_tensors_bytes(const hr_problem *p);
 /* For p->dtype other than f32 the kernel writes O to a->xo: converts it into the fp32
  * view a->o (which the oracle and --save read). Nothing to do for f32. */

@@ -140,6 +140,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
 {
     const int d = p->d_head, nb = d / HR_QBLOCK;
     const size_t bb = p->kv_dtype == HR_Q4_0 ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK;
+    unsigned char rowb[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK)]; /* a tiled cache's row, read back */
     /* u8 weights (c = max/255) only where the kernel can have taken them: every V scale
      * of the head's keys without its sign bit (it decides per block step; -0 counts as
      * negative here, so the bound is the looser one) */
@@ -149,7 +150,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
         for (int j = 0; j < p->seq_kv && half > 254; j++)
             for (int blk = 0; blk < nb; blk++) {
                 uint16_t h;
-                memcpy(&h, (const unsigned char *)hr_xcrow(a->xv, b, g, j) + (size_t)blk * bb, 2);
+                memcpy(&h, (const unsigned char *)hr_xc_key_row(a->xv, 1, p->kv_dtype, d, b, g, j, rowb) + (size_t)blk * bb, 2);
                 if (h & 0x8000) half = 254;
             }
     }
@@ -163,7 +164,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
     for (int blk = 0; blk < nb; blk++) {
         for (int j = 0; j < end; j++) {
             uint16_t h;
-            memcpy(&h, (const unsigned char *)hr_xcrow(a->xv, b, g, j) + (size_t)blk * bb, 2);
+            memcpy(&h, (const unsigned char *)hr_xc_key_row(a->xv, 1, p->kv_dtype, d, b, g, j, rowb) + (size_t)blk * bb, 2);
             dv[j] = fabs((double)hr_f16_to_f32(h));
             x[j] = exp(s[j] - m) / sum * dv[j];
         }

@@ -139,7 +139,9 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
         if ((st = hr_tensors_alloc(&b->own, p, s->layout, s->dist, s->seed))) return st;
         shared = &b->own;
     }
-    b->args = &shared->args;
+    b->args = hr_tensors_args(shared, p, k, &out->tune, &b->targs);
+    if (b->args != &shared->args) /* the results say which layout was read */
+        hr_copy_text(out->path + strlen(out->path), sizeof out->path - strlen(out->path), ", K/V in 16-key tiles");
     b->ws = hr_alloc(wsb ? wsb : 64);
     if (!b->ws) {
         st = hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
@@ -198,7 +200,7 @@ void hr_bench_abandon(hr_bench_session *b)
 {
     free(b->ws);
     b->ws = NULL;
-    if (b->args == &b->own.args) hr_tensors_free(&b->own);
+    hr_tensors_free(&b->own); /* zero (nothing to free) where the tensors were shared */
     b->args = NULL;
 }
 
@@ -210,7 +212,7 @@ int hr_bench_unpark(hr_bench_session *b, const hr_tensors *shared)
     if (!(b->ws = hr_alloc(wsb ? wsb : 64)))
         return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
     memset(b->ws, 0, wsb ? wsb : 64);
-    b->args = &shared->args;
+    b->args = hr_tensors_args(shared, &b->out->prob, b->k, &b->out->tune, &b->targs);
     return HR_OK;
 }
 

@@ -46,7 +46,8 @@ typedef struct {
     hr_result *out;
     hr_timer_opts timer;      /* spec->timer with hooks that add the probes and markers */
     hr_tensors own;           /* allocated when not shared                          */
-    const hr_args *args;
+    hr_args targs;            /* the tensors' args with a tiled cache (hr_tensors_args) */
+    const hr_args *args;      /* the tensors' args, or targs                        */
     void *ws;
     long iters;
     double plant;             /* HEADROOM_PLANT_DELAY (test only), 0: none           */

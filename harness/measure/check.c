@@ -100,9 +100,11 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
         hr_tensors_free(&ten);
         return HR_CHECK_FAIL;
     }
+    hr_args buf; /* K and V in tiles where the kernel asks (hr_tensors_args) */
+    const hr_args *a = hr_tensors_args(&ten, p, k, &t, &buf);
     /* Poison the output so a kernel that skips rows cannot pass by the zeroed buffer. */
-    hr_tensors_poison(p, &ten.args, 12345.0f);
-    if (hr_kernel_run(k, p, &t, &ten.args, ws)) {
+    hr_tensors_poison(p, a, 12345.0f);
+    if (hr_kernel_run(k, p, &t, a, ws)) {
         snprintf(line, len, "%s", hr_errmsg());
         memset(res, 0, sizeof *res);
         res->verdict = HR_CHECK_FAIL;
@@ -110,19 +112,19 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
         hr_tensors_free(&ten);
         return HR_CHECK_ERROR;
     }
-    hr_tensors_output(p, &ten.args);
-    *res = hr_oracle_check_q(p, &ten.args, 0, hr_path_quant(hr_kernel_path(k, p)));
+    hr_tensors_output(p, a);
+    *res = hr_oracle_check_q(p, a, 0, hr_path_quant(hr_kernel_path(k, p)));
     hr_check_str(res, msg, sizeof msg);
     hr_check f;
     if ((p->dtype != HR_F32 || p->kv_dtype != HR_F32) &&
-        hr_format_check(p, &ten.args, c->layout, c->dist, seed, &f) == HR_OK) {
+        hr_format_check(p, a, c->layout, c->dist, seed, &f) == HR_OK) {
         fmt[0] = ';';
         fmt[1] = ' ';
         hr_format_str(&f, fmt + 2, sizeof fmt - 2);
     }
-    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d [%s]: %s%s", k->name, shape,
+    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d [%s%s]: %s%s", k->name, shape,
              hr_layout_names[c->layout], hr_dist_names[c->dist], t.threads, t.block_q, t.block_kv,
-             hr_kernel_path(k, p), msg, fmt);
+             hr_kernel_path(k, p), a != &ten.args ? ", K/V in 16-key tiles" : "", msg, fmt);
     free(ws);
     hr_tensors_free(&ten);
     return res->verdict;

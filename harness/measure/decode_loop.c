@@ -50,7 +50,7 @@ static void operands(loop *L, int l, int slot)
     L->args.xv = hr_kvcache_xv(&L->cache, l);
     if (L->xpool) {
         const hr_xview x = L->xqp;
-        L->args.xq = (hr_xcview){(const char *)x.p + slot * x.sn, x.sb, x.sh, x.sn};
+        L->args.xq = (hr_xcview){(const char *)x.p + slot * x.sn, x.sb, x.sh, x.sn, 0};
     }
 }
 

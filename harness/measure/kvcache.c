@@ -112,9 +112,8 @@ static hr_xview layer_xview(const hr_kvcache *c, int layer, int which)
     return (hr_xview){c->xmem + ((ptrdiff_t)layer * 2 + which) * c->batch * sb, sb, sh, sn};
 }
 
-static hr_xcview xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh, v.sn}; }
-hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer) { return xcv(layer_xview(c, layer, 0)); }
-hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer) { return xcv(layer_xview(c, layer, 1)); }
+hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer) { return hr_xcv(layer_xview(c, layer, 0)); }
+hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer) { return hr_xcv(layer_xview(c, layer, 1)); }
 
 static int check_room(const hr_kvcache *c, int layer, int T)
 {

@@ -453,15 +453,15 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
     L.args.o = (hr_view){L.O, N * L.qc, p->d_head, L.qc};
     if (L.rq) { /* typed Q and O: BNHD rows of rq bytes */
         hr_xview xq = hr_xview_dense(L.xmem, HR_LAYOUT_BNHD, s->batch, p->heads, s->seq, L.rq);
-        L.args.xq = (hr_xcview){xq.p, xq.sb, xq.sh, xq.sn};
+        L.args.xq = hr_xcv(xq);
         L.args.xo = hr_xview_dense(L.xmem + xs[0], HR_LAYOUT_BNHD, s->batch, p->heads, s->seq, L.rq);
         memset(L.args.xo.p, 0, xs[1]);
     }
     if (L.rk) {
         hr_xview xk = hr_xview_dense(L.xmem + xs[0] + xs[1], HR_LAYOUT_BNHD, s->batch, p->kv_heads, s->seq, L.rk);
         hr_xview xv = hr_xview_dense(L.xmem + xs[0] + xs[1] + xs[2], HR_LAYOUT_BNHD, s->batch, p->kv_heads, s->seq, L.rk);
-        L.args.xk = (hr_xcview){xk.p, xk.sb, xk.sh, xk.sn};
-        L.args.xv = (hr_xcview){xv.p, xv.sb, xv.sh, xv.sn};
+        L.args.xk = hr_xcv(xk);
+        L.args.xv = hr_xcv(xv);
     }
 
     if (s->check) {
