@@ -486,72 +486,10 @@ static const char *decode_applicable(const hr_problem *p)
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 
-/* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128; at the avx2
- * level 128 keys, below) where the cache streams from DRAM (K + V past the machine's L3)
- * with R <= 4 rows per group. On the Zen 4 (2 vCPUs, 32 MiB L3; `headroom ab` of a
- * 64-key build against a 16-key one, 21 ABBA pairs, H32/8 d128 Nq 1, 2026-11-27): from
- * DRAM at one thread -12.9 / -14.9%
- * at L16384 / L65536 (and -9.9% at L8192, 64 MiB), two threads same or noise; from L3
- * +6.4% at L4096 (32 MiB) and +16% at L1024, where the block's fixed work (softmax,
- * rescale, tile set-up) shows, hence only past L3. d 64 with 32 keys (the same 8 KiB)
- * H32/8 L65536 one thread 11.5 against 12.1-15.2 ms (3 interleaved rounds); with 16 rows
- * (Nq 4) 16-key blocks cost +20% (compute-bound), hence R <= 4. Why one core streams
- * better in short blocks is not pinned down (no counters): the phases of a block (K
- * loads with FMAs, the softmax, V loads with FMAs) alternate 4x as often, so the miss
- * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower).
- * At the avx2 level (8 lanes, twice the ops per key) 16-key blocks were slower from DRAM
- * too (same ab, avx2 builds: L16384 +16.0 / +6.9% at one / two threads, L8192 +6.8% at
- * one), and longer ones faster: 128 keys against 64 where the rule applies, 21 pairs,
- * one thread L8192 -11.5%, L16384 -18.2%, L65536 -13.3%, d 64 (15 pairs) -5.1 / -5.8%
- * (H8/8 Nq 4, H32/8 Nq 1), the rest same or noise, L4096 (not streamed) same. Why the
- * two levels want opposite directions from 64 is not known either. The generic level
- * keeps 64 (not measured). */
-static int decode_default_block(const hr_problem *p, const hr_machine *m, int threads)
-{
-    /* The int8 step at the avx512 level: q4_0 512 keys (the block's fixed work, ~0.2 µs,
-     * over twice the keys; on a Zen 5, 5 interleaved rounds, H32/8 d128: -1.5 / -1.4%
-     * at L16384 T1 / T2, -3.6% at L4096 T1; q8_0's 272-byte key pairs lost 5% there);
-     * q8_0 128 keys, so that a block's K and V rows (34 KiB at d 128) stay in
-     * L1 between its passes (scripts/decode-i8-phases.sh: the scores took 4.1 ns a key
-     * at 256 keys, 3.4 at 128); it paid once pv_quant took whole groups 2 and 1 at a
-     * time (a 128-key block had gone through its general loop, +0.7 ns a key). Zen 5,
-     * 5 interleaved rounds, H32/8 d128, against 256: L16384 T1 10.2 / 11.1, T2 5.0 / 5.4
-     * ns a key, L4096 T1 9.9 / 10.4 (64 keys: 10.6) */
-    if ((p->kv_dtype == HR_Q4_0 || p->kv_dtype == HR_Q8_0) && HR_VW >= 16 && hr_decode_i8_pick(p->kv_dtype))
-        return p->kv_dtype == HR_Q4_0 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8;
-    if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
-    const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
-    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
-    /* the L3 the threads reach: on a machine of several instances (AMD's CCDs) more
-     * threads reach more of it */
-    const double l3 = m ? hr_machine_l3_reach(m, threads) : 0;
-    if (HR_VW < 8 || !(l3 > 0) || cache <= l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
-        return DECODE_BLOCK_KV;
-    if (HR_VW == 8) return DECODE_STREAM_KEYS_AVX2; /* AVX2: longer blocks, not shorter */
-    int kb = (int)(DECODE_STREAM_BLOCK_BYTES / row);
-    return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
-}
-
-/* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V at the avx512 level would run
- * p's q4_0 cache (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T), and its blocks
- * start tiles (block_kv a multiple of 16, or 0: the default, 512); else 0 (rows). */
-static int decode_kv_tile(const hr_problem *p, const hr_tune *t)
-{
-#if HR_VW == 16
-    if (p->kv_dtype != HR_Q4_0 || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
-        return 0;
-    const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype);
-    return s == &hr_decode_i8_vnni && s->on(p->kv_dtype) == 2 ? HR_KV_TILE : 0;
-#else
-    (void)p, (void)t;
-    return 0;
-#endif
-}
-
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 {
     if (t->threads <= 0) t->threads = omp_get_max_threads();
-    if (t->block_kv <= 0) t->block_kv = decode_default_block(p, m, t->threads);
+    if (t->block_kv <= 0) t->block_kv = hr_decode_default_block(p, m, t->threads);
     t->block_q = 0; /* not used: every query row of a group is in one block */
 }
 
@@ -572,7 +510,7 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
 {
     dctx c;
     ctx_init(&c, p, t, a);
-    if ((c.k.tile || c.v.tile) && !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && decode_kv_tile(p, t)))
+    if ((c.k.tile || c.v.tile) && !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && hr_decode_kv_tile(p, t)))
         return hr_fail("decode: K/V in %d-key tiles, but this problem, build level or CPU runs q4_0 rows only "
                        "(the int8 step with int8 P·V at the avx512 level takes tiles)", HR_KV_TILE);
     const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads; /* segments per batch */
@@ -637,5 +575,5 @@ const hr_kernel hr_kernel_decode = {
     .dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16,
     .kv_dtypes = 1u << HR_F32 | 1u << HR_F16 | 1u << HR_BF16 | 1u << HR_Q8_0 | 1u << HR_Q4_0,
     .path = hr_decode_path,
-    .kv_tile = decode_kv_tile,
+    .kv_tile = hr_decode_kv_tile,
 };

@@ -292,5 +292,9 @@ int hr_decode_pf_l1(hr_dtype t); /* for a cache of type t: 0 on decode_i8e.c's i
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);
+/* decode_tune.c: the default keys per block for p on machine m (decode's resolve), and
+ * HR_KV_TILE where decode reads p's q4_0 cache in tiles under tune t (its kv_tile), else 0 */
+int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int threads);
+int hr_decode_kv_tile(const hr_problem *p, const hr_tune *t);
 
 #endif

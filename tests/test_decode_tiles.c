@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "inputs.h"
+#include "kvcache.h"
 #include "oracle.h"
 #include "result.h"
 #include "t.h"
@@ -141,4 +142,44 @@ HR_TEST(decode_tiles_only_where_asked)
     CHECK(run_on(k, &p, &t, &buf) != HR_OK);
     unsetenv("HEADROOM_DECODE_PV");
     hr_tensors_free(&ts);
+}
+
+/* decode-loop's cache in tiles: appended row by row, read back key by key it holds what
+ * a cache in rows holds; tiles only on an empty q4_0 cache. */
+HR_TEST(kvcache_tiles_hold_the_rows)
+{
+    const int B = 2, G = 3, d = 96, cap = 45, T = 19;
+    hr_kvcache rows, tiles, q8;
+    CHECK(hr_kvcache_init_typed(&rows, HR_Q4_0, 2, B, G, d, cap, 0) == HR_OK);
+    CHECK(hr_kvcache_init_typed(&tiles, HR_Q4_0, 2, B, G, d, cap, 0) == HR_OK);
+    CHECK(hr_kvcache_init_typed(&q8, HR_Q8_0, 1, B, G, d, cap, 0) == HR_OK);
+    CHECK(hr_kvcache_set_tile(&q8, HR_KV_TILE) != HR_OK);
+    CHECK(hr_kvcache_set_tile(&tiles, 8) != HR_OK);
+    CHECK(hr_kvcache_set_tile(&tiles, HR_KV_TILE) == HR_OK);
+    float *x = malloc(sizeof(float) * (size_t)2 * B * G * T * d);
+    hr_view kn = hr_view_dense(x, HR_LAYOUT_BHND, B, G, T, d), vn = hr_view_dense(x + (size_t)B * G * T * d, HR_LAYOUT_BHND, B, G, T, d);
+    for (int step = 0; step < 2; step++) { /* 19 keys, then 19 more: the second batch starts inside a tile */
+        hr_fill(kn, B, G, T, d, HR_DIST_NORMAL, 3 + step, 1);
+        hr_fill(vn, B, G, T, d, HR_DIST_NORMAL, 3 + step, 2);
+        CHECK(hr_kvcache_append(&rows, 1, hr_cv(kn), hr_cv(vn), T) == HR_OK);
+        CHECK(hr_kvcache_append(&tiles, 1, hr_cv(kn), hr_cv(vn), T) == HR_OK);
+    }
+    CHECK(hr_kvcache_set_tile(&tiles, 0) != HR_OK); /* no longer empty */
+    CHECK(hr_kvcache_xk(&tiles, 1).tile == HR_KV_TILE && hr_kvcache_xv(&rows, 1).tile == 0);
+    int bad = 0;
+    unsigned char r0[4 * 18], r1[4 * 18];
+    for (int w = 0; w < 2; w++) {
+        const hr_xcview a = w ? hr_kvcache_xv(&rows, 1) : hr_kvcache_xk(&rows, 1);
+        const hr_xcview t = w ? hr_kvcache_xv(&tiles, 1) : hr_kvcache_xk(&tiles, 1);
+        for (int b = 0; b < B; b++)
+            for (int g = 0; g < G; g++)
+                for (int n = 0; n < 2 * T; n++)
+                    bad += memcmp(hr_xc_key_row(a, w, HR_Q4_0, d, b, g, n, r0), hr_xc_key_row(t, w, HR_Q4_0, d, b, g, n, r1),
+                                  hr_dtype_row_bytes(HR_Q4_0, d)) != 0;
+    }
+    CHECKF(bad == 0, "%d rows differ between the cache in rows and in tiles", bad);
+    free(x);
+    hr_kvcache_free(&rows);
+    hr_kvcache_free(&tiles);
+    hr_kvcache_free(&q8);
 }

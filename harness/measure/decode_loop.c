@@ -110,7 +110,16 @@ static int setup(const hr_decode_spec *s, loop *L)
     if (need > budget)
         return hr_fail("--max-mem: the KV cache and buffers need %.2f GiB, over the budget of "
                        "%.2f GiB", need / 1073741824.0, budget / 1073741824.0);
-    return hr_kvcache_init_typed(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0);
+    if ((st = hr_kvcache_init_typed(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0)))
+        return st;
+    /* a kernel that reads a q4_0 cache faster in tiles gets it stored so, as run does */
+    const int tile = hr_kernel_kv_tile(s->kernel, &L->p, &L->r->tune);
+    if (tile) {
+        if ((st = hr_kvcache_set_tile(&L->cache, tile))) return st;
+        const size_t n = strlen(L->r->path);
+        hr_copy_text(L->r->path + n, sizeof L->r->path - n, ", K/V in 16-key tiles");
+    }
+    return HR_OK;
 }
 
 /* The pool of new rows and the prompt, filled from the seed. */
@@ -187,7 +196,10 @@ static hr_cview layer_f32(const loop *L, int l, int which, bool orig, float *dst
         const hr_xcview x = which ? hr_kvcache_xv(&L->cache, l) : hr_kvcache_xk(&L->cache, l);
         for (int b = 0; b < B; b++)
             for (int g = 0; g < G; g++)
-                for (int n = 0; n < len; n++) hr_dtype_load_row(s->kv_dtype, hr_xcrow(x, b, g, n), hr_row(v, b, g, n), d);
+                for (int n = 0; n < len; n++) {
+                    unsigned char row[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK)];
+                    hr_dtype_load_row(s->kv_dtype, hr_xc_key_row(x, which, s->kv_dtype, d, b, g, n, row), hr_row(v, b, g, n), d);
+                }
         return hr_cv(v);
     }
     if (s->prompt > 0) hr_fill(v, B, G, s->prompt, d, s->dist, s->seed + 7919u * (uint64_t)l, 1 + which);

@@ -48,7 +48,9 @@ int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
     if (d_head % hr_dtype_block(t))
         return hr_fail("--kv-dtype: %s stores blocks of %d values along d; --d-head %d is not a multiple",
                        hr_dtype_names[t], hr_dtype_block(t), d_head);
-    double bytes = hr_kvcache_bytes_of(t, layers, batch, kv_heads, d_head, capacity);
+    /* q4_0: each head's rows rounded up to whole tiles, so the cache may take them */
+    const long stride = t == HR_Q4_0 ? (capacity + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE : capacity;
+    double bytes = hr_kvcache_bytes_of(t, layers, batch, kv_heads, d_head, stride);
     if (bytes > (double)PTRDIFF_MAX / 2)
         return hr_fail("KV cache of %.3g bytes overflows", bytes);
     if (max_bytes > 0 && bytes > max_bytes)
@@ -73,7 +75,19 @@ int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
     c->kv_heads = kv_heads;
     c->d_head = d_head;
     c->capacity = (int)capacity;
+    c->stride = (int)stride;
     c->bytes = (size_t)bytes;
+    return HR_OK;
+}
+
+int hr_kvcache_set_tile(hr_kvcache *c, int tile)
+{
+    if (tile && (tile != HR_KV_TILE || c->dtype != HR_Q4_0))
+        return hr_fail("KV cache: tiles of %d keys are for q4_0 (of %d keys), not %s", tile, HR_KV_TILE,
+                       hr_dtype_names[c->dtype]);
+    for (int l = 0; l < c->layers; l++)
+        if (c->length[l]) return hr_fail("KV cache: layer %d holds rows; tiles are set on an empty cache", l);
+    c->tile = tile;
     return HR_OK;
 }
 
@@ -107,13 +121,32 @@ hr_cview hr_kvcache_v(const hr_kvcache *c, int layer) { return hr_cv(layer_view(
 static hr_xview layer_xview(const hr_kvcache *c, int layer, int which)
 {
     if (!c->xmem) return (hr_xview){NULL, 0, 0, 0};
-    const ptrdiff_t sn = (ptrdiff_t)c->row_bytes, sh = (ptrdiff_t)c->capacity * sn,
+    const ptrdiff_t sn = (ptrdiff_t)c->row_bytes, sh = (ptrdiff_t)c->stride * sn,
                     sb = (ptrdiff_t)c->kv_heads * sh;
     return (hr_xview){c->xmem + ((ptrdiff_t)layer * 2 + which) * c->batch * sb, sb, sh, sn};
 }
 
-hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer) { return hr_xcv(layer_xview(c, layer, 0)); }
-hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer) { return hr_xcv(layer_xview(c, layer, 1)); }
+static hr_xcview layer_xcview(const hr_kvcache *c, int layer, int which)
+{
+    hr_xcview x = hr_xcv(layer_xview(c, layer, which));
+    x.tile = c->tile;
+    return x;
+}
+hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer) { return layer_xcview(c, layer, 0); }
+hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer) { return layer_xcview(c, layer, 1); }
+
+/* Stores row n of (b, g) of the typed view x from the fp32 values f: in place, or into
+ * its tile (which: K 0, V 1). */
+static void store_key(const hr_kvcache *c, hr_xview x, int which, int b, int g, int n, const float *f)
+{
+    if (!c->tile) {
+        hr_dtype_store_row(c->dtype, f, hr_xrow(x, b, g, n), c->d_head);
+        return;
+    }
+    unsigned char row[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK / 2)];
+    hr_dtype_store_row(c->dtype, f, row, c->d_head);
+    hr_q4_tile_put(which, row, hr_xrow(x, b, g, n - n % c->tile), n % c->tile, c->d_head);
+}
 
 static int check_room(const hr_kvcache *c, int layer, int T)
 {
@@ -152,8 +185,8 @@ int hr_kvcache_append(hr_kvcache *c, int layer, hr_cview k_new, hr_cview v_new, 
         for (int b = 0; b < c->batch; b++)
             for (int g = 0; g < c->kv_heads; g++)
                 for (int t = 0; t < T; t++) {
-                    hr_dtype_store_row(c->dtype, hr_crow(k_new, b, g, t), hr_xrow(k, b, g, n0 + t), c->d_head);
-                    hr_dtype_store_row(c->dtype, hr_crow(v_new, b, g, t), hr_xrow(v, b, g, n0 + t), c->d_head);
+                    store_key(c, k, 0, b, g, n0 + t, hr_crow(k_new, b, g, t));
+                    store_key(c, v, 1, b, g, n0 + t, hr_crow(v_new, b, g, t));
                 }
         c->length[layer] += T;
         return HR_OK;
