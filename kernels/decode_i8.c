@@ -454,17 +454,26 @@ I8_PV_PHASES(q8, 0, 0)
 #if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
 I8_PV_PHASES(q8u, 0, 1)
 #endif
-#if HR_VW == 16 /* a q4_0 cache in tiles (HR_KV_TILE): its scores and P·V */
+#if HR_VW == 16 /* a q8_0 / q4_0 cache in tiles (HR_KV_TILE): the scores and P·V per type */
+#define I8_TILE_PHASES(T, Q4, U8)                                                                                   \
+    I8_OWN void pv_s8_##T##t(const dctx *c, const signed char *w, const float *cg, const int32_t *co,               \
+                             const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,     \
+                             ptrdiff_t psn, int n2)                                                                  \
+    {                                                                                                                \
+        pv_s8(c, Q4, U8, 1, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                \
+    }
+I8_TILE_PHASES(q4, 1, 0)
+I8_TILE_PHASES(q8, 0, 0)
+I8_TILE_PHASES(q8u, 0, 1)
 I8_OWN void scores_q4t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    scores_tiles(c, qx, kt, n, s, vt, sv, pf, psn, nv);
+    scores_tiles(c, 1, qx, kt, n, s, vt, sv, pf, psn, nv);
 }
-I8_OWN void pv_s8_q4t(const dctx *c, const signed char *w, const float *cg, const int32_t *co,
-                      const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,
-                      ptrdiff_t psn, int n2)
+I8_OWN void scores_q8t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
+                       const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    pv_s8(c, 1, 0, 1, w, cg, co, v0, vsn, n, acc, pf, psn, n2);
+    scores_tiles(c, 0, qx, kt, n, s, vt, sv, pf, psn, nv);
 }
 #endif
 /* The int8 P·V's two phases for a block step: q4_0's, q8_0's, or q8_0's with u8 weights
@@ -478,7 +487,10 @@ typedef struct {
 HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int n)
 {
 #if HR_VW == 16
-    if (q4 && c->k.tile) return (i8_pv){pv_quant_q4, pv_s8_q4t};
+    if (c->k.tile) {
+        if (q4) return (i8_pv){pv_quant_q4, pv_s8_q4t};
+        return sv && sv_nonneg(c, q4, sv, n) ? (i8_pv){pv_quant_q8u, pv_s8_q8ut} : (i8_pv){pv_quant_q8, pv_s8_q8t};
+    }
 #endif
 #if !defined(HR_I8_EMU)
     if (!q4 && sv && sv_nonneg(c, q4, sv, n)) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
@@ -503,8 +515,9 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
 #if HR_VW == 16
-    if (q4 && c->k.tile) /* jb, jpf_v a whole tile's first key (decode.c) */
-        scores_q4t(c, qx, k0 + jb * c->k.sn, n, s, v0 + jb * c->v.sn, sv, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    if (c->k.tile) /* jb, jpf_v a whole tile's first key (decode.c) */
+        (q4 ? scores_q4t : scores_q8t)(c, qx, k0 + jb * c->k.sn, n, s, v0 + jb * c->v.sn, sv,
+                                       v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     else
 #endif
         (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,

@@ -363,12 +363,14 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
         else hr_vi_vt_q8(k, o1, u8, u);      \
         PV_ROWS(jj)                          \
     } while (0)
-/* the same from a q4_0 V tile (AVX-512): the quad of keys jj .. jj + 3 */
-#define PV_QUAD_T(jj)                                                                     \
-    do {                                                                                  \
-        hr_vi u[4];                                                                       \
-        hr_vi_vt_q4t(v0 + (size_t)((jj) / HR_KV_TILE) * tb + tq + qs * (((jj) % HR_KV_TILE) / 4), b2 == b, u); \
-        PV_ROWS(jj)                                                                       \
+/* the same from a V tile (AVX-512): the quad of keys jj .. jj + 3 */
+#define PV_QUAD_T(jj)                                                                                  \
+    do {                                                                                               \
+        hr_vi u[4];                                                                                    \
+        const unsigned char *tp = v0 + (size_t)((jj) / HR_KV_TILE) * tb + tq + qs * (((jj) % HR_KV_TILE) / 4); \
+        if (q4) hr_vi_vt_q4t(tp, b2 == b, u);                                                          \
+        else hr_vi_vt_q8t(tp, b2 == b, u8, u);                                                         \
+        PV_ROWS(jj)                                                                                    \
     } while (0)
 
 /* acc[r][32 b .. 32 b2 + 32) += sum over keys of c_g w_j v_j for rows [r0, r0 + nr),
@@ -392,10 +394,11 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, int tiled, const sig
     const signed char *w0 = w + ((size_t)r0 * nb + b) * kbp;
     const ptrdiff_t ws = (ptrdiff_t)nb * kbp, w1 = (ptrdiff_t)(b2 - b) * kbp;
     const unsigned char *vb = v0 + (size_t)b * bb + 2;
-    /* tiled (q4_0 at the avx512 level, v0 the block's first tile): a tile's bytes, the
-     * offset of this block pair's first quad in a tile and the bytes from one quad to the
-     * next (hr_q4_tile_offset) */
-    const size_t tb = (size_t)HR_KV_TILE * c->rb, tq = 32 * (size_t)nb + 512 * (size_t)(b / 2), qs = b2 == b ? 64 : 128;
+    /* tiled (the avx512 level, v0 the block's first tile): a tile's bytes, the offset of
+     * this block pair's first quad in a tile and the bytes from one quad to the next
+     * (headroom.h hr_kv_tile_offset: a pair's 4 quads take 32 (bb - 2) bytes) */
+    const size_t qp = 4 * (bb - 2), tb = (size_t)HR_KV_TILE * c->rb, tq = 32 * (size_t)nb + 8 * qp * (size_t)(b / 2);
+    const size_t qs = b2 == b ? qp : 2 * qp;
     (void)tb, (void)tq, (void)qs;
     for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
         const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;

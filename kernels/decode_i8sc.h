@@ -203,23 +203,26 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
 }
 
 #if HR_VW == 16
-/* The scores and V scales of a q4_0 cache in tiles (HR_KV_TILE, headroom.h): keys [0, n)
- * from the tile at kt (V's at vt, tiles tb bytes apart), 32 keys (two tiles) a step as
- * scores_keys2, then one tile. Each block's K is 4 plain loads already lane by key (no
+/* The scores and V scales of a q8_0 / q4_0 cache in tiles (HR_KV_TILE, headroom.h): keys
+ * [0, n) from the tile at kt (V's at vt, tiles tb bytes apart), 32 keys (two tiles) a step
+ * as scores_keys2, then one tile. Each block's K is plain loads already lane by key (no
  * inserts, no transposes), its K and V scales one load each (no scales_block pass). Lanes
  * past n read the tile's next keys or its zero padding and land in s's padding. */
-I8_FN void scores_tile_step(const dctx *c, int two, const float *qx, const unsigned char *ta, const unsigned char *va,
-                            size_t tb, float *s, float *sv, pf_seq *pq)
+I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, const unsigned char *ta,
+                            const unsigned char *va, size_t tb, float *s, float *sv, pf_seq *pq)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
-    const size_t qf = qrow_f(c), kbp = (size_t)c->kbp;
+    const size_t qf = qrow_f(c), kbp = (size_t)c->kbp, bt = HR_KV_TILE * QBYTES(q4); /* a block's bytes in a tile */
     for (int b = 0; b < nb; b++) {
         pf_step(pq);
         if (two) pf_step(pq);
         hr_vi ka[8], kc[8];
-        hr_vi_kt_q4t(ta + 288 * b + 32, ka);
-        if (two) hr_vi_kt_q4t(ta + tb + 288 * b + 32, kc);
-        const hr_vf dk = hr_vload_f16(ta + 288 * b), dk2 = two ? hr_vload_f16(ta + tb + 288 * b) : dk;
+        const unsigned char *kb = ta + bt * b, *kb2 = kb + tb;
+        if (q4) hr_vi_kt_q4t(kb + 32, ka);
+        else hr_vi_kt_q8t(kb + 32, ka);
+        if (two && q4) hr_vi_kt_q4t(kb2 + 32, kc);
+        else if (two) hr_vi_kt_q8t(kb2 + 32, kc);
+        const hr_vf dk = hr_vload_f16(kb), dk2 = two ? hr_vload_f16(kb2) : dk;
         hr_vstore(sv + b * kbp, hr_vload_f16(va + 32 * b));
         if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(va + tb + 32 * b));
         for (int r = 0; r < R; r++) {
@@ -248,18 +251,18 @@ I8_FN void scores_tile_step(const dctx *c, int two, const float *qx, const unsig
     }
 }
 
-I8_FN void scores_tiles(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
+I8_FN void scores_tiles(const dctx *c, int q4, const float *qx, const unsigned char *kt, int n, float *s,
                         const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
     pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
     const size_t tb = (size_t)HR_KV_TILE * c->rb;
     int j = 0;
     for (; n - j > HR_VW; j += 2 * HR_VW)
-        scores_tile_step(c, 1, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb, s + j,
-                         sv + j, &pq);
+        scores_tile_step(c, q4, 1, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb,
+                         s + j, sv + j, &pq);
     if (j < n)
-        scores_tile_step(c, 0, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb, s + j,
-                         sv + j, &pq);
+        scores_tile_step(c, q4, 0, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb,
+                         s + j, sv + j, &pq);
 }
 #endif
 

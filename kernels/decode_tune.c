@@ -48,12 +48,12 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
 }
 
 /* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V at the avx512 level would run
- * p's q4_0 cache (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T), and its blocks
+ * p's q8_0 / q4_0 cache (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T), and its blocks
  * start tiles (block_kv a multiple of 16, or 0: the default, 512); else 0 (rows). */
 int hr_decode_kv_tile(const hr_problem *p, const hr_tune *t)
 {
 #if HR_VW == 16
-    if (p->kv_dtype != HR_Q4_0 || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
+    if (!hr_kv_tiles(p->kv_dtype) || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
         return 0;
     const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype);
     return s == &hr_decode_i8_vnni && s->on(p->kv_dtype) == 2 ? HR_KV_TILE : 0;

@@ -154,36 +154,44 @@ void hr_dtype_load_row(hr_dtype t, const void *row, float *x, int n)
     }
 }
 
-size_t hr_q4_tile_offset(int v, int nb, int slot, int blk, int byte)
+size_t hr_kv_tile_offset(hr_dtype t, int v, int nb, int slot, int blk, int byte)
 {
-    if (byte < 2) return v ? (size_t)(32 * blk + 2 * slot + byte) : (size_t)(288 * blk + 2 * slot + byte);
-    const int k = byte - 2; /* the nibble byte, 0..15 */
-    if (!v) return (size_t)(288 * blk + 32 + 4 * (16 * (k / 4) + slot) + k % 4);
-    const int P = blk / 2, q = slot / 4, t = slot % 4, i = k / 4, p = k % 4;
-    if (2 * P + 1 < nb) return (size_t)(32 * nb + 128 * (4 * P + q) + 32 * i + 16 * (blk % 2) + 4 * p + t);
-    return (size_t)(32 * nb + 128 * 4 * P + 64 * q + 16 * i + 4 * p + t); /* the lone last block */
+    const int q8 = t == HR_Q8_0, bb = q8 ? 544 : 288; /* a block's bytes in a tile: 16 x 34 or 16 x 18 */
+    if (byte < 2) return v ? (size_t)(32 * blk + 2 * slot + byte) : (size_t)(bb * blk + 2 * slot + byte);
+    const int e = byte - 2; /* the data byte: q8_0 0..31, q4_0 0..15 */
+    if (!v) return (size_t)(bb * blk + 32 + 4 * (16 * (e / 4) + slot) + e % 4);
+    const int P = blk / 2, q = slot / 4, tk = slot % 4, pair = 2 * P + 1 < nb;
+    if (q8) { /* d = 16 half + 4 i + p of the block */
+        const int half = e / 16, i = e % 16 / 4, p = e % 4;
+        return pair ? (size_t)(32 * nb + 1024 * P + 256 * q + 64 * i + 16 * (2 * (blk % 2) + half) + 4 * p + tk)
+                    : (size_t)(32 * nb + 1024 * P + 128 * q + 32 * i + 16 * half + 4 * p + tk);
+    }
+    const int i = e / 4, p = e % 4;
+    return pair ? (size_t)(32 * nb + 512 * P + 128 * q + 32 * i + 16 * (blk % 2) + 4 * p + tk)
+                : (size_t)(32 * nb + 512 * P + 64 * q + 16 * i + 4 * p + tk); /* the lone last block */
 }
 
-void hr_q4_tile_put(int v, const void *row, void *tile, int slot, int d)
+void hr_kv_tile_put(hr_dtype t, int v, const void *row, void *tile, int slot, int d)
 {
-    const int nb = d / HR_QBLOCK;
+    const int nb = d / HR_QBLOCK, bb = (int)layout[t].bytes;
     const unsigned char *r = row;
     for (int b = 0; b < nb; b++)
-        for (int k = 0; k < 18; k++) ((unsigned char *)tile)[hr_q4_tile_offset(v, nb, slot, b, k)] = r[18 * b + k];
+        for (int k = 0; k < bb; k++) ((unsigned char *)tile)[hr_kv_tile_offset(t, v, nb, slot, b, k)] = r[bb * b + k];
 }
 
-void hr_q4_tile_get(int v, const void *tile, int slot, void *row, int d)
+void hr_kv_tile_get(hr_dtype t, int v, const void *tile, int slot, void *row, int d)
 {
-    const int nb = d / HR_QBLOCK;
+    const int nb = d / HR_QBLOCK, bb = (int)layout[t].bytes;
     unsigned char *r = row;
     for (int b = 0; b < nb; b++)
-        for (int k = 0; k < 18; k++) r[18 * b + k] = ((const unsigned char *)tile)[hr_q4_tile_offset(v, nb, slot, b, k)];
+        for (int k = 0; k < bb; k++) r[bb * b + k] = ((const unsigned char *)tile)[hr_kv_tile_offset(t, v, nb, slot, b, k)];
 }
+
+int hr_kv_tiles(hr_dtype t) { return t == HR_Q4_0 || t == HR_Q8_0; }
 
 const void *hr_xc_key_row(hr_xcview x, int v, hr_dtype t, int d, int b, int h, int n, void *row)
 {
     if (!x.tile) return hr_xcrow(x, b, h, n);
-    (void)t; /* tiles: q4_0 only */
-    hr_q4_tile_get(v, hr_xcrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, row, d);
+    hr_kv_tile_get(t, v, hr_xcrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, row, d);
     return row;
 }

@@ -119,9 +119,9 @@ static inline float *hr_row(hr_view v, int b, int h, int n)
 
 /* A tensor stored in a type other than f32: rows of hr_dtype_row_bytes(t, d) bytes,
  * strides in bytes. tile 0: key n's row at hr_xcrow(v, b, h, n). tile HR_KV_TILE (a
- * q4_0 K or V cache, dense, sn the row bytes): keys in tiles of 16, the rows' bytes
- * rearranged (hr_q4_tile_offset) from hr_xcrow(v, b, h, 16 t) on; hr_xc_key_row reads a
- * key's row back from either. */
+ * q8_0 or q4_0 K or V cache, dense, sn the row bytes): keys in tiles of 16, the rows'
+ * bytes rearranged (hr_kv_tile_offset) from hr_xcrow(v, b, h, 16 t) on; hr_xc_key_row
+ * reads a key's row back from either. */
 typedef struct {
     const void *p;
     ptrdiff_t sb, sh, sn;
@@ -145,20 +145,23 @@ static inline void *hr_xrow(hr_xview v, int b, int h, int n)
 /* The read-only view of rows (tile 0). */
 static inline hr_xcview hr_xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh, v.sn, 0}; }
 
-/* q4_0 caches in tiles of HR_KV_TILE keys, for decode's int8 step at the avx512 level
- * (decode_i8sc.h, decode_i8pv.h): the 16 keys' row bytes, 18 per block (its fp16 scale,
- * 16 bytes of nibbles), nb = d / 32 blocks, the same 288 nb bytes rearranged so that the
- * step loads what it computes on. K (v 0): per block b at 288 b, the 16 scales, then
- * the nibble bytes dword by dword, a lane per key (byte k of key L at 32 + 4 (16 (k / 4)
- * + L) + k % 4). V (v 1): the 16 scales of block b at 32 b; then per pair of blocks
- * (2P, 2P + 1) and quad of keys q, 128 bytes at 32 nb + 128 (4P + q): for i 0..3, block
- * 2P's 16 bytes then 2P + 1's, byte 4p + t = key 4q + t's nibble byte 4i + p (a lone last
- * block: 64 bytes a quad, 16 a row i). hr_q4_tile_offset: the tile byte of row byte
- * `byte` (0..1 the scale, 2..17 the nibbles) of block blk of the key in slot (0..15). */
+/* q8_0 and q4_0 caches in tiles of HR_KV_TILE keys, for decode's int8 step at the avx512
+ * level (decode_i8sc.h, decode_i8pv.h): the 16 keys' row bytes (per block its fp16 scale
+ * and the 32 values' bytes, q4_0's as nibbles), nb = d / 32 blocks, the same 16 x bb x nb
+ * bytes (bb 34 or 18) rearranged so that the step loads what it computes on. K (v 0):
+ * per block b at 16 bb b, the 16 scales, then the data bytes dword by dword, a lane per
+ * key (byte e of key L at 32 + 4 (16 (e / 4) + L) + e % 4). V (v 1): the 16 scales of
+ * block b at 32 b, then per pair of blocks (2P, 2P + 1) and quad of keys q (q4_0: 128
+ * bytes, q8_0: 256, from 32 nb + 4 (4P + q) of them; a lone last block where nb is odd:
+ * half as many) P·V's 4 vectors in its transposed order, dword p of a 128-bit lane one d
+ * of the quad's 4 keys (dtype.c). hr_kv_tile_offset: the tile byte of row byte `byte` (0..1 the
+ * scale, then the data) of block blk of the key in slot (0..15); hr_kv_tiles(t): 1 for
+ * the types that have tiles (q8_0, q4_0). */
 #define HR_KV_TILE 16
-size_t hr_q4_tile_offset(int v, int nb, int slot, int blk, int byte);
-void hr_q4_tile_put(int v, const void *row, void *tile, int slot, int d);
-void hr_q4_tile_get(int v, const void *tile, int slot, void *row, int d);
+size_t hr_kv_tile_offset(hr_dtype t, int v, int nb, int slot, int blk, int byte);
+void hr_kv_tile_put(hr_dtype t, int v, const void *row, void *tile, int slot, int d);
+void hr_kv_tile_get(hr_dtype t, int v, const void *tile, int slot, void *row, int d);
+int hr_kv_tiles(hr_dtype t);
 /* Key n's row (hr_dtype_row_bytes(t, d) bytes) of (b, h) into row: a copy from a tiled
  * view (v 1: a V cache's), else the row itself (no copy). */
 const void *hr_xc_key_row(hr_xcview x, int v, hr_dtype t, int d, int b, int h, int n, void *row);
@@ -266,7 +269,7 @@ typedef struct hr_kernel {
      * hr_kernel_workspace, hr_kernel_run and hr_kernel_path. */
     const hr_plugin_origin *plugin;
     /* NULL or 0: K/V caches in rows. HR_KV_TILE: this kernel reads p's cache faster in
-     * tiles (headroom.h's hr_q4_tile_offset) under tune t; the harness then passes a
+     * tiles (headroom.h's hr_kv_tile_offset) under tune t; the harness then passes a
      * tiled copy (hr_kernel_kv_tile), and the kernel reads either (args' xk.tile). */
     int (*kv_tile)(const hr_problem *p, const hr_tune *t);
 } hr_kernel;

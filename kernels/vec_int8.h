@@ -163,8 +163,8 @@ HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, 
         }
     hr_vi_kt_q4r(r, out);
 }
-/* hr_vi_kt_q4 on a K tile's block (HR_KV_TILE, headroom.h): its 256 nibble bytes are
- * already lane by key, 4 plain loads */
+/* hr_vi_kt_q4 on a q4_0 K tile's block (HR_KV_TILE, headroom.h): its 256 nibble bytes
+ * are already lane by key, 4 plain loads */
 HR_I8_INLINE void hr_vi_kt_q4t(const unsigned char *p, hr_vi *out)
 {
     const __m512i m4 = _mm512_set1_epi8(15);
@@ -173,6 +173,11 @@ HR_I8_INLINE void hr_vi_kt_q4t(const unsigned char *p, hr_vi *out)
         out[i] = _mm512_and_si512(x, m4);
         out[4 + i] = _mm512_and_si512(_mm512_srli_epi16(x, 4), m4);
     }
+}
+/* hr_vi_kt_q8 on a K tile's block: 8 plain loads, each + 128 */
+HR_I8_INLINE void hr_vi_kt_q8t(const unsigned char *p, hr_vi *out)
+{
+    for (int i = 0; i < 8; i++) out[i] = _mm512_xor_si512(_mm512_loadu_si512(p + 64 * i), _mm512_set1_epi8((char)0x80));
 }
 HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 {
@@ -260,6 +265,16 @@ HR_I8_INLINE void hr_vi_vt_q4t(const unsigned char *p, int lone, hr_vi out[4])
         const __m512i x = lone ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p + 16 * i)))
                                : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(p + 32 * i)));
         out[i] = _mm512_and_si512(x, m);
+    }
+}
+/* hr_vi_vt_q8 from a V tile: a key quad's 4 vectors of a block pair, 64 bytes each (lone
+ * 0), or of a lone block, 32 each broadcast to both halves (lone 1); + 128 unless sgn */
+HR_I8_INLINE void hr_vi_vt_q8t(const unsigned char *p, int lone, int sgn, hr_vi out[4])
+{
+    for (int i = 0; i < 4; i++) {
+        const __m512i x = lone ? _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(p + 32 * i)))
+                               : _mm512_loadu_si512(p + 64 * i);
+        out[i] = sgn ? x : _mm512_xor_si512(x, _mm512_set1_epi8((char)0x80));
     }
 }
 /* q4_0's high-nibble lanes (8-15) of hr_vi_vt_q4 hold 16 v: their accumulators start at

@@ -1,4 +1,4 @@
-/* test_decode_tiles.c — a q4_0 cache in 16-key tiles (headroom.h hr_q4_tile_offset): the layout is a permutation of the rows' bytes, the harness hands it only to a kernel that asks, and decode reads it to the same output as the rows. */
+/* test_decode_tiles.c — q8_0 and q4_0 caches in 16-key tiles (headroom.h hr_kv_tile_offset): the layout is a permutation of the rows' bytes, the harness hands it only to a kernel that asks, and decode reads it to the same output as the rows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,34 +10,37 @@
 
 /* Every byte of a tile comes from exactly one byte of its 16 keys' rows, both sides, any
  * d (a lone last block where d / 32 is odd), and a row put and got back is the same. */
-HR_TEST(q4_tile_layout_is_a_permutation)
+HR_TEST(kv_tile_layout_is_a_permutation)
 {
     static const int ds[] = {32, 64, 96, 128, 160, 256};
-    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
-        for (int v = 0; v < 2; v++) {
-            const int d = ds[i], nb = d / 32, bytes = 288 * nb;
-            unsigned char *seen = calloc((size_t)bytes, 1), *tile = calloc((size_t)bytes, 1);
-            int bad = 0;
-            for (int slot = 0; slot < HR_KV_TILE; slot++)
-                for (int b = 0; b < nb; b++)
-                    for (int k = 0; k < 18; k++) {
-                        const size_t o = hr_q4_tile_offset(v, nb, slot, b, k);
-                        if (o >= (size_t)bytes || seen[o]++) bad++;
-                    }
-            CHECKF(bad == 0, "d %d side %d: %d tile bytes out of range or taken twice", d, v, bad);
-            unsigned char row[8 * 18], back[8 * 18];
-            for (int slot = 0; slot < HR_KV_TILE; slot++) {
-                for (int j = 0; j < 18 * nb; j++) row[j] = (unsigned char)(j * 7 + slot * 13 + v);
-                hr_q4_tile_put(v, row, tile, slot, d);
+    static const hr_dtype ts[] = {HR_Q4_0, HR_Q8_0};
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++)
+            for (int v = 0; v < 2; v++) {
+                const hr_dtype t = ts[ti];
+                const int d = ds[i], nb = d / 32, bb = (int)hr_dtype_row_bytes(t, 32), bytes = 16 * bb * nb;
+                unsigned char *seen = calloc((size_t)bytes, 1), *tile = calloc((size_t)bytes, 1);
+                int bad = 0;
+                for (int slot = 0; slot < HR_KV_TILE; slot++)
+                    for (int b = 0; b < nb; b++)
+                        for (int k = 0; k < bb; k++) {
+                            const size_t o = hr_kv_tile_offset(t, v, nb, slot, b, k);
+                            if (o >= (size_t)bytes || seen[o]++) bad++;
+                        }
+                CHECKF(bad == 0, "%s d %d side %d: %d tile bytes out of range or taken twice", hr_dtype_names[t], d, v, bad);
+                unsigned char row[8 * 34], back[8 * 34];
+                for (int slot = 0; slot < HR_KV_TILE; slot++) {
+                    for (int j = 0; j < bb * nb; j++) row[j] = (unsigned char)(j * 7 + slot * 13 + v);
+                    hr_kv_tile_put(t, v, row, tile, slot, d);
+                }
+                for (int slot = 0; slot < HR_KV_TILE; slot++) {
+                    hr_kv_tile_get(t, v, tile, slot, back, d);
+                    for (int j = 0; j < bb * nb; j++) bad += back[j] != (unsigned char)(j * 7 + slot * 13 + v);
+                }
+                CHECKF(bad == 0, "%s d %d side %d: %d bytes differ after put and get", hr_dtype_names[t], d, v, bad);
+                free(seen);
+                free(tile);
             }
-            for (int slot = 0; slot < HR_KV_TILE; slot++) {
-                hr_q4_tile_get(v, tile, slot, back, d);
-                for (int j = 0; j < 18 * nb; j++) bad += back[j] != (unsigned char)(j * 7 + slot * 13 + v);
-            }
-            CHECKF(bad == 0, "d %d side %d: %d bytes differ after put and get", d, v, bad);
-            free(seen);
-            free(tile);
-        }
 }
 
 /* Runs decode on t's args a (rows or tiles) into O; returns the run's status. */
@@ -77,10 +80,12 @@ HR_TEST(decode_tiles_match_rows)
     } cs[] = {{32, 8, 1, 1000, 128, 0, 0},  {4, 4, 1, 37, 96, 0, 0},   {8, 2, 3, 300, 64, 1, 64},
               {2, 1, 1, 70, 256, 0, 32},    {6, 3, 2, 529, 160, 1, 0}, {4, 1, 1, 15, 128, 0, 0}};
     int ran = 0;
-    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    const size_t nc = sizeof cs / sizeof cs[0];
+    for (size_t ii = 0; ii < 2 * nc; ii++) { /* q4_0, then q8_0 */
+        const size_t i = ii % nc;
         hr_problem p = {.batch = 1 + (int)(i % 2), .heads = cs[i].heads, .kv_heads = cs[i].kv_heads,
                         .seq_q = cs[i].seq_q, .seq_kv = cs[i].seq_kv, .d_head = cs[i].d, .causal = cs[i].causal,
-                        .dtype = HR_F32, .kv_dtype = HR_Q4_0};
+                        .dtype = HR_F32, .kv_dtype = ii < nc ? HR_Q4_0 : HR_Q8_0};
         hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){0, cs[i].block, 1});
         if (hr_kernel_kv_tile(k, &p, &t) != HR_KV_TILE) continue; /* rows only on this CPU or level */
         hr_tensors ts;
@@ -98,12 +103,14 @@ HR_TEST(decode_tiles_match_rows)
                     memcpy(o0 + j, hr_row(ts.args.o, b, h, r), (size_t)p.d_head * sizeof(float));
         CHECK(run_on(k, &p, &t, ta) == HR_OK);
         const int diff = o_same(&p, ta, o0);
-        CHECKF(diff == 0, "case %zu: %d of %zu outputs differ between rows and tiles at one thread", i, diff, n);
+        CHECKF(diff == 0, "%s case %zu: %d of %zu outputs differ between rows and tiles at one thread",
+               hr_dtype_names[p.kv_dtype], i, diff, n);
         for (int th = 2; th <= 3; th++) {
             hr_tune t2 = hr_kernel_tune(k, &p, &(hr_tune){0, cs[i].block, th});
             CHECK(run_on(k, &p, &t2, hr_tensors_args(&ts, &p, k, &t2, &buf)) == HR_OK);
             const hr_check c = hr_oracle_check_q(&p, &buf, 0, hr_path_quant(hr_kernel_path(k, &p)));
-            CHECKF(c.verdict == HR_CHECK_PASS, "case %zu T%d: tiles fail the oracle (max_rel %.3g)", i, th, c.max_rel_err);
+            CHECKF(c.verdict == HR_CHECK_PASS, "%s case %zu T%d: tiles fail the oracle (max_rel %.3g)",
+                   hr_dtype_names[p.kv_dtype], i, th, c.max_rel_err);
         }
         free(o0);
         hr_tensors_free(&ts);
@@ -111,10 +118,10 @@ HR_TEST(decode_tiles_match_rows)
     }
     /* none on a CPU without AVX512-VNNI or at a lower level (rows: the battery's); else
      * every case (all take the default or a 16-multiple block) */
-    CHECKF(ran == 0 || ran == (int)(sizeof cs / sizeof cs[0]), "%d cases on tiles", ran);
+    CHECKF(ran == 0 || ran == (int)(2 * nc), "%d cases on tiles", ran);
 }
 
-/* Tiles go only where asked: a q8_0 cache has none, flash (rows) gets the rows, and
+/* Tiles go only where asked: an f16 cache has none, flash (rows) gets the rows, and
  * decode handed tiles on a path that reads rows (HEADROOM_DECODE_PV=fp32) refuses. */
 HR_TEST(decode_tiles_only_where_asked)
 {
@@ -122,7 +129,7 @@ HR_TEST(decode_tiles_only_where_asked)
     CHECK(k && f);
     if (!k || !f) return;
     hr_problem p = {.batch = 1, .heads = 4, .kv_heads = 2, .seq_q = 1, .seq_kv = 100, .d_head = 64,
-                    .dtype = HR_F32, .kv_dtype = HR_Q8_0};
+                    .dtype = HR_F32, .kv_dtype = HR_F16};
     hr_tensors ts;
     hr_args buf;
     hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){0, 0, 1});
@@ -146,13 +153,13 @@ HR_TEST(decode_tiles_only_where_asked)
 
 /* decode-loop's cache in tiles: appended row by row, read back key by key it holds what
  * a cache in rows holds; tiles only on an empty q4_0 cache. */
-HR_TEST(kvcache_tiles_hold_the_rows)
+static void kvcache_tiles_case(hr_dtype ty)
 {
     const int B = 2, G = 3, d = 96, cap = 45, T = 19;
     hr_kvcache rows, tiles, q8;
-    CHECK(hr_kvcache_init_typed(&rows, HR_Q4_0, 2, B, G, d, cap, 0) == HR_OK);
-    CHECK(hr_kvcache_init_typed(&tiles, HR_Q4_0, 2, B, G, d, cap, 0) == HR_OK);
-    CHECK(hr_kvcache_init_typed(&q8, HR_Q8_0, 1, B, G, d, cap, 0) == HR_OK);
+    CHECK(hr_kvcache_init_typed(&rows, ty, 2, B, G, d, cap, 0) == HR_OK);
+    CHECK(hr_kvcache_init_typed(&tiles, ty, 2, B, G, d, cap, 0) == HR_OK);
+    CHECK(hr_kvcache_init_typed(&q8, HR_F16, 1, B, G, d, cap, 0) == HR_OK);
     CHECK(hr_kvcache_set_tile(&q8, HR_KV_TILE) != HR_OK);
     CHECK(hr_kvcache_set_tile(&tiles, 8) != HR_OK);
     CHECK(hr_kvcache_set_tile(&tiles, HR_KV_TILE) == HR_OK);
@@ -167,19 +174,24 @@ HR_TEST(kvcache_tiles_hold_the_rows)
     CHECK(hr_kvcache_set_tile(&tiles, 0) != HR_OK); /* no longer empty */
     CHECK(hr_kvcache_xk(&tiles, 1).tile == HR_KV_TILE && hr_kvcache_xv(&rows, 1).tile == 0);
     int bad = 0;
-    unsigned char r0[4 * 18], r1[4 * 18];
+    unsigned char r0[4 * 34], r1[4 * 34];
     for (int w = 0; w < 2; w++) {
         const hr_xcview a = w ? hr_kvcache_xv(&rows, 1) : hr_kvcache_xk(&rows, 1);
         const hr_xcview t = w ? hr_kvcache_xv(&tiles, 1) : hr_kvcache_xk(&tiles, 1);
         for (int b = 0; b < B; b++)
             for (int g = 0; g < G; g++)
                 for (int n = 0; n < 2 * T; n++)
-                    bad += memcmp(hr_xc_key_row(a, w, HR_Q4_0, d, b, g, n, r0), hr_xc_key_row(t, w, HR_Q4_0, d, b, g, n, r1),
-                                  hr_dtype_row_bytes(HR_Q4_0, d)) != 0;
+                    bad += memcmp(hr_xc_key_row(a, w, ty, d, b, g, n, r0), hr_xc_key_row(t, w, ty, d, b, g, n, r1),
+                                  hr_dtype_row_bytes(ty, d)) != 0;
     }
-    CHECKF(bad == 0, "%d rows differ between the cache in rows and in tiles", bad);
+    CHECKF(bad == 0, "%s: %d rows differ between the cache in rows and in tiles", hr_dtype_names[ty], bad);
     free(x);
     hr_kvcache_free(&rows);
     hr_kvcache_free(&tiles);
     hr_kvcache_free(&q8);
+}
+HR_TEST(kvcache_tiles_hold_the_rows)
+{
+    kvcache_tiles_case(HR_Q4_0);
+    kvcache_tiles_case(HR_Q8_0);
 }

@@ -348,6 +348,7 @@ HR_TEST(typed_decode_loop_over_typed_caches)
     CHECK(hr_kvcache_init_typed(&c, HR_Q4_0, 1, 1, 1, 48, 8, 0) == HR_EUSAGE && strstr(hr_errmsg(), "--kv-dtype"));
     CHECK(hr_kvcache_init_typed(&c, HR_Q4_0, 1, 1, 1, 64, 8, 0) == HR_OK);
     CHECK(hr_kvcache_extend(&c, 0, 1, &k, &v) == HR_EUSAGE);
-    CHECK(hr_kvcache_k(&c, 0).p == NULL && hr_kvcache_xk(&c, 0).p != NULL && c.bytes == 2 * 8 * 36);
+    /* 8 rows of 36 bytes, each head's rows rounded up to a whole 16-key tile (hr_kvcache_set_tile) */
+    CHECK(hr_kvcache_k(&c, 0).p == NULL && hr_kvcache_xk(&c, 0).p != NULL && c.bytes == 2 * 16 * 36);
     hr_kvcache_free(&c);
 }

@@ -94,11 +94,11 @@ static size_t typed_kv_bytes(const hr_problem *p)
     return (size_t)p->batch * p->kv_heads * p->seq_kv * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
 }
 
-/* Bytes of the K (and of the V) cache in tiles of HR_KV_TILE keys (q4_0), each head's
- * keys rounded up to whole tiles; 0 for other types. */
+/* Bytes of the K (and of the V) cache in tiles of HR_KV_TILE keys (q8_0, q4_0), each
+ * head's keys rounded up to whole tiles; 0 for other types. */
 static size_t tiled_kv_bytes(const hr_problem *p)
 {
-    if (p->kv_dtype != HR_Q4_0) return 0;
+    if (!hr_kv_tiles(p->kv_dtype)) return 0;
     const size_t keys = ((size_t)p->seq_kv + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE;
     return (size_t)p->batch * p->kv_heads * keys * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
 }
@@ -110,8 +110,8 @@ double hr_tensors_bytes(const hr_problem *p)
            2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p) + 2.0 * (double)tiled_kv_bytes(p);
 }
 
-/* The tiled copies of the K and V rows (q4_0): per batch and KV head, keys in tiles of
- * HR_KV_TILE (headroom.h hr_q4_tile_put), the padding past the last key zero. */
+/* The tiled copies of the K and V rows (q8_0, q4_0): per batch and KV head, keys in tiles of
+ * HR_KV_TILE (headroom.h hr_kv_tile_put), the padding past the last key zero. */
 static int tiled_setup(hr_tensors *t, const hr_problem *p)
 {
     const size_t tb = tiled_kv_bytes(p), pt = (tb + 63) / 64 * 64;
@@ -127,7 +127,7 @@ static int tiled_setup(hr_tensors *t, const hr_problem *p)
         for (int b = 0; b < B; b++)
             for (int h = 0; h < G; h++)
                 for (int n = 0; n < L; n++)
-                    hr_q4_tile_put(v, hr_xcrow(rows, b, h, n), hr_xrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, d);
+                    hr_kv_tile_put(p->kv_dtype, v, hr_xcrow(rows, b, h, n), hr_xrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, d);
         (v ? &t->xvt : &t->xkt)[0] = (hr_xcview){x.p, x.sb, x.sh, x.sn, HR_KV_TILE};
     }
     return HR_OK;

@@ -33,7 +33,7 @@ typedef struct {
     size_t bytes;    /* fp32 + typed bytes                        */
     hr_args args;
     hr_view q, k, v; /* writable views of the fp32 inputs */
-    void *tmem;        /* a q4_0 cache's K and V rows again in tiles (HR_KV_TILE), else NULL */
+    void *tmem;        /* a q8_0/q4_0 cache's K and V rows again in tiles (HR_KV_TILE), else NULL */
     hr_xcview xkt, xvt; /* their views (tile HR_KV_TILE, BHND whatever the layout)           */
 } hr_tensors;
 /* Allocates (64-byte aligned) and fills with dist/seed; O is zeroed. The fp32 values
@@ -51,7 +51,7 @@ void hr_tensors_free(hr_tensors *t);
 const hr_args *hr_tensors_args(const hr_tensors *t, const hr_problem *p, const hr_kernel *k, const hr_tune *tu,
                                hr_args *buf);
 /* Bytes hr_tensors_alloc would take (Q, K, V, O in fp32, plus the typed tensors and a
- * q4_0 cache's tiled copy). */
+ * q8_0/q4_0 cache's tiled copy). */
 double hr_tensors_bytes(const hr_problem *p);
 /* For p->dtype other than f32 the kernel writes O to a->xo: converts it into the fp32
  * view a->o (which the oracle and --save read). Nothing to do for f32. */

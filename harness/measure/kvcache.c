@@ -48,8 +48,8 @@ int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
     if (d_head % hr_dtype_block(t))
         return hr_fail("--kv-dtype: %s stores blocks of %d values along d; --d-head %d is not a multiple",
                        hr_dtype_names[t], hr_dtype_block(t), d_head);
-    /* q4_0: each head's rows rounded up to whole tiles, so the cache may take them */
-    const long stride = t == HR_Q4_0 ? (capacity + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE : capacity;
+    /* q8_0, q4_0: each head's rows rounded up to whole tiles, so the cache may take them */
+    const long stride = hr_kv_tiles(t) ? (capacity + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE : capacity;
     double bytes = hr_kvcache_bytes_of(t, layers, batch, kv_heads, d_head, stride);
     if (bytes > (double)PTRDIFF_MAX / 2)
         return hr_fail("KV cache of %.3g bytes overflows", bytes);
@@ -82,8 +82,8 @@ int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
 
 int hr_kvcache_set_tile(hr_kvcache *c, int tile)
 {
-    if (tile && (tile != HR_KV_TILE || c->dtype != HR_Q4_0))
-        return hr_fail("KV cache: tiles of %d keys are for q4_0 (of %d keys), not %s", tile, HR_KV_TILE,
+    if (tile && (tile != HR_KV_TILE || !hr_kv_tiles(c->dtype)))
+        return hr_fail("KV cache: tiles of %d keys are for q8_0 and q4_0 (of %d keys), not %s", tile, HR_KV_TILE,
                        hr_dtype_names[c->dtype]);
     for (int l = 0; l < c->layers; l++)
         if (c->length[l]) return hr_fail("KV cache: layer %d holds rows; tiles are set on an empty cache", l);
@@ -143,9 +143,9 @@ static void store_key(const hr_kvcache *c, hr_xview x, int which, int b, int g, 
         hr_dtype_store_row(c->dtype, f, hr_xrow(x, b, g, n), c->d_head);
         return;
     }
-    unsigned char row[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK / 2)];
+    unsigned char row[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK)];
     hr_dtype_store_row(c->dtype, f, row, c->d_head);
-    hr_q4_tile_put(which, row, hr_xrow(x, b, g, n - n % c->tile), n % c->tile, c->d_head);
+    hr_kv_tile_put(c->dtype, which, row, hr_xrow(x, b, g, n - n % c->tile), n % c->tile, c->d_head);
 }
 
 static int check_room(const hr_kvcache *c, int layer, int T)

@@ -18,8 +18,8 @@ typedef struct {
     float *mem;     /* f32: layers x {K, V} x [B][Hkv][capacity][d] */
     unsigned char *xmem; /* another type: the same rows of row_bytes each */
     size_t bytes;   /* bytes of mem or xmem               */
-    int stride;     /* rows a head's storage takes: capacity, q4_0's rounded up to whole tiles */
-    int tile;       /* 0: rows; HR_KV_TILE: q4_0 in tiles (hr_kvcache_set_tile) */
+    int stride;     /* rows a head's storage takes: capacity, q8_0/q4_0's rounded up to whole tiles */
+    int tile;       /* 0: rows; HR_KV_TILE: q8_0/q4_0 in tiles (hr_kvcache_set_tile) */
 } hr_kvcache;
 
 /* Bytes of a KV cache of `tokens` rows per head stored as type t, scales included
@@ -59,7 +59,7 @@ hr_cview hr_kvcache_v(const hr_kvcache *c, int layer);
 /* A typed cache's rows of layer l (strides in bytes; p NULL for an f32 cache). */
 hr_xcview hr_kvcache_xk(const hr_kvcache *c, int layer);
 hr_xcview hr_kvcache_xv(const hr_kvcache *c, int layer);
-/* Stores a q4_0 cache in tiles of HR_KV_TILE keys (headroom.h hr_q4_tile_offset) from
+/* Stores a q8_0/q4_0 cache in tiles of HR_KV_TILE keys (headroom.h hr_kv_tile_offset) from
  * now on, for a kernel that asks (hr_kernel_kv_tile); the views then say so (tile). Only
  * while every layer is empty: HR_EUSAGE with a message otherwise, or for another type. */
 int hr_kvcache_set_tile(hr_kvcache *c, int tile);
