@@ -483,6 +483,7 @@ static const char *decode_applicable(const hr_problem *p)
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
     if (decode_q_env() < 0) return "HEADROOM_DECODE_Q must be auto or exact";
     if (hr_decode_pf_env() < 0) return "HEADROOM_DECODE_PF must be auto, l1 or l2";
+    if (hr_decode_kv_env() < 0) return "HEADROOM_DECODE_KV must be auto or rows";
     return hr_decode_i8_env_error(p->kv_dtype);
 }
 

@@ -296,5 +296,7 @@ const char *hr_decode_path(const hr_problem *p);
  * HR_KV_TILE where decode reads p's q4_0 cache in tiles under tune t (its kv_tile), else 0 */
 int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int threads);
 int hr_decode_kv_tile(const hr_problem *p, const hr_tune *t);
+/* HEADROOM_DECODE_KV: 0 unset or auto (tiles where they run), 1 rows (never ask), -1 else */
+int hr_decode_kv_env(void);
 
 #endif

@@ -1,4 +1,7 @@
 /* decode_tune.c — decode's defaults per problem: keys per block (hr_decode_default_block) and whether it asks for a q4_0 cache in tiles (hr_decode_kv_tile). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "decode_block.h"
 
 /* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128; at the avx2
@@ -50,9 +53,16 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
 /* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V at the avx512 level would run
  * p's q8_0 / q4_0 cache (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T), and its blocks
  * start tiles (block_kv a multiple of 16, or 0: the default, 512); else 0 (rows). */
+int hr_decode_kv_env(void)
+{
+    const char *e = getenv("HEADROOM_DECODE_KV");
+    return !e || !*e || !strcmp(e, "auto") ? 0 : !strcmp(e, "rows") ? 1 : -1;
+}
+
 int hr_decode_kv_tile(const hr_problem *p, const hr_tune *t)
 {
 #if HR_VW == 16
+    if (hr_decode_kv_env()) return 0; /* HEADROOM_DECODE_KV=rows: llama.cpp's rows, as a peer reads them */
     if (!hr_kv_tiles(p->kv_dtype) || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
         return 0;
     const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype);

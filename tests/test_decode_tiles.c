@@ -141,6 +141,11 @@ HR_TEST(decode_tiles_only_where_asked)
     CHECK(ts.tmem != NULL && ts.xkt.tile == HR_KV_TILE); /* tiles whatever the rows' layout */
     hr_tune tf = hr_kernel_tune(f, &p, &(hr_tune){0});
     CHECK(hr_tensors_args(&ts, &p, f, &tf, &buf) == &ts.args);
+    setenv("HEADROOM_DECODE_KV", "rows", 1); /* rows asked for by name */
+    CHECK(hr_kernel_kv_tile(k, &p, &t) == 0);
+    setenv("HEADROOM_DECODE_KV", "tiles", 1);
+    CHECK(hr_kernel_why_not(k, &p) != NULL && strstr(hr_kernel_why_not(k, &p), "HEADROOM_DECODE_KV"));
+    unsetenv("HEADROOM_DECODE_KV");
     setenv("HEADROOM_DECODE_PV", "fp32", 1);
     CHECK(hr_kernel_kv_tile(k, &p, &t) == 0);
     buf = ts.args;
