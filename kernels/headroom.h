@@ -158,6 +158,7 @@ static inline hr_xcview hr_xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh,
  * scale, then the data) of block blk of the key in slot (0..15); hr_kv_tiles(t): 1 for
  * the types that have tiles (q8_0, q4_0). */
 #define HR_KV_TILE 16
+#define HR_KV_TILE_PATH ", K/V in 16-key tiles" /* what a path says where the kernel was handed tiles */
 size_t hr_kv_tile_offset(hr_dtype t, int v, int nb, int slot, int blk, int byte);
 void hr_kv_tile_put(hr_dtype t, int v, const void *row, void *tile, int slot, int d);
 void hr_kv_tile_get(hr_dtype t, int v, const void *tile, int slot, void *row, int d);

@@ -141,7 +141,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     }
     b->args = hr_tensors_args(shared, p, k, &out->tune, &b->targs);
     if (b->args != &shared->args) /* the results say which layout was read */
-        hr_copy_text(out->path + strlen(out->path), sizeof out->path - strlen(out->path), ", K/V in 16-key tiles");
+        hr_copy_text(out->path + strlen(out->path), sizeof out->path - strlen(out->path), HR_KV_TILE_PATH);
     b->ws = hr_alloc(wsb ? wsb : 64);
     if (!b->ws) {
         st = hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);

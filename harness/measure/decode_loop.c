@@ -117,7 +117,7 @@ static int setup(const hr_decode_spec *s, loop *L)
     if (tile) {
         if ((st = hr_kvcache_set_tile(&L->cache, tile))) return st;
         const size_t n = strlen(L->r->path);
-        hr_copy_text(L->r->path + n, sizeof L->r->path - n, ", K/V in 16-key tiles");
+        hr_copy_text(L->r->path + n, sizeof L->r->path - n, HR_KV_TILE_PATH);
     }
     return HR_OK;
 }
