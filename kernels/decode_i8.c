@@ -437,34 +437,29 @@ I8_PHASES(q4, 1)
 I8_PHASES(q8, 0)
 #if defined(HR_HAVE_I8PV)
 /* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed */
+/* pv_s8 per type, on rows or (TILED, the avx512 level) on a cache in tiles */
+#define I8_PV_S8(NAME, Q4, U8, TILED)                                                                                 \
+    I8_OWN void NAME(const dctx *c, const signed char *w, const float *cg, const int32_t *co, const unsigned char *v0, \
+                     ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)                 \
+    {                                                                                                                 \
+        pv_s8(c, Q4, U8, TILED, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                             \
+    }
 #define I8_PV_PHASES(T, Q4, U8)                                                                                       \
     I8_OWN void pv_quant_##T(const dctx *c, const float *s, const float *sv, int n, signed char *w, float *cg,        \
                              int32_t *co, float *ci)                                                                  \
     {                                                                                                                 \
         pv_quant(c, Q4, U8, s, sv, n, w, cg, co, ci);                                                                 \
     }                                                                                                                 \
-    I8_OWN void pv_s8_##T(const dctx *c, const signed char *w, const float *cg, const int32_t *co,                    \
-                          const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,         \
-                          ptrdiff_t psn, int n2)                                                                      \
-    {                                                                                                                 \
-        pv_s8(c, Q4, U8, 0, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                 \
-    }
+    I8_PV_S8(pv_s8_##T, Q4, U8, 0)
 I8_PV_PHASES(q4, 1, 0)
 I8_PV_PHASES(q8, 0, 0)
 #if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
 I8_PV_PHASES(q8u, 0, 1)
 #endif
 #if HR_VW == 16 /* a q8_0 / q4_0 cache in tiles (HR_KV_TILE): the scores and P·V per type */
-#define I8_TILE_PHASES(T, Q4, U8)                                                                                   \
-    I8_OWN void pv_s8_##T##t(const dctx *c, const signed char *w, const float *cg, const int32_t *co,               \
-                             const unsigned char *v0, ptrdiff_t vsn, int n, float *acc, const unsigned char *pf,     \
-                             ptrdiff_t psn, int n2)                                                                  \
-    {                                                                                                                \
-        pv_s8(c, Q4, U8, 1, w, cg, co, v0, vsn, n, acc, pf, psn, n2);                                                \
-    }
-I8_TILE_PHASES(q4, 1, 0)
-I8_TILE_PHASES(q8, 0, 0)
-I8_TILE_PHASES(q8u, 0, 1)
+I8_PV_S8(pv_s8_q4t, 1, 0, 1)
+I8_PV_S8(pv_s8_q8t, 0, 0, 1)
+I8_PV_S8(pv_s8_q8ut, 0, 1, 1)
 I8_OWN void scores_q4t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {

@@ -155,14 +155,45 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
     }
 }
 
+/* The rows' scores of q block b for one key vector (ka) or two (two: kc, HR_VW keys on):
+ * per row two chains of four vpdpbusd each against broadcast Q dwords shared by both,
+ * one conversion and one FMA by dk·dq (dk2·dq), the partial sums through s between blocks. */
+I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr_vi *ka, const hr_vi *kc, hr_vf dk,
+                        hr_vf dk2, float *s)
+{
+    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
+    const size_t qf = qrow_f(c), kbp = (size_t)c->kbp;
+    for (int r = 0; r < R; r++) {
+        const float *row = qx + (size_t)r * qf;
+        const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
+        const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
+        hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
+        for (int i = 0; i < 8; i += 2) {
+            const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
+            x0 = hr_vi_dot(x0, ka[i], q0);
+            if (two) y0 = hr_vi_dot(y0, kc[i], q0);
+            x1 = hr_vi_dot(x1, ka[i + 1], q1);
+            if (two) y1 = hr_vi_dot(y1, kc[i + 1], q1);
+        }
+        const hr_vf dq = hr_vset1(row[d4 + b]);
+        float *sr = s + r * kbp;
+        const hr_vf xi = hr_vi_cvt(hr_vi_add(x0, x1));
+        hr_vstore(sr, b ? hr_vfma(xi, hr_vmul(dk, dq), hr_vload(sr)) : hr_vmul(xi, hr_vmul(dk, dq)));
+        if (two) {
+            const hr_vf yi = hr_vi_cvt(hr_vi_add(y0, y1));
+            hr_vstore(sr + HR_VW, b ? hr_vfma(yi, hr_vmul(dk2, dq), hr_vload(sr + HR_VW)) : hr_vmul(yi, hr_vmul(dk2, dq)));
+        }
+    }
+}
+
 /* scores_keys for 2 HR_VW keys: the first HR_VW all present, nk2 (1..HR_VW) of the
- * second; each broadcast of Q serves both key vectors (half scores_keys' broadcasts a
+ * second; each broadcast of Q serves both key vectors (scores_rows2) (half scores_keys' broadcasts a
  * key: vector loads issue 2 a cycle on a Zen 5 and bound that loop). */
 I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk2,
                         float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
 {
-    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
-    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
+    const int nb = c->d / HR_QBLOCK;
+    const size_t bb = QBYTES(q4), kbp = (size_t)c->kbp;
     const unsigned char *kb2 = kb + HR_VW * ksn;
     for (int b = 0; b < nb; b++) {
         const unsigned char *blk = kb + b * bb, *blk2 = kb2 + b * bb;
@@ -181,24 +212,7 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
         hr_vload_f16_pair(kvs + b * kbp + HR_VW, &dk2, &dv2);
         hr_vstore(sv + b * kbp, dv);
         hr_vstore(sv + b * kbp + HR_VW, dv2);
-        for (int r = 0; r < R; r++) {
-            const float *row = qx + (size_t)r * qf;
-            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
-            const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
-            hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
-            for (int i = 0; i < 8; i += 2) {
-                const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
-                x0 = hr_vi_dot(x0, ka[i], q0);
-                y0 = hr_vi_dot(y0, kc[i], q0);
-                x1 = hr_vi_dot(x1, ka[i + 1], q1);
-                y1 = hr_vi_dot(y1, kc[i + 1], q1);
-            }
-            const hr_vf dq = hr_vset1(row[d4 + b]);
-            const hr_vf xi = hr_vi_cvt(hr_vi_add(x0, x1)), yi = hr_vi_cvt(hr_vi_add(y0, y1));
-            float *sr = s + r * kbp;
-            hr_vstore(sr, b ? hr_vfma(xi, hr_vmul(dk, dq), hr_vload(sr)) : hr_vmul(xi, hr_vmul(dk, dq)));
-            hr_vstore(sr + HR_VW, b ? hr_vfma(yi, hr_vmul(dk2, dq), hr_vload(sr + HR_VW)) : hr_vmul(yi, hr_vmul(dk2, dq)));
-        }
+        scores_rows2(c, 1, qx, b, ka, kc, dk, dk2, s);
     }
 }
 
@@ -211,8 +225,8 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
 I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, const unsigned char *ta,
                             const unsigned char *va, size_t tb, float *s, float *sv, pf_seq *pq)
 {
-    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
-    const size_t qf = qrow_f(c), kbp = (size_t)c->kbp, bt = HR_KV_TILE * QBYTES(q4); /* a block's bytes in a tile */
+    const int nb = c->d / HR_QBLOCK;
+    const size_t kbp = (size_t)c->kbp, bt = HR_KV_TILE * QBYTES(q4); /* a block's bytes in a tile */
     for (int b = 0; b < nb; b++) {
         pf_step(pq);
         if (two) pf_step(pq);
@@ -225,29 +239,7 @@ I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, con
         const hr_vf dk = hr_vload_f16(kb), dk2 = two ? hr_vload_f16(kb2) : dk;
         hr_vstore(sv + b * kbp, hr_vload_f16(va + 32 * b));
         if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(va + tb + 32 * b));
-        for (int r = 0; r < R; r++) {
-            const float *row = qx + (size_t)r * qf;
-            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
-            const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
-            hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
-            for (int i = 0; i < 8; i += 2) {
-                const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
-                x0 = hr_vi_dot(x0, ka[i], q0);
-                x1 = hr_vi_dot(x1, ka[i + 1], q1);
-                if (two) {
-                    y0 = hr_vi_dot(y0, kc[i], q0);
-                    y1 = hr_vi_dot(y1, kc[i + 1], q1);
-                }
-            }
-            const hr_vf dq = hr_vset1(row[d4 + b]);
-            float *sr = s + r * kbp;
-            const hr_vf xi = hr_vi_cvt(hr_vi_add(x0, x1));
-            hr_vstore(sr, b ? hr_vfma(xi, hr_vmul(dk, dq), hr_vload(sr)) : hr_vmul(xi, hr_vmul(dk, dq)));
-            if (two) {
-                const hr_vf yi = hr_vi_cvt(hr_vi_add(y0, y1));
-                hr_vstore(sr + HR_VW, b ? hr_vfma(yi, hr_vmul(dk2, dq), hr_vload(sr + HR_VW)) : hr_vmul(yi, hr_vmul(dk2, dq)));
-            }
-        }
+        scores_rows2(c, two, qx, b, ka, kc, dk, dk2, s);
     }
 }
 

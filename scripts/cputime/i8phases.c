@@ -32,6 +32,8 @@ int main(void)
     return 2;
 }
 #else
+#include "i8bench.h"
+
 static double now(void)
 {
     struct timespec t;
@@ -70,38 +72,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "i8phases: this CPU has no VNNI (vpdpbusd)\n");
         return 2;
     }
-    hr_problem p = {0};
-    p.batch = 1, p.heads = 32, p.kv_heads = 8, p.seq_q = 1, p.seq_kv = N, p.d_head = 128;
-    p.kv_dtype = q4 ? HR_Q4_0 : HR_Q8_0;
-    dctx c = {0};
-    c.p = &p, c.G = 4, c.R = 4, c.d = 128, c.dp = 128, c.kb = N, c.kbp = N, c.kt = p.kv_dtype, c.i8 = 2;
-    c.rb = hr_dtype_row_bytes(p.kv_dtype, 128);
-    const size_t rb = c.rb, blk = rb * N;
-    unsigned char *K = hr_alloc(blk * nblk + 64), *V = hr_alloc(blk * nblk + 64);
-    srand(1);
-    float x[128];
-    for (int j = 0; j < N; j++)
-        for (int kv = 0; kv < 2; kv++) { /* normal values, stored as the cache type stores them */
-            for (int i = 0; i < 128; i++) {
-                const float u1 = (rand() + 1.0f) / (RAND_MAX + 2.0f), u2 = rand() / (float)RAND_MAX;
-                x[i] = sqrtf(-2 * logf(u1)) * cosf(6.2831853f * u2);
-            }
-            hr_dtype_store_row(p.kv_dtype, x, (kv ? V : K) + j * rb, 128);
-        }
-    for (int b = 1; b < nblk; b++) memcpy(K + b * blk, K, blk), memcpy(V + b * blk, V, blk);
-    float *q = aligned_alloc(64, 4 * 128 * sizeof(float)), *qx = aligned_alloc(64, i8_qf(&c) * sizeof(float) + 64);
-    for (int i = 0; i < 512; i++) q[i] = (rand() / (float)RAND_MAX - 0.5f) * 0.3f;
-    i8_quant(&c, q, qx);
-    const size_t sf = round16((size_t)c.R * c.kbp) + i8_sf(&c);
-    float *s = aligned_alloc(64, sf * sizeof(float) + 64);
-    memset(s, 0, sf * sizeof(float));
-    const i8_bufs u = i8_carve(&c, s); /* block_i8's buffers in the scores block */
+    i8bench ib;
+    i8bench_init(&ib, q4, N, nblk, NULL, NULL);
+    const dctx c = ib.c;
+    const size_t rb = ib.rb, blk = ib.blk;
+    const unsigned char *K = ib.K, *V = ib.V;
+    const float *qx = ib.qx;
+    float *s = ib.s;
+    const i8_bufs u = ib.u;
     float *sv = u.sv, *cg = u.cg;
     uint32_t *kvs = u.kvs;
     int32_t *co = u.co;
     signed char *w = (signed char *)u.pp;
-    float m[4], l[4] = {0}, *acc = aligned_alloc(64, 4 * 128 * sizeof(float)), s0[4 * NMAX];
-    memset(acc, 0, 4 * 128 * sizeof(float));
+    float m[4], l[4] = {0}, *acc = ib.acc, s0[4 * NMAX];
     const dstate st = {m, l, acc};
     const int end[1] = {N};
     double t[5][REP];

@@ -13,9 +13,10 @@
 #include "decode_i8.c"
 
 #include <stdio.h>
-#include <time.h>
 
 #include "inputs.h"
+#include "stats.h"
+#include "timer.h"
 
 #if !defined(HR_HAVE_I8PV) || HR_VW != 16
 int main(void)
@@ -24,17 +25,8 @@ int main(void)
     return 2;
 }
 #else
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "i8bench.h"
+
 enum { IT = 2000, REPMAX = 64 };
 
 /* One block step of c's type over the block's K and V at k, v (rows or tiles as c->k.tile
@@ -54,6 +46,13 @@ static void step(const dctx *c, int q4, const float *qx, const unsigned char *k,
     pv.s8(c, w, u->cg, u->co, v, rb, n, st.acc, kn, rb, n);
 }
 
+/* i8bench_init's rows into the tiles (ctx: K's and V's buffers) */
+static void tile_row(const i8bench *b, int kv, int j, const unsigned char *row, void *ctx)
+{
+    unsigned char *t = ((unsigned char **)ctx)[kv] + (size_t)(j / HR_KV_TILE) * HR_KV_TILE * b->rb;
+    hr_kv_tile_put(b->p.kv_dtype, kv, row, t, j % HR_KV_TILE, 128);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "q4_0") && strcmp(argv[1], "q8_0"))) {
@@ -70,42 +69,21 @@ int main(int argc, char **argv)
         return 2;
     }
     const int N = q4 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8;
-    const hr_dtype ty = q4 ? HR_Q4_0 : HR_Q8_0;
-    hr_problem p = {0};
-    p.batch = 1, p.heads = 32, p.kv_heads = 8, p.seq_q = 1, p.seq_kv = N, p.d_head = 128, p.kv_dtype = ty;
-    dctx c = {0};
-    c.p = &p, c.G = 4, c.R = 4, c.d = 128, c.dp = 128, c.kb = N, c.kbp = N, c.kt = ty, c.i8 = 2;
-    c.rb = hr_dtype_row_bytes(ty, 128);
+    i8bench ib;
+    const size_t tbytes = hr_dtype_row_bytes(q4 ? HR_Q4_0 : HR_Q8_0, 128) * (size_t)N * nblk + 64;
+    unsigned char *tiles[2] = {hr_alloc(tbytes), hr_alloc(tbytes)};
+    i8bench_init(&ib, q4, N, nblk, tile_row, tiles);
+    const dctx c = ib.c;
     dctx ct = c; /* the same step on tiles */
     ct.k.tile = ct.v.tile = HR_KV_TILE;
-    const size_t rb = c.rb, blk = rb * N;
-    unsigned char *K = hr_alloc(blk * nblk + 64), *V = hr_alloc(blk * nblk + 64);
-    unsigned char *KT = hr_alloc(blk * nblk + 64), *VT = hr_alloc(blk * nblk + 64);
-    srand(1);
-    float x[128];
-    for (int j = 0; j < N; j++)
-        for (int kv = 0; kv < 2; kv++) {
-            for (int i = 0; i < 128; i++) {
-                const float u1 = (rand() + 1.0f) / (RAND_MAX + 2.0f), u2 = rand() / (float)RAND_MAX;
-                x[i] = sqrtf(-2 * logf(u1)) * cosf(6.2831853f * u2);
-            }
-            hr_dtype_store_row(ty, x, (kv ? V : K) + j * rb, 128);
-            hr_kv_tile_put(ty, kv, (kv ? V : K) + j * rb, (kv ? VT : KT) + (size_t)(j / HR_KV_TILE) * HR_KV_TILE * rb,
-                           j % HR_KV_TILE, 128);
-        }
-    for (int b = 1; b < nblk; b++) {
-        memcpy(K + b * blk, K, blk), memcpy(V + b * blk, V, blk);
-        memcpy(KT + b * blk, KT, blk), memcpy(VT + b * blk, VT, blk);
-    }
-    float *q = aligned_alloc(64, 4 * 128 * sizeof(float)), *qx = aligned_alloc(64, i8_qf(&c) * sizeof(float) + 64);
-    for (int i = 0; i < 512; i++) q[i] = (rand() / (float)RAND_MAX - 0.5f) * 0.3f;
-    i8_quant(&c, q, qx);
-    const size_t sf = round16((size_t)c.R * c.kbp) + i8_sf(&c);
-    float *s = aligned_alloc(64, sf * sizeof(float) + 64);
-    memset(s, 0, sf * sizeof(float));
-    const i8_bufs u = i8_carve(&c, s);
+    const size_t blk = ib.blk;
+    const unsigned char *K = ib.K, *V = ib.V, *KT = tiles[0], *VT = tiles[1];
+    for (int b = 1; b < nblk; b++) memcpy(tiles[0] + b * blk, tiles[0], blk), memcpy(tiles[1] + b * blk, tiles[1], blk);
+    const float *qx = ib.qx;
+    float *s = ib.s;
+    const i8_bufs u = ib.u;
     float m[4], l[4] = {0};
-    float *acc = aligned_alloc(64, 4 * 128 * sizeof(float)), *acc2 = aligned_alloc(64, 4 * 128 * sizeof(float));
+    float *acc = ib.acc, *acc2 = aligned_alloc(64, 4 * 128 * sizeof(float));
     const int end[1] = {N};
     for (int v = 0; v < 2; v++) { /* one step each from zero: the outputs must agree bit for bit */
         float *a = v ? acc2 : acc;
@@ -124,22 +102,22 @@ int main(int argc, char **argv)
         for (int v0 = 0; v0 < 2; v0++) {
             const int v = rep % 2 ? 1 - v0 : v0; /* ABBA */
             const unsigned char *k0 = v ? KT : K, *vv = v ? VT : V;
-            const double t0 = now();
+            const double t0 = hr_now();
             for (int i = 0; i < IT; i++) {
                 const size_t o = (size_t)(i % nblk) * blk, nx = (size_t)((i + 1) % nblk) * blk;
                 step(v ? &ct : &c, q4, qx, k0 + o, vv + o, k0 + nx, vv + nx, N, s, &u, (dstate){m, l, acc}, end);
             }
-            t[v][rep] = (now() - t0) * 1e9 / ((double)IT * N);
+            t[v][rep] = (hr_now() - t0) * 1e9 / ((double)IT * N);
         }
-    double r[REPMAX];
-    for (int i = 0; i < rounds; i++) r[i] = t[1][i] / t[0][i];
-    qsort(t[0], rounds, sizeof(double), cmpd);
-    qsort(t[1], rounds, sizeof(double), cmpd);
-    qsort(r, rounds, sizeof(double), cmpd);
+    double r[REPMAX], rlo = 1e30, rhi = 0;
+    for (int i = 0; i < rounds; i++) {
+        r[i] = t[1][i] / t[0][i];
+        rlo = r[i] < rlo ? r[i] : rlo, rhi = r[i] > rhi ? r[i] : rhi;
+    }
     printf("%s H32/8 d128, %d-key blocks, %d block%s, ns per key and KV head (medians of %d ABBA rounds): rows %.2f, "
            "tiles %.2f, tiles/rows %.3f [%.3f-%.3f]\n",
-           argv[1], N, nblk, nblk > 1 ? "s" : "", rounds, t[0][rounds / 2], t[1][rounds / 2], r[rounds / 2], r[0],
-           r[rounds - 1]);
+           argv[1], N, nblk, nblk > 1 ? "s" : "", rounds, hr_median(t[0], (size_t)rounds), hr_median(t[1], (size_t)rounds),
+           hr_median(r, (size_t)rounds), rlo, rhi);
     return acc[0] != acc[0];
 }
 #endif
