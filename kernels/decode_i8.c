@@ -456,10 +456,12 @@ I8_PV_PHASES(q8, 0, 0)
 #if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
 I8_PV_PHASES(q8u, 0, 1)
 #endif
-#if HR_VW == 16 /* a q8_0 / q4_0 cache in tiles (HR_KV_TILE): the scores and P·V per type */
+/* a q8_0 / q4_0 cache in tiles (HR_KV_TILE): the scores and P·V per type */
 I8_PV_S8(pv_s8_q4t, 1, 0, 1)
+#if !defined(HR_I8_EMU)
 I8_PV_S8(pv_s8_q8t, 0, 0, 1)
 I8_PV_S8(pv_s8_q8ut, 0, 1, 1)
+#endif
 I8_OWN void scores_q4t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
@@ -470,7 +472,6 @@ I8_OWN void scores_q8t(const dctx *c, const float *qx, const unsigned char *kt, 
 {
     scores_tiles(c, 0, qx, kt, n, s, vt, sv, pf, psn, nv);
 }
-#endif
 /* The int8 P·V's two phases for a block step: q4_0's, q8_0's, or q8_0's with u8 weights
  * where every V scale of the block's n keys, laid out in sv by the scores, is >= 0
  * (sv_nonneg; sv NULL: not laid out, s8). block_i8 and the phase harness take it from here. */
@@ -481,12 +482,12 @@ typedef struct {
 } i8_pv;
 HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int n)
 {
-#if HR_VW == 16
     if (c->k.tile) {
         if (q4) return (i8_pv){pv_quant_q4, pv_s8_q4t};
+#if !defined(HR_I8_EMU)
         return sv && sv_nonneg(c, q4, sv, n) ? (i8_pv){pv_quant_q8u, pv_s8_q8ut} : (i8_pv){pv_quant_q8, pv_s8_q8t};
-    }
 #endif
+    }
 #if !defined(HR_I8_EMU)
     if (!q4 && sv && sv_nonneg(c, q4, sv, n)) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
 #else
@@ -509,12 +510,10 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     float *pp = u.pp, *sv = u.sv, *corr = u.corr;
     uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
-#if HR_VW == 16
     if (c->k.tile) /* jb, jpf_v a whole tile's first key (decode.c) */
         (q4 ? scores_q4t : scores_q8t)(c, qx, k0 + jb * c->k.sn, n, s, v0 + jb * c->v.sn, sv,
                                        v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     else
-#endif
         (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
                                      v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
     if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);

@@ -363,13 +363,13 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
         else hr_vi_vt_q8(k, o1, u8, u);      \
         PV_ROWS(jj)                          \
     } while (0)
-/* the same from a V tile (AVX-512): the quad of keys jj .. jj + 3 */
+/* the same from a V tile: the quad of keys jj .. jj + 3 */
 #define PV_QUAD_T(jj)                                                                                  \
     do {                                                                                               \
         hr_vi u[4];                                                                                    \
         const unsigned char *tp = v0 + (size_t)((jj) / HR_KV_TILE) * tb + tq + qs * (((jj) % HR_KV_TILE) / 4); \
-        if (q4) hr_vi_vt_q4t(tp, b2 == b, u);                                                          \
-        else hr_vi_vt_q8t(tp, b2 == b, u8, u);                                                         \
+        if (q4) hr_vi_vt_q4t(tp, lone, u);                                                             \
+        else hr_vi_vt_q8t(tp, lone, u8, u);                                                            \
         PV_ROWS(jj)                                                                                    \
     } while (0)
 
@@ -394,11 +394,15 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, int tiled, const sig
     const signed char *w0 = w + ((size_t)r0 * nb + b) * kbp;
     const ptrdiff_t ws = (ptrdiff_t)nb * kbp, w1 = (ptrdiff_t)(b2 - b) * kbp;
     const unsigned char *vb = v0 + (size_t)b * bb + 2;
-    /* tiled (the avx512 level, v0 the block's first tile): a tile's bytes, the offset of
-     * this block pair's first quad in a tile and the bytes from one quad to the next
-     * (headroom.h hr_kv_tile_offset: a pair's 4 quads take 32 (bb - 2) bytes) */
-    const size_t qp = 4 * (bb - 2), tb = (size_t)HR_KV_TILE * c->rb, tq = 32 * (size_t)nb + 8 * qp * (size_t)(b / 2);
-    const size_t qs = b2 == b ? qp : 2 * qp;
+    /* tiled (v0 the block's first tile): a tile's bytes, the offset of block b's first quad
+     * in a tile and the bytes from one quad to the next (headroom.h hr_kv_tile_offset: a
+     * pair of blocks' 4 quads take 32 (bb - 2) bytes, block 2P + 1's rows (bb - 2) on from
+     * 2P's; a lone last block's half as many); at the avx512 level b is even, and lone
+     * where b2 == b */
+    const int lone = b % 2 == 0 && b + 1 == nb;
+    const size_t qp = 4 * (bb - 2), tb = (size_t)HR_KV_TILE * c->rb;
+    const size_t tq = 32 * (size_t)nb + 8 * qp * (size_t)(b / 2) + (lone ? 0 : (bb - 2) * (size_t)(b % 2));
+    const size_t qs = lone ? qp : 2 * qp;
     (void)tb, (void)tq, (void)qs;
     for (int g0 = 0, grp = 0; g0 < n; g0 += GK, grp++) {
         const int ge = n - g0 < GK ? n : g0 + GK, gf = g0 + (ge - g0) / 4 * 4;
@@ -418,23 +422,18 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, int tiled, const sig
             if (pq) pf_step(pq);
             const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
             const signed char *wj0 = w0 + j, *wj1 = wj0 + w1;
-#if HR_VW == 16
             if (tiled) {
                 PV_QUAD_T(j);
                 continue;
             }
-#endif
             PV_QUAD(k, j);
         }
         if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
             if (pq) pf_step(pq);
             const signed char *wj0 = w0 + gf, *wj1 = wj0 + w1;
-#if HR_VW == 16
             if (tiled) /* the quad's keys past n: the tile's next keys or its zero padding, weight 0 */
                 PV_QUAD_T(gf);
-            else
-#endif
-            {
+            else {
                 const unsigned char *k[4];
                 for (int t = 0; t < 4; t++) k[t] = vb + (ptrdiff_t)(gf + t < n ? gf + t : n - 1) * vsn;
                 PV_QUAD(k, gf);

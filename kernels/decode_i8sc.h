@@ -216,14 +216,23 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
     }
 }
 
-#if HR_VW == 16
 /* The scores and V scales of a q8_0 / q4_0 cache in tiles (HR_KV_TILE, headroom.h): keys
- * [0, n) from the tile at kt (V's at vt, tiles tb bytes apart), 32 keys (two tiles) a step
- * as scores_keys2, then one tile. Each block's K is plain loads already lane by key (no
- * inserts, no transposes), its K and V scales one load each (no scales_block pass). Lanes
- * past n read the tile's next keys or its zero padding and land in s's padding. */
-I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, const unsigned char *ta,
-                            const unsigned char *va, size_t tb, float *s, float *sv, pf_seq *pq)
+ * [0, n) from the tile at kt (V's at vt, tiles HR_KV_TILE rows apart), two vectors of
+ * HR_VW keys a step as scores_keys2 (at the avx512 level two tiles, at the avx2 level the
+ * two halves of one), then one. A vector's K of a block is plain loads already lane by key
+ * (no inserts, no transposes), its K and V scales one load each (no scales_block pass).
+ * Lanes past n read the tile's next keys or its zero padding and land in s's padding. */
+typedef struct {
+    const unsigned char *k, *v; /* the vector's K and V tile */
+    int o;                      /* its first key's slot in them (0, or HR_VW at the avx2 level) */
+} tile_vec;
+I8_FN tile_vec tile_at(const dctx *c, const unsigned char *kt, const unsigned char *vt, int j)
+{
+    const size_t t = (size_t)(j / HR_KV_TILE) * HR_KV_TILE * c->rb;
+    return (tile_vec){kt + t, vt + t, j % HR_KV_TILE};
+}
+I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, tile_vec x, tile_vec y, float *s,
+                            float *sv, pf_seq *pq)
 {
     const int nb = c->d / HR_QBLOCK;
     const size_t kbp = (size_t)c->kbp, bt = HR_KV_TILE * QBYTES(q4); /* a block's bytes in a tile */
@@ -231,14 +240,14 @@ I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, con
         pf_step(pq);
         if (two) pf_step(pq);
         hr_vi ka[8], kc[8];
-        const unsigned char *kb = ta + bt * b, *kb2 = kb + tb;
-        if (q4) hr_vi_kt_q4t(kb + 32, ka);
-        else hr_vi_kt_q8t(kb + 32, ka);
-        if (two && q4) hr_vi_kt_q4t(kb2 + 32, kc);
-        else if (two) hr_vi_kt_q8t(kb2 + 32, kc);
-        const hr_vf dk = hr_vload_f16(kb), dk2 = two ? hr_vload_f16(kb2) : dk;
-        hr_vstore(sv + b * kbp, hr_vload_f16(va + 32 * b));
-        if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(va + tb + 32 * b));
+        const unsigned char *kb = x.k + bt * b, *kb2 = y.k + bt * b; /* the block's scales, then its data */
+        if (q4) hr_vi_kt_q4t(kb + 32 + 4 * x.o, ka);
+        else hr_vi_kt_q8t(kb + 32 + 4 * x.o, ka);
+        if (two && q4) hr_vi_kt_q4t(kb2 + 32 + 4 * y.o, kc);
+        else if (two) hr_vi_kt_q8t(kb2 + 32 + 4 * y.o, kc);
+        const hr_vf dk = hr_vload_f16(kb + 2 * x.o), dk2 = two ? hr_vload_f16(kb2 + 2 * y.o) : dk;
+        hr_vstore(sv + b * kbp, hr_vload_f16(x.v + 32 * b + 2 * x.o));
+        if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(y.v + 32 * b + 2 * y.o));
         scores_rows2(c, two, qx, b, ka, kc, dk, dk2, s);
     }
 }
@@ -247,16 +256,11 @@ I8_FN void scores_tiles(const dctx *c, int q4, const float *qx, const unsigned c
                         const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
     pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
-    const size_t tb = (size_t)HR_KV_TILE * c->rb;
     int j = 0;
     for (; n - j > HR_VW; j += 2 * HR_VW)
-        scores_tile_step(c, q4, 1, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb,
-                         s + j, sv + j, &pq);
-    if (j < n)
-        scores_tile_step(c, q4, 0, qx, kt + (size_t)(j / HR_KV_TILE) * tb, vt + (size_t)(j / HR_KV_TILE) * tb, tb,
-                         s + j, sv + j, &pq);
+        scores_tile_step(c, q4, 1, qx, tile_at(c, kt, vt, j), tile_at(c, kt, vt, j + HR_VW), s + j, sv + j, &pq);
+    if (j < n) scores_tile_step(c, q4, 0, qx, tile_at(c, kt, vt, j), tile_at(c, kt, vt, j), s + j, sv + j, &pq);
 }
-#endif
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,
                      float *s, const unsigned char *v0, ptrdiff_t vsn, float *sv, uint32_t *kvs,

@@ -50,9 +50,10 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
     return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
 }
 
-/* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V at the avx512 level would run
- * p's q8_0 / q4_0 cache (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T), and its blocks
- * start tiles (block_kv a multiple of 16, or 0: the default, 512); else 0 (rows). */
+/* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V (the avx512 level, or the avx2
+ * level's AVX-VNNI or vpmaddubsw instance) would run p's q8_0 / q4_0 cache
+ * (decode_i8sc.h scores_tiles, decode_i8pv.h PV_QUAD_T) and its blocks start tiles
+ * (block_kv a multiple of 16, or 0: the default); else 0 (rows). */
 int hr_decode_kv_env(void)
 {
     const char *e = getenv("HEADROOM_DECODE_KV");
@@ -61,14 +62,9 @@ int hr_decode_kv_env(void)
 
 int hr_decode_kv_tile(const hr_problem *p, const hr_tune *t)
 {
-#if HR_VW == 16
     if (hr_decode_kv_env()) return 0; /* HEADROOM_DECODE_KV=rows: llama.cpp's rows, as a peer reads them */
     if (!hr_kv_tiles(p->kv_dtype) || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
         return 0;
-    const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype);
-    return s == &hr_decode_i8_vnni && s->on(p->kv_dtype) == 2 ? HR_KV_TILE : 0;
-#else
-    (void)p, (void)t;
-    return 0;
-#endif
+    const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype); /* NULL at the generic level */
+    return s && s->on(p->kv_dtype) == 2 ? HR_KV_TILE : 0;
 }

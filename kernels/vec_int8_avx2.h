@@ -70,6 +70,23 @@ HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, 
         out[4 + i] = _mm256_and_si256(_mm256_srli_epi16(c[i], 4), m4);
     }
 }
+/* On a K tile's block (HR_KV_TILE, headroom.h): 8 of its 16 keys' lanes, the caller's p
+ * already at their half of each 64-byte dword row: plain loads, q4_0's nibbles split,
+ * q8_0's + 128 */
+HR_I8_INLINE void hr_vi_kt_q4t(const unsigned char *p, hr_vi *out)
+{
+    const __m256i m4 = _mm256_set1_epi8(15);
+    for (int i = 0; i < 4; i++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(p + 64 * i));
+        out[i] = _mm256_and_si256(x, m4);
+        out[4 + i] = _mm256_and_si256(_mm256_srli_epi16(x, 4), m4);
+    }
+}
+HR_I8_INLINE void hr_vi_kt_q8t(const unsigned char *p, hr_vi *out)
+{
+    for (int i = 0; i < 8; i++)
+        out[i] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + 64 * i)), _mm256_set1_epi8((char)0x80));
+}
 HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 {
     int32_t x;
@@ -125,12 +142,34 @@ HR_I8_INLINE void hr_vi_vt_q8(const unsigned char *const k[4], ptrdiff_t o1, int
     }
     hr_vi_vt_tr(K, out);
 }
+/* hr_vi_vt_q8 / hr_vi_vt_q4 from a V tile: the quad's rows of this block at p, 32 (q8_0)
+ * or 16 (q4_0) bytes each, a row every 64 / 32 bytes (a block of a pair) or every 32 / 16
+ * (a lone last block: lone), already in the transposed order */
+HR_I8_INLINE void hr_vi_vt_q8t(const unsigned char *p, int lone, int sgn, hr_vi out[4])
+{
+    for (int i = 0; i < 4; i++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(p + (lone ? 32 : 64) * i));
+        out[i] = sgn ? x : _mm256_xor_si256(x, _mm256_set1_epi8((char)0x80));
+    }
+}
+HR_I8_INLINE void hr_vi_vt_q4_nib(const __m256i U[4], hr_vi out[4]);
+HR_I8_INLINE void hr_vi_vt_q4t(const unsigned char *p, int lone, hr_vi out[4])
+{
+    __m256i U[4];
+    for (int i = 0; i < 4; i++) U[i] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + (lone ? 16 : 32) * i)));
+    hr_vi_vt_q4_nib(U, out);
+}
 HR_I8_INLINE void hr_vi_vt_q4(const unsigned char *const k[4], ptrdiff_t o1, hr_vi out[4])
 {
     (void)o1;
     __m256i K[4], U[4];
     for (int t = 0; t < 4; t++) K[t] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)k[t]));
     hr_vi_vt_tr(K, U);
+    hr_vi_vt_q4_nib(U, out);
+}
+/* the nibbles of the 4 transposed vectors: lane 0 the low ones, lane 1 the high ones */
+HR_I8_INLINE void hr_vi_vt_q4_nib(const __m256i U[4], hr_vi out[4])
+{
 #if defined(HR_I8_EMU)
     /* lane 1's high nibbles shifted down: as 16 v (up to 240) a vpmaddubsw pair would
      * saturate int16 against weights up to 127 */
