@@ -512,8 +512,8 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
     dctx c;
     ctx_init(&c, p, t, a);
     if ((c.k.tile || c.v.tile) && !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && hr_decode_kv_tile(p, t)))
-        return hr_fail("decode: K/V in %d-key tiles, but this problem, build level or CPU runs q4_0 rows only "
-                       "(the int8 step with int8 P·V at the avx512 level takes tiles)", HR_KV_TILE);
+        return hr_fail("decode: K/V in %d-key tiles, but this problem, build level, CPU or environment reads rows "
+                       "(only the int8 step with int8 P·V takes tiles)", HR_KV_TILE);
     const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads; /* segments per batch */
     const long long N = p->seq_kv, S = (long long)p->batch * nseg_h * N;
     const int maxthreads = t->threads > 0 ? t->threads : 1;

@@ -437,7 +437,7 @@ I8_PHASES(q4, 1)
 I8_PHASES(q8, 0)
 #if defined(HR_HAVE_I8PV)
 /* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed */
-/* pv_s8 per type, on rows or (TILED, the avx512 level) on a cache in tiles */
+/* pv_s8 per type, on rows or (TILED) on a cache in tiles */
 #define I8_PV_S8(NAME, Q4, U8, TILED)                                                                                 \
     I8_OWN void NAME(const dctx *c, const signed char *w, const float *cg, const int32_t *co, const unsigned char *v0, \
                      ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)                 \

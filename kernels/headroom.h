@@ -145,8 +145,8 @@ static inline void *hr_xrow(hr_xview v, int b, int h, int n)
 /* The read-only view of rows (tile 0). */
 static inline hr_xcview hr_xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh, v.sn, 0}; }
 
-/* q8_0 and q4_0 caches in tiles of HR_KV_TILE keys, for decode's int8 step at the avx512
- * level (decode_i8sc.h, decode_i8pv.h): the 16 keys' row bytes (per block its fp16 scale
+/* q8_0 and q4_0 caches in tiles of HR_KV_TILE keys, for decode's int8 step (decode_i8sc.h,
+ * decode_i8pv.h; the avx512 and avx2 levels): the 16 keys' row bytes (per block its fp16 scale
  * and the 32 values' bytes, q4_0's as nibbles), nb = d / 32 blocks, the same 16 x bb x nb
  * bytes (bb 34 or 18) rearranged so that the step loads what it computes on. K (v 0):
  * per block b at 16 bb b, the 16 scales, then the data bytes dword by dword, a lane per

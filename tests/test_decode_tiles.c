@@ -66,7 +66,7 @@ static int o_same(const hr_problem *p, const hr_args *a, const float *o0)
     return diff;
 }
 
-/* Where decode asks for tiles (the int8 step at the avx512 level: this CPU has VNNI),
+/* Where decode asks for tiles (the int8 step with int8 P·V: VNNI at the level that runs),
  * one thread reads them to the rows' output bit for bit (the same ops in the same
  * order), over lengths that end inside a tile, odd block counts of d, causal rows and
  * short blocks; at 2 and 3 threads (cuts at tile starts) the oracle passes. */
