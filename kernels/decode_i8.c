@@ -436,7 +436,6 @@ I8_FN void pv_i8(const dctx *c, int q4, const float *pp, const float *corr, cons
 I8_PHASES(q4, 1)
 I8_PHASES(q8, 0)
 #if defined(HR_HAVE_I8PV)
-/* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed */
 /* pv_s8 per type, on rows or (TILED) on a cache in tiles */
 #define I8_PV_S8(NAME, Q4, U8, TILED)                                                                                 \
     I8_OWN void NAME(const dctx *c, const signed char *w, const float *cg, const int32_t *co, const unsigned char *v0, \
@@ -454,6 +453,7 @@ I8_PHASES(q8, 0)
 I8_PV_PHASES(q4, 1, 0)
 I8_PV_PHASES(q8, 0, 0)
 #if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
+/* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed */
 I8_PV_PHASES(q8u, 0, 1)
 #endif
 /* a q8_0 / q4_0 cache in tiles (HR_KV_TILE): the scores and P·V per type */

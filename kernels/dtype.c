@@ -171,12 +171,23 @@ size_t hr_kv_tile_offset(hr_dtype t, int v, int nb, int slot, int blk, int byte)
                 : (size_t)(32 * nb + 512 * P + 64 * q + 16 * i + 4 * p + tk); /* the lone last block */
 }
 
+/* A key's row into its tile by hr_kv_tile_offset, taken once per scale and per dword of
+ * the data (a data dword's 4 bytes lie side by side in K, 4 apart in V), so an append
+ * (decode-loop's cache) costs a few stores a block rather than a call per byte;
+ * hr_kv_tile_get reads byte by byte, so the tests' round trip checks these strides. */
 void hr_kv_tile_put(hr_dtype t, int v, const void *row, void *tile, int slot, int d)
 {
     const int nb = d / HR_QBLOCK, bb = (int)layout[t].bytes;
     const unsigned char *r = row;
-    for (int b = 0; b < nb; b++)
-        for (int k = 0; k < bb; k++) ((unsigned char *)tile)[hr_kv_tile_offset(t, v, nb, slot, b, k)] = r[bb * b + k];
+    unsigned char *o = tile;
+    for (int b = 0; b < nb; b++, r += bb) {
+        memcpy(o + hr_kv_tile_offset(t, v, nb, slot, b, 0), r, 2);
+        for (int e = 2; e < bb; e += 4) {
+            unsigned char *x = o + hr_kv_tile_offset(t, v, nb, slot, b, e);
+            if (!v) memcpy(x, r + e, 4);
+            else x[0] = r[e], x[4] = r[e + 1], x[8] = r[e + 2], x[12] = r[e + 3];
+        }
+    }
 }
 
 void hr_kv_tile_get(hr_dtype t, int v, const void *tile, int slot, void *row, int d)

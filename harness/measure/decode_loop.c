@@ -112,7 +112,7 @@ static int setup(const hr_decode_spec *s, loop *L)
                        "%.2f GiB", need / 1073741824.0, budget / 1073741824.0);
     if ((st = hr_kvcache_init_typed(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0)))
         return st;
-    /* a kernel that reads a q4_0 cache faster in tiles gets it stored so, as run does */
+    /* a kernel that reads a q8_0/q4_0 cache faster in tiles gets it stored so, as run does */
     const int tile = hr_kernel_kv_tile(s->kernel, &L->p, &L->r->tune);
     if (tile) {
         if ((st = hr_kvcache_set_tile(&L->cache, tile))) return st;
