@@ -511,7 +511,9 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
 {
     dctx c;
     ctx_init(&c, p, t, a);
-    if ((c.k.tile || c.v.tile) && !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && hr_decode_kv_tile(p, t)))
+    /* tiles: only the int8 step with int8 P·V reads them, and only blocks that start one */
+    if ((c.k.tile || c.v.tile) &&
+        !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && c.i8 == 2 && (c.kb % HR_KV_TILE == 0 || c.kb == p->seq_kv)))
         return hr_fail("decode: K/V in %d-key tiles, but this problem, build level, CPU or environment reads rows "
                        "(only the int8 step with int8 P·V takes tiles)", HR_KV_TILE);
     const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads; /* segments per batch */

@@ -33,10 +33,12 @@ static int di8_bits(void)
 }
 #define AB_P , int ab
 #define AB_A , ab
+#define AB_NONE , 0 /* a caller without the bits (the tiled scores): nothing skipped */
 #define di8_skip(bit) (ab & (bit))
 #else
 #define AB_P
 #define AB_A
+#define AB_NONE
 #define di8_skip(bit) 0
 #endif
 
@@ -112,54 +114,11 @@ I8_FN int sv_nonneg(const dctx *c, int q4, const float *sv, int n)
     return !(hr_vreduce_max(hr_vmax(m0, m1)) > 0);
 }
 
-/* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
- * s[r kbp + lane], and the V block scales of the same keys (kvs: scales_block's, at
- * the first key) into sv[b kbp + lane] for pv_prep, as fp32: per block, K transposed (a
- * lane per key), then per row two chains of four vpdpbusd against broadcast dwords of Q,
- * one conversion and one FMA by the block scales. Lanes past nk repeat key nk - 1 (kbp is
- * a multiple of HR_VW: they land in the padding). Each row's partial sum goes through s
- * between blocks (L1, forwarded). pq: the next block's V prefetch, stepped once per q
- * block (a few lines at a time). */
-I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
-                       float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
-{
-    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4; /* locals: the stores to s */
-    const size_t bb = QBYTES(q4), qf = qrow_f(c), kbp = (size_t)c->kbp;
-    for (int b = 0; b < nb; b++) {
-        const unsigned char *blk = kb + b * bb;
-        pf_step(pq);
-        hr_vi kt[8];
-        if (di8_skip(2))
-            for (int i = 0; i < 8; i++)
-                kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
-        else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
-        else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
-        hr_vf dk = hr_vset1(0x1p-7f), dv;
-        if (!(di8_skip(128) && di8_skip(256))) {
-            hr_vload_f16_pair(kvs + b * kbp, &dk, &dv);
-            if (di8_skip(256)) dk = hr_vset1(0x1p-7f);
-            if (!di8_skip(128)) hr_vstore(sv + b * kbp, dv);
-        }
-        for (int r = 0; r < R; r++) {
-            const float *row = qx + (size_t)r * qf;
-            const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
-            hr_vi x0 = hr_vi_set1(row + d4 + nb + b), x1 = hr_vi_zero();
-            for (int i = 0; i < 8 && !di8_skip(1); i += 2) {
-                x0 = hr_vi_dot(x0, kt[i], hr_vi_set1(qb + 4 * i));
-                x1 = hr_vi_dot(x1, kt[i + 1], hr_vi_set1(qb + 4 * i + 4));
-            }
-            const hr_vf sc = hr_vmul(dk, hr_vset1(row[d4 + b])), xi = hr_vi_cvt(hr_vi_add(x0, x1));
-            float *sr = s + r * kbp;
-            hr_vstore(sr, b ? hr_vfma(xi, sc, hr_vload(sr)) : hr_vmul(xi, sc));
-        }
-    }
-}
-
 /* The rows' scores of q block b for one key vector (ka) or two (two: kc, HR_VW keys on):
  * per row two chains of four vpdpbusd each against broadcast Q dwords shared by both,
  * one conversion and one FMA by dk·dq (dk2·dq), the partial sums through s between blocks. */
 I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr_vi *ka, const hr_vi *kc, hr_vf dk,
-                        hr_vf dk2, float *s)
+                        hr_vf dk2, float *s AB_P)
 {
     const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
     const size_t qf = qrow_f(c), kbp = (size_t)c->kbp;
@@ -168,7 +127,7 @@ I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr
         const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
         const hr_vi x00 = hr_vi_set1(row + d4 + nb + b);
         hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
-        for (int i = 0; i < 8; i += 2) {
+        for (int i = 0; i < 8 && !di8_skip(1); i += 2) {
             const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
             x0 = hr_vi_dot(x0, ka[i], q0);
             if (two) y0 = hr_vi_dot(y0, kc[i], q0);
@@ -186,8 +145,40 @@ I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr
     }
 }
 
+/* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
+ * s[r kbp + lane], and the V block scales of the same keys (kvs: scales_block's, at
+ * the first key) into sv[b kbp + lane] for pv_prep, as fp32: per block, K transposed (a
+ * lane per key), then per row two chains of four vpdpbusd against broadcast dwords of Q,
+ * one conversion and one FMA by the block scales. Lanes past nk repeat key nk - 1 (kbp is
+ * a multiple of HR_VW: they land in the padding). Each row's partial sum goes through s
+ * between blocks (L1, forwarded). pq: the next block's V prefetch, stepped once per q
+ * block (a few lines at a time). */
+I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk,
+                       float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
+{
+    const int nb = c->d / HR_QBLOCK;
+    const size_t bb = QBYTES(q4), kbp = (size_t)c->kbp;
+    for (int b = 0; b < nb; b++) {
+        const unsigned char *blk = kb + b * bb;
+        pf_step(pq);
+        hr_vi kt[8];
+        if (di8_skip(2))
+            for (int i = 0; i < 8; i++)
+                kt[i] = hr_vi_add(hr_vi_set1(blk + 2 + 2 * i * ksn), hr_vi_set1(blk + 2 + (2 * i + 1) * ksn));
+        else if (q4) hr_vi_kt_q4(blk + 2, ksn, nk, kt);
+        else hr_vi_kt_q8(blk + 2, ksn, nk, kt);
+        hr_vf dk = hr_vset1(0x1p-7f), dv;
+        if (!(di8_skip(128) && di8_skip(256))) {
+            hr_vload_f16_pair(kvs + b * kbp, &dk, &dv);
+            if (di8_skip(256)) dk = hr_vset1(0x1p-7f);
+            if (!di8_skip(128)) hr_vstore(sv + b * kbp, dv);
+        }
+        scores_rows2(c, 0, qx, b, kt, kt, dk, dk, s AB_A);
+    }
+}
+
 /* scores_keys for 2 HR_VW keys: the first HR_VW all present, nk2 (1..HR_VW) of the
- * second; each broadcast of Q serves both key vectors (scores_rows2) (half scores_keys' broadcasts a
+ * second; each broadcast of Q serves both key vectors (scores_rows2: half scores_keys' broadcasts a
  * key: vector loads issue 2 a cycle on a Zen 5 and bound that loop). */
 I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk2,
                         float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
@@ -212,7 +203,7 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
         hr_vload_f16_pair(kvs + b * kbp + HR_VW, &dk2, &dv2);
         hr_vstore(sv + b * kbp, dv);
         hr_vstore(sv + b * kbp + HR_VW, dv2);
-        scores_rows2(c, 1, qx, b, ka, kc, dk, dk2, s);
+        scores_rows2(c, 1, qx, b, ka, kc, dk, dk2, s AB_A);
     }
 }
 
@@ -248,7 +239,7 @@ I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, til
         const hr_vf dk = hr_vload_f16(kb + 2 * x.o), dk2 = two ? hr_vload_f16(kb2 + 2 * y.o) : dk;
         hr_vstore(sv + b * kbp, hr_vload_f16(x.v + 32 * b + 2 * x.o));
         if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(y.v + 32 * b + 2 * y.o));
-        scores_rows2(c, two, qx, b, ka, kc, dk, dk2, s);
+        scores_rows2(c, two, qx, b, ka, kc, dk, dk2, s AB_NONE);
     }
 }
 

@@ -158,7 +158,7 @@ static inline hr_xcview hr_xcv(hr_xview v) { return (hr_xcview){v.p, v.sb, v.sh,
  * scale, then the data) of block blk of the key in slot (0..15); hr_kv_tiles(t): 1 for
  * the types that have tiles (q8_0, q4_0). */
 #define HR_KV_TILE 16
-#define HR_KV_TILE_PATH ", K/V in 16-key tiles" /* what a path says where the kernel was handed tiles */
+static inline long hr_kv_tile_keys(long n) { return (n + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE; } /* n keys' whole tiles */
 size_t hr_kv_tile_offset(hr_dtype t, int v, int nb, int slot, int blk, int byte);
 void hr_kv_tile_put(hr_dtype t, int v, const void *row, void *tile, int slot, int d);
 void hr_kv_tile_get(hr_dtype t, int v, const void *tile, int slot, void *row, int d);
@@ -307,6 +307,10 @@ hr_tune hr_kernel_tune(const hr_kernel *k, const hr_problem *p, const hr_tune *t
 
 /* The path k takes on p: k->path(p), or hr_isa (a plugin's kernel: its library). */
 const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p);
+/* hr_kernel_path into buf (len bytes), ending in ", K/V in 16-key tiles" where the kernel
+ * reads its cache in tiles (tile: the args' xk.tile, or hr_kernel_kv_tile); returns buf.
+ * The path results, check lines, decode-loop and list print. */
+const char *hr_kernel_path_kv(const hr_kernel *k, const hr_problem *p, int tile, char *buf, size_t len);
 /* k's workspace_bytes(p, t) (0 when it declares none). */
 size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tune *t);
 /* k's kv_tile(p, t): HR_KV_TILE where k asks for its K/V cache in tiles, else 0 (plugins

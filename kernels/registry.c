@@ -151,6 +151,12 @@ const char *hr_kernel_path(const hr_kernel *k, const hr_problem *p)
     return s ? s : hr_isa;
 }
 
+const char *hr_kernel_path_kv(const hr_kernel *k, const hr_problem *p, int tile, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", hr_kernel_path(k, p), tile ? ", K/V in 16-key tiles" : "");
+    return buf;
+}
+
 size_t hr_kernel_workspace(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
 {
     if (k->plugin) return hr_pk_workspace(k, p, t);

@@ -99,8 +99,7 @@ static size_t typed_kv_bytes(const hr_problem *p)
 static size_t tiled_kv_bytes(const hr_problem *p)
 {
     if (!hr_kv_tiles(p->kv_dtype)) return 0;
-    const size_t keys = ((size_t)p->seq_kv + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE;
-    return (size_t)p->batch * p->kv_heads * keys * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
+    return (size_t)p->batch * p->kv_heads * (size_t)hr_kv_tile_keys(p->seq_kv) * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
 }
 
 double hr_tensors_bytes(const hr_problem *p)
@@ -119,7 +118,7 @@ static int tiled_setup(hr_tensors *t, const hr_problem *p)
     if (!(t->tmem = hr_alloc(2 * pt))) return hr_fail("cannot allocate %.1f MiB for the tiled K/V cache", 2.0 * pt / 1048576.0);
     memset(t->tmem, 0, 2 * pt);
     const int B = p->batch, G = p->kv_heads, d = p->d_head, L = p->seq_kv;
-    const int keys = (L + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE;
+    const int keys = (int)hr_kv_tile_keys(L);
     const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
     for (int v = 0; v < 2; v++) {
         hr_xview x = hr_xview_dense((char *)t->tmem + v * pt, HR_LAYOUT_BHND, B, G, keys, rb);

@@ -51,14 +51,10 @@ static void each_type(const hr_kernel *k, void (*f)(void *, const hr_problem *, 
                 p.seq_q = 1;
                 why = hr_kernel_why_not(k, &p);
             }
-            const char *path = why ? why : hr_kernel_path(k, &p);
-            char tiled[512];
+            char path[512];
             const hr_tune t = hr_kernel_tune(k, &p, &(hr_tune){0});
-            if (!why && hr_kernel_kv_tile(k, &p, &t)) { /* as run hands it the cache */
-                snprintf(tiled, sizeof tiled, "%s%s", path, HR_KV_TILE_PATH);
-                path = tiled;
-            }
-            f(ctx, &p, name, path);
+            /* with the tiles run would hand it */
+            f(ctx, &p, name, why ? why : hr_kernel_path_kv(k, &p, hr_kernel_kv_tile(k, &p, &t), path, sizeof path));
         }
 }
 

@@ -108,7 +108,6 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     out->layout = s->layout;
     out->tune = hr_kernel_tune(k, p, &s->tune);
     out->tune_source = s->tune_source ? s->tune_source : "default";
-    hr_copy_text(out->path, sizeof out->path, hr_kernel_path(k, p));
     /* Every count passes the one limit here, wherever it came from (flag, config, wisdom,
      * OMP_NUM_THREADS): nothing is sized from a count that was never checked. */
     st = hr_threads_check(out->tune.threads, strstr(out->tune_source, "wisdom") ? "threads (wisdom)" : "threads");
@@ -140,8 +139,8 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
         shared = &b->own;
     }
     b->args = hr_tensors_args(shared, p, k, &out->tune, &b->targs);
-    if (b->args != &shared->args) /* the results say which layout was read */
-        hr_copy_text(out->path + strlen(out->path), sizeof out->path - strlen(out->path), HR_KV_TILE_PATH);
+    char path[512]; /* the path, and which layout was read */
+    hr_copy_text(out->path, sizeof out->path, hr_kernel_path_kv(k, p, b->args->xk.tile, path, sizeof path));
     b->ws = hr_alloc(wsb ? wsb : 64);
     if (!b->ws) {
         st = hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);

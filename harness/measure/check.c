@@ -122,9 +122,10 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
         fmt[1] = ' ';
         hr_format_str(&f, fmt + 2, sizeof fmt - 2);
     }
-    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d [%s%s]: %s%s", k->name, shape,
+    char path[512];
+    snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d [%s]: %s%s", k->name, shape,
              hr_layout_names[c->layout], hr_dist_names[c->dist], t.threads, t.block_q, t.block_kv,
-             hr_kernel_path(k, p), a != &ten.args ? HR_KV_TILE_PATH : "", msg, fmt);
+             hr_kernel_path_kv(k, p, a->xk.tile, path, sizeof path), msg, fmt);
     free(ws);
     hr_tensors_free(&ten);
     return res->verdict;

@@ -93,7 +93,6 @@ static int setup(const hr_decode_spec *s, loop *L)
     int st = hr_kernel_validate(s->kernel, &L->p);
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
-    hr_copy_text(L->r->path, sizeof L->r->path, hr_kernel_path(s->kernel, &L->p));
     if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;
     hr_threads_used(L->r->tune.threads);
     L->ws_bytes = hr_kernel_workspace(s->kernel, &L->p, &L->r->tune);
@@ -114,11 +113,9 @@ static int setup(const hr_decode_spec *s, loop *L)
         return st;
     /* a kernel that reads a q8_0/q4_0 cache faster in tiles gets it stored so, as run does */
     const int tile = hr_kernel_kv_tile(s->kernel, &L->p, &L->r->tune);
-    if (tile) {
-        if ((st = hr_kvcache_set_tile(&L->cache, tile))) return st;
-        const size_t n = strlen(L->r->path);
-        hr_copy_text(L->r->path + n, sizeof L->r->path - n, HR_KV_TILE_PATH);
-    }
+    if (tile && (st = hr_kvcache_set_tile(&L->cache, tile))) return st;
+    char path[512];
+    hr_copy_text(L->r->path, sizeof L->r->path, hr_kernel_path_kv(s->kernel, &L->p, tile, path, sizeof path));
     return HR_OK;
 }
 

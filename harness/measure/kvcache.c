@@ -49,7 +49,7 @@ int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
         return hr_fail("--kv-dtype: %s stores blocks of %d values along d; --d-head %d is not a multiple",
                        hr_dtype_names[t], hr_dtype_block(t), d_head);
     /* q8_0, q4_0: each head's rows rounded up to whole tiles, so the cache may take them */
-    const long stride = hr_kv_tiles(t) ? (capacity + HR_KV_TILE - 1) / HR_KV_TILE * HR_KV_TILE : capacity;
+    const long stride = hr_kv_tiles(t) ? hr_kv_tile_keys(capacity) : capacity;
     double bytes = hr_kvcache_bytes_of(t, layers, batch, kv_heads, d_head, stride);
     if (bytes > (double)PTRDIFF_MAX / 2)
         return hr_fail("KV cache of %.3g bytes overflows", bytes);
