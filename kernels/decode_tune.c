@@ -1,4 +1,4 @@
-/* decode_tune.c — decode's defaults per problem: keys per block (hr_decode_default_block) and whether it asks for a q4_0 cache in tiles (hr_decode_kv_tile). */
+/* decode_tune.c — decode's defaults per problem: keys per block (hr_decode_default_block) and whether it asks for a q8_0 / q4_0 cache in 16-key tiles (hr_decode_kv_tile). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,9 +34,16 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
      * at 256 keys, 3.4 at 128); it paid once pv_quant took whole groups 2 and 1 at a
      * time (a 128-key block had gone through its general loop, +0.7 ns a key). Zen 5,
      * 5 interleaved rounds, H32/8 d128, against 256: L16384 T1 10.2 / 11.1, T2 5.0 / 5.4
-     * ns a key, L4096 T1 9.9 / 10.4 (64 keys: 10.6) */
+     * ns a key, L4096 T1 9.9 / 10.4 (64 keys: 10.6). That was the rows' case: read in
+     * tiles (hr_decode_kv_tile, the default), q8_0 takes 256 keys (Zen 5, 2026-11-30,
+     * `headroom run` 5 interleaved rounds, H32/8, ms against 128: d128 L4096 T1 0.215 /
+     * 0.236, L16384 T1 0.982 / 1.030, T2 0.476 / 0.479, d64 L16384 T1 0.473 / 0.516; 384
+     * and 512 keys were faster at L4096 and d 64 but not at L16384 T1), and q4_0 keeps 512
+     * (256 and 384 2-6% slower, 768 the same). */
     if ((p->kv_dtype == HR_Q4_0 || p->kv_dtype == HR_Q8_0) && HR_VW >= 16 && hr_decode_i8_pick(p->kv_dtype))
-        return p->kv_dtype == HR_Q4_0 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8;
+        return p->kv_dtype == HR_Q4_0     ? DECODE_BLOCK_KV_Q4
+               : hr_decode_kv_tile(p, NULL) ? DECODE_BLOCK_KV_Q8T
+                                            : DECODE_BLOCK_KV_Q8;
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;

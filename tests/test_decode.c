@@ -87,7 +87,8 @@ HR_TEST(decode_matches_oracle)
 /* The default key block: 64 for an fp32 cache, 8 KiB of K rows (16 keys at d 128, 32 at
  * d 64) once K + V stream from DRAM (past the machine's L3) with R <= 4 rows per group
  * at the avx512 level (128 keys at the avx2 level, 64 at generic); 256 for typed caches,
- * but for the avx512 level's int8 step (its path says vpdpbusd): q8_0 128, q4_0 512;
+ * but for the avx512 level's int8 step (its path says vpdpbusd): q8_0 256 in tiles (128
+ * in rows), q4_0 512;
  * 64 when the L3 is unknown (the unit tests' machine). */
 HR_TEST(decode_default_block_follows_the_cache)
 {
@@ -105,7 +106,7 @@ HR_TEST(decode_default_block_follows_the_cache)
         {32, 8, 1, 65536, 64, HR_F32, 32, 64},   /* d 64: 32 keys are 8 KiB          */
         {8, 8, 4, 65536, 64, HR_F32, 32, 64},    /* R = 4 (Nq 4, MHA)                */
         {32, 8, 4, 65536, 64, HR_F32, 64, 64},   /* R = 16: compute-bound, kept      */
-        {32, 8, 1, 16384, 128, HR_Q8_0, 256, 256}, /* int8 step at avx512: 128 */
+        {32, 8, 1, 16384, 128, HR_Q8_0, 256, 256}, /* int8 step at avx512: 256 (tiles) */
         {32, 8, 1, 16384, 128, HR_Q4_0, 256, 256}, /* there: 512                 */
         {32, 8, 1, 16384, 512, HR_F32, 8, 64},   /* at least 8 keys                  */
     };
@@ -119,7 +120,7 @@ HR_TEST(decode_default_block_follows_the_cache)
         const int streamed = p.kv_dtype == HR_F32 && cases[i].known != 64;
         const int i8 = (p.kv_dtype == HR_Q8_0 || p.kv_dtype == HR_Q4_0) && !strcmp(hr_isa, "avx512") &&
                        strstr(k->path(&p), "vpdpbusd");
-        const int i8kb = p.kv_dtype == HR_Q8_0 ? 128 : 512;
+        const int i8kb = p.kv_dtype == HR_Q4_0 ? 512 : hr_kernel_kv_tile(k, &p, NULL) ? 256 : 128;
         const int known = i8                                     ? i8kb
                           : !streamed || !strcmp(hr_isa, "avx512") ? cases[i].known
                           : !strcmp(hr_isa, "avx2")              ? 128
