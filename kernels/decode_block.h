@@ -223,8 +223,8 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* An int8 block step for q8_0/q4_0 caches, one table per instance of decode_i8.c's
  * source: hr_decode_i8_vnni (vpdpbusd: AVX512-VNNI at the avx512 level, AVX-VNNI at
- * avx2) and hr_decode_i8_emu (decode_i8e.c: AVX2 without AVX-VNNI, q4_0 only, vpdpbusd
- * spelled as vpmaddubsw + vpmaddwd; on other levels only .on, which says 0).
+ * avx2) and hr_decode_i8_emu (decode_i8e.c: AVX2 without AVX-VNNI, vpdpbusd spelled as
+ * vpmaddubsw + vpmaddwd, q8_0 by the sign trick; on other levels only .on, which says 0).
  *   on(t)     whether decode takes it for a cache of type t (this build has it, the CPU
  *             runs it, HEADROOM_DECODE_PATH allows it); 2 where P·V is int8 too (unless
  *             HEADROOM_DECODE_PV=fp32)

@@ -252,8 +252,7 @@ static int i8_on(hr_dtype t)
     if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
     const char *e = env_path();
     if (!strcmp(e, "convert")) return 0;
-#if defined(HR_I8_EMU) /* decode_i8e.c: q8_0's K + 128 would saturate vpmaddubsw */
-    if (t != HR_Q4_0) return 0;
+#if defined(HR_I8_EMU) /* decode_i8e.c */
     if (!strcmp(e, "emu")) return 1 + pv_int8_on(); /* forced (tests): AVX2 runs this level */
 #else
     if (!strcmp(e, "emu")) return 0;
@@ -298,16 +297,25 @@ static const char *i8_path(hr_dtype t)
 {
     const int on = i8_on(t);
     if (!on) return NULL;
+#if HR_I8_SK /* q8_0 signed, by the sign trick; P·V's weights within 127 (vec_int8_avx2.h) */
+#define I8_Q8 " q8_0 (|K| by Q with K's signs), Q as q8_0, P·V "
+#define I8_Q8W " (P·dv s8 per " GK_S " keys)"
+#else
+#define I8_Q8 " q8_0 (K+128), Q as q8_0, P·V "
+#define I8_Q8W " (P·dv u8 per " GK_S " keys, s8 where a V scale < 0)"
+#endif
     if (on == 2)
-        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V " HR_I8_DOT " (P·dv u8 per " GK_S " keys, s8 where a V scale < 0)"
+        return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT I8_Q8 HR_I8_DOT I8_Q8W
                             : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)";
-    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q8_0 (K+128), Q as q8_0, P·V FMA"
+    return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT I8_Q8 "FMA"
                         : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V FMA";
+#undef I8_Q8
+#undef I8_Q8W
 }
 
 static void i8_quant(const dctx *c, const float *q, float *qx)
 {
-    const int nb = c->d / HR_QBLOCK, off = c->kt == HR_Q4_0 ? 8 : 128;
+    const int nb = c->d / HR_QBLOCK, off = c->kt == HR_Q4_0 ? 8 : HR_I8_SK ? 0 : 128; /* q8_0: K + 128, or signed */
     for (int r = 0; r < c->R; r++) {
         const float *x = q + (size_t)r * c->dp;
         float *row = qx + (size_t)r * qrow_f(c), *dq = row + c->d / 4;
@@ -452,16 +460,13 @@ I8_PHASES(q8, 0)
     I8_PV_S8(pv_s8_##T, Q4, U8, 0)
 I8_PV_PHASES(q4, 1, 0)
 I8_PV_PHASES(q8, 0, 0)
-#if !defined(HR_I8_EMU) /* q8_0 never runs on vpmaddubsw (255 x 127 pairs would saturate) */
-/* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed */
+/* q8u: q8_0 where a block's V scales all are >= 0 (sv_nonneg says): u8 weights, V signed
+ * (under HR_I8_SK the weights within 127: decode_i8pv.h's PVQ_L) */
 I8_PV_PHASES(q8u, 0, 1)
-#endif
 /* a q8_0 / q4_0 cache in tiles (HR_KV_TILE): the scores and P·V per type */
 I8_PV_S8(pv_s8_q4t, 1, 0, 1)
-#if !defined(HR_I8_EMU)
 I8_PV_S8(pv_s8_q8t, 0, 0, 1)
 I8_PV_S8(pv_s8_q8ut, 0, 1, 1)
-#endif
 I8_OWN void scores_q4t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
@@ -484,15 +489,9 @@ HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int
 {
     if (c->k.tile) {
         if (q4) return (i8_pv){pv_quant_q4, pv_s8_q4t};
-#if !defined(HR_I8_EMU)
         return sv && sv_nonneg(c, q4, sv, n) ? (i8_pv){pv_quant_q8u, pv_s8_q8ut} : (i8_pv){pv_quant_q8, pv_s8_q8t};
-#endif
     }
-#if !defined(HR_I8_EMU)
     if (!q4 && sv && sv_nonneg(c, q4, sv, n)) return (i8_pv){pv_quant_q8u, pv_s8_q8u};
-#else
-    (void)c, (void)sv, (void)n;
-#endif
     return q4 ? (i8_pv){pv_quant_q4, pv_s8_q4} : (i8_pv){pv_quant_q8, pv_s8_q8};
 }
 #endif
@@ -569,8 +568,8 @@ const char *hr_decode_i8_env_error(hr_dtype t)
     const char *e = env_path();
     if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
     if (!strcmp(e, "emu")) {
-        if (t == HR_Q8_0) return "HEADROOM_DECODE_PATH=emu: q4_0 only (q8_0's K + 128 would saturate vpmaddubsw)";
-        if (t == HR_Q4_0 && !hr_decode_i8_emu.on(t)) return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
+        if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_emu.on(t))
+            return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
         return NULL;
     }
     if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert, int8 or emu";

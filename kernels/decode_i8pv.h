@@ -154,7 +154,7 @@ HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, int R, con
     /* slot k: group k of the block, or (PAIR, NG 4) group k & 1 of block k >> 1 (the next
      * block's V scales and weights kbp on, its c and correction ng on) */
 #define PVQ_G(k) (PAIR ? ((k) & 1) : (k))
-#define PVQ_L (U8 ? 255.0f : 127.0f) /* the weights' largest level */
+#define PVQ_L (U8 && !HR_I8_SK ? 255.0f : 127.0f) /* the weights' largest level (HR_I8_SK: a vpmaddubsw pair within int16) */
 #define PVQ_B(k) (PAIR ? ((k) >> 1) : 0)
 #define PVQ_S(k) (PVQ_B(k) * ng + PVQ_G(k)) /* slot k's c, 1 / c and correction */
 #define PVQ_X(k, i) hr_vmul(hr_vload(sr + g0 + PVQ_G(k) * GK + (i) * HR_VW), dv[k][i])
@@ -258,7 +258,7 @@ HR_I8_INLINE void pv_quant_tail(int u8, const float *sr, const float *svb, int g
         for (int j = g0; j < gf; j += HR_VW) vm = hr_vmax(vm, hr_vabs(hr_vmul(hr_vload(sr + j), hr_vload(svb + j))));
         float amax = hr_vreduce_max(vm);
         for (int j = gf; j < ge; j++) amax = fabsf(sr[j] * svb[j]) > amax ? fabsf(sr[j] * svb[j]) : amax;
-        const float lv = u8 ? 255.0f : 127.0f, sc = pv_prescale(amax), id = amax > 0 ? lv / (amax * sc) : 0.0f;
+        const float lv = u8 && !HR_I8_SK ? 255.0f : 127.0f, sc = pv_prescale(amax), id = amax > 0 ? lv / (amax * sc) : 0.0f;
         hr_vi vs = hr_vi_zero();
         for (int j = g0; j < gf; j += HR_VW) {
             hr_vf x = hr_vmul(hr_vload(sr + j), hr_vload(svb + j));
@@ -292,7 +292,7 @@ HR_I8_INLINE void pv_quant_tail(int u8, const float *sr, const float *svb, int g
 HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const float *sv, int n, signed char *w,
                            float *cg, int32_t *co, float *ci)
 {
-    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : 128;
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : HR_I8_SK ? 0 : 128; /* q8_0: V + 128, or signed */
     /* exactly 2 whole groups a row and block (128-key blocks at AVX-512): blocks b and
      * b + 1 in one pv_quant_groups, so its reductions are not half empty */
     const int pair = n / GK == 2 && nb % 2 == 0;
@@ -344,32 +344,41 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
 #define PV_INIT(r, i) a##r##i = z[r];
 #define PV_FLUSH(r, i) \
     if (r < nr) ot[r][i] = hr_vfma(hr_vi_cvt(a##r##i), cv[r], ot[r][i]);
-/* u8: the weights unsigned, V signed (vpdpbusd's operands the other way round) */
-#define PV_DOT(acc, v, wv) (u8 ? hr_vi_dot_ip(acc, wv, v) : hr_vi_dot_ip(acc, v, wv))
+/* u8: the weights unsigned, V signed (vpdpbusd's operands the other way round); q8_0's
+ * s8 weights under HR_I8_SK (V signed): the sign trick on |V| (ua) */
+#if HR_I8_SK
+#define PV_DOT(acc, v, wv) (u8 ? hr_vi_dot_ip(acc, wv, u[v]) : !q4 ? (void)(*(acc) = hr_vi_dot_sk(*(acc), ua[v], u[v], wv)) : hr_vi_dot_ip(acc, u[v], wv))
+#define PV_ABS for (int i_ = 0; i_ < 4 && !q4 && !u8; i_++) ua[i_] = hr_vi_abs8(u[i_]);
+#else
+#define PV_DOT(acc, v, wv) (u8 ? hr_vi_dot_ip(acc, wv, u[v]) : hr_vi_dot_ip(acc, u[v], wv))
+#define PV_ABS (void)ua;
+#endif
 #define PV_ROW(r, jj)                                               \
     if (r < nr) {                                                   \
         const hr_vi wv = hr_vi_set2(wj0 + r * ws, wj1 + r * ws, q4); \
-        PV_DOT(&a##r##0, u[0], wv);                                 \
-        PV_DOT(&a##r##1, u[1], wv);                                 \
-        PV_DOT(&a##r##2, u[2], wv);                                 \
-        PV_DOT(&a##r##3, u[3], wv);                                 \
+        PV_DOT(&a##r##0, 0, wv);                                    \
+        PV_DOT(&a##r##1, 1, wv);                                    \
+        PV_DOT(&a##r##2, 2, wv);                                    \
+        PV_DOT(&a##r##3, 3, wv);                                    \
     }
 /* 4 keys (V blocks at k[t], the second block o1 bytes on) into the accumulators of nr
  * rows: one transpose, then per row one weight vector and 4 vpdpbusd. */
 #define PV_QUAD(k, jj)                       \
     do {                                     \
-        hr_vi u[4];                          \
+        hr_vi u[4], ua[4];                   \
         if (q4) hr_vi_vt_q4(k, o1, u);       \
-        else hr_vi_vt_q8(k, o1, u8, u);      \
+        else hr_vi_vt_q8(k, o1, u8 || HR_I8_SK, u); \
+        PV_ABS                               \
         PV_ROWS(jj)                          \
     } while (0)
 /* the same from a V tile: the quad of keys jj .. jj + 3 */
 #define PV_QUAD_T(jj)                                                                                  \
     do {                                                                                               \
-        hr_vi u[4];                                                                                    \
+        hr_vi u[4], ua[4];                                                                             \
         const unsigned char *tp = v0 + (size_t)((jj) / HR_KV_TILE) * tb + tq + qs * (((jj) % HR_KV_TILE) / 4); \
         if (q4) hr_vi_vt_q4t(tp, lone, u);                                                             \
-        else hr_vi_vt_q8t(tp, lone, u8, u);                                                            \
+        else hr_vi_vt_q8t(tp, lone, u8 || HR_I8_SK, u);                                                \
+        PV_ABS                                                                                         \
         PV_ROWS(jj)                                                                                    \
     } while (0)
 

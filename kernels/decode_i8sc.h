@@ -116,12 +116,26 @@ I8_FN int sv_nonneg(const dctx *c, int q4, const float *sv, int n)
 
 /* The rows' scores of q block b for one key vector (ka) or two (two: kc, HR_VW keys on):
  * per row two chains of four vpdpbusd each against broadcast Q dwords shared by both,
- * one conversion and one FMA by dk·dq (dk2·dq), the partial sums through s between blocks. */
-I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr_vi *ka, const hr_vi *kc, hr_vf dk,
-                        hr_vf dk2, float *s AB_P)
+ * one conversion and one FMA by dk·dq (dk2·dq), the partial sums through s between blocks.
+ * q8_0 under HR_I8_SK (K signed): the sign trick's dots, |K| taken once for all rows. */
+#if HR_I8_SK
+#define SC_DOT(acc, u, k, q) (sk ? hr_vi_dot_sk(acc, u, k, q) : hr_vi_dot(acc, k, q))
+#else
+#define SC_DOT(acc, u, k, q) hr_vi_dot(acc, k, q)
+#endif
+I8_FN void scores_rows2(const dctx *c, int q4, int two, const float *qx, int b, const hr_vi *ka, const hr_vi *kc,
+                        hr_vf dk, hr_vf dk2, float *s AB_P)
 {
-    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4;
+    const int nb = c->d / HR_QBLOCK, R = c->R, d4 = c->d / 4, sk = HR_I8_SK && !q4;
     const size_t qf = qrow_f(c), kbp = (size_t)c->kbp;
+    hr_vi ua[8], uc[8]; /* sk: |K| */
+#if HR_I8_SK
+    for (int i = 0; i < 8 && sk; i++) {
+        ua[i] = hr_vi_abs8(ka[i]);
+        if (two) uc[i] = hr_vi_abs8(kc[i]);
+    }
+#endif
+    (void)ua, (void)uc, (void)sk;
     for (int r = 0; r < R; r++) {
         const float *row = qx + (size_t)r * qf;
         const unsigned char *qb = (const unsigned char *)row + b * HR_QBLOCK;
@@ -129,10 +143,10 @@ I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr
         hr_vi x0 = x00, x1 = hr_vi_zero(), y0 = x00, y1 = hr_vi_zero();
         for (int i = 0; i < 8 && !di8_skip(1); i += 2) {
             const hr_vi q0 = hr_vi_set1(qb + 4 * i), q1 = hr_vi_set1(qb + 4 * i + 4);
-            x0 = hr_vi_dot(x0, ka[i], q0);
-            if (two) y0 = hr_vi_dot(y0, kc[i], q0);
-            x1 = hr_vi_dot(x1, ka[i + 1], q1);
-            if (two) y1 = hr_vi_dot(y1, kc[i + 1], q1);
+            x0 = SC_DOT(x0, ua[i], ka[i], q0);
+            if (two) y0 = SC_DOT(y0, uc[i], kc[i], q0);
+            x1 = SC_DOT(x1, ua[i + 1], ka[i + 1], q1);
+            if (two) y1 = SC_DOT(y1, uc[i + 1], kc[i + 1], q1);
         }
         const hr_vf dq = hr_vset1(row[d4 + b]);
         float *sr = s + r * kbp;
@@ -144,6 +158,7 @@ I8_FN void scores_rows2(const dctx *c, int two, const float *qx, int b, const hr
         }
     }
 }
+#undef SC_DOT
 
 /* Scores of keys [0, nk) at kb (stride ksn), nk <= HR_VW, for every query row into
  * s[r kbp + lane], and the V block scales of the same keys (kvs: scales_block's, at
@@ -173,7 +188,7 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
             if (di8_skip(256)) dk = hr_vset1(0x1p-7f);
             if (!di8_skip(128)) hr_vstore(sv + b * kbp, dv);
         }
-        scores_rows2(c, 0, qx, b, kt, kt, dk, dk, s AB_A);
+        scores_rows2(c, q4, 0, qx, b, kt, kt, dk, dk, s AB_A);
     }
 }
 
@@ -203,7 +218,7 @@ I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned c
         hr_vload_f16_pair(kvs + b * kbp + HR_VW, &dk2, &dv2);
         hr_vstore(sv + b * kbp, dv);
         hr_vstore(sv + b * kbp + HR_VW, dv2);
-        scores_rows2(c, 1, qx, b, ka, kc, dk, dk2, s AB_A);
+        scores_rows2(c, q4, 1, qx, b, ka, kc, dk, dk2, s AB_A);
     }
 }
 
@@ -239,7 +254,7 @@ I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, til
         const hr_vf dk = hr_vload_f16(kb + 2 * x.o), dk2 = two ? hr_vload_f16(kb2 + 2 * y.o) : dk;
         hr_vstore(sv + b * kbp, hr_vload_f16(x.v + 32 * b + 2 * x.o));
         if (two) hr_vstore(sv + b * kbp + HR_VW, hr_vload_f16(y.v + 32 * b + 2 * y.o));
-        scores_rows2(c, two, qx, b, ka, kc, dk, dk2, s AB_NONE);
+        scores_rows2(c, q4, two, qx, b, ka, kc, dk, dk2, s AB_NONE);
     }
 }
 

@@ -48,6 +48,14 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+/* HR_I8_SK 1 where q8_0's K and V stay signed and the int8 dots take the sign trick
+ * (vec_int8_avx2.h's HR_I8_EMU instance: hr_vi_abs8, hr_vi_dot_sk); 0: K + 128 (vpdpbusd) */
+#if defined(HR_I8_EMU)
+#define HR_I8_SK 1
+#else
+#define HR_I8_SK 0
+#endif
+
 /* Four fp32 / int32 lanes (an xmm at every level): four reductions' results at once
  * (hr_vf_max4, hr_vi_add4) and pv_quant's group scales made from them (the hr_x4_* below). */
 typedef __m128 hr_x4;

@@ -16,8 +16,13 @@ static inline int hr_cpu_avxvnni(void)
 /* decode_i8e.c's instance, for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder
  * Lake): vpdpbusd spelled as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd
  * by ones + vpaddd, exact while every pair's sum stays within int16: q4_0's nibbles (0-15)
- * against Q's s8 (|q| <= 127) reach 3810, so only q4_0's scores take it (q8_0's K + 128
- * would saturate); the int8 P·V's q4_0 high nibbles are shifted down here (hr_vi_vt_q4). */
+ * against Q's s8 (|q| <= 127) reach 3810; the int8 P·V's q4_0 high nibbles are shifted
+ * down here (hr_vi_vt_q4). q8_0's K + 128 (up to 255) would saturate against Q's s8, so
+ * q8_0 keeps K and V signed as stored (HR_I8_SK) and takes llama.cpp's sign trick where
+ * both sides are signed: hr_vi_dot_sk(acc, |k|, k, q) = vpmaddubsw(|k|, q with k's signs)
+ * (vpsignb) + vpmaddwd + vpaddd, exact (|k| <= 128, |q| <= 127: pairs up to 32512), |k|
+ * once per K vector (hr_vi_abs8) for all rows; its P·V's weights stay within 127 (a pair
+ * of u8 weights against V's s8 reaches 32512), so its path says "P·dv s8". */
 #define HR_I8_ISA "int8"
 #define HR_I8_DOT "vpmaddubsw+vpmaddwd"
 #define HR_I8_TARGET __attribute__((target("avx2,fma,f16c")))
@@ -46,7 +51,7 @@ HR_I8_INLINE void hr_vi_kt_q8(const unsigned char *b, ptrdiff_t stride, int nk, 
         u[4 * h + 2] = _mm256_unpacklo_epi64(x[1], x[3]);
         u[4 * h + 3] = _mm256_unpackhi_epi64(x[1], x[3]);
     }
-    const __m256i o = _mm256_set1_epi8((char)0x80);
+    const __m256i o = _mm256_set1_epi8(HR_I8_SK ? 0 : (char)0x80); /* + 128, or signed as stored */
     for (int i = 0; i < 4; i++) {
         out[i] = _mm256_xor_si256(_mm256_permute2x128_si256(u[i], u[4 + i], 0x20), o);
         out[4 + i] = _mm256_xor_si256(_mm256_permute2x128_si256(u[i], u[4 + i], 0x31), o);
@@ -84,8 +89,10 @@ HR_I8_INLINE void hr_vi_kt_q4t(const unsigned char *p, hr_vi *out)
 }
 HR_I8_INLINE void hr_vi_kt_q8t(const unsigned char *p, hr_vi *out)
 {
-    for (int i = 0; i < 8; i++)
-        out[i] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + 64 * i)), _mm256_set1_epi8((char)0x80));
+    for (int i = 0; i < 8; i++) {
+        out[i] = _mm256_loadu_si256((const __m256i *)(p + 64 * i));
+        if (!HR_I8_SK) out[i] = _mm256_xor_si256(out[i], _mm256_set1_epi8((char)0x80));
+    }
 }
 HR_I8_INLINE hr_vi hr_vi_set1(const void *p)
 {
@@ -100,6 +107,8 @@ HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s)
 {
     return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
 }
+HR_I8_INLINE hr_vi hr_vi_abs8(hr_vi k) { return _mm256_abs_epi8(k); }
+HR_I8_INLINE hr_vi hr_vi_dot_sk(hr_vi acc, hr_vi ku, hr_vi k, hr_vi q) { return hr_vi_dot(acc, ku, _mm256_sign_epi8(q, k)); }
 #else
 HR_I8_INLINE hr_vi hr_vi_dot(hr_vi acc, hr_vi u, hr_vi s) { return _mm256_dpbusd_avx_epi32(acc, u, s); }
 #endif

@@ -42,9 +42,9 @@ fi
 expect decode_list_paths 0 'f32/kv=q8_0 +[a-z0-9]+ (.*vpdpbusd q8_0.*Q as q8_0|q8_0 vpmovsxbd|q8_0 scalar convert)' -- $B list
 expect decode_forced_convert 0 'f32/kv=q4_0 +[a-z0-9]+ q4_0 nibble unpack in registers' -- env HEADROOM_DECODE_PATH=convert $B list
 expect decode_bad_path_env 2 'HEADROOM_DECODE_PATH must be auto, convert, int8 or emu' -- env HEADROOM_DECODE_PATH=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
-# q4_0 on AVX2 without AVX-VNNI: the int8 step by vpmaddubsw + vpmaddwd (decode_i8e.c), taken
-# there by default and forced anywhere the avx2 level runs by HEADROOM_DECODE_PATH=emu;
-# q8_0 refuses it (its K + 128 would saturate).
+# q8_0 and q4_0 on AVX2 without AVX-VNNI: the int8 step by vpmaddubsw + vpmaddwd (decode_i8e.c),
+# taken there by default and forced anywhere the avx2 level runs by HEADROOM_DECODE_PATH=emu;
+# q8_0 by the sign trick (K signed), its P·V weights within 127 (the path says s8).
 if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
     expect decode_emu_list 0 'f32/kv=q4_0 +avx2 int8 vpmaddubsw\+vpmaddwd q4_0 nibbles, Q as q8_0, P·V vpmaddubsw\+vpmaddwd \(P·dv s8 per 32 keys\)' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 list
     expect decode_emu_check 0 'decode +kv=q4_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*vpmaddubsw' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 check --kernel decode --kv-dtype q4_0
@@ -52,7 +52,9 @@ if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
     # its rows are placed against the vpmaddubsw triple's own roof (avx2_maddubs; with the
     # fp32 P·V that roof and avx2's FMA in series): the probe names the loop it ran
     expect decode_emu_roof 0 'probe: compute, .*\(avx2_maddubs loop\)' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 run --kernel decode --heads 4 --kv-heads 2 --seq 1 --seq-kv 256 --d-head 64 --kv-dtype q4_0 --reps 1
-    expect decode_emu_q8_refused 2 'HEADROOM_DECODE_PATH=emu: q4_0 only' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
+    expect decode_emu_q8_list 0 'f32/kv=q8_0 +avx2 int8 vpmaddubsw\+vpmaddwd q8_0 \(\|K\| by Q with K.s signs\), Q as q8_0, P·V vpmaddubsw\+vpmaddwd \(P·dv s8 per 32 keys\)' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 list
+    expect decode_emu_q8_check 0 'decode +kv=q8_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*vpmaddubsw.*q8_0' -- env HEADROOM_DECODE_PATH=emu $B --isa avx2 check --kernel decode --kv-dtype q8_0
+    expect decode_emu_q8_rows_check 0 'decode +kv=q8_0 +T1,2,3 +[0-9]+ pass +0 warn +0 fail .*vpmaddubsw.*q8_0' -- env HEADROOM_DECODE_PATH=emu HEADROOM_DECODE_KV=rows $B --isa avx2 check --kernel decode --kv-dtype q8_0
 else
     skip decode_emu_list "the avx2 level does not run here"
 fi

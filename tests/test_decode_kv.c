@@ -9,6 +9,7 @@
 #include "oracle.h"
 #include "result.h"
 #include "t.h"
+#include "t_decode.h"
 
 /* The kernel's own error is judged by the oracle's tolerance for the types: the
  * conversions (vec.h's reduced-precision loads) are exact, so the kernel computes in fp32
@@ -21,13 +22,6 @@
  * size; both paths run here (HEADROOM_DECODE_PATH), and queries that q8_0 holds exactly
  * hold the int8 path to the fp32 terms alone. The format's error (the oracle on the
  * original fp32 K/V) is only reported and held to a sanity bound. */
-
-/* The int8 path forced off (convert) or left to the CPU (auto). */
-static void decode_path_env(const char *v)
-{
-    if (v) setenv("HEADROOM_DECODE_PATH", v, 1);
-    else unsetenv("HEADROOM_DECODE_PATH");
-}
 
 /* hr_tensors_alloc hands a typed problem its K/V stored as p->kv_dtype (args.xk/xv) and
  * a->k/v as their dequantized values; the originals are the same draw for the fp32
@@ -370,6 +364,7 @@ HR_TEST(decode_int8_exact_query)
         {1, 4, 1, 1, 77, 32}, {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128}, {1, 4, 2, 16, 45, 160},
     };
     setenv("HEADROOM_DECODE_PV", "fp32", 1); /* the int8 P·V rounds the weights: decode_int8_pv_bound */
+    for (int emu = 0; emu < 2 && int8_instance(emu); emu++)
     for (int t = HR_Q8_0; t <= HR_Q4_0; t++) {
         double worst = 0, tol = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -393,6 +388,7 @@ HR_TEST(decode_int8_exact_query)
         printf("     note: decode kv %s exact-q8_0 queries, path '%s': max_rel %.2e (tol up to %.2e)\n",
                hr_dtype_names[t], hr_kernel_path(hr_kernel_find("decode"), &p), worst, tol);
     }
+    decode_path_env(NULL);
     unsetenv("HEADROOM_DECODE_PV");
 }
 
@@ -407,10 +403,11 @@ HR_TEST(decode_int8_pv_bound)
     const hr_kernel *k = hr_kernel_find("decode");
     CHECK(k != NULL);
     const hr_problem p0 = {1, 8, 2, 1, 4096, 128, false, 0, HR_F32, HR_Q8_0};
-    if (!k || !strstr(hr_kernel_path(k, &p0), "P·V vpdpbusd")) {
+    if (!k || !(strstr(hr_kernel_path(k, &p0), "P·V vpdpbusd") || strstr(hr_kernel_path(k, &p0), "P·V vpmaddubsw"))) {
         printf("     note: no int8 P·V on this build or CPU ('%s')\n", k ? hr_kernel_path(k, &p0) : "");
         return;
     }
+    for (int emu = 0; emu < 2 && int8_instance(emu); emu++)
     for (int t = HR_Q8_0; t <= HR_Q4_0; t++)
         for (int peaked = 0; peaked < 2; peaked++) {
             hr_problem p = p0;
@@ -435,19 +432,23 @@ HR_TEST(decode_int8_pv_bound)
             const double term = own.tol_pass - bare.tol_pass;
             /* groups of 4 vectors: 64 keys on AVX-512, 32 on AVX2 (decode_i8pv.h's GK) */
             const int gk = !strcmp(hr_isa, "avx2") ? 32 : 64;
-            CHECKF(q8.q8_query && q8.pv8_group == gk && q8.pv8_u8 == (t == HR_Q8_0), "%s path '%s'", hr_dtype_names[t],
+            /* u8 weights (c = max/255) on q8_0 but on the vpmaddubsw step (within 127) */
+            const int u8 = t == HR_Q8_0 && !strstr(hr_kernel_path(k, &p), "vpmaddubsw");
+            CHECKF(q8.q8_query && q8.pv8_group == gk && q8.pv8_u8 == u8, "%s path '%s'", hr_dtype_names[t],
                    hr_kernel_path(k, &p));
             CHECKF(own.verdict == HR_CHECK_PASS, "%s %s: max_rel %g tol %g", hr_dtype_names[t],
                    peaked ? "peaked" : "flat", own.max_rel_err, own.tol_pass);
             if (!peaked) /* the flat context's weights all round: the term carries it */
                 CHECKF(own.max_rel_err > bare.tol_pass && own.max_rel_err > term / 1000, "%s flat: max_rel %g, tol %g without "
                        "the term, term %g", hr_dtype_names[t], own.max_rel_err, bare.tol_pass, term);
-            printf("     note: decode kv %s int8 P·V L4096 %s: max_rel %.2e, tol %.2e (weights' term %.2e, err/tol "
-                   "%.3f; without the term tol %.2e)\n", hr_dtype_names[t], peaked ? "peaked" : "flat  ",
-                   own.max_rel_err, own.tol_pass, term, own.max_rel_err / own.tol_pass, bare.tol_pass);
+            printf("     note: decode kv %s int8 P·V%s L4096 %s: max_rel %.2e, tol %.2e (weights' term %.2e, err/tol "
+                   "%.3f; without the term tol %.2e)\n", hr_dtype_names[t], emu ? " (vpmaddubsw)" : "",
+                   peaked ? "peaked" : "flat  ", own.max_rel_err, own.tol_pass, term, own.max_rel_err / own.tol_pass,
+                   bare.tol_pass);
             free(ws);
             kv_case_free(&kc);
         }
+    decode_path_env(NULL);
 }
 
 /* V row j's block blk of head g stored negated: the same values (q8_0's q in [-127, 127]) */
@@ -460,25 +461,28 @@ static void q8_negate(hr_args *a, int g, int j, int blk)
 
 /* q8_0's int8 P·V takes u8 weights against V signed where a block step's V scales are
  * all >= 0 (every cache this project or llama.cpp quantizes), s8 weights against V + 128
- * elsewhere. A cache with the same values stored negated (d -> -d, q -> -q) in some keys
- * must take the s8 step there and pass the oracle: keys 300-339 (inside one 128-key
- * step) negated, or one key's third block; each query row along the negated key, so that
- * its weight carries the output (u8 weights would clamp its negative P·dv to 0: O(1)
- * wrong). The oracle's weights' term is the u8 one (c = max/255) only without a negative
- * scale in the head, else the s8 one. */
+ * elsewhere (the vpmaddubsw step: against V signed, by the sign trick; its u8 weights
+ * within 127, so its path says s8). A cache with the same values stored negated (d -> -d,
+ * q -> -q) in some keys must take the s8 step there and pass the oracle: keys 300-339
+ * (inside one 128-key step) negated, or one key's third block; each query row along the
+ * negated key, so that its weight carries the output (u8 weights would clamp its negative
+ * P·dv to 0: O(1) wrong). The oracle's weights' term is the u8 one (c = max/255) only
+ * without a negative scale in the head, else the s8 one. */
 HR_TEST(decode_int8_pv_sign)
 {
     const hr_kernel *k = hr_kernel_find("decode");
     CHECK(k != NULL);
     const hr_problem p = {1, 8, 2, 1, 1000, 128, false, 0, HR_F32, HR_Q8_0};
-    if (!k || !strstr(hr_kernel_path(k, &p), "P·dv u8")) {
-        printf("     note: no u8 int8 P·V on this build or CPU ('%s')\n", k ? hr_kernel_path(k, &p) : "");
-        return;
+    for (int emu = 0; k && emu < 2 && int8_instance(emu); emu++) {
+    const char *path = hr_kernel_path(k, &p);
+    if (!strstr(path, emu ? "P·V vpmaddubsw" : "P·dv u8")) {
+        printf("     note: no %s int8 P·V on this build or CPU ('%s')\n", emu ? "vpmaddubsw" : "u8", path);
+        continue;
     }
-    const hr_quant_path qp = hr_path_quant(hr_kernel_path(k, &p));
+    const hr_quant_path qp = hr_path_quant(path);
     hr_quant_path s8 = qp;
     s8.pv8_u8 = false;
-    CHECK(qp.q8_query && qp.pv8_u8 && qp.pv8_group > 0);
+    CHECK(qp.q8_query && qp.pv8_u8 == !emu && qp.pv8_group > 0);
     for (int variant = 0; variant < 3; variant++) {
         kv_case kc;
         if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
@@ -504,14 +508,18 @@ HR_TEST(decode_int8_pv_sign)
         k->run(&p, &tn, a, ws);
         const hr_check own = hr_oracle_check_q(&p, a, 0, qp), as_s8 = hr_oracle_check_q(&p, a, 0, s8);
         CHECKF(own.verdict == HR_CHECK_PASS, "variant %d: max_rel %g tol %g", variant, own.max_rel_err, own.tol_pass);
-        if (variant == 0) CHECKF(own.tol_pass < as_s8.tol_pass, "tol %g not below the s8 one %g", own.tol_pass, as_s8.tol_pass);
+        if (variant == 0 && !emu)
+            CHECKF(own.tol_pass < as_s8.tol_pass, "tol %g not below the s8 one %g", own.tol_pass, as_s8.tol_pass);
         else CHECKF(own.tol_pass == as_s8.tol_pass, "variant %d: tol %g, the s8 one %g", variant, own.tol_pass, as_s8.tol_pass);
-        printf("     note: decode kv q8_0 int8 P·V, %s: max_rel %.2e, tol %.2e (with s8 weights %.2e)\n",
+        printf("     note: decode kv q8_0 int8 P·V%s, %s: max_rel %.2e, tol %.2e (with s8 weights %.2e)\n",
+               emu ? " (vpmaddubsw)" : "",
                variant == 0 ? "V scales >= 0 (u8)      " : variant == 1 ? "keys 300-339 negated (s8)" : "one block negated (s8)   ",
                own.max_rel_err, own.tol_pass, as_s8.tol_pass);
         free(ws);
         kv_case_free(&kc);
     }
+    }
+    decode_path_env(NULL);
 }
 
 /* HEADROOM_DECODE_PATH: convert names the conversion path, int8 the VNNI one (or is

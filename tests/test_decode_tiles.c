@@ -7,6 +7,7 @@
 #include "oracle.h"
 #include "result.h"
 #include "t.h"
+#include "t_decode.h"
 
 /* Every byte of a tile comes from exactly one byte of its 16 keys' rows, both sides, any
  * d (a lone last block where d / 32 is odd), and a row put and got back is the same. */
@@ -66,15 +67,23 @@ static int o_same(const hr_problem *p, const hr_args *a, const float *o0)
     return diff;
 }
 
-/* Where decode asks for tiles (the int8 step with int8 P·V: VNNI at the level that runs),
- * one thread reads them to the rows' output bit for bit (the same ops in the same
- * order), over lengths that end inside a tile, odd block counts of d, causal rows and
- * short blocks; at 2 and 3 threads (cuts at tile starts) the oracle passes. */
+/* Where decode asks for tiles (the int8 step with int8 P·V: VNNI at the level that runs,
+ * and the vpmaddubsw step at the avx2 level), one thread reads them to the rows' output
+ * bit for bit (the same ops in the same order), over lengths that end inside a tile, odd
+ * block counts of d, causal rows and short blocks; at 2 and 3 threads (cuts at tile
+ * starts) the oracle passes. */
+static void tiles_match_rows(const hr_kernel *k);
 HR_TEST(decode_tiles_match_rows)
 {
     const hr_kernel *k = hr_kernel_find("decode");
     CHECK(k != NULL);
     if (!k) return;
+    for (int emu = 0; emu < 2 && int8_instance(emu); emu++) tiles_match_rows(k);
+    decode_path_env(NULL);
+}
+
+static void tiles_match_rows(const hr_kernel *k)
+{
     static const struct {
         int heads, kv_heads, seq_q, seq_kv, d, causal, block;
     } cs[] = {{32, 8, 1, 1000, 128, 0, 0},  {4, 4, 1, 37, 96, 0, 0},   {8, 2, 3, 300, 64, 1, 64},
@@ -103,8 +112,8 @@ HR_TEST(decode_tiles_match_rows)
                     memcpy(o0 + j, hr_row(ts.args.o, b, h, r), (size_t)p.d_head * sizeof(float));
         CHECK(run_on(k, &p, &t, ta) == HR_OK);
         const int diff = o_same(&p, ta, o0);
-        CHECKF(diff == 0, "%s case %zu: %d of %zu outputs differ between rows and tiles at one thread",
-               hr_dtype_names[p.kv_dtype], i, diff, n);
+        CHECKF(diff == 0, "%s case %zu: %d of %zu outputs differ between rows and tiles at one thread (%s)",
+               hr_dtype_names[p.kv_dtype], i, diff, n, hr_kernel_path(k, &p));
         for (int th = 2; th <= 3; th++) {
             hr_tune t2 = hr_kernel_tune(k, &p, &(hr_tune){0, cs[i].block, th});
             CHECK(run_on(k, &p, &t2, hr_tensors_args(&ts, &p, k, &t2, &buf)) == HR_OK);

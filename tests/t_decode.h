@@ -1,0 +1,32 @@
+/* t_decode.h — decode's path switches for the unit tests: HEADROOM_DECODE_PATH set or
+ * cleared, and the int8 step's instances a test runs over. */
+#ifndef HR_T_DECODE_H
+#define HR_T_DECODE_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "headroom.h"
+
+/* The int8 path forced off (convert) or left to the CPU (auto). */
+static inline void decode_path_env(const char *v)
+{
+    if (v) setenv("HEADROOM_DECODE_PATH", v, 1);
+    else unsetenv("HEADROOM_DECODE_PATH");
+}
+
+/* The int8 step's instances a test runs: 0 the CPU's (auto), 1 the vpmaddubsw one
+ * (decode_i8e.c, HEADROOM_DECODE_PATH=emu) where this level has it: returns whether
+ * instance `emu` runs here, with the environment set for it. */
+static inline int int8_instance(int emu)
+{
+    decode_path_env(emu ? "emu" : NULL);
+    if (!emu) return 1;
+    const hr_kernel *k = hr_kernel_find("decode");
+    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_Q8_0};
+    if (k && !hr_kernel_why_not(k, &p) && strstr(hr_kernel_path(k, &p), "vpmaddubsw")) return 1;
+    decode_path_env(NULL);
+    return 0;
+}
+
+#endif
