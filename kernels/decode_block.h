@@ -30,7 +30,7 @@
  * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
  * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
 #define DECODE_BLOCK_KV_TYPED 256
-#define DECODE_BLOCK_KV_Q4 512 /* q4_0 on the int8 path at the avx512 level (decode.c) */
+#define DECODE_BLOCK_KV_Q4 512 /* q4_0 on the int8 path (decode_tune.c) */
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
 #define DECODE_BLOCK_KV_Q8T 256 /* q8_0 there, read in 16-key tiles (the default)     */
 

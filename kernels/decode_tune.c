@@ -39,11 +39,14 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
      * `headroom run` 5 interleaved rounds, H32/8, ms against 128: d128 L4096 T1 0.215 /
      * 0.236, L16384 T1 0.982 / 1.030, T2 0.476 / 0.479, d64 L16384 T1 0.473 / 0.516; 384
      * and 512 keys were faster at L4096 and d 64 but not at L16384 T1), and q4_0 keeps 512
-     * (256 and 384 2-6% slower, 768 the same). */
-    if ((p->kv_dtype == HR_Q4_0 || p->kv_dtype == HR_Q8_0) && HR_VW >= 16 && hr_decode_i8_pick(p->kv_dtype))
-        return p->kv_dtype == HR_Q4_0     ? DECODE_BLOCK_KV_Q4
-               : hr_decode_kv_tile(p, NULL) ? DECODE_BLOCK_KV_Q8T
-                                            : DECODE_BLOCK_KV_Q8;
+     * (256 and 384 2-6% slower, 768 the same). q4_0 takes 512 at the avx2 level's int8 step
+     * too (AVX-VNNI or vpmaddubsw; same VM, `headroom --isa avx2 run`, 5 interleaved
+     * rounds, d128, against 256: AVX-VNNI -5.1 / -4.3% at L4096 / L16384 one thread, -4.6 /
+     * -2.9% at two; vpmaddubsw (HEADROOM_DECODE_PATH=emu) -2.6 / -2.5%, -4.7 / -3.1%), q8_0
+     * keeps 256 there (128 and 512 within 4% either way). */
+    if (p->kv_dtype == HR_Q4_0 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
+    if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0))
+        return hr_decode_kv_tile(p, NULL) ? DECODE_BLOCK_KV_Q8T : DECODE_BLOCK_KV_Q8;
     if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;

@@ -87,8 +87,8 @@ HR_TEST(decode_matches_oracle)
 /* The default key block: 64 for an fp32 cache, 8 KiB of K rows (16 keys at d 128, 32 at
  * d 64) once K + V stream from DRAM (past the machine's L3) with R <= 4 rows per group
  * at the avx512 level (128 keys at the avx2 level, 64 at generic); 256 for typed caches,
- * but for the avx512 level's int8 step (its path says vpdpbusd): q8_0 256 in tiles (128
- * in rows), q4_0 512;
+ * but for the int8 step: q4_0 512 at any level (its path says vpdpbusd or vpmaddubsw),
+ * q8_0 at the avx512 level 256 in tiles (128 in rows);
  * 64 when the L3 is unknown (the unit tests' machine). */
 HR_TEST(decode_default_block_follows_the_cache)
 {
@@ -118,8 +118,8 @@ HR_TEST(decode_default_block_follows_the_cache)
         k->resolve(&p, &unknown, &b);
         /* the avx2 level takes 128 keys where avx512 takes 8 KiB; generic keeps 64 */
         const int streamed = p.kv_dtype == HR_F32 && cases[i].known != 64;
-        const int i8 = (p.kv_dtype == HR_Q8_0 || p.kv_dtype == HR_Q4_0) && !strcmp(hr_isa, "avx512") &&
-                       strstr(k->path(&p), "vpdpbusd");
+        const int i8 = (p.kv_dtype == HR_Q4_0 && (strstr(k->path(&p), "vpdpbusd") || strstr(k->path(&p), "vpmaddubsw"))) ||
+                       (p.kv_dtype == HR_Q8_0 && !strcmp(hr_isa, "avx512") && strstr(k->path(&p), "vpdpbusd"));
         const int i8kb = p.kv_dtype == HR_Q4_0 ? 512 : hr_kernel_kv_tile(k, &p, NULL) ? 256 : 128;
         const int known = i8                                     ? i8kb
                           : !streamed || !strcmp(hr_isa, "avx512") ? cases[i].known
