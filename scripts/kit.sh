@@ -11,7 +11,8 @@
 #                            `check --quick` (best level; decode and flash at avx2) in
 #                            parallel, then alone: `roofline --threads 1,2`, issue 14's
 #                            decode rows (3 passes, decode-cputime: avx512 every type,
-#                            avx2 f32/f16/q8_0/q4_0) and issue 16's prefill shapes (1 pass,
+#                            avx2 f32/f16/q8_0/q4_0, and q8_0/q4_0 on avx2's conversion
+#                            path as avx2cvt) and issue 16's prefill shapes (1 pass,
 #                            both levels); prints summaries, keeps the raw files in OUT
 #                            ($OUT or /tmp/kit-out). Takes 6-9 minutes on 16 cores.
 set -euo pipefail
@@ -55,6 +56,10 @@ run)
       echo "$p avx512 $kv $L $T $("$K/avx512/decode-cputime" "$kv" "$L" "$T" 11 | awk '{print $2}')"
       case $kv in f32|f16|q8_0|q4_0) [ "$L" = 16384 ] &&
         echo "$p avx2 $kv $L $T $("$K/avx2/decode-cputime" "$kv" "$L" "$T" 11 | awk '{print $2}')";; esac
+      # q8_0/q4_0 at avx2 again on the conversion path (avx2cvt, with its own f32): the
+      # int8 step (vpmaddubsw on a CPU without AVX-VNNI) against it where it runs
+      case $kv in f32|q8_0|q4_0) [ "$L" = 16384 ] &&
+        echo "$p avx2cvt $kv $L $T $(HEADROOM_DECODE_PATH=convert "$K/avx2/decode-cputime" "$kv" "$L" "$T" 11 | awk '{print $2}')";; esac
     done
   done > "$O/decode.raw"
   sed -n "/^python3 - \"\$raw\" <<'PY'/,/^PY/p" "$here/scripts/decode-cputime.sh" | sed '1d;$d' > "$O/summary.py"
