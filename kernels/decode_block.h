@@ -273,8 +273,14 @@ int hr_decode_q_exact(void);
 
 /* Where the block steps' prefetches (pf_step) put the next block's K and V lines:
  * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 at the
- * avx512 level on an AMD family 1Ah CPU (Zen 5), else L2 (at the avx2 level there, 15
- * pairs, prefetcht0 took f32 -2.5 to -11.4% but f16 +9.2 to +11.3%, the rest same). The hint is an instruction's constant: a branch on
+ * avx512 and avx2 levels on an AMD family 1Ah CPU (Zen 5), else L2. At the avx2 level
+ * there prefetcht0 had taken f32 -2.5 to -11.4% but f16 +9.2 to +11.3% (2026-11-29, 15
+ * pairs), so auto had kept L2; with the step as it is now (2026-11-30, `headroom ab` of
+ * the build before against this one, `--isa avx2`, H32/8 d128, L4096 / L16384, T1 / T2,
+ * every type, 21 ABBA pairs): 0 slower, f32 L4096 T1 -9.6%, L16384 T2 -5.9%, bf16 and
+ * q8_0 L16384 T1 -4.4 / -4.3%, f16 same (-0.2 to -1.2%); the same with 15 pairs of
+ * HEADROOM_DECODE_PF=l2 / l1 wrappers (f32 -5.4 / -2.7% at T1, q8_0 -6.8%, f16 same).
+ * The hint is an instruction's constant: a branch on
  * it in pf_step cost q4_0 +9 to +14% (Zen 5, `headroom ab`), so each block step is
  * compiled twice, the L1 copy by decode_kv_l1.c, decode_bf16_l1.c and decode_i8_l1.c
  * (names with _l1); q4_0's vpmaddubsw instance (decode_i8e.c) has none and keeps L2.

@@ -521,16 +521,15 @@ static inline int cpu_amd_family_1a(void)
 #endif
 }
 
-/* The env read per call (tests switch it), the CPU once. auto: the avx512 level only;
- * at the avx2 level on the Zen 5 prefetcht0 took f32 -2.5 to -11% but f16 +9 to +11%
- * (decode_block.h). decode_i8e.c's instance has no L1 copy. */
+/* The env read per call (tests switch it), the CPU once. auto: the avx512 and avx2
+ * levels on a Zen 5 (decode_block.h). decode_i8e.c's instance has no L1 copy. */
 int hr_decode_pf_l1(hr_dtype t)
 {
     static int cpu = -1; /* a benign race: every thread stores the same value */
     const int e = hr_decode_pf_env();
     if (hr_decode_i8_pick(t) == &hr_decode_i8_emu || !e) return 0;
     if (e == 1) return 1;
-    if (cpu < 0) cpu = HR_VW >= 16 && cpu_amd_family_1a();
+    if (cpu < 0) cpu = HR_VW >= 8 && cpu_amd_family_1a();
     return cpu;
 }
 
