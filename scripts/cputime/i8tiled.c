@@ -3,7 +3,8 @@
  * llama.cpp's rows (a key's blocks side by side) against its step on the same values in
  * tiles (scores_q4t / scores_q8t and the tiled P·V, decode_i8.c's source included), one
  * after the other in ABBA rounds over the same blocks. The outputs must match bit for
- * bit. H32/8 d128, the kernel's block (q4_0 512 keys, q8_0 128), avx512 builds.
+ * bit. H32/8 d128, q4_0 512 keys, q8_0 128 (the rows' block; on tiles the kernel takes
+ * 256, DECODE_BLOCK_KV_Q8T), avx512 builds.
  * usage: i8tiled q4_0|q8_0 [NBLK [ROUNDS]]   (NBLK 1: L1/L2; 8: L2; 64: L3; 2048+: memory) */
 #define HR_DECODE_PF_COPY 1
 #ifndef HR_DECODE_PF_HINT
