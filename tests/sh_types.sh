@@ -58,6 +58,12 @@ if $B list | grep -Eq '^  avx2 +runs on this CPU'; then
 else
     skip decode_emu_list "the avx2 level does not run here"
 fi
+# the vpmaddubsw step exists at the avx2 level only: forced elsewhere, refused in one line (exit 2)
+if $B list | grep -Eq '^  generic +runs on this CPU'; then
+    expect decode_emu_generic_refused 2 'HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step' -- env HEADROOM_DECODE_PATH=emu $B --isa generic run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
+else
+    skip decode_emu_generic_refused "this binary has no generic level (a fixed-level build)"
+fi
 # HEADROOM_DECODE_PF: the block steps' prefetches into L1 (the _l1 copies) or L2, named in the path
 expect decode_pf_l1_list 0 'f32/kv=f16 +[a-z0-9]+ f16 .*, prefetch into L1$' -- env HEADROOM_DECODE_PF=l1 $B list
 expect decode_pf_l2_list 0 'f32/kv=f16 +[a-z0-9]+ f16 [^,]*, fp32 FMA$' -- env HEADROOM_DECODE_PF=l2 $B list
