@@ -315,7 +315,7 @@ static const char *i8_path(hr_dtype t)
 
 static void i8_quant(const dctx *c, const float *q, float *qx)
 {
-    const int nb = c->d / HR_QBLOCK, off = c->kt == HR_Q4_0 ? 8 : HR_I8_SK ? 0 : 128; /* q8_0: K + 128, or signed */
+    const int nb = c->d / HR_QBLOCK, off = I8_OFFSET(c->kt == HR_Q4_0);
     for (int r = 0; r < c->R; r++) {
         const float *x = q + (size_t)r * c->dp;
         float *row = qx + (size_t)r * qrow_f(c), *dq = row + c->d / 4;

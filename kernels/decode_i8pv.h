@@ -113,6 +113,10 @@
 
 #if defined(HR_HAVE_I8DOT)
 #define QBYTES(q4) ((q4) ? 2 + HR_QBLOCK / 2 : 2 + HR_QBLOCK) /* a stored q4_0 / q8_0 block */
+/* What vpdpbusd's unsigned side adds to a stored value, taken out by the corrections:
+ * q4_0's nibbles hold v + 8; q8_0's K and V go + 128, but under HR_I8_SK stay signed (the
+ * sign trick). The K side (i8_quant) and the V side (pv_quant) alike. */
+#define I8_OFFSET(q4) ((q4) ? 8 : HR_I8_SK ? 0 : 128)
 /* keys per int8 P·V weight group (one scale per row, q block and group): 4 vectors, so
  * that pv_quant holds a group in 4 registers (64 on AVX-512, 32 on AVX2); the path says
  * it ("P·dv s8 per GK keys") and the oracle's weight term follows it */
@@ -292,7 +296,7 @@ HR_I8_INLINE void pv_quant_tail(int u8, const float *sr, const float *svb, int g
 HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const float *sv, int n, signed char *w,
                            float *cg, int32_t *co, float *ci)
 {
-    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = q4 ? 8 : HR_I8_SK ? 0 : 128; /* q8_0: V + 128, or signed */
+    const int nb = c->d / HR_QBLOCK, kbp = c->kbp, ng = (int)ngrp(c), off = I8_OFFSET(q4);
     /* exactly 2 whole groups a row and block (128-key blocks at AVX-512): blocks b and
      * b + 1 in one pv_quant_groups, so its reductions are not half empty */
     const int pair = n / GK == 2 && nb % 2 == 0;

@@ -51,11 +51,12 @@ HR_I8_INLINE void hr_vi_kt_q8(const unsigned char *b, ptrdiff_t stride, int nk, 
         u[4 * h + 2] = _mm256_unpacklo_epi64(x[1], x[3]);
         u[4 * h + 3] = _mm256_unpackhi_epi64(x[1], x[3]);
     }
-    const __m256i o = _mm256_set1_epi8(HR_I8_SK ? 0 : (char)0x80); /* + 128, or signed as stored */
+    const __m256i o = _mm256_set1_epi8((char)0x80);
     for (int i = 0; i < 4; i++) {
-        out[i] = _mm256_xor_si256(_mm256_permute2x128_si256(u[i], u[4 + i], 0x20), o);
-        out[4 + i] = _mm256_xor_si256(_mm256_permute2x128_si256(u[i], u[4 + i], 0x31), o);
+        out[i] = _mm256_permute2x128_si256(u[i], u[4 + i], 0x20);
+        out[4 + i] = _mm256_permute2x128_si256(u[i], u[4 + i], 0x31);
     }
+    for (int i = 0; i < 8 && !HR_I8_SK; i++) out[i] = _mm256_xor_si256(out[i], o); /* + 128, or signed as stored */
 }
 HR_I8_INLINE void hr_vi_kt_q4(const unsigned char *b, ptrdiff_t stride, int nk, hr_vi *out)
 {

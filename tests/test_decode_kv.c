@@ -364,29 +364,30 @@ HR_TEST(decode_int8_exact_query)
         {1, 4, 1, 1, 77, 32}, {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128}, {1, 4, 2, 16, 45, 160},
     };
     setenv("HEADROOM_DECODE_PV", "fp32", 1); /* the int8 P·V rounds the weights: decode_int8_pv_bound */
-    for (int emu = 0; emu < 2 && int8_instance(emu); emu++)
-    for (int t = HR_Q8_0; t <= HR_Q4_0; t++) {
-        double worst = 0, tol = 0;
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-            for (int lay = 0; lay < 2; lay++) {
-                const int *x = shapes[s];
-                hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], (s + lay) % 2, 0.125, HR_F32, (hr_dtype)t};
-                hr_check own, fmt;
-                if (run_kv_q(&p, (hr_layout)lay, HR_DIST_NORMAL, 1 + (int)(s + lay) % 3, 0, &own, &fmt, 1)) {
-                    CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
-                    continue;
+    for (int emu = 0; emu < 2 && int8_instance(emu); emu++) {
+        for (int t = HR_Q8_0; t <= HR_Q4_0; t++) {
+            double worst = 0, tol = 0;
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                for (int lay = 0; lay < 2; lay++) {
+                    const int *x = shapes[s];
+                    hr_problem p = {x[0], x[1], x[2], x[3], x[4], x[5], (s + lay) % 2, 0.125, HR_F32, (hr_dtype)t};
+                    hr_check own, fmt;
+                    if (run_kv_q(&p, (hr_layout)lay, HR_DIST_NORMAL, 1 + (int)(s + lay) % 3, 0, &own, &fmt, 1)) {
+                        CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
+                        continue;
+                    }
+                    worst = own.max_rel_err > worst ? own.max_rel_err : worst;
+                    tol = own.tol_pass > tol ? own.tol_pass : tol;
+                    /* fp32 terms only: eps (8 sqrt(d) + 16 log2(Nkv + 1) + 16) is at most
+                     * ~3e-5 here; a lane or offset wrong is O(1). */
+                    CHECKF(own.verdict == HR_CHECK_PASS && own.tol_pass < 1e-4,
+                           "kv %s shape %zu %s: max_rel %g tol %g", hr_dtype_names[t], s, hr_layout_names[lay],
+                           own.max_rel_err, own.tol_pass);
                 }
-                worst = own.max_rel_err > worst ? own.max_rel_err : worst;
-                tol = own.tol_pass > tol ? own.tol_pass : tol;
-                /* fp32 terms only: eps (8 sqrt(d) + 16 log2(Nkv + 1) + 16) is at most
-                 * ~3e-5 here; a lane or offset wrong is O(1). */
-                CHECKF(own.verdict == HR_CHECK_PASS && own.tol_pass < 1e-4,
-                       "kv %s shape %zu %s: max_rel %g tol %g", hr_dtype_names[t], s, hr_layout_names[lay],
-                       own.max_rel_err, own.tol_pass);
-            }
-        const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, (hr_dtype)t};
-        printf("     note: decode kv %s exact-q8_0 queries, path '%s': max_rel %.2e (tol up to %.2e)\n",
-               hr_dtype_names[t], hr_kernel_path(hr_kernel_find("decode"), &p), worst, tol);
+            const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, (hr_dtype)t};
+            printf("     note: decode kv %s exact-q8_0 queries, path '%s': max_rel %.2e (tol up to %.2e)\n",
+                   hr_dtype_names[t], hr_kernel_path(hr_kernel_find("decode"), &p), worst, tol);
+        }
     }
     decode_path_env(NULL);
     unsetenv("HEADROOM_DECODE_PV");
@@ -407,47 +408,48 @@ HR_TEST(decode_int8_pv_bound)
         printf("     note: no int8 P·V on this build or CPU ('%s')\n", k ? hr_kernel_path(k, &p0) : "");
         return;
     }
-    for (int emu = 0; emu < 2 && int8_instance(emu); emu++)
-    for (int t = HR_Q8_0; t <= HR_Q4_0; t++)
-        for (int peaked = 0; peaked < 2; peaked++) {
-            hr_problem p = p0;
-            p.kv_dtype = (hr_dtype)t;
-            kv_case kc;
-            if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
-                CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
-                continue;
+    for (int emu = 0; emu < 2 && int8_instance(emu); emu++) {
+        for (int t = HR_Q8_0; t <= HR_Q4_0; t++)
+            for (int peaked = 0; peaked < 2; peaked++) {
+                hr_problem p = p0;
+                p.kv_dtype = (hr_dtype)t;
+                kv_case kc;
+                if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
+                    CHECKF(0, "%s: allocation failed", hr_dtype_names[t]);
+                    continue;
+                }
+                hr_args *a = &kc.ts.args;
+                for (int h = 0; h < p.heads; h++) {
+                    float *q = hr_row(kc.ts.q, 0, h, 0);
+                    const float *kj = hr_crow(a->k, 0, h / 4, 1000 + 7 * h);
+                    for (int x = 0; x < p.d_head; x++) q[x] = peaked ? 2.0f * kj[x] : 0.0f;
+                }
+                hr_tune tn = hr_kernel_tune(k, &p, &(hr_tune){0, 0, 2});
+                size_t wb = k->workspace_bytes(&p, &tn);
+                void *ws = hr_alloc(wb ? wb : 64);
+                k->run(&p, &tn, a, ws);
+                const hr_quant_path q8 = hr_path_quant(hr_kernel_path(k, &p));
+                const hr_check own = hr_oracle_check_q(&p, a, 0, q8), bare = hr_oracle_check_q(&p, a, 0, (hr_quant_path){true, 0});
+                const double term = own.tol_pass - bare.tol_pass;
+                /* groups of 4 vectors: 64 keys on AVX-512, 32 on AVX2 (decode_i8pv.h's GK) */
+                const int gk = !strcmp(hr_isa, "avx2") ? 32 : 64;
+                /* u8 weights (c = max/255) on q8_0 but on the vpmaddubsw step (within 127) */
+                const int u8 = t == HR_Q8_0 && !strstr(hr_kernel_path(k, &p), "vpmaddubsw");
+                CHECKF(q8.q8_query && q8.pv8_group == gk && q8.pv8_u8 == u8, "%s path '%s'", hr_dtype_names[t],
+                       hr_kernel_path(k, &p));
+                CHECKF(own.verdict == HR_CHECK_PASS, "%s %s: max_rel %g tol %g", hr_dtype_names[t],
+                       peaked ? "peaked" : "flat", own.max_rel_err, own.tol_pass);
+                if (!peaked) /* the flat context's weights all round: the term carries it */
+                    CHECKF(own.max_rel_err > bare.tol_pass && own.max_rel_err > term / 1000, "%s flat: max_rel %g, tol %g without "
+                           "the term, term %g", hr_dtype_names[t], own.max_rel_err, bare.tol_pass, term);
+                printf("     note: decode kv %s int8 P·V%s L4096 %s: max_rel %.2e, tol %.2e (weights' term %.2e, err/tol "
+                       "%.3f; without the term tol %.2e)\n", hr_dtype_names[t], emu ? " (vpmaddubsw)" : "",
+                       peaked ? "peaked" : "flat  ", own.max_rel_err, own.tol_pass, term, own.max_rel_err / own.tol_pass,
+                       bare.tol_pass);
+                free(ws);
+                kv_case_free(&kc);
             }
-            hr_args *a = &kc.ts.args;
-            for (int h = 0; h < p.heads; h++) {
-                float *q = hr_row(kc.ts.q, 0, h, 0);
-                const float *kj = hr_crow(a->k, 0, h / 4, 1000 + 7 * h);
-                for (int x = 0; x < p.d_head; x++) q[x] = peaked ? 2.0f * kj[x] : 0.0f;
-            }
-            hr_tune tn = hr_kernel_tune(k, &p, &(hr_tune){0, 0, 2});
-            size_t wb = k->workspace_bytes(&p, &tn);
-            void *ws = hr_alloc(wb ? wb : 64);
-            k->run(&p, &tn, a, ws);
-            const hr_quant_path q8 = hr_path_quant(hr_kernel_path(k, &p));
-            const hr_check own = hr_oracle_check_q(&p, a, 0, q8), bare = hr_oracle_check_q(&p, a, 0, (hr_quant_path){true, 0});
-            const double term = own.tol_pass - bare.tol_pass;
-            /* groups of 4 vectors: 64 keys on AVX-512, 32 on AVX2 (decode_i8pv.h's GK) */
-            const int gk = !strcmp(hr_isa, "avx2") ? 32 : 64;
-            /* u8 weights (c = max/255) on q8_0 but on the vpmaddubsw step (within 127) */
-            const int u8 = t == HR_Q8_0 && !strstr(hr_kernel_path(k, &p), "vpmaddubsw");
-            CHECKF(q8.q8_query && q8.pv8_group == gk && q8.pv8_u8 == u8, "%s path '%s'", hr_dtype_names[t],
-                   hr_kernel_path(k, &p));
-            CHECKF(own.verdict == HR_CHECK_PASS, "%s %s: max_rel %g tol %g", hr_dtype_names[t],
-                   peaked ? "peaked" : "flat", own.max_rel_err, own.tol_pass);
-            if (!peaked) /* the flat context's weights all round: the term carries it */
-                CHECKF(own.max_rel_err > bare.tol_pass && own.max_rel_err > term / 1000, "%s flat: max_rel %g, tol %g without "
-                       "the term, term %g", hr_dtype_names[t], own.max_rel_err, bare.tol_pass, term);
-            printf("     note: decode kv %s int8 P·V%s L4096 %s: max_rel %.2e, tol %.2e (weights' term %.2e, err/tol "
-                   "%.3f; without the term tol %.2e)\n", hr_dtype_names[t], emu ? " (vpmaddubsw)" : "",
-                   peaked ? "peaked" : "flat  ", own.max_rel_err, own.tol_pass, term, own.max_rel_err / own.tol_pass,
-                   bare.tol_pass);
-            free(ws);
-            kv_case_free(&kc);
-        }
+    }
     decode_path_env(NULL);
 }
 
@@ -474,50 +476,50 @@ HR_TEST(decode_int8_pv_sign)
     CHECK(k != NULL);
     const hr_problem p = {1, 8, 2, 1, 1000, 128, false, 0, HR_F32, HR_Q8_0};
     for (int emu = 0; k && emu < 2 && int8_instance(emu); emu++) {
-    const char *path = hr_kernel_path(k, &p);
-    if (!strstr(path, emu ? "P·V vpmaddubsw" : "P·dv u8")) {
-        printf("     note: no %s int8 P·V on this build or CPU ('%s')\n", emu ? "vpmaddubsw" : "u8", path);
-        continue;
-    }
-    const hr_quant_path qp = hr_path_quant(path);
-    hr_quant_path s8 = qp;
-    s8.pv8_u8 = false;
-    CHECK(qp.q8_query && qp.pv8_u8 == !emu && qp.pv8_group > 0);
-    for (int variant = 0; variant < 3; variant++) {
-        kv_case kc;
-        if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
-            CHECKF(0, "allocation failed");
+        const char *path = hr_kernel_path(k, &p);
+        if (!strstr(path, emu ? "P·V vpmaddubsw" : "P·dv u8")) {
+            printf("     note: no %s int8 P·V on this build or CPU ('%s')\n", emu ? "vpmaddubsw" : "u8", path);
             continue;
         }
-        hr_args *a = &kc.ts.args;
-        const int peak = variant == 2 ? 517 : 310;
-        for (int g = 0; g < p.kv_heads; g++) {
-            if (variant == 1)
-                for (int j = 300; j < 340; j++)
-                    for (int blk = 0; blk < p.d_head / HR_QBLOCK; blk++) q8_negate(a, g, j, blk);
-            if (variant == 2) q8_negate(a, g, peak, 2);
+        const hr_quant_path qp = hr_path_quant(path);
+        hr_quant_path s8 = qp;
+        s8.pv8_u8 = false;
+        CHECK(qp.q8_query && qp.pv8_u8 == !emu && qp.pv8_group > 0);
+        for (int variant = 0; variant < 3; variant++) {
+            kv_case kc;
+            if (kv_case_alloc(&kc, &p, HR_LAYOUT_BHND, HR_DIST_NORMAL)) {
+                CHECKF(0, "allocation failed");
+                continue;
+            }
+            hr_args *a = &kc.ts.args;
+            const int peak = variant == 2 ? 517 : 310;
+            for (int g = 0; g < p.kv_heads; g++) {
+                if (variant == 1)
+                    for (int j = 300; j < 340; j++)
+                        for (int blk = 0; blk < p.d_head / HR_QBLOCK; blk++) q8_negate(a, g, j, blk);
+                if (variant == 2) q8_negate(a, g, peak, 2);
+            }
+            for (int h = 0; h < p.heads; h++) {
+                float *q = hr_row(kc.ts.q, 0, h, 0);
+                const float *kj = hr_crow(a->k, 0, h / 4, peak);
+                for (int x = 0; x < p.d_head; x++) q[x] = 2.0f * kj[x];
+            }
+            hr_tune tn = hr_kernel_tune(k, &p, &(hr_tune){0, 128, 1});
+            size_t wb = k->workspace_bytes(&p, &tn);
+            void *ws = hr_alloc(wb ? wb : 64);
+            k->run(&p, &tn, a, ws);
+            const hr_check own = hr_oracle_check_q(&p, a, 0, qp), as_s8 = hr_oracle_check_q(&p, a, 0, s8);
+            CHECKF(own.verdict == HR_CHECK_PASS, "variant %d: max_rel %g tol %g", variant, own.max_rel_err, own.tol_pass);
+            if (variant == 0 && !emu)
+                CHECKF(own.tol_pass < as_s8.tol_pass, "tol %g not below the s8 one %g", own.tol_pass, as_s8.tol_pass);
+            else CHECKF(own.tol_pass == as_s8.tol_pass, "variant %d: tol %g, the s8 one %g", variant, own.tol_pass, as_s8.tol_pass);
+            printf("     note: decode kv q8_0 int8 P·V%s, %s: max_rel %.2e, tol %.2e (with s8 weights %.2e)\n",
+                   emu ? " (vpmaddubsw)" : "",
+                   variant == 0 ? "V scales >= 0 (u8)      " : variant == 1 ? "keys 300-339 negated (s8)" : "one block negated (s8)   ",
+                   own.max_rel_err, own.tol_pass, as_s8.tol_pass);
+            free(ws);
+            kv_case_free(&kc);
         }
-        for (int h = 0; h < p.heads; h++) {
-            float *q = hr_row(kc.ts.q, 0, h, 0);
-            const float *kj = hr_crow(a->k, 0, h / 4, peak);
-            for (int x = 0; x < p.d_head; x++) q[x] = 2.0f * kj[x];
-        }
-        hr_tune tn = hr_kernel_tune(k, &p, &(hr_tune){0, 128, 1});
-        size_t wb = k->workspace_bytes(&p, &tn);
-        void *ws = hr_alloc(wb ? wb : 64);
-        k->run(&p, &tn, a, ws);
-        const hr_check own = hr_oracle_check_q(&p, a, 0, qp), as_s8 = hr_oracle_check_q(&p, a, 0, s8);
-        CHECKF(own.verdict == HR_CHECK_PASS, "variant %d: max_rel %g tol %g", variant, own.max_rel_err, own.tol_pass);
-        if (variant == 0 && !emu)
-            CHECKF(own.tol_pass < as_s8.tol_pass, "tol %g not below the s8 one %g", own.tol_pass, as_s8.tol_pass);
-        else CHECKF(own.tol_pass == as_s8.tol_pass, "variant %d: tol %g, the s8 one %g", variant, own.tol_pass, as_s8.tol_pass);
-        printf("     note: decode kv q8_0 int8 P·V%s, %s: max_rel %.2e, tol %.2e (with s8 weights %.2e)\n",
-               emu ? " (vpmaddubsw)" : "",
-               variant == 0 ? "V scales >= 0 (u8)      " : variant == 1 ? "keys 300-339 negated (s8)" : "one block negated (s8)   ",
-               own.max_rel_err, own.tol_pass, as_s8.tol_pass);
-        free(ws);
-        kv_case_free(&kc);
-    }
     }
     decode_path_env(NULL);
 }
