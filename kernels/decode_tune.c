@@ -23,7 +23,17 @@
  * one thread L8192 -11.5%, L16384 -18.2%, L65536 -13.3%, d 64 (15 pairs) -5.1 / -5.8%
  * (H8/8 Nq 4, H32/8 Nq 1), the rest same or noise, L4096 (not streamed) same. Why the
  * two levels want opposite directions from 64 is not known either. The generic level
- * keeps 64 (not measured). */
+ * keeps 64 (not measured).
+ * Where the steps prefetch into L1 (hr_decode_pf_l1, a Zen 5 by default) the short
+ * blocks lose: on the Zen 5 VM (2026-11-30, `headroom ab` of 16-key blocks against
+ * fixed 64 / 128 / 256, H32/8 Nq 1, one and two threads, 15-21 ABBA pairs) d 128 took
+ * 128 keys -4.2 / -5.4% at L16384 (T1 / T2; T2 noise), -5.1 / -2.5% at L65536 (64
+ * keys -3.8 / -4.7%; 256 keys +12 to +27% against 128); d 256 (L8192) 64 keys -18.5 /
+ * -11.5% against 8, 128 keys +20 / +17% against 64; d 64 (L32768) 32 to 256 keys
+ * within 3%, noise. So 64 KiB of K rows (128 keys at d 128), at most 256 keys. The
+ * avx2 level on that VM, d 256 L8192 (5 interleaved rounds): 64 keys -23 / -14%
+ * against 128, so its 128 keys are capped at 64 KiB of K too (d 256 not measured on a
+ * Zen 4). */
 int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int threads)
 {
     /* The int8 step at the avx512 level: q4_0 512 keys (the block's fixed work, ~0.2 µs,
@@ -55,9 +65,11 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
     const double l3 = m ? hr_machine_l3_reach(m, threads) : 0;
     if (HR_VW < 8 || !(l3 > 0) || cache <= l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
         return DECODE_BLOCK_KV;
-    if (HR_VW == 8) return DECODE_STREAM_KEYS_AVX2; /* AVX2: longer blocks, not shorter */
-    int kb = (int)(DECODE_STREAM_BLOCK_BYTES / row);
-    return kb < 8 ? 8 : kb > DECODE_BLOCK_KV ? DECODE_BLOCK_KV : kb;
+    /* long blocks: up to 64 KiB of K rows (AVX2, or the prefetches into L1) */
+    const int longer = HR_VW == 8 || hr_decode_pf_l1(HR_F32);
+    const int hi = HR_VW == 8 ? DECODE_STREAM_KEYS_AVX2 : longer ? DECODE_STREAM_KEYS_MAX : DECODE_BLOCK_KV;
+    const int kb = (int)((longer ? DECODE_STREAM_BLOCK_BYTES_L1 : DECODE_STREAM_BLOCK_BYTES) / row);
+    return kb < 8 ? 8 : kb > hi ? hi : kb;
 }
 
 /* HR_KV_TILE where decode_i8.c's int8 step with int8 P·V (the avx512 level, or the avx2

@@ -84,12 +84,14 @@ HR_TEST(decode_matches_oracle)
     CHECK(n == 9 * 2 * 2 * 4 && fails == 0);
 }
 
-/* The default key block: 64 for an fp32 cache, 8 KiB of K rows (16 keys at d 128, 32 at
- * d 64) once K + V stream from DRAM (past the machine's L3) with R <= 4 rows per group
- * at the avx512 level (128 keys at the avx2 level, 64 at generic); 256 for typed caches,
- * but for the int8 step: q4_0 512 at any level (its path says vpdpbusd or vpmaddubsw),
- * q8_0 at the avx512 level 256 in tiles (128 in rows);
- * 64 when the L3 is unknown (the unit tests' machine). */
+/* The default key block: 64 for an fp32 cache, but once K + V stream from DRAM (past the
+ * machine's L3) with R <= 4 rows per group, at the avx512 level 8 KiB of K rows (16 keys
+ * at d 128, 32 at d 64, 8 to 64 keys) where the steps prefetch into L2, 64 KiB (8 to 256
+ * keys) where they prefetch into L1 (HEADROOM_DECODE_PF=l1, a Zen 5's default), at the
+ * avx2 level 64 KiB but at most 128 keys, at generic 64; 256 for typed caches, but for
+ * the int8 step: q4_0 512 at any level (its path says vpdpbusd or vpmaddubsw), q8_0 at
+ * the avx512 level 256 in tiles (128 in rows); 64 when the L3 is unknown (the unit
+ * tests' machine). Each case under both prefetch hints. */
 HR_TEST(decode_default_block_follows_the_cache)
 {
     const hr_kernel *k = decode();
@@ -99,47 +101,61 @@ HR_TEST(decode_default_block_follows_the_cache)
     static const struct {
         int hq, hkv, nq, nkv, d;
         hr_dtype kv;
-        int known, unknown;
+        int l2, l1, avx2, unknown; /* streamed f32: avx512 into L2, into L1; avx2 */
     } cases[] = {
-        {32, 8, 1, 16384, 128, HR_F32, 16, 64},  /* 128 MiB, R 4: streamed           */
-        {32, 8, 1, 4096, 128, HR_F32, 64, 64},   /* 32 MiB: not past the L3          */
-        {32, 8, 1, 65536, 64, HR_F32, 32, 64},   /* d 64: 32 keys are 8 KiB          */
-        {8, 8, 4, 65536, 64, HR_F32, 32, 64},    /* R = 4 (Nq 4, MHA)                */
-        {32, 8, 4, 65536, 64, HR_F32, 64, 64},   /* R = 16: compute-bound, kept      */
-        {32, 8, 1, 16384, 128, HR_Q8_0, 256, 256}, /* int8 step at avx512: 256 (tiles) */
-        {32, 8, 1, 16384, 128, HR_Q4_0, 256, 256}, /* there: 512                 */
-        {32, 8, 1, 16384, 512, HR_F32, 8, 64},   /* at least 8 keys                  */
+        {32, 8, 1, 16384, 128, HR_F32, 16, 128, 128, 64},  /* 128 MiB, R 4: streamed      */
+        {32, 8, 1, 4096, 128, HR_F32, 64, 64, 64, 64},     /* 32 MiB: not past the L3     */
+        {32, 8, 1, 65536, 64, HR_F32, 32, 256, 128, 64},   /* d 64: 32 keys are 8 KiB     */
+        {8, 8, 4, 65536, 64, HR_F32, 32, 256, 128, 64},    /* R = 4 (Nq 4, MHA)           */
+        {32, 8, 4, 65536, 64, HR_F32, 64, 64, 64, 64},     /* R = 16: compute-bound, kept */
+        {32, 8, 1, 8192, 256, HR_F32, 8, 64, 64, 64},      /* d 256: 64 KiB is 64 keys     */
+        {32, 8, 1, 16384, 128, HR_Q8_0, 256, 256, 256, 256}, /* int8 step at avx512: 256 (tiles) */
+        {32, 8, 1, 16384, 128, HR_Q4_0, 256, 256, 256, 256}, /* there: 512            */
+        {32, 8, 1, 16384, 512, HR_F32, 8, 32, 32, 64},     /* at least 8 keys             */
+        {32, 8, 1, 4096, 4096, HR_F32, 8, 8, 8, 64},       /* 16 KiB rows: still 8        */
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        hr_problem p = {1, cases[i].hq, cases[i].hkv, cases[i].nq, cases[i].nkv, cases[i].d, false, 0};
-        p.kv_dtype = cases[i].kv;
-        hr_tune a = {0}, b = {0};
-        k->resolve(&p, &zen4, &a);
-        k->resolve(&p, &unknown, &b);
-        /* the avx2 level takes 128 keys where avx512 takes 8 KiB; generic keeps 64 */
-        const int streamed = p.kv_dtype == HR_F32 && cases[i].known != 64;
-        const int i8 = (p.kv_dtype == HR_Q4_0 && (strstr(k->path(&p), "vpdpbusd") || strstr(k->path(&p), "vpmaddubsw"))) ||
-                       (p.kv_dtype == HR_Q8_0 && !strcmp(hr_isa, "avx512") && strstr(k->path(&p), "vpdpbusd"));
-        const int i8kb = p.kv_dtype == HR_Q4_0 ? 512 : hr_kernel_kv_tile(k, &p, NULL) ? 256 : 128;
-        const int known = i8                                     ? i8kb
-                          : !streamed || !strcmp(hr_isa, "avx512") ? cases[i].known
-                          : !strcmp(hr_isa, "avx2")              ? 128
-                                                                 : 64;
-        const int unk = i8 ? i8kb : cases[i].unknown;
-        CHECKF(a.block_kv == known && b.block_kv == unk,
-               "case %zu (%s): block_kv %d (L3 32 MiB) %d (unknown), expected %d %d", i, hr_isa,
-               a.block_kv, b.block_kv, known, unk);
+    const char *pf = getenv("HEADROOM_DECODE_PF");
+    char *saved = pf ? strdup(pf) : NULL;
+    for (int hint = 1; hint <= 2; hint++) {
+        setenv("HEADROOM_DECODE_PF", hint == 1 ? "l1" : "l2", 1);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            hr_problem p = {1, cases[i].hq, cases[i].hkv, cases[i].nq, cases[i].nkv, cases[i].d, false, 0};
+            p.kv_dtype = cases[i].kv;
+            hr_tune a = {0}, b = {0};
+            k->resolve(&p, &zen4, &a);
+            k->resolve(&p, &unknown, &b);
+            const int i8 =
+                (p.kv_dtype == HR_Q4_0 && (strstr(k->path(&p), "vpdpbusd") || strstr(k->path(&p), "vpmaddubsw"))) ||
+                (p.kv_dtype == HR_Q8_0 && !strcmp(hr_isa, "avx512") && strstr(k->path(&p), "vpdpbusd"));
+            const int i8kb = p.kv_dtype == HR_Q4_0 ? 512 : hr_kernel_kv_tile(k, &p, NULL) ? 256 : 128;
+            const int f32 = p.kv_dtype == HR_F32;
+            const int known = i8                         ? i8kb
+                              : !f32                     ? cases[i].l2
+                              : !strcmp(hr_isa, "avx512") ? (hint == 1 ? cases[i].l1 : cases[i].l2)
+                              : !strcmp(hr_isa, "avx2")   ? cases[i].avx2
+                                                         : 64;
+            const int unk = i8 ? i8kb : cases[i].unknown;
+            CHECKF(a.block_kv == known && b.block_kv == unk,
+                   "case %zu (%s, prefetch into %s): block_kv %d (L3 32 MiB) %d (unknown), expected %d %d", i,
+                   hr_isa, hint == 1 ? "L1" : "L2", a.block_kv, b.block_kv, known, unk);
+        }
+        /* Eight instances of 32 MiB, 8 CPUs each: 16 threads reach 64 MiB, so a 48 MiB
+         * cache (L6144) is in their L3 and keeps 64 keys; 8 threads reach 32 MiB and
+         * stream it. */
+        const hr_machine ccds = {32768, 1 << 20, 0, (size_t)32 << 20, 8, 8};
+        hr_problem pc = {1, 32, 8, 1, 6144, 128, false, 0};
+        hr_tune t16 = {.threads = 16}, t8 = {.threads = 8};
+        k->resolve(&pc, &ccds, &t16);
+        k->resolve(&pc, &ccds, &t8);
+        const int dram = !strcmp(hr_isa, "avx512") ? (hint == 1 ? 128 : 16) : !strcmp(hr_isa, "avx2") ? 128 : 64;
+        CHECKF(t16.block_kv == 64 && t8.block_kv == dram,
+               "%s: 48 MiB over 8 L3s of 32 MiB: block_kv %d at T16, %d at T8", hr_isa, t16.block_kv,
+               t8.block_kv);
     }
-    /* Eight instances of 32 MiB, 8 CPUs each: 16 threads reach 64 MiB, so a 48 MiB cache
-     * (L6144) is in their L3 and keeps 64 keys; 8 threads reach 32 MiB and stream it. */
+    if (saved) setenv("HEADROOM_DECODE_PF", saved, 1);
+    else unsetenv("HEADROOM_DECODE_PF");
+    free(saved);
     const hr_machine ccds = {32768, 1 << 20, 0, (size_t)32 << 20, 8, 8};
-    hr_problem pc = {1, 32, 8, 1, 6144, 128, false, 0};
-    hr_tune t16 = {.threads = 16}, t8 = {.threads = 8};
-    k->resolve(&pc, &ccds, &t16);
-    k->resolve(&pc, &ccds, &t8);
-    const int dram = !strcmp(hr_isa, "avx512") ? 16 : !strcmp(hr_isa, "avx2") ? 128 : 64;
-    CHECKF(t16.block_kv == 64 && t8.block_kv == dram, "%s: 48 MiB over 8 L3s of 32 MiB: block_kv %d at T16, %d at T8",
-           hr_isa, t16.block_kv, t8.block_kv);
     CHECK(hr_machine_l3_reach(&ccds, 1) == 32.0 * 1048576 && hr_machine_l3_reach(&ccds, 9) == 64.0 * 1048576 &&
           hr_machine_l3_reach(&ccds, 1000) == 256.0 * 1048576 && hr_machine_l3_reach(&zen4, 2) == 32.0 * 1048576 &&
           hr_machine_l3_reach(&unknown, 4) == 0);
