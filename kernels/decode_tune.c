@@ -4,11 +4,11 @@
 
 #include "decode_block.h"
 
-/* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128; at the avx2
- * level 128 keys, below) where the cache streams from DRAM (K + V past the machine's L3)
- * with R <= 4 rows per group. On the Zen 4 (2 vCPUs, 32 MiB L3; `headroom ab` of a
- * 64-key build against a 16-key one, 21 ABBA pairs, H32/8 d128 Nq 1, 2026-11-27): from
- * DRAM at one thread -12.9 / -14.9%
+/* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128; 64 KiB
+ * where the steps prefetch into L1, and at the avx2 level 128 keys, below) where the
+ * cache streams from DRAM (K + V past the machine's L3) with R <= 4 rows per group.
+ * On the Zen 4 (2 vCPUs, 32 MiB L3; `headroom ab` of a 64-key build against a 16-key
+ * one, 21 ABBA pairs, H32/8 d128 Nq 1, 2026-11-27): from DRAM at one thread -12.9 / -14.9%
  * at L16384 / L65536 (and -9.9% at L8192, 64 MiB), two threads same or noise; from L3
  * +6.4% at L4096 (32 MiB) and +16% at L1024, where the block's fixed work (softmax,
  * rescale, tile set-up) shows, hence only past L3. d 64 with 32 keys (the same 8 KiB)
