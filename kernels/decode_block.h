@@ -26,9 +26,10 @@
 #define DECODE_STREAM_BLOCK_BYTES 8192
 #define DECODE_STREAM_MAX_R 4
 #define DECODE_STREAM_KEYS_AVX2 128 /* the same case at the avx2 level: keys per block */
-/* ... where the block steps prefetch into L1 (hr_decode_pf_l1: a Zen 5) at the avx512
- * level: this many bytes of K rows (128 keys at d 128), at most DECODE_STREAM_KEYS_MAX
- * keys; and at the avx2 level everywhere the cap on DECODE_STREAM_KEYS_AVX2 */
+/* The same case where the block steps prefetch into L1 (hr_decode_pf_l1: a Zen 5) at
+ * the avx512 level: this many bytes of K rows (128 keys at d 128), at most
+ * DECODE_STREAM_KEYS_MAX keys; at the avx2 level, on any CPU, the cap on
+ * DECODE_STREAM_KEYS_AVX2 (decode_tune.c) */
 #define DECODE_STREAM_BLOCK_BYTES_L1 65536
 #define DECODE_STREAM_KEYS_MAX 256
 /* A typed cache's default: its per-block work (softmax, rescale, tile set-up) is paid
