@@ -92,12 +92,21 @@ HR_TEST(decode_matches_oracle)
  * the int8 step: q4_0 512 at any level (its path says vpdpbusd or vpmaddubsw), q8_0 at
  * the avx512 level 256 in tiles (128 in rows); 64 when the L3 is unknown (the unit
  * tests' machine). Each case under both prefetch hints. */
+/* A streamed fp32 cache's expected block at this level: l2 / l1 at the avx512 level with
+ * the prefetches into L2 / L1 (hint 2 / 1), avx2 at the avx2 level, 64 at generic. */
+static int streamed_block(int l2, int l1, int avx2, int hint)
+{
+    return !strcmp(hr_isa, "avx512") ? (hint == 1 ? l1 : l2) : !strcmp(hr_isa, "avx2") ? avx2 : 64;
+}
+
 HR_TEST(decode_default_block_follows_the_cache)
 {
     const hr_kernel *k = decode();
     CHECK(k != NULL);
     if (!k) return;
     const hr_machine zen4 = {32768, 1 << 20, 0, (size_t)32 << 20}, unknown = {0};
+    /* eight L3 instances of 32 MiB, 8 CPUs each */
+    const hr_machine ccds = {32768, 1 << 20, 0, (size_t)32 << 20, 8, 8};
     static const struct {
         int hq, hkv, nq, nkv, d;
         hr_dtype kv;
@@ -128,26 +137,21 @@ HR_TEST(decode_default_block_follows_the_cache)
                 (p.kv_dtype == HR_Q4_0 && (strstr(k->path(&p), "vpdpbusd") || strstr(k->path(&p), "vpmaddubsw"))) ||
                 (p.kv_dtype == HR_Q8_0 && !strcmp(hr_isa, "avx512") && strstr(k->path(&p), "vpdpbusd"));
             const int i8kb = p.kv_dtype == HR_Q4_0 ? 512 : hr_kernel_kv_tile(k, &p, NULL) ? 256 : 128;
-            const int f32 = p.kv_dtype == HR_F32;
-            const int known = i8                         ? i8kb
-                              : !f32                     ? cases[i].l2
-                              : !strcmp(hr_isa, "avx512") ? (hint == 1 ? cases[i].l1 : cases[i].l2)
-                              : !strcmp(hr_isa, "avx2")   ? cases[i].avx2
-                                                         : 64;
+            const int known = i8                       ? i8kb
+                              : p.kv_dtype != HR_F32 ? cases[i].l2
+                                                     : streamed_block(cases[i].l2, cases[i].l1, cases[i].avx2, hint);
             const int unk = i8 ? i8kb : cases[i].unknown;
             CHECKF(a.block_kv == known && b.block_kv == unk,
                    "case %zu (%s, prefetch into %s): block_kv %d (L3 32 MiB) %d (unknown), expected %d %d", i,
                    hr_isa, hint == 1 ? "L1" : "L2", a.block_kv, b.block_kv, known, unk);
         }
-        /* Eight instances of 32 MiB, 8 CPUs each: 16 threads reach 64 MiB, so a 48 MiB
-         * cache (L6144) is in their L3 and keeps 64 keys; 8 threads reach 32 MiB and
-         * stream it. */
-        const hr_machine ccds = {32768, 1 << 20, 0, (size_t)32 << 20, 8, 8};
+        /* Over ccds 16 threads reach 64 MiB, so a 48 MiB cache (L6144) is in their L3 and
+         * keeps 64 keys; 8 threads reach 32 MiB and stream it, as case 0 at d 128. */
         hr_problem pc = {1, 32, 8, 1, 6144, 128, false, 0};
         hr_tune t16 = {.threads = 16}, t8 = {.threads = 8};
         k->resolve(&pc, &ccds, &t16);
         k->resolve(&pc, &ccds, &t8);
-        const int dram = !strcmp(hr_isa, "avx512") ? (hint == 1 ? 128 : 16) : !strcmp(hr_isa, "avx2") ? 128 : 64;
+        const int dram = streamed_block(cases[0].l2, cases[0].l1, cases[0].avx2, hint);
         CHECKF(t16.block_kv == 64 && t8.block_kv == dram,
                "%s: 48 MiB over 8 L3s of 32 MiB: block_kv %d at T16, %d at T8", hr_isa, t16.block_kv,
                t8.block_kv);
@@ -155,7 +159,6 @@ HR_TEST(decode_default_block_follows_the_cache)
     if (saved) setenv("HEADROOM_DECODE_PF", saved, 1);
     else unsetenv("HEADROOM_DECODE_PF");
     free(saved);
-    const hr_machine ccds = {32768, 1 << 20, 0, (size_t)32 << 20, 8, 8};
     CHECK(hr_machine_l3_reach(&ccds, 1) == 32.0 * 1048576 && hr_machine_l3_reach(&ccds, 9) == 64.0 * 1048576 &&
           hr_machine_l3_reach(&ccds, 1000) == 256.0 * 1048576 && hr_machine_l3_reach(&zen4, 2) == 32.0 * 1048576 &&
           hr_machine_l3_reach(&unknown, 4) == 0);
