@@ -2,7 +2,9 @@
 /*
  * decode.c's walks with this block step where the cache is bf16, d a multiple of 32 and
  * the CPU has AVX512-BF16 (an avx512 build; vec_bf16.h checks at run time).
- * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
+ * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B),
+ * and so does an Intel CPU by default (its vdpbf16ps at half its FMAs' rate:
+ * hr_decode_bf16_on); HEADROOM_DECODE_PATH=bf16dot takes this step wherever it can run.
  *
  *   scores  4 query rows x 4 keys of fp32 FMAs, as decode_kv.c's tile, but each 64-byte
  *           load of a K row gives 32 values as two fp32 vectors, even and odd (vec_eo.h:
@@ -78,14 +80,24 @@ size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_strid
 #define BRT 4 /* query rows per tile */
 
 #if !defined(HR_DECODE_PF_COPY)
+/* auto: where the CPU runs vdpbf16ps at its FMAs' rate (AMD's Zen 4 and Zen 5), not on
+ * an Intel core, whose zmm vdpbf16ps runs at half that (vec_bf16.h's hr_cpu_intel): there
+ * the 32 vdpbf16ps per key and KV head (H32/8 d128) take 64 cycles where the conversion
+ * path's 64 FMAs take 32. On an SPR-class Xeon (2 vCPUs, 2026-11-30, `headroom run
+ * --kernel decode --heads 32 --kv-heads 8 --seq 1 --d-head 128 --kv-dtype bf16 --reps 9`,
+ * 5 interleaved rounds, medians, ms) the conversion path against this step: L16384 3.62
+ * / 3.91 at one thread, 1.91 / 1.96 at two, L1024 (in cache) 0.251 / 0.271; with
+ * HEADROOM_DECODE_Q=exact (fp32 FMA scores, P·V still vdpbf16ps) 3.91, 1.93, 0.262.
+ * HEADROOM_DECODE_PATH=bf16dot takes this step wherever the CPU has AVX512-BF16 (tests,
+ * A/B), convert never. */
 int hr_decode_bf16_on(hr_dtype t, int d)
 {
     if (t != HR_BF16 || d % 32) return 0;
     const char *e = getenv("HEADROOM_DECODE_PATH");
     if (e && !strcmp(e, "convert")) return 0;
     static int cpu = -1; /* a benign race: every thread stores the same value */
-    if (cpu < 0) cpu = hr_cpu_bf16();
-    return cpu;
+    if (cpu < 0) cpu = hr_cpu_bf16() ? 1 + hr_cpu_intel() : 0;
+    return e && !strcmp(e, "bf16dot") ? cpu > 0 : cpu == 1;
 }
 
 int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d)

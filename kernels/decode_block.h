@@ -260,7 +260,8 @@ const char *hr_decode_i8_env_error(hr_dtype t);
  * vdpbf16ps on Q in bf16 (or, HEADROOM_DECODE_Q=exact, fp32 FMAs on K read even/odd),
  * P·V by vdpbf16ps on key pairs with P rounded to bf16.
  * hr_decode_bf16_on says whether decode takes it for a cache of type t and head size d
- * (t bf16, d a multiple of 32, the CPU has it, HEADROOM_DECODE_PATH is not "convert");
+ * (t bf16, d a multiple of 32, the CPU has it and is not Intel's, whose vdpbf16ps runs
+ * at half its FMAs' rate, or HEADROOM_DECODE_PATH=bf16dot; never with =convert);
  * hr_decode_bf16_sf the floats it adds to the scores block (P in bf16);
  * hr_decode_block_bf16 hr_decode_block_kv's step on it (defined where HR_HAVE_BF16DOT); hr_decode_bf16_path its name
  * for Q of type qt (bf16 Q: the scores by vdpbf16ps too). */

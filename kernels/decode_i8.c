@@ -572,7 +572,11 @@ const char *hr_decode_i8_env_error(hr_dtype t)
             return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
         return NULL;
     }
-    if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert, int8 or emu";
+    if (!strcmp(e, "bf16dot")) /* decode_bf16.c's vdpbf16ps step where the CPU has it */
+        return t == HR_BF16 && !hr_decode_bf16_on(HR_BF16, 32)
+                   ? "HEADROOM_DECODE_PATH=bf16dot: this build level or CPU has no AVX512-BF16 (vdpbf16ps)"
+                   : NULL;
+    if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert, int8, bf16dot or emu";
     if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_pick(t))
         return "HEADROOM_DECODE_PATH=int8: this build level or CPU has no VNNI (vpdpbusd)";
     return NULL;

@@ -1,5 +1,6 @@
 /* t_decode.h — decode's path switches for the unit tests: HEADROOM_DECODE_PATH set or
- * cleared, and the int8 step's instances a test runs over. */
+ * cleared, the int8 step's instances a test runs over, and the bf16 cache's vdpbf16ps
+ * step forced. */
 #ifndef HR_T_DECODE_H
 #define HR_T_DECODE_H
 
@@ -25,6 +26,19 @@ static inline int int8_instance(int emu)
     const hr_kernel *k = hr_kernel_find("decode");
     const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_Q8_0};
     if (k && !hr_kernel_why_not(k, &p) && strstr(hr_kernel_path(k, &p), "vpmaddubsw")) return 1;
+    decode_path_env(NULL);
+    return 0;
+}
+
+/* A bf16 cache's vdpbf16ps step (decode_bf16.c) forced where this level and CPU have it
+ * (HEADROOM_DECODE_PATH=bf16dot: an Intel CPU does not take it unforced): returns whether
+ * it runs here, with the environment set for it, or cleared where it does not. */
+static inline int bf16dot_forced(void)
+{
+    decode_path_env("bf16dot");
+    const hr_kernel *k = hr_kernel_find("decode");
+    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
+    if (k && !hr_kernel_why_not(k, &p) && strstr(hr_kernel_path(k, &p), "vdpbf16ps")) return 1;
     decode_path_env(NULL);
     return 0;
 }

@@ -10,6 +10,20 @@
 #include "result.h"
 #include "t.h"
 #include "t_decode.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+/* cpuid's vendor is Intel's ("GenuineIntel"): decode's auto rule for a bf16 cache. */
+static int cpu_intel(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
+#else
+    return 0;
+#endif
+}
 
 /* The kernel's own error is judged by the oracle's tolerance for the types: the
  * conversions (vec.h's reduced-precision loads) are exact, so the kernel computes in fp32
@@ -162,9 +176,14 @@ HR_TEST(decode_typed_query_matches_oracle)
     static const int threads[] = {1, 2, 3};
     for (int qt = HR_BF16; qt <= HR_F16; qt++)
         for (int t = 0; t < HR_NDTYPES; t++)
-            for (int conv = 0; conv < 2; conv++) {
+            for (int conv = 0; conv < 3; conv++) {
                 if (conv && t != HR_BF16) continue; /* one path but for a bf16 cache */
-                decode_path_env(conv ? "convert" : NULL);
+                decode_path_env(conv == 1 ? "convert" : NULL);
+                if (conv == 2) { /* the vdpbf16ps step where auto does not take it (Intel) */
+                    const hr_problem pb = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
+                    if (strstr(hr_kernel_path(hr_kernel_find("decode"), &pb), "vdpbf16ps") || !bf16dot_forced())
+                        continue;
+                }
                 int n = 0, fails = 0;
                 double own_max = 0;
                 for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -184,14 +203,14 @@ HR_TEST(decode_typed_query_matches_oracle)
                         if (own.verdict != HR_CHECK_PASS) {
                             fails++;
                             CHECKF(0, "%s/kv %s %s shape %zu causal %d T%d: max_rel %g (tol %g) verdict %d",
-                                   hr_dtype_names[qt], hr_dtype_names[t], conv ? "convert" : "auto", s, causal, T,
+                                   hr_dtype_names[qt], hr_dtype_names[t], conv == 1 ? "convert" : conv ? "bf16dot" : "auto", s, causal, T,
                                    own.max_rel_err, own.tol_pass, own.verdict);
                         }
                     }
                 }
                 CHECK(n >= 8 && fails == 0);
                 printf("     note: decode %s/kv %-4s %-7s %d cases: kernel max_rel %.2e\n", hr_dtype_names[qt],
-                       hr_dtype_names[t], conv ? "convert" : "auto", n, own_max);
+                       hr_dtype_names[t], conv == 1 ? "convert" : conv ? "bf16dot" : "auto", n, own_max);
             }
     decode_path_env(NULL);
 }
@@ -207,12 +226,19 @@ HR_TEST(decode_kv_types_match_oracle)
         {1, 4, 2, 16, 45, 160}, {3, 2, 2, 2, 5, 32},   {1, 4, 2, 1, 50, 33},  {2, 2, 1, 3, 19, 7},
     };
     static const int threads[] = {1, 2, 3};
-    for (int run = 0; run < 3 * (HR_NDTYPES - HR_BF16); run++) {
-        /* conv 1: HEADROOM_DECODE_PATH=convert; 2: HEADROOM_DECODE_Q=exact */
-        const int t = HR_BF16 + run / 3, conv = run % 3;
+    for (int run = 0; run < 4 * (HR_NDTYPES - HR_BF16); run++) {
+        /* conv 1: HEADROOM_DECODE_PATH=convert; 2: HEADROOM_DECODE_Q=exact on the
+         * vdpbf16ps step; 3: that step (forced where auto takes the conversion path: an
+         * Intel CPU) */
+        const int t = HR_BF16 + run / 4, conv = run % 4;
         if (conv && t == HR_F16) continue; /* one path for f16 */
-        if (conv == 2 && t != HR_BF16) continue; /* bf16: Q as bf16, Q exact, or convert */
+        if (conv >= 2 && t != HR_BF16) continue; /* bf16: auto, convert, Q exact, vdpbf16ps */
         decode_path_env(conv == 1 ? "convert" : NULL);
+        if (conv == 3) {
+            const hr_problem pb = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
+            if (strstr(hr_kernel_path(hr_kernel_find("decode"), &pb), "vdpbf16ps") || !bf16dot_forced()) continue;
+        }
+        if (conv == 2 && !bf16dot_forced()) continue;
         if (conv == 2) setenv("HEADROOM_DECODE_Q", "exact", 1);
         else unsetenv("HEADROOM_DECODE_Q");
         int n = 0, fails = 0;
@@ -257,7 +283,7 @@ HR_TEST(decode_kv_types_match_oracle)
         CHECKF(fmt_max > u / 8 && fmt_max > own_max, "kv %s: format max_rel %g, kernel %g", hr_dtype_names[t],
                fmt_max, own_max);
         printf("     note: decode kv %-4s %-7s %d cases: kernel max_rel %.2e (tol up to %.2e), format max_rel %.2e\n",
-               hr_dtype_names[t], t == HR_F16 ? "" : conv == 1 ? "convert" : conv ? "Q exact" : "auto", n, own_max,
+               hr_dtype_names[t], t == HR_F16 ? "" : conv == 1 ? "convert" : conv == 2 ? "Q exact" : conv ? "bf16dot" : "auto", n, own_max,
                own_tol, fmt_max);
     }
     decode_path_env(NULL);
@@ -274,6 +300,7 @@ HR_TEST(decode_bf16_cache_rounds_q_where_named)
     hr_problem p = {1, 8, 2, 1, 300, 64, false, 0, HR_F32, HR_BF16};
     const hr_kernel *k = hr_kernel_find("decode");
     unsetenv("HEADROOM_DECODE_Q");
+    bf16dot_forced(); /* the vdpbf16ps step where this level and CPU have it */
     const char *path = hr_kernel_path(k, &p);
     const int vdp = path && strstr(path, "vdpbf16ps") != NULL;
     CHECKF(path && (vdp ? strstr(path, "Q as bf16") != NULL : strstr(path, "Q as") == NULL), "path '%s'",
@@ -298,6 +325,7 @@ HR_TEST(decode_bf16_cache_rounds_q_where_named)
     CHECK(qp.bf16_query && !qp.q8_query);
     CHECK(!hr_path_quant("avx512 fp32").bf16_query);
     unsetenv("HEADROOM_DECODE_Q");
+    decode_path_env(NULL);
 }
 
 /* q8_0/q4_0 on the conversion path at every level this CPU runs: the suite's own level
@@ -549,6 +577,24 @@ HR_TEST(decode_path_env)
     }
     p.kv_dtype = HR_F16; /* not a block type: int8 asks nothing of it */
     CHECK(hr_kernel_why_not(k, &p) == NULL);
+    /* bf16dot: a bf16 cache's vdpbf16ps step, or refused where this level or CPU has
+     * none; auto takes it where the CPU has it but is not an Intel one (vdpbf16ps at half
+     * its FMAs' rate there: decode_bf16.c); convert never. */
+    p.kv_dtype = HR_BF16;
+    decode_path_env("bf16dot");
+    why = hr_kernel_why_not(k, &p);
+    const char *dot = why ? NULL : hr_kernel_path(k, &p);
+    CHECKF(why ? strstr(why, "HEADROOM_DECODE_PATH=bf16dot") != NULL : dot && strstr(dot, "vdpbf16ps") != NULL,
+           "bf16dot: '%s' / '%s'", why ? why : "", dot ? dot : "");
+    p.kv_dtype = HR_Q8_0; /* not a bf16 cache: bf16dot asks nothing of it */
+    CHECK(hr_kernel_why_not(k, &p) == NULL);
+    p.kv_dtype = HR_BF16;
+    decode_path_env("convert");
+    CHECK(!strstr(hr_kernel_path(k, &p), "vdpbf16ps"));
+    decode_path_env(NULL);
+    const char *autop = hr_kernel_path(k, &p);
+    CHECKF(!!strstr(autop, "vdpbf16ps") == (!why && !cpu_intel()), "auto: '%s' (bf16dot %s)", autop,
+           why ? "refused" : "runs");
     decode_path_env("fast");
     why = hr_kernel_why_not(k, &p);
     CHECKF(why && strstr(why, "HEADROOM_DECODE_PATH"), "bad value: '%s'", why ? why : "(accepted)");
