@@ -114,7 +114,16 @@ static inline void hr_amx_cfg_tile(hr_amx_cfg *c, int t, int rows, int bytes)
     c->rows[t] = (uint8_t)rows;
     c->colsb[t] = (uint16_t)bytes;
 }
-HR_AMX_INLINE void hr_amx_load(const hr_amx_cfg *c) { _tile_loadconfig(c); }
+/* The barrier makes the configuration's stores happen first: GCC 12 does not see
+ * ldtilecfg read its operand, and in a small function that built a configuration and
+ * loaded it (a decode step tried on 2026-11-30, not kept) it dropped the rows and
+ * bytes per row, so the next tile instruction raised SIGILL. flash_amx.c's happened to
+ * keep them. */
+HR_AMX_INLINE void hr_amx_load(const hr_amx_cfg *c)
+{
+    __asm__ volatile("" : : "r"(c) : "memory");
+    _tile_loadconfig(c);
+}
 HR_AMX_INLINE void hr_amx_release(void) { _tile_release(); }
 
 /* The 2 x 2 tile block every AMX product here is made of: C[32][32] fp32 (tiles 0-3,
