@@ -53,7 +53,16 @@
  *   1.91 / 1.86x fp32's tokens/s (0.69-0.72 / 0.79-0.83 of the triad; fp32 itself at
  *   0.75-0.80 / 0.79-0.92).
  *   Tried: blocks of 64, 128 or 512 keys instead of 256 (one thread, L16384: within the
- *   phase's noise).
+ *   phase's noise). On AMX (SPR-class Xeon, 2026-11-30, not kept): this step on tiles,
+ *   the scores as S^T = K Q^T by keys (K tile-loaded from the cache as stored, Q laid
+ *   out once a block as AMX's pairs of d, four 16-key accumulator tiles side by side)
+ *   and P·V on V pairs interleaved as above (four 16-column accumulator tiles). Correct
+ *   on the battery, but per key and KV head (H32/8 d128, one thread) 23 ns in L2 (L256)
+ *   against the conversion path's 27, and 4-24% slower than it from L3 (L1024 to
+ *   L16384): by cpu-clock samples the time sat on the K tile loads (16 rows of 64 bytes
+ *   from L2 each) and on tdpbf16ps chains; a prefetcht0 of the next 16 or 64 keys' rows
+ *   made it slower from L3. The tile work itself is small (tdpbf16ps 16 x 4 x 32 ~18
+ *   cycles, 4 x 16 x 32 ~12, asm loops), so what is left is the loads' concurrency.
  *
  * Accuracy: the scores are the conversion path's (fp32 FMAs on exact values; a bf16 Q's
  * products exact too, summed in fp32 by vdpbf16ps, then one rounding by the scale). P·V's
