@@ -43,4 +43,13 @@ static inline int bf16dot_forced(void)
     return 0;
 }
 
+/* bf16dot_forced where auto takes another path (an Intel CPU's conversion path): whether
+ * the forced step is a second path to test here. */
+static inline int bf16dot_beside_auto(void)
+{
+    decode_path_env(NULL);
+    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
+    return !strstr(hr_kernel_path(hr_kernel_find("decode"), &p), "vdpbf16ps") && bf16dot_forced();
+}
+
 #endif

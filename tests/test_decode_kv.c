@@ -179,11 +179,8 @@ HR_TEST(decode_typed_query_matches_oracle)
             for (int conv = 0; conv < 3; conv++) {
                 if (conv && t != HR_BF16) continue; /* one path but for a bf16 cache */
                 decode_path_env(conv == 1 ? "convert" : NULL);
-                if (conv == 2) { /* the vdpbf16ps step where auto does not take it (Intel) */
-                    const hr_problem pb = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
-                    if (strstr(hr_kernel_path(hr_kernel_find("decode"), &pb), "vdpbf16ps") || !bf16dot_forced())
-                        continue;
-                }
+                if (conv == 2 && !bf16dot_beside_auto()) continue; /* vdpbf16ps where auto is not it */
+                const char *cname = conv == 1 ? "convert" : conv ? "bf16dot" : "auto";
                 int n = 0, fails = 0;
                 double own_max = 0;
                 for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -203,14 +200,14 @@ HR_TEST(decode_typed_query_matches_oracle)
                         if (own.verdict != HR_CHECK_PASS) {
                             fails++;
                             CHECKF(0, "%s/kv %s %s shape %zu causal %d T%d: max_rel %g (tol %g) verdict %d",
-                                   hr_dtype_names[qt], hr_dtype_names[t], conv == 1 ? "convert" : conv ? "bf16dot" : "auto", s, causal, T,
+                                   hr_dtype_names[qt], hr_dtype_names[t], cname, s, causal, T,
                                    own.max_rel_err, own.tol_pass, own.verdict);
                         }
                     }
                 }
                 CHECK(n >= 8 && fails == 0);
                 printf("     note: decode %s/kv %-4s %-7s %d cases: kernel max_rel %.2e\n", hr_dtype_names[qt],
-                       hr_dtype_names[t], conv == 1 ? "convert" : conv ? "bf16dot" : "auto", n, own_max);
+                       hr_dtype_names[t], cname, n, own_max);
             }
     decode_path_env(NULL);
 }
@@ -226,6 +223,7 @@ HR_TEST(decode_kv_types_match_oracle)
         {1, 4, 2, 16, 45, 160}, {3, 2, 2, 2, 5, 32},   {1, 4, 2, 1, 50, 33},  {2, 2, 1, 3, 19, 7},
     };
     static const int threads[] = {1, 2, 3};
+    static const char *const conv_names[] = {"auto", "convert", "Q exact", "bf16dot"};
     for (int run = 0; run < 4 * (HR_NDTYPES - HR_BF16); run++) {
         /* conv 1: HEADROOM_DECODE_PATH=convert; 2: HEADROOM_DECODE_Q=exact on the
          * vdpbf16ps step; 3: that step (forced where auto takes the conversion path: an
@@ -233,14 +231,11 @@ HR_TEST(decode_kv_types_match_oracle)
         const int t = HR_BF16 + run / 4, conv = run % 4;
         if (conv && t == HR_F16) continue; /* one path for f16 */
         if (conv >= 2 && t != HR_BF16) continue; /* bf16: auto, convert, Q exact, vdpbf16ps */
+        unsetenv("HEADROOM_DECODE_Q");
         decode_path_env(conv == 1 ? "convert" : NULL);
-        if (conv == 3) {
-            const hr_problem pb = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
-            if (strstr(hr_kernel_path(hr_kernel_find("decode"), &pb), "vdpbf16ps") || !bf16dot_forced()) continue;
-        }
+        if (conv == 3 && !bf16dot_beside_auto()) continue;
         if (conv == 2 && !bf16dot_forced()) continue;
         if (conv == 2) setenv("HEADROOM_DECODE_Q", "exact", 1);
-        else unsetenv("HEADROOM_DECODE_Q");
         int n = 0, fails = 0;
         double own_max = 0, own_tol = 0, fmt_max = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -283,8 +278,7 @@ HR_TEST(decode_kv_types_match_oracle)
         CHECKF(fmt_max > u / 8 && fmt_max > own_max, "kv %s: format max_rel %g, kernel %g", hr_dtype_names[t],
                fmt_max, own_max);
         printf("     note: decode kv %-4s %-7s %d cases: kernel max_rel %.2e (tol up to %.2e), format max_rel %.2e\n",
-               hr_dtype_names[t], t == HR_F16 ? "" : conv == 1 ? "convert" : conv == 2 ? "Q exact" : conv ? "bf16dot" : "auto", n, own_max,
-               own_tol, fmt_max);
+               hr_dtype_names[t], t == HR_F16 ? "" : conv_names[conv], n, own_max, own_tol, fmt_max);
     }
     decode_path_env(NULL);
     unsetenv("HEADROOM_DECODE_Q");
