@@ -16,16 +16,22 @@ static inline void decode_path_env(const char *v)
     else unsetenv("HEADROOM_DECODE_PATH");
 }
 
+/* Whether decode, as the environment now sets it, accepts a problem on a cache of type kv
+ * and names `word` in its path (B1 H8/2 Nq 1 Nkv 100 d64). */
+static inline int decode_path_names(hr_dtype kv, const char *word)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, kv};
+    return k && !hr_kernel_why_not(k, &p) && strstr(hr_kernel_path(k, &p), word) != NULL;
+}
+
 /* The int8 step's instances a test runs: 0 the CPU's (auto), 1 the vpmaddubsw one
  * (decode_i8e.c, HEADROOM_DECODE_PATH=emu) where this level has it: returns whether
  * instance `emu` runs here, with the environment set for it. */
 static inline int int8_instance(int emu)
 {
     decode_path_env(emu ? "emu" : NULL);
-    if (!emu) return 1;
-    const hr_kernel *k = hr_kernel_find("decode");
-    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_Q8_0};
-    if (k && !hr_kernel_why_not(k, &p) && strstr(hr_kernel_path(k, &p), "vpmaddubsw")) return 1;
+    if (!emu || decode_path_names(HR_Q8_0, "vpmaddubsw")) return 1;
     decode_path_env(NULL);
     return 0;
 }
@@ -36,9 +42,7 @@ static inline int int8_instance(int emu)
 static inline int bf16dot_forced(void)
 {
     decode_path_env("bf16dot");
-    const hr_kernel *k = hr_kernel_find("decode");
-    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
-    if (k && !hr_kernel_why_not(k, &p) && strstr(hr_kernel_path(k, &p), "vdpbf16ps")) return 1;
+    if (decode_path_names(HR_BF16, "vdpbf16ps")) return 1;
     decode_path_env(NULL);
     return 0;
 }
@@ -48,8 +52,7 @@ static inline int bf16dot_forced(void)
 static inline int bf16dot_beside_auto(void)
 {
     decode_path_env(NULL);
-    const hr_problem p = {1, 8, 2, 1, 100, 64, false, 0, HR_F32, HR_BF16};
-    return !strstr(hr_kernel_path(hr_kernel_find("decode"), &p), "vdpbf16ps") && bf16dot_forced();
+    return !decode_path_names(HR_BF16, "vdpbf16ps") && bf16dot_forced();
 }
 
 #endif
