@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_vendor.h"
 #include "decode_block.h"
 #include "vec_bf16.h"
 #include "vec_eo.h"
@@ -90,7 +91,9 @@ size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_strid
 
 #if !defined(HR_DECODE_PF_COPY)
 /* auto: where the CPU runs vdpbf16ps at its FMAs' rate (AMD's Zen 4 and Zen 5), not on
- * an Intel core, whose zmm vdpbf16ps runs at half that (vec_bf16.h's hr_cpu_intel): there
+ * an Intel core (cpu_vendor.h), whose zmm vdpbf16ps runs at half that (`headroom
+ * roofline` there: avx512_bf16 107 GFLOP/s against avx512 215 at one thread; an asm loop
+ * of 6 or 12 independent vdpbf16ps, 2 cycles each): there
  * the 32 vdpbf16ps per key and KV head (H32/8 d128) take 64 cycles where the conversion
  * path's 64 FMAs take 32. On an SPR-class Xeon (2 vCPUs, 2026-11-30, `headroom run
  * --kernel decode --heads 32 --kv-heads 8 --seq 1 --d-head 128 --kv-dtype bf16 --reps 9`,

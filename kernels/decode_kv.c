@@ -100,10 +100,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
+#include "cpu_vendor.h"
 #include "decode_block.h"
 #include "vec_eo.h"
 
@@ -429,7 +426,8 @@ static __attribute__((noinline)) void block_kv_q4(const dctx *c, int b, int g, i
  * after next that the caller passes falls to the next block's own sub-blocks). A V
  * block of 256 keys (64 KiB at d128) outgrows L1 and P·V's 8 tiles read it 8 times from
  * L2; 128 keys fit. The decode.c default (DECODE_BLOCK_KV_TYPED) stays 256 for the
- * other types and levels: at avx2 the int8 path took 3% longer with 128. H32/8 d128
+ * other types and levels (but an Intel core's avx512 level past the L2s: decode_tune.c
+ * typed_block): at avx2 the int8 path took 3% longer with 128. H32/8 d128
  * T1, `headroom ab` 11 pairs, block_kv 256 -> 128: L16384 f16 -20%, bf16 -15%
  * (a slow phase: base 6.3 ms), L4096 0 to -2%, T2 -1 to -6% (noise). Smaller, f16 T1
  * (2026-11-28, 2-3 interleaved rounds): HSUB 64 +5-8%, 32 +7-20% at L1024 and L16384;
@@ -507,20 +505,6 @@ int hr_decode_pf_env(void)
     return !e || !*e || !strcmp(e, "auto") ? 2 : !strcmp(e, "l1") ? 1 : !strcmp(e, "l2") ? 0 : -1;
 }
 
-/* AMD family 1Ah (Zen 5): cpuid leaf 0's vendor, leaf 1's base + extended family. */
-static inline int cpu_amd_family_1a(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    const unsigned base = a >> 8 & 0xf, family = base == 0xf ? base + (a >> 20 & 0xff) : base;
-    return family == 0x1a;
-#else
-    return 0;
-#endif
-}
-
 /* The env read per call (tests switch it), the CPU once. auto: the avx512 and avx2
  * levels on a Zen 5 (decode_block.h). decode_i8e.c's instance has no L1 copy. */
 int hr_decode_pf_l1(hr_dtype t)
@@ -529,7 +513,7 @@ int hr_decode_pf_l1(hr_dtype t)
     const int e = hr_decode_pf_env();
     if (hr_decode_i8_pick(t) == &hr_decode_i8_emu || !e) return 0;
     if (e == 1) return 1;
-    if (cpu < 0) cpu = HR_VW >= 8 && cpu_amd_family_1a();
+    if (cpu < 0) cpu = HR_VW >= 8 && hr_cpu_amd_family() == 0x1a; /* Zen 5 */
     return cpu;
 }
 

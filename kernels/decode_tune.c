@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_vendor.h"
 #include "decode_block.h"
 
 /* Keys per block by default. fp32: 64, but 8 KiB of K rows (16 keys at d 128; 64 KiB
@@ -16,7 +17,7 @@
  * (Nq 4) 16-key blocks cost +20% (compute-bound), hence R <= 4. Why one core streams
  * better in short blocks is not pinned down (no counters): the phases of a block (K
  * loads with FMAs, the softmax, V loads with FMAs) alternate 4x as often, so the miss
- * stream has shorter gaps. Typed caches keep 256 (16 to 64 keys there: slower).
+ * stream has shorter gaps. Typed caches keep 256 there (16 to 64 keys: slower; typed_block).
  * At the avx2 level (8 lanes, twice the ops per key) 16-key blocks were slower from DRAM
  * too (same ab, avx2 builds: L16384 +16.0 / +6.9% at one / two threads, L8192 +6.8% at
  * one), and longer ones faster: 128 keys against 64 where the rule applies, 21 pairs,
@@ -34,6 +35,39 @@
  * avx2 level on that VM, d 256 L8192 (5 interleaved rounds): 64 keys -23 / -14%
  * against 128, so its 128 keys are capped at 64 KiB of K too (d 256 not measured on a
  * Zen 4). */
+/* A typed cache's keys per block: DECODE_BLOCK_KV_TYPED (256), but on an Intel core at the
+ * avx512 level, f16 and bf16 on the conversion step (decode_kv.c), once K + V are past
+ * the L2s of the threads and a group has at most 4 rows (the measured case), 32 KiB of K
+ * rows a block: 128 keys at d 128, 64 at d 256, d 64 keeps 256. On an SPR-class Xeon
+ * (2 vCPUs, 2 MiB L2 each, 2026-11-30; `headroom run --kernel decode --heads 32
+ * --kv-heads 8 --seq 1 --seq-kv L --d-head D --threads T --kv-dtype X --block-kv B
+ * --reps 9 --no-probe`, 3 interleaved rounds, medians, against 256 keys, T1 / T2):
+ *   d 128 f16  L65536 (256 MiB) 128 keys -19.1 / -16.3%, 64 -17.3 / -9.8%; bf16 128
+ *              -15.2 / -10.3%; L32768 -9.5 / -2.6%; L16384 -2.6 / +1.9% (bf16 -2.2 /
+ *              +1.8%); L4096 -0.7 / -0.4%; L1024 (4 MiB) -2.2 / +3.8%; L256 (1 MiB,
+ *              in L2) +4.6% at one thread, hence only past the L2s
+ *   d 256 f16  (256 keys: 128 KiB of K) L32768 64 keys -24.3 / -28.7% (128 -4.0 / -4.6%),
+ *              bf16 -28.4 / -19.7%; L4096 (32 MiB) 64 keys -8.1 / -8.8%
+ *   d 64 f16   (256 keys: 32 KiB) L131072 512 keys +17.7 / +14.7%, 128 +1.5 / -5.9%
+ * so about 32 KiB of K rows, as fp32 from DRAM there (d 128 L65536: 64 keys; 128 +7.9 /
+ * +13.7%, 256 +13.5 / +18.2%; the stream rule's 16 keys +2.0 / +2.7%, noise). Why the
+ * streamed blocks want their K rows in about 32 KiB is not pinned down without counters.
+ * AMD keeps 256: a Zen 4 found 16-64 keys slower from DRAM, and the avx2 level's 128-key
+ * sub-blocks (decode_kv.c) no faster at the avx512 level; 128 from DRAM and d 256 were
+ * not measured there. Not taken: q8_0 at d 256 (L32768, 256 keys in tiles: 68 KiB of K)
+ * took 128 keys -5.6 / -9.9% here, a single point. */
+static int typed_block(const hr_problem *p, const hr_machine *m, int threads)
+{
+    if (HR_VW < 16 || (p->kv_dtype != HR_F16 && p->kv_dtype != HR_BF16) || !m || !m->l2 ||
+        hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R || hr_decode_bf16_on(p->kv_dtype, p->d_head) || !hr_cpu_intel())
+        return DECODE_BLOCK_KV_TYPED;
+    const size_t row = hr_dtype_row_bytes(p->kv_dtype, p->d_head);
+    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
+    if (cache <= (double)m->l2 * (threads > 0 ? threads : 1)) return DECODE_BLOCK_KV_TYPED;
+    const int kb = (int)(DECODE_TYPED_BLOCK_BYTES / row) & ~15;
+    return kb < 16 ? 16 : kb > DECODE_BLOCK_KV_TYPED ? DECODE_BLOCK_KV_TYPED : kb;
+}
+
 int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int threads)
 {
     /* The int8 step at the avx512 level: q4_0 512 keys (the block's fixed work, ~0.2 µs,
@@ -57,7 +91,7 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
     if (p->kv_dtype == HR_Q4_0 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
     if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0))
         return hr_decode_kv_tile(p, NULL) ? DECODE_BLOCK_KV_Q8T : DECODE_BLOCK_KV_Q8;
-    if (p->kv_dtype != HR_F32) return DECODE_BLOCK_KV_TYPED;
+    if (p->kv_dtype != HR_F32) return typed_block(p, m, threads);
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
     /* the L3 the threads reach: on a machine of several instances (AMD's CCDs) more

@@ -64,17 +64,6 @@ static inline int hr_cpu_bf16(void)
     return a >> 5 & 1;
 }
 
-/* An Intel CPU (cpuid leaf 0's vendor "GenuineIntel"). Its cores with AVX512-BF16 run a
- * zmm vdpbf16ps at half the rate of their fp32 FMAs, 32 multiply-adds every other cycle
- * where two FMAs take 32 a cycle: `headroom roofline` on an SPR-class Xeon (2026-11-30)
- * avx512_bf16 107 GFLOP/s against avx512 215 at one thread, and an asm loop of 6 or 12
- * independent vdpbf16ps 2 cycles each. AMD's Zen 4 and Zen 5 run it at the FMAs' rate. */
-static inline int hr_cpu_intel(void)
-{
-    unsigned a, b, c, d;
-    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
-}
-
 HR_BF16_INLINE hr_vbf hr_vbf_load(const void *p) { return _mm512_loadu_si512(p); }
 HR_BF16_INLINE void hr_vbf_store(void *p, hr_vbf x) { _mm512_storeu_si512(p, x); }
 HR_BF16_INLINE hr_vbf hr_vbf_load_n(const void *p, int n)

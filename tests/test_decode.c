@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_vendor.h"
 #include "decode_loop.h"
 #include "inputs.h"
 #include "oracle.h"
 #include "t.h"
+#include "t_decode.h"
 
 static const hr_kernel *decode(void) { return hr_kernel_find("decode"); }
 
@@ -166,6 +168,54 @@ HR_TEST(decode_default_block_follows_the_cache)
     hr_tune held = {.block_kv = 48};
     k->resolve(&p, &zen4, &held);
     CHECK(held.block_kv == 48); /* a block the user set stays */
+}
+
+/* A typed cache's default block: 256, but on an Intel CPU at the avx512 level f16 and
+ * bf16 on the conversion step (a path without vdpbf16ps) take 32 KiB of K rows once K + V
+ * are past the threads' L2s with R <= 4 (decode_tune.c typed_block): 128 keys at d 128,
+ * 64 at d 256, d 96 160 (170 to a multiple of 16), d 64 keeps 256. bf16 forced onto the
+ * vdpbf16ps step keeps 256, and so does an unknown L2 (the unit tests' machine). */
+HR_TEST(decode_typed_block_follows_the_cpu)
+{
+    const hr_kernel *k = decode();
+    CHECK(k != NULL);
+    if (!k) return;
+    const hr_machine spr = {49152, 2 << 20, 0, (size_t)480 << 20}, unknown = {0};
+    static const struct {
+        int nq, nkv, d;
+        hr_dtype kv;
+        int t1, t2; /* the block where the rule applies, at one / two threads */
+    } cases[] = {
+        {1, 16384, 128, HR_F16, 128, 128}, /* 64 MiB: past the L2s               */
+        {1, 16384, 128, HR_BF16, 128, 128},
+        {1, 4096, 256, HR_F16, 64, 64},    /* d 256: 32 KiB is 64 keys           */
+        {1, 4096, 96, HR_F16, 160, 160},   /* d 96: 170 keys, 160                */
+        {1, 16384, 64, HR_F16, 256, 256},  /* d 64: 256 keys are 32 KiB          */
+        {1, 256, 128, HR_F16, 256, 256},   /* 1 MiB: in one L2                   */
+        {1, 1024, 128, HR_BF16, 128, 256}, /* 4 MiB: past one L2, not past two   */
+        {4, 16384, 128, HR_F16, 256, 256}, /* R = 16: not the measured case      */
+    };
+    for (int forced = 0; forced <= 1; forced++) {
+        if (!forced) decode_path_env(NULL);
+        else if (!bf16dot_forced()) continue;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            for (int T = 1; T <= 2; T++) {
+                hr_problem p = {1, 32, 8, cases[i].nq, cases[i].nkv, cases[i].d, false, 0};
+                p.kv_dtype = cases[i].kv;
+                if (forced && p.kv_dtype != HR_BF16) continue;
+                const int rule =
+                    !strcmp(hr_isa, "avx512") && hr_cpu_intel() && !strstr(hr_kernel_path(k, &p), "vdpbf16ps");
+                hr_tune a = {.threads = T}, b = {.threads = T};
+                k->resolve(&p, &spr, &a);
+                k->resolve(&p, &unknown, &b);
+                const int want = rule ? (T == 1 ? cases[i].t1 : cases[i].t2) : 256;
+                CHECKF(a.block_kv == want && b.block_kv == 256,
+                       "case %zu %s T%d (%s%s): block_kv %d (L2 2 MiB) %d (unknown), expected %d 256", i,
+                       hr_dtype_names[p.kv_dtype], T, hr_isa, forced ? ", bf16dot" : "", a.block_kv, b.block_kv,
+                       want);
+            }
+    }
+    decode_path_env(NULL);
 }
 
 /* Causal with Nq > Nkv: the first Nq - Nkv rows see no key and must be exactly 0. */

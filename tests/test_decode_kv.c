@@ -4,26 +4,13 @@
 #include <string.h>
 
 #include "ceilings.h"
+#include "cpu_vendor.h"
 #include "inputs.h"
 #include "isa.h"
 #include "oracle.h"
 #include "result.h"
 #include "t.h"
 #include "t_decode.h"
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
-/* cpuid's vendor is Intel's ("GenuineIntel"): decode's auto rule for a bf16 cache. */
-static int cpu_intel(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
-#else
-    return 0;
-#endif
-}
 
 /* The kernel's own error is judged by the oracle's tolerance for the types: the
  * conversions (vec.h's reduced-precision loads) are exact, so the kernel computes in fp32
@@ -587,7 +574,7 @@ HR_TEST(decode_path_env)
     CHECK(!strstr(hr_kernel_path(k, &p), "vdpbf16ps"));
     decode_path_env(NULL);
     const char *autop = hr_kernel_path(k, &p);
-    CHECKF(!!strstr(autop, "vdpbf16ps") == (!why && !cpu_intel()), "auto: '%s' (bf16dot %s)", autop,
+    CHECKF(!!strstr(autop, "vdpbf16ps") == (!why && !hr_cpu_intel()), "auto: '%s' (bf16dot %s)", autop,
            why ? "refused" : "runs");
     decode_path_env("fast");
     why = hr_kernel_why_not(k, &p);
