@@ -49,13 +49,18 @@
  *   d 256 f16  (256 keys: 128 KiB of K) L32768 64 keys -24.3 / -28.7% (128 -4.0 / -4.6%),
  *              bf16 -28.4 / -19.7%; L4096 (32 MiB) 64 keys -8.1 / -8.8%
  *   d 64 f16   (256 keys: 32 KiB) L131072 512 keys +17.7 / +14.7%, 128 +1.5 / -5.9%
- * so about 32 KiB of K rows, as fp32 from DRAM there (d 128 L65536: 64 keys; 128 +7.9 /
- * +13.7%, 256 +13.5 / +18.2%; the stream rule's 16 keys +2.0 / +2.7%, noise). Why the
- * streamed blocks want their K rows in about 32 KiB is not pinned down without counters.
- * AMD keeps 256: a Zen 4 found 16-64 keys slower from DRAM, and the avx2 level's 128-key
- * sub-blocks (decode_kv.c) no faster at the avx512 level; 128 from DRAM and d 256 were
- * not measured there. Not taken: q8_0 at d 256 (L32768, 256 keys in tiles: 68 KiB of K)
- * took 128 keys -5.6 / -9.9% here, a single point. */
+ *   d 96 f16   (160 keys; 2 rounds) L65536 (192 MiB) -9.3 / -0.9%, 128 -5.4 / -2.3%;
+ *              L4096 +0.3% (bf16 +0.1%)
+ * so about 32 KiB of K rows. Why streamed blocks want their K rows in 16-32 KiB here is
+ * not pinned down without counters. fp32 from DRAM there reads 16 and 32 KiB alike and
+ * its stream rule's 8 KiB within 1-4%, so that rule stays (d 128 L65536: 64 keys; 128
+ * +7.9 / +13.7%, 256 +13.5 / +18.2%, 32 -1.1 / +1.7%, 16 +2.0 / +2.7%; d 256 L32768
+ * against 16 keys: 32 -4.2 / -4.3%, 64 +6.7 / +13.1%; d 64 L131072 against 64 keys: 128
+ * -4.4 / +0.2%, 32 +0.9 / +1.8%). AMD keeps 256: a Zen 4 found 16-64 keys slower from
+ * DRAM, and the avx2 level's 128-key sub-blocks (decode_kv.c) no faster at the avx512
+ * level; 128 from DRAM and d 256 were not measured there. Not taken: q8_0 at d 256
+ * (L32768, 256 keys in tiles: 68 KiB of K) took 128 keys -5.6 / -9.9% here, a single
+ * point (at d 128, L65536: +4.7 / +9.1% against its 256). */
 static int typed_block(const hr_problem *p, const hr_machine *m, int threads)
 {
     if (HR_VW < 16 || (p->kv_dtype != HR_F16 && p->kv_dtype != HR_BF16) || !m || !m->l2 ||
