@@ -36,10 +36,12 @@
  * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
  * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
 #define DECODE_BLOCK_KV_TYPED 256
-/* A typed cache on an Intel core at the avx512 level (f16, bf16 on the conversion step),
- * past the threads' L2 with R <= DECODE_STREAM_MAX_R: at most this many bytes of K rows a
- * block, 16 to DECODE_BLOCK_KV_TYPED keys (decode_tune.c has the measurements). */
+/* A typed cache on an Intel core at the avx512 level past the threads' L2s: at most this
+ * many bytes of K rows a block, f16 and bf16 on the conversion step (16 to
+ * DECODE_BLOCK_KV_TYPED keys), q8_0 in tiles (its 256 keys at d 128; 16 to 256 keys);
+ * decode_tune.c has the measurements. */
 #define DECODE_TYPED_BLOCK_BYTES 32768
+#define DECODE_Q8T_BLOCK_BYTES (256 * 136)
 #define DECODE_BLOCK_KV_Q4 512 /* q4_0 on the int8 path (decode_tune.c) */
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
 #define DECODE_BLOCK_KV_Q8T 256 /* q8_0 there, read in 16-key tiles (the default)     */

@@ -35,13 +35,15 @@
  * avx2 level on that VM, d 256 L8192 (5 interleaved rounds): 64 keys -23 / -14%
  * against 128, so its 128 keys are capped at 64 KiB of K too (d 256 not measured on a
  * Zen 4). */
-/* A typed cache's keys per block: DECODE_BLOCK_KV_TYPED (256), but on an Intel core at the
- * avx512 level, f16 and bf16 on the conversion step (decode_kv.c), once K + V are past
- * the L2s of the threads and a group has at most 4 rows (the measured case), 32 KiB of K
- * rows a block: 128 keys at d 128, 64 at d 256, d 64 keeps 256. On an SPR-class Xeon
+/* A typed cache's keys per block: `keys` (its default), but on an Intel core at the avx512
+ * level, once K + V are past the L2s of the threads, `bytes` of K rows a block, 16 to
+ * `keys` keys: f16 and bf16 on the conversion step (decode_kv.c) 32 KiB, 128 keys at
+ * d 128, 64 at d 256, d 64 keeps 256; q8_0 in tiles (decode_i8.c) its 256 keys' 34 KiB
+ * at d 128, so 128 at d 256. On an SPR-class Xeon
  * (2 vCPUs, 2 MiB L2 each, 2026-11-30; `headroom run --kernel decode --heads 32
- * --kv-heads 8 --seq 1 --seq-kv L --d-head D --threads T --kv-dtype X --block-kv B
- * --reps 9 --no-probe`, 3 interleaved rounds, medians, against 256 keys, T1 / T2):
+ * --kv-heads 8 --seq Nq --seq-kv L --d-head D --threads T --kv-dtype X --block-kv B
+ * --reps 9 --no-probe`, Nq 1 but where said, 3 interleaved rounds, medians, against 256
+ * keys, T1 / T2):
  *   d 128 f16  L65536 (256 MiB) 128 keys -19.1 / -16.3%, 64 -17.3 / -9.8%; bf16 128
  *              -15.2 / -10.3%; L32768 -9.5 / -2.6%; L16384 -2.6 / +1.9% (bf16 -2.2 /
  *              +1.8%); L4096 -0.7 / -0.4%; L1024 (4 MiB) -2.2 / +3.8%; L256 (1 MiB,
@@ -51,6 +53,11 @@
  *   d 64 f16   (256 keys: 32 KiB) L131072 512 keys +17.7 / +14.7%, 128 +1.5 / -5.9%
  *   d 96 f16   (160 keys; 2 rounds) L65536 (192 MiB) -9.3 / -0.9%, 128 -5.4 / -2.3%;
  *              L4096 +0.3% (bf16 +0.1%)
+ *   Nq 4 f16   (R = 16) d 128 L65536 128 keys -3.7 / -3.0%, L16384 -1.6% at one thread
+ *   d 256 q8_0 (tiles: 68 KiB of K) 128 keys L65536 (285 MiB) -3.8 / -6.0%, L32768 -5.6 /
+ *              -9.9%, L16384 -1.9 / -1.2%, L4096 +1.5 / -0.7%; at d 128 (L65536) 128
+ *              keys +4.7 / +9.1%, and at d 64 (L262144) 512 keys -0.9 / -1.3%: its
+ *              256 keys' bytes at every d (d 64 kept at 256 keys)
  * so about 32 KiB of K rows. Why streamed blocks want their K rows in 16-32 KiB here is
  * not pinned down without counters. fp32 from DRAM there reads 16 and 32 KiB alike and
  * its stream rule's 8 KiB within 1-4%, so that rule stays (d 128 L65536: 64 keys; 128
@@ -58,19 +65,15 @@
  * against 16 keys: 32 -4.2 / -4.3%, 64 +6.7 / +13.1%; d 64 L131072 against 64 keys: 128
  * -4.4 / +0.2%, 32 +0.9 / +1.8%). AMD keeps 256: a Zen 4 found 16-64 keys slower from
  * DRAM, and the avx2 level's 128-key sub-blocks (decode_kv.c) no faster at the avx512
- * level; 128 from DRAM and d 256 were not measured there. Not taken: q8_0 at d 256
- * (L32768, 256 keys in tiles: 68 KiB of K) took 128 keys -5.6 / -9.9% here, a single
- * point (at d 128, L65536: +4.7 / +9.1% against its 256). */
-static int typed_block(const hr_problem *p, const hr_machine *m, int threads)
+ * level; 128 from DRAM and d 256 were not measured there. */
+static int typed_block(const hr_problem *p, const hr_machine *m, int threads, int keys, size_t bytes)
 {
-    if (HR_VW < 16 || (p->kv_dtype != HR_F16 && p->kv_dtype != HR_BF16) || !m || !m->l2 ||
-        hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R || hr_decode_bf16_on(p->kv_dtype, p->d_head) || !hr_cpu_intel())
-        return DECODE_BLOCK_KV_TYPED;
+    if (HR_VW < 16 || !bytes || !m || !m->l2 || !hr_cpu_intel()) return keys;
     const size_t row = hr_dtype_row_bytes(p->kv_dtype, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
-    if (cache <= (double)m->l2 * (threads > 0 ? threads : 1)) return DECODE_BLOCK_KV_TYPED;
-    const int kb = (int)(DECODE_TYPED_BLOCK_BYTES / row) & ~15;
-    return kb < 16 ? 16 : kb > DECODE_BLOCK_KV_TYPED ? DECODE_BLOCK_KV_TYPED : kb;
+    if (cache <= (double)m->l2 * (threads > 0 ? threads : 1)) return keys;
+    const int kb = (int)(bytes / row) & ~15;
+    return kb < 16 ? 16 : kb > keys ? keys : kb;
 }
 
 int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int threads)
@@ -95,8 +98,13 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
      * keeps 256 there (128 and 512 within 4% either way). */
     if (p->kv_dtype == HR_Q4_0 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
     if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0))
-        return hr_decode_kv_tile(p, NULL) ? DECODE_BLOCK_KV_Q8T : DECODE_BLOCK_KV_Q8;
-    if (p->kv_dtype != HR_F32) return typed_block(p, m, threads);
+        return hr_decode_kv_tile(p, NULL) ? typed_block(p, m, threads, DECODE_BLOCK_KV_Q8T, DECODE_Q8T_BLOCK_BYTES)
+                                          : DECODE_BLOCK_KV_Q8;
+    if (p->kv_dtype != HR_F32) {
+        const int conv =
+            (p->kv_dtype == HR_F16 || p->kv_dtype == HR_BF16) && !hr_decode_bf16_on(p->kv_dtype, p->d_head);
+        return typed_block(p, m, threads, DECODE_BLOCK_KV_TYPED, conv ? DECODE_TYPED_BLOCK_BYTES : 0);
+    }
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
     const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
     /* the L3 the threads reach: on a machine of several instances (AMD's CCDs) more

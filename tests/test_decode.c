@@ -170,11 +170,12 @@ HR_TEST(decode_default_block_follows_the_cache)
     CHECK(held.block_kv == 48); /* a block the user set stays */
 }
 
-/* A typed cache's default block: 256, but on an Intel CPU at the avx512 level f16 and
- * bf16 on the conversion step (a path without vdpbf16ps) take 32 KiB of K rows once K + V
- * are past the threads' L2s with R <= 4 (decode_tune.c typed_block): 128 keys at d 128,
- * 64 at d 256, d 96 160 (170 to a multiple of 16), d 64 keeps 256. bf16 forced onto the
- * vdpbf16ps step keeps 256, and so does an unknown L2 (the unit tests' machine). */
+/* A typed cache's default block: 256, but on an Intel CPU at the avx512 level, once K + V
+ * are past the threads' L2s (decode_tune.c typed_block), f16 and bf16 on the conversion
+ * step (a path without vdpbf16ps) take 32 KiB of K rows: 128 keys at d 128, 64 at d 256,
+ * d 96 160 (170 to a multiple of 16), d 64 keeps 256; q8_0 read in tiles by the int8
+ * step takes its 256 keys' 34 KiB at d 128: 128 at d 256, 256 at d 64. bf16 forced onto
+ * the vdpbf16ps step keeps 256, and so does an unknown L2 (the unit tests' machine). */
 HR_TEST(decode_typed_block_follows_the_cpu)
 {
     const hr_kernel *k = decode();
@@ -193,7 +194,11 @@ HR_TEST(decode_typed_block_follows_the_cpu)
         {1, 16384, 64, HR_F16, 256, 256},  /* d 64: 256 keys are 32 KiB          */
         {1, 256, 128, HR_F16, 256, 256},   /* 1 MiB: in one L2                   */
         {1, 1024, 128, HR_BF16, 128, 256}, /* 4 MiB: past one L2, not past two   */
-        {4, 16384, 128, HR_F16, 256, 256}, /* R = 16: not the measured case      */
+        {4, 16384, 128, HR_F16, 128, 128}, /* R = 16 too                         */
+        {1, 16384, 256, HR_Q8_0, 128, 128}, /* q8_0 tiles: 34 KiB is 128 keys    */
+        {1, 16384, 128, HR_Q8_0, 256, 256}, /* its d 128 default                  */
+        {1, 65536, 64, HR_Q8_0, 256, 256},  /* 512 keys' bytes, at most 256       */
+        {1, 512, 256, HR_Q8_0, 128, 256},   /* 2.1 MiB: past one L2, not past two */
     };
     for (int forced = 0; forced <= 1; forced++) {
         if (!forced) decode_path_env(NULL);
@@ -203,16 +208,20 @@ HR_TEST(decode_typed_block_follows_the_cpu)
                 hr_problem p = {1, 32, 8, cases[i].nq, cases[i].nkv, cases[i].d, false, 0};
                 p.kv_dtype = cases[i].kv;
                 if (forced && p.kv_dtype != HR_BF16) continue;
-                const int rule =
-                    !strcmp(hr_isa, "avx512") && hr_cpu_intel() && !strstr(hr_kernel_path(k, &p), "vdpbf16ps");
+                const char *path = hr_kernel_path(k, &p);
+                const int q8 = p.kv_dtype == HR_Q8_0, avx512 = !strcmp(hr_isa, "avx512");
+                /* q8_0: the int8 step in tiles (else 128 keys a block in rows, 256 converting) */
+                const int i8 = q8 && avx512 && strstr(path, "vpdpbusd"), tiles = i8 && hr_kernel_kv_tile(k, &p, NULL);
+                const int rule = avx512 && hr_cpu_intel() && (q8 ? tiles : !strstr(path, "vdpbf16ps"));
+                const int dflt = i8 && !tiles ? 128 : 256;
                 hr_tune a = {.threads = T}, b = {.threads = T};
                 k->resolve(&p, &spr, &a);
                 k->resolve(&p, &unknown, &b);
-                const int want = rule ? (T == 1 ? cases[i].t1 : cases[i].t2) : 256;
-                CHECKF(a.block_kv == want && b.block_kv == 256,
-                       "case %zu %s T%d (%s%s): block_kv %d (L2 2 MiB) %d (unknown), expected %d 256", i,
+                const int want = rule ? (T == 1 ? cases[i].t1 : cases[i].t2) : dflt;
+                CHECKF(a.block_kv == want && b.block_kv == dflt,
+                       "case %zu %s T%d (%s%s): block_kv %d (L2 2 MiB) %d (unknown), expected %d %d", i,
                        hr_dtype_names[p.kv_dtype], T, hr_isa, forced ? ", bf16dot" : "", a.block_kv, b.block_kv,
-                       want);
+                       want, dflt);
             }
     }
     decode_path_env(NULL);
