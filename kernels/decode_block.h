@@ -38,10 +38,9 @@
 #define DECODE_BLOCK_KV_TYPED 256
 /* A typed cache on an Intel core at the avx512 level past the threads' L2s: at most this
  * many bytes of K rows a block, f16 and bf16 on the conversion step (16 to
- * DECODE_BLOCK_KV_TYPED keys), q8_0 in tiles (its 256 keys at d 128; 16 to 256 keys);
+ * DECODE_BLOCK_KV_TYPED keys; q8_0 in tiles keeps its d 128 block's bytes, 34 KiB);
  * decode_tune.c has the measurements. */
 #define DECODE_TYPED_BLOCK_BYTES 32768
-#define DECODE_Q8T_BLOCK_BYTES (256 * 136)
 #define DECODE_BLOCK_KV_Q4 512 /* q4_0 on the int8 path (decode_tune.c) */
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
 #define DECODE_BLOCK_KV_Q8T 256 /* q8_0 there, read in 16-key tiles (the default)     */

@@ -66,12 +66,17 @@
  * -4.4 / +0.2%, 32 +0.9 / +1.8%). AMD keeps 256: a Zen 4 found 16-64 keys slower from
  * DRAM, and the avx2 level's 128-key sub-blocks (decode_kv.c) no faster at the avx512
  * level; 128 from DRAM and d 256 were not measured there. */
+/* Bytes of p's K and V caches as stored (rows of `row` bytes). */
+static double kv_bytes(const hr_problem *p, size_t row)
+{
+    return 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
+}
+
 static int typed_block(const hr_problem *p, const hr_machine *m, int threads, int keys, size_t bytes)
 {
     if (HR_VW < 16 || !bytes || !m || !m->l2 || !hr_cpu_intel()) return keys;
     const size_t row = hr_dtype_row_bytes(p->kv_dtype, p->d_head);
-    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
-    if (cache <= (double)m->l2 * (threads > 0 ? threads : 1)) return keys;
+    if (kv_bytes(p, row) <= (double)m->l2 * (threads > 0 ? threads : 1)) return keys;
     const int kb = (int)(bytes / row) & ~15;
     return kb < 16 ? 16 : kb > keys ? keys : kb;
 }
@@ -98,7 +103,8 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
      * keeps 256 there (128 and 512 within 4% either way). */
     if (p->kv_dtype == HR_Q4_0 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
     if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0))
-        return hr_decode_kv_tile(p, NULL) ? typed_block(p, m, threads, DECODE_BLOCK_KV_Q8T, DECODE_Q8T_BLOCK_BYTES)
+        return hr_decode_kv_tile(p, NULL) ? typed_block(p, m, threads, DECODE_BLOCK_KV_Q8T,
+                                                        DECODE_BLOCK_KV_Q8T * hr_dtype_row_bytes(HR_Q8_0, 128))
                                           : DECODE_BLOCK_KV_Q8;
     if (p->kv_dtype != HR_F32) {
         const int conv =
@@ -106,7 +112,7 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
         return typed_block(p, m, threads, DECODE_BLOCK_KV_TYPED, conv ? DECODE_TYPED_BLOCK_BYTES : 0);
     }
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
-    const double cache = 2.0 * p->batch * p->kv_heads * (double)p->seq_kv * (double)row;
+    const double cache = kv_bytes(p, row);
     /* the L3 the threads reach: on a machine of several instances (AMD's CCDs) more
      * threads reach more of it */
     const double l3 = m ? hr_machine_l3_reach(m, threads) : 0;
