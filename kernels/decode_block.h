@@ -10,7 +10,9 @@
 
 /* A span walked by address: decode_i8.c's steps (q8_0/q4_0 rows back to back, 4 prefetches
  * a key at q8_0) define it 1 before including this; elsewhere the row walk alone, so the
- * fp32 steps' code stays as it was (the span's test in their loops cost f32 3-5%). */
+ * fp32 steps' code stays as it was (the span's test in their loops cost f32 3-5%).
+ * decode_kv.c's f16/bf16 steps take pf_rows_s / pf_step_s with PF_ALIGNED (their type a
+ * constant in each copy, so f32's code keeps no test). */
 #ifndef HR_DECODE_PF_SPAN
 #define HR_DECODE_PF_SPAN 0
 #endif
@@ -182,21 +184,36 @@ typedef struct {
     int span;                 /* one span: row the next line's address, 64-aligned      */
 } pf_seq;
 
-DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
+/* span: 0 the row walk alone, 1 unaligned rows back to back as one span, PF_ALIGNED any
+ * rows back to back (aligned ones too) */
+#define PF_ALIGNED 2
+DECODE_INLINE pf_seq pf_rows_s(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps, int span)
 {
     /* Unaligned rows back to back (BHND, psn = rb) are one span: each line once. Row by
      * row, their lines were shared with the neighbours' (q4_0's 72-byte rows: 3
      * prefetches per 72 bytes, each line ~2.7 times; q8_0's 136: ~1.9 times), and the
      * repeats cost q4_0 at L16384 16% (decode_i8.c, the ablation). Aligned rows keep
      * the row walk: the same lines in the same order, yet as one span fp32 at L16384
-     * took 15% longer (`headroom ab`, 25 pairs each way; not understood). */
-    const size_t rb = c->rb % 64 && psn == (ptrdiff_t)c->rb && nrows > 0 ? c->rb * (size_t)nrows : c->rb;
-    if (HR_DECODE_PF_SPAN && rb != c->rb) { /* a span: its lines exactly, walked by address (pf_step's first loop) */
+     * took 15% longer (`headroom ab`, 25 pairs each way; not understood; on an SPR-class
+     * Xeon, 2026-11-30, 3 interleaved rounds: L4096 -3.5%, L16384 +4.4%, L65536 +4.7% at
+     * one thread). f16 and bf16 take the span aligned too (PF_ALIGNED): the row walk's
+     * ~11 instructions a line against the span's 4, 4 lines a key at d 128, cost them
+     * ~3 ns a key and KV head in P·V alone (L256, the prefetches stepped for nothing:
+     * -6.8% without them); as one span, same Xeon, H32/8 d128, 3 interleaved rounds,
+     * one / two threads: f16 L4096 -5.2%, L16384 -4.4 / -5.5%, bf16 L16384 -6.0 / -6.2%,
+     * L256 -0.8%. */
+    const bool whole = (c->rb % 64 || span == PF_ALIGNED) && psn == (ptrdiff_t)c->rb && nrows > 0;
+    const size_t rb = whole ? c->rb * (size_t)nrows : c->rb;
+    if (span && rb != c->rb) { /* a span: its lines exactly, walked by address (pf_step's first loop) */
         const uintptr_t a = (uintptr_t)pf & ~(uintptr_t)63, e = ((uintptr_t)pf + rb - 1) | 63;
         return (pf_seq){(const unsigned char *)a, psn, rb, 0, 0, (int)((e + 1 - a) / 64), steps > 0 ? steps : 1, 0, 1};
     }
     const int rows = rb == c->rb ? nrows : 1, lpr = (int)((rb + 63) / 64) + (rb % 64 != 0);
     return (pf_seq){pf, psn, rb, lpr, 0, rows * lpr, steps > 0 ? steps : 1, 0, 0};
+}
+DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
+{
+    return pf_rows_s(c, pf, psn, nrows, steps, HR_DECODE_PF_SPAN);
 }
 
 /* pf_step's calls per 4 keys of a scores pass whose row tiles of rt rows each step it
@@ -208,9 +225,9 @@ DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + 
 #define HR_DECODE_PF_HINT 2
 #endif
 
-DECODE_INLINE void pf_step(pf_seq *q)
+DECODE_INLINE void pf_step_s(pf_seq *q, int span)
 {
-    if (HR_DECODE_PF_SPAN && q->span) { /* 4 instructions a line, where the row walk's took 11 (q8_0: 1.5 ns a key) */
+    if (span && q->span) { /* 4 instructions a line, where the row walk's took 11 (q8_0: 1.5 ns a key) */
         for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps, q->row += 64)
             __builtin_prefetch(q->row, 0, HR_DECODE_PF_HINT);
         return;
@@ -224,6 +241,7 @@ DECODE_INLINE void pf_step(pf_seq *q)
         }
     }
 }
+DECODE_INLINE void pf_step(pf_seq *q) { pf_step_s(q, HR_DECODE_PF_SPAN); }
 
 /* decode_kv.c: one key block [jb, jb+n) of KV head g (batch b) from a K/V cache stored
  * in c->kt (not f32) into st, as attend_block does for f32, with K and V converted to

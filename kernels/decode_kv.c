@@ -104,6 +104,10 @@
 #include "decode_block.h"
 #include "vec_eo.h"
 
+/* The prefetch walk of a step of type t (a constant in each copy): f16 and bf16 rows back
+ * to back as one span, aligned too (decode_block.h, pf_rows_s); the others as before. */
+#define KV_SPAN(t) ((t) == HR_F16 || (t) == HR_BF16 ? PF_ALIGNED : HR_DECODE_PF_SPAN)
+
 /* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
  * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers (the
  * generic level likewise; the avx2 level takes decode_kvh.h's tiles). */
@@ -160,7 +164,7 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
         for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
     for (int x = 0; x < c->d; x += HR_VW) {
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        if (x % (PF_X * HR_VW) == 0) pf_step(pq);
+        if (x % (PF_X * HR_VW) == 0) pf_step_s(pq, KV_SPAN(t));
         if (x % HR_QBLOCK == 0)
             for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
         hr_vf kv[4];
@@ -215,7 +219,7 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
 #define SP_STEP(st)                                                                            \
     do {                                                                                       \
         const int x = (st) * HR_VW;                                                            \
-        pf_step(pq);                                                                           \
+        pf_step_s(pq, KV_SPAN(t));                                                             \
         hr_vf kv[4];                                                                           \
         for (int u = 0; u < 4; u++) kv[u] = kv_vec(t, kp + u * ksn, x, HR_VW, hr_vzero());     \
         for (int r = 0; r < RT; r++) {                                                         \
@@ -252,7 +256,7 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
 DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, (n + 3) / 4 * pf_tile_steps(c, RT, PF_X * HR_VW));
+    pf_seq pq = pf_rows_s(c, pf, psn, nv, (n + 3) / 4 * pf_tile_steps(c, RT, PF_X * HR_VW), KV_SPAN(t));
     int j0 = 0;
 #if defined(HR_VEC_AVX512)
     if ((t == HR_F16 || t == HR_BF16) && c->R % RT == 0 && c->d % HR_VW == 0 && c->dp == c->d) {
@@ -294,7 +298,7 @@ DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsi
         for (int g = 0; g < XG; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
     for (int j = 0; j < n; j++) {
-        if (pq) pf_step(pq);
+        if (pq) pf_step_s(pq, KV_SPAN(t));
         const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG], sc[XG];
         for (int g = 0; g < XG; g++) {
@@ -322,7 +326,7 @@ DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsign
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
     const bool fine = t == HR_F32; /* f32: stepped in every row tile, else the first */
     const int tiles = fine ? (c->R + RT - 1) / RT : 1;
-    pf_seq pq = pf_rows(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n);
+    pf_seq pq = pf_rows_s(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n, KV_SPAN(t));
     for (int x0 = 0; x0 < nvec; x0 += XG) {
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;

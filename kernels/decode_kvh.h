@@ -86,7 +86,7 @@ DECODE_INLINE void scores_tile_h(const dctx *c, hr_dtype t, const float *q, cons
     hr_vf acc[HT][2];
     for (int r = 0; r < HT; r++) acc[r][0] = acc[r][1] = z;
     for (int x = 0; x < c->d; x += eo ? 2 * HR_VW : HR_VW) {
-        if (x % (PFXT(t) * HR_VW) == 0) pf_step(pq);
+        if (x % (PFXT(t) * HR_VW) == 0) pf_step_s(pq, KV_SPAN(t));
         if (eo) {
             hr_vf k0e, k0o, k1e, k1o;
             hr_vload_bf16_eo(k[0] + 2 * x, &k0e, &k0o);
@@ -129,7 +129,7 @@ DECODE_INLINE void scores_tile_h3(const dctx *c, hr_dtype t, const float *q, con
         qr[r] = q + (size_t)(r0 + r) * c->dp;
     }
     for (int x0 = 0; x0 < c->d; x0 += PFXT(t) * HR_VW) {
-        pf_step(pq);
+        pf_step_s(pq, KV_SPAN(t));
         const int xe = c->d - x0 < PFXT(t) * HR_VW ? c->d : x0 + PFXT(t) * HR_VW;
         for (int x = x0; x < xe; x += HR_VW) {
             const hr_vf k0 = kv_vec(t, k[0], x, HR_VW, z), k1 = kv_vec(t, k[1], x, HR_VW, z),
@@ -157,7 +157,7 @@ DECODE_INLINE void scores_kv_h(const dctx *c, hr_dtype t, const float *q, const 
     const bool eo = t == HR_BF16 && decode_bf16_eo(c);
     /* f32/f16/bf16 (not eo) with whole tiles take key triples while 3 keys remain */
     const bool tri = (t == HR_F16 || t == HR_BF16 || t == HR_F32) && !eo && c->d % HR_VW == 0 && c->R % HT == 0;
-    pf_seq pq = pf_rows(c, pf, psn, nv, (tri ? (n + 2) / 3 : (n + 1) / 2) * per2);
+    pf_seq pq = pf_rows_s(c, pf, psn, nv, (tri ? (n + 2) / 3 : (n + 1) / 2) * per2, KV_SPAN(t));
     int j = 0;
     if (tri)
         for (; j + 3 <= n; j += 3) {
@@ -199,7 +199,7 @@ DECODE_INLINE void pv_tile_h(const dctx *c, hr_dtype t, const float *s, const un
         if (eo) hr_vsplit_eo(a[r][0], a[r][1], &a[r][0], &a[r][1]);
     }
     for (int j0 = 0; j0 < n; j0 += HKT(t)) {
-        pf_step(pq);
+        pf_step_s(pq, KV_SPAN(t));
         const int je = n - j0 < HKT(t) ? n : j0 + HKT(t);
         for (int j = j0; j < je; j++) {
             const unsigned char *vr = v0 + j * vsn;
@@ -235,7 +235,7 @@ DECODE_INLINE void pv_kv_h(const dctx *c, hr_dtype t, const float *s, const unsi
     int ntile = 0;
     for (int x0 = 0; x0 < nvec; ntile++) x0 += pv_width(eo, nvec - x0);
     const int tiles = ntile * ((c->R + HT - 1) / HT);
-    pf_seq pq = pf_rows(c, pf, psn, n2, tiles * ((n + HKT(t) - 1) / HKT(t)));
+    pf_seq pq = pf_rows_s(c, pf, psn, n2, tiles * ((n + HKT(t) - 1) / HKT(t)), KV_SPAN(t));
     for (int x0 = 0; x0 < nvec;) {
         const int xw = pv_width(eo, nvec - x0);
         const int nx = nvec - x0 < xw ? nvec - x0 : xw, x = x0 * HR_VW;
