@@ -199,7 +199,7 @@ HR_TEST(decode_typed_query_matches_oracle)
     decode_path_env(NULL);
 }
 
-/* Every kv type on odd shapes: d 32 .. 160 (and tails for the half types), Nkv not a
+/* Every kv type on odd shapes: d 32 .. 256 (and tails for the half types), Nkv not a
  * multiple of the block, causal with Nq > 1, GQA and MQA, both layouts (BNHD takes the
  * interleaved-heads walk), 1, 2 and 3 threads (splits inside a head, empty ranges). */
 HR_TEST(decode_kv_types_match_oracle)
@@ -208,6 +208,7 @@ HR_TEST(decode_kv_types_match_oracle)
         /* B, Hq, Hkv, Nq, Nkv, d */
         {1, 4, 1, 1, 77, 32},   {2, 8, 2, 3, 257, 64}, {1, 6, 3, 5, 130, 96}, {1, 32, 8, 1, 1000, 128},
         {1, 4, 2, 16, 45, 160}, {3, 2, 2, 2, 5, 32},   {1, 4, 2, 1, 50, 33},  {2, 2, 1, 3, 19, 7},
+        {1, 8, 2, 1, 300, 256}, /* d 256 with 4-row groups: decode_kv.c's constant-d scores */
     };
     static const int threads[] = {1, 2, 3};
     static const char *const conv_names[] = {"auto", "convert", "Q exact", "bf16dot"};
