@@ -3,22 +3,24 @@
 # binary on both sides: every non-zero exit is a false alarm) and N runs against a planted
 # slowdown (the new side runs with HEADROOM_PLANT_DELAY: every 0 is a miss).
 #
-# usage: scripts/ab-trials.sh [--config FILE] [--reps R] [--min-time S] [--plant F]
-#                             [--bin PATH] [--keep DIR] [N]
+# usage: scripts/ab-trials.sh [--config FILE] [--reps R] [--rounds K] [--min-time S]
+#                             [--plant F] [--bin PATH] [--keep DIR] [N]
 #   N            runs per set (default 20)
 #   --config     the config (default configs/ci.ini)
-#   --reps       pairs per point (default: ab's, 15)
+#   --reps       pairs per point (default: ab's, 15), per round with --rounds
+#   --rounds     fresh worker pairs per run (default: ab's, 1)
 #   --min-time   seconds per repetition (default 0.02, the docs/ci.md recipe)
 #   --plant      the planted slowdown (default 0.05 = 5%)
 #   --keep DIR   keep every report (default: a temporary directory, removed at the end)
 # Each run is bounded by `timeout` (600 s); prints a line per run and the counts per set.
 set -u
 cd "$(dirname "$0")/.."
-N=20 CONFIG=configs/ci.ini REPS="" MIN_TIME=0.02 PLANT=0.05 KEEP="" BIN=${HR_BIN:-./headroom}
+N=20 CONFIG=configs/ci.ini REPS="" ROUNDS="" MIN_TIME=0.02 PLANT=0.05 KEEP="" BIN=${HR_BIN:-./headroom}
 while [ $# -gt 0 ]; do
     case $1 in
     --config) CONFIG=${2:?}; shift 2 ;;
     --reps) REPS=${2:?}; shift 2 ;;
+    --rounds) ROUNDS=${2:?}; shift 2 ;;
     --min-time) MIN_TIME=${2:?}; shift 2 ;;
     --plant) PLANT=${2:?}; shift 2 ;;
     --keep) KEEP=${2:?}; shift 2 ;;
@@ -38,7 +40,8 @@ printf '#!/bin/sh\nHEADROOM_PLANT_DELAY=%s exec %s "$@"\n' "$PLANT" "$BIN" > "$d
 chmod +x "$dir/planted"
 args=(--min-time "$MIN_TIME" --format json)
 [ -n "$REPS" ] && args+=(--reps "$REPS")
-echo "ab-trials: $N runs per set, $CONFIG, min-time $MIN_TIME, planted $PLANT; reports in $dir"
+[ -n "$ROUNDS" ] && args+=(--rounds "$ROUNDS")
+echo "ab-trials: $N runs per set, $CONFIG, ${ROUNDS:-1} round(s) of ${REPS:-15} pairs, min-time $MIN_TIME, planted $PLANT; reports in $dir"
 declare -A count
 for set in aa planted; do
     new=$BIN

@@ -44,6 +44,20 @@ expect out-files 0 '' -- $B ab $B $B "$TMP/tiny.ini" --reps 4 --format json --ou
 expect out-readable 0 'result: ' -- $B compare "$TMP/ab/base.json" "$TMP/ab/new.json" --threshold 1000
 expect planted-sign 0 '^positive 2 ' -- sh -c "$B ab $B $TMP/slow $TMP/tiny.ini --reps 4 --format json | \
     python3 -c 'import json,sys; d=json.load(sys.stdin); r=d[\"rows\"]; print(\"positive\" if all(x[\"delta_pct\"] > 0 for x in r) else \"not\", len(r), [round(x[\"delta_pct\"]) for x in r])'"
+# --rounds: the workers are started afresh every round (the order alternating), every
+# round's repetitions land in the results, and the test is over the rounds.
+mk counted "echo x >> $TMP/starts; exec $B \"\$@\""
+expect rounds-title 0 'headroom ab \(interleaved, builds [0-9a-f]+ -> [0-9a-f]+, 3 rounds of fresh workers\).*over the rounds. median log ratios.*3/3' \
+    -- sh -c "$B ab $B $B $TMP/tiny.ini --reps 2 --rounds 3 2>/dev/null | tr '\n' ' '"
+expect rounds-starts 0 '^6$' -- sh -c "rm -f $TMP/starts; $B ab $TMP/counted $TMP/counted $TMP/tiny.ini --reps 2 --rounds 3 >/dev/null 2>&1; wc -l < $TMP/starts"
+expect rounds-reps 0 '^12 12$' -- sh -c "$B ab $B $B $TMP/tiny.ini --reps 2 --rounds 3 --out $TMP/abr >/dev/null 2>&1 && \
+    python3 -c 'import json; c=[sum(1 for b in json.load(open(\"$TMP/abr/\"+s+\".json\"))[\"benchmarks\"] if b.get(\"run_type\")==\"iteration\") for s in (\"base\",\"new\")]; print(*c)'"
+expect rounds-planted 0 '^positive 2 ' -- sh -c "$B ab $B $TMP/slow $TMP/tiny.ini --reps 2 --rounds 3 --format json 2>/dev/null | \
+    python3 -c 'import json,sys; d=json.load(sys.stdin); r=d[\"rows\"]; print(\"positive\" if all(x[\"delta_pct\"] > 0 for x in r) else \"not\", len(r), [x[\"n_base\"] for x in r])'"
+mk diessecond "n=\$(cat $TMP/second 2>/dev/null | wc -l); echo x >> $TMP/second; [ \$n -ge 1 ] && exit 3; exec $B \"\$@\""
+expect rounds-dies-later 2 'diessecond \(new\): the worker ended \(exit status 3\)' -- sh -c "rm -f $TMP/second; $B ab $B $TMP/diessecond $TMP/tiny.ini --reps 2 --rounds 2"
+expect rounds-bad 2 'headroom ab: --rounds' -- $B ab $B $B "$TMP/tiny.ini" --rounds 0
+expect rounds-too-many 2 'at most 1024 repetitions a point \(got 4 x 300\)' -- $B ab $B $B "$TMP/tiny.ini" --rounds 4 --reps 300
 expect no-binary 2 '^headroom ab: .*/nope: cannot run the base binary' -- $B ab "$TMP/nope" $B "$TMP/tiny.ini"
 expect worker-dies 2 'dies \(new\): the worker ended \(exit status 3\)' -- $B ab $B "$TMP/dies" "$TMP/tiny.ini"
 expect worker-hangs 2 'hangs \(base\): no answer within 1 s' -- env HEADROOM_AB_TIMEOUT=1 $B ab "$TMP/hangs" $B "$TMP/tiny.ini"

@@ -62,3 +62,24 @@ HR_TEST(ab_point_judged_on_pairs)
     CHECK_NEAR(row.test.p, hr_wilcoxon_min_p(12), 1e-15);
     CHECK_NEAR(row.base, 1e9 * hr_median(base, 12), 1e-6);
 }
+
+HR_TEST(ab_rounds_judged_on_their_ratios)
+{
+    /* Ten rounds of fresh workers, each round's median log ratio a value: the estimate is
+     * their median and the test is over the ten, not over the pairs behind them. */
+    double d[10];
+    for (int i = 0; i < 9; i++) d[i] = log(1.030 + 0.001 * i);
+    d[9] = log(0.99); /* one round the other way, the smallest |d|: rank 1 */
+    hr_cmp_row row = {0};
+    hr_ab_judge_logs(d, 10, 2e-3, 2.1e-3, &row);
+    CHECK(row.n_base == 10 && row.n_new == 10 && row.tested);
+    CHECK_NEAR(row.delta_pct, 100 * (exp(0.5 * (log(1.033) + log(1.034))) - 1), 1e-9);
+    CHECK_NEAR(row.base, 2e6, 1e-6);
+    CHECK_NEAR(row.new_, 2.1e6, 1e-6);
+    /* W- = 1: exact two-sided p = 2 * 2 / 2^10 (W <= 1 in two of the 1024 sign patterns). */
+    CHECK(row.test.method == HR_MWU_EXACT && row.test.u1 == 54);
+    CHECK_NEAR(row.test.p, 4.0 / 1024, 1e-15);
+    /* Three rounds alone cannot reach 0.05: the smallest p is 2/2^3. */
+    hr_ab_judge_logs(d, 3, 2e-3, 2.1e-3, &row);
+    CHECK_NEAR(row.test.p, 0.25, 1e-15);
+}

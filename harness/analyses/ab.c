@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "ab.h"
+#include "bench.h"
 #include "files.h"
 #include "results.h"
 #include "stats.h"
@@ -95,6 +96,7 @@ static void stop_worker(worker *w)
     w->from = -1;
     free(w->buf);
     w->buf = NULL;
+    w->len = w->cap = 0; /* a later round starts this worker again */
 }
 
 /* Reads the worker's next line as JSON within o->timeout seconds. NULL with a message
@@ -165,21 +167,50 @@ static cJSON *ask(worker *w, const hr_ab_opts *o, const char *fmt, int k, int j)
 
 /* ---- judging ------------------------------------------------------------------------------ */
 
-void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row *row)
+void hr_ab_judge_logs(const double *d, int n, double base_s, double new_s, hr_cmp_row *row)
 {
-    double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
     row->n_base = row->n_new = n;
-    row->base = hr_median(base, (size_t)n) * 1e9;
-    row->new_ = hr_median(new_, (size_t)n) * 1e9;
+    row->base = base_s * 1e9;
+    row->new_ = new_s * 1e9;
     row->probe_pct = NAN;
-    if (!d) return;
-    for (int i = 0; i < n; i++) d[i] = log(new_[i] / base[i]);
     row->delta_pct = row->adj_delta_pct = 100 * expm1(hr_median(d, (size_t)n));
     hr_wsr_result w = hr_wilcoxon(d, (size_t)n);
-    free(d);
     row->tested = n >= 2;
     row->can_reach = true;
     row->test = (hr_mwu_result){.u1 = w.w_plus, .p = w.p, .method = w.exact ? HR_MWU_EXACT : HR_MWU_NORMAL};
+}
+
+void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row *row)
+{
+    double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+    if (!d) {
+        row->n_base = row->n_new = n;
+        row->probe_pct = NAN;
+        return;
+    }
+    for (int i = 0; i < n; i++) d[i] = log(new_[i] / base[i]);
+    hr_ab_judge_logs(d, n, hr_median(base, (size_t)n), hr_median(new_, (size_t)n), row);
+    free(d);
+}
+
+/* The median over one round's pairs of log(new / base). */
+static double round_log_ratio(const double *base, const double *new_, int n)
+{
+    double d[HR_MAX_REPS];
+    for (int i = 0; i < n; i++) d[i] = log(new_[i] / base[i]);
+    return hr_median(d, (size_t)n);
+}
+
+/* Adds a later round's repetitions of a point to its result and summarizes them again. */
+static void append_reps(hr_result *dst, const hr_result *src)
+{
+    hr_timing *d = &dst->timing;
+    for (int i = 0; i < src->timing.reps && d->reps < HR_MAX_REPS; i++, d->reps++) {
+        d->rep_time[d->reps] = src->timing.rep_time[i];
+        d->rep_cpu[d->reps] = src->timing.rep_cpu[i];
+    }
+    hr_summarize(d->rep_time, d->reps, &d->s);
+    hr_bench_rates(dst);
 }
 
 /* Verdicts after Holm/BH over the tested points, as compare's. */
@@ -256,17 +287,23 @@ static void add_skip(hr_ab_result *r, const char *name, const char *why)
     snprintf(r->skipped[r->nskipped++], sizeof r->skipped[0], "%s: %s", name, why);
 }
 
-/* Measures point k on both sides: open, reps pairs ABBA, close. 0 done, 1 skipped (a
- * side refused to open it), -1 failure (message set). */
-static int measure(worker *w, const hr_ab_opts *o, int k, const char *name, double *tb, double *tn,
+/* Measures point k on both sides in round `round`: open (base first in even rounds, new
+ * first in odd ones), reps pairs ABBA, close. 0 done, 1 skipped (a side refused to open
+ * it; in round 0 only, later it is a failure), -1 failure (message set). */
+static int measure(worker *w, const hr_ab_opts *o, int round, int k, const char *name, double *tb, double *tn,
                    hr_result *rb, hr_result *rn, hr_ab_result *r)
 {
     cJSON *j[2] = {NULL, NULL};
-    for (int s = 0; s < 2; s++) {
+    for (int t = 0; t < 2; t++) {
+        int s = t ^ (round & 1);
         if (!(j[s] = ask(&w[s], o, "open %d\n", k, 0))) goto fail;
         if (hr_json_str(j[s], "error", NULL)) {
             char why[300];
             snprintf(why, sizeof why, "%s: %s", w[s].side, hr_json_str(j[s], "error", NULL));
+            if (round) {
+                hr_fail("ab: point %s ran in round 1 but not in round %d (%s)", name, round + 1, why);
+                goto fail;
+            }
             add_skip(r, name, why);
             cJSON_Delete(j[0]), cJSON_Delete(j[1]);
             return 1;
@@ -321,69 +358,127 @@ static int write_side(const char *dir, const char *file, const hr_result *rs, in
     return st;
 }
 
+/* Ends both workers: a quit line, then stop_worker's wait or kill. */
+static void stop_both(worker *w)
+{
+    for (int s = 0; s < 2; s++) {
+        if (w[s].pid > 0 && w[s].to >= 0 && write(w[s].to, "quit\n", 5) < 0) { /* killed below anyway */
+        }
+        stop_worker(&w[s]);
+    }
+}
+
+/* Starts both workers for a round (the base first in even rounds, the new in odd ones)
+ * and reads their hellos; *hb holds the base's. */
+static int start_round(worker *w, const hr_ab_opts *o, int round, cJSON **hb, hr_ab_result *r)
+{
+    cJSON *hn = NULL;
+    int st = HR_OK;
+    for (int t = 0; t < 2 && !st; t++) st = start(&w[t ^ (round & 1)], o);
+    if (!st) st = hellos(w, o, hb, &hn, r);
+    cJSON_Delete(hn);
+    return st;
+}
+
 int hr_ab_run(const hr_ab_opts *o, hr_ab_result *r)
 {
     memset(r, 0, sizeof *r);
     worker w[2] = {{.bin = o->base_bin, .side = "base", .to = -1, .from = -1},
                    {.bin = o->new_bin, .side = "new", .to = -1, .from = -1}};
-    cJSON *hb = NULL, *hn = NULL;
-    double *tb = NULL, *tn = NULL;
+    const int rounds = o->rounds > 1 ? o->rounds : 1, reps = o->worker.reps;
+    cJSON *hb = NULL;
+    double *tb = NULL, *tn = NULL, *dr = NULL; /* dr[i * rounds + round]: point i's round ratios */
+    int *slot = NULL;                          /* point k's index among the measured, or -1 */
+    hr_result *later = NULL;                   /* a later round's two results, then appended */
     int st = HR_OK;
     signal(SIGPIPE, SIG_IGN); /* a dead worker is an error line, not our death */
-    if ((st = start(&w[0], o)) || (st = start(&w[1], o)) || (st = hellos(w, o, &hb, &hn, r))) goto out;
+    if ((st = start_round(w, o, 0, &hb, r))) goto out;
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(hb, "points");
     const int n = cJSON_GetArraySize(pts);
     r->base = calloc((size_t)n + 1, sizeof *r->base);
     r->new_ = calloc((size_t)n + 1, sizeof *r->new_);
     r->skipped = calloc((size_t)n + 1, sizeof *r->skipped);
     r->cmp.rows = calloc((size_t)n + 1, sizeof *r->cmp.rows);
-    tb = malloc((size_t)o->worker.reps * sizeof *tb);
-    tn = malloc((size_t)o->worker.reps * sizeof *tn);
-    if (!r->base || !r->new_ || !r->skipped || !r->cmp.rows || !tb || !tn) {
+    tb = malloc((size_t)reps * sizeof *tb);
+    tn = malloc((size_t)reps * sizeof *tn);
+    dr = malloc(((size_t)n * rounds + 1) * sizeof *dr);
+    slot = malloc(((size_t)n + 1) * sizeof *slot);
+    later = calloc(2, sizeof *later);
+    if (!r->base || !r->new_ || !r->skipped || !r->cmp.rows || !tb || !tn || !dr || !slot || !later) {
         st = hr_fail("ab: out of memory");
         goto out;
     }
     r->cmp.opts = o->judge;
     r->cmp.base_path = o->base_bin;
     r->cmp.new_path = o->new_bin;
-    for (int k = 0; k < n; k++) {
-        const cJSON *p = cJSON_GetArrayItem(pts, k);
-        const char *name = cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring;
-        const cJSON *skip = cJSON_GetObjectItemCaseSensitive(p, "skip");
-        if (cJSON_IsString(skip) && skip->valuestring[0]) {
-            add_skip(r, name, skip->valuestring);
-            continue;
+    for (int round = 0; round < rounds; round++) {
+        if (round) { /* fresh processes: their memory lands anew */
+            stop_both(w);
+            cJSON_Delete(hb);
+            hb = NULL;
+            if ((st = start_round(w, o, round, &hb, r))) goto out;
+            pts = cJSON_GetObjectItemCaseSensitive(hb, "points");
         }
-        int m = measure(w, o, k, name, tb, tn, &r->base[r->npoints], &r->new_[r->npoints], r);
-        if (m < 0) {
-            st = o->stop && *o->stop ? 130 : HR_EUSAGE;
-            goto out;
+        for (int k = 0; k < n; k++) {
+            const cJSON *p = cJSON_GetArrayItem(pts, k);
+            const char *name = cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring;
+            const cJSON *skip = cJSON_GetObjectItemCaseSensitive(p, "skip");
+            if (!round) {
+                slot[k] = -1;
+                if (cJSON_IsString(skip) && skip->valuestring[0]) {
+                    add_skip(r, name, skip->valuestring);
+                    continue;
+                }
+            } else if (slot[k] < 0)
+                continue;
+            const int i = round ? slot[k] : r->npoints;
+            int m = measure(w, o, round, k, name, tb, tn, round ? &later[0] : &r->base[i],
+                            round ? &later[1] : &r->new_[i], r);
+            if (m < 0) {
+                st = o->stop && *o->stop ? 130 : HR_EUSAGE;
+                goto out;
+            }
+            if (m > 0) continue;
+            dr[(size_t)i * rounds + round] = round_log_ratio(tb, tn, reps);
+            if (round) {
+                append_reps(&r->base[i], &later[0]);
+                append_reps(&r->new_[i], &later[1]);
+            } else {
+                char *rn = malloc(256);
+                if (!rn) {
+                    st = hr_fail("ab: out of memory");
+                    goto out;
+                }
+                hr_result_name(&r->base[i], rn, 256);
+                r->cmp.rows[i].name = rn;
+                if (rounds == 1) hr_ab_judge_point(tb, tn, reps, &r->cmp.rows[i]);
+                slot[k] = r->npoints++;
+            }
+            if (rounds > 1) fprintf(stderr, "\r[round %d/%d, %d/%d] %-50.50s", round + 1, rounds, k + 1, n, name);
+            else fprintf(stderr, "\r[%d/%d] %-60.60s", k + 1, n, name);
         }
-        if (m > 0) continue;
-        hr_cmp_row *row = &r->cmp.rows[r->npoints];
-        char *rn = malloc(256);
-        if (!rn) {
-            st = hr_fail("ab: out of memory");
-            goto out;
-        }
-        hr_result_name(&r->base[r->npoints], rn, 256);
-        row->name = rn;
-        hr_ab_judge_point(tb, tn, o->worker.reps, row);
-        r->npoints++;
-        fprintf(stderr, "\r[%d/%d] %-60.60s", k + 1, n, name);
     }
     fprintf(stderr, "\n");
     r->cmp.nrows = r->npoints;
-    snprintf(r->title, sizeof r->title, "headroom ab (interleaved, builds %s -> %s)", r->base_build, r->new_build);
+    if (rounds > 1)
+        for (int i = 0; i < r->npoints; i++)
+            hr_ab_judge_logs(dr + (size_t)i * rounds, rounds, r->base[i].timing.s.median, r->new_[i].timing.s.median,
+                             &r->cmp.rows[i]);
+    if (rounds > 1)
+        snprintf(r->title, sizeof r->title, "headroom ab (interleaved, builds %s -> %s, %d rounds of fresh workers)",
+                 r->base_build, r->new_build, rounds);
+    else
+        snprintf(r->title, sizeof r->title, "headroom ab (interleaved, builds %s -> %s)", r->base_build, r->new_build);
     r->cmp.title = r->title;
-    r->cmp.test = "paired two-sided Wilcoxon signed-rank";
+    r->cmp.test = rounds > 1 ? "paired two-sided Wilcoxon signed-rank over the rounds' median log ratios"
+                             : "paired two-sided Wilcoxon signed-rank";
     verdicts(&r->cmp);
     snprintf(r->cmp.shift_note, sizeof r->cmp.shift_note,
              "none taken out: base and new ran interleaved pair by pair (ABBA), so both saw the same phases");
-    if (hr_wilcoxon_min_p((size_t)o->worker.reps) * (o->judge.correction == HR_PADJ_HOLM ? r->npoints : 1) >= o->judge.alpha)
-        snprintf(r->cmp.warn[r->cmp.nwarn++], sizeof r->cmp.warn[0],
-                 "%d pairs per point cannot reach significance over %d points at alpha %g: raise --reps",
-                 o->worker.reps, r->npoints, o->judge.alpha);
+    const int units = rounds > 1 ? rounds : reps;
+    if (hr_wilcoxon_min_p((size_t)units) * (o->judge.correction == HR_PADJ_HOLM ? r->npoints : 1) >= o->judge.alpha)
+        snprintf(r->cmp.warn[r->cmp.nwarn++], sizeof r->cmp.warn[0], "%d %s per point cannot reach significance over %d points at alpha %g: raise %s",
+                 units, rounds > 1 ? "rounds" : "pairs", r->npoints, o->judge.alpha, rounds > 1 ? "--rounds" : "--reps");
     if (r->nskipped && r->cmp.nwarn < HR_CMP_MAX_WARN)
         snprintf(r->cmp.warn[r->cmp.nwarn++], sizeof r->cmp.warn[0], "%d point%s not measured (first: %s)",
                  r->nskipped, r->nskipped == 1 ? "" : "s", r->skipped[0]);
@@ -396,14 +491,9 @@ int hr_ab_run(const hr_ab_opts *o, hr_ab_result *r)
         cJSON_Delete(j);
     }
 out:
-    for (int s = 0; s < 2; s++) {
-        if (w[s].pid > 0 && w[s].to >= 0 && write(w[s].to, "quit\n", 5) < 0) { /* killed below anyway */
-        }
-        stop_worker(&w[s]);
-    }
+    stop_both(w);
     cJSON_Delete(hb);
-    cJSON_Delete(hn);
-    free(tb), free(tn);
+    free(tb), free(tn), free(dr), free(slot), free(later);
     return st;
 }
 

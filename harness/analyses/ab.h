@@ -39,13 +39,17 @@ int hr_ab_worker(const hr_ab_worker_opts *o, FILE *in, FILE *out);
 typedef struct {
     const char *base_bin, *new_bin; /* executables (or wrapper scripts) run as BIN ab-worker ... */
     hr_ab_worker_opts worker;
+    int rounds;         /* >= 1: worker pairs started afresh, each measuring every point
+                         * in worker.reps pairs; > 1 judges the rounds (hr_ab_judge_logs
+                         * on each round's median log ratio), not the pairs             */
     hr_cmp_opts judge;  /* threshold, alpha, correction (metric and shift unused)   */
     double timeout;     /* seconds a worker may take to answer (HEADROOM_AB_TIMEOUT) */
     const char *out_dir;/* base.json, new.json, ab.json there (NULL: none)          */
     const volatile sig_atomic_t *stop; /* set by a signal: stop, kill the workers    */
 } hr_ab_opts;
 
-/* One run: both workers started, points measured pair by pair, results judged. */
+/* One run: both workers started (once a round), points measured pair by pair, results
+ * judged. base/new hold every round's repetitions of a point. */
 typedef struct {
     hr_cmp cmp;         /* the paired verdicts, printed by compare's printers         */
     char base_build[32], new_build[32];
@@ -69,5 +73,9 @@ void hr_ab_free(hr_ab_result *r);
  * signed-rank p on the log ratios. Fills row's medians, deltas, test fields (p in
  * test.p); the verdict is set later, after the correction over all points. */
 void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row *row);
+/* The same from n log ratios d (log(new / base) of a pair, or the median of a round's
+ * pairs) and the two sides' median seconds per call: estimate 100 (exp(median d) - 1),
+ * Wilcoxon signed-rank p over the n values, n_base = n_new = n. */
+void hr_ab_judge_logs(const double *d, int n, double base_s, double new_s, hr_cmp_row *row);
 
 #endif

@@ -16,7 +16,12 @@ static const char synopsis[] =
     "in ABBA order (base first in even pairs, new first in odd ones), so both builds see the\n"
     "same phases of the machine. Per point, the estimate is exp(median of log(new/base)) - 1\n"
     "over the pairs and the test a two-sided Wilcoxon signed-rank test of those log ratios;\n"
-    "the p-values are corrected over all points (--correction). REGRESSION when slower by\n"
+    "the p-values are corrected over all points (--correction). With --rounds K > 1 both\n"
+    "workers are started afresh K times (the order alternating) and each round measures\n"
+    "every point: the estimate is then exp(median over the rounds of each round's median\n"
+    "log ratio) - 1 and the test is over those K values, so a difference that belongs to\n"
+    "one process (where its memory landed), which pairs cannot average out, is sampled K\n"
+    "times rather than taken for the code's. REGRESSION when slower by\n"
     "more than --threshold with corrected p < --alpha; IMPROVEMENT likewise; else same or\n"
     "noise. Both builds run the config's tunables (no wisdom) without probes. A binary may\n"
     "be a wrapper script that execs headroom with its arguments.\n\n"
@@ -35,13 +40,15 @@ static void on_signal(int sig)
 
 int cmd_ab(int argc, char **argv)
 {
-    hr_ab_opts o = {.worker = {.reps = 15, .min_time = -1, .seed = -1},
+    hr_ab_opts o = {.worker = {.reps = 15, .min_time = -1, .seed = -1}, .rounds = 1,
                     .judge = {.threshold_pct = 2, .alpha = 0.05, .metric = HR_METRIC_TIME},
                     .timeout = 300, .stop = &stop_flag};
     int correction = HR_PADJ_HOLM;
     hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
         {"--reps", HR_OPT_INT, &o.worker.reps, 2, HR_MAX_REPS, NULL, "R", "pairs of repetitions per point (default 15)"},
+        {"--rounds", HR_OPT_INT, &o.rounds, 1, 100, NULL, "K",
+         "fresh worker pairs, each measuring every point in --reps pairs; K > 1 tests the rounds (default 1)"},
         {"--min-time", HR_OPT_DOUBLE, &o.worker.min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (config's)"},
         {"--seed", HR_OPT_INT, &o.worker.seed, 0, 2147483647, NULL, "S", "input seed (config's)"},
         {"--filter", HR_OPT_STR, &o.worker.filter, 0, 0, NULL, "K,K", "only these kernels of the config"},
@@ -58,6 +65,8 @@ int cmd_ab(int argc, char **argv)
     int st = hr_parse(argc, argv, opts, synopsis, pos, 3, &npos);
     if (st < 0) return 0;
     if (st == HR_OK && npos != 3) st = hr_fail("expected BASE_BINARY NEW_BINARY CONFIG (got %d arguments)", npos);
+    if (!st && (long)o.rounds * o.worker.reps > HR_MAX_REPS)
+        st = hr_fail("--rounds x --reps: at most %d repetitions a point (got %d x %d)", HR_MAX_REPS, o.rounds, o.worker.reps);
     const char *t = getenv("HEADROOM_AB_TIMEOUT");
     if (!st && t && !((o.timeout = atof(t)) > 0))
         st = hr_fail("HEADROOM_AB_TIMEOUT: expected seconds > 0, got '%s'", t);

@@ -215,6 +215,16 @@ int hr_bench_unpark(hr_bench_session *b, const hr_tensors *shared)
     return HR_OK;
 }
 
+void hr_bench_rates(hr_result *out)
+{
+    /* GB/s and AI of the bytes every kernel of the problem must move (counts.c
+     * hr_bound_bytes), so GFLOP/s = AI x GB/s on the roofline; out->bytes stays the
+     * kernel's own traffic model (what its probe kind is chosen by). */
+    const double bound_bytes = hr_bound_bytes(&out->prob, out->bytes);
+    if (out->timing.s.median > 0) hr_result_set(out, "GBps", bound_bytes / out->timing.s.median * 1e-9);
+    hr_result_set(out, "AI", bound_bytes > 0 ? out->flops / bound_bytes : 0);
+}
+
 int hr_bench_close(hr_bench_session *b, int reps)
 {
     hr_result *out = b->out;
@@ -232,12 +242,7 @@ int hr_bench_close(hr_bench_session *b, int reps)
     hr_phase_attach(out);
     /* The probes' cost in wall time: both probes of a repetition, averaged. */
     if (out->timing.probe_kind && reps > 0) hr_result_set(out, "probe_overhead_s", b->probe_time / reps);
-    /* GB/s and AI of the bytes every kernel of the problem must move (counts.c
-     * hr_bound_bytes), so GFLOP/s = AI x GB/s on the roofline; out->bytes stays the
-     * kernel's own traffic model (what its probe kind is chosen by). */
-    const double bound_bytes = hr_bound_bytes(&out->prob, out->bytes);
-    if (out->timing.s.median > 0) hr_result_set(out, "GBps", bound_bytes / out->timing.s.median * 1e-9);
-    hr_result_set(out, "AI", bound_bytes > 0 ? out->flops / bound_bytes : 0);
+    hr_bench_rates(out);
     if (s->save_dir) {
         hr_tensors_output(&out->prob, b->args); /* a typed O: the last call's, into o */
         hr_tensors view = {.args = *b->args};

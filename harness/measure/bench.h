@@ -66,6 +66,10 @@ void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm);
 /* Closes after reps repetitions: summary, phase flags, counters; saves tensors when the
  * spec says so. Returns HR_OK or an error of the save. */
 int hr_bench_close(hr_bench_session *b, int reps);
+/* The counters that follow from timing.s.median: GBps (of the problem's compulsory
+ * bytes, hr_bound_bytes) and AI. hr_bench_close sets them; a caller that adds
+ * repetitions to a result (ab's rounds) summarizes again and calls this. */
+void hr_bench_rates(hr_result *out);
 /* Closes without a result (an interrupted interleaved round). */
 void hr_bench_abandon(hr_bench_session *b);
 /* Between repetitions a session can give its memory back and take it again, so a sweep
