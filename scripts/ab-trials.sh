@@ -7,8 +7,8 @@
 #                             [--plant F] [--bin PATH] [--keep DIR] [N]
 #   N            runs per set (default 20)
 #   --config     the config (default configs/ci.ini)
-#   --reps       pairs per point (default: ab's, 15), per round with --rounds
-#   --rounds     fresh worker pairs per run (default: ab's, 1)
+#   --reps       pairs per point and round (default: ab's, 3)
+#   --rounds     fresh worker pairs per run (default: ab's, 12)
 #   --min-time   seconds per repetition (default 0.02, the docs/ci.md recipe)
 #   --plant      the planted slowdown (default 0.05 = 5%)
 #   --keep DIR   keep every report (default: a temporary directory, removed at the end)
@@ -41,7 +41,7 @@ chmod +x "$dir/planted"
 args=(--min-time "$MIN_TIME" --format json)
 [ -n "$REPS" ] && args+=(--reps "$REPS")
 [ -n "$ROUNDS" ] && args+=(--rounds "$ROUNDS")
-echo "ab-trials: $N runs per set, $CONFIG, ${ROUNDS:-1} round(s) of ${REPS:-15} pairs, min-time $MIN_TIME, planted $PLANT; reports in $dir"
+echo "ab-trials: $N runs per set, $CONFIG, ${ROUNDS:-12} round(s) of ${REPS:-3} pairs, min-time $MIN_TIME, planted $PLANT; reports in $dir"
 declare -A count
 for set in aa planted; do
     new=$BIN

@@ -4,7 +4,7 @@
 # on flash, gqa (scripts/isa-vs-fixed.ini) and decode (isa-vs-fixed-decode.ini), every point in ABBA pairs by
 # `headroom ab` (each binary a worker; a wrapper script runs the portable one at --isa avx2).
 # The target (issue 15): within 3% either way. Builds what is missing first.
-#   usage: scripts/isa-vs-fixed.sh [--reps R] [ab flags...]
+#   usage: scripts/isa-vs-fixed.sh [--rounds K] [--reps R] [ab flags...]
 # Take the lock other timers use: flock /tmp/hr-timing.lock scripts/isa-vs-fixed.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +15,7 @@ out=build/isa-vs-fixed
 mkdir -p "$out"
 printf '#!/bin/sh\nexec %s --isa avx2 "$@"\n' "$PWD/headroom" > "$out/portable-avx2"
 chmod +x "$out/portable-avx2"
-args=(--threshold 3 "$@")
-[[ " $* " == *" --reps "* ]] || args+=(--reps 15)
+args=(--threshold 3 "$@") # ab's rounds of fresh workers unless the flags say otherwise
 echo "== $(./headroom --version | sed -n 's/^isa *//p')"
 echo "== best level: make NATIVE=1 (base) vs portable (new)"
 for c in isa-vs-fixed isa-vs-fixed-decode; do

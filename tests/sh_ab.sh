@@ -37,8 +37,10 @@ expect worker-protocol 0 '\{"ok":true,"iters":[0-9]+\}.*\{"t":[0-9.e-]+\}.*"resu
     -- sh -c "printf 'open 0\nrep 0 0\nclose 0\nquit\n' | $B ab-worker $TMP/tiny.ini --reps 1 | tr '\n' ' '"
 expect worker-order 0 '"error":"command out of order' -- sh -c "printf 'rep 0 0\nquit\n' | $B ab-worker $TMP/tiny.ini"
 expect worker-bad-k 0 '"error":"bad command' -- sh -c "printf 'open 99\nquit\n' | $B ab-worker $TMP/tiny.ini"
-expect same-table 0 'headroom ab \(interleaved, builds [0-9a-f]+ -> [0-9a-f]+\).*paired two-sided Wilcoxon signed-rank' \
-    -- sh -c "$B ab $B $B $TMP/tiny.ini --reps 4 | tr '\n' ' '"
+expect same-table 0 'headroom ab \(interleaved, builds [0-9a-f]+ -> [0-9a-f]+, 12 rounds of fresh workers\).*paired two-sided Wilcoxon signed-rank over the rounds' \
+    -- sh -c "$B ab $B $B $TMP/tiny.ini --reps 2 2>/dev/null | tr '\n' ' '"
+expect one-round 0 'headroom ab \(interleaved, builds [0-9a-f]+ -> [0-9a-f]+\).*paired two-sided Wilcoxon signed-rank, .* 4/4 ' \
+    -- sh -c "$B ab $B $B $TMP/tiny.ini --rounds 1 --reps 4 2>/dev/null | tr '\n' ' '"
 expect same-markdown 0 '^### :(white_check_mark|x): headroom ab' -- $B ab $B $B "$TMP/tiny.ini" --reps 4 --format markdown
 expect out-files 0 '' -- $B ab $B $B "$TMP/tiny.ini" --reps 4 --format json --out "$TMP/ab"
 expect out-readable 0 'result: ' -- $B compare "$TMP/ab/base.json" "$TMP/ab/new.json" --threshold 1000

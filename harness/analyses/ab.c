@@ -311,9 +311,10 @@ static int measure(worker *w, const hr_ab_opts *o, int round, int k, const char 
     }
     cJSON_Delete(j[0]), cJSON_Delete(j[1]);
     for (int rep = 0; rep < o->worker.reps; rep++) {
-        /* ABBA: pair rep runs base first when rep is even, new first when odd. */
+        /* ABBA: pair rep runs base first when rep + round is even, new first when odd
+         * (so an odd --reps is balanced over the rounds). */
         for (int t = 0; t < 2; t++) {
-            int s = (rep % 2) ^ t;
+            int s = ((rep + round) % 2) ^ t;
             cJSON *x = ask(&w[s], o, "rep %d %d\n", k, rep);
             if (!x) goto fail0;
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(x, "t");

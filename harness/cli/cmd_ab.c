@@ -11,20 +11,19 @@
 static const char synopsis[] =
     "ab BASE_BINARY NEW_BINARY CONFIG [options]\n\n"
     "The strongest verdict when both builds are at hand (a pull request against its base):\n"
-    "each binary runs as a worker (BIN ab-worker CONFIG); every point of the config is\n"
-    "prepared on both, then measured in --reps pairs of repetitions taken next to each other\n"
-    "in ABBA order (base first in even pairs, new first in odd ones), so both builds see the\n"
-    "same phases of the machine. Per point, the estimate is exp(median of log(new/base)) - 1\n"
-    "over the pairs and the test a two-sided Wilcoxon signed-rank test of those log ratios;\n"
-    "the p-values are corrected over all points (--correction). With --rounds K > 1 both\n"
-    "workers are started afresh K times (the order alternating) and each round measures\n"
-    "every point: the estimate is then exp(median over the rounds of each round's median\n"
-    "log ratio) - 1 and the test is over those K values, so a difference that belongs to\n"
-    "one process (where its memory landed), which pairs cannot average out, is sampled K\n"
-    "times rather than taken for the code's. REGRESSION when slower by\n"
-    "more than --threshold with corrected p < --alpha; IMPROVEMENT likewise; else same or\n"
-    "noise. Both builds run the config's tunables (no wisdom) without probes. A binary may\n"
-    "be a wrapper script that execs headroom with its arguments.\n\n"
+    "each binary runs as a worker (BIN ab-worker CONFIG). In each of --rounds rounds (12)\n"
+    "both workers are started afresh (which one first alternates), every point of the\n"
+    "config is prepared on both and measured in --reps pairs (3) of repetitions taken next\n"
+    "to each other in ABBA order, so both builds see the same phases of the machine. Per\n"
+    "point, a round's value is the median over its pairs of log(new/base); the estimate is\n"
+    "exp(median over the rounds) - 1 and the test a two-sided Wilcoxon signed-rank test of\n"
+    "the rounds' values, corrected over all points (--correction). Rounds, not pairs, are\n"
+    "the test's unit because a process carries a difference of its own (where its memory\n"
+    "landed: 2-8% on in-cache points of a VM) that its pairs cannot average out. --rounds 1\n"
+    "tests the pairs of one worker each (give it --reps 15 or more). REGRESSION when slower\n"
+    "by more than --threshold with corrected p < --alpha; IMPROVEMENT likewise; else same\n"
+    "or noise. Both builds run the config's tunables (no wisdom) without probes. A binary\n"
+    "may be a wrapper script that execs headroom with its arguments.\n\n"
     "Exit status: 0 no regression, 1 at least one regression, 2 unusable input (a binary\n"
     "that cannot run or is not a headroom of this protocol, configs that expand differently,\n"
     "a worker that dies or does not answer within HEADROOM_AB_TIMEOUT seconds, default 300).";
@@ -40,15 +39,15 @@ static void on_signal(int sig)
 
 int cmd_ab(int argc, char **argv)
 {
-    hr_ab_opts o = {.worker = {.reps = 15, .min_time = -1, .seed = -1}, .rounds = 1,
+    hr_ab_opts o = {.worker = {.reps = 3, .min_time = -1, .seed = -1}, .rounds = 12,
                     .judge = {.threshold_pct = 2, .alpha = 0.05, .metric = HR_METRIC_TIME},
                     .timeout = 300, .stop = &stop_flag};
     int correction = HR_PADJ_HOLM;
     hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
-        {"--reps", HR_OPT_INT, &o.worker.reps, 2, HR_MAX_REPS, NULL, "R", "pairs of repetitions per point (default 15)"},
+        {"--reps", HR_OPT_INT, &o.worker.reps, 2, HR_MAX_REPS, NULL, "R", "pairs of repetitions per point and round (default 3)"},
         {"--rounds", HR_OPT_INT, &o.rounds, 1, 100, NULL, "K",
-         "fresh worker pairs, each measuring every point in --reps pairs; K > 1 tests the rounds (default 1)"},
+         "fresh worker pairs, each measuring every point in --reps pairs; K > 1 tests the rounds (default 12)"},
         {"--min-time", HR_OPT_DOUBLE, &o.worker.min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (config's)"},
         {"--seed", HR_OPT_INT, &o.worker.seed, 0, 2147483647, NULL, "S", "input seed (config's)"},
         {"--filter", HR_OPT_STR, &o.worker.filter, 0, 0, NULL, "K,K", "only these kernels of the config"},
