@@ -58,6 +58,9 @@ expect rounds-planted 0 '^positive 2 ' -- sh -c "$B ab $B $TMP/slow $TMP/tiny.in
     python3 -c 'import json,sys; d=json.load(sys.stdin); r=d[\"rows\"]; print(\"positive\" if all(x[\"delta_pct\"] > 0 for x in r) else \"not\", len(r), [x[\"n_base\"] for x in r])'"
 mk diessecond "n=\$(cat $TMP/second 2>/dev/null | wc -l); echo x >> $TMP/second; [ \$n -ge 1 ] && exit 3; exec $B \"\$@\""
 expect rounds-dies-later 2 'diessecond \(new\): the worker ended \(exit status 3\)' -- sh -c "rm -f $TMP/second; $B ab $B $TMP/diessecond $TMP/tiny.ini --reps 2 --rounds 2"
+mk changes "n=\$(cat $TMP/third 2>/dev/null | wc -l); echo x >> $TMP/third; a=\$1; shift; [ \$n -ge 2 ] && { shift; exec $B \$a $TMP/other.ini \"\$@\"; }; exec $B \$a \"\$@\""
+expect rounds-points-change 2 'ab: the workers of round 2 expand .*tiny.ini into 1 points, round 1.s into 2' \
+    -- sh -c "rm -f $TMP/third; $B ab $TMP/changes $TMP/changes $TMP/tiny.ini --reps 2 --rounds 2"
 expect rounds-bad 2 'headroom ab: --rounds' -- $B ab $B $B "$TMP/tiny.ini" --rounds 0
 expect rounds-too-many 2 'at most 1024 repetitions a point \(got 4 x 300\)' -- $B ab $B $B "$TMP/tiny.ini" --rounds 4 --reps 300
 expect no-binary 2 '^headroom ab: .*/nope: cannot run the base binary' -- $B ab "$TMP/nope" $B "$TMP/tiny.ini"

@@ -419,6 +419,11 @@ int hr_ab_run(const hr_ab_opts *o, hr_ab_result *r)
             hb = NULL;
             if ((st = start_round(w, o, round, &hb, r))) goto out;
             pts = cJSON_GetObjectItemCaseSensitive(hb, "points");
+            if (cJSON_GetArraySize(pts) != n) { /* a wrapper script can change between rounds */
+                st = hr_fail("ab: the workers of round %d expand %s into %d points, round 1's into %d", round + 1,
+                             o->worker.config, cJSON_GetArraySize(pts), n);
+                goto out;
+            }
         }
         for (int k = 0; k < n; k++) {
             const cJSON *p = cJSON_GetArrayItem(pts, k);
