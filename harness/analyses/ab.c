@@ -505,7 +505,9 @@ out:
 
 void hr_ab_free(hr_ab_result *r)
 {
-    for (int i = 0; i < r->cmp.nrows; i++) free((char *)r->cmp.rows[i].name);
+    /* Every measured point has its name from round 1 on; nrows is set only at the end, so
+     * a run that failed in a later round (or at a later point) has names beyond it. */
+    for (int i = 0; r->cmp.rows && i < r->npoints; i++) free((char *)r->cmp.rows[i].name);
     free(r->cmp.rows);
     free(r->base), free(r->new_), free(r->skipped);
     memset(r, 0, sizeof *r);
