@@ -208,6 +208,10 @@
  * "P·dv u8 per G keys" (q8_0: c_gb = max/255 where the block step's V scales are >= 0,
  * decode_i8pv.h's header; the oracle takes that only where none of the head's is < 0).
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
+ * AMX-INT8 (tdpbsud on the tiles' q blocks as B, qx's rows as A: bit for bit these
+ * scores) was timed against scores_tiles on an SPR-class Xeon and not built: 5.8-7.1 ns
+ * a key against 3.8-4.5 in L1/L2 (scripts/cputime/i8amx.c; README, "AMX for the int8
+ * scores"): the unpacking, scales and tails alone cost what the vpdpbusd scores do.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -200,7 +200,10 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
  * is not a chain of shuffles and adds before the next tile's FMAs (four hr_vreduce_add4
  * there were ~4 of f16's 10 cycles a key over its FMAs). Keys [0, n / 4 * 4); returns
  * that count. pq is stepped as scores_kv does: every vector of d in every row tile.
- * d is c->d (a constant at scores_kv's calls where it can be), the query rows dp = d. */
+ * d is c->d (a constant at scores_kv's calls where it can be), the query rows dp = d.
+ * K in 16-key d-major tiles (no sums at all) was timed against this and not built:
+ * -19% in L1, -4% in L2, +17% from L3 (scripts/cputime/f16kt.c; README, "AMX for the
+ * int8 scores, and f16 keys in tiles"). */
 DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0, ptrdiff_t ksn,
                               int n, float *s, pf_seq *pq, int d)
 {
