@@ -180,6 +180,12 @@ void hr_ab_judge_logs(const double *d, int n, double base_s, double new_s, hr_cm
     row->test = (hr_mwu_result){.u1 = w.w_plus, .p = w.p, .method = w.exact ? HR_MWU_EXACT : HR_MWU_NORMAL};
 }
 
+/* d[i] = log(new_[i] / base[i]): a pair's log ratio, the unit every verdict here is judged on. */
+static void log_ratios(const double *base, const double *new_, int n, double *d)
+{
+    for (int i = 0; i < n; i++) d[i] = log(new_[i] / base[i]);
+}
+
 void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row *row)
 {
     double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
@@ -188,7 +194,7 @@ void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row
         row->probe_pct = NAN;
         return;
     }
-    for (int i = 0; i < n; i++) d[i] = log(new_[i] / base[i]);
+    log_ratios(base, new_, n, d);
     hr_ab_judge_logs(d, n, hr_median(base, (size_t)n), hr_median(new_, (size_t)n), row);
     free(d);
 }
@@ -197,7 +203,7 @@ void hr_ab_judge_point(const double *base, const double *new_, int n, hr_cmp_row
 static double round_log_ratio(const double *base, const double *new_, int n)
 {
     double d[HR_MAX_REPS];
-    for (int i = 0; i < n; i++) d[i] = log(new_[i] / base[i]);
+    log_ratios(base, new_, n, d);
     return hr_median(d, (size_t)n);
 }
 
@@ -445,7 +451,7 @@ int hr_ab_run(const hr_ab_opts *o, hr_ab_result *r)
                 goto out;
             }
             if (m > 0) continue;
-            dr[(size_t)i * rounds + round] = round_log_ratio(tb, tn, reps);
+            if (rounds > 1) dr[(size_t)i * rounds + round] = round_log_ratio(tb, tn, reps);
             if (round) {
                 append_reps(&r->base[i], &later[0]);
                 append_reps(&r->new_[i], &later[1]);
@@ -466,14 +472,13 @@ int hr_ab_run(const hr_ab_opts *o, hr_ab_result *r)
     }
     fprintf(stderr, "\n");
     r->cmp.nrows = r->npoints;
-    if (rounds > 1)
+    if (rounds > 1) {
         for (int i = 0; i < r->npoints; i++)
             hr_ab_judge_logs(dr + (size_t)i * rounds, rounds, r->base[i].timing.s.median, r->new_[i].timing.s.median,
                              &r->cmp.rows[i]);
-    if (rounds > 1)
         snprintf(r->title, sizeof r->title, "headroom ab (interleaved, builds %s -> %s, %d rounds of fresh workers)",
                  r->base_build, r->new_build, rounds);
-    else
+    } else
         snprintf(r->title, sizeof r->title, "headroom ab (interleaved, builds %s -> %s)", r->base_build, r->new_build);
     r->cmp.title = r->title;
     r->cmp.test = rounds > 1 ? "paired two-sided Wilcoxon signed-rank over the rounds' median log ratios"
