@@ -75,5 +75,6 @@ for (b, kv, L, T), v in sorted(med.items()):
     pr = [by_pass[(p, b, 'f32', L, T)] / by_pass[(p, b, kv, L, T)] for p in sorted(set(r[0] for r in rows))
           if (p, b, 'f32', L, T) in by_pass and (p, b, kv, L, T) in by_pass]
     pair = "%.2f [%.2f-%.2f]" % (st.median(pr), min(pr), max(pr)) if pr and kv != 'f32' else "-"
-    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8.3f %8s %9s  %s" % (b, kv, L, T, ms, 1e3 / ms, gbs, gbs / tri[T], lf, ratio, pair))
+    tf = "%.3f" % (gbs / tri[T]) if T in tri else "-"  # no triad row at this thread count: no ratio
+    print("%-16s %-9s %6d %2d %9.3f %9.1f %8.2f %8s %8s %9s  %s" % (b, kv, L, T, ms, 1e3 / ms, gbs, tf, lf, ratio, pair))
 PY
