@@ -201,9 +201,10 @@ DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const 
  * there were ~4 of f16's 10 cycles a key over its FMAs). Keys [0, n / 4 * 4); returns
  * that count. pq is stepped as scores_kv does: every vector of d in every row tile.
  * d is c->d (a constant at scores_kv's calls where it can be), the query rows dp = d.
- * K in 16-key d-major tiles (no sums at all) was timed against this and not built:
- * -19% in L1, -4% in L2, +17% from L3 (scripts/cputime/f16kt.c; README, "AMX for the
- * int8 scores, and f16 keys in tiles"). */
+ * K in 16-key d-major tiles (no sums at all) was timed against this: -19% in L1, -4% in
+ * L2, +17% from L3 alone (scripts/cputime/f16kt.c); in the kernel, rows were 3.3-3.8%
+ * faster at L16384, T1 and T2 (README, "AMX for the int8 scores, and f16 keys in tiles").
+ * Not kept. */
 DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0, ptrdiff_t ksn,
                               int n, float *s, pf_seq *pq, int d)
 {
