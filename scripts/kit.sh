@@ -53,6 +53,9 @@ run)
   export LD_LIBRARY_PATH=$K/lib
   P=$K/portable/headroom
   STAGES=" ${KIT_STAGES:-tests roofline decode prefill dram} " PASSES=${KIT_PASSES:-3} BUDGET=${KIT_BUDGET:-0}
+  for x in $STAGES; do case $x in tests|roofline|decode|prefill|dram) ;;
+    *) echo "kit: KIT_STAGES: unknown stage $x (tests, roofline, decode, prefill, dram)" >&2; exit 2;; esac; done
+  case $PASSES$BUDGET in *[!0-9]*) echo "kit: KIT_PASSES and KIT_BUDGET are whole numbers" >&2; exit 2;; esac
   t0=$(date +%s)
   pack() { if [ -n "${OUT:-}" ]; then tar czf "$OUT/kit.tgz" -C "$(dirname "$O")" "$(basename "$O")"; fi; }
   trap pack EXIT
