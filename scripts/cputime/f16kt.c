@@ -19,8 +19,9 @@
 #include "inputs.h"
 #include "stats.h"
 #include "timer.h"
+#include "abba.h"
 
-enum { D = 128, R = 4, REPMAX = 64 };
+enum { D = 128, R = 4, REPMAX = ABBA_MAX };
 
 /* Scores of keys [0, n) (n a multiple of 2 HR_VW) of the tiles at kt into s[r kbp + j]. */
 __attribute__((noinline)) static void scores_tiles_f16(const float *q, const uint16_t *kt, int n, float *s, int kbp)
@@ -52,6 +53,25 @@ __attribute__((noinline)) static void scores_tiles_f16(const float *q, const uin
 __attribute__((noinline)) static void scores_rows_f16(const dctx *c, const float *q, const unsigned char *k, int n, float *s)
 {
     scores_kv(c, HR_F16, q, k, 2 * D, n, s, NULL, 0, 0);
+}
+
+/* One timed variant (1: tiles): it passes over the blocks. */
+typedef struct {
+    const dctx *c;
+    const float *q;
+    const uint16_t *K, *KT;
+    float *s1, *s2;
+    int N, nblk, it;
+} kt_run;
+static void run_scores(int v, void *ctx)
+{
+    const kt_run *x = ctx;
+    for (int i = 0; i < x->it; i++)
+        for (int b = 0; b < x->nblk; b++) {
+            const size_t o = (size_t)b * x->N * D;
+            if (v) scores_tiles_f16(x->q, x->KT + o, x->N, x->s2, x->N);
+            else scores_rows_f16(x->c, x->q, (const unsigned char *)(x->K + o), x->N, x->s1);
+        }
 }
 
 int main(int argc, char **argv)
@@ -86,19 +106,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "f16kt: score %d differs: %g against %g\n", i, s2[i], s1[i]);
             return 1;
         }
-    double t[2][REPMAX];
-    for (int rep = 0; rep < rounds; rep++)
-        for (int v0 = 0; v0 < 2; v0++) {
-            const int v = rep % 2 ? 1 - v0 : v0; /* ABBA */
-            const double t0 = hr_now();
-            for (int i = 0; i < it; i++)
-                for (int b = 0; b < nblk; b++) {
-                    const size_t o = (size_t)b * N * D;
-                    if (v) scores_tiles_f16(q, KT + o, N, s2, N);
-                    else scores_rows_f16(&c, q, (const unsigned char *)(K + o), N, s1);
-                }
-            t[v][rep] = (hr_now() - t0) * 1e9 / ((double)it * nblk * N);
-        }
+    kt_run x = {&c, q, K, KT, s1, s2, N, nblk, it};
+    double t[2][ABBA_MAX];
+    abba_rounds(rounds, run_scores, &x, (double)it * nblk * N, t);
     printf("f16 scores, %s, H32/8 d128, %d keys x %d block%s, ns per key and KV head (medians of %d ABBA rounds): "
            "rows (the kernel's) %.2f, tiles %.2f\n",
            HR_VEC_ISA, N, nblk, nblk > 1 ? "s" : "", rounds, hr_median(t[0], (size_t)rounds), hr_median(t[1], (size_t)rounds));

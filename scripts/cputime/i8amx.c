@@ -32,6 +32,7 @@
 #include "inputs.h"
 #include "stats.h"
 #include "timer.h"
+#include "abba.h"
 
 #if !defined(HR_HAVE_AMX) || !defined(HR_HAVE_I8PV) || HR_VW != 16
 int main(void)
@@ -223,7 +224,29 @@ static void tile_row(const i8bench *b, int kv, int j, const unsigned char *row, 
     hr_kv_tile_put(b->p.kv_dtype, kv, row, t, j % HR_KV_TILE, 128);
 }
 
-enum { IT = 2000, REPMAX = 64 };
+enum { IT = 2000, REPMAX = ABBA_MAX };
+
+/* One timed variant: IT calls over the blocks in turn, the next block's V prefetched. */
+typedef struct {
+    const dctx *c;
+    const i8bench *ib;
+    unsigned char **tiles;
+    float *buf;
+    size_t blk;
+    int q4, v2, N, nv, nblk;
+} amx_run;
+static void run_scores(int v, void *ctx)
+{
+    const amx_run *x = ctx;
+    float *s = x->ib->s, *sv = x->ib->u.sv;
+    for (int i = 0; i < IT; i++) {
+        const size_t o = (size_t)(i % x->nblk) * x->blk, nx = (size_t)((i + 1) % x->nblk) * x->blk;
+        const unsigned char *k = x->tiles[0] + o, *vt = x->tiles[1] + o, *pf = x->tiles[1] + nx;
+        if (!v) scores_tiles(x->c, x->q4, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv);
+        else if (x->v2) scores_amx2(x->c, x->q4, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv, x->buf);
+        else scores_amx(x->c, x->q4, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv, x->buf);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -266,20 +289,9 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    double t[2][REPMAX];
-    for (int rep = 0; rep < rounds; rep++)
-        for (int v0 = 0; v0 < 2; v0++) {
-            const int v = rep % 2 ? 1 - v0 : v0; /* ABBA */
-            const double t0 = hr_now();
-            for (int i = 0; i < IT; i++) {
-                const size_t o = (size_t)(i % nblk) * blk, nx = (size_t)((i + 1) % nblk) * blk;
-                const unsigned char *k = tiles[0] + o, *vt = tiles[1] + o, *pf = tiles[1] + nx;
-                if (!v) scores_tiles(&c, q4, ib.qx, k, N, s, vt, sv, pf, c.rb, nv);
-                else if (v2) scores_amx2(&c, q4, ib.qx, k, N, s, vt, sv, pf, c.rb, nv, buf);
-                else scores_amx(&c, q4, ib.qx, k, N, s, vt, sv, pf, c.rb, nv, buf);
-            }
-            t[v][rep] = (hr_now() - t0) * 1e9 / ((double)IT * N);
-        }
+    amx_run x = {&c, &ib, tiles, buf, blk, q4, v2, N, nv, nblk};
+    double t[2][ABBA_MAX];
+    abba_rounds(rounds, run_scores, &x, (double)IT * N, t);
     printf("%s H32/8 d128, %d-key blocks, %d block%s, the scores alone, ns per key and KV head (medians of %d ABBA "
            "rounds): vpdpbusd %.2f, %s %.2f\n",
            argv[1], N, nblk, nblk > 1 ? "s" : "", rounds, hr_median(t[0], (size_t)rounds), v2 ? "amx2" : "amx",
