@@ -218,12 +218,6 @@ I8X_FN void scores_amx2(const dctx *c, int q4, const float *qx, const unsigned c
     hr_amx_release();
 }
 
-static void tile_row(const i8bench *b, int kv, int j, const unsigned char *row, void *ctx)
-{
-    unsigned char *t = ((unsigned char **)ctx)[kv] + (size_t)(j / HR_KV_TILE) * HR_KV_TILE * b->rb;
-    hr_kv_tile_put(b->p.kv_dtype, kv, row, t, j % HR_KV_TILE, 128);
-}
-
 enum { IT = 2000, REPMAX = ABBA_MAX };
 
 /* One timed variant: IT calls over the blocks in turn, the next block's V prefetched. */
@@ -267,13 +261,11 @@ int main(int argc, char **argv)
     const int v2 = getenv("V2") != NULL, N = q4 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8T;
     const int nv = getenv("PF") && !atoi(getenv("PF")) ? 0 : N;
     i8bench ib;
-    const size_t tbytes = hr_dtype_row_bytes(q4 ? HR_Q4_0 : HR_Q8_0, 128) * (size_t)N * nblk + 64;
-    unsigned char *tiles[2] = {hr_alloc(tbytes), hr_alloc(tbytes)};
-    i8bench_init(&ib, q4, N, nblk, tile_row, tiles);
+    unsigned char *tiles[2];
+    i8bench_init_tiled(&ib, q4, N, nblk, tiles);
     dctx c = ib.c;
     c.k.tile = c.v.tile = HR_KV_TILE;
     const size_t blk = ib.blk, ns = 4 * (size_t)N;
-    for (int b = 1; b < nblk; b++) memcpy(tiles[0] + b * blk, tiles[0], blk), memcpy(tiles[1] + b * blk, tiles[1], blk);
     float *s = ib.s, *sv = ib.u.sv, *s0 = malloc(ns * sizeof(float)), *sv0 = malloc(ns * sizeof(float));
     float *buf = aligned_alloc(64, 8192 * sizeof(float)); /* both forms' buffers (i8x_f: 1 KiB + 1 KiB at R 4) */
     scores_tiles(&c, q4, ib.qx, tiles[0], N, s, tiles[1], sv, tiles[1], c.rb, N);

@@ -52,4 +52,22 @@ static void i8bench_init(i8bench *b, int q4, int N, int nblk, void (*rows)(const
     b->acc = aligned_alloc(64, 4 * 128 * sizeof(float));
     memset(b->acc, 0, 4 * 128 * sizeof(float));
 }
+
+/* i8bench_init's rows into the tiles (ctx: K's and V's buffers) */
+static void i8bench_tile_row(const i8bench *b, int kv, int j, const unsigned char *row, void *ctx)
+{
+    unsigned char *t = ((unsigned char **)ctx)[kv] + (size_t)(j / HR_KV_TILE) * HR_KV_TILE * b->rb;
+    hr_kv_tile_put(b->p.kv_dtype, kv, row, t, j % HR_KV_TILE, 128);
+}
+
+/* i8bench_init with the block's K and V also in 16-key tiles (headroom.h HR_KV_TILE):
+ * tiles[0] K's, tiles[1] V's, nblk copies back to back as the rows are. */
+static void i8bench_init_tiled(i8bench *b, int q4, int N, int nblk, unsigned char *tiles[2])
+{
+    const size_t tbytes = hr_dtype_row_bytes(q4 ? HR_Q4_0 : HR_Q8_0, 128) * (size_t)N * nblk + 64;
+    tiles[0] = hr_alloc(tbytes), tiles[1] = hr_alloc(tbytes);
+    i8bench_init(b, q4, N, nblk, i8bench_tile_row, tiles);
+    for (int k = 1; k < nblk; k++)
+        memcpy(tiles[0] + k * b->blk, tiles[0], b->blk), memcpy(tiles[1] + k * b->blk, tiles[1], b->blk);
+}
 #endif

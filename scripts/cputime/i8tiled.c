@@ -47,13 +47,6 @@ static void step(const dctx *c, int q4, const float *qx, const unsigned char *k,
     pv.s8(c, w, u->cg, u->co, v, rb, n, st.acc, kn, rb, n);
 }
 
-/* i8bench_init's rows into the tiles (ctx: K's and V's buffers) */
-static void tile_row(const i8bench *b, int kv, int j, const unsigned char *row, void *ctx)
-{
-    unsigned char *t = ((unsigned char **)ctx)[kv] + (size_t)(j / HR_KV_TILE) * HR_KV_TILE * b->rb;
-    hr_kv_tile_put(b->p.kv_dtype, kv, row, t, j % HR_KV_TILE, 128);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "q4_0") && strcmp(argv[1], "q8_0"))) {
@@ -71,15 +64,13 @@ int main(int argc, char **argv)
     }
     const int N = q4 ? DECODE_BLOCK_KV_Q4 : DECODE_BLOCK_KV_Q8;
     i8bench ib;
-    const size_t tbytes = hr_dtype_row_bytes(q4 ? HR_Q4_0 : HR_Q8_0, 128) * (size_t)N * nblk + 64;
-    unsigned char *tiles[2] = {hr_alloc(tbytes), hr_alloc(tbytes)};
-    i8bench_init(&ib, q4, N, nblk, tile_row, tiles);
+    unsigned char *tiles[2];
+    i8bench_init_tiled(&ib, q4, N, nblk, tiles);
     const dctx c = ib.c;
     dctx ct = c; /* the same step on tiles */
     ct.k.tile = ct.v.tile = HR_KV_TILE;
     const size_t blk = ib.blk;
     const unsigned char *K = ib.K, *V = ib.V, *KT = tiles[0], *VT = tiles[1];
-    for (int b = 1; b < nblk; b++) memcpy(tiles[0] + b * blk, tiles[0], blk), memcpy(tiles[1] + b * blk, tiles[1], blk);
     const float *qx = ib.qx;
     float *s = ib.s;
     const i8_bufs u = ib.u;
