@@ -100,7 +100,10 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
      * too (AVX-VNNI or vpmaddubsw; same VM, `headroom --isa avx2 run`, 5 interleaved
      * rounds, d128, against 256: AVX-VNNI -5.1 / -4.3% at L4096 / L16384 one thread, -4.6 /
      * -2.9% at two; vpmaddubsw (HEADROOM_DECODE_PATH=emu) -2.6 / -2.5%, -4.7 / -3.1%), q8_0
-     * keeps 256 there (128 and 512 within 4% either way). */
+     * keeps 256 there (128 and 512 within 4% either way). On the SPR-class Xeon (2026-11-30,
+     * H32/8 d128 L16384, 5 interleaved rounds of `headroom run --block-kv B`, T1 / T2):
+     * q4_0 256 +1.3 / +1.8%, 1024 +2.6 / -1.1% against 512; q8_0 in tiles 128 +4.2 /
+     * +4.8%, 512 +1.3 / +0.3% against 256: the defaults stand there too. */
     if (p->kv_dtype == HR_Q4_0 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
     if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0))
         return hr_decode_kv_tile(p, NULL) ? typed_block(p, m, threads, DECODE_BLOCK_KV_Q8T,
