@@ -1,8 +1,9 @@
-/* i8bench.h — the set-up decode_i8.c's timing tools share (i8phases.c, i8tiled.c): one KV
+/* i8bench.h — the set-up decode_i8.c's timing tools share (i8phases.c, i8tiled.c, i8amx.c): one KV
  * head of H32/8 d128 (4 query rows) on a block of N keys of a q8_0 / q4_0 cache, nblk
  * copies of its K and V rows back to back (hr_alloc: huge pages, as the kernel's caches),
  * the values normal (srand(1), Box-Muller) as the cache type stores them, the query rows
- * quantized, the block step's buffers in its scores block. Included after decode_i8.c. */
+ * quantized, the block step's buffers in its scores block; i8bench_init_tiled lays the
+ * rows out in 16-key tiles too. Included after decode_i8.c. */
 #ifndef HR_I8BENCH_H
 #define HR_I8BENCH_H
 
