@@ -56,9 +56,9 @@ static inline int i8x_cpu(void)
     return hr_amx_why_not() == NULL;
 }
 
-/* Floats of scores_amx's buffer: K's unpacked
- * blocks of one pass (I8X_BLK x 512 bytes) and the pass's accumulators (I8X_BLK x R x 64). */
-static inline size_t i8x_f(const dctx *c) { return round16(I8X_BLK * 128) + round16((size_t)I8X_BLK * c->R * 16); }
+/* Floats of the buffer both forms take: scores_amx's K blocks of one pass (I8X_BLK x 512
+ * bytes) and the pass's accumulators (I8X_BLK x R x 64, R <= 16), scores_amx2's 7 KiB. */
+#define I8X_BUF 2048
 
 I8X_FN void i8x_cfg(int R)
 {
@@ -85,7 +85,7 @@ I8X_FN void i8x_cfg(int R)
 
 /* scores_tiles on AMX: keys [0, n) of the tile at kt (V's at vt), scores into s[r kbp +
  * j], V's block scales into sv[b kbp + j], the next block's V prefetched (pf, one step per
- * q block of 16 keys, as scores_tiles). buf: i8x_f floats. */
+ * q block of 16 keys, as scores_tiles). buf: I8X_BUF floats. */
 I8X_FN void scores_amx(const dctx *c, int q4, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv, float *buf)
 {
@@ -244,15 +244,8 @@ static void run_scores(int v, void *ctx)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "q4_0") && strcmp(argv[1], "q8_0"))) {
-        fprintf(stderr, "usage: i8amx q4_0|q8_0 [NBLK 1..4096 [ROUNDS 1..%d]]\n", REPMAX);
-        return 2;
-    }
-    const int q4 = !strcmp(argv[1], "q4_0"), nblk = argc > 2 ? atoi(argv[2]) : 1, rounds = argc > 3 ? atoi(argv[3]) : 9;
-    if (nblk < 1 || nblk > 4096 || rounds < 1 || rounds > REPMAX) {
-        fprintf(stderr, "usage: i8amx q4_0|q8_0 [NBLK 1..4096 [ROUNDS 1..%d]]\n", REPMAX);
-        return 2;
-    }
+    int q4, nblk, rounds;
+    if (i8bench_args(argc, argv, "i8amx", REPMAX, &q4, &nblk, &rounds)) return 2;
     if (!hr_cpu_i8dot() || !i8x_cpu()) {
         fprintf(stderr, "i8amx: this CPU or OS has no VNNI or no AMX-INT8 tiles\n");
         return 2;
@@ -267,7 +260,7 @@ int main(int argc, char **argv)
     c.k.tile = c.v.tile = HR_KV_TILE;
     const size_t blk = ib.blk, ns = 4 * (size_t)N;
     float *s = ib.s, *sv = ib.u.sv, *s0 = malloc(ns * sizeof(float)), *sv0 = malloc(ns * sizeof(float));
-    float *buf = aligned_alloc(64, 8192 * sizeof(float)); /* both forms' buffers (i8x_f: 1 KiB + 1 KiB at R 4) */
+    float *buf = aligned_alloc(64, I8X_BUF * sizeof(float));
     scores_tiles(&c, q4, ib.qx, tiles[0], N, s, tiles[1], sv, tiles[1], c.rb, N);
     memcpy(s0, s, ns * sizeof(float)), memcpy(sv0, sv, ns * sizeof(float));
     for (int v = 0; v < 2; v++) {

@@ -54,6 +54,17 @@ static void i8bench_init(i8bench *b, int q4, int N, int nblk, void (*rows)(const
     memset(b->acc, 0, 4 * 128 * sizeof(float));
 }
 
+/* The tools' arguments, TYPE [NBLK [ROUNDS]]: q4 (q4_0 or q8_0), blocks 1..4096 (1),
+ * rounds 1..maxr (9); 0, or 2 with the usage line on stderr. */
+static int i8bench_args(int argc, char **argv, const char *tool, int maxr, int *q4, int *nblk, int *rounds)
+{
+    const int ok = argc >= 2 && (!strcmp(argv[1], "q4_0") || !strcmp(argv[1], "q8_0"));
+    *q4 = ok && !strcmp(argv[1], "q4_0"), *nblk = argc > 2 ? atoi(argv[2]) : 1, *rounds = argc > 3 ? atoi(argv[3]) : 9;
+    if (ok && *nblk >= 1 && *nblk <= 4096 && *rounds >= 1 && *rounds <= maxr) return 0;
+    fprintf(stderr, "usage: %s q4_0|q8_0 [NBLK 1..4096 [ROUNDS 1..%d]]\n", tool, maxr);
+    return 2;
+}
+
 /* i8bench_init's rows into the tiles (ctx: K's and V's buffers) */
 static void i8bench_tile_row(const i8bench *b, int kv, int j, const unsigned char *row, void *ctx)
 {

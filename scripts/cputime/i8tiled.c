@@ -49,15 +49,8 @@ static void step(const dctx *c, int q4, const float *qx, const unsigned char *k,
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "q4_0") && strcmp(argv[1], "q8_0"))) {
-        fprintf(stderr, "usage: i8tiled q4_0|q8_0 [NBLK 1..4096 [ROUNDS 1..%d]]\n", REPMAX);
-        return 2;
-    }
-    const int q4 = !strcmp(argv[1], "q4_0"), nblk = argc > 2 ? atoi(argv[2]) : 1, rounds = argc > 3 ? atoi(argv[3]) : 9;
-    if (nblk < 1 || nblk > 4096 || rounds < 1 || rounds > REPMAX) {
-        fprintf(stderr, "usage: i8tiled q4_0|q8_0 [NBLK 1..4096 [ROUNDS 1..%d]]\n", REPMAX);
-        return 2;
-    }
+    int q4, nblk, rounds;
+    if (i8bench_args(argc, argv, "i8tiled", REPMAX, &q4, &nblk, &rounds)) return 2;
     if (!hr_cpu_i8dot()) {
         fprintf(stderr, "i8tiled: this CPU has no VNNI\n");
         return 2;
