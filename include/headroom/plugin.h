@@ -6,8 +6,8 @@
  * a descriptor (hrp_plugin) that lists one or more kernels (hrp_kernel): the same
  * fields as a kernel built into headroom. headroom loads it with dlopen (`--plugin
  * FILE.so`, HEADROOM_PLUGIN_PATH) and runs its kernels through the same list, run,
- * check, sweep, tune and layer as its own. docs/plugin.md has the rules and the
- * versioning policy:
+ * check, sweep, tune and layer as its own. docs/reference/plugin-abi.md has the rules
+ * and the versioning policy:
  *   - HRP_ABI_MAJOR changes when an existing field changes meaning, type or place;
  *     headroom refuses a plugin of another major version.
  *   - HRP_ABI_MINOR changes when a field is appended to a struct. Every struct that
