@@ -9,7 +9,7 @@
 #   --config     the config (default configs/ci.ini)
 #   --reps       pairs per point and round (default: ab's, 3)
 #   --rounds     fresh worker pairs per run (default: ab's, 12)
-#   --min-time   seconds per repetition (default 0.02, the docs/ci.md recipe)
+#   --min-time   seconds per repetition (default 0.02, the docs/how-to/ci-gate.md recipe)
 #   --plant      the planted slowdown (default 0.05 = 5%)
 #   --keep DIR   keep every report (default: a temporary directory, removed at the end)
 # Each run is bounded by `timeout` (600 s); prints a line per run and the counts per set.

@@ -7,7 +7,7 @@
 # usage: scripts/compare-trials.sh [options] [N]
 #   N                    pairs per set (default 20)
 #   --config FILE        the sweep config (default configs/ci.ini)
-#   --reps R             repetitions per point (default 9)       } the docs/ci.md recipe
+#   --reps R             repetitions per point (default 9)       } the docs/how-to/ci-gate.md recipe
 #   --min-time S         seconds per repetition (default 0.02)    }
 #   --sets LIST          comma-separated, in this order (default aa,planted):
 #                          aa       two identical sweeps: every failure is a false alarm

@@ -2,8 +2,8 @@
 # peers-bench.sh — make peers-bench: headroom's kernels beside every peer plugin that was
 # built (build/plugins/<name>.so for each peers/<name>/), configs/peers.ini swept once,
 # interleaved by repetition, into one results set; then `headroom report --peers` writes
-# report.md (with the peer / headroom table) and peers.md (the README's "this machine vs
-# the libraries people use" table: machine, headroom's version and commit, every
+# report.md (with the peer / headroom table) and peers.md (the table docs/how-to/peers.md
+# describes: machine, headroom's version and commit, every
 # library's version) into that results directory and prints peers.md.
 # Usage: scripts/peers-bench.sh [HEADROOM_BINARY] [CONFIG]
 # Env: HR_PEERS (space-separated plugin files, in place of the peers/<name>/ look-up),

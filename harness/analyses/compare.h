@@ -23,7 +23,7 @@ typedef struct {
     const char *filter;   /* POSIX extended regex on the benchmark name, or NULL    */
     hr_padj correction;   /* of the rows' p-values as one family (default holm)     */
     bool no_shift;        /* judge rows as measured, without the common shift       */
-    bool p_asymptotic;    /* also report compare.py's p and geomean (docs/ci.md)    */
+    bool p_asymptotic;    /* compare.py's p and geomean too (docs/how-to/ci-gate.md) */
 } hr_cmp_opts;
 
 /* compare's exit status when the file cannot be judged: machine and code cannot be

@@ -108,7 +108,7 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
             fprintf(f, "%-*s  %11s  %11s  %+8.2f%%\n", w, "geomean (compare.py)", "", "", shown(c->gbench_geomean_delta_pct));
         fprintf(f, "p asym: normal-approximation U test on the samples as measured, no shift, no correction "
                    "(compare.py's time p-value); geomean (compare.py): ratio of the files' geomeans over every "
-                   "repetition (docs/ci.md)\n");
+                   "repetition (docs/how-to/ci-gate.md)\n");
     }
     fmt_summary(c, sum, sizeof sum);
     fprintf(f, "\nresult: %s\n", sum);

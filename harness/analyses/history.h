@@ -70,7 +70,7 @@ typedef struct {
  * are not followed, so no run is read twice). Orders the runs by their commit's date
  * (context git_commit_time; a run without one by its own date), then by the run's date;
  * builds a series per benchmark and judges every point against the window of runs before
- * it (docs/ci.md "headroom history"): a change point when |median / base - 1| is beyond
+ * it (docs/how-to/ci-gate.md): a change point when |median / base - 1| is beyond
  * max(k x 1.4826 MAD of the base runs' medians / base, threshold) and, where both sides
  * have 2 or more repetitions, the U test of its repetitions against the base runs'
  * pooled gives p < alpha. HR_EUSAGE with one line: no results found, a file that cannot

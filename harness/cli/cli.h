@@ -61,8 +61,8 @@ extern const char *const hr_format_names[]; /* "table", "csv", "json", "markdown
 #define HR_MAX_MEM_OPT(dst) \
     {"--max-mem", HR_OPT_BYTES, (dst), 1, 1e18, NULL, "BYTES", "memory budget (half of RAM)"}
 
-/* --plugin FILE.so (repeatable): kernels of a plugin (docs/plugin.md), on every command
- * that takes --kernel or a kernel list. */
+/* --plugin FILE.so (repeatable): kernels of a plugin (docs/reference/plugin-abi.md), on
+ * every command that takes --kernel or a kernel list. */
 #define HR_PLUGIN_OPT \
     {"--plugin", HR_OPT_PLUGIN, NULL, 0, 0, NULL, "FILE.so", "load a plugin's kernels (repeatable; also $HEADROOM_PLUGIN_PATH)"}
 
