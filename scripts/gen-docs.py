@@ -178,8 +178,9 @@ def render_md(doc, version):
 # ---- man page -----------------------------------------------------------------------
 
 def man_esc(s):
+    """Backslash and hyphen escaped, a non-ASCII character as groff's \\[uXXXX]."""
     s = s.replace("\\", "\\e").replace("-", "\\-")
-    return s
+    return "".join(c if ord(c) < 128 else "\\[u%04X]" % ord(c) for c in s)
 
 
 def man_line(s):
