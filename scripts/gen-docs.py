@@ -56,6 +56,17 @@ def split_synopsis(s):
     return head, desc
 
 
+def paragraphs(desc):
+    """(preformatted, lines) per paragraph of a description: a paragraph with an indented
+    line is a table of its own (export's formats) and keeps its layout."""
+    out = []
+    for para in desc.split("\n\n"):
+        lines = [l for l in para.split("\n") if l.strip()]
+        if lines:
+            out.append((any(l.startswith("  ") for l in lines), lines))
+    return out
+
+
 def group_users(commands):
     """group name -> the commands whose tables splice it in, in table order."""
     users = {}
@@ -90,15 +101,17 @@ def range_text(o):
 
 # ---- markdown -----------------------------------------------------------------------
 
-def md_text(s):
-    return s.replace("<", "&lt;").replace("|", "\\|").replace("*", "\\*")
+def md_text(s, cell=False):
+    """Text as markdown shows it: < and * escaped, and | in a table cell."""
+    s = s.replace("<", "&lt;").replace("*", "\\*")
+    return s.replace("|", "\\|") if cell else s
 
 
 def md_table(rows):
     out = ["| Option | Argument | Range | Description |", "|---|---|---|---|"]
     for o in rows:
         out.append("| `%s` | %s | %s | %s |" % (
-            o["name"], arg_text(o, lambda x: "`%s`" % x, ", "), range_text(o), md_text(o["help"])))
+            o["name"], arg_text(o, lambda x: "`%s`" % x, ", "), range_text(o), md_text(o["help"], True)))
     return out
 
 
@@ -160,7 +173,7 @@ def render_md(doc, version):
     out += md_table([o for _, o in walk(doc["global_options"])]) + [""]
     out += ["## Commands", ""]
     out += ["| Command | What it does |", "|---|---|"]
-    out += ["| [%s](#%s) | %s |" % (c["name"], c["name"], md_text(c["summary"])) for c in cmds]
+    out += ["| [%s](#%s) | %s |" % (c["name"], c["name"], md_text(c["summary"], True)) for c in cmds]
     out.append("")
     for c in cmds:
         head, desc = split_synopsis(c["synopsis"])
@@ -168,8 +181,8 @@ def render_md(doc, version):
         out += ["    usage: headroom " + line if i == 0 else "           " + line
                 for i, line in enumerate(head.split("\n"))]
         out.append("")
-        if desc:
-            out += [md_text(line) for line in desc.split("\n")] + [""]
+        for pre, lines in paragraphs(desc):
+            out += (["    " + l for l in lines] if pre else [md_text(l) for l in lines]) + [""]
         md_options(c["options"], users, c["name"], out)
         out += ["`--help` prints this table.", ""]
     return "\n".join(out).rstrip("\n") + "\n"
@@ -229,9 +242,9 @@ def render_man_commands(doc):
         out.append(".fi")
         out.append(".PP")
         out.append(man_line(c["summary"][0].upper() + c["summary"][1:] + "."))
-        if desc:
+        for pre, lines in paragraphs(desc):
             out.append(".PP")
-            out += [man_line(line) for line in desc.split("\n") if line]
+            out += [".nf"] + [man_line(l) for l in lines] + [".fi"] if pre else [man_line(l) for l in lines]
         out += man_options(c["options"])
     return out
 
