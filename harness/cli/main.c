@@ -55,7 +55,7 @@ static void pin_threads(char **argv)
 static const char *const isa_levels[] = {"generic", "avx2", "avx512", NULL};
 static const hr_opt global_opts[] = {
     {"--isa", HR_OPT_ENUM, NULL, 0, 0, isa_levels, "LEVEL",
-     "run the kernels compiled for LEVEL instead of the best this CPU runs (also HEADROOM_ISA=LEVEL)"},
+     "run the kernels compiled for this level instead of the best this CPU runs (also HEADROOM_ISA)"},
     {NULL},
 };
 
@@ -65,10 +65,9 @@ static void usage(FILE *f)
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nglobal options (before or after COMMAND):\n"
-               "  --isa generic|avx2|avx512\n"
-               "               %s\n"
-               "               (now: %s)\n", global_opts[0].help, hr_isa);
+    fprintf(f, "\nglobal options (before or after COMMAND):\n  %s ", global_opts[0].name);
+    for (int i = 0; isa_levels[i]; i++) fprintf(f, "%s%s", i ? "|" : "", isa_levels[i]);
+    fprintf(f, "\n               %s\n               (now: %s)\n", global_opts[0].help, hr_isa);
 }
 
 /* OMP_NUM_THREADS and OMP_THREAD_LIMIT pass the one thread limit (threads.c) before
