@@ -8,6 +8,7 @@
 #   make test-long        adds the large-N oracle battery
 #   make bench            the main job: roofline (if none saved), default sweep, plots
 #   make plots            render every chart from the newest results
+#   make docs             docs/reference/cli.md and docs/headroom.1 from the option tables
 #   make LIKWID=1         Marker API regions around each kernel
 #   make plugin-example   the example plugin (examples/plugin/) into build/plugins/
 #   make peers-setup peers   peer libraries' plugins (peers/<name>/) into build/plugins/
@@ -155,7 +156,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 $(TEST_OBJ): CFLAGS_ALL += -Wno-missing-field-initializers
 UNIT := $(BUILD)/unit_tests
 
-.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example peers peers-setup peers-bench
+.PHONY: all test test-long test-sanitize test-noblas fuzz bench plots clean FORCE gbench install uninstall plugin-example peers peers-setup peers-bench docs
 
 all: $(BIN)
 
@@ -299,6 +300,12 @@ peers-bench: $(BIN)
 
 plots: $(BIN)
 	$(Q)bash scripts/plots.sh
+
+# The CLI reference (docs/reference/cli.md) and the man page (docs/headroom.1), generated
+# from the binary's option tables (headroom help --reference) by scripts/gen-docs.py; make
+# test fails while the committed ones differ from what this writes (tests/sh_docs.sh).
+docs: $(BIN)
+	$(Q)python3 scripts/gen-docs.py --bin $(abspath $(BIN))
 
 # make install PREFIX=/usr/local [DESTDIR=/staging]: the binary, the configs and chart
 # scripts it finds relative to itself (<prefix>/share/headroom/, paths.c), the man page

@@ -4,7 +4,7 @@
 #
 # usage: scripts/setup-deps.sh [--fuzz] [--ci] [--list]
 #   (none)   what make bench and make test use: the build, then optional packages
-#            (OpenBLAS, Google Benchmark, gnuplot, hyperfine, likwid, numpy/scipy)
+#            (OpenBLAS, Google Benchmark, gnuplot, hyperfine, likwid, numpy/scipy, jsonschema)
 #   --fuzz   also what make fuzz needs (clang and its libFuzzer runtime)
 #   --ci     everything .ci/run uses; a package that cannot be installed is an error (exit 1)
 #   --list   print the packages (one a line) and exit
@@ -20,7 +20,7 @@ required=(build-essential pkg-config libcjson-dev libinih-dev)
 # a|b: satisfied by any of them installed; the first is what gets installed.
 optional=(libopenblas-dev libopenblas-openmp-dev libbenchmark-dev libbenchmark-tools
           "gnuplot-nox|gnuplot-qt|gnuplot-x11" hyperfine likwid
-          python3 python3-numpy python3-scipy python3-venv)
+          python3 python3-numpy python3-scipy python3-venv python3-jsonschema)
 fuzz=(clang libclang-rt-dev)
 # --ci also brings what `make peers-setup peers` needs: cmake (ggml), pip (the PyPI downloads)
 ci=(git ca-certificates cmake python3-pip)

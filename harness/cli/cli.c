@@ -167,9 +167,28 @@ static void load_plugins(int argc, char **argv, const hr_opt *opts)
     free(files);
 }
 
+static hr_opt_sink ref_sink;
+static void *ref_ctx;
+
+void hr_parse_sink(hr_opt_sink fn, void *ctx)
+{
+    ref_sink = fn, ref_ctx = ctx;
+}
+
+const char *hr_opt_kind_name(hr_opt_kind k)
+{
+    static const char *const names[] = {"int", "double", "str", "flag", "enum", "bytes", "group", "kernel", "format", "plugin"};
+    _Static_assert(sizeof names / sizeof names[0] == HR_OPT_PLUGIN + 1, "a name for every hr_opt_kind");
+    return (unsigned)k <= HR_OPT_PLUGIN ? names[k] : "?";
+}
+
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
              int maxpos, int *npos)
 {
+    if (ref_sink) {
+        ref_sink(synopsis, opts, ref_ctx);
+        return -1;
+    }
     int np = 0;
     load_plugins(argc, argv, opts);
     bool only_pos = false;

@@ -48,6 +48,14 @@ void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts);
  * whose default differs) and returns it, e.g. to narrow its range. name must be there. */
 hr_opt *hr_opt_help(hr_opt *opts, const char *name, const char *help);
 
+/* The reference (headroom help --reference, harness/cli/reference.c): while a sink is set,
+ * hr_parse hands it the synopsis and the table, as the command built them, and returns -1
+ * as for --help: nothing parsed, no plugin loaded, the command returns before it runs. */
+typedef void (*hr_opt_sink)(const char *synopsis, const hr_opt *opts, void *ctx);
+void hr_parse_sink(hr_opt_sink fn, void *ctx);
+/* The kind's name in the reference: "int", "double", "str", "flag", "enum", ... */
+const char *hr_opt_kind_name(hr_opt_kind k);
+
 /* ---- output formats ------------------------------------------------------------ */
 
 typedef enum { HR_FMT_TABLE, HR_FMT_CSV, HR_FMT_JSON, HR_FMT_MARKDOWN } hr_format;

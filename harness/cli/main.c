@@ -13,11 +13,7 @@
 #include "sysinfo.h"
 #include "threads.h"
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-    const char *summary;
-} commands[] = {
+static const hr_command commands[] = {
     {"list", cmd_list, "list the kernels built into this binary and loaded from plugins"},
     {"run", cmd_run, "time one kernel on one shape (optionally checked and saved)"},
     {"tune", cmd_tune, "search a kernel's block sizes and threads per shape; store the winners as wisdom"},
@@ -55,15 +51,23 @@ static void pin_threads(char **argv)
     execv("/proc/self/exe", argv);
 }
 
+/* The options main takes itself, before or after COMMAND (select_isa parses --isa). */
+static const char *const isa_levels[] = {"generic", "avx2", "avx512", NULL};
+static const hr_opt global_opts[] = {
+    {"--isa", HR_OPT_ENUM, NULL, 0, 0, isa_levels, "LEVEL",
+     "run the kernels compiled for this level instead of the best this CPU runs (also HEADROOM_ISA)"},
+    {NULL},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: headroom COMMAND [options]   (headroom COMMAND --help for details)\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nglobal options (before or after COMMAND):\n"
-               "  --isa LEVEL  run the kernels compiled for LEVEL (generic, avx2, avx512) instead of\n"
-               "               the best this CPU runs (now: %s; also HEADROOM_ISA=LEVEL)\n", hr_isa);
+    fprintf(f, "\nglobal options (before or after COMMAND):\n  %s ", global_opts[0].name);
+    for (int i = 0; isa_levels[i]; i++) fprintf(f, "%s%s", i ? "|" : "", isa_levels[i]);
+    fprintf(f, "\n               %s\n               (now: %s)\n", global_opts[0].help, hr_isa);
 }
 
 /* OMP_NUM_THREADS and OMP_THREAD_LIMIT pass the one thread limit (threads.c) before
@@ -185,6 +189,12 @@ static int run(int argc, char **argv)
     }
     if (argc < 2) {
         usage(stderr);
+        return HR_EUSAGE;
+    }
+    /* Not listed: every command's table as JSON, for scripts/gen-docs.py (make docs). */
+    if (!strcmp(argv[1], "help") && argc == 3 && !strcmp(argv[2], "--reference")) {
+        if (!hr_reference(stdout, commands, sizeof commands / sizeof commands[0], global_opts)) return HR_OK;
+        fprintf(stderr, "headroom: %s\n", hr_errmsg());
         return HR_EUSAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
