@@ -1,6 +1,8 @@
 # lib.sh — helpers for the shell test suites (sourced). Each case prints ok/FAIL/skip.
 # SUITE must be set by the including script. HR_BIN is the binary under test.
 HR_BIN=${HR_BIN:-./headroom}
+B=$HR_BIN                                                # the binary, short
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)  # the repository root
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 nfail=0
@@ -39,5 +41,42 @@ expect() {
     else
         ok "$name"
     fi
+}
+# sweep_config FILE [KEY=VALUE ...]: writes a [sweep] config of the tests' small shape
+# (heads 2, d_head 16, one thread, 3 repetitions of at least 1 ms, no warm-up); each
+# KEY=VALUE sets a key, replacing a default's value, and KEY= leaves a default out.
+sweep_config() {
+    local f=$1 a k
+    shift
+    local -A v=([heads]=2 [d_head]=16 [threads]=1 [reps]=3 [min_time]=0.001 [warmup]=0)
+    local keys=(heads d_head threads reps min_time warmup)
+    for a in "$@"; do
+        k=${a%%=*}
+        [ -n "${v[$k]+set}" ] || keys+=("$k")
+        v[$k]=${a#*=}
+    done
+    {
+        echo "[sweep]"
+        for k in "${keys[@]}"; do [ -z "${v[$k]}" ] || echo "$k = ${v[$k]}"; done
+    } > "$f"
+}
+# interrupt_sweep SIGNAL OUT NAME: starts a sweep of slow-ish points into OUT (its config
+# in OUT.ini, stdout and stderr in OUT.out and OUT.err), sends SIGNAL once its first row
+# is on disk, and checks the sweep's documented "interrupted" status, 130, for SIGINT and
+# SIGTERM alike (case NAME_status). Interleaved, rows finish in the last round: a small
+# sweep gets there soon, and the round lasts a while (20 points of >= 50 ms).
+interrupt_sweep() {
+    local sig=$1 out=$2 name=$3 pid rc
+    sweep_config "$out.ini" kernels=naive "seq=64, 128, 256, 512, 1024" passes=4 reps=2 min_time=0.05
+    "$HR_BIN" sweep "$out.ini" --out "$out" > "$out.out" 2> "$out.err" &
+    pid=$!
+    for _ in $(seq 1 1200); do # up to 60 s: the first row takes long under ASan
+        [ -s "$out/rows.jsonl" ] && break
+        sleep 0.05
+    done
+    kill -"$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    [ "$rc" -eq 130 ] && ok "${name}_status" || fail "${name}_status" "exit $rc, expected 130 (interrupted): $(tail -n 1 "$out.err")"
 }
 finish() { [ "$nfail" -eq 0 ]; }

@@ -3,7 +3,6 @@
 # the .npy files, and refusing absurd sizes without allocating them.
 SUITE=cli
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 
 expect no-command        2 'usage: headroom'          -- $B
 expect unknown-command   2 "unknown command 'frobnicate'" -- $B frobnicate

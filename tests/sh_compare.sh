@@ -3,7 +3,6 @@
 # three formats, warnings, the machine's shift, and one-line errors naming the file or flag.
 SUITE=compare
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 F=tests/fixtures/compare
 SLOW='flash/B1/H16/G16/N2048/M2048/d64/causal/bhnd/T2'
 

@@ -6,19 +6,8 @@ SUITE=export
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 cfg=$TMP/twelve.ini
-cat > "$cfg" <<'CFG'
-[sweep]
-description = test: 12 points for the CI trackers
-kernels = naive, blocked, flash
-heads = 2
-d_head = 16
-seq = 32, 64
-causal = false, true
-threads = 1
-reps = 3
-min_time = 0.001
-warmup = 0
-CFG
+sweep_config "$cfg" "description=test: 12 points for the CI trackers" "kernels=naive, blocked, flash" \
+    "seq=32, 64" "causal=false, true"
 
 expect sweep 0 '12 rows' -- "$HR_BIN" sweep "$cfg" --out "$TMP/full" --no-probe
 expect sweep_aggs 0 '12 rows' -- "$HR_BIN" sweep "$cfg" --out "$TMP/aggs" --no-probe --aggregates-only

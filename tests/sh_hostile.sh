@@ -12,7 +12,6 @@ LIMIT=${HR_HOSTILE_TIMEOUT:-10}
 
 mkdir -p "$TMP/adir"
 : > "$TMP/afile"
-B=$HR_BIN
 S=$HOSTILE/small.json
 
 # name | status | regex the last stderr line must match | command (bash; $B is the
@@ -424,22 +423,9 @@ sweep_results_json_devnull|2|^headroom sweep: .*/sj/results.json: exists and is 
 EOF2
 
 # ---- interruption: SIGTERM (what CI runners send on a timeout) mid-sweep keeps every
-# finished row in a valid results.json; sh_sweep.sh covers SIGINT. Interleaved, rows
-# finish in the last round: a small sweep gets there soon, and it lasts a while.
-slow=$TMP/slow.ini
-printf '[sweep]\nkernels = naive\nheads = 2\nd_head = 16\nseq = 64, 128, 256, 512, 1024\npasses = 4\nthreads = 1\nreps = 2\nmin_time = 0.05\nwarmup = 0\n' > "$slow"
+# finished row in a valid results.json; sh_sweep.sh covers SIGINT.
 sout=$TMP/sigterm
-"$HR_BIN" sweep "$slow" --out "$sout" > "$TMP/sigterm.out" 2> "$TMP/sigterm.err" &
-pid=$!
-for _ in $(seq 1 600); do
-    [ -s "$sout/rows.jsonl" ] && break
-    sleep 0.05
-done
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-# 130: the sweep's documented "interrupted" status, for SIGINT and SIGTERM alike.
-[ "$rc" -eq 130 ] && ok sigterm_status || fail sigterm_status "exit $rc, expected 130 (interrupted): $(tail -n 1 "$TMP/sigterm.err")"
+interrupt_sweep TERM "$sout" sigterm
 if command -v python3 > /dev/null; then
     expect sigterm_rows 0 'rows [1-9]' -- python3 -c "
 import json

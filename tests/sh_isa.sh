@@ -3,7 +3,6 @@
 # oracle on every level this CPU runs.
 SUITE=isa
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 RUN=(--seq 40 --heads 4 --kv-heads 2 --d-head 24 --reps 2 --min-time 0.001 --warmup 0 --no-probe)
 
 levels=$(echo $($B list | sed -n '/^ISA levels in this binary/,$p' | awk 'NR > 1 {print $1}'))

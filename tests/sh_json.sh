@@ -3,7 +3,6 @@
 # the cells and rows it should, also when names hold newlines, '|' and control characters.
 SUITE=json
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 F=tests/fixtures/compare
 if ! command -v python3 > /dev/null; then
     ok "all (skipped: no python3)"

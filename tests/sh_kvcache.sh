@@ -2,7 +2,6 @@
 # sh_kvcache.sh — `headroom kvcache` (worked examples, formats, errors) and `headroom decode-loop`.
 SUITE=kvcache
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 
 expect help               0 'usage: headroom kvcache'   -- $B kvcache --help
 expect help-loop          0 'usage: headroom decode-loop' -- $B decode-loop --help

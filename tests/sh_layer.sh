@@ -2,7 +2,6 @@
 # sh_layer.sh — `headroom layer` and `headroom crossover`: options, checks, output files.
 SUITE=layer
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 Q=(--reps 1 --min-time 0 --warmup 0)
 
 expect help-layer        0 'usage: headroom layer'      -- $B layer --help

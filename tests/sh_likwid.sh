@@ -4,7 +4,6 @@
 SUITE=likwid
 . "$(dirname "$0")/lib.sh"
 F=tests/fixtures/likwid
-B=$HR_BIN
 
 if command -v python3 >/dev/null; then
     cp "$F"/likwid_*.csv "$TMP/"

@@ -6,8 +6,6 @@
 # plugin every case is a skip, never an ok.
 SUITE=peer_ggml_fa
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 P=${HR_GGML_FA:-$ROOT/build/plugins/ggml_fa.so}
 RUN=(--reps 2 --min-time 0.001 --warmup 0 --no-probe)
 CASES="loads list_origin list_types check_battery check_f16 run_decode_split run_causal_short_kv

@@ -6,8 +6,6 @@
 # line when the plugin is not built (make peers-setup peers), never a pass.
 SUITE=peer_onednn_sdpa
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 P=${HR_ONEDNN_PLUGIN:-$ROOT/build/plugins/onednn_sdpa.so}
 DRV=$ROOT/build/peers/onednn_sdpa/sdpa_bench
 if [ ! -f "$P" ]; then

@@ -7,8 +7,6 @@
 # skip line, never an ok.
 SUITE=peer_torch_sdpa
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 P=${HR_TORCH_SDPA:-$ROOT/build/plugins/torch_sdpa.so}
 if [ ! -f "$P" ]; then
     skip built "$P not built (make peers-setup peers: the PyTorch wheel from PyPI)"

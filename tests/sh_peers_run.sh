@@ -5,8 +5,6 @@
 # markdown and CSV, peers.md's header lines, the charts' peer titles, scripts/peers-bench.sh.
 SUITE=peers_run
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CC=${CC:-cc}
 P1=$TMP/example_naive.so
 P2=$TMP/second_peer.so

@@ -52,18 +52,7 @@ expect compare_no_counter 2 "has no 'frac_of_ceiling' counter" -- "$HR_BIN" comp
 
 # Sweeps: interleaved rounds over every point of the sweep; config keys and flags.
 cfg=$TMP/il.ini
-cat > "$cfg" <<'EOF'
-[sweep]
-kernels = naive, flash, simd
-heads = 2
-d_head = 16
-seq = 32, 64
-threads = 1
-reps = 3
-min_time = 0
-warmup = 0
-passes = 2
-EOF
+sweep_config "$cfg" "kernels=naive, flash, simd" "seq=32, 64" min_time=0 passes=2
 expect sweep_interleaved 0 '12 rows \(12 new' -- "$HR_BIN" sweep "$cfg" --out "$TMP/il" --check
 if command -v python3 > /dev/null; then
     expect sweep_fields 0 '^interleave True 12 (fma|bw)$' -- python3 -c "

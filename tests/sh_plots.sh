@@ -2,7 +2,6 @@
 # sh_plots.sh — `headroom plot` and scripts/plots.sh on the made-up fixture tests/fixtures/plots.
 SUITE=plots
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 F=tests/fixtures/plots
 CHARTS="roofline kernels workspace scaling crossover kvcache decode kvstory"
 

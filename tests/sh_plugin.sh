@@ -4,8 +4,6 @@
 # the file and the rule, exit 2, with the other kernels still run.
 SUITE=plugin
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CC=${CC:-cc}
 P=$TMP/example_naive.so
 RUN=(--seq 32 --heads 2 --reps 2 --min-time 0.001 --warmup 0 --no-probe)

@@ -4,7 +4,6 @@
 # when gnuplot exists, a notice (not a failure) when it does not, errors naming the file.
 SUITE=report
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 A=tests/fixtures/report/amd-epyc-9654-2c/20261122-010000-shootout
 X=tests/fixtures/report/intel-xeon-8480-16c/results.json
 O=$TMP/rep

@@ -2,7 +2,6 @@
 # sh_roofline.sh — `headroom roofline`: flag errors, a quick measurement, the ceilings file it writes.
 SUITE=roofline
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 
 expect help              0 'usage: headroom roofline'          -- $B roofline --help
 expect threads-zero      2 '^headroom roofline: --threads: counts must be in \[1, 1024\]' -- $B roofline --quick --threads 0

@@ -33,19 +33,7 @@ expect empty_shard 0 '^0 points: 0 to run' -- "$HR_BIN" sweep "$TMP/one.ini" --d
 
 # A tiny real sweep: unsharded, and in 3 shards merged.
 cfg=$TMP/tiny.ini
-cat > "$cfg" <<'EOF'
-[sweep]
-kernels = naive, flash, decode
-heads = 2
-d_head = 16
-seq = 8, 32
-causal = false, true
-threads = 1
-reps = 2
-min_time = 0
-warmup = 0
-probe = false
-EOF
+sweep_config "$cfg" "kernels=naive, flash, decode" "seq=8, 32" "causal=false, true" reps=2 min_time=0 probe=false
 "$HR_BIN" sweep "$cfg" --out "$TMP/whole" 2> /dev/null
 for k in 1 2 3; do "$HR_BIN" sweep "$cfg" --shard $k/3 --out "$TMP/s$k" 2> /dev/null; done
 [ -s "$TMP/s1/shard.json" ] && ok shard_manifest || fail shard_manifest "no shard.json"

@@ -4,19 +4,8 @@ SUITE=sweep
 . "$(dirname "$0")/lib.sh"
 
 cfg=$TMP/tiny.ini
-cat > "$cfg" <<'EOF'
-[sweep]
-description = test: two kernels, two N, causal and not
-kernels = naive, flash, decode
-heads = 2
-d_head = 16
-seq = 32, 64
-causal = false, true
-threads = 1
-reps = 3
-min_time = 0.001
-warmup = 0
-EOF
+sweep_config "$cfg" "description=test: two kernels, two N, causal and not" "kernels=naive, flash, decode" \
+    "seq=32, 64" "causal=false, true"
 
 expect usage 2 'CONFIG: required' -- "$HR_BIN" sweep
 expect missing_file 2 'nosuch.ini: cannot read' -- "$HR_BIN" sweep "$TMP/nosuch.ini"
@@ -130,19 +119,7 @@ expect resume_noop 0 '8 rows \(0 new, 8 resumed\)' -- "$HR_BIN" sweep "$cfg" --r
 # compare and compare.py match rows by name. naive has no block knobs (no suffix, one
 # point per pass); flash gets /bqQ/bkvK; both get /passP. Resume still matches them.
 named=$TMP/named.ini
-cat > "$named" <<'EOF'
-[sweep]
-kernels = naive, flash
-heads = 2
-d_head = 16
-seq = 32
-block_q = 16, 32
-threads = 1
-passes = 2
-reps = 2
-min_time = 0.001
-warmup = 0
-EOF
+sweep_config "$named" "kernels=naive, flash" seq=32 "block_q=16, 32" passes=2 reps=2
 nout=$TMP/named
 expect named_run 0 '6 rows \(6 new, 0 resumed\)' -- "$HR_BIN" sweep "$named" --out "$nout"
 if command -v python3 >/dev/null; then
@@ -174,33 +151,9 @@ expect models_layer 0 'layer/flash/.*/D768/H12/G12/d64/' -- "$HR_BIN" sweep "$TM
 np=30; "$HR_BIN" list | grep -q '^blas ' || np=20 # 5 models x 2 N x flash, gqa (, blas)
 expect models_config 0 "^$np points: $np to run, 0 skipped" -- "$HR_BIN" sweep configs/models.ini --dry-run --no-wisdom
 
-# SIGINT: a sweep of slow-ish points; interrupt once the first row is on disk.
-# Interleaved, rows finish in the last round: a small sweep gets there soon, and the
-# round lasts a while (20 points of >= 50 ms).
-slow=$TMP/slow.ini
-cat > "$slow" <<'EOF'
-[sweep]
-kernels = naive
-heads = 2
-d_head = 16
-seq = 64, 128, 256, 512, 1024
-passes = 4
-threads = 1
-reps = 2
-min_time = 0.05
-warmup = 0
-EOF
+# SIGINT: a sweep of slow-ish points interrupted once the first row is on disk.
 sout=$TMP/sig
-"$HR_BIN" sweep "$slow" --out "$sout" > "$TMP/sig.out" 2> "$TMP/sig.err" &
-pid=$!
-for _ in $(seq 1 1200); do # up to 60 s: the first row takes long under ASan
-    [ -s "$sout/rows.jsonl" ] && break
-    sleep 0.05
-done
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-[ "$rc" -eq 130 ] && ok sigint_status || fail sigint_status "exit $rc: $(tail -n 1 "$TMP/sig.err")"
+interrupt_sweep INT "$sout" sigint
 if command -v python3 >/dev/null; then
     expect sigint_rows 0 'rows [1-9]' -- python3 -c "
 import json; d = json.load(open('$sout/results.json'))

@@ -4,7 +4,6 @@
 # with a note, corrupt files and bad input exit 2 naming the file or flag.
 SUITE=tune
 source "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 W=$TMP/wisdom.json
 SHAPE=(--kernel simd --heads 2 --seq 64 --d-head 32)
 FAST=(--budget 2 --min-time 0.002 --rounds 3)

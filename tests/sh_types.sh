@@ -3,7 +3,6 @@
 # columns; results from before the types (tests/fixtures/pre-dtype) still read as f32.
 SUITE=types
 . "$(dirname "$0")/lib.sh"
-B=$HR_BIN
 FIX=$(cd "$(dirname "$0")/fixtures/pre-dtype" && pwd)
 
 expect run_explicit_f32 0 'check: pass .*\[' -- $B run --kernel flash --seq 32 --dtype f32 --kv-dtype f32 --reps 2 --min-time 0.001 --warmup 0 --check --no-probe
@@ -75,19 +74,8 @@ expect flash_bf16_refuses_q8 2 'kernel flash cannot run this shape: no q8_0 K/V 
 # A sweep over dtype and kv_dtype: names carry the types; points no kernel of this build
 # can run are skipped with the kernel's reason; d off the q8_0 block is an invalid shape.
 cfg=$TMP/types.ini
-cat > "$cfg" <<'EOF'
-[sweep]
-kernels = naive
-heads = 2
-seq = 16
-d_head = 32, 40
-dtype = f32, bf16
-kv_dtype = f32, q8_0
-reps = 2
-min_time = 0.001
-warmup = 0
-probe = false
-EOF
+sweep_config "$cfg" kernels=naive seq=16 "d_head=32, 40" "dtype=f32, bf16" "kv_dtype=f32, q8_0" threads= reps=2 \
+    probe=false
 expect sweep_dry_run 0 '8 points: 2 to run, 6 skipped' -- $B sweep "$cfg" --dry-run
 expect sweep_names 0 'naive/B1/H2/G2/N16/M16/d32/bf16/kv=q8_0/full/bhnd/T1/bq0/bkv0/pass1 +not applicable: no bf16 Q/K/V \(--dtype\)' -- $B sweep "$cfg" --dry-run
 expect sweep_invalid_d 0 'd40/kv=q8_0/.* invalid shape: --kv-dtype: q8_0 stores blocks of 32' -- $B sweep "$cfg" --dry-run
@@ -98,18 +86,7 @@ expect sweep_rows_types 0 '"kv_dtype":[[:space:]]*"f32"' -- cat "$TMP/sw/rows.js
 
 # Results written before the types: compare matches their rows by name with today's
 # (f32 names are unchanged), report reads them as f32.
-cat > "$TMP/tiny.ini" <<'EOF'
-[sweep]
-kernels = naive, flash
-seq = 16
-d_head = 8
-heads = 2
-reps = 2
-min_time = 0.001
-warmup = 0
-check = true
-probe = false
-EOF
+sweep_config "$TMP/tiny.ini" "kernels=naive, flash" seq=16 d_head=8 threads= reps=2 check=true probe=false
 expect sweep_today 0 '' -- $B sweep "$TMP/tiny.ini" --out "$TMP/today"
 expect compare_pre_dtype 0 '' -- sh -c "$B compare '$FIX/results.json' '$TMP/today/results.json' --threshold 1000 --format json > '$TMP/cmp.json'; r=\$?; [ \$r -le 1 ] || [ \$r -eq 3 ]"
 if command -v python3 > /dev/null; then

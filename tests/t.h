@@ -23,6 +23,10 @@ void hr_test_fail(const char *file, int line, const char *fmt, ...)
 #define HR_TEST(name) HR_TEST_(name, 0)
 #define HR_TEST_LONG(name) HR_TEST_(name, 1)
 
+/* Writes text to the file at path (replacing it); returns 0, or -1 if it cannot be
+ * written. For the tests that load a file they made up. */
+int hr_test_write(const char *path, const char *text);
+
 #define CHECK(cond)                                                                      \
     do {                                                                                 \
         if (!(cond)) hr_test_fail(__FILE__, __LINE__, "%s", #cond);                      \

@@ -10,14 +10,6 @@
 #include "sysinfo.h"
 #include "t.h"
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 /* One thread: 100 GFLOP/s on every FMA ISA, triad 20 GB/s; L1/L2/L3 triad 400/200/80,
  * load 300/150/60. */
 static hr_ceilings made_up(void)
@@ -70,7 +62,7 @@ HR_TEST(cache_roofs_old_file_reads_absent)
 {
     char path[256];
     tmp_path("old.json", path, sizeof path);
-    write_file(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, "
+    hr_test_write(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, "
                      "\"fma_gflops\": {\"avx512\": 120, \"avx2\": 120, \"sse2\": 60}, \"triad_gbs\": 30}]}");
     hr_ceilings c;
     CHECKF(hr_ceilings_load(path, &c) == HR_OK, "%s", hr_errmsg());
@@ -85,10 +77,10 @@ HR_TEST(cache_roofs_old_file_reads_absent)
     r.flops = 1e6, r.bytes = 1e6, r.tune.threads = 1;
     hr_roofline_attach(&r, &c);
     CHECK(r.bound_level[0] == 0);
-    write_file(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, \"fma_gflops\": {}, "
+    hr_test_write(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, \"fma_gflops\": {}, "
                      "\"triad_gbs\": 30, \"cache_roofs\": {\"L1\": {\"load_gbs\": 5, \"triad_gbs\": 5}}}]}");
     CHECK(hr_ceilings_load(path, &c) != HR_OK && strstr(hr_errmsg(), "working_set_bytes"));
-    write_file(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, \"fma_gflops\": {}, "
+    hr_test_write(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 1, \"fma_gflops\": {}, "
                      "\"triad_gbs\": 30, \"cache_roofs\": {\"L2\": {\"working_set_bytes\": 512, \"triad_gbs\": 5}}}]}");
     CHECK(hr_ceilings_load(path, &c) != HR_OK && strstr(hr_errmsg(), "load_gbs"));
     remove(path);

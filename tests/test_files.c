@@ -108,3 +108,16 @@ HR_TEST(atomic_write_never_replaces_a_non_regular_file)
     CHECK(hr_read_file("/dev/zero", HR_CAP_SMALL, "wisdom file", NULL) == NULL);
     CHECKF(!strcmp(hr_errmsg(), "/dev/zero: not a regular file (a wisdom file must be one)"), "%s", hr_errmsg());
 }
+
+HR_TEST(files_fmt_ns_readable_units)
+{
+    static const struct {
+        double ns;
+        const char *want;
+    } cases[] = {{1234567, "1.235 ms"}, {12, "12 ns"}, {2.5e9, "2.5 s"}, {999.9, "999.9 ns"}, {0, "0 ns"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[32];
+        hr_fmt_ns(cases[i].ns, buf, sizeof buf);
+        CHECKF(!strcmp(buf, cases[i].want), "%g ns: '%s', want '%s'", cases[i].ns, buf, cases[i].want);
+    }
+}

@@ -29,6 +29,14 @@ void hr_test_fail(const char *file, int line, const char *fmt, ...)
     va_end(ap);
 }
 
+int hr_test_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    const int bad = fputs(text, f) < 0;
+    return fclose(f) || bad ? -1 : 0;
+}
+
 /* Usage: unit_tests [--long] [substring]. Exit status 1 if any test failed. */
 int main(int argc, char **argv)
 {

@@ -47,10 +47,7 @@ HR_TEST(models_ini_presets)
 static int load_text(const char *text, char *path, size_t len)
 {
     snprintf(path, len, "/tmp/hr_models_test_%d.ini", (int)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    fclose(f);
+    if (hr_test_write(path, text)) return -1;
     hr_models ms;
     int st = hr_models_load(path, &ms);
     if (!st) hr_models_free(&ms);

@@ -34,14 +34,6 @@ static const char *tmpdir(void)
 
 static void expect_load_error(const char *name, const char *text, const char *want);
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Made-up ceilings: 1 thread 100/50/40/10 GFLOP/s (avx512/avx2/sse2/scalar), 20 GB/s;
  * 4 threads four times the FLOPs, 40 GB/s. */
 static hr_ceilings made_up(void)
@@ -122,7 +114,7 @@ HR_TEST(roofline_old_file_reads_without_dot_roofs)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/old.json", tmpdir());
-    write_text(path, "{\"context\": {\"machine\": \"old-box\"}, \"headroom_ceilings\": 1, "
+    hr_test_write(path, "{\"context\": {\"machine\": \"old-box\"}, \"headroom_ceilings\": 1, "
                      "\"quick\": false, \"repetitions\": 7, \"ceilings\": [{\"threads\": 1, "
                      "\"fma_gflops\": {\"avx512\": 120, \"avx2\": 118}, "
                      "\"fma_gflops_median\": {\"avx512\": 119}, \"triad_gbs\": 30, "
@@ -409,7 +401,7 @@ static void expect_load_error(const char *name, const char *text, const char *wa
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", tmpdir(), name);
-    if (text) write_text(path, text);
+    if (text) hr_test_write(path, text);
     hr_ceilings c;
     int rc = hr_ceilings_load(path, &c);
     CHECKF(rc == HR_EUSAGE, "%s: status %d", name, rc);
@@ -453,7 +445,7 @@ HR_TEST(roofline_load_errors_name_the_file)
     /* a minimal valid file loads */
     char path[256];
     snprintf(path, sizeof path, "%s/min.json", tmpdir());
-    write_text(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 2, "
+    hr_test_write(path, "{\"headroom_ceilings\": 1, \"ceilings\": [{\"threads\": 2, "
                      "\"fma_gflops\": {\"sse2\": 30}, \"triad_gbs\": 12.5}]}");
     hr_ceilings c;
     CHECKF(hr_ceilings_load(path, &c) == HR_OK, "%s", hr_errmsg());

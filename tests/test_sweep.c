@@ -217,11 +217,9 @@ HR_TEST(sweep_interleaves_the_whole_sweep)
     char base[] = "/tmp/hr_sweep_XXXXXX", cfg[256], dir[256], path[300], keys[8][320];
     CHECK(mkdtemp(base) != NULL);
     snprintf(cfg, sizeof cfg, "%s/two.ini", base);
-    FILE *f = fopen(cfg, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(two_shapes, f);
-    fclose(f);
+    const int wrote = hr_test_write(cfg, two_shapes) == 0;
+    CHECK(wrote);
+    if (!wrote) return;
     CHECK(hr_config_load(cfg, &c) == HR_OK);
     hr_sweep_point *p;
     int n, nd;

@@ -49,10 +49,7 @@ static char *slurp(const char *path)
 static int load_cfg(const char *name, const char *text, hr_sweep_config *c)
 {
     char path[256];
-    FILE *f = fopen(tmp(name, path, sizeof path), "w");
-    if (!f) return -1;
-    fputs(text, f);
-    fclose(f);
+    if (hr_test_write(tmp(name, path, sizeof path), text)) return -1;
     return hr_config_load(path, c);
 }
 

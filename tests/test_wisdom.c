@@ -24,6 +24,16 @@ static void tmp_path(char *buf, size_t len, const char *tag)
 
 static const hr_kernel *flash(void) { return hr_kernel_find("flash"); }
 
+/* A fresh wisdom file at path (tmp_path's, by tag) holding one entry for flash on P tuned
+ * to tune; returns the entry stored. */
+static hr_wisdom_entry store_one(char *path, size_t len, const char *tag, hr_tune tune)
+{
+    tmp_path(path, len, tag);
+    hr_wisdom_entry e = {.tune = tune};
+    CHECK(hr_wisdom_store(path, flash(), &P, &e) == HR_OK);
+    return e;
+}
+
 /* Rewrites field key of every entry in the file to value. */
 static void patch_entries(const char *path, const char *key, const char *value)
 {
@@ -105,9 +115,7 @@ HR_TEST(wisdom_round_trip)
 HR_TEST(wisdom_lookup_by_class_not_exact_shape)
 {
     char path[256];
-    tmp_path(path, sizeof path, "cls");
-    hr_wisdom_entry e = {.tune = {48, 96, 1}};
-    CHECK(hr_wisdom_store(path, flash(), &P, &e) == HR_OK);
+    store_one(path, sizeof path, "cls", (hr_tune){48, 96, 1});
     hr_problem q = P;
     q.seq_q = q.seq_kv = 1100; /* bucket 2048 */
     hr_tune t = {0};
@@ -129,9 +137,7 @@ HR_TEST(wisdom_lookup_by_class_not_exact_shape)
 HR_TEST(wisdom_explicit_settings_win)
 {
     char path[256];
-    tmp_path(path, sizeof path, "flag");
-    hr_wisdom_entry e = {.tune = {48, 96, 2}};
-    CHECK(hr_wisdom_store(path, flash(), &P, &e) == HR_OK);
+    store_one(path, sizeof path, "flag", (hr_tune){48, 96, 2});
     hr_tune t = {16, 0, 0};
     CHECK(hr_wisdom_lookup(path, flash(), &P, &t) == 1);
     CHECK(t.block_q == 16 && t.block_kv == 96 && t.threads == 2);
@@ -153,9 +159,7 @@ HR_TEST(wisdom_explicit_settings_win)
 HR_TEST(wisdom_other_build_or_machine_ignored)
 {
     char path[256];
-    tmp_path(path, sizeof path, "key");
-    hr_wisdom_entry e = {.tune = {48, 96, 2}};
-    CHECK(hr_wisdom_store(path, flash(), &P, &e) == HR_OK);
+    hr_wisdom_entry e = store_one(path, sizeof path, "key", (hr_tune){48, 96, 2});
     patch_entries(path, "build_id", "ffffffffffffffff");
     hr_tune t = {0};
     CHECK(hr_wisdom_lookup(path, flash(), &P, &t) == 0 && t.block_q == 0);

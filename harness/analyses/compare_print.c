@@ -9,17 +9,8 @@
 /* A median in readable units: "1.234 ms" for time, "0.7312" for a fraction. */
 static void fmt_value(const hr_cmp *c, double v, char *buf, size_t len)
 {
-    if (c->opts.metric == HR_METRIC_NORMALIZED) {
-        snprintf(buf, len, "%.4f", v);
-        return;
-    }
-    static const struct {
-        double ns;
-        const char *unit;
-    } u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
-    size_t i = 0;
-    while (i + 1 < sizeof u / sizeof u[0] && v < u[i].ns) i++;
-    snprintf(buf, len, "%.4g %s", v / u[i].ns, u[i].unit);
+    if (c->opts.metric == HR_METRIC_NORMALIZED) snprintf(buf, len, "%.4f", v);
+    else hr_fmt_ns(v, buf, len);
 }
 
 /* A delta for display: rounding noise (|d| < 0.005%) shows as +0.00%, not -0.00%. */

@@ -11,18 +11,6 @@
 #include "headroom.h"
 #include "history.h"
 
-/* A time in readable units: "1.234 ms". */
-static void fmt_time(double ns, char *buf, size_t len)
-{
-    static const struct {
-        double ns;
-        const char *unit;
-    } u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
-    size_t i = 0;
-    while (i + 1 < sizeof u / sizeof u[0] && ns < u[i].ns) i++;
-    snprintf(buf, len, "%.4g %s", ns / u[i].ns, u[i].unit);
-}
-
 static void fmt_num(double v, const char *f, char *buf, size_t len)
 {
     if (isfinite(v)) snprintf(buf, len, f, v);
@@ -49,7 +37,7 @@ void hr_history_print(FILE *f, const hr_history *h)
             const hr_hist_point *p = &s->pts[j];
             const hr_hist_run *r = &h->runs[p->run];
             char med[24], spr[16], gf[16], roof[16], chg[16], band[16], pv[16], when[24];
-            fmt_time(p->median, med, sizeof med);
+            hr_fmt_ns(p->median, med, sizeof med);
             fmt_num(100 * p->spread, "%.1f%%", spr, sizeof spr);
             fmt_num(p->gflops, "%.4g", gf, sizeof gf);
             fmt_num(100 * p->frac_roof, "%.1f%%", roof, sizeof roof);

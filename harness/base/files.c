@@ -319,6 +319,17 @@ void hr_html_put(FILE *f, const char *s)
     }
 }
 
+void hr_fmt_ns(double ns, char *buf, size_t len)
+{
+    static const struct {
+        double ns;
+        const char *unit;
+    } u[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+    size_t i = 0;
+    while (i + 1 < sizeof u / sizeof u[0] && ns < u[i].ns) i++;
+    snprintf(buf, len, "%.4g %s", ns / u[i].ns, u[i].unit);
+}
+
 void hr_csv_field(FILE *f, const char *s)
 {
     if (!s[strcspn(s, ",\"\r\n")]) {

@@ -62,6 +62,9 @@ void hr_md_cell(FILE *f, const char *s, hr_md_mode mode);
 /* Writes s as one CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma,
  * a quote or a line break. */
 void hr_csv_field(FILE *f, const char *s);
+/* A time of ns nanoseconds in readable units into buf: "1.234 ms" (s, ms, us or ns,
+ * 4 significant digits). */
+void hr_fmt_ns(double ns, char *buf, size_t len);
 /* Text as HTML: <, >, &, " and ' as entities, a control character other than tab and
  * newline as U+FFFD. */
 void hr_html_put(FILE *f, const char *s);

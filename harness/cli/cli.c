@@ -182,6 +182,13 @@ const char *hr_opt_kind_name(hr_opt_kind k)
     return (unsigned)k <= HR_OPT_PLUGIN ? names[k] : "?";
 }
 
+int hr_cmd_status(const char *cmd, int st)
+{
+    if (st <= 0) return HR_OK;
+    fprintf(stderr, "headroom %s: %s\n", cmd, hr_errmsg());
+    return st;
+}
+
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
              int maxpos, int *npos)
 {
@@ -248,13 +255,13 @@ void hr_shape_flags_init(hr_shape_flags *f)
     };
     _Static_assert(sizeof o <= sizeof f->opts, "hr_shape_flags.opts too small");
     memcpy(f->opts, o, sizeof o);
-    hr_dtype_flags_init(&f->types);
+    hr_dtype_flags_init(&f->types, NULL, NULL);
 }
 
 /* --dtype takes the float types, the first three of hr_dtype_names (the same indices). */
 static const char *const float_dtype_names[] = {"f32", "bf16", "f16", NULL};
 
-void hr_dtype_flags_init(hr_dtype_flags *f)
+void hr_dtype_flags_init(hr_dtype_flags *f, const char *dtype_help, const char *kv_help)
 {
     _Static_assert(HR_F32 == 0 && HR_BF16 == 1 && HR_F16 == 2, "float_dtype_names follows hr_dtype");
     *f = (hr_dtype_flags){.dtype = -1, .kv_dtype = -1};
@@ -265,6 +272,8 @@ void hr_dtype_flags_init(hr_dtype_flags *f)
     };
     _Static_assert(sizeof o <= sizeof f->opts, "hr_dtype_flags.opts too small");
     memcpy(f->opts, o, sizeof o);
+    if (dtype_help) f->opts[0].help = dtype_help;
+    if (kv_help) f->opts[1].help = kv_help;
 }
 
 void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p)

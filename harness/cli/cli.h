@@ -42,6 +42,10 @@ typedef struct {
  * usage for --help (the caller then exits 0). synopsis is the usage line. */
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
              int maxpos, int *npos);
+/* A command's exit status from st: HR_OK for HR_OK and for hr_parse's -1 (after --help);
+ * otherwise prints "headroom CMD: message" (hr_errmsg) on stderr and returns st. A
+ * command ends with it, so its error line is written in one place. */
+int hr_cmd_status(const char *cmd, int st);
 /* Prints "usage: headroom SYNOPSIS" and the options table. */
 void hr_usage(FILE *f, const char *synopsis, const hr_opt *opts);
 /* Rewords the help of the option called name in opts (a group's table, for a command
@@ -85,7 +89,9 @@ typedef struct {
     int dtype, kv_dtype;
     hr_opt opts[3];
 } hr_dtype_flags;
-void hr_dtype_flags_init(hr_dtype_flags *f);
+/* dtype_help and kv_help, where not NULL, reword the two flags' help for a command whose
+ * meaning of them differs from run's. */
+void hr_dtype_flags_init(hr_dtype_flags *f, const char *dtype_help, const char *kv_help);
 /* Sets p->dtype (f32 when unset) and p->kv_dtype (--kv-dtype, else p->dtype). */
 void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p);
 

@@ -36,9 +36,8 @@ int cmd_check(int argc, char **argv)
     hr_timing_flags tf;
     hr_timing_flags_init(&tf, HR_TF_SEED);
     hr_dtype_flags types;
-    hr_dtype_flags_init(&types);
-    hr_opt_help(types.opts, "--dtype", "only this Q/K/V/O type (every type a kernel declares)");
-    hr_opt_help(types.opts, "--kv-dtype", "only this K/V type (--dtype when only that is given)");
+    hr_dtype_flags_init(&types, "only this Q/K/V/O type (every type a kernel declares)",
+                        "only this K/V type (--dtype when only that is given)");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_STR, &kname, 0, 0, NULL, "NAME|all", "kernel to check (all)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL, "the fast battery (no large shapes)"},
@@ -52,11 +51,7 @@ int cmd_check(int argc, char **argv)
         {NULL},
     };
     int st = hr_parse(argc, argv, opts, "check [--kernel NAME|all] [--quick]", NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) {
-        fprintf(stderr, "headroom check: %s\n", hr_errmsg());
-        return st;
-    }
+    if (st) return hr_cmd_status("check", st);
     if (threads && (st = hr_threads_check(threads, "--threads"))) {
         fprintf(stderr, "headroom check: %s\n", hr_errmsg());
         return st;

@@ -49,8 +49,7 @@ int cmd_crossover(int argc, char **argv)
     };
     const char *syn = "crossover [--d-model LIST] [--kernels LIST] [--seq-min N] [--seq-max N] [--out DIR]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) goto err;
+    if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
     if (seq_min > seq_max) {
         st = hr_fail("--seq-min: %d is larger than --seq-max %d", seq_min, seq_max);
         goto err;
@@ -149,6 +148,5 @@ int cmd_crossover(int argc, char **argv)
     printf("wrote %s/crossover.csv and %s\n", dir, path);
     return HR_OK;
 err:
-    fprintf(stderr, "headroom crossover: %s\n", hr_errmsg());
-    return st;
+    return hr_cmd_status("crossover", st);
 }

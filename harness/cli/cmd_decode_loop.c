@@ -196,8 +196,7 @@ int cmd_decode_loop(int argc, char **argv)
     double max_mem = 0;
     bool check = false;
     hr_dtype_flags types;
-    hr_dtype_flags_init(&types);
-    hr_opt_help(types.opts, "--kv-dtype", "the stored cache: each new K/V row converted into it (--dtype)");
+    hr_dtype_flags_init(&types, NULL, "the stored cache: each new K/V row converted into it (--dtype)");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention kernel (decode)"},
         {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME",
@@ -227,8 +226,7 @@ int cmd_decode_loop(int argc, char **argv)
     const char *syn = "decode-loop [--model NAME | --heads H --kv-heads G --d-head D --layers L] "
                       "[--prompt P] [--tokens T] [options]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) goto err;
+    if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
 
     static hr_ceilings ceilings;
     bool have_ceil = false;
@@ -288,8 +286,6 @@ int cmd_decode_loop(int argc, char **argv)
     if (check && res.check.verdict == HR_CHECK_FAIL) st = hr_failc(HR_EFAIL, "check failed: %s", v.chk);
     free(rows);
     hr_decode_free(&res);
-    if (!st) return HR_OK;
 err:
-    fprintf(stderr, "headroom decode-loop: %s\n", hr_errmsg());
-    return st;
+    return hr_cmd_status("decode-loop", st);
 }

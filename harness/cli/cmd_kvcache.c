@@ -206,8 +206,7 @@ int cmd_kvcache(int argc, char **argv)
     };
     const char *syn = "kvcache [--model NAME|all] [--context LIST] [--batch B] [--format table|csv|json]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) goto err;
+    if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
     long ctx[MAX_CONTEXTS];
     int nc = 0;
     if ((st = parse_contexts(context, ctx, MAX_CONTEXTS, &nc))) goto err;
@@ -236,8 +235,6 @@ int cmd_kvcache(int argc, char **argv)
     }
     free(sel);
     hr_models_free(&ms);
-    if (!st) return HR_OK;
 err:
-    fprintf(stderr, "headroom kvcache: %s\n", hr_errmsg());
-    return st;
+    return hr_cmd_status("kvcache", st);
 }

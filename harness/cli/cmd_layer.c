@@ -167,9 +167,8 @@ int cmd_layer(int argc, char **argv)
     double max_mem = 0;
     bool causal = false, check = false;
     hr_dtype_flags types;
-    hr_dtype_flags_init(&types);
-    hr_opt_help(types.opts, "--dtype", "the core's Q, K, V, O type: f32, bf16, f16 (f32; the GEMMs stay fp32)");
-    hr_opt_help(types.opts, "--kv-dtype", "the core's K/V type (--dtype), as the kernel takes them");
+    hr_dtype_flags_init(&types, "the core's Q, K, V, O type: f32, bf16, f16 (f32; the GEMMs stay fp32)",
+                        "the core's K/V type (--dtype), as the kernel takes them");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
@@ -194,8 +193,7 @@ int cmd_layer(int argc, char **argv)
     };
     const char *syn = "layer [--kernel NAME] [--gemm own|blas] [--d-model DM] [--seq N] [options]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) goto err;
+    if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
     if (!heads) {
         if (d_model % d) {
             st = hr_fail("--heads: d_model %d is not a multiple of d_head %d; give --heads", d_model, d);
@@ -239,6 +237,5 @@ int cmd_layer(int argc, char **argv)
     else print_json(&s, &r, src, warn, nw);
     return HR_OK;
 err:
-    fprintf(stderr, "headroom layer: %s\n", hr_errmsg());
-    return st;
+    return hr_cmd_status("layer", st);
 }

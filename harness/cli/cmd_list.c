@@ -79,11 +79,7 @@ int cmd_list(int argc, char **argv)
         {NULL},
     };
     int st = hr_parse(argc, argv, opts, "list [--format table|json] [--plugin FILE.so]", NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) {
-        fprintf(stderr, "headroom list: %s\n", hr_errmsg());
-        return st;
-    }
+    if (st) return hr_cmd_status("list", st);
     if (format == HR_FMT_JSON) {
         cJSON *arr = cJSON_CreateArray();
         const hr_kernel *k;

@@ -150,11 +150,7 @@ int cmd_roofline(int argc, char **argv)
     };
     const char *syn = "roofline [--threads LIST] [--out FILE] [--format table|json] [--quick] [--oversubscribe]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) {
-        fprintf(stderr, "headroom roofline: %s\n", hr_errmsg());
-        return st;
-    }
+    if (st) return hr_cmd_status("roofline", st);
 
     int th[HR_ROOF_MAX_ROWS], nth = 0;
     if (threads_s) {

@@ -53,10 +53,8 @@ int cmd_run(int argc, char **argv)
         HR_PLUGIN_OPT,
         {NULL},
     };
-    const char *syn = "run --kernel NAME [options]";
-    int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) goto err;
+    int st = hr_parse(argc, argv, opts, "run --kernel NAME [options]", NULL, 0, NULL);
+    if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
     if (!k) {
         st = hr_fail("--kernel: required (see headroom list)");
         goto err;
@@ -144,6 +142,5 @@ int cmd_run(int argc, char **argv)
     }
     return HR_OK;
 err:
-    fprintf(stderr, "headroom run: %s\n", hr_errmsg());
-    return st;
+    return hr_cmd_status("run", st);
 }

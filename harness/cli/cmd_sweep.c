@@ -45,9 +45,8 @@ int cmd_sweep(int argc, char **argv)
     hr_timing_flags tf;
     hr_probe_flags pf;
     hr_dtype_flags types;
-    hr_dtype_flags_init(&types);
-    hr_opt_help(types.opts, "--dtype", "Q/K/V/O type for every point (the config's dtype)");
-    hr_opt_help(types.opts, "--kv-dtype", "K/V type for every point (the config's kv_dtype, else --dtype)");
+    hr_dtype_flags_init(&types, "Q/K/V/O type for every point (the config's dtype)",
+                        "K/V type for every point (the config's kv_dtype, else --dtype)");
     hr_wisdom_flags wf;
     hr_timing_flags_init(&tf, HR_TF_REPS | HR_TF_MIN_TIME);
     tf.reps = 0, tf.min_time = -1; /* unset: the config's */

@@ -37,11 +37,7 @@ int cmd_version(int argc, char **argv)
         {NULL},
     };
     int st = hr_parse(argc, argv, opts, "version [--format table|json]   (also: headroom --version)", NULL, 0, NULL);
-    if (st < 0) return HR_OK;
-    if (st) {
-        fprintf(stderr, "headroom version: %s\n", hr_errmsg());
-        return st;
-    }
+    if (st) return hr_cmd_status("version", st);
     const hr_sysinfo *si = hr_sysinfo_get();
     if (format == HR_FMT_JSON) {
         cJSON *c = hr_context_json(NULL, 0);

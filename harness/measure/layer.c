@@ -235,21 +235,12 @@ static void phase_out(void *c)
     __asm__ __volatile__("" : : "r"(L->Y) : "memory");
 }
 
-/* out[0:cols] = x[0:dm] · W[dm][cols] in double. */
-static void row_times(const float *x, const float *W, int dm, int cols, double *out)
+/* out[0:cols] = x[0:dm] · W[dm][cols] in double; x holds dm floats, or doubles (xd). */
+static void row_times(const void *x, bool xd, const float *W, int dm, int cols, double *out)
 {
     for (int j = 0; j < cols; j++) out[j] = 0;
     for (int k = 0; k < dm; k++) {
-        const double xk = x[k];
-        const float *w = W + (size_t)k * cols;
-        for (int j = 0; j < cols; j++) out[j] += xk * w[j];
-    }
-}
-static void drow_times(const double *x, const float *W, int dm, int cols, double *out)
-{
-    for (int j = 0; j < cols; j++) out[j] = 0;
-    for (int k = 0; k < dm; k++) {
-        const double xk = x[k];
+        const double xk = xd ? ((const double *)x)[k] : ((const float *)x)[k];
         const float *w = W + (size_t)k * cols;
         for (int j = 0; j < cols; j++) out[j] += xk * w[j];
     }
@@ -343,8 +334,8 @@ static int check_layer(const layer *L, hr_layer_check *c)
     for (int b = 0; b < p->batch; b++) {
         const float *Xb = L->X + (size_t)b * N * dm;
         for (int n = 0; n < N; n++) {
-            row_times(Xb + (size_t)n * dm, L->Wk, dm, kc, Kd + (size_t)n * kc);
-            row_times(Xb + (size_t)n * dm, L->Wv, dm, kc, Vd + (size_t)n * kc);
+            row_times(Xb + (size_t)n * dm, false, L->Wk, dm, kc, Kd + (size_t)n * kc);
+            row_times(Xb + (size_t)n * dm, false, L->Wv, dm, kc, Vd + (size_t)n * kc);
         }
         if (typed)
             for (size_t x = 0; x < (size_t)N * kc; x++) {
@@ -356,9 +347,9 @@ static int check_layer(const layer *L, hr_layer_check *c)
             const int i = rows == N ? r : (int)((long)r * (N - 1) / (rows - 1));
             const int end = hr_causal_end(p, i);
             const float *y = L->Y + ((size_t)b * N + i) * dm;
-            row_times(Xb + (size_t)i * dm, L->Wq, dm, qc, qd);
+            row_times(Xb + (size_t)i * dm, false, L->Wq, dm, qc, qd);
             attend_row(L, end, qd, Kd, Vd, w, od, NULL);
-            drow_times(od, L->Wo, qc, dm, yd);
+            row_times(od, true, L->Wo, qc, dm, yd);
             if (!typed) {
                 add_row(&judged, y, yd, dm, &c->nonfinite);
                 c->rows_checked++;
@@ -368,7 +359,7 @@ static int check_layer(const layer *L, hr_layer_check *c)
             const float *qs = L->Q + ((size_t)b * N + i) * qc;
             for (int x = 0; x < qc; x++) qd[x] = qs[x];
             attend_row(L, end, qd, Ks, Vs, w, od, ob);
-            drow_times(od, L->Wo, qc, dm, ys);
+            row_times(od, true, L->Wo, qc, dm, ys);
             for (int j = 0; j < dm; j++) yb[j] = 0;
             for (int x = 0; x < qc; x++)
                 for (int j = 0; j < dm; j++) {

@@ -35,7 +35,7 @@ REFERENCE = {
     # (a kernel that far below is broken, not on a busy machine).
     "generic:default": {f"{k}_frac_of_ceiling": v for k, v in _LOOSE_FRAC.items()},
     "headroom-ci:ci": {f"{k}_frac_of_ceiling": v for k, v in _LOOSE_FRAC.items()},
-    # An example node type, measured on it (AMD EPYC Zen 4, AVX-512, 1 thread): 10% below fails.
+    # An example node type (an AVX-512 node, 1 thread): 10% below its references fails.
     "mycluster:genoa": {
         "flash_gflops": (44.0, -0.10, None, "GFLOP/s"),
         "flash_frac_of_ceiling": (0.85, -0.10, None, ""),

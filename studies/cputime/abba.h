@@ -1,4 +1,4 @@
-/* abba.h — two variants of a timing tool (scripts/cputime) timed in ABBA rounds: round r
+/* abba.h — two variants of a timing tool (studies/cputime) timed in ABBA rounds: round r
  * runs variant 0 then 1 when r is even, 1 then 0 when odd, so a drift of the machine's
  * phase within a round falls on both alike. Include after timer.h. */
 #ifndef HR_ABBA_H

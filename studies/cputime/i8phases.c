@@ -2,14 +2,14 @@
  * one block of KEYS keys (unless given, the kernel's at the avx512 level: q4_0 512, q8_0
  * 128), H32/8 d128 (4 query rows a KV head), its source included so that every phase runs
  * as the kernel compiles it; where no hardware counter can be read this says where a
- * key's nanoseconds go (README, "On a Zen 5: the int8 step's phases out of line").
+ * key's nanoseconds go (perf-log: the int8 decode step phase by phase).
  * Each phase alone, IT calls in a row (the data in L1/L2): scales+scores, the softmax,
  * pv_quant, P·V; then the whole step over NBLK blocks (in L1/L2 at 1, in L2 at 8, in L3
  * at 64, from memory at 2048 and more; K and V from hr_alloc, on huge pages as the
  * kernel's caches are) with the next block's prefetches: PF 1 both (the scores' of V, P·V's
  * of K), 2 the V one only, 3 the K one only, 0 none; and the whole step's time split by
  * phase (the TSC read between them, in one extra pass outside the timing). Medians of 9 repetitions, ns per key and KV head.
- * Built and run by scripts/decode-i8-phases.sh against build/native's objects
+ * Built and run by studies/decode-i8-phases.sh against build/native's objects
  * (-DHR_DECODE_PF_HINT=2: the prefetches into L2 rather than L1).
  * usage: i8phases q4_0|q8_0 [NBLK [PF [KEYS]]] */
 #define HR_DECODE_PF_COPY 1

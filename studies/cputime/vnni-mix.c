@@ -1,10 +1,9 @@
 /* vnni-mix.c — what each op of the int8 decode step's loops costs beside vpdpbusd zmm on one
  * core: 16 independent vpdpbusd a loop iteration (their time defines 8 cycles, vpdpbusd
  * issuing 2 a cycle), then each op kind alone and added to them (register operands, or
- * loads from one L1-resident buffer). Zen 5, 2026-11-29: unpacks, vpandd and plain loads
- * or vpbroadcastd free beside them (up to 16 a loop); vinserti32x4 and vbroadcasti32x4
- * ~0.1 cycle each, merge-masked vpbroadcastd / vbroadcasti32x4 ~0.2 each, vpermb ~0.13
- * (README, "On a Zen 5: where the int8 step's time goes from memory"). An asm loop of this
+ * loads from one L1-resident buffer). Finding: unpacks, vpandd, plain loads and vpbroadcastd
+ * issue free beside them; inserts, broadcasts of 128 bits and vpermb cost a fraction of a
+ * cycle each (perf-log: the int8 decode step's op costs beside vpdpbusd). An asm loop of this
  * kind is not the kernel's case: a P·V order it ran 20% faster measured the same in the
  * kernel. Build: gcc -O2 -march=native vnni-mix.c (AVX512-VNNI and -VBMI), x86-64 only. */
 #include <stdio.h>

@@ -4,14 +4,12 @@
  * registers, vcvtph2ps of 32-byte loads (f16 from L1), and vpmovzxwd + vpslld of the
  * same loads (bf16 widened). Prints GFLOP/s of the FMAs, three rounds.
  *
- *   gcc -O2 -march=native -o /tmp/cvt-fma scripts/cvt-fma.c      (AVX-512 CPUs)
+ *   gcc -O2 -march=native -o /tmp/cvt-fma studies/cvt-fma.c      (AVX-512 CPUs)
  *   /tmp/cvt-fma
  *
- * AMD EPYC Zen 4 dev VM (2026-11-27 20:35 UTC, one thread; `headroom roofline`: avx512
- * 117.6 GFLOP/s): 115-117 GFLOP/s in every variant. One conversion per 4 FMAs issues
- * beside them (Zen 4's conversions and shifts take the other FP pipes), so f16 decode's
- * compute floor there is its 64 FMAs per key and KV head, not 80 (README, "With an fp32
- * Q rounded to bf16"). */
+ * Finding: one conversion per 4 FMAs issues beside them on a core whose conversions take
+ * other FP pipes, so f16 decode's compute floor is its FMAs per key (perf-log: decode's
+ * conversions beside the FMAs). */
 #include <immintrin.h>
 #include <stdio.h>
 #include <time.h>

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # noise-study.sh — does normalizing by the concurrent-ceiling probe survive a throttled machine? Long run, planted slowdown, false alarms, probe overhead.
 #
-# usage: scripts/noise-study.sh [--long] [--out DIR] [--bin PATH]
+# usage: studies/noise-study.sh [--long] [--out DIR] [--bin PATH]
 #   default (short, ~2 min): long run of 60 repetitions, 5 planted + 5 identical trials
 #   --long (~5 min on an idle machine): 200 repetitions of >= 0.6 s, 10 + 10 trials
 # Writes DIR/*.json (every run kept) and DIR/summary.md, and prints the summary.
 #
-# What it measures (docs/measurement.md explains how to read it):
+# What it measures (docs/explanation/measurement.md explains how to read it;
+# perf-log: the noise study):
 #  1. one kernel and shape (flash H8 N1024 d64, 2 threads) for many repetitions: the CV
 #     of raw time vs the CV of frac_of_ceiling, with and without the phase filter; the
 #     same for the memory-bound decode kernel (normalized by the bandwidth probe);

@@ -7,24 +7,12 @@
  * the block after next's K during V, every line, spread over the block). Memory on 2 MiB
  * pages (madvise), as headroom's inputs. Prints the best of 7 passes in GB/s.
  *
- *   gcc -O2 -march=native -o /tmp/rwf scripts/read-with-fmas.c     (AVX-512 CPUs)
+ *   gcc -O2 -march=native -o /tmp/rwf studies/read-with-fmas.c     (AVX-512 CPUs)
  *   /tmp/rwf FMAS_PER_LINE PREFETCH [BLOCK_KEYS [L]]     FMAS 0, 1, 2, 4 or 8; e.g. 4 1
  *
- * AMD EPYC Zen 4 dev VM (2026-11-27 14:09 UTC, one thread, 3 rounds, each `headroom
- * roofline --threads 1 --reps 3` (triad 25.4-27.3 GB/s), the walk's six variants, then
- * `headroom run --kernel decode --heads 32 --kv-heads 8 --seq 1 --seq-kv 16384 --d-head
- * 128 --threads 1 --reps 7 --no-probe`), GB/s without / with decode's prefetch:
- *   no FMAs            21.6-25.2 / 19.1-23.9
- *   4 FMAs a line      22.9-26.2 / 19.5-20.5   (fp32 decode's count)
- *   8 FMAs a line      19.0-21.6 / 25.9-27.0
- *   fp32 decode itself 19.0-20.7 (6.50-7.05 ms)
- * Decode reads as this walk does with its own count and prefetch; the walk with twice the
- * FMAs and the same prefetch reads at the triad, and without prefetch 4 FMAs read from
- * 15 to 26 GB/s in runs minutes apart. So one core's rate here depends on how the loads,
- * prefetches and FMAs interleave, not on FMAs per byte alone; without counters (none on
- * this VM) the mechanism is not pinned down. Before this date the walk kept its
- * accumulators in an array that went through the stack (a load and a store per FMA) and
- * read 20 / 17 GB/s with 4 FMAs without / with prefetch: the figures README quoted then. */
+ * Finding: one core's read rate depends on how the loads, prefetches and FMAs interleave,
+ * not on FMAs per byte alone; decode reads as this walk does with its own count and
+ * prefetch (perf-log: reading a decode cache while computing). */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* calls.c — one kernel on one shape, timed per call by process CPU time: GFLOP per CPU-second per
  * core (min-time, median) beside wall-clock GFLOP/s. For an oversubscribed machine, where
- * wall-clock medians are noise (scripts/flash-bf16-cputime.sh).
+ * wall-clock medians are noise (studies/flash-bf16-cputime.sh).
  * usage: calls KERNEL HEADS D_HEAD CAUSAL(0|1) DTYPE THREADS CALLS [BLOCK_KV]   (B1, N 2048) */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
-# flash-bf16-cputime.sh — flash fp32 against flash bf16 on issue 14's prefill shapes, timed by
-# process CPU time per call (scripts/cputime/calls.c), for a machine shared with other jobs
+# flash-bf16-cputime.sh — flash fp32 against flash bf16 on three prefill shapes, timed by
+# process CPU time per call (studies/cputime/calls.c), for a machine shared with other jobs
 # where wall-clock medians are noise. Per pass, shape and thread count: fp32 then bf16,
 # 7 calls each, right after the roofs by the same clock on as many threads
-# (scripts/cputime/roof.c), so that each share of the vdpbf16ps roof compares figures from
-# the same seconds and the same number of busy cores (on the Zen 5 the roof read 530-572
-# GFLOP/s in passes a few seconds apart, when it was taken once per pass). 2 threads run with
+# (studies/cputime/roof.c), so that each share of the vdpbf16ps roof compares figures from
+# the same seconds and the same number of busy cores (a roof taken once per
+# pass moved by several percent between passes). 2 threads run with
 # OMP_WAIT_POLICY=passive so that a thread spinning while its partner is descheduled is not
 # counted. Ends with a summary: per shape and thread count, each pass's bf16/fp32 (medians)
 # and bf16's median per core as % of the roof taken just before it.
-# Take the lock other timers use: flock /tmp/hr-timing.lock scripts/flash-bf16-cputime.sh [PASSES]
+# Take the lock other timers use: flock /tmp/hr-timing.lock studies/flash-bf16-cputime.sh [PASSES]
 # Needs a native build (make NATIVE=1: build/native/); writes the tools under build/cputime/.
 set -eu
 cd "$(dirname "$0")/.."
 passes=${1:-3}
 out=build/cputime
 mkdir -p "$out"
-scripts/cputime/build.sh scripts/cputime/calls.c "$out/calls"
-gcc -O3 -fopenmp scripts/cputime/roof.c -o "$out/roof"
+studies/cputime/build.sh studies/cputime/calls.c "$out/calls"
+gcc -O3 -fopenmp studies/cputime/roof.c -o "$out/roof"
 log="$out/flash-bf16.log"
 : > "$log"
 for pass in $(seq 1 "$passes"); do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# build.sh — one of scripts/cputime/'s tools built against a native build's objects
+# build.sh — one of studies/cputime/'s tools built against a native build's objects
 # (make NATIVE=1: build/native/), for the timing scripts (flash-bf16-cputime.sh,
 # decode-i8-phases.sh). Run from the repository root.
-# usage: scripts/cputime/build.sh SRC OUT [gcc flags ...]   (-O2 unless the flags say)
+# usage: studies/cputime/build.sh SRC OUT [gcc flags ...]   (-O2 unless the flags say)
 set -eu
 src=$1 out=$2
 shift 2

@@ -1,9 +1,9 @@
 /* roof.c — the vdpbf16ps zmm and fp32 FMA zmm roofs of one core by thread CPU time (16 chains, best of 7, as
- * headroom roofline's probe: 12 under-read vdpbf16ps on Zen 5, 483 against 546 GFLOP/s, its
- * latency times two ports), by the clock scripts/cputime/calls.c measures kernels with.
+ * headroom roofline's probe: 12 chains under-read vdpbf16ps where its latency times its
+ * ports is more), by the clock studies/cputime/calls.c measures kernels with.
  * `roof T` runs the loops on T threads at once (OpenMP) and prints the per-core mean of
- * their best times: the roof a T-thread run's per-core figure compares with (on the Zen 5
- * within 2% of one thread's either way, 4 runs). Build: gcc -O3 -fopenmp roof.c (GCC >= 10). */
+ * their best times: the roof a T-thread run's per-core figure compares with (perf-log: flash bf16
+ * by CPU time). Build: gcc -O3 -fopenmp roof.c (GCC >= 10). */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
