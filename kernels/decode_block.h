@@ -24,12 +24,11 @@
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
 /* An fp32 cache streamed from DRAM (past the last-level cache) by few rows per group
  * (R <= DECODE_STREAM_MAX_R: memory-bound): at the avx512 level blocks of at most this
- * many bytes of K rows, 16 keys at d 128 (decode.c's decode_default_block has the
- * measurements). */
+ * many bytes of K rows, 16 keys at d 128 (decode_tune.c; perf-log 0232). */
 #define DECODE_STREAM_BLOCK_BYTES 8192
 #define DECODE_STREAM_MAX_R 4
 #define DECODE_STREAM_KEYS_AVX2 128 /* the same case at the avx2 level: keys per block */
-/* The same case where the block steps prefetch into L1 (hr_decode_pf_l1: a Zen 5) at
+/* The same case where the block steps prefetch into L1 (hr_decode_pf_l1: an AMD family 1Ah CPU) at
  * the avx512 level: this many bytes of K rows (128 keys at d 128), at most
  * DECODE_STREAM_KEYS_MAX keys; at the avx2 level, on any CPU, the cap on
  * DECODE_STREAM_KEYS_AVX2 (decode_tune.c) */
@@ -41,8 +40,8 @@
 #define DECODE_BLOCK_KV_TYPED 256
 /* A typed cache on an Intel core at the avx512 level past the threads' L2s: at most this
  * many bytes of K rows a block, f16 and bf16 on the conversion step (16 to
- * DECODE_BLOCK_KV_TYPED keys; q8_0 in tiles keeps its d 128 block's bytes, 34 KiB);
- * decode_tune.c has the measurements. */
+ * DECODE_BLOCK_KV_TYPED keys; q8_0 in tiles keeps its d 128 block's bytes, 34 KiB;
+ * decode_tune.c, perf-log 0233). */
 #define DECODE_TYPED_BLOCK_BYTES 32768
 #define DECODE_BLOCK_KV_Q4 512 /* q4_0 on the int8 path (decode_tune.c) */
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
