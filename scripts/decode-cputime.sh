@@ -1,5 +1,5 @@
 #!/bin/bash
-# decode-cputime.sh — issue 14's decode targets measured by CPU time per thread on a shared machine:
+# decode-cputime.sh — decode's targets measured by CPU time per thread on a shared machine:
 # every build's decode rows, the triad and a read-only stream (decode only reads), interleaved pass by pass (the builds' order reversed
 # every other pass), then medians over the passes.
 #
@@ -42,8 +42,7 @@ for p in $(seq 1 "$P"); do
   for c in $CONFIGS; do
     IFS=: read -r kv L T <<<"$c"
     # builds in turn, the order reversed every other pass: with a fixed order the same
-    # fp32 objects read 5.8 against 6.3 ms at L16384 T1, first against second, in all 5
-    # passes of one run and the other way round with the order swapped (2026-11-27)
+    # objects read differently first and second (perf-log 0243)
     order=("${!bins[@]}")
     if [ $((p % 2)) -eq 0 ]; then order=($(printf '%s\n' "${order[@]}" | tac)); fi
     for i in "${order[@]}"; do

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# flash-bf16-cputime.sh — flash fp32 against flash bf16 on issue 14's prefill shapes, timed by
+# flash-bf16-cputime.sh — flash fp32 against flash bf16 on the prefill shapes, timed by
 # process CPU time per call (scripts/cputime/calls.c), for a machine shared with other jobs
 # where wall-clock medians are noise. Per pass, shape and thread count: fp32 then bf16,
 # 7 calls each, right after the roofs by the same clock on as many threads
 # (scripts/cputime/roof.c), so that each share of the vdpbf16ps roof compares figures from
-# the same seconds and the same number of busy cores (on the Zen 5 the roof read 530-572
-# GFLOP/s in passes a few seconds apart, when it was taken once per pass). 2 threads run with
+# the same seconds and the same number of busy cores (taken once per pass, the roof moved
+# by several percent between passes: perf-log 0225). 2 threads run with
 # OMP_WAIT_POLICY=passive so that a thread spinning while its partner is descheduled is not
 # counted. Ends with a summary: per shape and thread count, each pass's bf16/fp32 (medians)
 # and bf16's median per core as % of the roof taken just before it.

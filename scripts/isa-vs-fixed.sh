@@ -3,7 +3,7 @@
 # its best level against make NATIVE=1, and its avx2 level (--isa avx2) against make ISA=avx2,
 # on flash, gqa (scripts/isa-vs-fixed.ini) and decode (isa-vs-fixed-decode.ini), every point in ABBA pairs by
 # `headroom ab` (each binary a worker; a wrapper script runs the portable one at --isa avx2).
-# The target (issue 15): within 3% either way. Builds what is missing first.
+# The target: within 3% either way. Builds what is missing first.
 #   usage: scripts/isa-vs-fixed.sh [--rounds K] [--reps R] [ab flags...]
 # Take the lock other timers use: flock /tmp/hr-timing.lock scripts/isa-vs-fixed.sh
 set -euo pipefail

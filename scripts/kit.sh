@@ -13,12 +13,12 @@
 #                                        level and `check --quick` (best level; decode
 #                                        and flash at avx2), in parallel
 #                              roofline  `roofline --threads 1,2`
-#                              decode    issue 14's rows, L16384 and L4096 (decode-cputime:
+#                              decode    decode's target rows, L16384 and L4096 (decode-cputime:
 #                                        avx512 every type, avx2 f32/f16/q8_0/q4_0, and
 #                                        q8_0/q4_0 on avx2's conversion path as avx2cvt),
 #                                        with the triad and read-only stream; one pass,
 #                                        then passes 2..KIT_PASSES after the others
-#                              prefill   issue 16's six prefill shapes, both levels, 1 pass
+#                              prefill   the six standard prefill shapes, both levels, 1 pass
 #                              dram      avx512 every type at L65536 (the cache past most
 #                                        L3s) with the triad, 1 pass
 #                            Raw files and summaries in DIR (/tmp/kit-out). Env:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# prefill-shapes.sh — issue 16's six prefill shapes, several binaries back to back per
+# prefill-shapes.sh — the six standard prefill shapes, several binaries back to back per
 # shape and thread count (so each pair sees the same phase of the machine), PASSES times;
 # prints per shape, thread count and binary the median GFLOP/s and % of the in-run FMA
 # probe (the `frac_of_ceiling` column of `headroom run`).

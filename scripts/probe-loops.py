@@ -4,8 +4,8 @@
 `headroom roofline` measures each compute roof with a chain loop (harness/measure/probe.c):
 FMA per ISA, vdpbf16ps, vpdpbusd, the vpmaddubsw triple. A loop whose chains the compiler
 keeps in memory, or copies and stores every iteration, measures those moves and stores
-rather than the instruction (GCC 12 did so for both vpdpbusd loops until 2026-11-28: the
-final loop that stores the chains was not unrolled, so it indexed them). This reads the
+rather than the instruction (GCC 12 once did so for both vpdpbusd loops: the final loop
+that stores the chains was not unrolled, so it indexed them). This reads the
 binary's disassembly (objdump) and, per loop function present, finds the innermost
 backward branch around its instruction and counts the memory operands and register moves
 in that loop. Prints one line per loop and a summary "N loops, M with memory operands or
