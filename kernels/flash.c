@@ -102,7 +102,7 @@
  *            so the kernel's own error is the fp32 kernel's (tests/test_flash_typed.c
  *            checks the bits). The conversions cost ~d*Bkv per tile against Bq*Bkv*d FMAs.
  *   f16 takes the conversion path even where vdpbf16ps runs: f16 -> bf16 would round K
- *   and V by 2^-8, eight times f16's own 2^-11, outside f16's tolerance (docs/measurement.md).
+ *   and V by 2^-8, eight times f16's own 2^-11, outside f16's tolerance (docs/explanation/oracle.md).
  *
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
  * dynamically, heaviest first (for causal the last query blocks see the most keys), so

@@ -17,7 +17,7 @@
  * a zero V row, whose P is 0 anyway (masked). l sums the unrounded P.
  * Accuracy: products of bf16 are exact in fp32, the sums fp32 (as the fp32 kernel's); P
  * rounded to bf16 is the one extra rounding, which the oracle's P·V term allows
- * (harness/base/oracle.c, docs/measurement.md). f16 inputs take the conversion path:
+ * (harness/base/oracle.c, docs/explanation/oracle.md). f16 inputs take the conversion path:
  * f16 -> bf16 would round K and V by 2^-8, 8x f16's own rounding, which no tolerance
  * here covers.
  *
