@@ -20,9 +20,10 @@
  * in L1).
  *
  * f32 takes it too: the former per-row fp32 step reloaded K for every query row of the
- * group and reduced a row's four keys alone, and was slower (perf-log 0212). The conversions are vec.h's "reduced-precision
- * loads": exact, so the kernel sees the very values hr_dtype_load_row gives the oracle,
- * and its own error is fp32 accumulation only (tests/test_decode_kv.c).
+ * group and reduced a row's four keys alone, and was slower (perf-log 0212). The
+ * conversions are vec.h's "reduced-precision loads": exact, so the kernel sees the very
+ * values hr_dtype_load_row gives the oracle, and its own error is fp32 accumulation only
+ * (tests/test_decode_kv.c).
  *
  * Budget per key and KV head at H32/8 d128, Nq 1 (R = 4 query rows per KV head),
  * AVX-512 on a core with one zmm FMA per cycle (two 256-bit FMA pipes):
@@ -50,8 +51,8 @@
  * contiguous in BHND), a few lines per step (pf_step: a running remainder; with two
  * divisions per key step and a fifth line prefetched per 256-byte row it was much
  * slower: perf-log 0214); the scores step it every few vectors of d in every row tile
- * (f32 in P·V too; decode.c, "Prefetch spread"); the
- * interleaved (BNHD) walk prefetches whole rows of heads itself and passes none.
+ * (f32 in P·V too; decode.c, "Prefetch spread"); the interleaved (BNHD) walk
+ * prefetches whole rows of heads itself and passes none.
  *
  * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores and int8 P·V:
  * AVX512-VNNI at the avx512 level, AVX-VNNI at avx2); q4_0 at avx2 without AVX-VNNI

@@ -69,9 +69,10 @@
  *            degree 4 by Estrin, shift, mul), store p, add into the chunk's sum; l load,
  *            add, store: ~35 ops per 16 scores against 4d = 256 FMAs at d 64, 19 of them
  *            on Intel's p0/p1 only (the adds may take p5); with round, cvt and degree 5
- *            it was ~39, 25 on p0/p1. In registers S no longer goes to L1 and back twice
- *            (load + max, load + sub + exp2 + store per 8) (perf-log 0218). The per-chunk max moves m more often than a per-64 one; a move
- *            also rescales the row's earlier weights of the tile (in s, not yet in o).
+ *            it was ~39, 25 on p0/p1. In registers S no longer goes to L1 and back
+ *            twice (load + max, load + sub + exp2 + store per 8) (perf-log 0218). The
+ *            per-chunk max moves m more often than a per-64 one; a move also rescales
+ *            the row's earlier weights of the tile (in s, not yet in o).
  *   loads    6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA (AVX-512
  *            0.42), 1.33 per cycle, under the 2-3 loads per cycle of current x86 cores.
  *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
