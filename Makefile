@@ -110,11 +110,10 @@ WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-pr
 CFLAGS ?=
 CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
-# Every loop starts on a 64-byte boundary, wherever the linker puts its function: on the
-# Intel Xeon of 2026-11-27 the same flash source ran 3% faster or slower at the avx2 level
-# as an unrelated change moved pv6w's k loop (its start 0 mod 64 fast, 16 or 32 slow), so
-# two builds' `headroom ab` measured the layout, not the change. Aligned, the two layouts
-# measured the same (docs/measurement.md, "Code layout").
+# Every loop starts on a 64-byte boundary, wherever the linker puts its function: else an
+# unrelated change that moves a hot loop's start (0 mod 64 against 16 or 32) moves its
+# speed by a few percent, and two builds' `headroom ab` measures the layout, not the
+# change. Aligned, two layouts measure the same (perf-log 0240).
 ALIGN := -falign-loops=64
 CFLAGS_BASE := -std=c11 $(OPTIMIZATION) $(ALIGN) -fopenmp $(WARN) -MMD -MP $(SANFLAGS) $(CFLAGS)
 CFLAGS_ALL := $(CFLAGS_BASE) $(ARCHFLAGS)

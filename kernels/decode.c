@@ -43,124 +43,38 @@
  *   bytes   K + V rows: f32 1024, f16/bf16 512, q8_0 272 (34 B per 32), q4_0 144 (18)
  *   FLOPs   4 R d = 2048 (scores 2Rd, P·V 2Rd): 64 zmm FMAs, + 16 vmulps of dequant
  *           on the same pipes for q8_0/q4_0 (decode_kv.c)
- *   so AI   f32 2, f16/bf16 4, q8_0 7.5, q4_0 14 FLOP/B, against a balance of ~4
- *           (118 GFLOP/s FMA / 28 GB/s triad per Zen 4 core): f32 is memory-bound,
+ *   so AI   f32 2, f16/bf16 4, q8_0 7.5, q4_0 14 FLOP/B, against a server core's balance
+ *           of about 4 (its FMA roof over its triad bandwidth): f32 is memory-bound,
  *           f16/bf16 sit at the balance, q8_0/q4_0 are bound by the fp32 FMA pipes.
- *   A token at L16384 is 131072 key-heads: f32 134 MB (4.8 ms at 28 GB/s), 268 MFLOP
- *   (2.3 ms at 118 GFLOP/s); the FMA roof caps any type at ~440 tokens/s per core
- *   (q8_0/q4_0, with their vmulps: ~350), i.e. 2.1x (1.7x) fp32 at its triad: so
- *   f16's 1.8x needs 0.86 of the FMA roof, and q8_0's 3x and q4_0's 4.5x cannot be
- *   had with fp32 FMAs at all (int8 dot products would be needed, below).
+ *   So the FMA roof caps any type at about 2x fp32's tokens/s at the triad (q8_0/q4_0,
+ *   with their vmulps, less): more for q8_0/q4_0 needs int8 dot products (decode_i8.c).
+ * The register tiles reach 0.9 of the triad for f32 and about 0.6 of the FMA roof for
+ * the typed caches; prefetching further ahead, other block sizes and a 4x4
+ * transpose reduction of the scores do not pay (perf-log 0207).
+ * q8_0/q4_0 where the CPU has VNNI: int8 scores and P·V, decode_i8.c. It adds Q's
+ * quantization to the kernel's error, which the oracle's tolerance on a block cache
+ * carries exactly (oracle.c).
  *
- * Measured (scripts/decode-cputime.sh 3 build/native build/avx2; AMD EPYC Zen 4, 2 vCPUs
- * of a VM shared with busy tenants, so every row and the triad are timed by CPU time
- * per thread, interleaved pass by pass; medians of 3 passes, 15 calls each; triad of
- * the same run 28.2 GB/s at 1 thread, 51.4 at 2). decode H32/8 d128:
- *                         1 thread                        2 threads
- *                  ms  tok/s  GB/s  /triad  x f32   ms  tok/s  GB/s  /triad  x f32
- *   f32  L4096   1.344  744  25.0  0.88           0.689 1451  48.7  0.95
- *   f32  L16384  5.354  187  25.1  0.89           2.698  371  49.8  0.97
- *   f16  L16384  3.929  255  17.1  0.61   1.36    1.911  523  35.1  0.68   1.41
- *   bf16 L16384  3.833  261  17.5  0.62   1.40    1.902  526  35.3  0.69   1.42
- *   q8_0 L16384  4.367  229   8.2  0.29   1.23    2.171  461  16.4  0.32   1.24
- *   q4_0 L16384  4.510  222   4.2  0.15   1.19    2.280  439   8.3  0.16   1.18
- *   AVX2 build (make ISA=avx2, same run): f32 L4096 0.79 / 0.86 of the triad, L16384
- *   0.81 / 0.88; x f32 at L16384: f16 1.30 / 1.27, bf16 1.19 / 1.18, q8_0 0.95 / 0.92,
- *   q4_0 0.86 / 0.86 (8 lanes: twice the conversions per FMA).
- * Against the FMA roof (118 GFLOP/s per core, headroom roofline, best of 7), one core:
- * f16 30.0 ns per key-head (0.58 of 17.3), q8_0 33.3 and q4_0 34.4 (0.65 and 0.63 of
- * 21.7). In L2 (L128) f16 takes 23 ns: scores 11.4, P·V 8.3 (at its FMA count), the
- * softmax 1.7; the rest at L16384 is memory stalls the prefetch does not hide.
- * Before this (the per-row fp32 step, prefetch scheduled by two divisions per key step),
- * in an earlier run of the same script with both builds interleaved (2 passes), old ->
- * new ms at 1 / 2 threads: f32 L16384 5.54 -> 5.18 / 2.83 -> 2.86, f16 5.36 -> 3.83 /
- * 2.69 -> 2.12, bf16 5.31 -> 3.81 / 2.75 -> 1.91, q8_0 5.29 -> 4.32 / 2.65 -> 2.17,
- * q4_0 4.91 -> 4.55 / 2.49 -> 2.28; AVX2 f32 7.54 -> 5.97 / 3.78 -> 2.98.
- * Tried and left: prefetch 2 or 3 blocks ahead (f32 5.57 -> 5.42 / 5.58 ms, f16 3.85 ->
- * 4.08 / 4.07, medians of 3 interleaved passes: within the noise), 128 or 256
- * keys per f32 block (6.3 / 6.7 ms against 5.6 at 64), 128 or 512 for the typed ones
- * (within 2% of 256), a 4x4 transpose reduction of the scores instead of
- * hr_vreduce_add4 per row (no change: the horizontal sums do not bind). Two threads
- * take four KV heads each (BHND): no split, no merge.
- * q8_0/q4_0 where the CPU has VNNI: int8 scores (Q quantized to q8_0 per block once per
- * piece, vpdpbusd with a per-block offset correction) and fp32 P·V with the V scales
- * folded into P, decode_i8.c; what it measured on an SPR-class Xeon is in decode_kv.c's
- * budget comment. It adds Q's quantization to the kernel's error, which the oracle's
- * tolerance on a block cache now carries exactly (oracle.c).
+ * Prefetch spread (decode_kv.c): the scores step the next block's V prefetch every PF_X
+ * vectors of d, 4 lines a step, not a burst of 32 lines per 4 keys (the K loads behind it
+ * wait for miss buffers), and P·V steps its K prefetch in every row tile, not only the
+ * first of AVX2's two: so the avx2 step's compute hides under the stream (perf-log
+ * 0208). f16/bf16 at the avx512 level keep one step per 4 keys: in cache the finer steps
+ * cost more than they spread.
  *
- * Prefetch spread, fp32 at the avx2 level (issue 14; SPR-class Xeon, 2 vCPUs, H32/8 d128
- * Nq 1, L16384): at b732562 the avx2 level took 1.20x / 1.26x the avx512 level's time at
- * 1 / 2 threads. Not the width as such: in L2 (L128) the avx2 step costs 39 ns per key
- * and KV head (scores 18.5, P·V 16.6) against 23 (12.7, 7.8), and at L16384 avx512's
- * time stays put with either phase skipped (memory-bound) while avx2's fell 21% without
- * its P·V (7% without its scores): its compute did not hide under the stream. What kept
- * it out: the scores' V prefetch came as a burst of 32 lines per 4 keys (likely the K loads
- * behind it waiting for miss buffers), and P·V stepped its K prefetch in the first of AVX2's
- * two row tiles only (two lines a key, then none as long). Now (f32 only; decode_kv.c):
- * the scores step every PF_X vectors of d, 4 lines a step on both levels, P·V in every
- * row tile. `headroom ab` of b732562, 9 ABBA pairs, L4096 / L16384 at 1 / 2 threads, load
- * 1.1-1.5: avx2 -14.9 / -13.3 / -10.6 / -7.9%, avx512 -6.9 / -6.9 / -4.0 / -5.9 (another
- * run -8.8 / -9.2 / -5.5 / +1.2);
- * avx2 L256 / L1024: -3.8 / +2.1 (noise) / -11.0 / -13.5; outputs cmp-identical. Rows,
- * 3 interleaved rounds, triad 16.1 / 30.6 GB/s, load 1.2-1.4, before -> after:
- * avx2 10.16 -> 8.62 ms (0.82 -> 0.97 of the triad) / 4.28 -> 3.85 (1.03 -> 1.14), avx512
- * 8.46 -> 7.91 (0.99 -> 1.05) / 3.40 -> 3.23 (1.29 -> 1.36): avx2 at 1.09x / 1.19x
- * avx512's time, the rest its compute. Tried, no gain (T1 L16384, 3-7 interleaved runs):
- * no software prefetch 14.5 / 11.9 ms (avx2 / avx512), every other line only (for the L2
- * streamer) 17.8 / 14.5, prefetchnta 33, prefetcht0 or t2 same as t1, one block further
- * ahead same or +9%, AVX2 P·V tiles of 4 rows x 2 vectors +7%, 32 keys per block same
- * (128: +30%), the softmax skipped 0-9% (its share), a line per vector at AVX2 (the step's
- * own ops cost in-cache L256 5-8%). The same steps for f16/bf16 (`headroom ab`, 9 pairs):
- * L16384 avx2 -3.5 to -11.8%, but avx512 L256 +5-10% (in cache) at 2 or 4 lines a step:
- * left at one step per 4 keys at the avx512 level.
+ * f16/bf16 at the avx2 level (decode_kv.c, scores_kv_h / pv_kv_h, AVX2 builds only):
+ * tiles of all 4 rows, scores 4 rows x 2 keys and P·V 4 rows x 2 vectors, so each K and V
+ * vector is converted once, not once per row tile; P·V steps its K prefetch once per 4
+ * keys (per key, the step's state went through the stack in a loop-carried chain)
+ * (perf-log 0209).
  *
- * f16/bf16 at the avx2 level (issue 14; same machine and shape): at 205fb32 they read
- * at 0.56 / 0.78 of the triad (1 / 2 threads; in cache 40 ns per key and KV head). Now
- * (decode_kv.c, scores_kv_h / pv_kv_h, AVX2 builds only) tiles of all 4 rows: scores 4
- * rows x 2 keys, P·V 4 rows x 2 vectors, so each K and V vector is converted once, not
- * once per row tile; the scores step the V prefetch every PF_X vectors of d; P·V steps
- * its K prefetch once per 4 keys (per key, the step's state went through the stack in
- * a loop-carried chain). By parts (`headroom ab`, 15 pairs, T1 L16384, against
- * 205fb32): the tiles alone -4.5 / -10.1% (f16 / bf16; in cache L256 no faster: the
- * conversions were not what bound it), the fine steps alone -8.1 / -9.4%, both -7.2 /
- * -12.4%. All three, `headroom ab` of 205fb32, 9 ABBA pairs, 22:37 UTC, load 1.3-2.3:
- * L4096 T1 -13.4 / -11.9%, T2 -9.4 / -13.7; L16384 T1 -16.2 / -25.7, T2 -13.2 / -14.2
- * (geomean -14.8%); avx2 f32 same (-1.0%, outputs cmp-identical); the avx512 and generic
- * objects of decode_kv.c are unchanged. Rows (`headroom roofline --threads 1,2 --reps
- * 5`: triad 16.2 / 31.7 GB/s; then 3 rounds of `headroom --isa L run --kernel decode
- * --heads 32 --kv-heads 8 --seq 1 --seq-kv 16384 --d-head 128 --threads T --kv-dtype X
- * --reps 5 --no-probe`, base and new interleaved, medians, 22:41 UTC, load 0.8-1.1),
- * ms (of the triad) at 1 / 2 threads, base -> new: avx2 f16 5.56 (0.75) -> 4.93 (0.84)
- * / 2.56 (0.83) -> 2.25 (0.94), bf16 6.60 (0.63) -> 5.55 (0.75) / 2.80 (0.76) -> 2.49
- * (0.85); the same rounds: avx2 f32 7.77 (1.07) / 3.63 (1.17), avx512 f16 3.43 (1.21) /
- * 1.84 (1.15), bf16 3.56 (1.16) / 1.71 (1.24), f32 7.06 (1.17) / 3.08 (1.37). Short of
- * 0.85 at one thread: in cache (L256) the avx2 step still takes ~31 ns per key and KV
- * head against ~16 of FMAs; by samples (perf, cpu-clock) P·V's loop 41%, the scores'
- * 35%, the softmax and reductions the rest. bf16 trailed f16 by its two-op conversion
- * (vpmovzxwd + vpslld per 8 values). Tried: P·V tiles of 4 rows x 3 vectors (16
- * registers; `headroom ab`, 15 pairs, T1 L16384: +1.7 / +2.0%, same).
- *
- * bf16 even/odd at the avx2 level (issue 14; d a multiple of 16, decode_bf16_eo): 16
- * values a 256-bit load as 8 dwords, even = dword << 16, odd = dword & 0xffff0000
- * (vec_eo.h), two p01 ops per 16 values and no shuffle; the scores take q rows stored in
- * that order (attend_init: no per-step permute), P·V splits its accumulators after the
- * tile's load and merges them before its store (once per tile and block; st.acc and the
- * merges stay in d order). `headroom ab` of fcda04e, both --isa avx2, bf16, L4096 /
- * L16384 at 1 / 2 threads, 15 ABBA pairs, 23:09 UTC, load 2.0-2.4: -5.3 / -8.0 / -12.8 /
- * -3.3% (geomean -7.4%; L16384 T1 p 0.07 after Holm, the rest significant; a repeat at
- * 23:27, load 1.5-1.6: -5.2 / -7.6 / -6.2 / -2.0, geomean -5.3, both L16384 noise; an earlier 9-pair run at load 1.9-4.0: -4.6 / -4.9 / -6.0 /
- * -5.4); in cache (L256, one thread, interleaved) the same time as before (~34 ns per
- * key and KV head on this slower phase; perf: scores' loop ~31%, its reductions ~12%,
- * P·V's loop ~41%, near 8 FMAs on 8 accumulators per key and tile), so it gains where
- * the stream and the step overlap. The avx512 and generic objects of decode.c and
- * decode_kv.c disassemble as before; f32, f16, q8_0, q4_0 outputs (and bf16 at d72)
- * cmp-identical. Tried: the q rows also packed by 16 values (q[x/16][r][16], one pointer
- * for all rows): `headroom ab` against the above, 9 pairs: +2.4 / +5.9 / +0.8 / +10.5%,
- * dropped. Rows (L16384, bf16, ms at 1 / 2 threads (of the triad), 3 interleaved rounds,
- * medians, a slower and busier phase than 22:41): 23:10 UTC, load 1.7-2.0, triad 15.6 /
- * 30.0 GB/s: fcda04e 5.20 (0.83) / 2.40 (0.93) -> 4.90 (0.88) / 2.36 (0.95); 23:18 UTC,
- * load 1.8-2.0, triad 15.6 / 30.3: 6.41 (0.67) / 2.67 (0.83) -> 5.60 (0.77) / 2.52
- * (0.88). README has the table.
+ * bf16 even/odd at the avx2 level (d a multiple of 16, decode_bf16_eo): 16 values a
+ * 256-bit load as 8 dwords, even = dword << 16, odd = dword & 0xffff0000 (vec_eo.h), two
+ * p01 ops per 16 values and no shuffle; the scores take q rows stored in that order
+ * (attend_init: no per-step permute), P·V splits its accumulators after the tile's load
+ * and merges them before its store (once per tile and block; st.acc and the merges stay
+ * in d order). It gains where the stream and the step overlap, not in cache (perf-log
+ * 0210).
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  */
@@ -178,10 +92,8 @@
 
 #define DECODE_MAX_HEADS 256 /* KV heads interleaved at most (BNHD); more: per head  */
 /* Interleaved (BNHD) key blocks hold at most this many floats of K over all heads:
- * 64 KiB, 16 keys at Hkv 8, d 128. H32/8 L16384 d128 against the bandwidth probe:
- * blocks of 64 keys 0.52 (1 thread) / 0.52-0.57 (2), 32 keys 0.56 / 0.69-0.72,
- * 16 keys 0.57 / 0.76-0.78, 8 keys 0.49 / 0.73-0.74 (wall clock, with the former per-row
- * fp32 block step; not measured again with the register tiles). */
+ * 64 KiB, 16 keys at Hkv 8, d 128: 16-key blocks came closest to the bandwidth probe
+ * (perf-log 0211). */
 #define DECODE_HEADS_BLOCK_F 16384
 
 /* Per-thread workspace, in floats, each part 64-byte aligned:

@@ -25,44 +25,26 @@
  *           block's sums times the scale (log2 e included) afterwards, one vmulps per 16
  *           scores and row. Per key and KV head 16 vdpbf16ps for the scores where an fp32
  *           Q takes 32 FMAs + 8 split ops; both tiles' sums by one tree (tile_sums).
- *           Zen 4 (2026-11-27), H32/8 d128, in cache (L1024, one thread): 16.4 ns per key
- *           and KV head against 20.3 with an fp32 Q (before the tree); L16384 2.90 / 2.05
- *           ms at one / two threads, 0.85 / 0.91 of the triad, against an fp32 Q's 3.51 /
- *           2.20 (scripts/decode-cputime.sh, 7 passes; README).
+ *           It is faster than an fp32 Q in cache and from memory (perf-log 0229).
  *  Q as bf16 (an f32 or f16 Q, unless HEADROOM_DECODE_Q=exact: hr_decode_bf16_q) the rows
  *           rounded to bf16 (nearest even) by attend_init, unscaled, and scored as a bf16
  *           Q's, as llama.cpp rounds Q to the type of K's dot product (ggml's vec_dot_type).
  *           The oracle holds it to the output of the rounded Q (oracle.c's query term: the
- *           path names "Q as bf16"). Zen 4, `headroom ab` of HEADROOM_DECODE_Q=exact
- *           against it, 15 pairs, H32/8 d128: -19.1 / -12.7% at L4096 (one / two
- *           threads), -13.9 / -22.4% at L16384.
+ *           path names "Q as bf16"). Faster than HEADROOM_DECODE_Q=exact by a sixth or
+ *           so (perf-log 0229).
  *
  * Budget per key and KV head at H32/8 d128 (R = 4 rows), zmm ops, against the conversion
  * path's: scores 32 FMAs + 8 conversion ops (16 on the conversion path); P·V 16
  * vdpbf16ps + 4 shuffles + 2 broadcasts (32 FMAs + 16 conversion ops there). ~62 FP-pipe
- * ops where the conversion path takes ~96: at one Zen 4 thread the step does not hide
+ * ops where the conversion path takes ~96: at one thread the step does not hide
  * under the stream, so fewer ops per byte read paid here (how a core's loads, prefetches
  * and FMAs interleave: scripts/read-with-fmas.c).
  *
- * Measured (AMD EPYC Zen 4, 2 vCPUs, 2026-11-27; README, "bf16 at the avx512 level"):
- *   in cache (L1024, one thread) 20.0-20.2 ns per key and KV head against the conversion
- *   path's 27.6-28.1 (24.4 before q was held in registers across the tile, see
- *   scores_tile); `headroom ab` of HEADROOM_DECODE_PATH=convert against it, 15 pairs,
- *   H32/8 d128 L4096 / L16384: -26.7 / -20.1% at one thread, -27.3 / -22.0% at two;
- *   scripts/decode-cputime.sh at L16384, three runs: 1.82 / 2.00x, 1.74 / 1.75x and
- *   1.91 / 1.86x fp32's tokens/s (0.69-0.72 / 0.79-0.83 of the triad; fp32 itself at
- *   0.75-0.80 / 0.79-0.92).
- *   Tried: blocks of 64, 128 or 512 keys instead of 256 (one thread, L16384: within the
- *   phase's noise). On AMX (SPR-class Xeon, 2026-11-30, not kept): this step on tiles,
- *   the scores as S^T = K Q^T by keys (K tile-loaded from the cache as stored, Q laid
- *   out once a block as AMX's pairs of d, four 16-key accumulator tiles side by side)
- *   and P·V on V pairs interleaved as above (four 16-column accumulator tiles). Correct
- *   on the battery, but per key and KV head (H32/8 d128, one thread) 23 ns in L2 (L256)
- *   against the conversion path's 27, and 4-24% slower than it from L3 (L1024 to
- *   L16384): by cpu-clock samples the time sat on the K tile loads (16 rows of 64 bytes
- *   from L2 each) and on tdpbf16ps chains; a prefetcht0 of the next 16 or 64 keys' rows
- *   made it slower from L3. The tile work itself is small (tdpbf16ps 16 x 4 x 32 ~18
- *   cycles, 4 x 16 x 32 ~12, asm loops), so what is left is the loads' concurrency.
+ * Against the conversion path the step is about a fifth faster in cache and from memory,
+ * and 256-key blocks are as good as any (perf-log 0229). An AMX version of this step
+ * (S^T = K Q^T on tiles, K tile-loaded as stored) was correct but slower than the
+ * conversion path from L3: its time sat on the K tile loads and tdpbf16ps chains, not
+ * the tile work (perf-log 0230).
  *
  * Accuracy: the scores are the conversion path's (fp32 FMAs on exact values; a bf16 Q's
  * products exact too, summed in fp32 by vdpbf16ps, then one rounding by the scale). P·V's
@@ -91,15 +73,9 @@ size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_strid
 
 #if !defined(HR_DECODE_PF_COPY)
 /* auto: where the CPU runs vdpbf16ps at its FMAs' rate (AMD's Zen 4 and Zen 5), not on
- * an Intel core (cpu_vendor.h), whose zmm vdpbf16ps runs at half that (`headroom
- * roofline` there: avx512_bf16 107 GFLOP/s against avx512 215 at one thread; an asm loop
- * of 6 or 12 independent vdpbf16ps, 2 cycles each): there
- * the 32 vdpbf16ps per key and KV head (H32/8 d128) take 64 cycles where the conversion
- * path's 64 FMAs take 32. On an SPR-class Xeon (2 vCPUs, 2026-11-30, `headroom run
- * --kernel decode --heads 32 --kv-heads 8 --seq 1 --d-head 128 --kv-dtype bf16 --reps 9`,
- * 5 interleaved rounds, medians, ms) the conversion path against this step: L16384 3.62
- * / 3.91 at one thread, 1.91 / 1.96 at two, L1024 (in cache) 0.251 / 0.271; with
- * HEADROOM_DECODE_Q=exact (fp32 FMA scores, P·V still vdpbf16ps) 3.91, 1.93, 0.262.
+ * an Intel core (cpu_vendor.h), whose zmm vdpbf16ps runs at half that: there the 32
+ * vdpbf16ps per key and KV head (H32/8 d128) take 64 cycles where the conversion path's
+ * 64 FMAs take 32, and the conversion path is faster (perf-log 0230).
  * HEADROOM_DECODE_PATH=bf16dot takes this step wherever the CPU has AVX512-BF16 (tests,
  * A/B), convert never. */
 int hr_decode_bf16_on(hr_dtype t, int d)
@@ -129,10 +105,8 @@ const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
 
 /* A score tile's sums into s (row stride kbp, keys from j): a whole 4 x 4 tile by one
  * tree (hr_vreduce_add16; four hr_vreduce_add4 took ~20 uops per key, as many as a bf16
- * Q's dot products). `headroom ab` of the build before, 15 pairs, H32/8 d128 L4096 /
- * L16384, one thread: bf16 Q -3.3 / -7.6%, f32 Q -2.6 / -5.4% (L16384 significant in
- * both); two threads noise. In decode_kv.c's tile (f32, f16) the same tree was even
- * (-1.5 to -2.1% f32, +1.7 to +2.5% f16 at one thread; same or noise). */
+ * Q's dot products), faster here; in decode_kv.c's tile the same tree was even
+ * (perf-log 0229, 0213). */
 HR_BF16_INLINE void tile_sums(const dctx *c, hr_vf acc[BRT][4], int nk, int r0, int nr, float *s, int j)
 {
     if (nk == 4 && nr == BRT) {
@@ -164,7 +138,7 @@ HR_BF16_INLINE void scores_tile(const dctx *c, const float *q, const unsigned ch
             const float *qr = q + (size_t)(r0 + r) * c->dp + x;
             hr_vf qe = hr_vload(qr), qo = hr_vload(qr + HR_VW);
             /* In registers: folded into each FMA, a q vector was loaded once per key (a
-             * load per FMA, the scores' bound at one Zen 4 load of 64 bytes a cycle). */
+             * load per FMA, the scores' bound at one load of 64 bytes a cycle). */
             __asm__("" : "+v"(qe), "+v"(qo));
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qe, e[u], acc[r][u]);
             for (int u = 0; u < 4; u++) acc[r][u] = hr_vfma(qo, o[u], acc[r][u]);
@@ -200,11 +174,8 @@ HR_BF16_INLINE void scores_tile_q(const dctx *c, const uint16_t *q, const unsign
 /* scores_tile_q over the whole 4 x 4 tiles of keys [0, n / 4 * 4) (R a multiple of BRT),
  * the 16 sums by hr_vsum16's tree with levels 2-4 of a tile's sums run beside the next
  * tile's k steps (decode_kv.c's scores_kv_p: there the tile's end cost f16 ~4 cycles a
- * key); pq stepped every k step of every tile. Returns the keys scored. `headroom ab` of
- * 86c447d against it (H32/8 d128, bf16 and f32 caches, f32 and bf16 Q, L4096 / L16384,
- * T1 / T2, 21 ABBA pairs, 2026-11-28): bf16 cache at L4096 T1 -3.7% (f32 Q rounded) and
- * -7.3% (bf16 Q), significant; L16384 (memory-bound) same; two threads noise; f32 caches
- * same or noise. */
+ * key); pq stepped every k step of every tile. Returns the keys scored. Faster in cache,
+ * the same where memory-bound (perf-log 0229). */
 HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned char *k0, ptrdiff_t ksn, int n,
                               float *s, pf_seq *pq)
 {
@@ -248,10 +219,8 @@ HR_BF16_INLINE int scores_q_p(const dctx *c, const uint16_t *q, const unsigned c
 
 /* Scores of keys [0, n) of the rows k0 + j * ksn, the rows [0, nv) of pf prefetched a
  * few lines per k step (32 values of d) of every row tile meanwhile, as decode_kv.c's
- * scores_kv (the tail and fp32-Q tiles too, every k step); it stepped once per 4 keys (16
- * lines at once) before 2026-11-28: `headroom ab`, H32/8 d128 bf16 cache, Zen 4, 21
- * ABBA pairs, f32 Q / bf16 Q: L4096 T1 -1.7 (same) / -8.1%, T2 -3.9 (noise) / -0.7%
- * (same); L16384 T1 -6.2 / -11.7%, T2 -5.5 (noise) / -6.9%; the rest significant. With
+ * scores_kv (the tail and fp32-Q tiles too, every k step), not once per 4 keys (16
+ * lines at once, slower: perf-log 0229). With
  * bfq, the block's sums times the scale (log2 e included) afterwards: a vector op per
  * 16 scores and row, where scaling in the tiles took one per 4. */
 HR_BF16_INLINE void scores(const dctx *c, const float *q, const unsigned char *k0, ptrdiff_t ksn, int n, float *s,

@@ -10,7 +10,8 @@
 
 /* A span walked by address: decode_i8.c's steps (q8_0/q4_0 rows back to back, 4 prefetches
  * a key at q8_0) define it 1 before including this; elsewhere the row walk alone, so the
- * fp32 steps' code stays as it was (the span's test in their loops cost f32 3-5%).
+ * fp32 steps' code stays as it was (the span's test in their loops costs f32: perf-log
+ * 0226).
  * decode_kv.c's f16/bf16 steps take pf_rows_s / pf_step_s with PF_ALIGNED (their type a
  * constant in each copy, so f32's code keeps no test). */
 #ifndef HR_DECODE_PF_SPAN
@@ -23,25 +24,24 @@
 #define DECODE_BLOCK_KV 64   /* default keys per block (K, V blocks of 32 KiB at d 128) */
 /* An fp32 cache streamed from DRAM (past the last-level cache) by few rows per group
  * (R <= DECODE_STREAM_MAX_R: memory-bound): at the avx512 level blocks of at most this
- * many bytes of K rows, 16 keys at d 128 (decode.c's decode_default_block has the
- * measurements). */
+ * many bytes of K rows, 16 keys at d 128 (decode_tune.c; perf-log 0232). */
 #define DECODE_STREAM_BLOCK_BYTES 8192
 #define DECODE_STREAM_MAX_R 4
 #define DECODE_STREAM_KEYS_AVX2 128 /* the same case at the avx2 level: keys per block */
-/* The same case where the block steps prefetch into L1 (hr_decode_pf_l1: a Zen 5) at
+/* The same case where the block steps prefetch into L1 (hr_decode_pf_l1: an AMD family 1Ah CPU) at
  * the avx512 level: this many bytes of K rows (128 keys at d 128), at most
  * DECODE_STREAM_KEYS_MAX keys; at the avx2 level, on any CPU, the cap on
  * DECODE_STREAM_KEYS_AVX2 (decode_tune.c) */
 #define DECODE_STREAM_BLOCK_BYTES_L1 65536
 #define DECODE_STREAM_KEYS_MAX 256
 /* A typed cache's default: its per-block work (softmax, rescale, tile set-up) is paid
- * per key block while the rows are 2-7x smaller; H8 L1024 d128 f16 at 1 thread, keys
- * per block 32/64/128/256: 23/25/26/28 M keys/s (interleaved, a loaded machine). */
+ * per key block while the rows are 2-7x smaller, so it takes longer blocks (perf-log
+ * 0228). */
 #define DECODE_BLOCK_KV_TYPED 256
 /* A typed cache on an Intel core at the avx512 level past the threads' L2s: at most this
  * many bytes of K rows a block, f16 and bf16 on the conversion step (16 to
- * DECODE_BLOCK_KV_TYPED keys; q8_0 in tiles keeps its d 128 block's bytes, 34 KiB);
- * decode_tune.c has the measurements. */
+ * DECODE_BLOCK_KV_TYPED keys; q8_0 in tiles keeps its d 128 block's bytes, 34 KiB;
+ * decode_tune.c, perf-log 0233). */
 #define DECODE_TYPED_BLOCK_BYTES 32768
 #define DECODE_BLOCK_KV_Q4 512 /* q4_0 on the int8 path (decode_tune.c) */
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
@@ -119,9 +119,8 @@ DECODE_INLINE void block_softmax(const dctx *c, int wide, float *sr, int n, int 
     int j0 = 0;
     if (wide) {
         /* long blocks (the int8 step's 128-512 keys): four max chains, not one vmaxps
-         * chain of n / 16 at its latency (Zen 5, the phase harness: q4_0's softmax 0.53
-         * -> 0.48 ns a key; the kernel at L16384 T1 q4_0 -1.3%, q8_0 -1.0%, 5
-         * interleaved rounds); the fp32 path's 8-32-key blocks keep one */
+         * chain of n / 16 at its latency (perf-log 0228); the fp32 path's 8-32-key
+         * blocks keep one */
         hr_vf m1 = vmx, m2 = vmx, m3 = vmx;
         for (; j0 + 4 * HR_VW <= vfull; j0 += 4 * HR_VW) {
             vmx = hr_vmax(vmx, hr_vload(sr + j0));
@@ -191,17 +190,11 @@ DECODE_INLINE pf_seq pf_rows_s(const dctx *c, const unsigned char *pf, ptrdiff_t
 {
     /* Unaligned rows back to back (BHND, psn = rb) are one span: each line once. Row by
      * row, their lines were shared with the neighbours' (q4_0's 72-byte rows: 3
-     * prefetches per 72 bytes, each line ~2.7 times; q8_0's 136: ~1.9 times), and the
-     * repeats cost q4_0 at L16384 16% (decode_i8.c, the ablation). Aligned rows keep
-     * the row walk: the same lines in the same order, yet as one span fp32 at L16384
-     * took 15% longer (`headroom ab`, 25 pairs each way; not understood; on an SPR-class
-     * Xeon, 2026-11-30, 3 interleaved rounds: L4096 -3.5%, L16384 +4.4%, L65536 +4.7% at
-     * one thread). f16 and bf16 take the span aligned too (PF_ALIGNED): the row walk's
-     * ~11 instructions a line against the span's 4, 4 lines a key at d 128, cost them
-     * ~3 ns a key and KV head in P·V alone (L256, the prefetches stepped for nothing:
-     * -6.8% without them); as one span, same Xeon, H32/8 d128, 3 interleaved rounds,
-     * one / two threads: f16 L4096 -5.2%, L16384 -4.4 / -5.5%, bf16 L16384 -6.0 / -6.2%,
-     * L256 -0.8%. */
+     * prefetches per 72 bytes, each line ~2.7 times; q8_0's 136: ~1.9 times). Aligned
+     * fp32 rows keep the row walk: the same lines in the same order, yet as one span
+     * fp32 was slower (not understood). f16 and bf16 take the span aligned too
+     * (PF_ALIGNED): the row walk's ~11 instructions a line against the span's 4, 4 lines
+     * a key at d 128, cost them more than the span (perf-log 0226). */
     const bool whole = (c->rb % 64 || span == PF_ALIGNED) && psn == (ptrdiff_t)c->rb && nrows > 0;
     const size_t rb = whole ? c->rb * (size_t)nrows : c->rb;
     if (span && rb != c->rb) { /* a span: its lines exactly, walked by address (pf_step's first loop) */
@@ -227,7 +220,7 @@ DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + 
 
 DECODE_INLINE void pf_step_s(pf_seq *q, int span)
 {
-    if (span && q->span) { /* 4 instructions a line, where the row walk's took 11 (q8_0: 1.5 ns a key) */
+    if (span && q->span) { /* 4 instructions a line, where the row walk's took 11 (perf-log 0226) */
         for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps, q->row += 64)
             __builtin_prefetch(q->row, 0, HR_DECODE_PF_HINT);
         return;
@@ -303,28 +296,13 @@ int hr_decode_q_exact(void);
 
 /* Where the block steps' prefetches (pf_step) put the next block's K and V lines:
  * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 at the
- * avx512 and avx2 levels on an AMD family 1Ah CPU (Zen 5), else L2. At the avx2 level
- * there prefetcht0 had taken f32 -2.5 to -11.4% but f16 +9.2 to +11.3% (2026-11-29, 15
- * pairs), so auto had kept L2; with the step as it is now (2026-11-30, `headroom ab` of
- * the build before against this one, `--isa avx2`, H32/8 d128, L4096 / L16384, T1 / T2,
- * every type, 21 ABBA pairs): 0 slower, f32 L4096 T1 -9.6%, L16384 T2 -5.9%, bf16 and
- * q8_0 L16384 T1 -4.4 / -4.3%, f16 same (-0.2 to -1.2%); the same with 15 pairs of
- * HEADROOM_DECODE_PF=l2 / l1 wrappers (f32 -5.4 / -2.7% at T1, q8_0 -6.8%, f16 same).
- * The hint is an instruction's constant: a branch on
- * it in pf_step cost q4_0 +9 to +14% (Zen 5, `headroom ab`), so each block step is
- * compiled twice, the L1 copy by decode_kv_l1.c, decode_bf16_l1.c and decode_i8_l1.c
- * (names with _l1); q4_0's vpmaddubsw instance (decode_i8e.c) has none and keeps L2.
- * Measured on a Zen 5 (2 vCPUs of an EPYC, 48 KiB L1d, 1 MiB L2; `headroom ab` of the
- * commit before, H32/8 d128 L4096 and L16384, T1 and T2, f32 f16 bf16 q8_0 q4_0, 21
- * ABBA pairs, 2026-11-29): this build -4.7% geomean, 0 slower; f32 L4096 T1 -11.7%,
- * L16384 -7.5 / -9.9% (T1 / T2), bf16 L16384 -17.3 / -9.0%, f16 and q4_0 same; q8_0
- * -5.7 to -8.6%, but as much with HEADROOM_DECODE_PF=l2 (code placement, not the
- * hint), which is otherwise the same as the commit before (-1.2% geomean; bf16 L16384
- * T1 +2.8%). In cache (H8/2 L1024 and L4096, 15 pairs) l1 against l2 -0.2% geomean.
- * On a Zen 4 (32 KiB L1d) prefetcht0 was +32% f16 and +116% f32 at L16384
- * (2026-11-28), on a Sapphire Rapids class Xeon the same as prefetcht1 (fp32, avx2
- * level). decode.c's BNHD walk (attend_heads) fills L2 with a whole block of every
- * head ahead: prefetcht1 always. */
+ * avx512 and avx2 levels on an AMD family 1Ah CPU (Zen 5), else L2: prefetcht0 pays
+ * there at both levels and costs on the other CPUs measured (perf-log 0227). The hint
+ * is an instruction's constant: a branch on it in pf_step costs q4_0 more than L1 gains,
+ * so each block step is compiled twice, the L1 copy by decode_kv_l1.c,
+ * decode_bf16_l1.c and decode_i8_l1.c (names with _l1); q4_0's vpmaddubsw instance
+ * (decode_i8e.c) has none and keeps L2. decode.c's BNHD walk (attend_heads) fills L2
+ * with a whole block of every head ahead: prefetcht1 always. */
 int hr_decode_pf_l1(hr_dtype t); /* for a cache of type t: 0 on decode_i8e.c's instance */
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */

@@ -20,187 +20,44 @@
  * first touch of V's lines; before it, two vpgatherdd per q block and 16 keys did both).
  *
  * P·V, int8 (HR_HAVE_I8PV, both levels): pv_quant and pv_s8 in decode_i8pv.h, its ops
- * per key and measured figures in that header. At the avx2 level (AVX-VNNI; until then
- * fp32 P·V there): -17 to -24%, geomean -20.8% (`headroom ab` of main against it, both
- * --isa avx2, 15 ABBA pairs, H32/8 d128 L4096/16384 T1/T2, load 1.0-1.3, every q8_0 /
- * q4_0 row an improvement; T1 / T2: q8_0 -18.2 / -19.1% at L4096, -18.8 / -17.1% at
- * L16384; q4_0 -23.2 / -22.4%, -23.0 / -24.5%); the avx512 level the same (+0.2%
- * geomean, 15 pairs). --isa avx2 at L16384 (3 rounds, load 1.1-1.2, medians): fp32
- * 9.48 / 4.02 ms, q8_0 3.16 / 1.60 (3.0x / 2.5x fp32's tokens/s), q4_0 2.73 / 1.42
- * (3.5x / 2.8x): 24 / 21 ns per key and KV head at one thread.
- * Now at L16384, one thread: q8_0 17.7 ns per key and KV head, q4_0 13.5 (after the
- * prefetch spread below 15.5 / 12.7, README's last table); 3x / 4.5x
- * fp32's tokens/s (issue 14) would need ~16 / ~10.6 (README's table). Where they go at
- * the avx512 level (the -DHR_DI8_ABLATE build, phases skipped cumulatively, L1024 T1,
- * the cache in L2/L3; 2 rounds, load 1.4-1.6, 2026-11-26 19:00 UTC), q8_0 / q4_0 of
- * 18.8 / 14.3 ns: pv_quant 2.7 / 3.0, pv_s8 4.6 / 3.9, softmax 0.9 / 1.0, dot products
- * 2.1 / 1.5, K transposes 0.7 / 0.4, the K and V scale gathers 2.5 / 1.4, prefetches
- * 2.6 / 0.4 (memory-bound once the rest is gone), the loop with the K loads and the
- * rows' score conversions and stores 2.9 / 2.8. The same per key at L4096 and L16384
- * (18-20 / 13-15 ns): compute-bound, no phase past a quarter of the time, each near
- * its op count; the gathers are the one cost the cache's layout (llama.cpp's blocks,
- * scale beside quants) imposes, and the three ways around them below did not pay.
- * HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each key's V block
- * scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once per 16 bytes
- * + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key (64 on AVX2).
+ * per key in that header; it beats the fp32 P·V by about a fifth at both levels
+ * (perf-log 0200). HEADROOM_DECODE_PV=fp32 takes the fp32 P·V (tests, A/B): P times each
+ * key's V block scales (pv_prep), a V vector vpmovsxbd + vcvtdq2ps (q4_0 vpmovzxbd once
+ * per 16 bytes + vpand/vpsrld, its -8 once per block and row), 32 FMAs per key (64 on
+ * AVX2).
  *
- * What binds (before the int8 P·V; -DHR_DI8_ABLATE build skipping one phase at a time,
- * one thread, ns per key and KV head, q8_0 / q4_0): at L16384 the step was 21.1 / 17.8,
- * of it fp32 P·V 6.3 / 8.5 (~0.9 of its port count), dots + K transposes 1.9 / 2.5,
- * softmax + pv_prep 2.2 / 2.6, the rest (K/V loads that miss, gathers of fp16 scales,
- * the per-row conversion and store of s) 10.3 / 5.7; q4_0 costs the same from L2 as
- * from DRAM (compute-bound), q8_0's cache adds ~3.5 ns at L16384. Neither 128- nor
- * 64-key blocks helped (256 kept). K/V rows are prefetched as one span, each line once
- * (decode_block.h pf_rows).
- * Prefetch spread (issue 14): the scores' prefetch of the next block's V is stepped per
- * q block of every HR_VW keys (at q8_0 8.5 lines a step) where it was stepped per HR_VW
- * keys (34 lines at once: the K loads behind the burst wait for fill buffers; the
- * ablation's 2.6 ns for q8_0's prefetches at L1024). `headroom ab` of 205fb32, 15 ABBA
- * pairs, H32/8 d128, load 1.0-1.4, avx512 level, L4096 / L16384: q8_0 T1 -8.7 / -10.4%
- * (significant), T2 -2.9 / -4.0% (noise; again, T2 alone, 21 pairs: -8.7 / -9.0%,
- * significant); q4_0 (4.5 lines a step before, 1.1 now) T1 -1.0 / -0.4%, T2 +1.1 /
- * +12.6% (noise, p 0.4; in the 21 pairs -2.0 / -1.2%); avx2 level -1.3% geomean, every
- * row same or noise. Outputs cmp-identical (only prefetches moved). Tried against
- * 205fb32 (13 pairs each, same shapes, avx512 unless said): no software prefetch: q8_0
- * L16384 T1 +25% (q4_0 -2.6 / +0.7% at T1: its rows are short enough for the L2
- * streamer); V only (no K prefetch in P·V) +18%, K only +16% there; prefetcht0 or
- * prefetcht2 for prefetcht1: +0.5 / +0.7% geomean (same); prefetchnta: 1.6-3.8x slower
- * (the lines leave before their use); finer still, a step per q block and row (~2
- * lines): q8_0 -5%, q4_0 +5 to +6% (the step in the row loop costs more than it
- * spreads); a step of a constant count (ceil(B/64) prefetches per step over the span,
- * clamped, no running remainder): no better (-2.7% geomean where this build took -5.3%);
- * P·V's K prefetch stepped in the first of its two block pairs only: +3.3%; at the avx2
- * level P·V's K prefetch stepped in both row tiles (decode.c's fix for fp32): +2.7% (likely: the
- * int8 tile's key loop is half the fp32 one's ops, so one tile's steps spread enough).
- * On top of this build: prefetcht0 of the current block's K 16 keys ahead (its span, a q
- * block's share per step, L2 to L1 for the transposes' loads): +4.7% geomean, q4_0 +5.5
- * / +6.5% at T1 (13 pairs, load 1.2-1.7). The next block's V prefetched by P·V beside
- * the K (both per 4 keys), none in the scores pass: q8_0 +14 to +17% on all 4 points
- * (15 pairs, load 2.4-2.5).
- * q4_0 then takes no V prefetch in the scores pass (K's in P·V kept): with its 72-byte
- * rows a step was ~1 line and the prefetches cost more than they hid (the ablation after
- * the spread, L1024 T1: q4_0's prefetches 1.2 ns of 14.2, q8_0's none). Against that
- * build, q4_0, 21 pairs, load 2.1-2.3: avx512 T1 -4.5 / -2.9% at L4096 / L16384
- * (significant), T2 -3.9 / -2.9% (noise); avx2 T1 -2.6 / -0.5%, T2 -3.7 / -0.1%. No
- * prefetch at all on q4_0: +1.1% geomean; its V prefetch stepped per 16 keys as before:
- * -1.2% geomean (L16384 T1 +2.2%). Both changes against 205fb32 (15 pairs, load
- * 1.6-2.1): avx512 -5.9% geomean (T1 q8_0 -8.5 / -9.7%, q4_0 -4.0 / -1.9%; T2 q8_0 -6.9
- * / -10.9%, q4_0 -1.8 / -3.0%), avx2 -1.2% (every row same or noise).
- * q4_0 takes the scores' V prefetch again since 2026-11-28 (scales_block, below, now
- * touches every V row first, from memory at L16384): `headroom ab` against the build
- * without it, H32/8 d128, Zen 4, avx512, 21 ABBA pairs, two runs: L16384 T1 -20.9 /
- * -19.1%, T2 -4.7 (noise) / -11.5%; L4096 (in L3) T1 -4.8 (noise) / +0.5%, T2 +0.1 /
- * +0.6% (same). At L16384 T1 q4_0 then takes ~15.4 ns per key and KV head, its time
- * with the cache in L3. At the avx2 level (decode_i8e.c, the same source), 21 pairs:
- * L16384 -5.8 / -12.0% (T1 / T2), L4096 +4.8 / +6.5% (both significant): kept there
- * too, since a decode step's cache comes from memory in use (the model's weights pass
- * through L3 between two steps of a layer); only a benchmark repeating one call finds
- * a 5 MB cache in L3.
- * The scales' gathers now (ablation builds as wrapper binaries in `headroom ab`, L16384
- * T1, 9 ABBA pairs, load 1.3-1.6): without both gathers -7.4% q8_0, -10.0% q4_0; the K
- * ones alone -2.8 / -2.7% (noise), so the V gathers (lines in L2) cost the most. Tried,
- * none paid (`headroom ab` against the build before, H32/8 d128 L4096/16384 T1/T2, 9
- * pairs): scores' row sums kept in registers across blocks (stored once; -1.1% geomean,
- * all noise); the V scale gathers moved after the softmax (+5.0%: in the scores pass they
- * overlap the dot products); prefetcht0 of the V rows 16 keys ahead (+7.0%); q4_0's K
- * and V scales of 4 blocks from one 64-byte row load per key and 16 vpermt2w per 16
- * keys (+7 to +34% on q4_0 in two runs, load 1.5-1.9: the shuffle port, already busy
- * with the transposes, is dearer than the gathers' loads).
- * On an AMD EPYC Zen 4 (2026-11-27; 2 vCPUs, one thread, H32/8 d128 L16384, 3 passes,
- * the -DHR_DI8_ABLATE build): without the V scale gathers q4_0 3.04 -> 1.94 ms and q8_0
- * 2.57 -> 2.10, without the K ones 2.64 and 2.39, without both 1.79 and 1.96 (~9.5 ns
- * of q4_0's ~23 per key and KV head): vpgatherdd is dear there. Tried against the build
- * before (`headroom ab`, 11-15 pairs, L4096 / L16384, one thread): the 16 scales by
- * scalar loads into a stack row and one vector load right after (a store-forwarding
- * stall each), both gathers: q4_0 -4.6 / -14.1%, q8_0 +10.3 / +4.3%; the V ones only:
- * q4_0 -5.4 / -16.2%, q8_0 +33.6 / +29.7%; q4_0's V prefetch in the scores pass back
- * (as q8_0's): -13.2% at L16384 but +22.7% at L4096. Kept: scales_block, a scalar pass
- * over the block's K and V rows before the scores that lays every scale out by block
- * and key, read 16 at a time later (long after the stores): against 839ed36, 15 pairs,
- * one thread, q4_0 -2.1 / -17.3% (L4096 / L16384), q8_0 +4.4 / +1.9% (L4096's 9 MB
- * cache in this VM's L3, where K's gathers hit lines the transposes had just loaded; its
- * 8 scalar loads and stores per key cost ~1 ns there); two threads q4_0 -0.4 / -9.9%,
- * q8_0 +2.6 / -6.5% (noise). The V scales alone that way (K's gathered): q4_0 -24.1% at
- * L16384, but +3.7% at L4096, q8_0 +6.3% there. Not measured on Sapphire Rapids (where
- * the gathers cost q8_0 7.4% and q4_0 10%, above) nor at the avx2 level's int8 path (this
- * Zen 4 has AVX512-VNNI, not AVX-VNNI); there the scales were gathered lane by lane with
- * scalar F16C conversions, now the same scalar pass and one vcvtph2ps per 8.
- * The pass then took nb as a constant and stores a key's K and V scale as one dword
- * (hr_vload_f16_pair: one vpermw and two vcvtph2ps per HR_VW keys and block), half its
- * stores: `headroom ab` against the build before each step, one thread, L4096 / L16384,
- * q8_0 then q4_0: -2.4 / -4.3% and -4.0 / -3.3% (13 pairs), -4.8 / -2.0% and -3.1 /
- * -3.9% (21 pairs; 7 of 8 significant). Still ~3.5 ns of q8_0's ~18.5 per key and KV
- * head, as much with the cache in L2 (L256) as from memory (ablation: the pass alone
- * skipped). Tried with it (15 pairs each): the pass 16 keys ahead of scores_keys (the K
- * lines in L1 for the transposes) -0.4% geomean, noise; the rows' score sums kept in
- * registers across the q blocks (R a constant 2, 4, 8) +17.5%, slower. The pass's share
- * is not its first touch of the rows' lines from L2: prefetcht0 of every line of the K and V
- * rows 8 keys ahead in it made q8_0 +10% slower (18.0-18.3 -> 19.8-20.1 ns per key and KV
- * head at L1024, 18.2-18.6 -> 20.4-20.6 at L16384; q4_0 -3 to +3%; one thread, 3
- * interleaved rounds, 2026-11-28).
- * The softmax folded into pv_quant (exp2 and P·dv from the same registers, P not stored
- * as fp32; the maxima reduced over a group's 4 q blocks): +1.9 to +4.2% geomean in four
- * variants (9-11 pairs, load 1.1-2.4): reducing over 4 q blocks of one group costs
- * more than main's 4 groups of one block, and P's store and reload stay in L1.
- * Paid: the softmax in log2 units (block_softmax: Q's block scales carry log2 e, so
- * the scores come out as s log2 e at no cost, and exp(s - m) = 2^(s' - m') by hr_vexp2,
- * 10 ops a vector where hr_vexp takes 22; ~3 ops per key and KV head at R 4): -3.5%
- * geomean, all 8 points faster (`headroom ab` against the build before, 15 ABBA pairs,
- * load 1.1-1.3; T1 / T2: q8_0 -2.3 / -1.4% at L4096, -2.7 / -2.6% at L16384; q4_0
- * -5.0 / -3.8%, -5.1 / -4.7%; the T1 q4_0 rows and L4096 q8_0 significant); two more
- * runs of 11 pairs: T1 -2.0 to -7.1%, T2 mixed (-17 to +9%, all noise); this build
- * (m stored only when it moves, so m' does not drift): -3.3%, 11 pairs, every row faster.
+ * The step is compute-bound: no phase takes more than a quarter of its time, each near its
+ * op count (perf-log 0201). The one cost the cache's layout imposes (llama.cpp's blocks,
+ * scale beside quants) is reading the scales: scales_block, a scalar pass over the block's
+ * K and V rows before the scores, lays every K and V scale out as one dword per key and
+ * block (hr_vload_f16_pair: one vpermw and two vcvtph2ps per HR_VW keys and block), read
+ * 16 at a time long after the stores, where vpgatherdd per q block cost up to a tenth of
+ * the step (perf-log 0203).
+ *
+ * Prefetches: the next block's V is prefetched by the scores, stepped per q block (at q8_0
+ * 8.5 lines a step), not per HR_VW keys (34 lines at once: the K loads behind the burst
+ * wait for fill buffers); the next block's K by P·V; prefetcht1; K/V rows as one span,
+ * each line once (decode_block.h pf_rows). q4_0 takes the scores' V prefetch too: a decode
+ * step's cache comes from memory in use, only a benchmark repeating one call finds it in
+ * L3 (perf-log 0202).
+ *
+ * The softmax runs in log2 units (block_softmax: Q's block scales carry log2 e, so the
+ * scores come out as s log2 e at no cost, and exp(s - m) = 2^(s' - m') by hr_vexp2, 10
+ * ops a vector where hr_vexp takes 22; m stored only when it moves, so m' does not drift),
+ * as its own phase: folded into pv_quant it was slower (perf-log 0204).
+ * Each phase is an out-of-line function per type (I8_PHASES: inlined into one, GCC spills
+ * in their loops); the avx512 scores take 32 keys a step (scores_keys2: each Q broadcast
+ * serves two key vectors); the scores' 16 K rows are addressed from 2 or 4 bases and 1,
+ * 3, 5, 7 strides (vec_int8.h's hr_vi_row8: GCC otherwise spills 16 offsets); q4_0 takes
+ * 512 keys a block and q8_0 128 (its K and V rows, 34 KiB, stay in L1 between the passes)
+ * (perf-log 0205).
  * The compute roof: with P·V int8 both dots are vpdpbusd, so the path names "P·V
  * vpdpbusd" and hr_roof_for_path (harness/measure) places it against the VNNI roof
- * (2048 int8 multiply-adds per key and KV head: 2.4 ns at 869 GOP/s, one thread); it
- * counts no transposes, quantization or softmax (AVX2: the AVX-VNNI roof). With
- * HEADROOM_DECODE_PV=fp32 the path names "P·V FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at
- * the VNNI roof plus 1024 at the FMA roof, 5.3 ns).
+ * (2048 int8 multiply-adds per key and KV head); it counts no transposes, quantization
+ * or softmax (AVX2: the AVX-VNNI roof). With HEADROOM_DECODE_PV=fp32 the path names "P·V
+ * FMA" and keeps the series roof (HR_ROOF_SERIES: 1024 ops at the VNNI roof plus 1024 at
+ * the FMA roof).
  *
- * On a Zen 5 (2026-11-29; 2 vCPUs at ~4.1 GHz): vector loads issue 2 a cycle (zmm, a
- * broadcast, vinserti32x4 from memory; scalar ones 4, 3 in all mixed), vpdpbusd 2 (on
- * the FMA pipes), unpacks and vpandd 4; so the scores' 16-key loop (4 K loads and 8 Q
- * broadcasts a key) was bound by its loads. A scratch harness timing each phase alone on
- * a 256-key block in L1 (this source included, H32/8 d128, ns per key and KV head, q4_0 /
- * q8_0) read: scales_block 0.9 / 1.5, scores 2.5 / 2.7, softmax 0.6 / 0.6, pv_quant 1.3 /
- * 1.3, pv_s8 1.9 / 1.8, the whole step 7.3 / 8.0 (the phases' sum: no drain between
- * them); over 64 blocks in L3 with the prefetches 8.2 / 10.9, as the kernel. Built from
- * it: (1) the phases each an out-of-line function per type (I8_PHASES): inlined into one
- * (i8_block), GCC spilled in their loops; (2) the scores at the avx512 level 32 keys a step
- * (scores_keys2: each Q broadcast serves two key vectors; 4 of its loads a key gone); (3)
- * pf_step's span walked by address (decode_block.h: 11 instructions a line were 1.5 ns a
- * key at q8_0 with its ~4 lines a key); (4) q4_0 512 keys a block (decode.c); (5)
- * q4_0's scales at d 128 by vectors (vec_int8.h's hr_vi_q4_scales: 0.9 -> 0.3 ns in the
- * harness). Against a4aa21e, L16384 one thread, 5 interleaved rounds: (1)+(2) q4_0 9.59
- * -> 8.62, q8_0 12.85 -> 11.41 ns; (3) q8_0 -2.7%, q4_0 -1.5%; (4) q4_0 -1.5%; (5) q4_0
- * -4.3%; `headroom ab` of a4aa21e and (1)-(5), 11 pairs, L4096 / L16384 at one and two
- * threads: -12.4 to -19.3%, all 8 rows significant. Tried, not kept: four chains
- * of two vpdpbusd per row (q8_0 -7% in one build, -2% in the next: register allocation
- * in the one big function); (2) without (1) (q4_0 +7%); the V scales in their own pass
- * after the softmax (q4_0 +8%, q8_0 same); P·V's weights of a row and group as two 64-byte
- * vectors, each 4 keys' by one vpermt2d where two broadcasts loaded them (+2%); every
- * other line prefetched (q8_0 +50% from DRAM: the adjacent-line prefetcher does not fill L1);
- * P·V's V in d order (per block of 4 keys vinserti32x4 loads, one vpermd or vpermt2d and a
- * vpshufb; each block's weights a plain broadcast, no merge-masked loads, the fp32 tile
- * without hr_vf_tr4): an asm copy of its step ran 19% faster, compiled it was q4_0 the
- * same (+3% in the kernel) and q8_0 +12% in the phase harness.
- * Then, with the harness taking the block size (i8phases KEYS): (6) the scores' 16 K rows
- * addressed from 2 or 4 bases and 1, 3, 5, 7 strides (vec_int8.h's hr_vi_row8; GCC had
- * spilled 16 offsets and reloaded one per K load): scores q4_0 2.82 -> 2.69, q8_0 4.05
- * -> 3.93; (7) q8_0 128 keys a block (decode.c: its K and V rows, 34 KiB, stay in L1
- * between the passes; scores 4.1 -> 3.4 ns at 128 keys) once pv_quant took 2 or 1 whole
- * groups with the vector reductions (a 128-key block had gone through its general loop:
- * 2.0 -> 1.65 ns), then two blocks' pairs of groups together (1.48) and the group
- * scales by xmm ops (1.35). `headroom ab` of 9f207c4 and (6)-(7), 31 ABBA pairs: q8_0
- * -8.2 / -12.3% at one thread (L4096 / L16384), -3.9 / -14.7% at two, all significant;
- * q4_0 -0.9 to -7.1% (same or noise); the avx2 level (21 pairs) same or noise. Tried
- * there, not kept: one vpdpbusd chain per key vector (no faster: the vpdpbusd replaced
- * by two vpaddd each ran as fast, so they do not bind the scores), dq folded in by a
- * broadcast operand; q8_0's scales by two vpermt2w a key or by vpgatherdd (+0.1 / +0.3
- * ns); q4_0's scales 32 keys at a time right before their scores (harness -1.7%, the
- * kernel the same); the 4 rows' softmax passes interleaved (-0.05 ns); a constant or
- * branch-free prefetch count per step (q8_0 +8 to +18% from DRAM, the branch-free one
- * slower in cache too; not understood).
  * Accuracy: Q's quantization moves a score by at most sum_b amax_b/254 · sum_{c in b}
  * |k_c|; the weights' rounding moves O_c by at most sum_j min(c_gb/2, |P_j dv_jb|)
  * |v_jc| (normalized by l): oracle.c turns both into O's tolerance, the second keyed on
@@ -208,10 +65,9 @@
  * "P·dv u8 per G keys" (q8_0: c_gb = max/255 where the block step's V scales are >= 0,
  * decode_i8pv.h's header; the oracle takes that only where none of the head's is < 0).
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B).
- * AMX-INT8 (tdpbsud on the tiles' q blocks as B, qx's rows as A: bit for bit these
- * scores) was timed against scores_tiles on an SPR-class Xeon and not built: 5.8-7.1 ns
- * a key against 3.8-4.5 in L1/L2 (scripts/cputime/i8amx.c; README, "AMX for the int8
- * scores"): the unpacking, scales and tails alone cost what the vpdpbusd scores do.
+ * No AMX-INT8 scores (tdpbsud on the tiles' q blocks as B, qx's rows as A would give
+ * these scores bit for bit): the unpacking, scales and tails alone cost what the vpdpbusd
+ * scores do (perf-log 0206).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -22,29 +22,13 @@
  *   4 groups of 64 keys the maxima and weight sums reduced together, hr_vf_max4 /
  *   hr_vi_add4, ~30 with the scales: ~2 per key, where a reduction per group took 4)
  * ~27 / ~27 ops where fp32 P·V took 48 / 52 (+2 pv_prep): 32 FMAs + 8 vpmovsxbd +
- * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). Measured against the fp32 P·V build (then main,
- * `headroom ab`, 15 ABBA pairs, load 1.6-1.7, H32/8 d128, T1 / T2): q8_0 -6.4 / -7.0%
- * at L4096, -6.0 / -3.8% at L16384; q4_0 -14.1 / -13.5%, -14.4 / -17.7%. The P·V loop is near its ops (GCC
- * spills one V vector and the row pointers; the 16 accumulators by name and vpdpbusd
- * in place, else GCC 12 kept them in memory). The quantization's reductions four
- * groups at once and its byte pack: -3.6% geomean against the build before (15 ABBA
- * pairs, load 1.0-1.3; T1 / T2: q8_0 -1.8 / -2.6% at L4096, -2.7 / -3.7% at L16384;
- * q4_0 -3.2 / -6.0%, -4.4 / -4.3%).
- * Round 2 (issue 14): pv_quant's abs and max by vrangeps (max |a|, |b| in one op; 3 per
- * group of 4 vectors where 4 vandps and 3 vmaxps were) and its weight sum by one vpdpbusd
- * of the packed bytes by ones (3 vpaddd before; AVX-512 only: at the avx2 level it read
- * q8_0 +0.4 to +7%, noise, so AVX2 keeps its adds), and q4_0's V nibbles by one vpand
- * (the vpsrlvw gone; both levels). Outputs the same values (the max and sum exact; the
- * 16 v lanes exact below 2^24). `headroom ab` of df056a8, H32/8 d128 L4096 / L16384,
- * 21 ABBA pairs, avx512 (load 0.9-1.1, 23:04 UTC): T1 q4_0 -3.3 / -4.9% (significant),
- * q8_0 -1.3 / -1.3% (same); T2 q4_0 -4.6 / -4.7%, q8_0 -1.5 / -1.2% (noise, same);
- * geomean -2.9%. Three more such runs (23:27-23:28, load 1.5-2.2, T2 rows disturbed
- * up to 4x): q4_0 T1 -3.7 / -5.4%, -3.0 / -5.6% (significant), and once +2.6 / +4.6%
- * with every row slower (geomean +2.4%); q8_0 T1 -1.4 to +2.3%, so q8_0 unchanged
- * within noise. avx2 (load 1.7-1.9, 23:12): q4_0 T1 -2.1% (significant) / -1.6%, T2
- * -2.3 / -4.4% (noise); q8_0 +1.7 / +2.1% T1, +1.6 / +1.3% T2 (same / noise; its code
- * there unchanged but for layout); geomean -0.5%. Not kept: c = amax * (1/127) for the
- * second divss per group: +1.2% geomean against the build before, every row same/noise.
+ * 8 vcvtdq2ps (q4_0 + vpand/vpsrld). The P·V loop is near its ops (GCC spills one V
+ * vector and the row pointers; the 16 accumulators by name and vpdpbusd in place, else
+ * GCC 12 keeps them in memory). The quantization reduces four groups at once, takes abs
+ * and max by vrangeps (max |a|, |b| in one op) and, on AVX-512, the weight sum by one
+ * vpdpbusd of the packed bytes by ones (AVX2 keeps its vpaddd: no gain there); q4_0's V
+ * nibbles take one vpand (perf-log 0220). All of these give the same values (the max and
+ * sum exact; the 16 v lanes exact below 2^24).
  *
  * AVX2 (16 ymm): the same functions on 8 lanes through vec_int8.h's ymm forms. A tile is
  * 2 rows by one q block (8 accumulators, 4 V vectors, a weight vector, a mask; 4 rows
@@ -58,27 +42,13 @@
  * accumulator and 32 keys, the fp32 tile spilled); quantization ~20 (8 lanes: twice
  * AVX-512's per-element ops, and its 4-group reductions per 128 keys): ~64 / ~72 ops
  * where the fp32 P·V took ~128 / ~136 + 6 (pv_prep; its 2 x 4 tiles convert each V
- * vector twice). Measured (-17 to -24% against the fp32 P·V): decode_i8.c's header. By ablation (HR_DI8_ABLATE, avx2
- * level, L16384 T1, load 1.4-1.8) P·V is ~5.7 ns per key and KV head and the
- * quantization ~3.8 of q8_0's ~25 (q4_0's ~22). Tried, not kept (`headroom ab`, 7
- * pairs, L16384 T1): the second row tile loading the first's V transposes from an L1
- * buffer (4 loads per 4 keys for 12 shuffles and xors): -1.0% q4_0, +0.1% q8_0, same;
- * so the transposes are not what binds this loop; the 4 groups
- * divisions batched as two vdivps (one store-forwarded float[4]): +5.2 / +5.7%.
+ * vector twice). The V transposes do not bind this loop: reloading the first tile's
+ * transposes from L1 for the second gains nothing, nor do batched divisions (perf-log
+ * 0221).
  *
- * What binds the AVX-512 tile on Zen 4 (2026-11-28): pv_s8 alone, from this header, in
- * a scratch harness (q4 a constant, 256 keys of V in L2, a call per block, TSC scaled to
- * the 3.67 GHz core clock) takes 26.6 cycles per 4 keys and tile (q8_0: 3.6 ns per key;
- * 4.4-4.7 in the kernel at L256, HR_DI8_ABLATE) and 29.8 (q4_0) for 16 vpdpbusd, which
- * issue one a cycle.
- * The loop is bound by its other zmm ops, each ~1 cycle there (asm loops: vpdpbusd
- * alone 16 cycles; with the 8 unpacks, 4 vpxord, 4 inserts and 8 plain vpbroadcastd,
- * 16; with 4 of those broadcasts merge-masked, as hr_vi_set2, 19; in the harness a
- * vpternlogd in place of the merge cost the same). Scratch variants with wrong values, for
- * the bound only: q8_0 without the vpxord 23.4, with plain weight broadcasts too 20.5;
- * q4_0 with plain broadcasts 26.4, plain V broadcasts (hr_vi_vt_q4's merge) 25.8, both
- * 21.9. So at most ~0.9 / 1.1 ns per key (q8_0 / q4_0) is in these ops, before what a
- * layout without them would add.
+ * What binds the AVX-512 tile: not its 16 vpdpbusd per 4 keys but the other zmm ops
+ * (unpacks, vpxord, inserts, merge-masked broadcasts), each ~1 cycle; a layout without
+ * them would win at most ~1 ns per key before its own costs (perf-log 0222).
  *
  * u8 weights (q8_0, both levels; the U8 / u8 parameter below): P is never negative, nor
  * is a q8_0 V scale from llama.cpp's or this project's quantizer (d = amax / 127), so
@@ -91,20 +61,11 @@
  * scale (a cache quantized elsewhere) takes the s8 step; the path says both ("P·dv u8 per
  * G keys, s8 where a V scale < 0") and the oracle takes c = max / 255 only where no V
  * scale of the head is negative. q4_0's scales are signed (d = max / -8), so it keeps s8.
- * Phase harness on a Zen 5 (q8_0, 128 keys, in cache, 3 interleaved rounds): pv_quant
- * 1.32 -> 1.08, pv_s8 1.77 -> 1.66, the whole step 7.9 -> 7.4 ns a key (-5.5%); the scores
- * pass the same with the sign check. `headroom ab` of b30d57e, H32/8 d128, 41 ABBA pairs:
- * q8_0 T1 -4.5 / -5.6% (L4096 / L16384, significant), T2 -4.1 / +1.1% (noise / same);
- * q4_0 same; the avx2 level (AVX-VNNI, `--isa avx2`, 31 pairs): q8_0 T1 -4.0 / -4.1%, T2
- * -7.7% (L4096; all three significant) / +2.1% (noise), q4_0 same.
+ * The u8 weights make pv_quant and pv_s8 cheaper at both levels (perf-log 0223).
  *
- * Then pv_quant in two passes over the block step (pv_quant_groups' comment: one pass per
- * call ran at its chain's latency) and each call over every row of a block's groups (the
- * dv vectors loaded once): phase harness q4_0 pv_quant 1.29 -> 0.85 -> 0.83 ns a key,
- * q8_0 1.10 -> 1.10 -> 0.93; outputs bit-identical. With the u8 weights, `headroom ab` of
- * b30d57e, 41 ABBA pairs, avx512: q8_0 T1 -6.0 / -4.5% (L4096 / L16384), T2 -10.4 /
- * +0.6%; q4_0 T1 -5.5 / -5.1%, T2 -8.2 / -3.5% (7 of 8 significant, geomean -5.4%); avx2
- * level (31 pairs) every row significant, -5.5 to -8.3%, geomean -6.6%.
+ * pv_quant runs in two passes over the block step (pv_quant_groups' comment) and each call
+ * over every row of a block's groups (the dv vectors loaded once): one pass per call ran
+ * at its chain's latency (perf-log 0223); outputs bit-identical.
  */
 #include <stdint.h>
 
@@ -147,8 +108,8 @@ static inline float pv_prescale(float amax) { return amax > 0 && amax < 0x1p-64f
  * the weights, from x computed again and 1 / c, and (s8) the sums reduced together
  * (hr_vi_add4) into the corrections. The V scales' vectors are loaded once for all rows.
  * One pass per row and call ran at its chain's latency (load, multiply, 2 vrangeps, the
- * reduction, vdivps, a permute, multiply, convert, packs, store: ~85 cycles a call on a
- * Zen 5 where its ~130 ops issue in ~35); split, the calls overlap. A tiny maximum takes
+ * reduction, vdivps, a permute, multiply, convert, packs, store: ~85 cycles a call where
+ * its ~130 ops issue in ~35); split, the calls overlap (perf-log 0223). A tiny maximum takes
  * the group-by-group path in pass 0 for its row and marks it done (ci's first slot -1,
  * where 1 / c is never negative). */
 HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, int R, const float *s, const float *svb, int g0,
@@ -203,7 +164,7 @@ HR_I8_INLINE void pv_quant_groups(int PASS, int NG, int PAIR, int U8, int R, con
         if (__builtin_expect(hr_x4_tiny(am, 0x1p-64f) != 0, 0)) {
             /* a tiny maximum somewhere: pv_prescale's exact path, group by group, the
              * whole row here (its own copy of pass 1: folded into the main loop as a
-             * per-group branch, pv_quant took 1.35 -> 1.52 ns a key in the phase harness) */
+             * per-group branch, pv_quant was slower: perf-log 0223) */
             float amax[4];
             hr_x4_store(amax, am);
             hr_vi ws[4];
@@ -288,11 +249,10 @@ HR_I8_INLINE void pv_quant_tail(int u8, const float *sr, const float *svb, int g
  * w[(r nb + b) kbp + j] (keys n .. n rounded up to 4 get 0), c into cg[(r nb + b) ng +
  * grp] and -off·sum_g w_j into co[same] (off 128 for q8_0's V + 128, 8 for q4_0's
  * nibbles): vpdpbusd's offset taken out as the accumulator's initial value. Whole
- * groups go 4 at a time, then 2, then 1 (pv_quant_groups; a 128-key block had taken the
- * general loop below for all its groups, +0.7 ns a key on a Zen 5), and where a row and
- * block has exactly 2, two blocks' go together (q8_0's 128-key blocks at AVX-512: 1.63
- * -> 1.48 ns a key in the phase harness, the kernel -1.1 / -0.5% at L16384 / L4096, 7
- * interleaved rounds); a last short group takes the general loop. */
+ * groups go 4 at a time, then 2, then 1 (pv_quant_groups: the general loop below for all
+ * of a 128-key block's groups was slower), and where a row and block has exactly 2, two
+ * blocks' go together (q8_0's 128-key blocks at AVX-512) (perf-log 0223); a last short
+ * group takes the general loop. */
 HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const float *sv, int n, signed char *w,
                            float *cg, int32_t *co, float *ci)
 {

@@ -50,7 +50,7 @@ static size_t qrow_f(const dctx *c) { return (size_t)c->d / 4 + 2 * (size_t)(c->
  * + j] (K's in the low half, V's in the high: one store for both) by scalar loads, up
  * to the next multiple of HR_VW (past n: key n - 1's), so the scores read them HR_VW at
  * a time with one load (hr_vload_f16_pair). They were two vpgatherdd per q block of
- * every HR_VW keys: on a Zen 4 ~40% of q4_0's time at L16384 (the header). scales_rows
+ * every HR_VW keys, a large share of q4_0's time from memory (perf-log 0203). scales_rows
  * takes nb as a constant (scales_block's switch), so a key's 2 nb loads and nb stores
  * come without a loop around them (the loop over b, with a store per scale, added ~20
  * instructions a key). */
@@ -77,7 +77,7 @@ I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_
 #if HR_VW == 16
     /* q4_0 at d 128 by vectors (vec_int8.h's hr_vi_q4_scales: 2 loads, a permute and ~1.5
      * other ops a key where this pass takes 8 loads, 4 stores and ~10 other instructions;
-     * q8_0's 136-byte rows need two loads each that way, and it ran 2-6% slower) */
+     * q8_0's 136-byte rows need two loads each that way, and it was slower: perf-log 0205) */
     if (q4 && nb == 4) {
         hr_vi_q4_scales(k0, ksn, v0, vsn, n, np, kvs, (size_t)kbp);
         return;
@@ -95,9 +95,8 @@ I8_FN void scales_block(const dctx *c, int q4, const unsigned char *k0, ptrdiff_
  * int8 P·V may then take u8 weights against V signed (pv_quant, pv_s8), as this
  * project's and llama.cpp's q8_0 quantizers always give (d = amax / 127). decode_i8.c's
  * i8_pv_pick asks, after the scores: a vector max of -dv over the block's scales, ~2
- * ops per 16 keys and block: the
- * phase harness reads the scores the same with it (an OR of the pairs in scales_block's
- * scalar pass read 3.3 -> 4.1 ns a key there in one run of 3 rounds, not repeated). q4_0's
+ * ops per 16 keys and block, costs the scores nothing, where an OR of the pairs in
+ * scales_block's scalar pass was slower (perf-log 0223). q4_0's
  * scales are signed (d = max / -8): 0 there. */
 I8_FN int sv_nonneg(const dctx *c, int q4, const float *sv, int n)
 {
@@ -194,7 +193,7 @@ I8_FN void scores_keys(const dctx *c, int q4, const float *qx, const unsigned ch
 
 /* scores_keys for 2 HR_VW keys: the first HR_VW all present, nk2 (1..HR_VW) of the
  * second; each broadcast of Q serves both key vectors (scores_rows2: half scores_keys' broadcasts a
- * key: vector loads issue 2 a cycle on a Zen 5 and bound that loop). */
+ * key: vector loads issue 2 a cycle and bound that loop: perf-log 0205). */
 I8_FN void scores_keys2(const dctx *c, int q4, const float *qx, const unsigned char *kb, ptrdiff_t ksn, int nk2,
                         float *s, const uint32_t *kvs, float *sv, pf_seq *pq AB_P)
 {

@@ -1,60 +1,31 @@
 /* decode_kvh.h — decode_kv.c's block step at the avx2 level: 4-row tiles for every stored type, key and vector triples (12 accumulators) for f32/f16/bf16 (included by decode_kv.c only). */
 #ifndef HR_DECODE_KVH_H
 #define HR_DECODE_KVH_H
-/* Every type at the avx2 level (issue 14): decode_kv.c's generic tiles take RT = 2 rows, so at R = 4
+/* Every type at the avx2 level: decode_kv.c's generic tiles take RT = 2 rows, so at R = 4
  * every K and V vector was converted twice, and the conversions share the FMA ports
  * (q8_0/q4_0's tiles: decode_kvq.h, included below). These take all HT = 4 rows of a
  * tile so each vector is converted once; the scores step the V prefetch every PF_X
  * vectors of d (f32: PFXT), and P·V its K prefetch once per HPF_KEYS keys (a step per key, its state
  * kept in memory, made P·V's loop a chain through the stack; f32: HKT). The AVX-512 level
- * keeps the generic tiles: at its roof already, and the fine steps cost it 5-10% in cache (decode.c,
+ * keeps the generic tiles: at its roof already, and the fine steps cost it in cache (decode.c,
  * "Prefetch spread").
- * Tiles of 12 accumulators (issue 14, round 2). Two 256-bit FMA pipes of latency 4 need
- * 8 independent sums in flight; the 4 x 2 tiles had exactly 8, so every late operand
- * (a V line from L2, a conversion) stalled both pipes. The f16 step in cache (L1024, one
- * thread, Zen 4, avx2 level) was ~1.8x its FMAs per phase: scores ~14 ns and P·V ~15 per
- * key and KV head where each phase's 64 ymm FMAs take 8.7. Now the scores take key
- * triples (scores_tile_h3: 12 accumulators, 3 K vectors, a query vector: the 16
- * registers; pairs for a block's last keys) and P·V vector triples (pv_tile_h, xw 3:
- * rows outer, so a weight is broadcast once per key and row; d128 is 3+3+3+3+2+2
- * vectors, 6 walks of the key block where pairs took 8). A bare P·V loop of this shape
- * over 128 strided f16 rows from L1 runs at 93-98 GFLOP/s against 96-101 for 4 x 2 and
- * 117.6 for the roof. f16 at L1024: 32-36 -> 27.5-28.4 ns per key and KV head (4 interleaved
- * rounds, `headroom run`). f32 takes these tiles too (its RT = 2 tiles likewise had 8
- * accumulators). `headroom ab` of 67dd68d against this, both --isa avx2 (make ISA=avx2),
- * H32/8 d128, L4096 / L16384, 13 ABBA pairs, load 1.1-1.4, 2026-11-27 22:55 UTC, T1 and
- * T2: f16 -17.0 / -12.9% and -18.8 / -11.7% (the last noise), f32 -10.9 / -4.9% and
- * -11.2 / +4.0% (noise but the first), q8_0 -3.2 / -2.9% at T1 (its code unchanged), bf16
- * and q4_0 same or noise; geomean -4.0%, no regression. bf16 keeps its even/odd pair
- * tiles: without even/odd, with triples in both phases, it read -0.6 / -5.2% at T1 and
- * -12.8 / -1.5% at T2 (15 pairs, all same or noise), and its P·V in triples alone the
- * same as before (L1024, 4 rounds); nor did even/odd key triples in its scores (16 values a
- * K load, the query rows as the FMAs' memory operands): 31.5-33.2 ns against 31.7-32.3
- * (4 rounds, L1024); nor even/odd P·V tiles of 2 rows by 3 pairs (12 accumulators, V
- * converted once per row pair): 38.9-54.0 ns against 32.1-50.1. bf16 there spends ~14.5
- * ns in its scores and ~14 in P·V (the ablation), near f16's. The AVX-512 object is unchanged (disassembly).
- * The loops' own instructions (2026-11-28): P·V's key loop issues ~37 instructions a key
- * (pointer arithmetic, the group's prefetch step with its state on the stack) for 12
- * FMAs that take 6 cycles, and the ablation puts P·V at ~70% of its FMAs' rate (scores
- * ~79%; f16, L1024, one thread: 27.7 ns in all, 16.7 without the scores, 15.3 without
- * P·V). Tried: P·V's groups of HPF_KEYS keys unrolled (the weights at constant offsets,
- * ~31 instructions a key; same bits). `headroom ab` against main, H32/8 d128 f32/f16/bf16
- * L4096 / L16384 T1 / T2, 21 pairs, one thread, L4096 / L16384: (A) the groups unrolled
- * for every type: f16 -6.7 / -8.0%, bf16 -6.8 / -3.5%, f32 same; (B) A with f32's scores
- * in unrolled vector pairs and the last keys by a helper: f16 +1.6 / +1.5% (same), bf16 -3.5
- * / -2.7%, f32 -8.5 / -3.0%; (C) A written out again: f16 -7.4 / -3.0%, f32 +6.1% at
- * L16384 (a regression); (D) C with f32 on its per-key loop: f16 +1.6 / +2.2%, f32 -3.3 /
- * -2.7%. A, C and D hold the same f16 code: its gain moves with the code's layout as much
- * as with the change, so none is kept. */
+ * Tiles of 12 accumulators. Two 256-bit FMA pipes of latency 4 need 8 independent sums in
+ * flight; the 4 x 2 tiles had exactly 8, so every late operand (a V line from L2, a
+ * conversion) stalled both pipes. So the scores take key triples (scores_tile_h3: 12
+ * accumulators, 3 K vectors, a query vector: the 16 registers; pairs for a block's last
+ * keys) and P·V vector triples (pv_tile_h, xw 3: rows outer, so a weight is broadcast
+ * once per key and row; d128 is 3+3+3+3+2+2 vectors, 6 walks of the key block where
+ * pairs took 8). f32 takes these tiles too (its RT = 2 tiles likewise had 8
+ * accumulators). bf16 keeps its even/odd pair tiles: triples, with or without even/odd,
+ * did not pay for it (perf-log 0235). P·V's key loop still issues ~37 instructions a
+ * key for 12 FMAs that take 6 cycles; unrolling its groups gained as much as the code's
+ * layout moves, so it is not done (perf-log 0235). */
 #define HT 4
 #define HPF_KEYS 4
 /* f32 (rows of 8 lines at d128, twice f16's) steps its prefetches twice as often in the
  * scores and every key in P·V: the same spread of lines per step as its former 2-row
- * tiles had. With f16's steps its two threads from DRAM read +3.6 to +5% against those
- * tiles (three runs, noise each); with these, `headroom ab` against 67dd68d (25 pairs,
- * --isa avx2, 23:08 UTC, load 1.0-1.3): L4096 -8.0 / -9.9%, L16384 -6.4 / +0.5% at one /
- * two threads (the last "same"); every key and every vector in both: L4096 T1 +4.2% against
- * this. */
+ * tiles had; f16's steps were slower for it from DRAM, and every key and every vector in
+ * both slower again (perf-log 0235). */
 #define PFXT(t) ((t) == HR_F32 ? 2 : PF_X)
 #define HKT(t) ((t) == HR_F32 ? 1 : HPF_KEYS)
 

@@ -8,10 +8,8 @@
  * the scale applied per vector: folding it into per-block partial sums would take 8
  * more accumulators and as many multiplies at R = 4) and used by the tile's 4 rows.
  * Key triples as decode_kvh.h's (12 accumulators, the 3 scales as the vmulps' memory
- * operands, GCC spilling two accumulators) did not pay: q8_0 33.2-36.8 ns per key and KV
- * head against 32.5-34.5, q4_0 slower too (L1024, one thread, Zen 4's avx2 level, 3
- * interleaved rounds, 2026-11-27): the conversions' 3 ops per vector, not the FMAs'
- * latency, bind this tile.
+ * operands, GCC spilling two accumulators) did not pay: the conversions' 3 ops per
+ * vector, not the FMAs' latency, bind this tile (perf-log 0237).
  */
 #ifndef HR_DECODE_KVQ_H
 #define HR_DECODE_KVQ_H
@@ -131,7 +129,7 @@ DECODE_INLINE void pv_kv_q(const dctx *c, hr_dtype t, const float *s, const unsi
                 if (nr == HT) kvq_scale_p(c, s, vb, vsn, j0, m, r0, HT, ps);
                 else kvq_scale_p(c, s, vb, vsn, j0, m, r0, nr, ps);
                 /* q4_0 pairs values i and i + 16 (one 8 bytes' low and high nibbles: one
-                 * vpmovzxbd per key for both; -2% at one thread, `headroom ab`), q8_0
+                 * vpmovzxbd per key for both: perf-log 0237), q8_0
                  * i and i + 8 */
                 const int q4 = t == HR_Q4_0, gap = q4 ? HR_QBLOCK / 2 : HR_VW;
                 for (int v = 0; v < HR_QBLOCK / (2 * HR_VW); v++) {

@@ -38,59 +38,30 @@
  * max+roundscale+sub+6 FMA+scalef, sum, store) that use the same two FP pipes, so the
  * ceiling is ~128/141 = 91% of FMA peak at d = 64 and ~95% at d = 128, before the
  * packing (~2*d*Bkv moves per tile, ~1% at Bq = 192) and the per-tile O load/store.
- * With a 6x4 tile the loads (0.42/FMA) stay under Zen 4's two loads per cycle, and the
+ * With a 6x4 tile the loads (0.42/FMA) stay under two loads per cycle, and the
  * working set per micro-tile (kt + vp: 2 * d * Bkv * 4 B = 128 KiB at d = 64, 256 KiB at
  * d = 128 with the default 256 keys) lives in L2, so the kernel is FMA-bound by
- * arithmetic: 88-93% of the roof on issue 16's six shapes (the defaults below).
+ * arithmetic: about 90% of the roof on the six standard shapes (perf-log 0219).
  *
- * What limits it (AVX-512 on Intel Sapphire Rapids, 2 vCPUs, 48 KiB L1, 2 MiB L2 per
- * core; no perf counters there, so by count and by ablation): both zmm FMA ports (p0, p5)
+ * What limits it (AVX-512 on an Intel core, by count and by ablation): both zmm FMA ports (p0, p5)
  * also run every other zmm op, so softmax, K transposes (p5 shuffles) and rescales take
  * FMA slots.
  *   softmax  per 16 scores of a row ~10 ops (max, sub, roundscale, sub, 4 FMAs, scalef,
  *            sum; a compare per row and tile for the lazy rescale; -1e30 masks need no
  *            clamp) against 2d FMAs: 93% at d 64, 96% at 128 by count. On S's registers
- *            (qk_exp) it also drops the two passes over S in L1: +2-4% (ab, T1).
- *   packing  64 p5 shuffles per 16 x 16 block, ~1% at Bq 384 (L2 2 MiB: tune's pick);
- *            ablated with the K/V misses ~3-7%.
+ *            (qk_exp) it also drops the two passes over S in L1.
+ *   packing  64 p5 shuffles per 16 x 16 block, ~1% at Bq 384 by count.
  *   caches   kt + vp is 64 KiB at d 128, over L1: micro-tiles go in groups of 4 (FT_GROUP),
- *            so each streams once per 24 rows (+7% at d 128 when it went in). Q and O
- *            rows kept L1-hot (HR_FT_ABLATE 16) 3-8%; Q packed k-major per micro-tile
- *            (one short run per step's broadcasts) cut that to 1-2% but was 1.00x at
- *            N 2048 and 0.97x at H8 N256 causal (its d scalar stores per row), so Q stays
- *            row-major here (on the AVX2 level: see its budget).
- *   left     by ablation (HR_FT_ABLATE below, T1, `headroom ab` of HR_FT_ABLATE=0 against
- *            each, 5 pairs, non-causal H16 d64 / H32 d128 N2048, 2026-11-27, roof 243):
- *            without the softmax -6.4 / -4.7%; without the K/V stream (only the first tile
- *            packed: 4) -2.9% at d 128, and its prefetch (12) -5.1%; each micro-tile on the
- *            first's Q and O rows (16) -1.0%; 4+8+16 -7.1 / -10.9%; all that and the
- *            softmax (29) -12.9 / -11.1%, which leaves Q Kt and P V at 87 / 89% of the
- *            roof. perf (cpu-clock, H32 d128 causal T1): qk_exp 44% of the kernel's time
- *            (its k loop 89% of that), pv6w 42% (91%), the K/V prefetch waiting on fill
- *            buffers 2.6%, packing 3.9%, Q in and O out 3.3%. So this design tops out near
- *            0.89 x 0.95 = 85% at d 128 and 0.87 x 0.94 = 82% at d 64 before the K/V stream
- *            (5-11%): 74-77% measured. The loops and the softmax ran as counted: FTZ (same
- *            binary) no change; between builds (ab, 7 pairs, before loops were aligned, so
- *            +-3% of layout: docs/measurement.md "Code layout") the rows' branches out of
- *            qk_exp's softmax and Q and O rows prefetched 4 ahead the same, kt prefetched 8
- *            steps ahead in the k loop +3.6%; the next tile's K/V lines handed out a few
- *            before every micro-kernel call instead of per micro-tile (perf put 2.6% on
- *            its bursts) the same once both builds were aligned. More needs fewer K/V
- *            passes per FMA, not a leaner step.
- *   Measured (`headroom ab` of main before qk_exp against it, 7 pairs, load 1.4-2; README):
- *            1.00-1.03x, 74-80% (T1) and 70-77% (T2) of the same-run roof (247 / 494) on
- *            issue 16's six shapes (the AVX2 level took qk_exp later, per 16-key chunk: below).
- *   tried, none past the noise (+-2-3%; interleaved, T1, d 64 / d 128 causal): exp2 by
- *            vreduceps + 4 FMAs + scalef(p, x), -m folded into Q Kt's start; the k and j
- *            loops unrolled by 2; prefetching the next micro-tile's Q and O rows, or this
- *            micro-tile's O rows during its Q Kt (1.03 / 0.98x); the next tile's K/V rows
- *            prefetched to L2 only (0.98-1.02x); P V accumulated from zero and added to O
- *            at the end (0.99x); FT_GROUP 2 or 8; there Bkv 32 (0.8x) or 128, Bq 768 at d 128.
- *            More of these (tune, S slots' aliasing, FT_GROUP 3): docs/measurement.md.
+ *            so each streams once per 24 rows. Q stays row-major: packed k-major per
+ *            micro-tile (one short run per step's broadcasts) it costs d scalar stores
+ *            per row and did not pay.
+ *   left     by ablation (HR_FT_ABLATE below) Q Kt and P V run at about 0.9 of the roof
+ *            and the softmax's share is ~0.95, so this design tops out near 82-85% before
+ *            the K/V stream: more needs fewer K/V passes per FMA, not a leaner step. None
+ *            of the leaner steps tried (exp2 by vreduceps, unrolled loops, other
+ *            prefetches, FT_GROUP 2 or 8, other tiles) passed the noise (perf-log 0217).
  *
- * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for Zen 3 and other
- * AVX2-only CPUs; run on Zen 4, whose avx2 FMA roof per core equals its avx512 one as
- * 512-bit FMAs are double-pumped: 117.5 GFLOP/s both, `headroom roofline`):
+ * What limits it (AVX2 + FMA, 16 ymm; make ISA=avx2, standing for AVX2-only CPUs):
  *   FMAs     QK + PV per 8 scores of a row: 2 * 8 * d / 8 = 2d ymm FMAs (128 at d 64).
  *   softmax  on S's registers (qk_exp), per 16-key chunk (FT_CHUNK) of a row: max,
  *            compare + movemask (the lazy rescale, rarely taken), broadcast m; per 8
@@ -98,13 +69,12 @@
  *            degree 4 by Estrin, shift, mul), store p, add into the chunk's sum; l load,
  *            add, store: ~35 ops per 16 scores against 4d = 256 FMAs at d 64, 19 of them
  *            on Intel's p0/p1 only (the adds may take p5); with round, cvt and degree 5
- *            it was ~39, 25 on p0/p1 (1.00-1.03x, Measured below). Before, S went
- *            to L1 and back twice (load + max, load + sub + exp2 + store per 8): that pass
- *            was 11% of the cycles at d 64 (perf, Zen 4); in registers it is 1.01-1.05x
- *            (ab below). The per-chunk max moves m more often than a per-64 one; a move
- *            also rescales the row's earlier weights of the tile (in s, not yet in o).
+ *            it was ~39, 25 on p0/p1. In registers S no longer goes to L1 and back
+ *            twice (load + max, load + sub + exp2 + store per 8) (perf-log 0218). The
+ *            per-chunk max moves m more often than a per-64 one; a move also rescales
+ *            the row's earlier weights of the tile (in s, not yet in o).
  *   loads    6 x 2 tile: per k 2 ymm of kt + 6 broadcasts for 12 FMAs, 0.67 per FMA (AVX-512
- *            0.42), 1.33 per cycle, under Zen 3/4's 2-3 loads per cycle.
+ *            0.42), 1.33 per cycle, under the 2-3 loads per cycle of current x86 cores.
  *   registers  12 accumulators + 2 loaded + 1 broadcast = 15 of 16. 4 x 3 needs d and Bkv
  *            in multiples of 24; 8 x 1 1.1 loads per FMA; 3 x 4 17 registers. After the
  *            k loop the softmax's temporaries push accumulators and the exp2 constants
@@ -112,29 +82,20 @@
  *            function, 153 with the degree-5 exp2), none in the k loop; they use the
  *            load/store ports, not p0/p1.
  *   caches   kt + vp 2*d*Bkv*4 B: 32 KiB at d 64 (L1), 64 KiB at d 128 (L2); the Q + O
- *            stack 2*Bq*d*4 B (Zen 3 512 KiB, Zen 4 1 MiB of L2): Bq from hr_machine's L2 (below).
- *   packing  K by 8 x 8 register transposes (element by element it was 3.5% of the
- *            cycles, now 1%), V copied, the next tile prefetched: ~4% with the prefetch.
- *   Measured (Intel Sapphire Rapids, `--isa avx2`; `headroom ab` of main f4308ba against
- *            the degree-4 exp2, 7-9 pairs, 2026-11-26 15:54-15:57 UTC, load 1.3-1.6; avx2
- *            roof 120.5 / 240.3 GFLOP/s at 1 / 2 threads, `headroom roofline` at 16:25;
- *            at 12:52 it was 129.9 / 259.5, so the % move with the machine's phase):
- *            flash H8 N1024 d64 78 / 73% (T1 / T2), H16 N2048 d64 80 / 78%, H32 N2048
- *            d128 causal 84 / 85%; gqa d128 causal H32/8 N2048 78 / 77%, N4096 84 / 86%,
- *            H16/1 N2048 d64 causal 84 / 84%: 0.97-1.03x, H16 d64 faster in 9 of 9 pairs
- *            (-2.9 / -2.2%), the rest "same" or "noise". The rest is in the micro-kernels
- *            (AVX-512's ablation above: 82-86% of two FMAs a cycle in the kernel).
- *   tried    Q packed k-major, exp2 by Horner, S stored and reloaded for the softmax:
- *            none paid (docs/measurement.md, "flash's row stack", has the figures).
+ *            stack 2*Bq*d*4 B (512 KiB to 2 MiB of L2): Bq from hr_machine's L2 (below).
+ *   packing  K by 8 x 8 register transposes (element by element it cost more than
+ *            three times as much), V copied, the next tile prefetched.
+ *   The avx2 level reaches about 0.8 of its FMA roof; the rest is in the micro-kernels.
+ *   Q packed k-major, exp2 by Horner, S stored and reloaded for the softmax: none paid
+ *   (perf-log 0218).
  *
  * Element types (--dtype / --kv-dtype f32, bf16, f16, any pair; --kv-dtype defaults to
  * --dtype): Q, K, V read and O written in their stored types (flash_tile.h's _x forms).
  *   amx      bf16 Q and K/V on a CPU with AMX (and the OS's grant) in an AVX-512 build:
  *            tdpbf16ps tiles for both products, the bf16dot softmax between them
- *            (flash_amx.c, budget and figures there: 3.6-4.5x this file's fp32 per core).
+ *            (flash_amx.c, its budget there).
  *   bf16dot  bf16 Q and K/V on a CPU with AVX512-BF16 but no AMX, AVX-512 build: vdpbf16ps,
- *            fp32 accumulation, P rounded to bf16 (flash_bf16.c: its budget and figures;
- *            on Zen 4 1.88-1.98x this file's fp32 speed).
+ *            fp32 accumulation, P rounded to bf16 (flash_bf16.c: its budget).
  *   convert  everything else, and every pair in ISA=avx2 / generic builds (which stand for
  *            machines without the instruction), or forced (HEADROOM_FLASH_PATH, flash_tile.h): K and
  *            V tiles converted to fp32 while packed (K rows into vp, then the transpose),
@@ -142,16 +103,13 @@
  *            so the kernel's own error is the fp32 kernel's (tests/test_flash_typed.c
  *            checks the bits). The conversions cost ~d*Bkv per tile against Bq*Bkv*d FMAs.
  *   f16 takes the conversion path even where vdpbf16ps runs: f16 -> bf16 would round K
- *   and V by 2^-8, eight times f16's own 2^-11, outside f16's tolerance (docs/measurement.md).
+ *   and V by 2^-8, eight times f16's own 2^-11, outside f16's tolerance (docs/explanation/oracle.md).
  *
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
  * dynamically, heaviest first (for causal the last query blocks see the most keys), so
  * the two long tails do not land on one thread. Every row's result is independent of
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
- * whatever N (a short N may get a smaller even block, hr_ft_even_blocks).
- *
- * Measured now (Zen 4, fp32, no wisdom, % of the in-run FMA probe; docs/measurement.md,
- * "flash's row stack"): AVX-512 88-93% on issue 16's six shapes at T1 and T2, AVX2 81-88%. */
+ * whatever N (a short N may get a smaller even block, hr_ft_even_blocks). */
 
 #include <math.h>
 #include <omp.h>
@@ -207,14 +165,8 @@ int hr_ft_mr(void) { return MR; }
  * shape would leave a thread fewer than FT_ITEMS items. Bkv: the packed tile kt + vp
  * (2*d*Bkv*4 B) is reread by every micro-tile group, so it stays within a quarter of L2:
  * on AVX-512 256 keys halved until it does (d 128 on 1 MiB: 256), fewer per-tile O loads
- * and stores and tile set-ups; AVX2 64 (256 level there, +0-1 point). Measured on Zen 4
- * (1 MiB L2; `headroom run --block-q/--block-kv`, 2-3 interleaved passes, issue 16's six
- * shapes at T1 and T2, % of the in-run FMA probe; docs/measurement.md "flash's row stack"
- * has the tables): AVX-512 stacks 192 / 384 / 768 at Bkv 64, flash H32 N2048 d128 causal
- * T1 83.6 / 87.1 / 89.0, gqa H16/1 d64 causal 83.9 / 85.8 / 87.0; at 768 rows Bkv 256
- * +1.5 to +4 points on every shape (89-93%), and 768:256 ahead of 512:256 and 384:256.
- * The rule before (stack + tile within half of L2, at most 192 rows on AVX-512 under
- * 2 MiB, 64 keys; measured against 96 and 144 rows only) gave 192 x 64 here. */
+ * and stores and tile set-ups; AVX2 64 (256 level there). 768 rows by 256 keys beat
+ * smaller stacks and tiles (perf-log 0219). */
 static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
 #if defined(HR_VEC_AVX2) || defined(HR_VEC_AVX512)
 #define BQ_MAX 768
@@ -327,8 +279,8 @@ void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qsc
 /* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
  * boundary are zeroed (their scores are computed, then masked). On AVX-512 and AVX2
  * whole 16 x 16 / 8 x 8 blocks go through the register transpose (AVX2: 24 shuffles per
- * 64 floats instead of 64 strided scalar stores; pack_k fell from ~3.5% of the kernel's
- * cycles to ~1% at d 64); the portable path copies element by element. */
+ * 64 floats instead of 64 strided scalar stores: perf-log 0218); the portable path
+ * copies element by element. */
 static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
 {
     const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
@@ -391,7 +343,7 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int nco
 }
 
 /* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
- * every tile waits on L3/DRAM latency (measured: ~20% of the time at d = 64), since
+ * every tile waits on L3/DRAM latency (perf-log 0219), since
  * the next tile's rows start on new pages the hardware prefetcher has not seen. */
 void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
 {

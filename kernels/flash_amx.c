@@ -26,16 +26,16 @@
  * it keeps each weight within u + 2e of the true one, inside the 2u the oracle's bf16
  * tolerance allows: harness/base/oracle.c), so that tolerance holds as for bf16dot.
  *
- * What limits it (Sapphire Rapids, one core; per block of 32 rows x 32 keys, D = d
+ * What limits it (one core; per block of 32 rows x 32 keys, D = d
  * rounded up to 32; 2 x 32 x 32 x D multiply-adds = 4096 D FLOP):
  *   tiles     S: D/32 steps x 4 tdpbf16ps, P·V: D/32 column pairs x 4: D/4 instructions
  *             of 16384 FLOP, one per 16 cycles: 4D cycles (256 at d 64, 512 at d 128) at
- *             the AMX roof (`headroom roofline`, amx_bf16: 3.7-3.8 TFLOP/s per core here,
- *             16x the avx512 FMA's 238-245). Tile loads: 4 per 4 tdpbf16ps (the A and B
+ *             the AMX roof (`headroom roofline`, amx_bf16: about 16x the avx512 FMA's
+ *             rate on one core). Tile loads: 4 per 4 tdpbf16ps (the A and B
  *             operands, 1 KiB each: 16 lines, ~8 cycles of L1 load ports each), S stored
  *             4 tiles per block, O loaded and stored 4 + 4 tiles per 32 columns and Bkv
  *             keys: the amx path's Bkv is 128 (hr_ft_path_block_kv), so O moves half as
- *             often as at flash.c's 64 (+4-13% at d 128, neutral at d 64).
+ *             often as at flash.c's 64 (perf-log 0231).
  *   softmax  per 32 scores 15 AVX-512 ops on p0/p5: 2 fma(s, c, -m) with the loads folded
  *             in, 2 x (vreduceps, 3 FMA, vscalef) for the exp2 (vec_softmax.h's
  *             hr_vexp2_bf16: 2^floor(x) is scalef's own floor, so no rounded copy of x),
@@ -48,32 +48,18 @@
  *             the row take its tile max and, if that passes m + SLACK, rescale O and l and
  *             redo the row from its scores (kept, P has its own buffer): on random inputs
  *             only on a row's first tile; the battery's `large` logits take it often (the
- *             check covers it). The vector units and the tile unit still do not overlap:
- *             two software pipelines with two score buffers measured 2-4% slower, not
- *             faster, with the row softmax (not retried since).
- *             A/B against the row softmax (`headroom ab`, 5 pairs, Bkv 64 both): time
- *             -18% (H16 d64, T1 and T2), -11/-13% (H32 d128 causal), -9% (gqa H32/8 d128).
+ *             check covers it). It is faster than the row softmax on every shape. The
+ *             vector units and the tile unit still do not overlap: two software
+ *             pipelines with two score buffers were slower with the row softmax (not
+ *             retried since) (perf-log 0231).
  *   packing  K and V as flash_bf16.c (pair transposes, zips): ~Bkv*d/4 vector ops per K/V
  *             tile, shared by Bq/32 row blocks: the amx path's own default Bq (up to 512,
- *             hr_ft_path_block_q; fp32's 192 measured 9% slower at d 64, 24% at d 128).
- *   Before this softmax (row by row, perf, H16 N2048 d64, 1 thread, Bkv 64, Bq 192): the
- *   softmax 40% of the kernel's cycles, tile code 39% (itself ~40% of the roof's rate: the
- *   loads and stores above), prefetch 6%, packing 5%, O rounded to bf16 5%.
+ *             hr_ft_path_block_q; fp32's 192 is slower, most at d 128: perf-log 0231).
+ *   With the row softmax the softmax took as many cycles as the tile code, which itself
+ *   ran well below the roof's rate (the loads and stores above): perf-log 0231.
  *
- * Measured (Intel Xeon, Sapphire-Rapids class, 2 vCPUs, 07:19-07:21 UTC, load 1.4 (nothing
- * else timed: the timing lock held); `headroom roofline --threads 1,2` first (avx512 FMA
- * 245 / 479, amx_bf16 3821 / 7515 GFLOP/s), then 3 rounds, fp32 and bf16 (amx) alternated
- * per shape and thread count, `headroom run --kernel K ... --seq 2048 --threads T --dtype
- * f32|bf16 --reps 5 --min-time 0.2 --no-probe`, wall-clock medians, GFLOP/s):
- *                          fp32 (% FMA roof)   amx (% AMX roof)   amx / fp32 (rounds)
- *   H16 N2048 d64  T1      181.4 (74%)         765.3 (20.0%)      4.21x (4.18-4.35)
- *   H16 N2048 d64  T2      362.4 (76%)        1516.4 (20.2%)      4.24x (4.18-4.43)
- *   H32 d128 causal T1     181.6 (74%)         801.0 (21.0%)      4.41x (4.33-4.71)
- *   H32 d128 causal T2     351.6 (73%)        1640.3 (21.8%)      4.67x (4.51-4.69)
- *   gqa H32/8 d128 c T1    185.0 (75%)         794.7 (20.8%)      4.40x (4.27-4.60)
- *   gqa H32/8 d128 c T2    357.8 (75%)        1615.6 (21.5%)      4.46x (4.40-4.63)
- * (issue 14's target "on AMX >= 4x fp32": met on all three shapes at 1 and 2 threads, in
- * every round; the row softmax gave 3.5-3.8x. The README (Element types) has the table.) */
+ * The path runs at 4.2-4.7x fp32's speed on the six standard shapes, about a fifth of
+ * the AMX roof (perf-log 0231). */
 
 #include <math.h>
 #include <stdio.h>
@@ -146,9 +132,7 @@ static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
 /* amx: the Q (bf16) + O (fp32) stack within half of L2 (as flash.c's default), at most 512
  * rows: per row block of 32 the packing of a K/V tile (~Bkv*d/4 vector ops) is shared by
- * Bq/32 blocks. Measured (1 thread, Bkv 64, GFLOP/s, H16 N2048 d64 / H32 d128 causal):
- * Bq 192 537 / 511, 384 586 / -, 512 - / 633, 1024 589 / -; Bkv 128 and 256 were within
- * -4% .. +2% of 64 at Bq 512-1024, so Bkv stays flash.c's. */
+ * Bq/32 blocks; 384-512 rows beat 192 and 1024 (perf-log 0231). */
 int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
 {
     if (hr_ft_dot_ok(p) != HR_FT_AMX) return hr_ft_default_block_q(m, p->d_head);
@@ -157,9 +141,8 @@ int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
 }
 
 /* amx: 128 keys a tile, twice flash.c's 64: the O tiles (loaded and stored once per K/V
- * tile and column pair) and the per-tile work move half as often. Measured with the block
- * softmax (1 thread, GFLOP/s, Bkv 64 -> 128, 2 rounds): flash H16 d64 720/736 -> 730/721,
- * H32 d128 causal 701/704 -> 726/729, gqa H32/8 d128 causal 696/706 -> 754/775. */
+ * tile and column pair) and the per-tile work move half as often: faster at d 128,
+ * neutral at d 64 (perf-log 0231). */
 int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m)
 {
     return hr_ft_dot_ok(p) == HR_FT_AMX ? 128 : hr_ft_default_block_kv(m, p->d_head);

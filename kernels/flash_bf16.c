@@ -17,66 +17,41 @@
  * a zero V row, whose P is 0 anyway (masked). l sums the unrounded P.
  * Accuracy: products of bf16 are exact in fp32, the sums fp32 (as the fp32 kernel's); P
  * rounded to bf16 is the one extra rounding, which the oracle's P·V term allows
- * (harness/base/oracle.c, docs/measurement.md). f16 inputs take the conversion path:
+ * (harness/base/oracle.c, docs/explanation/oracle.md). f16 inputs take the conversion path:
  * f16 -> bf16 would round K and V by 2^-8, 8x f16's own rounding, which no tolerance
  * here covers.
  *
- * What limits it (Zen 4, AVX-512 double-pumped; per 16 scores of one row, d the head dim):
+ * What limits it (per 16 scores of one row, d the head dim):
  *   products  vdpbf16ps zmm = 16 lanes x 2 bf16 multiply-adds = 64 FLOP, one per cycle
  *             (the bf16 roof `headroom roofline` measures, 2x the fp32 FMA's 32 FLOP).
  *             S takes d/2 of them (one per d-pair), P·V 8 key pairs x d/16 column vectors
  *             = d/2: d instructions per 16 scores, 64 at d 64, 128 at d 128 -- half the
- *             fp32 kernel's 2d FMAs for the same FLOPs. (On Sapphire Rapids vdpbf16ps
- *             runs at half the fp32 FMA's rate: this path would be ~0.7x fp32 there; AMX
- *             takes bf16 on it, flash_amx.c.)
+ *             fp32 kernel's 2d FMAs for the same FLOPs. (Where vdpbf16ps runs at half
+ *             the fp32 FMA's rate this path would be slower than fp32; on a CPU with AMX,
+ *             flash_amx.c takes bf16.)
  *   loads     per k step 4 zmm of kt + 6 pair broadcasts for 24 vdpbf16ps (0.42 per
  *             instruction, as fp32); P·V the same per key pair. The 6 x 64 fp32 O tile is
  *             loaded and stored once per key tile (48 memory ops per 768 instructions).
  *   softmax   the same vector ops as fp32 against half the product instructions, so it
  *             weighs twice as much: fma(s, c, -m), exp2 (vreduceps, 3 FMAs of a degree-3
  *             polynomial, scalef: vec_softmax.h's hr_vexp2_bf16, 2 ops fewer than the
- *             degree-4 hr_vexp2_fin it had: -1.2 to -1.6% time on Intel, `headroom ab`
- *             3 pairs, within its "same"), half a vcvtne2ps2bf16 and half a store, add
+ *             degree-4 hr_vexp2_fin: perf-log 0225), half a vcvtne2ps2bf16 and half a store, add
  *             into l: ~8 FP ops (the max comes from the S kernel's epilogue, softmax_row).
  *             Per row and tile the lazy rescale costs a mul and a compare instead of a
  *             horizontal max (8 shuffles/max) and the O rescale. Ceiling by count
- *             d / (d + 8): 89% of the bf16 roof at d 64, 94% at d 128. On Zen 5 the pass
- *             alone runs ~3.7 cycles a vector (a scratch loop: reduce, scalef and the
- *             convert each cost ~1; a sub for the first FMA, or reduce and scalef spelled
- *             by a magic-number round and an exponent add, were no faster or slower).
- *             The exp pass of micro-tile t runs inside t - 1's P·V loop (pv_exp: a
- *             unit of two vectors every second key pair), so its reduce, scalef,
- *             convert and adds issue beside the vdpbf16ps stream: a scratch loop of 6
- *             rows x 128 key pairs with 96 exp vectors took 1862 cycles fused against
- *             1981-2011 apart (the dot products alone 1642); S of t first, the scores of
+ *             d / (d + 8): 89% of the bf16 roof at d 64, 94% at d 128. The exp pass of
+ *             micro-tile t runs inside t - 1's P·V loop (pv_exp: a unit of two vectors
+ *             every second key pair), so its reduce, scalef, convert and adds issue
+ *             beside the vdpbf16ps stream (perf-log 0225); S of t first, the scores of
  *             t and the weights of t - 1 in two halves of w->s.
  *   packing   K: a 16 x 16 32-bit transpose per 16 keys x 32 d (64 shuffles), V: per key
  *             pair and 16 columns two widening loads, a shift and an or: ~Bkv*d/4 ops per
  *             tile against Bq*Bkv*d/32 instructions, 8/Bq = 4% at Bq 192.
  *   conversions  none on the inputs (bf16 is used as stored); P to bf16 (counted above);
  *             O is fp32 until hr_ft_store_x rounds it once per row.
- *   So ~84% (d 64) and ~89% (d 128) of the roof by count before loop overheads. The
- *   degree-4 exp2 (3 ops fewer than vec.h's hr_vexp2) and the lazy rescale took the
- *   1-thread H16 d64 figure from 178 to 184 GFLOP/s (Zen 4, before the degree-3 one); Bkv 128 instead of 64 measured +1%
- *   at d 64, nothing at d 128, so the tiles stay flash.c's.
- *
- * Measured (2-vCPU Zen 4 VM, oversubscribed by other jobs, load 7-12: wall-clock
- * medians had CV 20-60%, so each call's process CPU time was taken instead, fp32 and bf16
- * alternated in 3 passes of 7 calls, medians; the roofs by the same clock: vdpbf16ps
- * 234.8, fp32 FMA 117.3 GFLOP/s per core; 2 threads with OMP_WAIT_POLICY=passive so that
- * spinning at the end of a call is not counted; docs/measurement.md has the commands):
- *                         fp32     bf16  GFLOP/s per core   bf16/fp32   % of bf16 roof
- *   H16 N2048 d64  T1     97.2    182.5                     1.88        78%
- *   H16 N2048 d64  T2     97.0    185.2                     1.91        79%
- *   H16 d64 causal T1     93.8    178.2                     1.91        76%
- *   H16 d64 causal T2     93.4    176.7                     1.90        75%
- *   H32 d128 causal T1    95.7    190.9                     1.98        81%
- *   H32 d128 causal T2    95.3    188.4                     1.98        80%
- * On a Zen 5 (full-width pipes; `scripts/flash-bf16-cputime.sh 5`, the roof on as many
- * threads taken before each shape's calls, 495-529 GFLOP/s per core in that run; medians
- * of 5 passes, 2026-11-29 09:08 UTC): H16 d64 1.86x / 79.8% (T1), 1.89x / 80.0% (T2);
- * causal 1.87x / 76.1%, 1.86x / 75.8%; H32 d128 causal 1.90x / 80.6%, 1.90x / 80.9%
- * (docs/measurement.md: what paid there, and what did not). */
+ *   So ~84% (d 64) and ~89% (d 128) of the roof by count before loop overheads; the
+ *   path reaches about 0.8 of the bf16 roof, 1.9x fp32 (perf-log 0224, 0225). Bkv 128
+ *   instead of 64 gains nothing worth a tile of its own, so the tiles stay flash.c's. */
 
 #include <math.h>
 #include <stdlib.h>
@@ -119,11 +94,11 @@ typedef struct {
 } sm_job;
 
 /* Columns c, c + VW of a job's exp pass (c alone where it is the last vector). Two vectors
- * a step, rounded by one vcvtne2ps2bf16 and one store: -0.6 of ~4.4 cycles a vector in a
- * loop of this pass alone (Zen 5), against a vcvtneps2bf16 and a 32-byte store each.
+ * a step, rounded by one vcvtne2ps2bf16 and one store, cheaper than a vcvtneps2bf16 and a
+ * 32-byte store each (perf-log 0225).
  * p[c .. c+32) (bytes 2c..2c+63) overwrites only scores already read (bytes from 4c). l
  * sums in two chains, even and odd vectors: one chain of two adds a step was the loop's
- * latency bound (perf: 17% of its samples on the add). */
+ * latency bound (perf-log 0225). */
 HR_BF16_INLINE void exp_unit(const sm_job *j, int c, hr_vf cv, hr_vf mneg, hr_vf *sum, hr_vf *sum2)
 {
     const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c), cv, mneg));
@@ -248,7 +223,7 @@ HR_BF16_TARGET void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, floa
     }
     const int d = w->d, dq = dq_of(w);
     uint16_t *q = (uint16_t *)w->q + (size_t)r * dq;
-    for (int c = 0; c < d; c += 2 * VW) { /* in registers: a libc call a row cost ~1% at d 64 */
+    for (int c = 0; c < d; c += 2 * VW) { /* in registers: a libc call a row cost more (perf-log 0225) */
         const int n = d - c < 2 * VW ? d - c : 2 * VW;
         hr_vbf_store_n(q + c, hr_vbf_load_n((const uint16_t *)q_row + c, n), n);
     }
@@ -263,7 +238,7 @@ HR_BF16_TARGET void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, floa
 
 /* d floats x (readable up to the next multiple of VW: an O row of w->dp) rounded to bf16
  * into row as hr_dtype_store_row rounds them, in registers (its scalar call per value
- * cost ~1% of causal H16 d64's time). */
+ * cost more: perf-log 0225). */
 HR_BF16_TARGET void hr_ft_dot_round_bf16(const float *x, void *row, int d)
 {
     for (int c = 0; c < d; c += VW) hr_vstore_bf16_exact_n((uint16_t *)row + c, hr_vload(x + c), d - c);
@@ -318,7 +293,7 @@ HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn
  * multiple of VW, keys at or past cut masked; leaves P in bf16 over the start of s.
  * smax: the lane maxima of the row's scores, kept by the S kernel's epilogue (24 vmaxps
  * a call, off the vdpbf16ps pipes); a row whose every column is a visible key takes it
- * instead of a load and max pass over s (~18% of the step's samples, causal H16 d64).
+ * instead of a load and max pass over s (a large share of the step: perf-log 0225).
  * In a row with masked columns (the causal diagonal, a tile's padding) smax includes
  * scores of keys the row must not see: an upper bound of its visible ones. Where it
  * stays within the running m + SLACK, m stays, so the bound is all the row needs; else

@@ -126,8 +126,8 @@ static inline void *hr_ft_o(const hr_problem *p, const hr_args *a, int b, int h,
 }
 /* Rows i0 .. i0 + rows of query head h of p into the stack from row r_off (each with its
  * causal end), and back out to O. Each asks for the row HR_FT_AHEAD rows on first: a
- * work item's Q and O rows start cold, and their loads and stores waited on L3 (~2% of
- * causal H16 d64 bf16's time, where each row sees half the keys). */
+ * work item's Q and O rows start cold, and their loads and stores waited on L3
+ * (perf-log 0238). */
 #define HR_FT_AHEAD 8 /* rows: 1-2 KiB ahead at d 64 */
 static inline void hr_ft_load_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h,
                                    int i0, int rows, float qscale)

@@ -116,7 +116,7 @@ static inline void hr_amx_cfg_tile(hr_amx_cfg *c, int t, int rows, int bytes)
 }
 /* The barrier makes the configuration's stores happen first: GCC 12 does not see
  * ldtilecfg read its operand, and in a small function that built a configuration and
- * loaded it (a decode step tried on 2026-11-30, not kept) it dropped the rows and
+ * loaded it (a decode step tried and not kept: perf-log 0230) it dropped the rows and
  * bytes per row, so the next tile instruction raised SIGILL. flash_amx.c's happened to
  * keep them. */
 HR_AMX_INLINE void hr_amx_load(const hr_amx_cfg *c)

@@ -15,7 +15,7 @@
  *                               into that even/odd order (AVX2: vshufps + vpermpd each)
  *   hr_vmerge_eo(e, o, a, b)    back to d order (AVX2: vunpcklps/hps, two vperm2f128)
  * A dot product over values in this order is the same sum if its other operand is in the
- * same order; decode_kv.c's bf16 tiles at the avx2 level use them (issue 14), the other
+ * same order; decode_kv.c's bf16 tiles at the avx2 level use them, the other
  * levels do not (avx512 hides its conversion under the stream). tests/test_vec.c checks
  * each level the build compiles the harness for. e, o, a, b may alias the inputs. */
 #if defined(HR_VEC_AVX512)

@@ -104,7 +104,7 @@ HR_I8_INLINE void hr_vi_tr8(const __m512i r[8], hr_vi *out)
  * and 7 s as the index registers. The full-vector loads below take the stride through
  * an empty asm first, so that GCC keeps no per-row offsets live across the caller's loop:
  * it had hoisted all 16 and spilled them, and each load then took a reload and an add
- * (scores_keys2 on a Zen 5: q4_0 -6%, q8_0 -2%, the harness scripts/decode-i8-phases.sh). */
+ * (perf-log 0205). */
 HR_I8_INLINE ptrdiff_t hr_vi_row8(ptrdiff_t s, ptrdiff_t s3, ptrdiff_t s5, ptrdiff_t s7, int p)
 {
     return p == 0 ? 0 : p == 1 ? s : p == 2 ? 2 * s : p == 3 ? s3 : p == 4 ? 4 * s : p == 5 ? s5 : p == 6 ? 2 * s3 : s7;

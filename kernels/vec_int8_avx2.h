@@ -256,7 +256,7 @@ HR_I8_INLINE hr_vi hr_vi_store4_i8(void *p, const hr_vi x[4], int u8)
     _mm256_storeu_si256((__m256i *)p, _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
     return c;
 }
-/* here the 3 vpaddd: the vpdpbusd by ones did not pay at this level (q8_0 +0.4 to +7%, noise) */
+/* here the 3 vpaddd: the vpdpbusd by ones did not pay at this level (perf-log 0220) */
 HR_I8_INLINE hr_vi hr_vi_sum4(hr_vi c, const hr_vi x[4])
 {
     (void)c;

@@ -66,7 +66,7 @@ static inline int hr_vgt_any(hr_vf x, float t)
 /* On Intel, ymm muls, rounds, converts and shifts share p0/p1 with the FMAs while adds
  * also go to p5: n = round(x) by the shifter 1.5 * 2^23 + 127 (one add leaves n + 127 in
  * t's low mantissa bits, one sub gives n back), f = x - n, the degree-4 polynomial by
- * Estrin (3 FMAs deep; Horner's 4 deep was slower at d 128, flash.c), 2^n as t's bits
+ * Estrin (3 FMAs deep; Horner's 4 deep was slower at d 128: perf-log 0218), 2^n as t's bits
  * shifted into the exponent field: 8 ops on p0/p1 (clamp, mul, 4 FMAs, shift, mul)
  * against 11 for the degree-5 form it replaced. The clamp stays: x = -127 (and below, -1e30 masks)
  * gives a zero exponent field, so exactly 0. */

@@ -41,9 +41,8 @@ for p in $(seq 1 "$P"); do
   done
   for c in $CONFIGS; do
     IFS=: read -r kv L T <<<"$c"
-    # builds in turn, the order reversed every other pass: with a fixed order the build
-    # that runs first reads faster than the same objects run second (perf-log: the
-    # decode CPU-time runs' build order)
+    # builds in turn, the order reversed every other pass: with a fixed order the same
+    # objects read differently first and second (perf-log 0243)
     order=("${!bins[@]}")
     if [ $((p % 2)) -eq 0 ]; then order=($(printf '%s\n' "${order[@]}" | tac)); fi
     for i in "${order[@]}"; do

@@ -5,7 +5,7 @@
 # 7 calls each, right after the roofs by the same clock on as many threads
 # (studies/cputime/roof.c), so that each share of the vdpbf16ps roof compares figures from
 # the same seconds and the same number of busy cores (a roof taken once per
-# pass moved by several percent between passes). 2 threads run with
+# pass moved by several percent between passes: perf-log 0225). 2 threads run with
 # OMP_WAIT_POLICY=passive so that a thread spinning while its partner is descheduled is not
 # counted. Ends with a summary: per shape and thread count, each pass's bf16/fp32 (medians)
 # and bf16's median per core as % of the roof taken just before it.

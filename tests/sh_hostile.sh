@@ -314,7 +314,7 @@ merge_into_results|2|^headroom merge: --out: .*/rr3 already holds a sweep's rows
 merge_kept_shards|0|^ok$|$B merge $TMP/sh1 $TMP/torn2 --out $TMP/m9 2>/dev/null; tail -c 20 $TMP/torn2/rows.jsonl | grep -q 'naive/B1' && echo ok >&2
 EOF
 
-# ---- issue 18, second round: every reader, every output, by class ---------------------------------
+# ---- every reader, every output, by class ----------------------------------------------------------
 # Fixtures made here: concatenated and non-UTF-8 files, a fifo, sparse files over each cap.
 cat "$S" "$S" > "$TMP/cat.json"
 printf '[sweep]\ndescription = caf\351\nkernels = naive\n' > "$TMP/latin1.ini"

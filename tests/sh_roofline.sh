@@ -18,8 +18,8 @@ expect unwritable-out    2 "^headroom roofline: $TMP/afile.*(cannot|not a direct
     $B roofline --quick --threads 1 --out "$TMP/afile/c.json"
 
 # Every ceiling loop issues its instruction from registers only: chains kept in memory,
-# or copied and stored each iteration, time the moves and stores (both vpdpbusd loops
-# did until 2026-11-28). Read from the disassembly; the sanitizer build's code is not
+# or copied and stored each iteration, time the moves and stores (as both vpdpbusd loops
+# once did). Read from the disassembly; the sanitizer build's code is not
 # the measured one.
 if [ "${HR_SANITIZE:-0}" = 1 ]; then
     skip probe-loops-in-registers "the sanitizer build's loops are not the ones measured"

@@ -89,7 +89,7 @@ HR_TEST(decode_matches_oracle)
 /* The default key block: 64 for an fp32 cache, but once K + V stream from DRAM (past the
  * machine's L3) with R <= 4 rows per group, at the avx512 level 8 KiB of K rows (16 keys
  * at d 128, 32 at d 64, 8 to 64 keys) where the steps prefetch into L2, 64 KiB (8 to 256
- * keys) where they prefetch into L1 (HEADROOM_DECODE_PF=l1, a Zen 5's default), at the
+ * keys) where they prefetch into L1 (HEADROOM_DECODE_PF=l1, an AMD family 1Ah CPU's default), at the
  * avx2 level 64 KiB but at most 128 keys, at generic 64; 256 for typed caches, but for
  * the int8 step: q4_0 512 at any level (its path says vpdpbusd or vpmaddubsw), q8_0 at
  * the avx512 level 256 in tiles (128 in rows); 64 when the L3 is unknown (the unit

@@ -67,7 +67,7 @@ void *hr_alloc(size_t bytes)
 {
     /* From 2 MiB up: 2 MiB aligned and marked for transparent huge pages, so every
      * large buffer (tensors, KV cache, triad arrays) sees the same TLB behaviour; a
-     * decode step streaming the cache measured 15-25% slower with 4 KiB pages here. */
+     * decode step streaming the cache is much slower with 4 KiB pages (perf-log 0244). */
     const size_t huge = (size_t)2 << 20;
     if (bytes >= huge) {
         size_t n = (bytes + huge - 1) / huge * huge;

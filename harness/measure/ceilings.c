@@ -408,8 +408,8 @@ int hr_roof_for_path(const char *path, const char *isa)
     static const char *const vnni[] = {"vpdpbusd", "vnni", NULL};
     static const char *const maddubs[] = {"vpmaddubsw", "maddubs", NULL};
     if (names_any(low, amx)) return HR_ROOF_DOT + HR_DOT_AMX;
-    /* P·V by FMA after int8 scores: the VNNI roof alone would be 2.3x too high on a
-     * Sapphire Rapids (829 against 237 GOP/s per core), the FMA roof alone 1.6x too low.
+    /* P·V by FMA after int8 scores: the VNNI roof alone would be far too high where VNNI
+     * runs several times the FMA rate, the FMA roof alone too low (perf-log 0242).
      * decode's int8 P·V ("P·V vpdpbusd", both dots int8) names no FMA: the VNNI roof.
      * decode's bf16 cache the other way round: scores by FMA, P·V by vdpbf16ps. */
     const int series = strstr(low, "fma") ? HR_ROOF_SERIES - HR_ROOF_DOT : 0;

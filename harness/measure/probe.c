@@ -167,11 +167,9 @@ __attribute__((target("avx2,avxvnni"))) static float dot_vnni_256(long iters, fl
  * instructions. Spelled in asm: from intrinsics the compiler would hoist the loop-invariant
  * products out of the loop (U and S are the same every iteration); here each chain issues
  * the three instructions every iteration, its accumulator the only dependence (one
- * vpaddd a step). The chain count still sets the rate: on a Zen 4 (2026-11-28, a scratch
- * loop, triples per ns) 4 chains 1.3, 8 2.3, 12 3.4, and the pair alone with no chain
- * 3.65 (one pair a cycle); 12 chains, all 16 registers with U, S, the ones and the
- * product (S and the ones as memory operands: 2.2-2.4 at 12-14 chains). Here 234.6
- * GOP/s at one thread there: one triple a cycle. */
+ * vpaddd a step). The chain count still sets the rate: 12 chains, all 16 registers with
+ * U, S, the ones and the product, reach one triple a cycle; fewer chains, or S and the
+ * ones as memory operands, do not (perf-log 0241). */
 #define CHAINS_MADDUBS 12
 __attribute__((target("avx2"))) static float dot_maddubs_256(long iters, float m, float a)
 {

@@ -61,10 +61,9 @@ int hr_probe_roof(const hr_kernel *k, const hr_problem *p);
  * NULL) receives the `threads` rates in GFLOP/s. Returns the smallest: a team's
  * compute-bound figure is gated by its slowest vCPU, so threads x min is the
  * concurrent ceiling right now.
- * Overhead beyond `seconds` (measured on the 2-vCPU dev machine, 15 calls each): 2-7 us
- * (team start, last chunk); but when another process holds one of the vCPUs the team
- * cannot start until it is scheduled, 5-15 ms there, which is the throttling the probe
- * exists to show. 1-3 ms is enough: a few hundred chunks. Allocates nothing; must not
+ * Overhead beyond `seconds`: microseconds (team start, last chunk); but when another
+ * process holds one of the vCPUs the team cannot start until it is scheduled,
+ * milliseconds, which is the throttling the probe exists to show (perf-log 0244). 1-3 ms is enough: a few hundred chunks. Allocates nothing; must not
  * be called from inside a parallel region. */
 double hr_probe_run(int threads, double seconds, double *per_thread);
 /* hr_probe_run with loop L (a supported FMA or dot loop) instead of the build's FMA loop;

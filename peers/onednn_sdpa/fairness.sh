@@ -9,7 +9,7 @@
 #   bash peers/onednn_sdpa/fairness.sh [--rounds R] [--threads "1 2"] [--reps N] [--hugepages] [SHAPE...]
 # --hugepages: sdpa_bench allocates its tensors as headroom does (2 MiB aligned, MADV_HUGEPAGE);
 # without it, as benchdnn does (plain heap: 4 KiB pages where THP is "madvise").
-# SHAPE is one of S1 S2 S3 S4 S5 S6 D1 D2 (issue 20; default: S1 S2 S4 D1 D2). Both sides run
+# SHAPE is one of S1 S2 S3 S4 S5 S6 D1 D2 (default: S1 S2 S4 D1 D2). Both sides run
 # with headroom's thread binding (OMP_PROC_BIND=close, OMP_PLACES=cores) and the same warm-up
 # rule (at least one untimed call), repetitions and minimum time per repetition.
 set -uo pipefail
