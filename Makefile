@@ -214,7 +214,7 @@ test-long: $(BIN) $(UNIT)
 	$(Q)HR_LONG=1 HR_BIN=$(abspath $(BIN)) HR_UNIT=$(abspath $(UNIT)) bash tests/run.sh
 
 # The whole suite (unit + shell) against an ASan+UBSan build; any report fails the run
-# (exit code 86). Leak checking is on; see README "Robustness".
+# (exit code 86). Leak checking is on (CONTRIBUTING.md lists what CI runs).
 SAN_ENV := HR_SANITIZE=1 \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:allocator_may_return_null=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86

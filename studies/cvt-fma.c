@@ -8,8 +8,8 @@
  *   /tmp/cvt-fma
  *
  * Finding: one conversion per 4 FMAs issues beside them on a core whose conversions take
- * other FP pipes, so f16 decode's compute floor is its FMAs per key (perf-log: decode's
- * conversions beside the FMAs). */
+ * other FP pipes, so f16 decode's compute floor is its FMAs per key (perf-log
+ * 0246). */
 #include <immintrin.h>
 #include <stdio.h>
 #include <time.h>

@@ -7,7 +7,7 @@
 # Writes DIR/*.json (every run kept) and DIR/summary.md, and prints the summary.
 #
 # What it measures (docs/explanation/measurement.md explains how to read it;
-# perf-log: the noise study):
+# perf-log 0001, 0002):
 #  1. one kernel and shape (flash H8 N1024 d64, 2 threads) for many repetitions: the CV
 #     of raw time vs the CV of frac_of_ceiling, with and without the phase filter; the
 #     same for the memory-bound decode kernel (normalized by the bandwidth probe);

@@ -12,7 +12,7 @@
  *
  * Finding: one core's read rate depends on how the loads, prefetches and FMAs interleave,
  * not on FMAs per byte alone; decode reads as this walk does with its own count and
- * prefetch (perf-log: reading a decode cache while computing). */
+ * prefetch (perf-log 0245). */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * 4 rows' q broadcast, 2 tiles x 4 rows x 2 halves of d = 16 accumulators, no horizontal
  * sum), H32/8 d128 (4 query rows), N keys over NBLK copies (1: L1/L2, 64: L3), no
  * prefetch in either, ABBA rounds; the two agree within fp32 rounding (checked first).
- * Tried in the kernel after this and not kept (perf-log: f16 keys in tiles for decode).
+ * Tried in the kernel after this and not kept (perf-log 0072).
  * usage: f16kt [N [NBLK [ROUNDS]]]   (built by studies/cputime/build.sh studies/cputime/f16kt.c
  *        build/cputime/f16kt -O3 -march=native, or -march=x86-64-v3 for the avx2 level) */
 #define HR_DECODE_PF_COPY 1

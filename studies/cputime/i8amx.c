@@ -2,8 +2,8 @@
  * against the same scores on AMX-INT8 tiles (tdpbsud), timed alone on one block's keys
  * (the kernel's: q4_0 512, q8_0 256) over NBLK copies (1: L1/L2, 64: L3), ABBA rounds,
  * the scores and V scales compared bit for bit first. Built to see whether AMX pays in
- * decode's int8 step on a Sapphire Rapids class core; it did not (perf-log: AMX-INT8
- * for the decode scores), so the kernel has no AMX path and this stays a measurement.
+ * decode's int8 step on a Sapphire Rapids class core; it did not (perf-log 0072,
+ * 0206), so the kernel has no AMX path and this stays a measurement.
  *
  * A K tile's q block (headroom.h's HR_KV_TILE layout: 8 rows of 64 bytes, row i the
  * values 4i..4i+3 of each of the 16 keys) is the B operand of AMX's int8 product, and the

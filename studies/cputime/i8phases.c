@@ -2,7 +2,7 @@
  * one block of KEYS keys (unless given, the kernel's at the avx512 level: q4_0 512, q8_0
  * 128), H32/8 d128 (4 query rows a KV head), its source included so that every phase runs
  * as the kernel compiles it; where no hardware counter can be read this says where a
- * key's nanoseconds go (perf-log: the int8 decode step phase by phase).
+ * key's nanoseconds go (perf-log 0201, 0205).
  * Each phase alone, IT calls in a row (the data in L1/L2): scales+scores, the softmax,
  * pv_quant, P·V; then the whole step over NBLK blocks (in L1/L2 at 1, in L2 at 8, in L3
  * at 64, from memory at 2048 and more; K and V from hr_alloc, on huge pages as the

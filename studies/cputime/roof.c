@@ -2,8 +2,8 @@
  * headroom roofline's probe: 12 chains under-read vdpbf16ps where its latency times its
  * ports is more), by the clock studies/cputime/calls.c measures kernels with.
  * `roof T` runs the loops on T threads at once (OpenMP) and prints the per-core mean of
- * their best times: the roof a T-thread run's per-core figure compares with (perf-log: flash bf16
- * by CPU time). Build: gcc -O3 -fopenmp roof.c (GCC >= 10). */
+ * their best times: the roof a T-thread run's per-core figure compares with (perf-log 0010,
+ * 0063). Build: gcc -O3 -fopenmp roof.c (GCC >= 10). */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>

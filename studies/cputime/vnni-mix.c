@@ -3,7 +3,7 @@
  * issuing 2 a cycle), then each op kind alone and added to them (register operands, or
  * loads from one L1-resident buffer). Finding: unpacks, vpandd, plain loads and vpbroadcastd
  * issue free beside them; inserts, broadcasts of 128 bits and vpermb cost a fraction of a
- * cycle each (perf-log: the int8 decode step's op costs beside vpdpbusd). An asm loop of this
+ * cycle each (perf-log 0247). An asm loop of this
  * kind is not the kernel's case: a P·V order it ran 20% faster measured the same in the
  * kernel. Build: gcc -O2 -march=native vnni-mix.c (AVX512-VNNI and -VBMI), x86-64 only. */
 #include <stdio.h>
