@@ -4,7 +4,8 @@
 usage: scripts/check-schema.py [--fallback] SCHEMA FILE...
   SCHEMA     a schema's name (results, rows, wisdom, ceilings, compare, shard) or path,
              optionally with a part: results#/$defs/context (version --format json)
-  FILE       a JSON file; a .jsonl file is validated line by line
+  FILE       a JSON file; a .jsonl file is validated line by line (a last line with no
+             newline after it is a write cut short: left out with a note, as the readers do)
   --fallback use the validator below even when the jsonschema module is there (tests)
 
 Prints one line per invalid file, "FILE[:LINE]: PATH: what is wrong", and exits 1 when any
@@ -172,8 +173,13 @@ def main(argv):
         docs = []
         try:
             if f.endswith(".jsonl"):
+                lines = text.split("\n")
+                if lines[-1].strip():  # no newline after it: a write cut short, as readers see it
+                    print("%s:%d: torn last line left out (no newline after it)" % (f, len(lines)),
+                          file=sys.stderr)
+                lines = lines[:-1]
                 docs = [("%s:%d" % (f, i + 1), json.loads(line))
-                        for i, line in enumerate(text.split("\n")) if line.strip()]
+                        for i, line in enumerate(lines) if line.strip()]
             else:
                 docs = [(f, json.loads(text))]
         except ValueError as e:

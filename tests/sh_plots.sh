@@ -70,6 +70,12 @@ check kv-q4 grep -q '^8192 0.28125 0$' "$O/kvcache.dat"
 
 # Default output directory, and a results/<machine> directory read through latest/.
 M=$TMP/res/fixture-machine
+# Committed fixtures copied under $TMP, not files headroom wrote (lib.sh's written_valid).
+NOT_WRITTEN="$M
+$TMP/ceilold
+$TMP/ceilonly
+$TMP/ceilcache
+$TMP/res-ceil"
 mkdir -p "$M/20240101-000000-default"
 cp $F/results.csv $F/results.json "$M/20240101-000000-default/"
 cp $F/ceilings.json "$M/"
