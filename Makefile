@@ -31,7 +31,7 @@ OPTIMIZATION ?= -O3
 BLAS ?= auto
 LIKWID ?= 0
 
-# The levels' flags are what kernels/dispatch.c checks the CPU for (x86-64-v3, -v4).
+# The levels' flags are what kernels/cpu/dispatch.c checks the CPU for (x86-64-v3, -v4).
 ARCH_native  := -march=native
 ARCH_avx512  := -march=x86-64-v4 -mtune=generic
 ARCH_avx2    := -march=x86-64-v3 -mtune=generic
@@ -104,10 +104,13 @@ endif
 # before it, never after (scripts/check-layers.py, run by make test; docs/ARCHITECTURE.md "Layers").
 # include/headroom holds the public plugin ABI (plugin.h), below everything and including nothing of the tree.
 ROOMS := include/headroom kernels harness/base harness/measure harness/formats harness/analyses harness/cli
+# A room is a folder tree (kernels/: the interface at its top, a folder per family below);
+# every folder of it is on the include path, so headers are included by base name.
+ROOM_DIRS := $(shell for r in $(ROOMS); do find $$r -type d | LC_ALL=C sort; done)
 
 WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS ?=
-CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
+CPPFLAGS_ALL := $(addprefix -I,$(ROOM_DIRS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
 # Every loop starts on a 64-byte boundary, wherever the linker puts its function: on the
 # Intel Xeon of 2026-11-27 the same flash source ran 3% faster or slower at the avx2 level
@@ -130,20 +133,20 @@ else
 Q := @
 endif
 
-SRC := $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
+SRC := $(foreach d,$(ROOM_DIRS),$(sort $(wildcard $(d)/*.c)))
 ifeq ($(HAVE_BLAS),0)
-SRC := $(filter-out kernels/blas.c kernels/gemm_blas.c,$(SRC))
+SRC := $(filter-out kernels/ref/blas.c kernels/gemm/gemm_blas.c,$(SRC))
 endif
 # Every file that uses the vector layer, and every kernel: compiled once per ISA level.
 LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/plugin_kernel.c \
-               kernels/dispatch.c,$(filter kernels/%,$(SRC)))
+               kernels/cpu/dispatch.c,$(filter kernels/%,$(SRC)))
 ifeq ($(ISA),portable)
 # Each level: its objects under build/portable/lv_<level>/, linked into one relocatable
 # object level_<level>.o in which only the table hr_isa_<level> stays global (objcopy
 # -G), so the levels' kernels, with the same names, never meet; dispatch.c picks one.
 OBJ := $(filter-out $(LEVEL_SRC:%.c=$(BUILD)/%.o),$(SRC:%.c=$(BUILD)/%.o)) $(LEVELS:%=$(BUILD)/level_%.o)
 LEVEL_OBJ := $(foreach l,$(LEVELS),$(LEVEL_SRC:%.c=$(BUILD)/lv_$(l)/%.o))
-$(BUILD)/kernels/dispatch.o: CPPFLAGS_ALL += -DHR_ISA_MULTI
+$(BUILD)/kernels/cpu/dispatch.o: CPPFLAGS_ALL += -DHR_ISA_MULTI
 else
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 LEVEL_OBJ :=
@@ -177,7 +180,7 @@ GIT_TIME := $(shell git log -1 --format=%cI HEAD 2>/dev/null)
 $(BUILD)/gitinfo.h: FORCE
 	@mkdir -p $(BUILD)
 	@printf '#define HR_GIT "%s"\n#define HR_GIT_TIME "%s"\n#define HR_VERSION "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' '$(GIT_TIME)' '$(HEADROOM_VERSION)' \
-	  "$$(cat kernels/*.c kernels/*.h | cksum | cut -d' ' -f1)" > $@.tmp
+	  "$$(find kernels -name '*.[ch]' | LC_ALL=C sort | xargs cat | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h
 

@@ -15,7 +15,9 @@ plant() {
     cp Makefile "$TMP/t/"
     for r in $(sed -n 's/^ROOMS *:= *//p' Makefile); do
         mkdir -p "$TMP/t/$r"
-        cp "$r"/*.[ch] "$TMP/t/$r/" 2>/dev/null
+        (cd "$r" && find . -name '*.[ch]') | while read -r f; do
+            mkdir -p "$TMP/t/$r/$(dirname "$f")" && cp "$r/$f" "$TMP/t/$r/$f"
+        done
     done
 }
 plant
@@ -31,7 +33,7 @@ plant
 for i in $(seq 700); do echo "/* filler */"; done >> "$TMP/t/harness/base/stats.c"
 expect catches-long 1 'stats.c: [0-9]+ lines' -- python3 $CHK --root "$TMP/t"
 plant
-printf 'static void f(void) { (void)_mm512_setzero_ps(); }\n' >> "$TMP/t/kernels/naive.c"
+printf 'static void f(void) { (void)_mm512_setzero_ps(); }\n' >> "$TMP/t/kernels/ref/naive.c"
 expect catches-intrinsic 1 'naive.c:[0-9]+: SIMD intrinsic outside the vector layer' \
     -- python3 $CHK --root "$TMP/t"
 finish
