@@ -137,6 +137,28 @@ SRC := $(foreach d,$(ROOM_DIRS),$(sort $(wildcard $(d)/*.c)))
 ifeq ($(HAVE_BLAS),0)
 SRC := $(filter-out kernels/ref/blas.c kernels/gemm/gemm_blas.c,$(SRC))
 endif
+# Build variants: a source compiled again under another object's name with -D flags (as
+# FFTW compiles one source per ISA), never a wrapper .c that includes another .c. A variant
+# is the object's stem, its source VSRC_<stem> and its flags VDEFS_<stem>; it goes wherever
+# its source's objects go (every level of the portable build, the fuzz build).
+DEC := kernels/decode
+# decode's block steps again with their prefetches into L1 (prefetcht0), the copies
+# hr_decode_pf_l1 takes (decode_block.h)
+PF_L1 := -DHR_DECODE_PF_COPY=1 -DHR_DECODE_PF_HINT=3
+VARIANTS := $(DEC)/decode_bf16_l1 $(DEC)/decode_kv_l1 $(DEC)/decode_i8_l1 $(DEC)/decode_i8e
+VSRC_$(DEC)/decode_bf16_l1 := $(DEC)/decode_bf16.c
+VDEFS_$(DEC)/decode_bf16_l1 := $(PF_L1) -Dhr_decode_block_bf16=hr_decode_block_bf16_l1
+VSRC_$(DEC)/decode_kv_l1 := $(DEC)/decode_kv.c
+VDEFS_$(DEC)/decode_kv_l1 := $(PF_L1) -Dhr_decode_block_kv=hr_decode_block_kv_l1
+VSRC_$(DEC)/decode_i8_l1 := $(DEC)/decode_i8.c
+VDEFS_$(DEC)/decode_i8_l1 := $(PF_L1) -DHR_I8_STEP=hr_decode_i8_vnni_l1
+# decode's int8 step for AVX2 CPUs without AVX-VNNI: vpmaddubsw + vpmaddwd (decode_i8.c)
+VSRC_$(DEC)/decode_i8e := $(DEC)/decode_i8.c
+VDEFS_$(DEC)/decode_i8e := -DHR_I8_EMU_COPY=1 -DHR_I8_STEP=hr_decode_i8_emu
+SRC += $(VARIANTS:%=%.c)
+# A source's own objects have no VSRC_: %.c, no flags.
+vsrc = $(or $(VSRC_$(1)),$(1).c)
+
 # Every file that uses the vector layer, and every kernel: compiled once per ISA level.
 LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/plugin_kernel.c \
                kernels/cpu/dispatch.c,$(filter kernels/%,$(SRC)))
@@ -184,17 +206,21 @@ $(BUILD)/gitinfo.h: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h
 
-$(BUILD)/%.o: %.c $(BUILD)/buildinfo.h
+# A build from before the variants has dependency files naming the wrapper sources they
+# replaced (decode_bf16_l1.c, ...): this empty rule rebuilds those objects once.
+$(VARIANTS:%=%.c): ;
+.SECONDEXPANSION:
+$(BUILD)/%.o: $$(call vsrc,$$*) $(BUILD)/buildinfo.h
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<$(if $(VDEFS_$*), as $(notdir $*))")
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(VDEFS_$*) $(CFLAGS_ALL) -c $< -o $@
 
 ifeq ($(ISA),portable)
 define LEVEL_RULES
-$(BUILD)/lv_$(1)/%.o: %.c $(BUILD)/buildinfo.h
+$(BUILD)/lv_$(1)/%.o: $$$$(call vsrc,$$$$*) $(BUILD)/buildinfo.h
 	@mkdir -p $$(dir $$@)
-	@$$(if $$(Q),echo "  CC      $$< ($(1))")
-	$$(Q)$$(CC) $$(CPPFLAGS_ALL) -DHR_ISA_SYM=hr_isa_$(1) $$(CFLAGS_BASE) $$(ARCH_$(1)) -c $$< -o $$@
+	@$$(if $$(Q),echo "  CC      $$< ($(1)$$(if $$(VDEFS_$$*),: $$(notdir $$*)))")
+	$$(Q)$$(CC) $$(CPPFLAGS_ALL) -DHR_ISA_SYM=hr_isa_$(1) $$(VDEFS_$$*) $$(CFLAGS_BASE) $$(ARCH_$(1)) -c $$< -o $$@
 $(BUILD)/level_$(1).o: $(LEVEL_SRC:%.c=$(BUILD)/lv_$(1)/%.o)
 	@$$(if $$(Q),echo "  LEVEL   $$@")
 	$$(Q)ld -r -o $$@ $$^ && objcopy --keep-global-symbol=hr_isa_$(1) $$@
@@ -243,10 +269,10 @@ FUZZ_CFLAGS := -std=c11 -g -O1 $(ARCHFLAGS) -fopenmp -fno-omit-frame-pointer \
 # One level (the baseline's portable C path): the fuzz targets read files, not kernels.
 FUZZ_LIBOBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out harness/cli/main.c,$(SRC)))
 FUZZ_BINS := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
-$(FUZZ_BUILD)/%.o: %.c $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
+$(FUZZ_BUILD)/%.o: $$(call vsrc,$$*) $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
-	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(VDEFS_$*) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIBOBJ) -o $@ $(LDLIBS_ALL)

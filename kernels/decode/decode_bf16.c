@@ -81,7 +81,7 @@
 /* bf16 weights per row of P: the block's keys padded to 32. */
 static inline size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; }
 
-#if !defined(HR_DECODE_PF_COPY) /* decode_bf16_l1.c: the block step alone */
+#if !defined(HR_DECODE_PF_COPY) /* the L1 copy (decode_bf16_l1.o): the block step alone */
 size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_stride(c) / 2); }
 #endif
 

@@ -518,7 +518,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 #define CVT_INT "scalar convert"
 #endif
 
-#if !defined(HR_DECODE_PF_COPY) /* decode_kv_l1.c: the block step alone */
+#if !defined(HR_DECODE_PF_COPY) /* the L1 copy (decode_kv_l1.o): the block step alone */
 int hr_decode_pf_env(void)
 {
     const char *e = getenv("HEADROOM_DECODE_PF");
