@@ -160,7 +160,7 @@ SRC += $(VARIANTS:%=%.c)
 vsrc = $(or $(VSRC_$(1)),$(1).c)
 
 # Every file that uses the vector layer, and every kernel: compiled once per ISA level.
-LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/plugin_kernel.c \
+LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/path.c kernels/plugin_kernel.c \
                kernels/cpu/dispatch.c,$(filter kernels/%,$(SRC)))
 ifeq ($(ISA),portable)
 # Each level: its objects under build/portable/lv_<level>/, linked into one relocatable
