@@ -47,6 +47,17 @@
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
 #define DECODE_BLOCK_KV_Q8T 256 /* q8_0 there, read in 16-key tiles (the default)     */
 
+/* Register tiles of the block steps (decode_kv.c, decode_i8.c): RT query rows by 4 keys
+ * in the scores (RT x 4 accumulators), RT rows by XG vectors of d in P·V (RT x XG
+ * accumulators): 21 of AVX-512's 32 registers (the generic level likewise; decode_kv.c's
+ * avx2 level takes decode_kvh.h's tiles). */
+#if HR_VW >= 16
+#define RT 4
+#else
+#define RT 2
+#endif
+#define XG 4
+
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
 
 /* Everything a thread needs to know about the call. */

@@ -289,12 +289,6 @@ static inline const char *env_path(void)
 
 #if defined(HR_HAVE_I8DOT)
 
-#if HR_VW >= 16
-#define RT 4
-#else
-#define RT 2
-#endif
-#define XG 4
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
 _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 
