@@ -10,10 +10,11 @@ no source file past MAX_LINES lines of code (comments and blank lines do not cou
 kernels reach SIMD intrinsics only through the vector layer (kernels/vec/), and no
 circle of symbol references between the kernels' object files (nm: object A references
 a symbol object B defines), so lower code never calls back up. The objects are those of
-one ISA level of the portable build (build/portable/lv_avx512/kernels/), else of a
-fixed-level build; with none built that part is skipped with a line saying so.
+one ISA level of the portable build with the portable build's own kernel objects
+(build/portable/lv_avx512/kernels/ and build/portable/kernels/), else a fixed-level
+build's kernels/; with none built that part is skipped with a line saying so.
 
-usage: scripts/check-layers.py [--root DIR] [--objects DIR]
+usage: scripts/check-layers.py [--root DIR] [--objects DIR]...
 Prints one line per violation and exits 1 when there is any, else prints a summary
 and exits 0.
 """
@@ -26,9 +27,10 @@ import sys
 MAX_LINES = 620  # "no source file past about 600 lines" of code
 VECTOR_LAYER = "kernels/vec/"  # the vector layer: kernels/vec/<isa>/
 INTRINSICS = re.compile(r"\b_mm(256|512)?_\w+\s*\(|#include\s*<(imm|x86|immintrin)")
-# Where the objects are looked for, first found wins (relative to the root).
-OBJECT_DIRS = ["build/portable/lv_avx512/kernels", "build/avx512/kernels", "build/native/kernels",
-               "build/avx2/kernels", "build/generic/kernels"]
+# Where the objects are looked for, first found wins (relative to the root): one level of
+# the portable build beside its own kernel objects (registry, dispatch), or a fixed build.
+OBJECT_DIRS = [["build/portable/lv_avx512/kernels", "build/portable/kernels"], ["build/avx512/kernels"],
+               ["build/native/kernels"], ["build/avx2/kernels"], ["build/generic/kernels"]]
 
 
 def rooms_from_makefile(root):
@@ -85,10 +87,10 @@ def code_lines(text):
     return n
 
 
-def symbol_cycles(objdir):
-    """Circles of symbol references between the object files under objdir: a list of
+def symbol_cycles(objdirs):
+    """Circles of symbol references between the object files under objdirs: a list of
     lists of (object, next object, a symbol it takes from it)."""
-    objs = sorted(glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True))
+    objs = sorted({o for d in objdirs for o in glob.glob(os.path.join(d, "**", "*.o"), recursive=True)})
     if not objs:
         return None
     out = subprocess.run(["nm", "-A", "-P"] + objs, capture_output=True, text=True, check=True).stdout
@@ -144,19 +146,20 @@ def symbol_cycles(objdir):
                         break
                 if len(comp) > 1:
                     sccs.append(sorted(comp))
-    rel = lambda f: os.path.relpath(f, objdir)
+    top = os.path.commonpath([os.path.abspath(d) for d in objdirs])
+    rel = lambda f: os.path.relpath(os.path.abspath(f), top)
     return [[(rel(a), rel(b), s) for a in comp for b, s in sorted(deps.get(a, {}).items()) if b in comp]
             for comp in sccs]
 
 
 def main():
     args = sys.argv[1:]
-    root, objdir = ".", None
+    root, objdirs = ".", []
     while args:
         if len(args) >= 2 and args[0] == "--root":
             root, args = args[1], args[2:]
         elif len(args) >= 2 and args[0] == "--objects":
-            objdir, args = args[1], args[2:]
+            objdirs, args = objdirs + [args[1]], args[2:]
         else:
             sys.exit("usage: scripts/check-layers.py [--root DIR] [--objects DIR]")
     rooms = rooms_from_makefile(root)
@@ -227,15 +230,16 @@ def main():
         if m not in state:
             visit(m)
     # symbol circles between object files
-    if objdir is None:
-        objdir = next((os.path.join(root, d) for d in OBJECT_DIRS
-                       if glob.glob(os.path.join(root, d, "**", "*.o"), recursive=True)), None)
-    cycles = symbol_cycles(objdir) if objdir else None
+    if not objdirs:
+        objdirs = next(([os.path.join(root, d) for d in ds] for ds in OBJECT_DIRS
+                        if glob.glob(os.path.join(root, ds[0], "**", "*.o"), recursive=True)), [])
+    cycles = symbol_cycles(objdirs) if objdirs else None
+    where = " and ".join(objdirs) or " or ".join(ds[0] for ds in OBJECT_DIRS)
     if cycles is None:
         syms = "no symbol circle check (no kernel objects built: run make first)"
-        print(f"check-layers: no objects under {objdir or ' or '.join(OBJECT_DIRS)}: symbol circles not checked")
+        print(f"check-layers: no objects under {where}: symbol circles not checked")
     else:
-        syms = f"no symbol circle among {objdir}'s objects"
+        syms = f"no symbol circle among the objects of {where}"
         for cyc in cycles:
             print("symbol circle: " + "; ".join(f"{a} -> {b} ({s})" for a, b, s in cyc))
             bad += 1
