@@ -32,7 +32,7 @@ OPTIMIZATION ?= -O3
 BLAS ?= auto
 LIKWID ?= 0
 
-# The levels' flags are what kernels/dispatch.c checks the CPU for (x86-64-v3, -v4).
+# The levels' flags are what kernels/cpu/dispatch.c checks the CPU for (x86-64-v3, -v4).
 ARCH_native  := -march=native
 ARCH_avx512  := -march=x86-64-v4 -mtune=generic
 ARCH_avx2    := -march=x86-64-v3 -mtune=generic
@@ -105,10 +105,13 @@ endif
 # before it, never after (scripts/check-layers.py, run by make test; docs/ARCHITECTURE.md "Layers").
 # include/headroom holds the public plugin ABI (plugin.h), below everything and including nothing of the tree.
 ROOMS := include/headroom kernels harness/base harness/measure harness/formats harness/analyses harness/cli
+# A room is a folder tree (kernels/: the interface at its top, a folder per family below);
+# every folder of it is on the include path, so headers are included by base name.
+ROOM_DIRS := $(shell for r in $(ROOMS); do find $$r -type d | LC_ALL=C sort; done)
 
 WARN := -Wall -Wextra -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS ?=
-CPPFLAGS_ALL := $(addprefix -I,$(ROOMS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
+CPPFLAGS_ALL := $(addprefix -I,$(ROOM_DIRS)) -Iinclude -I$(BUILD) -D_GNU_SOURCE -DHR_HAVE_BLAS=$(HAVE_BLAS) \
                 $(shell pkg-config --cflags $(PKGS))
 # Every loop starts on a 64-byte boundary, wherever the linker puts its function: else an
 # unrelated change that moves a hot loop's start (0 mod 64 against 16 or 32) moves its
@@ -130,20 +133,42 @@ else
 Q := @
 endif
 
-SRC := $(foreach r,$(ROOMS),$(wildcard $(r)/*.c))
+SRC := $(foreach d,$(ROOM_DIRS),$(sort $(wildcard $(d)/*.c)))
 ifeq ($(HAVE_BLAS),0)
-SRC := $(filter-out kernels/blas.c kernels/gemm_blas.c,$(SRC))
+SRC := $(filter-out kernels/ref/blas.c kernels/gemm/gemm_blas.c,$(SRC))
 endif
+# Build variants: a source compiled again under another object's name with -D flags (as
+# FFTW compiles one source per ISA), never a wrapper .c that includes another .c. A variant
+# is the object's stem, its source VSRC_<stem> and its flags VDEFS_<stem>; it goes wherever
+# its source's objects go (every level of the portable build, the fuzz build).
+DEC := kernels/decode
+# decode's block steps again with their prefetches into L1 (prefetcht0), the copies
+# hr_decode_pf_l1 takes (decode_block.h)
+PF_L1 := -DHR_DECODE_PF_COPY=1 -DHR_DECODE_PF_HINT=3
+VARIANTS := $(DEC)/decode_bf16_l1 $(DEC)/decode_kv_l1 $(DEC)/decode_i8_l1 $(DEC)/decode_i8e
+VSRC_$(DEC)/decode_bf16_l1 := $(DEC)/decode_bf16.c
+VDEFS_$(DEC)/decode_bf16_l1 := $(PF_L1) -Dhr_decode_block_bf16=hr_decode_block_bf16_l1
+VSRC_$(DEC)/decode_kv_l1 := $(DEC)/decode_kv.c
+VDEFS_$(DEC)/decode_kv_l1 := $(PF_L1) -Dhr_decode_block_kv=hr_decode_block_kv_l1
+VSRC_$(DEC)/decode_i8_l1 := $(DEC)/decode_i8.c
+VDEFS_$(DEC)/decode_i8_l1 := $(PF_L1) -DHR_I8_STEP=hr_decode_i8_vnni_l1
+# decode's int8 step for AVX2 CPUs without AVX-VNNI: vpmaddubsw + vpmaddwd (decode_i8.c)
+VSRC_$(DEC)/decode_i8e := $(DEC)/decode_i8.c
+VDEFS_$(DEC)/decode_i8e := -DHR_I8_EMU_COPY=1 -DHR_I8_STEP=hr_decode_i8_emu
+SRC += $(VARIANTS:%=%.c)
+# A source's own objects have no VSRC_: %.c, no flags.
+vsrc = $(or $(VSRC_$(1)),$(1).c)
+
 # Every file that uses the vector layer, and every kernel: compiled once per ISA level.
-LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/plugin_kernel.c \
-               kernels/dispatch.c,$(filter kernels/%,$(SRC)))
+LEVEL_SRC := $(filter-out kernels/registry.c kernels/core.c kernels/dtype.c kernels/path.c kernels/plugin_kernel.c \
+               kernels/cpu/dispatch.c,$(filter kernels/%,$(SRC)))
 ifeq ($(ISA),portable)
 # Each level: its objects under build/portable/lv_<level>/, linked into one relocatable
 # object level_<level>.o in which only the table hr_isa_<level> stays global (objcopy
 # -G), so the levels' kernels, with the same names, never meet; dispatch.c picks one.
 OBJ := $(filter-out $(LEVEL_SRC:%.c=$(BUILD)/%.o),$(SRC:%.c=$(BUILD)/%.o)) $(LEVELS:%=$(BUILD)/level_%.o)
 LEVEL_OBJ := $(foreach l,$(LEVELS),$(LEVEL_SRC:%.c=$(BUILD)/lv_$(l)/%.o))
-$(BUILD)/kernels/dispatch.o: CPPFLAGS_ALL += -DHR_ISA_MULTI
+$(BUILD)/kernels/cpu/dispatch.o: CPPFLAGS_ALL += -DHR_ISA_MULTI
 else
 OBJ := $(SRC:%.c=$(BUILD)/%.o)
 LEVEL_OBJ :=
@@ -177,21 +202,25 @@ GIT_TIME := $(shell git log -1 --format=%cI HEAD 2>/dev/null)
 $(BUILD)/gitinfo.h: FORCE
 	@mkdir -p $(BUILD)
 	@printf '#define HR_GIT "%s"\n#define HR_GIT_TIME "%s"\n#define HR_VERSION "%s"\n#define HR_KERNELS_HASH "%s"\n' '$(GIT_REV)' '$(GIT_TIME)' '$(HEADROOM_VERSION)' \
-	  "$$(cat kernels/*.c kernels/*.h | cksum | cut -d' ' -f1)" > $@.tmp
+	  "$$(find kernels -name '*.[ch]' | LC_ALL=C sort | xargs cat | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h
 
-$(BUILD)/%.o: %.c $(BUILD)/buildinfo.h
+# A build from before the variants has dependency files naming the wrapper sources they
+# replaced (decode_bf16_l1.c, ...): this empty rule rebuilds those objects once.
+$(VARIANTS:%=%.c): ;
+.SECONDEXPANSION:
+$(BUILD)/%.o: $$(call vsrc,$$*) $(BUILD)/buildinfo.h
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<$(if $(VDEFS_$*), as $(notdir $*))")
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(VDEFS_$*) $(CFLAGS_ALL) -c $< -o $@
 
 ifeq ($(ISA),portable)
 define LEVEL_RULES
-$(BUILD)/lv_$(1)/%.o: %.c $(BUILD)/buildinfo.h
+$(BUILD)/lv_$(1)/%.o: $$$$(call vsrc,$$$$*) $(BUILD)/buildinfo.h
 	@mkdir -p $$(dir $$@)
-	@$$(if $$(Q),echo "  CC      $$< ($(1))")
-	$$(Q)$$(CC) $$(CPPFLAGS_ALL) -DHR_ISA_SYM=hr_isa_$(1) $$(CFLAGS_BASE) $$(ARCH_$(1)) -c $$< -o $$@
+	@$$(if $$(Q),echo "  CC      $$< ($(1)$$(if $$(VDEFS_$$*),: $$(notdir $$*)))")
+	$$(Q)$$(CC) $$(CPPFLAGS_ALL) -DHR_ISA_SYM=hr_isa_$(1) $$(VDEFS_$$*) $$(CFLAGS_BASE) $$(ARCH_$(1)) -c $$< -o $$@
 $(BUILD)/level_$(1).o: $(LEVEL_SRC:%.c=$(BUILD)/lv_$(1)/%.o)
 	@$$(if $$(Q),echo "  LEVEL   $$@")
 	$$(Q)ld -r -o $$@ $$^ && objcopy --keep-global-symbol=hr_isa_$(1) $$@
@@ -240,10 +269,10 @@ FUZZ_CFLAGS := -std=c11 -g -O1 $(ARCHFLAGS) -fopenmp -fno-omit-frame-pointer \
 # One level (the baseline's portable C path): the fuzz targets read files, not kernels.
 FUZZ_LIBOBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out harness/cli/main.c,$(SRC)))
 FUZZ_BINS := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
-$(FUZZ_BUILD)/%.o: %.c $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
+$(FUZZ_BUILD)/%.o: $$(call vsrc,$$*) $(BUILD)/buildinfo.h $(BUILD)/gitinfo.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
-	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(VDEFS_$*) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIBOBJ)
 	@$(if $(Q),echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIBOBJ) -o $@ $(LDLIBS_ALL)

@@ -129,3 +129,11 @@ int hr_choice(const char *const *choices, const char *s)
         if (!strcmp(choices[i], s)) return i;
     return -1;
 }
+
+double hr_machine_l3_reach(const hr_machine *m, int threads)
+{
+    if (!m->l3) return 0;
+    int n = m->l3_shared > 0 && threads > 0 ? (threads + m->l3_shared - 1) / m->l3_shared : 1;
+    const int most = m->l3_instances > 0 ? m->l3_instances : 1;
+    return (double)m->l3 * (n < most ? n : most);
+}

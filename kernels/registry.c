@@ -97,14 +97,6 @@ static hr_machine machine;
 
 void hr_kernel_set_machine(const hr_machine *m) { machine = *m; }
 
-double hr_machine_l3_reach(const hr_machine *m, int threads)
-{
-    if (!m->l3) return 0;
-    int n = m->l3_shared > 0 && threads > 0 ? (threads + m->l3_shared - 1) / m->l3_shared : 1;
-    const int most = m->l3_instances > 0 ? m->l3_instances : 1;
-    return (double)m->l3 * (n < most ? n : most);
-}
-
 const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p)
 {
     if (hr_problem_validate(p)) return hr_errmsg();

@@ -27,8 +27,8 @@ bins=()
 for b in "$@"; do
   d=$(cd "$b" && pwd)
   out="$tmp/$(echo "$b" | tr '/' '_')"
-  gcc -std=c11 -O3 -march=native -fopenmp -I"$here/kernels" -I"$here/harness/base" -I"$d" -D_GNU_SOURCE \
-    "$here/scripts/decode-cputime.c" "$d"/kernels/*.o $(ls "$d"/level_*.o 2>/dev/null) "$d"/harness/base/*.o -o "$out" \
+  gcc -std=c11 -O3 -march=native -fopenmp $(find "$here/kernels" -type d -printf '-I%p ') -I"$here/harness/base" -I"$d" -D_GNU_SOURCE \
+    "$here/scripts/decode-cputime.c" $(find "$d"/kernels -name '*.o') $(ls "$d"/level_*.o 2>/dev/null) "$d"/harness/base/*.o -o "$out" \
     $(pkg-config --libs libcjson inih) $(pkg-config --libs openblas 2>/dev/null || true) -lm
   bins+=("$out")
 done

@@ -39,8 +39,8 @@ build)
   for l in avx2 avx512; do
     make -s -j"$(nproc)" BLAS=0 ISA=$l BUILDDIR="$K/$l" "$K/$l/unit_tests"
     a=$([ $l = avx2 ] && echo x86-64-v3 || echo x86-64-v4)
-    gcc -std=c11 -O3 -march=$a -mtune=generic -fopenmp -Ikernels -Iharness/base -I"$K/$l" -D_GNU_SOURCE \
-      scripts/decode-cputime.c "$K/$l"/kernels/*.o "$K/$l"/harness/base/*.o -o "$K/$l/decode-cputime" \
+    gcc -std=c11 -O3 -march=$a -mtune=generic -fopenmp $(find kernels -type d -printf '-I%p ') -Iharness/base -I"$K/$l" -D_GNU_SOURCE \
+      scripts/decode-cputime.c $(find "$K/$l"/kernels -name '*.o') "$K/$l"/harness/base/*.o -o "$K/$l/decode-cputime" \
       $(pkg-config --libs libcjson inih) -lm
   done
   mkdir -p "$K/lib"

@@ -5,13 +5,7 @@
 typedef __m256i hr_vi;
 
 /* AVX2 usable and CPUID.(7,1):EAX bit 4, AVX-VNNI. */
-static inline int hr_cpu_avxvnni(void)
-{
-    unsigned a, b, c, d;
-    if (!__builtin_cpu_supports("avx2")) return 0;
-    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
-    return a >> 4 & 1;
-}
+static inline int hr_cpu_avxvnni(void) { return __builtin_cpu_supports("avx2") && hr_cpuid_bit(7, 1, 0, 4); }
 #if defined(HR_I8_EMU)
 /* decode_i8e.c's instance, for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder
  * Lake): vpdpbusd spelled as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd

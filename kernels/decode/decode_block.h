@@ -47,6 +47,17 @@
 #define DECODE_BLOCK_KV_Q8 128 /* q8_0 there, read in rows (HEADROOM_DECODE_KV=rows)   */
 #define DECODE_BLOCK_KV_Q8T 256 /* q8_0 there, read in 16-key tiles (the default)     */
 
+/* Register tiles of the block steps (decode_kv.c, decode_i8.c): RT query rows by 4 keys
+ * in the scores (RT x 4 accumulators), RT rows by XG vectors of d in P·V (RT x XG
+ * accumulators): 21 of AVX-512's 32 registers (the generic level likewise; decode_kv.c's
+ * avx2 level takes decode_kvh.h's tiles). */
+#if HR_VW >= 16
+#define RT 4
+#else
+#define RT 2
+#endif
+#define XG 4
+
 static inline size_t round16(size_t n) { return (n + 15) & ~(size_t)15; } /* floats -> 64 B */
 
 /* Everything a thread needs to know about the call. */
@@ -289,10 +300,10 @@ void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int 
                           float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
 /* Whether that path scores by vdpbf16ps on Q in bf16: a bf16 Q as given, or an f32/f16
- * Q rounded to bf16 (nearest even) unless HEADROOM_DECODE_Q=exact (decode.c's
- * hr_decode_q_exact), as llama.cpp rounds Q to the type of K's dot product. */
+ * Q rounded to bf16 (nearest even) unless HEADROOM_DECODE_Q=exact (hr_decode_q_env),
+ * as llama.cpp rounds Q to the type of K's dot product. */
 int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
-int hr_decode_q_exact(void);
+int hr_decode_q_env(void); /* HEADROOM_DECODE_Q: 1 exact, 0 auto or unset, -1 anything else */
 
 /* Where the block steps' prefetches (pf_step) put the next block's K and V lines:
  * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 at the

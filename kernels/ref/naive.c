@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "headroom.h"
+#include "ref_softmax.h"
 
 static size_t naive_workspace(const hr_problem *p, const hr_tune *t)
 {
@@ -38,12 +39,7 @@ static int naive_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
             for (int i = 0; i < Nq; i++) {
                 const int end = hr_causal_end(p, i);
                 float *s = S + (size_t)i * Nk;
-                float m = -INFINITY, sum = 0;
-                for (int j = 0; j < end; j++) m = s[j] > m ? s[j] : m;
-                for (int j = 0; j < end; j++) {
-                    s[j] = expf(s[j] - m);
-                    sum += s[j];
-                }
+                const float sum = hr_ref_exp_row(s, end);
                 for (int j = 0; j < end; j++) s[j] /= sum;
             }
             /* O = P · V; a row with no visible key stays zero. */

@@ -379,21 +379,10 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
     }
 }
 
-/* HEADROOM_DECODE_Q=exact: the scores from Q's values as given (a bf16 cache's fp32 FMA
- * scores, decode_bf16.c); unset or auto: Q rounded to K's type where a dot product
- * instruction takes it, as llama.cpp does. */
-static int decode_q_env(void) /* 1 exact, 0 auto or unset, -1 anything else */
-{
-    const char *e = getenv("HEADROOM_DECODE_Q");
-    return !e || !*e || !strcmp(e, "auto") ? 0 : !strcmp(e, "exact") ? 1 : -1;
-}
-
-int hr_decode_q_exact(void) { return decode_q_env() == 1; }
-
 static const char *decode_applicable(const hr_problem *p)
 {
     if (p->seq_q > DECODE_MAX_Q) return "decode takes at most 16 query rows per head (Nq <= 16)";
-    if (decode_q_env() < 0) return "HEADROOM_DECODE_Q must be auto or exact";
+    if (hr_decode_q_env() < 0) return "HEADROOM_DECODE_Q must be auto or exact";
     if (hr_decode_pf_env() < 0) return "HEADROOM_DECODE_PF must be auto, l1 or l2";
     if (hr_decode_kv_env() < 0) return "HEADROOM_DECODE_KV must be auto or rows";
     return hr_decode_i8_env_error(p->kv_dtype);

@@ -45,7 +45,34 @@ typedef struct {
     int dot;         /* HR_FT_BF16DOT, HR_FT_AMX: q, kt, vp hold bf16 (flash_bf16.c);
                       * amx: d, Bkv and the stack padded to 32 (flash_amx.c)         */
     float qscale;    /* bf16dot: scale * log2 e, applied to the scores, not to Q  */
+    const struct hr_ft_step *step; /* with dot, its path's step (hr_ft_set_path)      */
 } hr_ft_ws;
+
+/* A bf16 path's step (flash_path.c's table): a Q row into the stack, the stack through
+ * the K/V tiles, and its own layout of the slab (NULL: hr_ft_bind's). */
+typedef struct hr_ft_step {
+    int dot; /* HR_FT_CONVERT, HR_FT_BF16DOT, HR_FT_AMX: w->dot */
+    void (*load_q)(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
+    void (*attend)(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v, ptrdiff_t v_sn);
+    void (*bind)(hr_ft_ws *w);
+} hr_ft_step;
+
+/* Ablation where no hardware counter can be read (the Intel budget): a -DHR_FT_ABLATE build
+ * reads HR_FT_ABLATE=BITS and skips 1 softmax, 2 O += P V, 4 packing after a stack's first
+ * tile, 8 the next tile's prefetch, 16 each micro-tile's own Q and O (the first's, L1-hot).
+ * Its results are wrong by design; without the flag ft_skip is 0 and compiles away. */
+#ifdef HR_FT_ABLATE
+#include <stdlib.h>
+static inline int ft_skip(int bit)
+{
+    static int bits = -1; /* a benign race: every thread stores the same value */
+    if (bits < 0) bits = getenv("HR_FT_ABLATE") ? atoi(getenv("HR_FT_ABLATE")) : 0;
+    return bits & bit;
+}
+#else
+#define ft_skip(bit) 0
+#endif
+
 
 /* Bytes of one thread's slab for a stack of rows_cap rows (a multiple of 64). */
 size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d);
@@ -70,7 +97,7 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *k, ptrdiff_t
                     const void *v, ptrdiff_t v_sn);
 void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row);
 
-/* The paths of bf16 Q and K/V (flash_amx.c chooses, flash_bf16.c and flash_amx.c run):
+/* The paths of bf16 Q and K/V (flash_path.c's table chooses, flash_bf16.c and flash_amx.c run):
  * hr_ft_dot_ok: the path p takes on this CPU and build: HR_FT_AMX where the CPU has AMX
  * (and the OS grants it), else HR_FT_BF16DOT where it has AVX512-BF16, else HR_FT_CONVERT
  * (always for other type pairs); HEADROOM_FLASH_PATH=convert|bf16dot|amx forces one for
@@ -83,7 +110,12 @@ enum { HR_FT_CONVERT = 0, HR_FT_BF16DOT = 1, HR_FT_AMX = 2 };
 int hr_ft_dot_ok(const hr_problem *p);
 const char *hr_ft_why_not(const hr_problem *p);
 const char *hr_ft_path(const hr_problem *p);
+/* Sets w's path (hr_ft_dot_ok's value): its step, its layout of the slab. */
 void hr_ft_set_path(hr_ft_ws *w, int path);
+/* flash_amx.c's parts: whether this level, CPU and OS run it (NULL) or why not, and its
+ * layout of the slab bound to w (the slab zeroed). */
+const char *hr_ft_amx_why_not(void);
+void hr_ft_amx_bind(hr_ft_ws *w);
 /* Bytes the amx path lays a slab out in (0 where this level has no AMX code): the slab is
  * the larger of the two (hr_ft_slab_bytes). */
 size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d);

@@ -75,15 +75,6 @@
  * to back as one span, aligned too (decode_block.h, pf_rows_s); the others as before. */
 #define KV_SPAN(t) ((t) == HR_F16 || (t) == HR_BF16 ? PF_ALIGNED : HR_DECODE_PF_SPAN)
 
-/* Register tiles: RT query rows by 4 keys in the scores (RT x 4 accumulators), RT rows
- * by XG vectors of d in P·V (RT x XG accumulators): 21 of AVX-512's 32 registers (the
- * generic level likewise; the avx2 level takes decode_kvh.h's tiles). */
-#if HR_VW >= 16
-#define RT 4
-#else
-#define RT 2
-#endif
-#define XG 4
 #define PV_BLOCK_ALIGNED (XG * HR_VW % HR_QBLOCK == 0)
 /* f32's scores step the V prefetch once every PF_X vectors of d in each row tile: 4
  * lines a step at H32/8 d128 on both levels (a line per vector at AVX2 costs its own
@@ -347,22 +338,22 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
 #endif
 }
 
+/* An out-of-line instance NAME of the block step STEP for type T (hr_decode_block_kv's
+ * arguments). */
+#define DKV_OWN(NAME, STEP, T)                                                                                 \
+    static __attribute__((noinline)) void NAME(const dctx *c, int b, int g, int jb, int n, const int *end,    \
+                                               const float *q, float *s, dstate st, int nv, int n2, int jpf_v, \
+                                               int jpf_k)                                                      \
+    {                                                                                                          \
+        STEP(c, T, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);                                          \
+    }
+
 #if defined(HR_VEC_AVX2)
 /* q8_0/q4_0 at avx2 out of line: inlined beside the other types, pv_kv_q's weights on
  * the stack and its registers made f32, f16 and bf16 slower (same code, their frame and
  * allocation changed; perf-log 0216). */
-static __attribute__((noinline)) void block_kv_q8(const dctx *c, int b, int g, int jb, int n, const int *end,
-                                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
-                                                  int jpf_k)
-{
-    block_kv(c, HR_Q8_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-}
-static __attribute__((noinline)) void block_kv_q4(const dctx *c, int b, int g, int jb, int n, const int *end,
-                                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
-                                                  int jpf_k)
-{
-    block_kv(c, HR_Q4_0, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-}
+DKV_OWN(block_kv_q8, block_kv, HR_Q8_0)
+DKV_OWN(block_kv_q4, block_kv, HR_Q4_0)
 #endif
 
 #if defined(HR_VEC_AVX2)
@@ -396,18 +387,8 @@ DECODE_INLINE void block_kv_sub(const dctx *c, hr_dtype t, int b, int g, int jb,
 }
 /* Out of line as q8_0/q4_0's below: inlined, the sub-block loops made f32 slower (its
  * code unchanged; perf-log 0216). */
-static __attribute__((noinline)) void block_kv_f16(const dctx *c, int b, int g, int jb, int n, const int *end,
-                                                   const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
-                                                   int jpf_k)
-{
-    block_kv_sub(c, HR_F16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-}
-static __attribute__((noinline)) void block_kv_bf16(const dctx *c, int b, int g, int jb, int n, const int *end,
-                                                    const float *q, float *s, dstate st, int nv, int n2, int jpf_v,
-                                                    int jpf_k)
-{
-    block_kv_sub(c, HR_BF16, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-}
+DKV_OWN(block_kv_f16, block_kv_sub, HR_F16)
+DKV_OWN(block_kv_bf16, block_kv_sub, HR_BF16)
 #endif
 
 void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
@@ -442,7 +423,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 #define CVT_INT "scalar convert"
 #endif
 
-#if !defined(HR_DECODE_PF_COPY) /* decode_kv_l1.c: the block step alone */
+#if !defined(HR_DECODE_PF_COPY) /* the L1 copy (decode_kv_l1.o): the block step alone */
 int hr_decode_pf_env(void)
 {
     const char *e = getenv("HEADROOM_DECODE_PF");

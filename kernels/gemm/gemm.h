@@ -4,12 +4,20 @@
 
 #include <stddef.h>
 
+#ifndef HR_HAVE_BLAS /* the Makefile says; a tool built outside it has no BLAS back end */
+#define HR_HAVE_BLAS 0
+#endif
+
 /* Back ends, chosen at run time. HR_GEMM_BLAS exists only when built with OpenBLAS
  * (HR_HAVE_BLAS=1); hr_gemm_available says which ones this binary has. */
 typedef enum { HR_GEMM_OWN = 0, HR_GEMM_BLAS = 1 } hr_gemm_backend;
 extern const char *const hr_gemm_names[]; /* "own", "blas", NULL */
-/* true when backend be is built into this binary. */
-int hr_gemm_available(hr_gemm_backend be);
+/* true when backend be is built into this binary (inline: the levels' GEMM asks it
+ * without calling up into dispatch.c). */
+static inline int hr_gemm_available(hr_gemm_backend be)
+{
+    return be == HR_GEMM_OWN || (be == HR_GEMM_BLAS && HR_HAVE_BLAS);
+}
 
 /* Scratch bytes hr_sgemm needs for these sizes and threads (0 for the BLAS back end,
  * which manages its own). Allocate it 64-byte aligned, outside any timed region. */

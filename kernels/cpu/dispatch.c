@@ -143,8 +143,6 @@ int hr_isa_select(const char *name)
 
 const char *const hr_gemm_names[] = {"own", "blas", NULL};
 
-int hr_gemm_available(hr_gemm_backend be) { return be == HR_GEMM_OWN || (be == HR_GEMM_BLAS && HR_HAVE_BLAS); }
-
 size_t hr_sgemm_workspace(hr_gemm_backend be, int M, int N, int K, int threads)
 {
     return hr_isa_now()->sgemm_workspace(be, M, N, K, threads);

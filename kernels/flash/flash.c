@@ -129,25 +129,6 @@
 #define FT_GROUP 4
 #endif
 
-#ifndef HR_FT_PF
-#define HR_FT_PF 3
-#endif
-
-/* Ablation where no hardware counter can be read (the Intel budget): a -DHR_FT_ABLATE build
- * reads HR_FT_ABLATE=BITS and skips 1 softmax, 2 O += P V, 4 packing after a stack's first
- * tile, 8 the next tile's prefetch, 16 each micro-tile's own Q and O (the first's, L1-hot).
- * Its results are wrong by design; without the flag ft_skip is 0 and compiles away. */
-#ifdef HR_FT_ABLATE
-static int ft_skip(int bit)
-{
-    static int bits = -1; /* a benign race: every thread stores the same value */
-    if (bits < 0) bits = getenv("HR_FT_ABLATE") ? atoi(getenv("HR_FT_ABLATE")) : 0;
-    return bits & bit;
-}
-#else
-#define ft_skip(bit) 0
-#endif
-
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static int round_up(int a, int m) { return ceil_div(a, m) * m; }
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -156,43 +137,8 @@ static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 
 int hr_ft_mr(void) { return MR; }
 
-/* Bq, the rows of a work item (a multiple of MR): a K/V tile's packing (2*d*Bkv moves and
- * their misses) is spread over Bq*Bkv*d*2 FMAs, so a larger stack spends less on the K/V
- * stream. Its Q and O (2*Bq*d*4 B) are reread once per tile, 4/Bkv B per FMA whatever Bq
- * (~1 GB/s at 120 GFLOP/s and Bkv 256; L3 would feed it), so the stack need not sit in
- * L2: Bq is 3/4 of hr_machine's L2 (1 MiB when unknown) over 8d bytes a row, 12 to 768
- * rows (generic: 192), and hr_ft_default_rows shrinks it, not below 192, where a
- * shape would leave a thread fewer than FT_ITEMS items. Bkv: the packed tile kt + vp
- * (2*d*Bkv*4 B) is reread by every micro-tile group, so it stays within a quarter of L2:
- * on AVX-512 256 keys halved until it does (d 128 on 1 MiB: 256), fewer per-tile O loads
- * and stores and tile set-ups; AVX2 64 (256 level there). 768 rows by 256 keys beat
- * smaller stacks and tiles (perf-log 0219). */
-static size_t l2_of(const hr_machine *m) { return m && m->l2 ? m->l2 : (size_t)1 << 20; }
-#if defined(HR_VEC_AVX2) || defined(HR_VEC_AVX512)
-#define BQ_MAX 768
-#else
-#define BQ_MAX 192
-#endif
 #define BQ_FLOOR 192 /* hr_ft_default_rows shrinks a stack no further */
 #define FT_ITEMS 4   /* work items per thread it keeps (dynamic schedule, heaviest first) */
-
-int hr_ft_default_block_kv(const hr_machine *m, int d)
-{
-#if defined(HR_VEC_AVX512)
-    int bkv = 256; /* halved until kt + vp fit a quarter of L2 */
-    while (bkv > 64 && 2L * d * bkv * 4 > (long)(l2_of(m) / 4)) bkv /= 2;
-    return bkv;
-#else
-    (void)m, (void)d;
-    return 64;
-#endif
-}
-
-int hr_ft_default_block_q(const hr_machine *m, int d)
-{
-    long bq = (long)(l2_of(m) / 4 * 3) / (8L * d) / 12 * 12;
-    return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
-}
 
 int hr_ft_default_rows(int n, int cap, int group, int mult, long units, int threads)
 {
@@ -234,6 +180,7 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->vp = (float *)p, p += align64((size_t)w->bkvp * (size_t)w->dp * f);
     w->s = (float *)p;
     w->dot = 0;
+    w->step = NULL;
     w->qscale = 1;
 }
 
@@ -264,7 +211,7 @@ static void load_row16(hr_dtype t, const void *src, float *dst, int n)
 void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qscale, int end_r)
 {
     if (w->dot) {
-        hr_ft_dot_load_q(w, r, q_row, qscale, end_r);
+        w->step->load_q(w, r, q_row, qscale, end_r);
         return;
     }
     if (qt == HR_F32) {
@@ -342,33 +289,6 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int nco
     }
 }
 
-/* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
- * every tile waits on L3/DRAM latency (perf-log 0219), since
- * the next tile's rows start on new pages the hardware prefetcher has not seen. */
-void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
-{
-    for (int j = a; j < b; j++) {
-        const char *row = (const char *)base + j * sn;
-        const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63);
-        for (; line < row + rb; line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
-    }
-}
-
-int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
-                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
-{
-    const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
-    if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
-        const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-        hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
-    }
-    int lim = 0;
-    for (int r = 0; r < mr; r++)
-        if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
-    return lim < nk ? lim : nk;
-}
-
 /* The conversion path's packing: a bf16/f16 K tile converted row by row into vp (free
  * until pack_v, dp floats a row), then transposed like an fp32 one; a V tile converted
  * straight into vp (its zero padding to dp included). */
@@ -406,7 +326,7 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                     const void *vx, ptrdiff_t v_sn)
 {
     if (w->dot) {
-        hr_ft_dot_attend(w, rows, kx, k_sn, vx, v_sn);
+        w->step->attend(w, rows, kx, k_sn, vx, v_sn);
         return;
     }
     const int d = w->d, dp = w->dp, ld = w->bkvp;

@@ -140,31 +140,16 @@ static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, in
 #define PV_ARGS nk, p, ldp, vp, ldv, o, ldo
 typedef void qk_fn(QK_PARAMS);
 typedef void pv_fn(PV_PARAMS);
-static void qk1w(QK_PARAMS) { mm_body(1, NV, QK_ARGS, 0); }
-static void qk2w(QK_PARAMS) { mm_body(2, NV, QK_ARGS, 0); }
-static void qk3w(QK_PARAMS) { mm_body(3, NV, QK_ARGS, 0); }
-static void qk4w(QK_PARAMS) { mm_body(4, NV, QK_ARGS, 0); }
-static void qk1n(QK_PARAMS) { mm_body(1, 1, QK_ARGS, 0); }
-static void qk2n(QK_PARAMS) { mm_body(2, 1, QK_ARGS, 0); }
-static void qk3n(QK_PARAMS) { mm_body(3, 1, QK_ARGS, 0); }
-static void qk4n(QK_PARAMS) { mm_body(4, 1, QK_ARGS, 0); }
-static void pv1w(PV_PARAMS) { mm_body(1, NV, PV_ARGS, 1); }
-static void pv2w(PV_PARAMS) { mm_body(2, NV, PV_ARGS, 1); }
-static void pv3w(PV_PARAMS) { mm_body(3, NV, PV_ARGS, 1); }
-static void pv4w(PV_PARAMS) { mm_body(4, NV, PV_ARGS, 1); }
-static void pv1n(PV_PARAMS) { mm_body(1, 1, PV_ARGS, 1); }
-static void pv2n(PV_PARAMS) { mm_body(2, 1, PV_ARGS, 1); }
-static void pv3n(PV_PARAMS) { mm_body(3, 1, PV_ARGS, 1); }
-static void pv4n(PV_PARAMS) { mm_body(4, 1, PV_ARGS, 1); }
+/* qk<R>w / qk<R>n: S's micro-kernel for R rows, NV vectors wide or one; pv<R>w, pv<R>n: O's. */
+#define QK_FN(R, X, W) static void qk##R##X(QK_PARAMS) { mm_body(R, W, QK_ARGS, 0); }
+#define PV_FN(R, X, W) static void pv##R##X(PV_PARAMS) { mm_body(R, W, PV_ARGS, 1); }
+QK_FN(1, w, NV) QK_FN(2, w, NV) QK_FN(3, w, NV) QK_FN(4, w, NV)
+QK_FN(1, n, 1) QK_FN(2, n, 1) QK_FN(3, n, 1) QK_FN(4, n, 1)
+PV_FN(1, w, NV) PV_FN(2, w, NV) PV_FN(3, w, NV) PV_FN(4, w, NV)
+PV_FN(1, n, 1) PV_FN(2, n, 1) PV_FN(3, n, 1) PV_FN(4, n, 1)
 #if MR == 6
-static void qk5w(QK_PARAMS) { mm_body(5, NV, QK_ARGS, 0); }
-static void qk6w(QK_PARAMS) { mm_body(6, NV, QK_ARGS, 0); }
-static void qk5n(QK_PARAMS) { mm_body(5, 1, QK_ARGS, 0); }
-static void qk6n(QK_PARAMS) { mm_body(6, 1, QK_ARGS, 0); }
-static void pv5w(PV_PARAMS) { mm_body(5, NV, PV_ARGS, 1); }
-static void pv6w(PV_PARAMS) { mm_body(6, NV, PV_ARGS, 1); }
-static void pv5n(PV_PARAMS) { mm_body(5, 1, PV_ARGS, 1); }
-static void pv6n(PV_PARAMS) { mm_body(6, 1, PV_ARGS, 1); }
+QK_FN(5, w, NV) QK_FN(6, w, NV) QK_FN(5, n, 1) QK_FN(6, n, 1)
+PV_FN(5, w, NV) PV_FN(6, w, NV) PV_FN(5, n, 1) PV_FN(6, n, 1)
 static qk_fn *const qk_wide[MR + 1] = {NULL, qk1w, qk2w, qk3w, qk4w, qk5w, qk6w};
 static qk_fn *const qk_one[MR + 1] = {NULL, qk1n, qk2n, qk3n, qk4n, qk5n, qk6n};
 static pv_fn *const pv_wide[MR + 1] = {NULL, pv1w, pv2w, pv3w, pv4w, pv5w, pv6w};

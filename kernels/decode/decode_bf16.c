@@ -63,8 +63,17 @@
 /* bf16 weights per row of P: the block's keys padded to 32. */
 static inline size_t pb_stride(const dctx *c) { return ((size_t)c->kbp + 31) & ~(size_t)31; }
 
-#if !defined(HR_DECODE_PF_COPY) /* decode_bf16_l1.c: the block step alone */
+#if !defined(HR_DECODE_PF_COPY) /* the L1 copy (decode_bf16_l1.o): the block step alone */
 size_t hr_decode_bf16_sf(const dctx *c) { return round16((size_t)c->R * pb_stride(c) / 2); }
+
+/* HEADROOM_DECODE_Q=exact: the scores from Q's values as given (a bf16 cache's fp32 FMA
+ * scores, decode_bf16.c); unset or auto: Q rounded to K's type where a dot product
+ * instruction takes it, as llama.cpp does. */
+int hr_decode_q_env(void) /* 1 exact, 0 auto or unset, -1 anything else */
+{
+    const char *e = getenv("HEADROOM_DECODE_Q");
+    return !e || !*e || !strcmp(e, "auto") ? 0 : !strcmp(e, "exact") ? 1 : -1;
+}
 #endif
 
 #if defined(HR_HAVE_BF16DOT)
@@ -90,7 +99,7 @@ int hr_decode_bf16_on(hr_dtype t, int d)
 
 int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d)
 {
-    return hr_decode_bf16_on(t, d) && (qt == HR_BF16 || !hr_decode_q_exact());
+    return hr_decode_bf16_on(t, d) && (qt == HR_BF16 || hr_decode_q_env() != 1);
 }
 
 const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)

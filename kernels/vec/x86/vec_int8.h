@@ -45,8 +45,9 @@
     (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define HR_HAVE_I8DOT 1
 
-#include <cpuid.h>
 #include <immintrin.h>
+
+#include "cpu_vendor.h"
 
 /* HR_I8_SK 1 where q8_0's K and V stay signed and the int8 dots take the sign trick
  * (vec_int8_avx2.h's HR_I8_EMU instance: hr_vi_abs8, hr_vi_dot_sk); 0: K + 128 (vpdpbusd) */
@@ -69,13 +70,7 @@ typedef __m128i hr_xi4;
 typedef __m512i hr_vi;
 
 /* AVX-512F usable and CPUID.(7,0):ECX bit 11, AVX512_VNNI. */
-static inline int hr_cpu_i8dot(void)
-{
-    unsigned a, b, c, d;
-    if (!__builtin_cpu_supports("avx512f")) return 0;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-    return c >> 11 & 1;
-}
+static inline int hr_cpu_i8dot(void) { return __builtin_cpu_supports("avx512f") && hr_cpuid_bit(7, 0, 2, 11); }
 
 #define HR_I8_INLINE static inline __attribute__((always_inline)) HR_I8_TARGET
 /* Each 256-bit half of r[0..7] an 8 x 8 matrix of dwords (row p = r[p]), transposed:

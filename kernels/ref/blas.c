@@ -18,6 +18,7 @@
 #include <omp.h>
 
 #include "headroom.h"
+#include "ref_softmax.h"
 
 static size_t blas_workspace(const hr_problem *p, const hr_tune *t)
 {
@@ -33,12 +34,7 @@ static void softmax_rows(const hr_problem *p, float *S, int threads)
     for (int i = 0; i < Nq; i++) {
         const int end = hr_causal_end(p, i);
         float *s = S + (size_t)i * Nk;
-        float m = -INFINITY, sum = 0;
-        for (int j = 0; j < end; j++) m = s[j] > m ? s[j] : m;
-        for (int j = 0; j < end; j++) {
-            s[j] = expf(s[j] - m);
-            sum += s[j];
-        }
+        const float sum = hr_ref_exp_row(s, end);
         const float inv = end > 0 ? 1.0f / sum : 0.0f;
         for (int j = 0; j < end; j++) s[j] *= inv;
         for (int j = end; j < Nk; j++) s[j] = 0;

@@ -217,10 +217,6 @@ static int dq_of(const hr_ft_ws *w) { return (w->d + 1) & ~1; }
 
 HR_BF16_TARGET void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r)
 {
-    if (w->dot == HR_FT_AMX) {
-        hr_ft_amx_load_q(w, r, q_row, qscale, end_r);
-        return;
-    }
     const int d = w->d, dq = dq_of(w);
     uint16_t *q = (uint16_t *)w->q + (size_t)r * dq;
     for (int c = 0; c < d; c += 2 * VW) { /* in registers: a libc call a row cost more (perf-log 0225) */
@@ -370,10 +366,6 @@ static HR_BF16_TARGET void pv_run(hr_ft_ws *w, pv_tile t, const sm_job *jobs, in
 HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
                                      const void *vx, ptrdiff_t v_sn)
 {
-    if (w->dot == HR_FT_AMX) {
-        hr_ft_amx_attend(w, rows, kx, k_sn, vx, v_sn);
-        return;
-    }
     const int d = w->d, ld = w->bkvp, dq = dq_of(w);
     const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);

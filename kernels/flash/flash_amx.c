@@ -73,16 +73,8 @@
 #include "vec_bf16.h"
 #include "vec_softmax.h"
 
-/* ---- the path choice ---------------------------------------------------------------- */
-
-static const char *forced(void)
-{
-    const char *e = getenv("HEADROOM_FLASH_PATH");
-    return e && *e ? e : NULL;
-}
-
 /* NULL where this level, CPU and OS run the amx path, else why not. */
-static const char *amx_why_not(void)
+const char *hr_ft_amx_why_not(void)
 {
 #if defined(HR_HAVE_AMX)
     const char *no = hr_ft_bf16_why_not(); /* the softmax is flash_bf16.c's */
@@ -92,65 +84,11 @@ static const char *amx_why_not(void)
 #endif
 }
 
-const char *hr_ft_why_not(const hr_problem *p)
-{
-    static _Thread_local char why[320];
-    const char *e = forced();
-    if (!e) return NULL;
-    if (strcmp(e, "convert") && strcmp(e, "bf16dot") && strcmp(e, "amx")) {
-        snprintf(why, sizeof why, "HEADROOM_FLASH_PATH=%.60s: not one of convert, bf16dot, amx", e);
-        return why;
-    }
-    if (p->dtype != HR_BF16 || p->kv_dtype != HR_BF16) return NULL; /* not a bf16 path's */
-    const char *no = !strcmp(e, "amx") ? amx_why_not() : !strcmp(e, "bf16dot") ? hr_ft_bf16_why_not() : NULL;
-    if (!no) return NULL;
-    snprintf(why, sizeof why, "HEADROOM_FLASH_PATH=%s: %s", e, no);
-    return why;
-}
-
-int hr_ft_dot_ok(const hr_problem *p)
-{
-    if (p->dtype != HR_BF16 || p->kv_dtype != HR_BF16 || hr_ft_why_not(p)) return HR_FT_CONVERT;
-    const char *e = forced();
-    if (e) return !strcmp(e, "amx") ? HR_FT_AMX : !strcmp(e, "bf16dot") ? HR_FT_BF16DOT : HR_FT_CONVERT;
-    if (!amx_why_not()) return HR_FT_AMX;
-    return hr_ft_bf16_why_not() ? HR_FT_CONVERT : HR_FT_BF16DOT;
-}
-
-const char *hr_ft_path(const hr_problem *p)
-{
-    switch (hr_ft_dot_ok(p)) {
-    case HR_FT_AMX: return "amx tdpbf16ps, fp32 accumulate, P in bf16";
-    case HR_FT_BF16DOT: return "avx512-bf16 vdpbf16ps, fp32 accumulate, P in bf16";
-    default: break;
-    }
-    if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return HR_VEC_ISA " fp32";
-    return "convert to fp32 in packing, " HR_VEC_ISA " fp32 FMA";
-}
-
-static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
-
-/* amx: the Q (bf16) + O (fp32) stack within half of L2 (as flash.c's default), at most 512
- * rows: per row block of 32 the packing of a K/V tile (~Bkv*d/4 vector ops) is shared by
- * Bq/32 blocks; 384-512 rows beat 192 and 1024 (perf-log 0231). */
-int hr_ft_path_block_q(const hr_problem *p, const hr_machine *m)
-{
-    if (hr_ft_dot_ok(p) != HR_FT_AMX) return hr_ft_default_block_q(m, p->d_head);
-    const long l2 = m && m->l2 ? (long)m->l2 : 1L << 20, bq = l2 / 2 / (6L * (long)up((size_t)p->d_head, 32));
-    return bq >= 512 ? 512 : bq < 32 ? 32 : (int)(bq / 32 * 32);
-}
-
-/* amx: 128 keys a tile, twice flash.c's 64: the O tiles (loaded and stored once per K/V
- * tile and column pair) and the per-tile work move half as often: faster at d 128,
- * neutral at d 64 (perf-log 0231). */
-int hr_ft_path_block_kv(const hr_problem *p, const hr_machine *m)
-{
-    return hr_ft_dot_ok(p) == HR_FT_AMX ? 128 : hr_ft_default_block_kv(m, p->d_head);
-}
-
 #if defined(HR_HAVE_AMX)
 
 #define T 32 /* rows, keys and d of a 2 x 2 tile block */
+
+static size_t up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
 /* The amx layout of a slab: q [R][D] bf16, o [R][D], m [R], l [R][16], end [R],
  * kt [D/2][K] pair words, vp [K/2][D] pairs, s [T][K] fp32 scores and right after them
@@ -180,10 +118,8 @@ size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d) { return layout(r
 
 /* The slab starts at w->q (hr_ft_bind puts q first); zeroed once, so the padding rows
  * of kt, Q and O hold zeros, never stale bits. */
-void hr_ft_set_path(hr_ft_ws *w, int path)
+void hr_ft_amx_bind(hr_ft_ws *w)
 {
-    w->dot = path;
-    if (path != HR_FT_AMX) return;
     const amx_layout a = layout(w->rows_cap, w->bkv, w->d);
     char *base = (char *)w->q;
     memset(base, 0, a.total);
@@ -339,7 +275,7 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
 #else /* no AMX code in this level: hr_ft_dot_ok never gives HR_FT_AMX here */
 
 size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d) { return 0; }
-void hr_ft_set_path(hr_ft_ws *w, int path) { w->dot = path; }
+void hr_ft_amx_bind(hr_ft_ws *w) { abort(); }
 void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r) { abort(); }
 void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn)

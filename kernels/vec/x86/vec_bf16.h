@@ -46,8 +46,9 @@
 #if defined(HR_VEC_AVX512) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define HR_HAVE_BF16DOT 1
 
-#include <cpuid.h>
 #include <immintrin.h>
+
+#include "cpu_vendor.h"
 
 #define HR_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 #define HR_BF16_INLINE static inline __attribute__((always_inline)) HR_BF16_TARGET
@@ -56,13 +57,7 @@ typedef __m512i hr_vbf;
 
 /* AVX-512F usable (cpuid and the OS's XCR0, by the compiler's check) and CPUID.(7,1):EAX
  * bit 5, AVX512_BF16. */
-static inline int hr_cpu_bf16(void)
-{
-    unsigned a, b, c, d;
-    if (!__builtin_cpu_supports("avx512f")) return 0;
-    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
-    return a >> 5 & 1;
-}
+static inline int hr_cpu_bf16(void) { return __builtin_cpu_supports("avx512f") && hr_cpuid_bit(7, 1, 0, 5); }
 
 HR_BF16_INLINE hr_vbf hr_vbf_load(const void *p) { return _mm512_loadu_si512(p); }
 HR_BF16_INLINE void hr_vbf_store(void *p, hr_vbf x) { _mm512_storeu_si512(p, x); }

@@ -128,24 +128,10 @@ static inline hr_vf hr_vfma(hr_vf a, hr_vf b, hr_vf c) { return _mm512_fmadd_ps(
 static inline float hr_vreduce_add(hr_vf v) { return _mm512_reduce_add_ps(v); }
 static inline float hr_vreduce_max(hr_vf v) { return _mm512_reduce_max_ps(v); }
 
-static inline hr_vf hr_vexp(hr_vf x)
+static inline hr_vf hr_vmin_(hr_vf a, hr_vf b) { return _mm512_min_ps(a, b); }
+/* hr_vexp's end: y scaled by 2^n, 0 where x < HR_EXP_LO, x itself where x is NaN. */
+static inline hr_vf hr_vexp_end_(hr_vf y, hr_vf n, hr_vf x)
 {
-    /* min/max return their second operand when either is NaN: clamp the constant
-     * first, then put NaN lanes back at the end. */
-    hr_vf xc = _mm512_min_ps(x, _mm512_set1_ps(HR_EXP_HI));
-    xc = _mm512_max_ps(xc, _mm512_set1_ps(HR_EXP_LO));
-    hr_vf t = _mm512_mul_ps(xc, _mm512_set1_ps(HR_EXP_LOG2E));
-    hr_vf n = _mm512_sub_ps(_mm512_add_ps(t, _mm512_set1_ps(HR_EXP_MAGIC)),
-                            _mm512_set1_ps(HR_EXP_MAGIC));
-    hr_vf r = _mm512_fmadd_ps(n, _mm512_set1_ps(-HR_EXP_C1), xc);
-    r = _mm512_fmadd_ps(n, _mm512_set1_ps(-HR_EXP_C2), r);
-    hr_vf p = _mm512_set1_ps(HR_EXP_P0);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(HR_EXP_P1));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(HR_EXP_P2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(HR_EXP_P3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(HR_EXP_P4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(HR_EXP_P5));
-    hr_vf y = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
     __m512i e = _mm512_slli_epi32(
         _mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23);
     y = _mm512_mul_ps(y, _mm512_castsi512_ps(e));
@@ -198,23 +184,10 @@ static inline float hr_vreduce_max(hr_vf v)
     return _mm_cvtss_f32(s);
 }
 
-static inline hr_vf hr_vexp(hr_vf x)
+static inline hr_vf hr_vmin_(hr_vf a, hr_vf b) { return _mm256_min_ps(a, b); }
+/* hr_vexp's end, as the AVX-512 one above. */
+static inline hr_vf hr_vexp_end_(hr_vf y, hr_vf n, hr_vf x)
 {
-    /* Same steps as the AVX-512 version above. */
-    hr_vf xc = _mm256_min_ps(x, _mm256_set1_ps(HR_EXP_HI));
-    xc = _mm256_max_ps(xc, _mm256_set1_ps(HR_EXP_LO));
-    hr_vf t = _mm256_mul_ps(xc, _mm256_set1_ps(HR_EXP_LOG2E));
-    hr_vf n = _mm256_sub_ps(_mm256_add_ps(t, _mm256_set1_ps(HR_EXP_MAGIC)),
-                            _mm256_set1_ps(HR_EXP_MAGIC));
-    hr_vf r = _mm256_fmadd_ps(n, _mm256_set1_ps(-HR_EXP_C1), xc);
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-HR_EXP_C2), r);
-    hr_vf p = _mm256_set1_ps(HR_EXP_P0);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(HR_EXP_P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(HR_EXP_P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(HR_EXP_P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(HR_EXP_P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(HR_EXP_P5));
-    hr_vf y = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
     __m256i e = _mm256_slli_epi32(
         _mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23);
     y = _mm256_mul_ps(y, _mm256_castsi256_ps(e));
@@ -285,6 +258,29 @@ static inline hr_vf hr_vexp(hr_vf x)
     return r;
 }
 
+#endif
+
+#if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
+/* expf on both vector ISAs, written once with their ops (hr_expf_poly's steps, lane by lane). */
+static inline hr_vf hr_vexp(hr_vf x)
+{
+    /* min/max return their second operand when either is NaN: clamp the constant
+     * first, then put NaN lanes back at the end. */
+    hr_vf xc = hr_vmin_(x, hr_vset1(HR_EXP_HI));
+    xc = hr_vmax(xc, hr_vset1(HR_EXP_LO));
+    hr_vf t = hr_vmul(xc, hr_vset1(HR_EXP_LOG2E));
+    hr_vf n = hr_vsub(hr_vadd(t, hr_vset1(HR_EXP_MAGIC)), hr_vset1(HR_EXP_MAGIC));
+    hr_vf r = hr_vfma(n, hr_vset1(-HR_EXP_C1), xc);
+    r = hr_vfma(n, hr_vset1(-HR_EXP_C2), r);
+    hr_vf p = hr_vset1(HR_EXP_P0);
+    p = hr_vfma(p, r, hr_vset1(HR_EXP_P1));
+    p = hr_vfma(p, r, hr_vset1(HR_EXP_P2));
+    p = hr_vfma(p, r, hr_vset1(HR_EXP_P3));
+    p = hr_vfma(p, r, hr_vset1(HR_EXP_P4));
+    p = hr_vfma(p, r, hr_vset1(HR_EXP_P5));
+    hr_vf y = hr_vadd(hr_vfma(p, hr_vmul(r, r), r), hr_vset1(1.0f));
+    return hr_vexp_end_(y, n, x);
+}
 #endif
 
 /* ---- reduced-precision loads ------------------------------------------------------ */

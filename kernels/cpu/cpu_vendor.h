@@ -6,6 +6,21 @@
 #include <cpuid.h>
 #endif
 
+/* Bit `bit` of register reg (0 EAX, 1 EBX, 2 ECX, 3 EDX) of cpuid leaf, subleaf sub: a
+ * feature flag; 0 where the leaf is past the CPU's range (the vector layer's run-time
+ * checks: hr_cpu_bf16, hr_cpu_i8dot, hr_cpu_avxvnni). */
+static inline int hr_cpuid_bit(unsigned leaf, unsigned sub, int reg, int bit)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned r[4];
+    if (!__get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3])) return 0;
+    return r[reg] >> bit & 1;
+#else
+    (void)leaf, (void)sub, (void)reg, (void)bit;
+    return 0;
+#endif
+}
+
 /* An Intel CPU: cpuid leaf 0's vendor "GenuineIntel". */
 static inline int hr_cpu_intel(void)
 {
