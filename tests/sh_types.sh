@@ -41,7 +41,7 @@ fi
 expect decode_list_paths 0 'f32/kv=q8_0 +[a-z0-9]+ (.*vpdpbusd q8_0.*Q as q8_0|q8_0 vpmovsxbd|q8_0 scalar convert)' -- $B list
 expect decode_forced_convert 0 'f32/kv=q4_0 +[a-z0-9]+ q4_0 nibble unpack in registers' -- env HEADROOM_DECODE_PATH=convert $B list
 expect decode_bad_path_env 2 'HEADROOM_DECODE_PATH must be auto, convert, int8, bf16dot or emu' -- env HEADROOM_DECODE_PATH=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
-# q8_0 and q4_0 on AVX2 without AVX-VNNI: the int8 step by vpmaddubsw + vpmaddwd (decode_i8e.c),
+# q8_0 and q4_0 on AVX2 without AVX-VNNI: the int8 step by vpmaddubsw + vpmaddwd (decode_i8.c's decode_i8e copy),
 # taken there by default and forced anywhere the avx2 level runs by HEADROOM_DECODE_PATH=emu;
 # q8_0 by the sign trick (K signed), its P·V weights within 127 (the path says s8).
 if $B list | grep -Eq '^  avx2 +runs on this CPU'; then

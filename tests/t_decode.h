@@ -26,7 +26,7 @@ static inline int decode_path_names(hr_dtype kv, const char *word)
 }
 
 /* The int8 step's instances a test runs: 0 the CPU's (auto), 1 the vpmaddubsw one
- * (decode_i8e.c, HEADROOM_DECODE_PATH=emu) where this level has it: returns whether
+ * (decode_i8.c's decode_i8e copy, HEADROOM_DECODE_PATH=emu) where this level has it: returns whether
  * instance `emu` runs here, with the environment set for it. */
 static inline int int8_instance(int emu)
 {

@@ -585,7 +585,7 @@ HR_TEST(decode_path_env)
     CHECK(hr_kernel_why_not(k, &p) == NULL);
 }
 
-/* HEADROOM_DECODE_PF: the block steps' L1 copies (decode_*_l1.c) differ from the L2 ones
+/* HEADROOM_DECODE_PF: the block steps' _l1 copies (Makefile VARIANTS) differ from the L2 ones
  * only in the prefetch hint, so every type gives the same bits either way, on blocks
  * cut short (Nkv 1000, 1 and 3 threads, a split head); the path says which ran, and a
  * bad value is refused. */

@@ -176,7 +176,7 @@ HR_TEST(roofline_roof_of_each_type)
           HR_ROOF_SERIES + HR_DOT_VNNI512);
     CHECK(hr_roof_for_path("avx2 avx-vnni vpdpbusd q4_0 nibbles, P·V FMA", "avx2") ==
           HR_ROOF_SERIES + HR_DOT_AVXVNNI);
-    /* q4_0 on AVX2 without VNNI (decode_i8e.c): its own dot roof, the vpmaddubsw triple's;
+    /* q4_0 on AVX2 without VNNI (decode_i8.c's decode_i8e copy): its own dot roof, the vpmaddubsw triple's;
      * with P·V by FMA that roof and avx2's in series (2 / (1/80 + 1/50)) */
     CHECK(hr_roof_for_path("avx2 int8 vpmaddubsw+vpmaddwd q4_0 nibbles, Q as q8_0, P·V vpmaddubsw+vpmaddwd (P·dv s8 "
                            "per 32 keys)", "avx2") == HR_ROOF_DOT + HR_DOT_MADDUBS);

@@ -30,7 +30,7 @@ extern const char *const hr_fma_isa_names[]; /* "avx512", "avx2", "sse2", "scala
  *                (vec_amx.h), else absent with which of the two is missing
  *   avx2_maddubs vpmaddubsw + vpmaddwd (by ones) + vpaddd ymm: 32 u8 x s8         AVX2
  *                multiply-adds into int32 = 64 ops per three instructions: the int8
- *                step of AVX2 CPUs without VNNI (decode_i8e.c)
+ *                step of AVX2 CPUs without VNNI (decode_i8.c's decode_i8e copy)
  * Counting is FMA's: 2 operations per multiply-add. bf16 figures are GFLOP/s, int8 ones
  * GOP/s (integer operations). */
 enum { HR_DOT_BF16 = 0, HR_DOT_VNNI512, HR_DOT_AVXVNNI, HR_DOT_AMX, HR_DOT_MADDUBS, HR_DOT_N };

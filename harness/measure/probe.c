@@ -162,7 +162,7 @@ __attribute__((target("avx2,avxvnni"))) static float dot_vnni_256(long iters, fl
     return sum_i32(out, CHAINS_DOT256 * 8);
 }
 
-/* AVX2 without VNNI (decode_i8e.c): vpmaddubsw (u8 x s8 pairs into int16) + vpmaddwd by
+/* AVX2 without VNNI (decode_i8.c's decode_i8e copy): vpmaddubsw (u8 x s8 pairs into int16) + vpmaddwd by
  * ones (pairs of int16 into int32) + vpaddd into the chain, 32 multiply-adds per three
  * instructions. Spelled in asm: from intrinsics the compiler would hoist the loop-invariant
  * products out of the loop (U and S are the same every iteration); here each chain issues

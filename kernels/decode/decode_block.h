@@ -224,7 +224,7 @@ DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t p
  * once per xs values of d (decode_kv.c's and decode_bf16.c's scores). */
 DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + rt - 1) / rt * ((c->d + xs - 1) / xs); }
 
-/* prefetcht1 into L2; the block steps' copies decode_*_l1.c define 3, prefetcht0 into L1 */
+/* prefetcht1 into L2; the block steps' _l1 copies (Makefile VARIANTS) define 3, prefetcht0 into L1 */
 #ifndef HR_DECODE_PF_HINT
 #define HR_DECODE_PF_HINT 2
 #endif
@@ -256,7 +256,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 /* An int8 block step for q8_0/q4_0 caches, one table per instance of decode_i8.c's
  * source: hr_decode_i8_vnni (vpdpbusd: AVX512-VNNI at the avx512 level, AVX-VNNI at
- * avx2) and hr_decode_i8_emu (decode_i8e.c: AVX2 without AVX-VNNI, vpdpbusd spelled as
+ * avx2) and hr_decode_i8_emu (the decode_i8e copy of decode_i8.c: AVX2 without AVX-VNNI, vpdpbusd spelled as
  * vpmaddubsw + vpmaddwd, q8_0 by the sign trick; on other levels only .on, which says 0).
  *   on(t)     whether decode takes it for a cache of type t (this build has it, the CPU
  *             runs it, HEADROOM_DECODE_PATH allows it); 2 where P·V is int8 too (unless
@@ -310,11 +310,11 @@ int hr_decode_q_env(void); /* HEADROOM_DECODE_Q: 1 exact, 0 auto or unset, -1 an
  * avx512 and avx2 levels on an AMD family 1Ah CPU (Zen 5), else L2: prefetcht0 pays
  * there at both levels and costs on the other CPUs measured (perf-log 0227). The hint
  * is an instruction's constant: a branch on it in pf_step costs q4_0 more than L1 gains,
- * so each block step is compiled twice, the L1 copy by decode_kv_l1.c,
- * decode_bf16_l1.c and decode_i8_l1.c (names with _l1); q4_0's vpmaddubsw instance
- * (decode_i8e.c) has none and keeps L2. decode.c's BNHD walk (attend_heads) fills L2
+ * so each block step is compiled twice: the Makefile builds decode_kv.c, decode_bf16.c
+ * and decode_i8.c again as the _l1 copies (VARIANTS); q4_0's vpmaddubsw instance
+ * (decode_i8.c's decode_i8e copy) has none and keeps L2. decode.c's BNHD walk (attend_heads) fills L2
  * with a whole block of every head ahead: prefetcht1 always. */
-int hr_decode_pf_l1(hr_dtype t); /* for a cache of type t: 0 on decode_i8e.c's instance */
+int hr_decode_pf_l1(hr_dtype t); /* for a cache of type t: 0 on the decode_i8e copy's instance */
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
 /* The path decode takes on p on this build ("avx512 f16c convert", ...). */
 const char *hr_decode_path(const hr_problem *p);

@@ -186,7 +186,7 @@ static size_t i8_sf(const dctx *c)
 /* Where block_i8 keeps its buffers inside the scores block s, after the R kbp scores (the
  * layout i8_sf sizes): pp (P·dv, or the int8 P·V's weights as bytes), sv (V block scales),
  * corr, cg, co and ci (per row, block and group: c, the offset correction and 1 / c), kvs
- * (the K and V scale pairs). The phase harness (scripts/cputime/i8phases.c) takes the same. */
+ * (the K and V scale pairs). The phase harness (studies/cputime/i8phases.c) takes the same. */
 typedef struct {
     float *pp, *sv, *corr, *cg, *ci;
     int32_t *co;

@@ -56,7 +56,7 @@
  *
  * q8_0/q4_0 on a CPU with VNNI take decode_i8.c's block step (int8 scores and int8 P·V:
  * AVX512-VNNI at the avx512 level, AVX-VNNI at avx2); q4_0 at avx2 without AVX-VNNI
- * takes its int8 scores by vpmaddubsw + vpmaddwd and fp32 P·V (decode_i8e.c);
+ * takes its int8 scores by vpmaddubsw + vpmaddwd and fp32 P·V (decode_i8.c's decode_i8e copy);
  * HEADROOM_DECODE_PATH=convert keeps them here. fp32 reads its cache at about the STREAM
  * triad or above (a read-only stream beats the triad's 12 B per element); f16 and bf16
  * reach 1.5-1.9x fp32's tokens/s; q8_0 and q4_0 are compute-bound, and the int8 path
@@ -431,7 +431,7 @@ int hr_decode_pf_env(void)
 }
 
 /* The env read per call (tests switch it), the CPU once. auto: the avx512 and avx2
- * levels on a Zen 5 (decode_block.h). decode_i8e.c's instance has no L1 copy. */
+ * levels on a Zen 5 (decode_block.h). The decode_i8e copy has no L1 copy. */
 int hr_decode_pf_l1(hr_dtype t)
 {
     static int cpu = -1; /* a benign race: every thread stores the same value */

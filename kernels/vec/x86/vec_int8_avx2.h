@@ -7,7 +7,7 @@ typedef __m256i hr_vi;
 /* AVX2 usable and CPUID.(7,1):EAX bit 4, AVX-VNNI. */
 static inline int hr_cpu_avxvnni(void) { return __builtin_cpu_supports("avx2") && hr_cpuid_bit(7, 1, 0, 4); }
 #if defined(HR_I8_EMU)
-/* decode_i8e.c's instance, for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder
+/* The decode_i8e copy's instance (decode_i8.c built again), for AVX2 CPUs without AVX-VNNI (Zen 2/3, Intel before Alder
  * Lake): vpdpbusd spelled as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd
  * by ones + vpaddd, exact while every pair's sum stays within int16: q4_0's nibbles (0-15)
  * against Q's s8 (|q| <= 127) reach 3810; the int8 P·V's q4_0 high nibbles are shifted
