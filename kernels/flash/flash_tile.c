@@ -4,10 +4,6 @@
 #include "flash_tile.h"
 #include "headroom.h"
 
-#ifndef HR_FT_PF
-#define HR_FT_PF 3
-#endif
-
 /* Bq, the rows of a work item (a multiple of MR): a K/V tile's packing (2*d*Bkv moves and
  * their misses) is spread over Bq*Bkv*d*2 FMAs, so a larger stack spends less on the K/V
  * stream. Its Q and O (2*Bq*d*4 B) are reread once per tile, 4/Bkv B per FMA whatever Bq
@@ -42,31 +38,4 @@ int hr_ft_default_block_q(const hr_machine *m, int d)
 {
     long bq = (long)(l2_of(m) / 4 * 3) / (8L * d) / 12 * 12;
     return bq > BQ_MAX ? BQ_MAX : bq < 12 ? 12 : (int)bq;
-}
-
-/* Asks for rows [a, b) of a K or V tile ahead of their use: without it the packing of
- * every tile waits on L3/DRAM latency (perf-log 0219), since
- * the next tile's rows start on new pages the hardware prefetcher has not seen. */
-void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
-{
-    for (int j = a; j < b; j++) {
-        const char *row = (const char *)base + j * sn;
-        const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63);
-        for (; line < row + rb; line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
-    }
-}
-
-int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
-                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
-{
-    const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
-    if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
-        const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-        hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
-    }
-    int lim = 0;
-    for (int r = 0; r < mr; r++)
-        if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
-    return lim < nk ? lim : nk;
 }

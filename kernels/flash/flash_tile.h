@@ -3,6 +3,7 @@
 #define HR_FLASH_TILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "headroom.h"
 
@@ -137,15 +138,39 @@ void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int e
 void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
                       ptrdiff_t v_sn);
 
+/* Inline where the tile loops call them: out of line in their own file, flash and gqa ran
+ * 4-9% slower (perf-log 0300). */
+#ifndef HR_FT_PF
+#define HR_FT_PF 3
+#endif
 /* Prefetches rows [a, b) of rb bytes each, sn bytes apart, from base (every line). */
-void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb);
+static inline void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, size_t rb)
+{
+    for (int j = a; j < b; j++) {
+        const char *row = (const char *)base + j * sn;
+        const char *line = (const char *)((uintptr_t)row & ~(uintptr_t)63);
+        for (; line < row + rb; line += 64) __builtin_prefetch(line, 0, HR_FT_PF);
+    }
+}
 /* The start of row block mt of nmt (stack rows r0 .. r0 + mr - 1) in the key tile at j0
  * (nk keys; the stack's keys end at stop): prefetches the block's share of the next
  * tile's K and V rows (rb bytes each, strides k_sn, v_sn) and returns how many of this
  * tile's keys its rows see (at most nk; <= 0: none, skip the block). One for the fp32,
  * bf16dot and amx paths. */
-int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
-                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb);
+static inline int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
+                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
+{
+    const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
+    if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
+        const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
+        hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
+        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+    }
+    int lim = 0;
+    for (int r = 0; r < mr; r++)
+        if (w->end[r0 + r] - j0 > lim) lim = w->end[r0 + r] - j0;
+    return lim < nk ? lim : nk;
+}
 
 /* A row of Q or O, and K/V head g, in the stored types of p (byte strides). */
 static inline const void *hr_ft_q(const hr_problem *p, const hr_args *a, int b, int h, int i)
