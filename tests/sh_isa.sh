@@ -32,6 +32,12 @@ for l in $runs; do
         fail "context_$l" "context lacks isa $l / isa_selected_by --isa / isa_best $best"
     fi
 done
+# Each level's flash takes its own default tiles (256 keys a tile on AVX-512, 64 below):
+# a tile file that misses the vector layer's level macros takes the generic ones.
+for l in $runs; do
+    want=64; [ "$l" = avx512 ] && want=256
+    expect "flash_tile_$l" 0 "\"block_kv\":[[:space:]]*$want," -- $B --isa "$l" run --kernel flash --seq 256 --reps 1 --min-time 0.001 --warmup 0 --no-probe --format json --aggregates-only
+done
 # A level of the binary this CPU lacks (none on an AVX-512 machine) is refused in one line.
 for l in $levels; do
     case " $runs " in *" $l "*) continue ;; esac

@@ -3,6 +3,7 @@
 
 #include "flash_tile.h"
 #include "headroom.h"
+#include "vec.h" /* HR_VEC_*: the defaults below are the level's own (perf-log 0301) */
 
 /* Bq, the rows of a work item (a multiple of MR): a K/V tile's packing (2*d*Bkv moves and
  * their misses) is spread over Bq*Bkv*d*2 FMAs, so a larger stack spends less on the K/V
