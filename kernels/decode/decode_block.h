@@ -3,6 +3,7 @@
 #define HR_DECODE_BLOCK_H
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "headroom.h"
@@ -285,7 +286,12 @@ typedef struct {
 } hr_decode_step;
 const hr_decode_step *hr_decode_pick(const hr_problem *p); /* the path p runs on, once per call */
 const char *hr_decode_why_not(const hr_problem *p);        /* why not as HEADROOM_DECODE_PATH forces */
-int hr_decode_pv_env(void); /* HEADROOM_DECODE_PV: 1 fp32, 0 int8 or unset, -1 anything else */
+/* HEADROOM_DECODE_PV, a knob of the int8 paths: 1 fp32, 0 int8 or unset, -1 anything else */
+static inline int hr_decode_pv_env(void)
+{
+    const char *e = getenv("HEADROOM_DECODE_PV");
+    return !e || !*e || !strcmp(e, "int8") ? 0 : !strcmp(e, "fp32") ? 1 : -1;
+}
 /* decode_bf16.c: a bf16 cache on a CPU with AVX512-BF16 (avx512 builds): scores by
  * vdpbf16ps on Q in bf16 (or, HEADROOM_DECODE_Q=exact, fp32 FMAs on K read even/odd),
  * P·V by vdpbf16ps on key pairs with P rounded to bf16.

@@ -75,12 +75,6 @@ const hr_decode_step *hr_decode_pick(const hr_problem *p) { return hr_path_pick(
 
 const char *hr_decode_why_not(const hr_problem *p) { return hr_path_why_not(table(p), p); }
 
-int hr_decode_pv_env(void)
-{
-    const char *e = getenv("HEADROOM_DECODE_PV");
-    return !e || !*e || !strcmp(e, "int8") ? 0 : !strcmp(e, "fp32") ? 1 : -1;
-}
-
 /* The path's roof, with ", prefetch into L1" where the block steps prefetch there: one
  * composed string per path (each a string constant, a handful), made on first use. */
 const char *hr_decode_path(const hr_problem *p)
