@@ -327,7 +327,8 @@ const char *hr_decode_kv_path(const hr_problem *p);
  * with a whole block of every head ahead: prefetcht1 always. */
 int hr_decode_pf_l1(const hr_decode_step *s); /* for a path's step: 0 on the decode_i8e copy's instance */
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
-/* The path decode takes on p on this build ("avx512 f16c convert", ...). */
+/* decode_path.c: the path decode takes on p on this build ("avx512 fp32", ...): its row's
+ * roof, with ", prefetch into L1" where the block steps prefetch there. */
 const char *hr_decode_path(const hr_problem *p);
 /* decode_tune.c: the default keys per block for p on machine m (decode's resolve), and
  * HR_KV_TILE where decode reads p's q4_0 cache in tiles under tune t (its kv_tile), else 0 */

@@ -72,16 +72,16 @@
 /*
  * The vpmaddubsw copy: the Makefile compiles this source again as decode_i8e.o with
  * HR_I8_EMU_COPY, so the two never drift; at a level with AVX2 it defines HR_I8_EMU and
- * names its table hr_decode_i8_emu (decode_block.h), elsewhere that table's on() says 0. vec_int8.h then spells each
+ * names its table hr_decode_i8_emu (decode_block.h), elsewhere that table's why_not refuses. vec_int8.h then spells each
  * vpdpbusd as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd by ones +
  * vpaddd, 3 ops where AVX-VNNI takes 1, exact while a pair's sum stays within int16:
  * q4_0's nibbles (0-15) against Q's or the weights' s8 reach 2 * 15 * 127 = 3810 (the
  * int8 P·V's high nibbles are shifted down for it, not kept as 16 v as with VNNI). q8_0's
  * K + 128 (up to 255) would saturate, so here q8_0 keeps K and V signed and takes the
  * sign trick (vec_int8_avx2.h, HR_I8_SK; below).
- * decode.c takes this instance only where decode_i8.c's is off (no AVX-VNNI), at the
- * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests): hr_decode_i8_pick;
- * elsewhere its table's on() says 0. For q4_0 it beats the conversion path, and its
+ * decode takes this instance only where decode_i8.c's is off (no AVX-VNNI), at the
+ * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests): decode_path.c's row
+ * emu; elsewhere its table's why_not refuses. For q4_0 it beats the conversion path, and its
  * int8 P·V beats the fp32 one (perf-log 0236). The rows' path names vpmaddubsw, not
  * vpdpbusd, so they sit under that triple's own roof (avx2_maddubs, `headroom roofline`;
  * with P·V by FMA in series with avx2's FMA).
