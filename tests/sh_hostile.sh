@@ -114,7 +114,7 @@ sweep_unknown_key|2|^headroom sweep: .*/unknown_key.ini:3: unknown key 'sequence
 sweep_unknown_section|2|^headroom sweep: .*/unknown_section.ini:4: section 'swep'|$B sweep $HOSTILE/unknown_section.ini --dry-run
 sweep_key_outside|2|^headroom sweep: .*/key_outside.ini:1: key outside a section|$B sweep $HOSTILE/key_outside.ini --dry-run
 sweep_not_ini|2|^headroom sweep: .*/not_ini.ini:3: not an INI line|$B sweep $HOSTILE/not_ini.ini --dry-run
-sweep_long_line|2|^headroom sweep: .*/long_line.ini:2: line longer than 199 characters|$B sweep $HOSTILE/long_line.ini --dry-run
+sweep_long_line|2|^headroom sweep: .*/long_line.ini:2: seq: expected a comma-separated list of at most 64 values|$B sweep $HOSTILE/long_line.ini --dry-run
 sweep_int_overflow|2|^headroom sweep: .*/int_overflow.ini:2: seq: '99999999999999999999' is not an integer|$B sweep $HOSTILE/int_overflow.ini --dry-run
 sweep_negative|2|^headroom sweep: .*/negative.ini:2: heads: -8 is outside|$B sweep $HOSTILE/negative.ini --dry-run
 sweep_zero|2|^headroom sweep: .*/zero.ini:2: d_head: 0 is outside|$B sweep $HOSTILE/zero.ini --dry-run
@@ -193,7 +193,7 @@ kvcache_not_dividing|2|^headroom kvcache: .*/models_nodiv.ini:1: \[tiny\]: kv_he
 kvcache_missing_key|2|^headroom kvcache: .*/models_missing.ini:1: \[tiny\]: missing key 'heads'|$B kvcache --models $HOSTILE/models_missing.ini
 kvcache_unknown_key|2|^headroom kvcache: .*/models_unknown_key.ini:7: \[tiny\]: unknown key 'rope'|$B kvcache --models $HOSTILE/models_unknown_key.ini
 kvcache_huge_context|2|^headroom kvcache: .*/models_huge.ini:7: \[tiny\]: context: expected an integer|$B kvcache --models $HOSTILE/models_huge.ini
-kvcache_long_line|2|^headroom kvcache: .*/models_long_line.ini:2: line longer than 199 characters|$B kvcache --models $HOSTILE/models_long_line.ini
+kvcache_long_line|0|^tiny: 2 layers|$B kvcache --models $HOSTILE/models_long_line.ini
 kvcache_unknown_model|2|^headroom kvcache: --model: unknown model 'nosuch'|$B kvcache --model nosuch
 kvcache_context_zero|2|^headroom kvcache: --context: token counts must be in|$B kvcache --context 0
 kvcache_context_garbage|2|^headroom kvcache: --context: expected a list of token counts|$B kvcache --context 1,,2
