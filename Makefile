@@ -79,7 +79,7 @@ export HR_SETUP_RAN := 1
 endif
 endif
 
-PKGS := libcjson inih
+PKGS := libcjson
 HAVE_BLAS := 0
 # OpenBLAS: prefer Debian's OpenMP build (libopenblas-openmp-dev), which shares
 # libgomp's thread pool with headroom's kernels; the pthread build keeps its own

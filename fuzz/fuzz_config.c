@@ -1,4 +1,4 @@
-/* fuzz_config.c — libFuzzer target: the sweep config parser (hr_config_parse, inih) on
+/* fuzz_config.c — libFuzzer target: the sweep config parser (hr_config_parse, ini.c) on
  * arbitrary bytes, then the derived point count; must return a status, never crash. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* fuzz_models.c — libFuzzer target: the model presets reader (hr_models_load, inih) on
+/* fuzz_models.c — libFuzzer target: the model presets reader (hr_models_load, ini.c) on
  * arbitrary bytes; every accepted preset must satisfy what the loader promises. */
 #include <stdint.h>
 #include <stdlib.h>

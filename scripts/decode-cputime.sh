@@ -29,7 +29,7 @@ for b in "$@"; do
   out="$tmp/$(echo "$b" | tr '/' '_')"
   gcc -std=c11 -O3 -march=native -fopenmp $(find "$here/kernels" -type d -printf '-I%p ') -I"$here/harness/base" -I"$d" -D_GNU_SOURCE \
     "$here/scripts/decode-cputime.c" $(find "$d"/kernels -name '*.o') $(ls "$d"/level_*.o 2>/dev/null) "$d"/harness/base/*.o -o "$out" \
-    $(pkg-config --libs libcjson inih) $(pkg-config --libs openblas 2>/dev/null || true) -lm
+    $(pkg-config --libs libcjson) $(pkg-config --libs openblas 2>/dev/null || true) -lm
   bins+=("$out")
 done
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=close OMP_PLACES=cores

@@ -5,7 +5,7 @@
 #
 #   scripts/kit.sh build     here: build/kit/{portable,avx2,avx512}: the portable binary
 #                            (runtime ISA dispatch) and the two fixed levels' unit tests,
-#                            without OpenBLAS, with libcjson/libinih/libgomp beside them
+#                            without OpenBLAS, with libcjson and libgomp beside them
 #                            (glibc 2.34 or later there), and decode-cputime per level
 #   scripts/kit.sh run [DIR] there, in stages, one of each first and then more decode
 #                            passes while the budget lasts:
@@ -41,10 +41,10 @@ build)
     a=$([ $l = avx2 ] && echo x86-64-v3 || echo x86-64-v4)
     gcc -std=c11 -O3 -march=$a -mtune=generic -fopenmp $(find kernels -type d -printf '-I%p ') -Iharness/base -I"$K/$l" -D_GNU_SOURCE \
       scripts/decode-cputime.c $(find "$K/$l"/kernels -name '*.o') "$K/$l"/harness/base/*.o -o "$K/$l/decode-cputime" \
-      $(pkg-config --libs libcjson inih) -lm
+      $(pkg-config --libs libcjson) -lm
   done
   mkdir -p "$K/lib"
-  for so in libcjson.so.1 libinih.so.1 libgomp.so.1; do
+  for so in libcjson.so.1 libgomp.so.1; do
     cp -L "$(gcc -print-file-name=$so | grep / || ldconfig -p | awk -v s=$so '$1==s{print $NF; exit}')" "$K/lib/"
   done
   du -sh "$K";;

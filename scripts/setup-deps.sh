@@ -16,7 +16,7 @@
 # Test hooks: HR_SETUP_SUDO (the sudo command, "sudo").
 set -u
 
-required=(build-essential pkg-config libcjson-dev libinih-dev)
+required=(build-essential pkg-config libcjson-dev)
 # a|b: satisfied by any of them installed; the first is what gets installed.
 optional=(libopenblas-dev libopenblas-openmp-dev libbenchmark-dev libbenchmark-tools
           "gnuplot-nox|gnuplot-qt|gnuplot-x11" hyperfine likwid

@@ -83,6 +83,13 @@ expect bad_kernel_size 2 "plugin $TMP/ksmall.so: struct size too small: hrp_kern
 expect bad_clash_builtin 2 "plugin $TMP/clash.so: kernel name 'naive' clashes with a built-in kernel" -- $B list --plugin "$TMP/clash.so"
 expect bad_clash_plugin 2 "plugin $TMP/twice.so: kernel name 'example_naive' clashes with plugin $P" -- $B list --plugin "$P" --plugin "$TMP/twice.so"
 expect same_file_twice 0 '' -- $B list --plugin "$P" --plugin "$P"
+# A kernel named like another is refused before anything runs: one line naming the file
+# and the name, exit 2, nothing measured or written (never the built-in in its place).
+expect clash_run_exit 2 '' -- $B run --plugin "$TMP/clash.so" --kernel naive "${RUN[@]}"
+expect clash_run_nothing 0 "^1 0 headroom run: plugin $TMP/clash.so: kernel name 'naive' clashes with a built-in kernel\$" -- bash -c "$B run --plugin $TMP/clash.so --kernel naive ${RUN[*]} > $TMP/clash.out 2> $TMP/clash.err; echo \$(wc -l < $TMP/clash.err) \$(wc -c < $TMP/clash.out) \$(cat $TMP/clash.err)"
+expect clash_sweep_nothing 2 "^headroom sweep: plugin $TMP/clash.so: kernel name 'naive' clashes with a built-in kernel\$" -- bash -c "$B sweep $TMP/p.ini --plugin $TMP/clash.so --out $TMP/clash_sw; st=\$?; test ! -e $TMP/clash_sw || echo 'wrote $TMP/clash_sw'; exit \$st"
+expect clash_env_check 2 "^headroom check: plugin $TMP/clash.so: kernel name 'naive' clashes with a built-in kernel \(HEADROOM_PLUGIN_PATH\)\$" -- env HEADROOM_PLUGIN_PATH="$TMP/clash.so" $B check --quick --kernel naive
+expect clash_plugin_run 2 "^headroom run: plugin $TMP/twice.so: kernel name 'example_naive' clashes with plugin $P\$" -- $B run --plugin "$P" --plugin "$TMP/twice.so" --kernel example_naive "${RUN[@]}"
 expect bad_env 2 "plugin $TMP/text.so: not a loadable .*\(HEADROOM_PLUGIN_PATH\)" -- env HEADROOM_PLUGIN_PATH="$TMP/text.so" $B list
 # The good plugin beside a bad one still runs (the command goes on; the exit says 2).
 expect bad_others_run 2 'check: pass' -- $B run --plugin "$TMP/nosym.so" --plugin "$P" --kernel example_naive "${RUN[@]}" --check

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "headroom.h"
 #include "t.h"
 #include "threads.h"
@@ -69,4 +70,23 @@ HR_TEST(threads_check_and_limit)
     CHECK(strstr(hr_errmsg(), "OMP_THREAD_LIMIT=3"));
     sl ? setenv("OMP_THREAD_LIMIT", sl, 1) : unsetenv("OMP_THREAD_LIMIT");
     free(sl);
+}
+
+HR_TEST(cpu_list_count)
+{
+    CHECK(hr_cpu_list_count("0") == 1);
+    CHECK(hr_cpu_list_count("0-3") == 4);
+    CHECK(hr_cpu_list_count("0-3,6") == 5);
+    CHECK(hr_cpu_list_count("0,2,4-5") == 4);
+    CHECK(hr_cpu_list_count("") == 0);
+    CHECK(hr_cpu_list_count("x") == 0);
+    CHECK(hr_cpu_list_count("3-1") == 0); /* a range backwards is malformed */
+    CHECK(hr_cpu_list_count("0-1,x") == 2);
+}
+
+HR_TEST(cpus_allowed_at_least_one)
+{
+    const hr_cpus *c = hr_cpus_get();
+    CHECK(c->allowed >= 1 && c->allowed <= c->online);
+    CHECK(c->by != NULL);
 }

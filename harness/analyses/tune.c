@@ -29,8 +29,8 @@
 
 #include "bench.h"
 #include "counts.h"
+#include "cpus.h"
 #include "stats.h"
-#include "sysinfo.h"
 #include "threads.h"
 #include "timer.h"
 #include "tune.h"
@@ -61,7 +61,7 @@ int hr_tune_values(const hr_kernel *k, const hr_problem *p, unsigned cap, int de
 {
     int n = 0;
     if (cap == HR_CAP_THREADED) {
-        int cpus = hr_sysinfo_get()->cpus, lim = hr_threads_limit();
+        int cpus = hr_cpus_get()->allowed, lim = hr_threads_limit(); /* the CPUs it may run on */
         if (cpus > lim) cpus = lim;
         for (int t = 1; t <= cpus && n < max; t++)
             if (cpus <= 8 || (t & (t - 1)) == 0 || t == cpus) v[n++] = t;

@@ -20,6 +20,11 @@
 /* The handles loaded, so that a file named twice (flag and path) loads once. */
 static void **handles;
 static int nhandles;
+/* A kernel was refused for a name another kernel has (or a built-in left out of this
+ * build has): a command asked for that name would run the other one. */
+static bool clashed;
+
+bool hr_plugins_clashed(void) { return clashed; }
 
 static bool seen(void *h)
 {
@@ -97,6 +102,7 @@ int hr_plugin_load(const char *file)
         *o = (hr_plugin_origin){fname, lib, ver, d->abi_major, d->abi_minor, NULL, d->last_error};
         const char *why = hr_pk_make(d->kernels[i], o, k);
         st = why ? hr_fail("plugin %s: %s", file, why) : hr_kernel_add(k);
+        if (st && !why && (hr_kernel_find(k->name) || hr_kernel_absent(k->name))) clashed = true;
         if (st) {
             free(o), free(k);
             if (!first) first = st; /* the first rule broken is the one reported */

@@ -2,6 +2,7 @@
 #ifndef HR_PLUGINS_H
 #define HR_PLUGINS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Loads the shared object file and adds its kernels to the registry (hr_kernel_add).
@@ -18,6 +19,12 @@ int hr_plugin_load(const char *file);
  * with the others. Returns HR_OK, or HR_EUSAGE when any failed. Loads once per process:
  * a second call returns the first one's status. */
 int hr_plugins_load_all(const char *const *files, int nfiles, const char *who, FILE *err);
+
+/* Whether a plugin's kernel was refused for a name that another kernel has: a built-in,
+ * one left out of this build (blas), or another plugin's. The command then stops before
+ * it runs anything (hr_parse), with that one line and exit 2: a user asking for the
+ * name would otherwise measure the other kernel. */
+bool hr_plugins_clashed(void);
 
 /* The status of hr_plugins_load_all so far (HR_OK before any call); main makes it the
  * least exit status of the command. */

@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "buildinfo.h"
+#include "cpus.h"
 #include "gitinfo.h"
 #include "headroom.h"
 #include "isa.h"
@@ -28,22 +29,6 @@ static int read_line(const char *path, char *buf, size_t len)
     return ok;
 }
 
-/* "0-1" / "0,2" / "3" -> number of CPUs listed. */
-static int count_cpu_list(const char *s)
-{
-    int n = 0;
-    while (*s) {
-        char *end;
-        long a = strtol(s, &end, 10), b = a;
-        if (end == s) break;
-        if (*end == '-') b = strtol(end + 1, &end, 10);
-        n += (int)(b - a + 1);
-        s = *end == ',' ? end + 1 : end;
-        if (!*end) break;
-    }
-    return n;
-}
-
 static void read_caches(hr_sysinfo *si)
 {
     for (int i = 0; i < 8; i++) {
@@ -56,7 +41,7 @@ static void read_caches(hr_sysinfo *si)
         if (!read_line(path, size, sizeof size)) continue;
         snprintf(path, sizeof path,
                  "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
-        int nshared = read_line(path, shared, sizeof shared) ? count_cpu_list(shared) : 1;
+        int nshared = read_line(path, shared, sizeof shared) ? hr_cpu_list_count(shared) : 1;
         char *end;
         size_t bytes = strtoul(size, &end, 10);
         if (*end == 'K') bytes <<= 10;
@@ -206,6 +191,11 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     cJSON_AddStringToObject(c, "host_name", si->host);
     cJSON_AddStringToObject(c, "executable", "headroom");
     cJSON_AddNumberToObject(c, "num_cpus", si->cpus);
+    const hr_cpus *cp = hr_cpus_get();
+    cJSON_AddNumberToObject(c, "cpus_allowed", cp->allowed);
+    cJSON_AddStringToObject(c, "cpus_allowed_by", cp->by);
+    if (*cp->set) cJSON_AddStringToObject(c, "cpu_set", cp->set);
+    if (cp->quota > 0) cJSON_AddNumberToObject(c, "cpu_quota", cp->quota);
     cJSON_AddNumberToObject(c, "mhz_per_cpu", si->mhz);
     cJSON_AddBoolToObject(c, "cpu_scaling_enabled", si->scaling_governor_on == 1);
     cJSON *caches = cJSON_AddArrayToObject(c, "caches");
@@ -247,11 +237,12 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     if (*si->git_time) cJSON_AddStringToObject(c, "git_commit_time", si->git_time);
     cJSON_AddStringToObject(c, "build_id", si->build_id);
     cJSON_AddNumberToObject(c, "omp_max_threads", si->omp_max_threads);
-    /* A timed run with more threads than online CPUs is not a measurement of the machine. */
+    /* A timed run with more threads than the CPUs it may use is not a measurement of the
+     * machine. */
     const int used = hr_threads_max_used();
     if (used > 0) {
         cJSON_AddNumberToObject(c, "max_threads", used);
-        cJSON_AddBoolToObject(c, "oversubscribed", si->cpus > 0 && used > si->cpus);
+        cJSON_AddBoolToObject(c, "oversubscribed", used > cp->allowed);
     }
     cJSON_AddStringToObject(c, "omp_proc_bind", si->omp_proc_bind);
     cJSON_AddStringToObject(c, "omp_places", si->omp_places);

@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <sched.h>
 
+#include "cpus.h"
 #include "headroom.h"
 #include "threads.h"
 
@@ -82,7 +83,14 @@ int hr_threads_limit(void)
 int hr_threads_default(void)
 {
     int t = omp_get_max_threads(), lim = hr_threads_limit();
+    /* libgomp's own default counts the affinity mask, not a cgroup's cpuset or quota. */
+    if (!getenv("OMP_NUM_THREADS") && t > hr_cpus_get()->allowed) t = hr_cpus_get()->allowed;
     return t < 1 ? 1 : t > lim ? lim : t;
+}
+
+void hr_threads_init(void)
+{
+    if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(hr_threads_default());
 }
 
 int hr_threads_check(int t, const char *from)

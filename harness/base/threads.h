@@ -17,9 +17,16 @@ int hr_threads_env_check(void);
 /* The most threads a team may have here: HR_THREADS_MAX, or OMP_THREAD_LIMIT if lower. */
 int hr_threads_limit(void);
 
-/* The count used when nothing asked for one: OMP_NUM_THREADS' first item, else the
- * runtime's default (the online CPUs), capped by hr_threads_limit(). */
+/* The count used when nothing asked for one: OMP_NUM_THREADS' first item, else the CPUs
+ * this process may run on (cpus.h: affinity, cgroup cpuset and quota), capped by
+ * hr_threads_limit(). */
 int hr_threads_default(void);
+
+/* Makes hr_threads_default() the runtime's own default (omp_set_num_threads) when
+ * OMP_NUM_THREADS is unset, so that a parallel region without num_threads, and a kernel
+ * asked for 0 threads, run as many as the rest of the harness counts. Called once, by
+ * main, before any command. */
+void hr_threads_init(void);
 
 /* HR_OK when 1 <= t <= hr_threads_limit(), else HR_EUSAGE with one line
  * "FROM: T threads ..." naming the limit (and OMP_THREAD_LIMIT when it is the one). */
@@ -27,7 +34,7 @@ int hr_threads_check(int t, const char *from);
 
 /* Records that a measurement ran t threads; the context block of every results file
  * written afterwards by this process says the most threads used and whether that was
- * more than the online CPUs ("max_threads", "oversubscribed"). */
+ * more than the CPUs this process may run on ("max_threads", "oversubscribed"). */
 void hr_threads_used(int t);
 /* Gives the calling thread back every CPU this process started with (the union of
  * OpenMP's places, else its current mask), for a process about to exec another that runs

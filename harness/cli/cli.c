@@ -152,11 +152,12 @@ hr_opt *hr_opt_help(hr_opt *opts, const char *name, const char *help)
 }
 
 /* For a table with --plugin: every --plugin FILE / --plugin=FILE of argv (up to "--"),
- * and HEADROOM_PLUGIN_PATH, loaded before any option is parsed. */
-static void load_plugins(int argc, char **argv, const hr_opt *opts)
+ * and HEADROOM_PLUGIN_PATH, loaded before any option is parsed. -1 when a kernel's name
+ * clashed (its line printed): the command stops, main's exit is the plugins' 2. */
+static int load_plugins(int argc, char **argv, const hr_opt *opts)
 {
     const hr_opt *o = find_opt(opts, "--plugin", 8);
-    if (!o || o->kind != HR_OPT_PLUGIN) return;
+    if (!o || o->kind != HR_OPT_PLUGIN) return 0;
     const char **files = calloc((size_t)argc, sizeof *files);
     int n = 0;
     for (int i = 1; files && i < argc && strcmp(argv[i], "--"); i++) {
@@ -165,6 +166,7 @@ static void load_plugins(int argc, char **argv, const hr_opt *opts)
     }
     hr_plugins_load_all(files, n, argv[0], stderr);
     free(files);
+    return hr_plugins_clashed() ? -1 : 0;
 }
 
 static hr_opt_sink ref_sink;
@@ -197,7 +199,7 @@ int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, ch
         return -1;
     }
     int np = 0;
-    load_plugins(argc, argv, opts);
+    if (load_plugins(argc, argv, opts)) return -1;
     bool only_pos = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

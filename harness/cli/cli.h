@@ -36,10 +36,12 @@ typedef struct {
  * an entry with name NULL. A table with HR_PLUGIN_OPT first loads the plugins of
  * HEADROOM_PLUGIN_PATH and of every --plugin wherever it stands (so --kernel finds their
  * kernels); one that fails prints one line and parsing goes on (hr_plugins_status,
- * which main turns into exit status 2). Positional arguments are stored in pos[0..*npos) (at most
+ * which main turns into exit status 2), except for a kernel name that clashes with
+ * another kernel's (hr_plugins_clashed): then hr_parse returns -1 at once, the command
+ * runs nothing, and main exits 2. Positional arguments are stored in pos[0..*npos) (at most
  * maxpos). Accepts "--flag value" and "--flag=value". Returns HR_OK; HR_EUSAGE with a
  * one-line message naming the flag (hr_errmsg) on bad input; or -1 after printing the
- * usage for --help (the caller then exits 0). synopsis is the usage line. */
+ * usage for --help (the caller then exits 0) or a clash. synopsis is the usage line. */
 int hr_parse(int argc, char **argv, const hr_opt *opts, const char *synopsis, char **pos,
              int maxpos, int *npos);
 /* A command's exit status from st: HR_OK for HR_OK and for hr_parse's -1 (after --help);

@@ -9,11 +9,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "cpus.h"
 #include "files.h"
 #include "headroom.h"
 #include "probe.h"
 #include "roofline.h"
-#include "sysinfo.h"
 #include "threads.h"
 
 static const char *const formats[] = {"table", "json", NULL};
@@ -125,7 +125,7 @@ static void print_table(const hr_ceilings *c)
 
 int cmd_roofline(int argc, char **argv)
 {
-    const hr_sysinfo *si = hr_sysinfo_get();
+    const hr_cpus *cp = hr_cpus_get();
     const char *threads_s = NULL, *out = NULL;
     int reps = 0;
     hr_format format = HR_FMT_TABLE;
@@ -133,14 +133,14 @@ int cmd_roofline(int argc, char **argv)
     double min_time = 0, triad_bytes = 0;
     const hr_opt opts[] = {
         {"--threads", HR_OPT_STR, &threads_s, 0, 0, NULL, "LIST",
-         "N (1..N), or counts and ranges: 1,2,4 or 1-4 (1..online CPUs)"},
+         "N (1..N), or counts and ranges: 1,2,4 or 1-4 (1..allowed CPUs)"},
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "FILE",
          "ceilings file (results/<machine>/ceilings.json; --quick: none)"},
         {"--format", HR_OPT_FORMAT, &format, 0, 0, formats, NULL, "stdout format (table)"},
         {"--quick", HR_OPT_FLAG, &quick, 0, 0, NULL, NULL,
          "tiny sizes, a fraction of a second: for tests, not ceilings"},
         {"--oversubscribe", HR_OPT_FLAG, &oversub, 0, 0, NULL, NULL,
-         "allow more threads than online CPUs: measured and printed, never saved as ceilings"},
+         "allow more threads than allowed CPUs: measured and printed, never saved as ceilings"},
         {"--reps", HR_OPT_INT, &reps, 1, 100, NULL, "N", "repetitions per figure (7; quick 3)"},
         {"--min-time", HR_OPT_DOUBLE, &min_time, 1e-4, 10, NULL, "SEC",
          "minimum seconds per repetition (0.01; quick 0.0005)"},
@@ -159,7 +159,7 @@ int cmd_roofline(int argc, char **argv)
             return st;
         }
     } else {
-        int cpus = si->cpus > 0 ? si->cpus : 1;
+        int cpus = cp->allowed;
         if (cpus > hr_threads_limit()) cpus = hr_threads_limit();
         for (int t = 1; t <= cpus && nth < HR_ROOF_MAX_ROWS; t++) th[nth++] = t;
     }
@@ -172,21 +172,22 @@ int cmd_roofline(int argc, char **argv)
         }
         hr_threads_used(th[i]);
     }
-    /* A ceiling is the most the machine does: threads beyond its CPUs share cores, and
-     * each one's rate counted as a core's would multiply the peak. They are measured only
-     * with --oversubscribe, and then nothing is saved. */
+    /* A ceiling is the most the CPUs this process may run on do (the set the kernels'
+     * threads get, recorded in the file's context as cpu_set): threads beyond them share
+     * cores, and each one's rate counted as a core's would multiply the peak. They are
+     * measured only with --oversubscribe, and then nothing is saved. */
     bool oversubscribed = false;
     for (int i = 0; i < nth; i++)
-        if (th[i] > si->cpus && si->cpus > 0) {
+        if (th[i] > cp->allowed) {
             if (!oversub) {
-                fprintf(stderr, "headroom roofline: --threads: %d threads on %d online CPUs would "
+                fprintf(stderr, "headroom roofline: --threads: %d threads on %d allowed CPUs (%s) would "
                                 "measure shared cores, not ceilings (at most %d; --oversubscribe "
                                 "measures them without saving)\n",
-                        th[i], si->cpus, si->cpus);
+                        th[i], cp->allowed, cp->by, cp->allowed);
                 return HR_EUSAGE;
             }
-            fprintf(stderr, "headroom roofline: warning: %d threads on %d CPUs: oversubscribed, "
-                            "not a ceiling; nothing is saved\n", th[i], si->cpus);
+            fprintf(stderr, "headroom roofline: warning: %d threads on %d allowed CPUs (%s): oversubscribed, "
+                            "not a ceiling; nothing is saved\n", th[i], cp->allowed, cp->by);
             oversubscribed = true;
             break;
         }

@@ -1,5 +1,7 @@
 /* main.c — the headroom binary: dispatches to a subcommand from one table; checks stdout once, at the end. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "cpus.h"
 #include "headroom.h"
 #include "isa.h"
 #include "plugins.h"
@@ -35,6 +38,41 @@ static const hr_command commands[] = {
     {"version", cmd_version, "version, commit, build id, compiler flags, ISA; where data and results are (--version)"},
 };
 
+/* libgomp's constructor prints its complaints about the OMP_* environment (an unknown
+ * OMP_SCHEDULE value, OMP_DISPLAY_ENV's table) in every image that loads it, before main.
+ * The user sees them once, from the image that runs the command: an image about to exec
+ * itself again (pin_threads) and a worker (a command without a summary, started by a
+ * headroom that has shown them already) run the libraries' constructors with stderr on
+ * /dev/null, given back in main (or just before the exec). */
+static int saved_stderr = -1;
+
+static bool will_reexec(void) { return !(getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")); }
+
+static bool is_worker(int argc, char **argv)
+{
+    if (argc < 2) return false;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!commands[i].summary && !strcmp(argv[1], commands[i].name)) return true;
+    return false;
+}
+
+static void quiet_constructors(void)
+{
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null < 0) return;
+    saved_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (saved_stderr >= 0 && dup2(null, STDERR_FILENO) < 0) close(saved_stderr), saved_stderr = -1;
+    close(null);
+}
+
+static void restore_stderr(void)
+{
+    if (saved_stderr < 0) return;
+    dup2(saved_stderr, STDERR_FILENO); /* a dup2'd descriptor is not close-on-exec */
+    close(saved_stderr);
+    saved_stderr = -1;
+}
+
 /* Pins threads by default: one thread per core, packed. libgomp reads OMP_PROC_BIND and
  * OMP_PLACES when it is loaded, before main, so setting them here is too late for this
  * process: when either is unset, set it and exec this binary again (once: the second
@@ -42,12 +80,13 @@ static const hr_command commands[] = {
  * unpinned, and sysinfo records the binding the runtime really has. */
 static void pin_threads(char **argv)
 {
-    if (getenv("OMP_PROC_BIND") && getenv("OMP_PLACES")) return;
+    if (!will_reexec()) return;
     setenv("OMP_PROC_BIND", "close", 0);
     setenv("OMP_PLACES", "cores", 0);
     cpu_set_t cpus; /* a user's OMP_PROC_BIND alone bound this image's initial thread to one CPU */
     hr_threads_start_cpus(&cpus);
     hr_threads_apply_cpus(&cpus);
+    restore_stderr();
     execv("/proc/self/exe", argv);
 }
 
@@ -74,17 +113,20 @@ static void usage(FILE *f)
  * anything reads them: a function in the executable's .preinit_array runs before the
  * initializers of the shared libraries, so a bad value is refused here in one line,
  * before libgomp's constructor reads it (and prints its own complaint about garbage),
- * before the exec of pin_threads, and long before a parallel region of 100000 threads. */
+ * before the exec of pin_threads, and long before a parallel region of 100000 threads.
+ * The CPUs this process may run on are noted here too, before libgomp binds this thread,
+ * and the constructors' stderr is quieted where another image shows it (quiet_constructors). */
 static void check_env(int argc, char **argv, char **envp)
 {
-    (void)argc, (void)argv;
     extern char **environ;
     if (!environ) environ = envp; /* libc's own initializer, later, sets the same */
+    hr_cpus_note_start();
     if (hr_threads_env_check()) {
         fprintf(stderr, "headroom: %s\n", hr_errmsg());
         fflush(stderr);
         _exit(HR_EUSAGE);
     }
+    if (will_reexec() || is_worker(argc, argv)) quiet_constructors();
 }
 __attribute__((used, section(".preinit_array"))) static void (*const preinit_check_env)(int, char **, char **) =
     check_env;
@@ -203,6 +245,7 @@ static int run(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) argv[1] = "version";
     /* The one place the kernels learn this machine's caches (their default tiles). */
+    hr_threads_init();
     hr_sysinfo_set_machine();
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {
@@ -218,6 +261,7 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
     pin_threads(argv);
+    restore_stderr();
     wrap_stdout();
     return finish(run(argc, argv));
 }

@@ -1,4 +1,4 @@
-/* config.c — sweep configuration files parsed with inih: value lists, ranges, file:line errors. */
+/* config.c — sweep configuration files (ini.c): value lists, ranges, file:line errors. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ini.h>
 
 #include "config.h"
+#include "ini.h"
 #include "files.h"
 #include "paths.h"
 #include "gemm.h"
@@ -64,11 +64,9 @@ static int parse_int(const char *s, long long *out)
     return 0;
 }
 
-int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
+static int ilist_parse(char *buf, int lo, int hi, hr_ilist *l)
 {
-    char buf[512], *items[HR_CFG_MAXV];
-    if (strlen(s) >= sizeof buf) return hr_fail("a list longer than %zu characters", sizeof buf - 1);
-    snprintf(buf, sizeof buf, "%s", s);
+    char *items[HR_CFG_MAXV];
     int n = hr_list_split(buf, items, HR_CFG_MAXV);
     if (n < 0) return hr_fail("expected a comma-separated list of at most %d values, none empty", HR_CFG_MAXV);
     l->n = 0;
@@ -116,6 +114,15 @@ int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
     return HR_OK;
 }
 
+int hr_ilist_parse(const char *s, int lo, int hi, hr_ilist *l)
+{
+    char *buf = strdup(s); /* a list as long as its line */
+    if (!buf) return hr_fail("out of memory");
+    int st = ilist_parse(buf, lo, hi, l);
+    free(buf);
+    return st;
+}
+
 static int parse_bool(const char *s, bool *b)
 {
     static const char *const t[] = {"true", "yes", "on", "1", NULL}, *const f[] = {"false", "no", "off", "0", NULL};
@@ -156,41 +163,32 @@ static int parse_bytes(const char *s, double *out)
     return HR_OK;
 }
 
-/* Parse state: the config being filled, the line being read, keys seen. */
+/* Parse state: the config being filled, the value being read, keys seen. */
 typedef struct {
     hr_sweep_config *c;
-    const char *text; /* the rest of the text                             */
-    int line;         /* number of the line inih handed over last         */
     int seen_line[40];
-    bool indented;    /* the line inih handed over starts with white space    */
     int pend_key;     /* the key whose value is being read (-1: none): a value */
     int pend_line;    /* continues on indented lines, and is parsed once whole */
-    char pend[4096];
+    char *pend;       /* its text so far, any length                           */
+    size_t pend_len, pend_cap;
     char err[400];
 } parse_ctx;
 
-/* inih reads lines through this, so the handler knows the current line number. */
-static char *reader(char *str, int num, void *stream)
+/* Appends s to the pending value (a blank between pieces). 0, or -1 out of memory. */
+static int pend_add(parse_ctx *x, const char *s)
 {
-    parse_ctx *x = stream;
-    if (!*x->text) return NULL;
-    int n = 0;
-    while (x->text[n] && x->text[n] != '\n' && n < num - 1) n++;
-    if (x->text[n] && x->text[n] != '\n') { /* inih's buffer is full: refuse, never split */
-        snprintf(x->err, sizeof x->err, "%d: line longer than %d characters", x->line + 1, num - 1);
-        return NULL;
+    const size_t n = strlen(s), need = x->pend_len + 1 + n + 1;
+    if (need > x->pend_cap) {
+        size_t cap = x->pend_cap ? x->pend_cap : 256;
+        while (cap < need) cap *= 2;
+        char *p = realloc(x->pend, cap);
+        if (!p) return -1;
+        x->pend = p, x->pend_cap = cap;
     }
-    memcpy(str, x->text, (size_t)n);
-    str[n] = 0;
-    x->indented = n && (str[0] == ' ' || str[0] == '\t');
-    x->text += n;
-    if (*x->text == '\n') {
-        x->text++;
-        x->line++;
-    } else if (!*x->text) {
-        x->line++;
-    }
-    return str;
+    if (x->pend_len) x->pend[x->pend_len++] = ' ';
+    memcpy(x->pend + x->pend_len, s, n + 1);
+    x->pend_len += n;
+    return 0;
 }
 
 /* Adds k to the config's kernels unless it is there already. */
@@ -210,6 +208,45 @@ static void add_absent(hr_sweep_config *c, const char *name, const char *reason)
     hr_cfg_absent *a = &c->absent[c->nabsent++];
     snprintf(a->name, sizeof a->name, "%s", name);
     snprintf(a->reason, sizeof a->reason, "%s", reason);
+}
+
+/* kernels = NAME, ...: `all`, `plugins`, NAME? (optional: skipped with the reason). */
+static int set_kernels(hr_sweep_config *c, char **items, int n)
+{
+    c->nkernels = c->nabsent = 0;
+    for (int i = 0; i < n; i++) {
+        const bool all = !strcmp(items[i], "all"), plugins = !strcmp(items[i], "plugins");
+        if (all || plugins) { /* every loaded kernel, or every loaded plugin's */
+            int added = 0;
+            for (int j = 0; hr_kernel_at(j); j++)
+                if (all || hr_kernel_at(j)->plugin) {
+                    if (add_kernel(c, hr_kernel_at(j))) return HR_EUSAGE;
+                    added++;
+                }
+            if (plugins && !added)
+                add_absent(c, "plugins", "no plugin is loaded (--plugin FILE.so, HEADROOM_PLUGIN_PATH)");
+            continue;
+        }
+        const size_t len = strlen(items[i]);
+        const bool optional = len > 1 && items[i][len - 1] == '?';
+        if (optional) items[i][len - 1] = 0;
+        const hr_kernel *k = hr_kernel_find(items[i]);
+        const char *absent = k ? NULL : hr_kernel_absent(items[i]);
+        if (absent) { /* an optional dependency: degrade */
+            fprintf(stderr, "headroom: note: kernel '%s' left out of this sweep: %s\n", items[i], absent);
+            continue;
+        }
+        if (!k && optional) { /* a peer that was not built: skipped, with the reason */
+            char why[200];
+            snprintf(why, sizeof why, "not loaded: no plugin declares kernel '%.40s' (optional in the config; "
+                     "--plugin FILE.so, HEADROOM_PLUGIN_PATH)", items[i]);
+            add_absent(c, items[i], why);
+            continue;
+        }
+        if (!k) return hr_kernel_unknown(NULL, items[i]);
+        if (add_kernel(c, k)) return HR_EUSAGE;
+    }
+    return HR_OK;
 }
 
 static int set_value(hr_sweep_config *c, int key, char *val)
@@ -272,42 +309,16 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         c->mode = (hr_sweep_mode)m;
         return HR_OK;
     }
-    case 2:
-        if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0) return hr_fail("expected a list of kernel names");
-        c->nkernels = c->nabsent = 0;
-        for (int i = 0; i < n; i++) {
-            const bool all = !strcmp(items[i], "all"), plugins = !strcmp(items[i], "plugins");
-            if (all || plugins) { /* every loaded kernel, or every loaded plugin's */
-                int added = 0;
-                for (int j = 0; hr_kernel_at(j); j++)
-                    if (all || hr_kernel_at(j)->plugin) {
-                        if (add_kernel(c, hr_kernel_at(j))) return HR_EUSAGE;
-                        added++;
-                    }
-                if (plugins && !added)
-                    add_absent(c, "plugins", "no plugin is loaded (--plugin FILE.so, HEADROOM_PLUGIN_PATH)");
-                continue;
-            }
-            const size_t len = strlen(items[i]);
-            const bool optional = len > 1 && items[i][len - 1] == '?';
-            if (optional) items[i][len - 1] = 0;
-            const hr_kernel *k = hr_kernel_find(items[i]);
-            const char *absent = k ? NULL : hr_kernel_absent(items[i]);
-            if (absent) { /* an optional dependency: degrade */
-                fprintf(stderr, "headroom: note: kernel '%s' left out of this sweep: %s\n", items[i], absent);
-                continue;
-            }
-            if (!k && optional) { /* a peer that was not built: skipped, with the reason */
-                char why[200];
-                snprintf(why, sizeof why, "not loaded: no plugin declares kernel '%.40s' (optional in the config; "
-                         "--plugin FILE.so, HEADROOM_PLUGIN_PATH)", items[i]);
-                add_absent(c, items[i], why);
-                continue;
-            }
-            if (!k) return hr_kernel_unknown(NULL, items[i]);
-            if (add_kernel(c, k)) return HR_EUSAGE;
-        }
-        return HR_OK;
+    case 2: { /* a kernel named twice is measured once, so the list is as long as its line */
+        int most = 1;
+        for (const char *p = val; *p; p++) most += *p == ',';
+        char **names = malloc((size_t)most * sizeof *names);
+        if (!names) return hr_fail("out of memory");
+        int st = (n = hr_list_split(val, names, most)) < 0 ? hr_fail("expected a list of kernel names")
+                                                          : set_kernels(c, names, n);
+        free(names);
+        return st;
+    }
     case 3: return hr_ilist_parse(val, 1, HR_MAX_BATCH, &c->batch);
     case 4: return hr_ilist_parse(val, 1, HR_MAX_HEADS, &c->heads);
     case 5:
@@ -410,44 +421,40 @@ static int flush(parse_ctx *x)
     return 1;
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value)
+static int handler(void *user, const hr_ini_item *it)
 {
     parse_ctx *x = user;
-    if (x->err[0]) return 0;
-    if (strcmp(section, "sweep")) {
-        snprintf(x->err, sizeof x->err, "%d: %s '%s': only a [sweep] section is understood", x->line,
-                 *section ? "section" : "key outside a section", *section ? section : name);
-        return 0;
-    }
-    int key = hr_choice(keys, name);
-    if (key < 0) {
-        snprintf(x->err, sizeof x->err, "%d: unknown key '%s' in [sweep]", x->line, name);
-        return 0;
-    }
-    char val[512];
-    snprintf(val, sizeof val, "%s", value);
-    trim(val);
-    if (x->indented && key == x->pend_key) { /* an indented line continues the value */
-        const size_t have = strlen(x->pend);
-        if (have + 1 + strlen(val) >= sizeof x->pend) {
-            snprintf(x->err, sizeof x->err, "%d: %s: value longer than %zu characters", x->line, name,
-                     sizeof x->pend - 1);
-            return 0;
-        }
-        snprintf(x->pend + have, sizeof x->pend - have, "%s%s", have ? " " : "", val);
+    if (!it->name) return 0; /* a section line: its keys say whether it is [sweep] */
+    if (strcmp(it->section, "sweep")) {
+        snprintf(x->err, sizeof x->err, "%d: %s '%.100s': only a [sweep] section is understood", it->line,
+                 *it->section ? "section" : "key outside a section", *it->section ? it->section : it->name);
         return 1;
     }
-    if (!flush(x)) return 0;
-    if (x->seen_line[key]) {
-        snprintf(x->err, sizeof x->err, "%d: key '%s' given twice (first on line %d)", x->line, name,
-                 x->seen_line[key]);
-        return 0;
+    int key = hr_choice(keys, it->name);
+    if (key < 0) {
+        snprintf(x->err, sizeof x->err, "%d: unknown key '%.100s' in [sweep]", it->line, it->name);
+        return 1;
     }
-    x->seen_line[key] = x->line;
-    snprintf(x->pend, sizeof x->pend, "%s", val);
+    if (it->continued && key == x->pend_key) { /* an indented line continues the value */
+        if (!pend_add(x, it->value)) return 0;
+        snprintf(x->err, sizeof x->err, "%d: %s: out of memory", it->line, it->name);
+        return 1;
+    }
+    if (!flush(x)) return 1;
+    if (x->seen_line[key]) {
+        snprintf(x->err, sizeof x->err, "%d: key '%s' given twice (first on line %d)", it->line, it->name,
+                 x->seen_line[key]);
+        return 1;
+    }
+    x->seen_line[key] = it->line;
+    x->pend_len = 0;
+    if (pend_add(x, it->value)) {
+        snprintf(x->err, sizeof x->err, "%d: %s: out of memory", it->line, it->name);
+        return 1;
+    }
     x->pend_key = key;
-    x->pend_line = x->line;
-    return 1;
+    x->pend_line = it->line;
+    return 0;
 }
 
 /* models = ...: each name looked up in the presets file; the shape keys it replaces must
@@ -528,12 +535,15 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     c->interleave = true;
     for (int j = 0; hr_kernel_at(j) && c->nkernels < HR_CFG_MAXKERNELS; j++) c->kernels[c->nkernels++] = hr_kernel_at(j);
 
-    parse_ctx x = {.c = c, .text = text, .pend_key = -1};
-    int rc = ini_parse_stream(reader, &x, handler, &x);
+    parse_ctx x = {.c = c, .pend_key = -1};
+    char *copy = strdup(text); /* hr_ini_parse cuts it into lines in place */
+    if (!copy) return hr_fail("%s: out of memory", path);
+    int rc = hr_ini_parse(copy, handler, &x);
     if (!x.err[0] && rc == 0) flush(&x);
+    free(copy);
+    free(x.pend);
     if (x.err[0]) return hr_fail("%s:%s", path, x.err);
     if (rc > 0) return hr_fail("%s:%d: not an INI line (expected [section] or key = value)", path, rc);
-    if (rc < 0) return hr_fail("%s: cannot parse", path);
     int nseen = 0;
     for (int k = 0; keys[k]; k++) nseen += x.seen_line[k] != 0;
     if (!nseen) /* an empty or truncated file must not silently run the default sweep */

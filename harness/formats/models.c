@@ -1,4 +1,4 @@
-/* models.c — the model presets loader: inih parsing with file:line validation. */
+/* models.c — the model presets loader: INI parsing (ini.c) with file:line validation. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -8,10 +8,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <ini.h>
 
 #include "headroom.h"
 #include "files.h"
+#include "ini.h"
 #include "models.h"
 #include "paths.h"
 
@@ -31,10 +31,8 @@ static const struct {
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-/* Parser state. The reader wraps fgets to know the current line and to see section
- * headers itself (inih does not report line numbers or empty sections). */
+/* Parser state. */
 typedef struct {
-    FILE *f;
     const char *path;
     int line;
     hr_models m;
@@ -65,9 +63,6 @@ static int valid_name(const char *s)
 /* A [section] header: a new model (checked for a valid, unique name). */
 static void new_section(parser *P, char *s)
 {
-    char *end = strchr(s, ']');
-    if (!end) return; /* inih reports the syntax error */
-    *end = 0;
     while (*s && isspace((unsigned char)*s)) s++;
     for (char *e = s + strlen(s); e > s && isspace((unsigned char)e[-1]);) *--e = 0;
     if (!valid_name(s)) {
@@ -97,50 +92,32 @@ static void new_section(parser *P, char *s)
     P->seen[P->m.n++] = 0;
 }
 
-static char *reader(char *str, int num, void *stream)
-{
-    parser *P = stream;
-    if (!fgets(str, num, P->f)) return NULL;
-    size_t n = strlen(str);
-    /* inih's buffer is full: refuse an over-long line rather than parse its tail as a
-     * line of its own. */
-    int full = n == (size_t)num - 1 && str[n - 1] != '\n', ch = full ? getc(P->f) : 0;
-    if (full && ch != EOF && ch != '\n') {
-        char lim[16];
-        snprintf(lim, sizeof lim, "%d", num - 1);
-        perr(P, P->line + 1, "line longer than %s characters%s", lim, "");
-        return NULL;
-    }
-    if ((n && str[n - 1] == '\n') || ch == '\n') P->line++;
-    else if (feof(P->f)) P->line++; /* last line without a newline */
-    const char *s = str;
-    while (*s && isspace((unsigned char)*s)) s++;
-    if (*s == '[') {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", s + 1);
-        new_section(P, buf);
-    }
-    return str;
-}
-
-static int handler(void *user, const char *section, const char *name, const char *value)
+static int handler(void *user, const hr_ini_item *it)
 {
     parser *P = user;
+    const char *section = it->section, *name = it->name, *value = it->value;
+    P->line = it->line;
+    if (!name) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", section);
+        new_section(P, buf);
+        return P->err != 0;
+    }
     hr_model *m = P->m.n ? &P->m.v[P->m.n - 1] : NULL;
     if (!*section || !m || strcasecmp(m->name, section)) {
         perr(P, P->line, "'%s' outside a [model] section%s", name, "");
-        return 0;
+        return 1;
     }
     size_t k = 0;
     while (k < NKEYS && strcmp(keys[k].key, name)) k++;
     if (k == NKEYS) {
         perr(P, P->line, "[%s]: unknown key '%s' (layers, d_model, heads, kv_heads, d_head, context)",
              m->name, name);
-        return 0;
+        return 1;
     }
     if (P->seen[P->m.n - 1] & (1u << k)) {
         perr(P, P->line, "[%s]: duplicate key '%s'", m->name, name);
-        return 0;
+        return 1;
     }
     char *end;
     errno = 0;
@@ -150,12 +127,12 @@ static int handler(void *user, const char *section, const char *name, const char
         snprintf(range, sizeof range, "[%.63s]: %s: expected an integer in [%ld, %ld]", m->name,
                  name, keys[k].lo, keys[k].hi);
         perr(P, P->line, "%s, got '%s'", range, value);
-        return 0;
+        return 1;
     }
     if (keys[k].off == offsetof(hr_model, context)) m->context = v;
     else *(int *)((char *)m + keys[k].off) = (int)v;
     P->seen[P->m.n - 1] |= 1u << k;
-    return 1;
+    return 0;
 }
 
 int hr_models_load(const char *path, hr_models *out)
@@ -166,22 +143,12 @@ int hr_models_load(const char *path, hr_models *out)
     size_t len = 0;
     char *text = hr_read_file(path, HR_CAP_CONFIG, "model presets file", &len);
     if (!text) return HR_EUSAGE;
-    P.f = fmemopen(text, len ? len : 1, "r");
-    if (!P.f) {
-        free(text);
-        return hr_fail("%s: out of memory", path);
-    }
-    int rc = ini_parse_stream(reader, &P, handler, &P);
-    int read_errno = ferror(P.f) ? errno : 0; /* e.g. a directory: opens, then EISDIR */
-    fclose(P.f);
+    int rc = hr_ini_parse(text, handler, &P);
     free(text);
-    if (read_errno) perr(&P, 0, "cannot read: %s%s", strerror(read_errno), "");
-    /* inih's own syntax errors (no '=' or ']') come back as a line number only. */
+    /* The reader's own syntax errors (no '=' or ']') come back as a line number only. */
     if (rc > 0 && (!P.err || rc < P.err)) {
         P.err = 0;
         perr(&P, rc, "syntax error: expected [model] or key = value%s%s", "", "");
-    } else if (rc < 0 && !P.err) {
-        perr(&P, 0, "cannot read the file%s%s", "", "");
     }
     for (int i = 0; !P.err && i < P.m.n; i++) {
         const hr_model *m = &P.m.v[i];

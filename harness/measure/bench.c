@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "ceilings.h"
 #include "check.h"
+#include "cpus.h"
 #include "files.h"
 #include "counts.h"
 #include "likwid_markers.h"
@@ -265,9 +266,10 @@ int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out)
 
 void hr_threads_warning(const char *what, int threads, char (*w)[200], int max, int *n)
 {
-    const int cpus = hr_sysinfo_get()->cpus;
-    if (*n < max && cpus > 0 && threads > cpus)
-        snprintf(w[(*n)++], 200, "%.100s: %d threads on %d CPUs: oversubscribed", what, threads, cpus);
+    const hr_cpus *c = hr_cpus_get();
+    if (*n < max && threads > c->allowed)
+        snprintf(w[(*n)++], 200, "%.100s: %d threads on %d allowed CPUs (%s): oversubscribed", what, threads,
+                 c->allowed, c->by);
 }
 
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n)

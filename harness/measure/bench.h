@@ -84,7 +84,8 @@ int hr_bench_unpark(hr_bench_session *b, const hr_tensors *shared);
 /* Appends warnings about this result and the environment (CV > 5%, more threads than
  * CPUs, frequency scaling, coarse timer) to w[*n] (each at most 200 chars). */
 void hr_bench_warnings(const hr_result *r, char (*w)[200], int max, int *n);
-/* Appends "WHAT: T threads on C CPUs: oversubscribed" when threads > online CPUs: the
+/* Appends "WHAT: T threads on C allowed CPUs (BY): oversubscribed" when threads exceed the
+ * CPUs this process may run on (cpus.h; BY: what limits them): the
  * one wording of the warning (run, sweep rows, layer, decode-loop). */
 void hr_threads_warning(const char *what, int threads, char (*w)[200], int max, int *n);
 
