@@ -147,17 +147,22 @@ static void install(void)
     installed = 1;
 }
 
-void *hr_galloc(size_t bytes, const char *name)
+void *hr_galloc(size_t bytes, const char *name) { return hr_galloc_set(bytes, name, bytes); }
+
+void *hr_galloc_set(size_t bytes, const char *name, size_t set_bytes)
 {
     if (!bytes) bytes = 64; /* a kernel without a workspace still gets a valid pointer */
-    const size_t pg = page_size(), align = bytes >= HUGE_BYTES ? HUGE_BYTES : pg;
-    const size_t n = (bytes + 63) / 64 * 64;
-    if (n < bytes || n > SIZE_MAX / 2) return NULL;
-    const size_t dlen = (n + pg - 1) / pg * pg, len = dlen + 2 * pg + (align > pg ? align : 0);
+    const size_t pg = page_size(), n = (bytes + 63) / 64 * 64;
+    const int huge = set_bytes >= HUGE_BYTES || bytes >= HUGE_BYTES;
+    if (n < bytes || n > SIZE_MAX / 4) return NULL;
+    /* The data's pages: whole 2 MiB pages for a huge buffer (as hr_alloc rounds), so all
+     * of it is on huge pages; the bytes before the data are slack, not a guard. */
+    const size_t align = huge ? HUGE_BYTES : pg, dlen = (n + align - 1) / align * align;
+    const size_t len = dlen + 2 * pg + (huge ? HUGE_BYTES : 0);
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return NULL;
     const uintptr_t base = (uintptr_t)m;
-    /* The data's end on the boundary (2 MiB for a large buffer), the guards around it. */
+    /* The data's end on the boundary, the guards around its pages. */
     const uintptr_t end = (base + pg + dlen + align - 1) / align * align, pages = end - dlen;
     const uintptr_t lo = pages - pg, hi = end + pg;
     if (lo > base) munmap(m, lo - base);
@@ -168,7 +173,7 @@ void *hr_galloc(size_t bytes, const char *name)
     }
 #ifdef MADV_HUGEPAGE
     /* advice only: failure changes nothing (perf-log 0244: decode needs huge pages) */
-    if (align > pg) madvise((void *)pages, dlen, MADV_HUGEPAGE);
+    if (huge) madvise((void *)pages, dlen, MADV_HUGEPAGE);
 #endif
     const uintptr_t data = end - n;
     if (n > bytes) memset((void *)(data + bytes), CANARY, n - bytes);

@@ -7,14 +7,17 @@
 #include <stdint.h>
 
 /* Allocates bytes (64-byte aligned) in a mapping of its own: the data ends where a
- * PROT_NONE guard page begins, with a guard page before it too, and the bytes between
- * the end and the 64-byte boundary (fewer than 64) hold canary bytes. From 2 MiB up the
- * guard after the data sits on a 2 MiB boundary and the data pages are marked for
- * transparent huge pages, so every whole 2 MiB of a large buffer keeps its huge page.
- * Nothing of the data is touched: the threads that use it place it. name ("O", "K",
- * "workspace", a string that outlives the buffer) is what a report calls the buffer.
- * NULL on failure (no memory); free with hr_gfree. */
+ * PROT_NONE guard page begins, with a guard page before its pages too, and the bytes
+ * between the end and the 64-byte boundary (fewer than 64) hold canary bytes. From 2 MiB
+ * up the data's pages are whole 2 MiB pages marked for transparent huge pages (the end on
+ * a 2 MiB boundary), placed as hr_alloc places them. Nothing of the data is touched: the
+ * code that uses it places it. name ("O", "K", "workspace", a string that outlives the
+ * buffer) is what a report calls the buffer. NULL on failure (no memory); free with
+ * hr_gfree. */
 void *hr_galloc(size_t bytes, const char *name);
+/* The same for one buffer of a set that hr_alloc would have taken as one allocation of
+ * set_bytes (Q, K, V, O): on huge pages where the set is 2 MiB or more. */
+void *hr_galloc_set(size_t bytes, const char *name, size_t set_bytes);
 void hr_gfree(void *p); /* NULL: nothing */
 
 /* Makes the buffer read-only (ro) or writable again; a write into a read-only buffer is

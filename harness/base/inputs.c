@@ -110,14 +110,16 @@ double hr_tensors_bytes(const hr_problem *p)
            2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p) + 2.0 * (double)tiled_kv_bytes(p);
 }
 
-/* One more guarded buffer of t (named as a report names it); NULL when out of memory. */
-static void *part(hr_tensors *t, size_t bytes, const char *name, bool input)
+/* One more guarded buffer of t (named as a report names it), one of a set of set bytes
+ * that shares huge pages as one allocation of them would (hr_galloc_set); NULL when out of
+ * memory. */
+static void *part(hr_tensors *t, size_t bytes, size_t set, const char *name, bool input)
 {
     int i = 0;
     while (i < HR_TENSOR_BUFS && t->buf[i]) i++;
     if (i == HR_TENSOR_BUFS) return NULL;
     t->input[i] = input;
-    return t->buf[i] = hr_galloc(bytes, name);
+    return t->buf[i] = hr_galloc_set(bytes, name, set);
 }
 
 /* The tiled copies of the K and V rows (q8_0, q4_0): per batch and KV head, keys in tiles of
@@ -126,7 +128,7 @@ static int tiled_setup(hr_tensors *t, const hr_problem *p)
 {
     const size_t tb = tiled_kv_bytes(p);
     if (!tb) return HR_OK;
-    char *tkv[2] = {part(t, tb, "K", true), part(t, tb, "V", true)};
+    char *tkv[2] = {part(t, tb, 2 * tb, "K", true), part(t, tb, 2 * tb, "V", true)};
     if (!tkv[0] || !tkv[1]) return hr_fail("cannot allocate %.1f MiB for the tiled K/V cache", 2.0 * tb / 1048576.0);
     t->tmem = tkv[0];
     memset(tkv[0], 0, tb);
@@ -173,10 +175,10 @@ static void store_load(hr_view f, hr_xview x, hr_dtype t, int batch, int heads, 
 static int typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
 {
     const int B = p->batch, H = p->heads, G = p->kv_heads, d = p->d_head;
-    const size_t nq = typed_q_bytes(p), nk = typed_kv_bytes(p);
+    const size_t nq = typed_q_bytes(p), nk = typed_kv_bytes(p), set = 2 * nq + 2 * nk;
     if (p->dtype != HR_F32) {
         const size_t rb = hr_dtype_row_bytes(p->dtype, d);
-        char *q = part(t, nq, "Q", true), *o = part(t, nq, "O", false);
+        char *q = part(t, nq, set, "Q", true), *o = part(t, nq, set, "O", false);
         if (!q || !o) return HR_EUSAGE;
         t->xmem = q;
         hr_xview xq = hr_xview_dense(q, layout, B, H, p->seq_q, rb);
@@ -187,7 +189,7 @@ static int typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
     }
     if (p->kv_dtype != HR_F32) {
         const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
-        char *k = part(t, nk, "K", true), *v = part(t, nk, "V", true);
+        char *k = part(t, nk, set, "K", true), *v = part(t, nk, set, "V", true);
         if (!k || !v) return HR_EUSAGE;
         if (!t->xmem) t->xmem = k;
         hr_xview xk = hr_xview_dense(k, layout, B, G, p->seq_kv, rb);
@@ -207,8 +209,9 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
     size_t nq = (size_t)p->batch * p->heads * p->seq_q * p->d_head;
     size_t nk = (size_t)p->batch * p->kv_heads * p->seq_kv * p->d_head;
     t->bytes = (size_t)hr_tensors_bytes(p);
-    float *q = part(t, nq * sizeof(float), "Q", true), *k = part(t, nk * sizeof(float), "K", true),
-          *v = part(t, nk * sizeof(float), "V", true), *o = part(t, nq * sizeof(float), "O", false);
+    const size_t set = (2 * nq + 2 * nk) * sizeof(float); /* one allocation before the guards */
+    float *q = part(t, nq * sizeof(float), set, "Q", true), *k = part(t, nk * sizeof(float), set, "K", true),
+          *v = part(t, nk * sizeof(float), set, "V", true), *o = part(t, nq * sizeof(float), set, "O", false);
     t->mem = q;
     if (!q || !k || !v || !o) {
         hr_tensors_free(t);

@@ -134,8 +134,9 @@ static int fill(loop *L)
 {
     const hr_decode_spec *s = L->s;
     const int B = s->batch, G = s->kv_heads, H = s->heads, d = s->d_head;
-    L->pool = hr_galloc(sizeof(float) * (size_t)B * POOL * d * (2 * G + H), "Q");
-    L->o = hr_galloc(sizeof(float) * (size_t)B * H * d, "O");
+    const size_t pool = sizeof(float) * (size_t)B * POOL * d * (2 * G + H), ob = sizeof(float) * (size_t)B * H * d;
+    L->pool = hr_galloc_set(pool, "Q", pool + ob); /* one allocation before the guards */
+    L->o = hr_galloc_set(ob, "O", pool + ob);
     L->ws = hr_galloc(L->ws_bytes, "workspace");
     const size_t n = 3 * (size_t)s->tokens;
     L->r->step = malloc(n * sizeof *L->r->step);
