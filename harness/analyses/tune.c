@@ -30,6 +30,7 @@
 #include "bench.h"
 #include "counts.h"
 #include "cpus.h"
+#include "guard.h"
 #include "stats.h"
 #include "threads.h"
 #include "timer.h"
@@ -127,8 +128,10 @@ static void logf_(const tctx *c, const char *fmt, ...)
 
 static void run_once(tctx *c, const cfg *g)
 {
+    hr_guard_kernel(c->k->name);
     if (hr_kernel_run(c->k, &c->s->prob, &g->t, g->a, g->ws) && !c->failed[0])
         snprintf(c->failed, sizeof c->failed, "%s", hr_errmsg());
+    hr_guard_kernel(NULL);
     __asm__ __volatile__("" : : "r"(c->ten.args.o.p) : "memory");
 }
 
@@ -140,7 +143,7 @@ static int cfg_open(tctx *c, cfg *g, const hr_tune *t)
     g->t = *t;
     g->a = hr_tensors_args(&c->ten, &c->s->prob, c->k, t, &c->targs);
     size_t wsb = hr_kernel_workspace(c->k, &c->s->prob, t);
-    if (!(g->ws = hr_alloc(wsb ? wsb : 64))) return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
+    if (!(g->ws = hr_galloc(wsb, "workspace"))) return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
     run_once(c, g);
     double one = 1e30;
     for (int i = 0; i < 3; i++) {
@@ -157,7 +160,7 @@ static int cfg_open(tctx *c, cfg *g, const hr_tune *t)
 
 static void cfg_close(cfg *g)
 {
-    free(g->ws);
+    hr_gfree(g->ws);
     g->ws = NULL;
 }
 
@@ -177,6 +180,7 @@ static double sample(tctx *c, const cfg *g)
         if (x < best) best = x;
     }
     double wall = hr_now() - a0;
+    hr_guard_verify(c->k->name); /* the canaries, after the timed chunks */
     c->nsamples++;
     c->sample_cost += (wall - c->sample_cost) / c->nsamples;
     return best;
@@ -263,14 +267,17 @@ static int check(tctx *c, hr_tune_cand *x)
     g.t = x->tune;
     g.a = hr_tensors_args(&c->ten, p, c->k, &x->tune, &c->targs);
     size_t wsb = hr_kernel_workspace(c->k, p, &x->tune);
-    if (!(g.ws = hr_alloc(wsb ? wsb : 64))) {
+    if (!(g.ws = hr_galloc(wsb, "workspace"))) {
         x->skipped_mem = true;
         logf_(c, "skip   %s: cannot allocate its workspace", ts);
         return 0;
     }
     /* Poison: a configuration that skips rows cannot pass on a stale correct output. */
     hr_tensors_poison(p, g.a, 12345.0f);
+    hr_tensors_lock(&c->ten, true); /* the inputs read-only for the checked call */
     run_once(c, &g);
+    hr_tensors_lock(&c->ten, false);
+    hr_guard_verify(c->k->name);
     hr_tensors_output(p, g.a);
     hr_check r = hr_oracle_check_q(p, g.a, 0, hr_path_quant(hr_kernel_path(c->k, p)));
     cfg_close(&g);

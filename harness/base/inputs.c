@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "guard.h"
 #include "inputs.h"
 
 const char *const hr_dist_names[] = {"normal", "uniform", "large", NULL};
@@ -109,19 +110,34 @@ double hr_tensors_bytes(const hr_problem *p)
            2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p) + 2.0 * (double)tiled_kv_bytes(p);
 }
 
+/* One more guarded buffer of t (named as a report names it), one of a set of set bytes
+ * that shares huge pages as one allocation of them would (hr_galloc_set); NULL when out of
+ * memory. */
+static void *part(hr_tensors *t, size_t bytes, size_t set, const char *name, bool input)
+{
+    int i = 0;
+    while (i < HR_TENSOR_BUFS && t->buf[i]) i++;
+    if (i == HR_TENSOR_BUFS) return NULL;
+    t->input[i] = input;
+    return t->buf[i] = hr_galloc_set(bytes, name, set);
+}
+
 /* The tiled copies of the K and V rows (q8_0, q4_0): per batch and KV head, keys in tiles of
  * HR_KV_TILE (headroom.h hr_kv_tile_put), the padding past the last key zero. */
 static int tiled_setup(hr_tensors *t, const hr_problem *p)
 {
-    const size_t tb = tiled_kv_bytes(p), pt = (tb + 63) / 64 * 64;
+    const size_t tb = tiled_kv_bytes(p);
     if (!tb) return HR_OK;
-    if (!(t->tmem = hr_alloc(2 * pt))) return hr_fail("cannot allocate %.1f MiB for the tiled K/V cache", 2.0 * pt / 1048576.0);
-    memset(t->tmem, 0, 2 * pt);
+    char *tkv[2] = {part(t, tb, 2 * tb, "K", true), part(t, tb, 2 * tb, "V", true)};
+    if (!tkv[0] || !tkv[1]) return hr_fail("cannot allocate %.1f MiB for the tiled K/V cache", 2.0 * tb / 1048576.0);
+    t->tmem = tkv[0];
+    memset(tkv[0], 0, tb);
+    memset(tkv[1], 0, tb);
     const int B = p->batch, G = p->kv_heads, d = p->d_head, L = p->seq_kv;
     const int keys = (int)hr_kv_tile_keys(L);
     const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
     for (int v = 0; v < 2; v++) {
-        hr_xview x = hr_xview_dense((char *)t->tmem + v * pt, HR_LAYOUT_BHND, B, G, keys, rb);
+        hr_xview x = hr_xview_dense(tkv[v], HR_LAYOUT_BHND, B, G, keys, rb);
         const hr_xcview rows = v ? t->args.xv : t->args.xk;
         for (int b = 0; b < B; b++)
             for (int h = 0; h < G; h++)
@@ -154,31 +170,36 @@ static void store_load(hr_view f, hr_xview x, hr_dtype t, int batch, int heads, 
             }
 }
 
-/* Carves the typed tensors out of t->xmem (each on a 64-byte boundary), stores the fp32
- * inputs into them and sets the args. */
-static void typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
+/* The typed tensors, each a buffer of its own: stores the fp32 inputs into them and sets
+ * the args. HR_EUSAGE when one cannot be allocated. */
+static int typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
 {
     const int B = p->batch, H = p->heads, G = p->kv_heads, d = p->d_head;
-    const size_t pq = (typed_q_bytes(p) + 63) / 64 * 64, pk = (typed_kv_bytes(p) + 63) / 64 * 64;
-    char *x = t->xmem;
+    const size_t nq = typed_q_bytes(p), nk = typed_kv_bytes(p), set = 2 * nq + 2 * nk;
     if (p->dtype != HR_F32) {
         const size_t rb = hr_dtype_row_bytes(p->dtype, d);
-        hr_xview xq = hr_xview_dense(x, layout, B, H, p->seq_q, rb);
-        t->args.xo = hr_xview_dense(x + pq, layout, B, H, p->seq_q, rb);
+        char *q = part(t, nq, set, "Q", true), *o = part(t, nq, set, "O", false);
+        if (!q || !o) return HR_EUSAGE;
+        t->xmem = q;
+        hr_xview xq = hr_xview_dense(q, layout, B, H, p->seq_q, rb);
+        t->args.xo = hr_xview_dense(o, layout, B, H, p->seq_q, rb);
         t->args.xq = hr_xcv(xq);
         store_load(t->q, xq, p->dtype, B, H, p->seq_q, d);
-        memset(x + pq, 0, typed_q_bytes(p));
-        x += 2 * pq;
+        memset(o, 0, nq);
     }
     if (p->kv_dtype != HR_F32) {
         const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
-        hr_xview xk = hr_xview_dense(x, layout, B, G, p->seq_kv, rb);
-        hr_xview xv = hr_xview_dense(x + pk, layout, B, G, p->seq_kv, rb);
+        char *k = part(t, nk, set, "K", true), *v = part(t, nk, set, "V", true);
+        if (!k || !v) return HR_EUSAGE;
+        if (!t->xmem) t->xmem = k;
+        hr_xview xk = hr_xview_dense(k, layout, B, G, p->seq_kv, rb);
+        hr_xview xv = hr_xview_dense(v, layout, B, G, p->seq_kv, rb);
         t->args.xk = hr_xcv(xk);
         t->args.xv = hr_xcv(xv);
         store_load(t->k, xk, p->kv_dtype, B, G, p->seq_kv, d);
         store_load(t->v, xv, p->kv_dtype, B, G, p->seq_kv, d);
     }
+    return HR_OK;
 }
 
 int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_dist dist,
@@ -188,16 +209,14 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
     size_t nq = (size_t)p->batch * p->heads * p->seq_q * p->d_head;
     size_t nk = (size_t)p->batch * p->kv_heads * p->seq_kv * p->d_head;
     t->bytes = (size_t)hr_tensors_bytes(p);
-    /* Each tensor starts on a 64-byte boundary. */
-    size_t pq = (nq + 15) / 16 * 16, pk = (nk + 15) / 16 * 16;
-    size_t xbytes = 2 * ((typed_q_bytes(p) + 63) / 64 * 64) + 2 * ((typed_kv_bytes(p) + 63) / 64 * 64);
-    t->mem = hr_alloc((2 * pq + 2 * pk) * sizeof(float));
-    if (xbytes && t->mem && !(t->xmem = hr_alloc(xbytes))) {
-        free(t->mem);
-        t->mem = NULL;
+    const size_t set = (2 * nq + 2 * nk) * sizeof(float); /* one allocation before the guards */
+    float *q = part(t, nq * sizeof(float), set, "Q", true), *k = part(t, nk * sizeof(float), set, "K", true),
+          *v = part(t, nk * sizeof(float), set, "V", true), *o = part(t, nq * sizeof(float), set, "O", false);
+    t->mem = q;
+    if (!q || !k || !v || !o) {
+        hr_tensors_free(t);
+        return hr_fail("cannot allocate %.1f MiB for Q, K, V and O", t->bytes / 1048576.0);
     }
-    if (!t->mem) return hr_fail("cannot allocate %.1f MiB for Q, K, V and O", t->bytes / 1048576.0);
-    float *q = t->mem, *k = q + pq, *v = k + pk, *o = v + pk;
     t->q = hr_view_dense(q, layout, p->batch, p->heads, p->seq_q, p->d_head);
     t->k = hr_view_dense(k, layout, p->batch, p->kv_heads, p->seq_kv, p->d_head);
     t->v = hr_view_dense(v, layout, p->batch, p->kv_heads, p->seq_kv, p->d_head);
@@ -209,7 +228,10 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
     hr_fill(t->k, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 1);
     hr_fill(t->v, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 2);
     memset(o, 0, nq * sizeof(float));
-    if (t->xmem) typed_setup(t, p, layout);
+    if (typed_setup(t, p, layout)) {
+        hr_tensors_free(t);
+        return hr_fail("cannot allocate %.1f MiB for Q, K, V and O", t->bytes / 1048576.0);
+    }
     if (t->xmem && tiled_setup(t, p)) {
         hr_tensors_free(t);
         return HR_EUSAGE;
@@ -240,10 +262,17 @@ void hr_tensors_poison(const hr_problem *p, const hr_args *a, float x)
 
 void hr_tensors_free(hr_tensors *t)
 {
-    free(t->mem);
-    free(t->xmem);
-    free(t->tmem);
+    for (int i = 0; i < HR_TENSOR_BUFS; i++) {
+        hr_gfree(t->buf[i]);
+        t->buf[i] = NULL;
+    }
     t->mem = NULL;
     t->xmem = NULL;
     t->tmem = NULL;
+}
+
+void hr_tensors_lock(const hr_tensors *t, bool ro)
+{
+    for (int i = 0; i < HR_TENSOR_BUFS; i++)
+        if (t->buf[i] && t->input[i]) hr_gprotect(t->buf[i], ro);
 }

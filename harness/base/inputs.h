@@ -23,18 +23,22 @@ double hr_rng_normal(hr_rng *r);  /* N(0, 1)     */
 void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uint64_t seed,
              int stream);
 
-/* Problem tensors: Q, K, V, O in fp32 in one allocation, in the chosen layout, and,
- * for a problem of reduced element types, the typed tensors in a second one: Q and O
+/* Problem tensors: Q, K, V, O in fp32, each a guarded buffer of its own (guard.h: its
+ * end touches a guard page, so a kernel's access past it is reported by name), in the
+ * chosen layout, and, for a problem of reduced element types, the typed tensors: Q and O
  * in p->dtype (args.xq, args.xo) when it is not f32, K and V in p->kv_dtype (args.xk,
  * args.xv) when that is not f32, each row hr_dtype_row_bytes long in the same layout. */
+#define HR_TENSOR_BUFS 10
 typedef struct {
-    float *mem;
-    void *xmem;      /* the typed tensors, NULL when p is all f32 */
-    size_t bytes;    /* fp32 + typed bytes                        */
+    float *mem;      /* fp32 Q, the first buffer: non-NULL while allocated */
+    void *xmem;      /* the first typed tensor, NULL when p is all f32     */
+    size_t bytes;    /* fp32 + typed bytes                                 */
     hr_args args;
     hr_view q, k, v; /* writable views of the fp32 inputs */
     void *tmem;        /* a q8_0/q4_0 cache's K and V rows again in tiles (HR_KV_TILE), else NULL */
     hr_xcview xkt, xvt; /* their views (tile HR_KV_TILE, BHND whatever the layout)           */
+    void *buf[HR_TENSOR_BUFS]; /* every buffer (hr_galloc), NULL past the last */
+    bool input[HR_TENSOR_BUFS]; /* buf[i] is an input (Q, K, V in any form)    */
 } hr_tensors;
 /* Allocates (64-byte aligned) and fills with dist/seed; O is zeroed. The fp32 values
  * drawn do not depend on the types (same seed, same values); a typed tensor holds them
@@ -45,6 +49,9 @@ typedef struct {
 int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_dist dist,
                      uint64_t seed);
 void hr_tensors_free(hr_tensors *t);
+/* Makes every input buffer read-only (ro) or writable again: a check calls the kernel
+ * with its inputs read-only, so a write into Q, K or V is reported as such. */
+void hr_tensors_lock(const hr_tensors *t, bool ro);
 /* The args kernel k is called with under tune tu: t->args, or, where k asks for its
  * cache in tiles (hr_kernel_kv_tile) and t holds them, a copy in buf with K and V the
  * tiled ones. Outside any timing; the fp32 views (the oracle's) are the same. */

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cpus.h"
 #include "files.h"
+#include "guard.h"
 #include "counts.h"
 #include "likwid_markers.h"
 #include "npy.h"
@@ -30,8 +31,10 @@ static void call(void *c)
 {
     hr_bench_session *x = c;
     double t0 = x->plant > 0 ? hr_now() : 0;
+    hr_guard_kernel(x->k->name); /* a fault in the call names it */
     if (hr_kernel_run(x->k, &x->out->prob, &x->out->tune, x->args, x->ws) && !x->failed[0])
         snprintf(x->failed, sizeof x->failed, "%s", hr_errmsg());
+    hr_guard_kernel(NULL);
     /* The output is read by the caller after timing; this barrier keeps the compiler
      * from assuming the stores are dead. */
     __asm__ __volatile__("" : : "r"(x->args->o.p) : "memory");
@@ -142,7 +145,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     b->args = hr_tensors_args(shared, p, k, &out->tune, &b->targs);
     char path[512]; /* the path, and which layout was read */
     hr_copy_text(out->path, sizeof out->path, hr_kernel_path_kv(k, p, b->args->xk.tile, path, sizeof path));
-    b->ws = hr_alloc(wsb ? wsb : 64);
+    b->ws = hr_galloc(wsb, "workspace");
     if (!b->ws) {
         st = hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
         goto fail;
@@ -151,7 +154,10 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
         double plant = b->plant;
         b->plant = 0;
         hr_tensors_poison(p, b->args, 12345.0f);
+        hr_tensors_lock(shared, true); /* the inputs read-only for the checked call */
         call(b);
+        hr_tensors_lock(shared, false);
+        hr_guard_verify(b->k->name);
         b->plant = plant;
         if (b->failed[0]) {
             st = hr_fail("%s", b->failed);
@@ -177,6 +183,7 @@ int hr_bench_open(const hr_kernel *k, const hr_bench_spec *s, const hr_tensors *
     /* likwid region (LIKWID=1 only), named like the result row so counters merge by name. */
     hr_result_name(out, b->region, sizeof b->region);
     b->iters = hr_time_calibrate(call, b, &s->timer);
+    hr_guard_verify(b->k->name);
     out->timing.iters = b->iters;
     if (b->failed[0]) {
         st = hr_fail("%s", b->failed);
@@ -193,12 +200,13 @@ void hr_bench_rep(hr_bench_session *b, int rep, bool rewarm)
     if (rep < 0 || rep >= HR_MAX_REPS) return;
     if (rewarm && !b->timer.cold) call(b);
     b->out->timing.rep_time[rep] = hr_time_rep(call, b, &b->timer, b->iters, rep, &b->out->timing.rep_cpu[rep]);
+    hr_guard_verify(b->k->name); /* the canaries, outside the timed calls */
     if (rep + 1 > b->out->timing.reps) b->out->timing.reps = rep + 1;
 }
 
 void hr_bench_abandon(hr_bench_session *b)
 {
-    free(b->ws);
+    hr_gfree(b->ws);
     b->ws = NULL;
     hr_tensors_free(&b->own); /* zero (nothing to free) where the tensors were shared */
     b->args = NULL;
@@ -209,7 +217,7 @@ void hr_bench_park(hr_bench_session *b) { hr_bench_abandon(b); }
 int hr_bench_unpark(hr_bench_session *b, const hr_tensors *shared)
 {
     const size_t wsb = (size_t)b->out->workspace_bytes;
-    if (!(b->ws = hr_alloc(wsb ? wsb : 64)))
+    if (!(b->ws = hr_galloc(wsb, "workspace")))
         return hr_fail("cannot allocate %.1f MiB of workspace", wsb / 1048576.0);
     memset(b->ws, 0, wsb ? wsb : 64);
     b->args = hr_tensors_args(shared, &b->out->prob, b->k, &b->out->tune, &b->targs);

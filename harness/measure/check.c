@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "guard.h"
 
 static int add(hr_case *c, int n, int max, int B, int H, int G, int Nq, int Nk, int d,
                bool causal, int layout, int dist)
@@ -93,7 +94,7 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
     hr_tensors ten;
     void *ws = NULL;
     if (hr_tensors_alloc(&ten, p, c->layout, c->dist, seed) ||
-        !(ws = hr_alloc(hr_kernel_workspace(k, p, &t) + 64))) {
+        !(ws = hr_galloc(hr_kernel_workspace(k, p, &t), "workspace"))) {
         snprintf(line, len, "%s %s: cannot allocate", k->name, shape);
         memset(res, 0, sizeof *res);
         res->verdict = HR_CHECK_FAIL;
@@ -104,11 +105,18 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
     const hr_args *a = hr_tensors_args(&ten, p, k, &t, &buf);
     /* Poison the output so a kernel that skips rows cannot pass by the zeroed buffer. */
     hr_tensors_poison(p, a, 12345.0f);
-    if (hr_kernel_run(k, p, &t, a, ws)) {
+    /* The inputs read-only for the call; a fault or a damaged canary names the kernel. */
+    hr_tensors_lock(&ten, true);
+    hr_guard_kernel(k->name);
+    const int failed = hr_kernel_run(k, p, &t, a, ws);
+    hr_guard_kernel(NULL);
+    hr_tensors_lock(&ten, false);
+    hr_guard_verify(k->name);
+    if (failed) {
         snprintf(line, len, "%s", hr_errmsg());
         memset(res, 0, sizeof *res);
         res->verdict = HR_CHECK_FAIL;
-        free(ws);
+        hr_gfree(ws);
         hr_tensors_free(&ten);
         return HR_CHECK_ERROR;
     }
@@ -126,7 +134,7 @@ int hr_check_case(const hr_kernel *k, const hr_case *c, const hr_tune *tune, uin
     snprintf(line, len, "%s %s %s %s T%d bq%d bkv%d [%s]: %s%s", k->name, shape,
              hr_layout_names[c->layout], hr_dist_names[c->dist], t.threads, t.block_q, t.block_kv,
              hr_kernel_path_kv(k, p, a->xk.tile, path, sizeof path), msg, fmt);
-    free(ws);
+    hr_gfree(ws);
     hr_tensors_free(&ten);
     return res->verdict;
 }

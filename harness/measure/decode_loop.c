@@ -8,6 +8,7 @@
 #include "counts.h"
 #include "decode_loop.h"
 #include "files.h"
+#include "guard.h"
 #include "kvcache.h"
 #include "stats.h"
 #include "threads.h"
@@ -20,11 +21,11 @@ typedef struct {
     const hr_decode_spec *s;
     hr_decode_result *r;
     hr_kvcache cache;
-    float *pool;
+    float *pool, *o;      /* guarded buffers: the pool ("Q") and O                    */
     hr_view kp, vp, qp;   /* [B][H][POOL][d] new-token K, V, Q rows                   */
     float *q_orig;        /* typed Q: the pool's Q rows before rounding (qp holds them
                            * as stored)                                              */
-    unsigned char *xpool; /* typed Q: [B][H][POOL] rows in dtype, then O [B][H][1]    */
+    unsigned char *xpool, *xo; /* typed Q: [B][H][POOL] rows in dtype; O [B][H][1]    */
     hr_xview xqp;
     void *ws;
     size_t ws_bytes;
@@ -54,6 +55,15 @@ static void operands(loop *L, int l, int slot)
     }
 }
 
+/* One call of the kernel, named to the guards (a fault in it is reported by name). */
+static int krun(loop *L)
+{
+    hr_guard_kernel(L->s->kernel->name);
+    int st = hr_kernel_run(L->s->kernel, &L->p, &L->r->tune, &L->args, L->ws);
+    hr_guard_kernel(NULL);
+    return st;
+}
+
 /* One step over every layer: append the token's K/V, run the kernel. The timer times
  * the whole call; the kernel calls are timed inside it. Records an error in L->st. */
 static void step(void *ctx)
@@ -72,7 +82,7 @@ static void step(void *ctx)
             return;
         }
         double t1 = hr_now();
-        if ((L->st = hr_kernel_run(k, &L->p, &L->r->tune, &L->args, L->ws))) return;
+        if ((L->st = krun(L))) return;
         ta += hr_now() - t1;
         /* the bytes any kernel must read (K/V of the cache once, Q and O), as the
          * roofline counts them: a kernel that re-reads K/V per query head does not read
@@ -124,18 +134,20 @@ static int fill(loop *L)
 {
     const hr_decode_spec *s = L->s;
     const int B = s->batch, G = s->kv_heads, H = s->heads, d = s->d_head;
-    L->pool = hr_alloc(sizeof(float) * (size_t)B * POOL * d * (2 * G + 2 * H));
-    L->ws = hr_alloc(L->ws_bytes ? L->ws_bytes : 64);
+    const size_t pool = sizeof(float) * (size_t)B * POOL * d * (2 * G + H), ob = sizeof(float) * (size_t)B * H * d;
+    L->pool = hr_galloc_set(pool, "Q", pool + ob); /* one allocation before the guards */
+    L->o = hr_galloc_set(ob, "O", pool + ob);
+    L->ws = hr_galloc(L->ws_bytes, "workspace");
     const size_t n = 3 * (size_t)s->tokens;
     L->r->step = malloc(n * sizeof *L->r->step);
-    if (!L->pool || !L->ws || !L->r->step) return hr_fail("out of memory");
+    if (!L->pool || !L->o || !L->ws || !L->r->step) return hr_fail("out of memory");
     memset(L->r->step, 0, n * sizeof *L->r->step);
     L->r->attn = L->r->step + s->tokens;
     L->r->bytes = L->r->attn + s->tokens;
     L->kp = hr_view_dense(L->pool, HR_LAYOUT_BHND, B, G, POOL, d);
     L->vp = hr_view_dense(L->kp.p + (size_t)B * G * POOL * d, HR_LAYOUT_BHND, B, G, POOL, d);
     L->qp = hr_view_dense(L->vp.p + (size_t)B * G * POOL * d, HR_LAYOUT_BHND, B, H, POOL, d);
-    L->args.o = hr_view_dense(L->qp.p + (size_t)B * H * POOL * d, HR_LAYOUT_BHND, B, H, 1, d);
+    L->args.o = hr_view_dense(L->o, HR_LAYOUT_BHND, B, H, 1, d);
     const uint64_t pool_seed = s->seed ^ 0x9e3779b97f4a7c15u;
     hr_fill(L->kp, B, G, POOL, d, s->dist, pool_seed, 1);
     hr_fill(L->vp, B, G, POOL, d, s->dist, pool_seed, 2);
@@ -143,11 +155,12 @@ static int fill(loop *L)
     if (s->dtype != HR_F32) { /* Q stored in dtype; the f32 pool then holds what it stores */
         const size_t rb = hr_dtype_row_bytes(s->dtype, d), nq = (size_t)B * H * POOL * d;
         L->q_orig = malloc(nq * sizeof(float));
-        L->xpool = hr_alloc(rb * (size_t)B * H * (POOL + 1));
-        if (!L->q_orig || !L->xpool) return hr_fail("out of memory");
+        L->xpool = hr_galloc(rb * (size_t)B * H * POOL, "Q");
+        L->xo = hr_galloc(rb * (size_t)B * H, "O");
+        if (!L->q_orig || !L->xpool || !L->xo) return hr_fail("out of memory");
         memcpy(L->q_orig, L->qp.p, nq * sizeof(float));
         L->xqp = hr_xview_dense(L->xpool, HR_LAYOUT_BHND, B, H, POOL, rb);
-        L->args.xo = hr_xview_dense(L->xpool + rb * (size_t)B * H * POOL, HR_LAYOUT_BHND, B, H, 1, rb);
+        L->args.xo = hr_xview_dense(L->xo, HR_LAYOUT_BHND, B, H, 1, rb);
         for (int b = 0; b < B; b++)
             for (int h = 0; h < H; h++)
                 for (int j = 0; j < POOL; j++) {
@@ -229,7 +242,7 @@ static void check(loop *L)
             L->args.k = layer_f32(L, l, 0, false, tmp);
             L->args.v = layer_f32(L, l, 1, false, tmp + n);
         }
-        if ((L->st = hr_kernel_run(s->kernel, &L->p, &L->r->tune, &L->args, L->ws))) break;
+        if ((L->st = krun(L))) break;
         hr_tensors_output(&L->p, &L->args);
         hr_check c = hr_oracle_check_q(&L->p, &L->args, 0, hr_path_quant(hr_kernel_path(s->kernel, &L->p)));
         if (l == 0 || c.verdict > worst.verdict ||
@@ -269,11 +282,12 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
     /* Warm-up: one untimed call per layer on the prompt (threads started, code paged). */
     for (int l = 0; l < s->layers && s->prompt > 0; l++) {
         operands(&L, l, 0);
-        if ((st = hr_kernel_run(s->kernel, &L.p, &out->tune, &L.args, L.ws))) goto done;
+        if ((st = krun(&L))) goto done;
     }
     const hr_timer_opts one = {.reps = 1};
     for (L.step = 0; L.step < s->tokens && !L.st; L.step++)
         out->step[L.step] = hr_time_rep(step, &L, &one, 1, L.step, NULL);
+    hr_guard_verify(s->kernel->name); /* the canaries, after the timed steps */
     if ((st = L.st)) goto done;
     for (int i = 0; i < s->tokens; i++) {
         out->seconds += out->step[i];
@@ -284,11 +298,14 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
         check(&L);
         st = L.st;
     }
+    hr_guard_verify(s->kernel->name);
 done:
-    free(L.ws);
-    free(L.pool);
+    hr_gfree(L.ws);
+    hr_gfree(L.pool);
+    hr_gfree(L.o);
     free(L.q_orig);
-    free(L.xpool);
+    hr_gfree(L.xpool);
+    hr_gfree(L.xo);
     hr_kvcache_free(&L.cache);
     if (st) hr_decode_free(out);
     return st;

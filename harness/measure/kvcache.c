@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "counts.h"
+#include "guard.h"
 #include "inputs.h"
 #include "kvcache.h"
 
@@ -56,10 +57,10 @@ int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
     if (max_bytes > 0 && bytes > max_bytes)
         return hr_fail("KV cache needs %.2f GiB, over the memory budget of %.2f GiB "
                        "(--max-mem)", bytes / 1073741824.0, max_bytes / 1073741824.0);
-    void *mem = hr_alloc((size_t)bytes);
+    void *mem = hr_galloc((size_t)bytes, "the KV cache");
     c->length = calloc((size_t)layers, sizeof *c->length);
     if (!mem || !c->length) {
-        free(mem);
+        hr_gfree(mem);
         free(c->length);
         memset(c, 0, sizeof *c);
         return hr_fail("out of memory allocating a KV cache of %.2f GiB", bytes / 1073741824.0);
@@ -93,8 +94,8 @@ int hr_kvcache_set_tile(hr_kvcache *c, int tile)
 
 void hr_kvcache_free(hr_kvcache *c)
 {
-    free(c->mem);
-    free(c->xmem);
+    hr_gfree(c->mem);
+    hr_gfree(c->xmem);
     free(c->length);
     memset(c, 0, sizeof *c);
 }

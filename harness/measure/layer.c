@@ -37,6 +37,7 @@
 
 #include "bench.h"
 #include "counts.h"
+#include "guard.h"
 #include "inputs.h"
 #include "layer.h"
 #include "likwid_markers.h"
@@ -221,7 +222,10 @@ static void dequantize_inputs(layer *L)
 static void phase_core(void *c)
 {
     layer *L = c;
-    if (hr_kernel_run(L->s->kernel, &L->prob, &L->tune, &L->args, L->kws) && !L->failed[0])
+    hr_guard_kernel(L->s->kernel->name);
+    const int st = hr_kernel_run(L->s->kernel, &L->prob, &L->tune, &L->args, L->kws);
+    hr_guard_kernel(NULL);
+    if (st && !L->failed[0])
         snprintf(L->failed, sizeof L->failed, "%s", hr_errmsg());
     __asm__ __volatile__("" : : "r"(L->O) : "memory");
 }
@@ -415,12 +419,12 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
     float *mem = hr_alloc(total * sizeof(float));
     const size_t gwsb = gemm_ws(&L), kwsb = hr_kernel_workspace(s->kernel, p, &L.tune);
     L.gws = hr_alloc(gwsb ? gwsb : 64);
-    L.kws = hr_alloc(kwsb ? kwsb : 64);
+    L.kws = hr_galloc(kwsb, "workspace");
     size_t xs[4];
     const size_t xbytes = typed_sizes(&L, xs);
     L.xmem = xbytes ? hr_alloc(xbytes) : NULL;
     if (!mem || !L.gws || !L.kws || (xbytes && !L.xmem)) {
-        free(mem), free(L.gws), free(L.kws), free(L.xmem);
+        free(mem), free(L.gws), hr_gfree(L.kws), free(L.xmem);
         return hr_fail("cannot allocate %.1f MiB for the layer", out->bytes / 1048576);
     }
     float **bufs[10] = {&L.X, &L.Wq, &L.Wk, &L.Wv, &L.Wo, &L.Q, &L.K, &L.V, &L.O, &L.Y};
@@ -486,7 +490,7 @@ int hr_layer_bench(const hr_layer_spec *s, hr_layer_result *out)
         }
     }
 done:
-    free(mem), free(L.gws), free(L.kws), free(L.xmem);
+    free(mem), free(L.gws), hr_gfree(L.kws), free(L.xmem);
     return st;
 }
 
