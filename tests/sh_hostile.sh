@@ -193,7 +193,7 @@ kvcache_not_dividing|2|^headroom kvcache: .*/models_nodiv.ini:1: \[tiny\]: kv_he
 kvcache_missing_key|2|^headroom kvcache: .*/models_missing.ini:1: \[tiny\]: missing key 'heads'|$B kvcache --models $HOSTILE/models_missing.ini
 kvcache_unknown_key|2|^headroom kvcache: .*/models_unknown_key.ini:7: \[tiny\]: unknown key 'rope'|$B kvcache --models $HOSTILE/models_unknown_key.ini
 kvcache_huge_context|2|^headroom kvcache: .*/models_huge.ini:7: \[tiny\]: context: expected an integer|$B kvcache --models $HOSTILE/models_huge.ini
-kvcache_long_line|0|^tiny: 2 layers|$B kvcache --models $HOSTILE/models_long_line.ini >&2
+kvcache_long_line|0|^tiny: 2 layers|$B kvcache --models $HOSTILE/models_long_line.ini | head -n 1 >&2
 kvcache_unknown_model|2|^headroom kvcache: --model: unknown model 'nosuch'|$B kvcache --model nosuch
 kvcache_context_zero|2|^headroom kvcache: --context: token counts must be in|$B kvcache --context 0
 kvcache_context_garbage|2|^headroom kvcache: --context: expected a list of token counts|$B kvcache --context 1,,2
