@@ -8,10 +8,13 @@
  * from the config's seed and r (hr_sweep_round_order), as Google Benchmark's random
  * interleaving does: a phase of the machine lands on every row a little rather than on
  * a block of rows fully. A point completes with its last repetition, in the last round;
- * it is closed and its row recorded right then (rows.jsonl, results.json/csv), so SIGINT
- * keeps every finished row and --resume never measures a recorded point again. The price:
- * no row is final before the last round. interleave = false measures point after point,
- * each with all its repetitions. Layer mode (hr_layer_bench per point) is sequential.
+ * it is closed and its row recorded right then (rows.jsonl, results.json/csv), so
+ * --resume never measures a recorded point again. No row is final before the last round,
+ * so every repetition is journaled as it finishes (sweep_journal.c): a sweep stopped in
+ * any way keeps every repetition, and on resume a point opened again takes its journaled
+ * repetitions 0..k-1 back and goes on from k, in the round it stopped in.
+ * interleave = false measures point after point, each with all its repetitions (journaled
+ * too). Layer mode (hr_layer_bench per point) is sequential and not journaled.
  *
  * Memory (sweep_cache.c): the points of one shape share one set of tensors, made when
  * first needed and freed with the shape's last point; what is resident stays within the
