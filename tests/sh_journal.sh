@@ -52,39 +52,41 @@ for l in open(before):
 print("kept", kept, "of", npts * reps)
 EOF
 
-# kill_at NAME SIGNAL SEED [FLAGS]: starts the sweep, waits for its first journaled
-# repetition, sleeps a moment drawn from SEED, sends SIGNAL, resumes, checks.
+# kill_at NAME SIGNAL SEED [FLAGS]: starts the sweep, waits until it has journaled a number
+# of repetitions drawn from SEED (1..34 of 36) and a moment more (0..9 ms, so the signal
+# lands anywhere in a repetition or between two), sends SIGNAL, resumes, checks.
 kill_at() {
-    local name=$1 sig=$2 seed=$3 out=$TMP/$1 pid rc ms
+    local name=$1 sig=$2 seed=$3 out=$TMP/$1 pid rc at ms
     shift 3
     RANDOM=$seed
-    ms=$((RANDOM % 600))
+    at=$((1 + RANDOM % 34)) ms=$((RANDOM % 10))
     "$HR_BIN" sweep "$cfg" --out "$out" "$@" > "$out.out" 2> "$out.err" &
     pid=$!
-    for _ in $(seq 1 1200); do
-        [ -s "$out/reps.jsonl" ] && break
-        sleep 0.05
+    for _ in $(seq 1 6000); do # up to 60 s: slow under ASan
+        [ -f "$out/reps.jsonl" ] && [ "$(wc -l < "$out/reps.jsonl")" -ge "$at" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.01
     done
-    sleep "$(printf '0.%03d' "$ms")"
+    sleep "0.00$ms"
     kill -"$sig" "$pid" 2>/dev/null
     { wait "$pid"; } 2>/dev/null # no "Killed" from the shell
     rc=$?
     case $sig in
     9) [ "$rc" -eq 137 ] || [ "$rc" -eq 0 ] ;; # 0: it finished before the kill
     *) [ "$rc" -eq 130 ] || [ "$rc" -eq 0 ] ;;
-    esac && ok "${name}_status" || fail "${name}_status" "exit $rc after SIG$sig at +${ms} ms: $(tail -n 1 "$out.err")"
+    esac && ok "${name}_status" || fail "${name}_status" "exit $rc after SIG$sig: $(tail -n 1 "$out.err")"
     python3 "$TMP/journaled.py" "$out" > "$out.before"
     local n
     n=$(wc -l < "$out.before")
     expect "${name}_resume" 0 'rows \(' -- "$HR_BIN" sweep --resume "$out"
     expect "${name}_kept" 0 "^kept $n of 36" -- python3 "$TMP/check.py" "$out" "$out.before" 6 6
-    echo "     $name: SIG$sig at +${ms} ms after the first repetition: $n of 36 repetitions journaled" >&2
+    echo "     $name: SIG$sig after >= $at repetitions + $ms ms: $n of 36 journaled, exit $rc" >&2
 }
 
-for seed in 1 2 3 4 5; do kill_at kill9_$seed 9 "$seed"; done
-kill_at sigint INT 6
-kill_at sigterm TERM 7
-kill_at kill9_sequential 9 8 --no-interleave
+for seed in 1 2 3 4 5 6; do kill_at kill9_$seed 9 "$seed"; done
+kill_at sigint INT 7
+kill_at sigterm TERM 8
+kill_at kill9_sequential 9 9 --no-interleave
 
 # A resume that reads repetitions back says so; one that measured nothing more says nothing.
 out=$TMP/noted
@@ -105,6 +107,10 @@ expect read_back_note 0 "repetitions of [0-9]+ unfinished points? read back from
     -- "$HR_BIN" sweep --resume "$out"
 expect finished_no_note 0 '' -- bash -c "! '$HR_BIN' sweep --resume '$out' 2>&1 | grep -q 'read back'"
 
+# A new sweep into a directory with repetitions but no row yet is refused, as with rows.
+rm -f "$TMP/noted_copy/rows.jsonl"
+expect out_refused 2 "^headroom sweep: --out: .*/noted_copy/reps.jsonl already holds a sweep's repetitions: --resume .*/noted_copy finishes it, or give a new directory$" \
+    -- "$HR_BIN" sweep "$cfg" --out "$TMP/noted_copy"
 cp -r "$TMP/noted_copy" "$TMP/other_bin"
 sed -i '1s/"build_id":"[0-9a-f]*"/"build_id":"0123456789abcdef"/' "$TMP/other_bin/reps.jsonl"
 expect other_binary 2 '^headroom sweep: --resume: .*/reps.jsonl:1: repetitions measured by another binary \(build_id 0123456789abcdef, this one [0-9a-f]+\)' \

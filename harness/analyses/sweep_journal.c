@@ -211,6 +211,12 @@ int hr_sweep_journal_open(hr_sweep_journal *j, const char *dir, bool resume, con
         else if (*end || !(j->sync_every >= 0) || !isfinite(j->sync_every))
             return hr_fail("HEADROOM_JOURNAL_SYNC: expected seconds >= 0 or off, got '%s'", e);
     }
+    /* A new sweep into a directory holding another's repetitions would append its own to
+     * them: a later --resume would read a point's repetitions twice over. */
+    struct stat sb;
+    if (!resume && !stat(j->path, &sb) && (!S_ISREG(sb.st_mode) || sb.st_size > 0))
+        return hr_fail("--out: %s already holds a sweep's repetitions: --resume %s finishes it, or give a new "
+                       "directory", j->path, dir);
     int r = resume ? load(j) : HR_OK, k;
     for (int i = 0; i < n && !r && j->nrec; i++)
         if (!pts[i].skip[0] && !hr_sweep_store_has(st, pts[i].key)) {
