@@ -5,24 +5,28 @@ B=$HR_BIN                                                # the binary, short
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)  # the repository root
 TMP=$(mktemp -d)
 # written_valid: at the end of every suite, each results file headroom wrote under $TMP
-# (results.json and rows.jsonl of finished sweeps: a summary.md beside them; shard.json;
+# (results.json, rows.jsonl and reps.jsonl of finished sweeps: a summary.md beside them; shard.json;
 # ceilings.json) must validate against its schema in docs/reference/ (scripts/check-schema.py).
 # Files a case doctored on purpose sit outside such folders or carry another name; a suite
 # that copies committed fixtures under $TMP names their folders in NOT_WRITTEN, one a line.
 NOT_WRITTEN=
 written_valid() {
     local kind files out
-    for kind in results rows shard ceilings; do
+    local schema
+    for kind in results rows reps shard ceilings; do
+        schema=$kind
         case $kind in
         results) files=$(find "$TMP" -name summary.md -execdir sh -c '[ -f results.json ] && echo "$PWD/results.json"' \; 2>/dev/null) ;;
         rows) files=$(find "$TMP" -name summary.md -execdir sh -c '[ -f rows.jsonl ] && echo "$PWD/rows.jsonl"' \; 2>/dev/null) ;;
+        reps) schema='rows#/$defs/rep'
+            files=$(find "$TMP" -name summary.md -execdir sh -c '[ -f reps.jsonl ] && echo "$PWD/reps.jsonl"' \; 2>/dev/null) ;;
         shard) files=$(find "$TMP" -name shard.json -size +0 2>/dev/null) ;;
         ceilings) files=$(find "$TMP" -name ceilings.json -size +0 2>/dev/null) ;;
         esac
         [ -z "$NOT_WRITTEN" ] || files=$(printf '%s\n' $files | grep -vF "$NOT_WRITTEN")
         [ -n "$files" ] || continue
         # shellcheck disable=SC2086
-        if out=$(python3 "$ROOT/scripts/check-schema.py" "$kind" $files 2>&1); then
+        if out=$(python3 "$ROOT/scripts/check-schema.py" "$schema" $files 2>&1); then
             ok "written-$kind-valid"
         else
             fail "written-$kind-valid" "$(printf '%s' "$out" | head -n 2 | tr '\n' ' ')"

@@ -39,6 +39,7 @@ check() {
 check results results "$TMP/run.json" "$TMP/sweep/results.json" "$TMP/merged/results.json" \
     "$TMP/layer.json" "$TMP/ab/base.json" "$TMP/ab/new.json"
 check rows rows "$TMP/sweep/rows.jsonl" "$TMP/sh1/rows.jsonl" "$TMP/merged/rows.jsonl"
+check reps 'rows#/$defs/rep' "$TMP/sweep/reps.jsonl" "$TMP/sh1/reps.jsonl"
 check shard shard "$TMP/sh1/shard.json" "$TMP/sh2/shard.json"
 check wisdom wisdom "$TMP/wisdom.json"
 check ceilings ceilings "$TMP/ceilings.json"

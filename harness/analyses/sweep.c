@@ -8,10 +8,13 @@
  * from the config's seed and r (hr_sweep_round_order), as Google Benchmark's random
  * interleaving does: a phase of the machine lands on every row a little rather than on
  * a block of rows fully. A point completes with its last repetition, in the last round;
- * it is closed and its row recorded right then (rows.jsonl, results.json/csv), so SIGINT
- * keeps every finished row and --resume never measures a recorded point again. The price:
- * no row is final before the last round. interleave = false measures point after point,
- * each with all its repetitions. Layer mode (hr_layer_bench per point) is sequential.
+ * it is closed and its row recorded right then (rows.jsonl, results.json/csv), so
+ * --resume never measures a recorded point again. No row is final before the last round,
+ * so every repetition is journaled as it finishes (sweep_journal.c): a sweep stopped in
+ * any way keeps every repetition, and on resume a point opened again takes its journaled
+ * repetitions 0..k-1 back and goes on from k, in the round it stopped in.
+ * interleave = false measures point after point, each with all its repetitions (journaled
+ * too). Layer mode (hr_layer_bench per point) is sequential and not journaled.
  *
  * Memory (sweep_cache.c): the points of one shape share one set of tensors, made when
  * first needed and freed with the shape's last point; what is resident stays within the
@@ -26,6 +29,7 @@
 #include "roofline.h"
 #include "sweep.h"
 #include "sweep_cache.h"
+#include "sweep_journal.h"
 #include "sweep_layer.h"
 #include "sweep_store.h"
 #include "summary.h"
@@ -34,6 +38,7 @@ typedef struct {
     const hr_sweep_config *c;
     hr_sweep_opts *o;
     hr_sweep_store st;
+    hr_sweep_journal jn;     /* every finished repetition (sweep_journal.c)            */
     hr_ceilings *ceilings;   /* NULL: no ceilings file, no roofline counters           */
     int reps;
     double max_mem, budget;  /* as configured (0: half of RAM); the bytes that means    */
@@ -153,10 +158,14 @@ static int measure(run *s, hr_sweep_point *pts, const int *idx, int n)
     hr_sweep_cache m;
     int st = hr_sweep_cache_init(&m, pts, idx, n, s->budget, (hr_dist)s->c->dist, (uint64_t)s->c->seed);
     int nlive = 0, *live = calloc((size_t)n, sizeof *live), *order = calloc((size_t)n, sizeof *order);
-    if (!st && (!live || !order)) st = hr_fail("out of memory");
+    int *from = calloc((size_t)n, sizeof *from); /* repetitions journaled before a resume */
+    if (!st && (!live || !order || !from)) st = hr_fail("out of memory");
     for (int i = 0; i < n && !st && !s->interrupted; i++) {
         if (stopped(s)) s->interrupted = true;
-        else if (!(st = open_slot(s, &m, i)) && m.sl[i].open) live[nlive++] = i;
+        else if (!(st = open_slot(s, &m, i)) && m.sl[i].open) {
+            live[nlive++] = i;
+            s->work += from[i] = hr_sweep_journal_restore(&s->jn, m.sl[i].pt->key, &m.sl[i].res.timing);
+        }
     }
     if (!st && !s->interrupted && nlive > 1 && !s->o->progress_tty)
         fprintf(stderr, "headroom sweep: %d points interleaved, %d rounds\n", nlive, s->reps);
@@ -165,6 +174,7 @@ static int measure(run *s, hr_sweep_point *pts, const int *idx, int n)
         for (int k = 0; k < nlive && !st; k++) {
             const int i = live[order[k]];
             if (!m.sl[i].open) continue; /* given up in an earlier round */
+            if (r < from[i] && r < s->reps - 1) continue; /* journaled before the resume */
             if (stopped(s)) {
                 s->interrupted = true;
                 break;
@@ -176,11 +186,15 @@ static int measure(run *s, hr_sweep_point *pts, const int *idx, int n)
                 st = skip(s, "skipped", m.sl[i].pt->name, hr_errmsg(), false);
                 continue;
             }
-            hr_bench_rep(&m.sl[i].ses, r, nlive > 1);
-            s->work++;
-            if (r == s->reps - 1) st = finish_slot(s, &m, i, nlive);
+            if (r >= from[i]) {
+                hr_bench_rep(&m.sl[i].ses, r, nlive > 1);
+                s->work++;
+                st = hr_sweep_journal_rep(&s->jn, m.sl[i].pt->key, r, &m.sl[i].res.timing);
+            }
+            if (!st && r == s->reps - 1) st = finish_slot(s, &m, i, nlive);
             else if (s->o->progress_tty) progress(s, m.sl[i].pt->name, NULL);
         }
+        if (!st) st = hr_sweep_journal_sync(&s->jn); /* a round's repetitions on disk */
     }
     if (m.regenerated)
         fprintf(stderr, "%sheadroom sweep: note: the interleaved points did not fit in the memory budget "
@@ -189,6 +203,7 @@ static int measure(run *s, hr_sweep_point *pts, const int *idx, int n)
     hr_sweep_cache_free(&m); /* interrupted or failed: nothing half-done is kept */
     free(live);
     free(order);
+    free(from);
     return st;
 }
 
@@ -378,6 +393,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     snprintf(o->dir, sizeof o->dir, "%s", s.st.dir);
     snprintf(s.st.shard, sizeof s.st.shard, "%s", shard);
     snprintf(s.st.config_hash, sizeof s.st.config_hash, "%s", chash);
+    if ((st = hr_sweep_journal_open(&s.jn, o->dir, o->resume_dir != NULL, chash, s.reps, pts, npts, &s.st))) goto out;
     if (o->shard.n) {
         const char *base = strrchr(c->path, '/');
         if ((st = hr_shard_write_manifest(o->dir, o->shard, c->name, base ? base + 1 : c->path, chash, all, owner,
@@ -441,6 +457,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
         st = hr_fail("nothing measured: all %d points were skipped (see the notes above and "
                      "'skipped' in %s/results.json)", npts, o->dir);
 out:
+    hr_sweep_journal_close(&s.jn);
     hr_sweep_store_close(&s.st);
 out_pts:
     free(all);

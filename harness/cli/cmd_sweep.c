@@ -61,7 +61,7 @@ int cmd_sweep(int argc, char **argv)
     bool interleave = false, no_interleave = false;
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
-        {"--resume", HR_OPT_STR, &resume, 0, 0, NULL, "DIR", "continue an interrupted sweep in DIR, skipping measured points"},
+        {"--resume", HR_OPT_STR, &resume, 0, 0, NULL, "DIR", "continue an interrupted sweep in DIR from the next repetition of each unfinished point"},
         {"timing", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"--max-mem", HR_OPT_BYTES, &max_mem, 1, 1e18, NULL, "BYTES", "memory budget; bigger points are skipped (half of RAM)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every point against the oracle before timing"},
@@ -83,7 +83,8 @@ int cmd_sweep(int argc, char **argv)
                       "Measures every point of CONFIG's cartesian product (see configs/*.ini) into\n"
                       "results.json (Google Benchmark schema), results.csv, rows.jsonl and a copy of the\n"
                       "config, then summary.md and index.html, and prints a shape x kernel table\n"
-                      "(GFLOP/s, % of roof). Ctrl-C keeps every finished row (exit 130); --resume DIR continues.\n"
+                      "(GFLOP/s, % of roof). Every repetition is journaled (reps.jsonl) as it finishes: Ctrl-C\n"
+                      "(exit 130) or a kill keeps all of them; --resume DIR continues.\n"
                       "--shard K/N measures a deterministic 1/N of the points (balanced by estimated\n"
                       "cost) and writes shard.json beside them; `headroom merge` joins the shards.\n"
                       "--shard slurm takes K and N from SLURM_ARRAY_TASK_ID/_MIN/_COUNT (never implicit).";
