@@ -7,19 +7,9 @@
 #include <unistd.h>
 
 #include "cpus.h"
+#include "files.h"
 
 #define CG_ROOT "/sys/fs/cgroup"
-
-/* The first line of `path` in buf, without its newline; 0 when it cannot be read. */
-static int first_line(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = 0;
-    return ok;
-}
 
 int hr_cpu_list_count(const char *s)
 {
@@ -47,13 +37,13 @@ static double quota_at(const char *dir)
     char path[4200], line[128], per[64];
     double q = 0, p = 0;
     snprintf(path, sizeof path, "%s/cpu.max", dir);
-    if (first_line(path, line, sizeof line)) {
+    if (hr_read_first_line(path, line, sizeof line)) {
         if (sscanf(line, "%lf %lf", &q, &p) != 2) return 0; /* "max ..." */
     } else {
         snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
-        if (!first_line(path, line, sizeof line)) return 0;
+        if (!hr_read_first_line(path, line, sizeof line)) return 0;
         snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
-        if (!first_line(path, per, sizeof per)) return 0;
+        if (!hr_read_first_line(path, per, sizeof per)) return 0;
         q = atof(line), p = atof(per);
     }
     return q > 0 && p > 0 ? q / p : 0;
@@ -66,7 +56,7 @@ static int cpuset_at(const char *dir)
     char path[4200], line[4096];
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (first_line(path, line, sizeof line) && *line) return hr_cpu_list_count(line);
+        if (hr_read_first_line(path, line, sizeof line) && *line) return hr_cpu_list_count(line);
     }
     return 0;
 }

@@ -359,3 +359,13 @@ int hr_mkdirs(const char *path)
     if (stat(buf, &sb) || !S_ISDIR(sb.st_mode)) return hr_fail("%s: exists and is not a directory", buf);
     return HR_OK;
 }
+
+int hr_read_first_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok) buf[strcspn(buf, "\n")] = 0;
+    return ok;
+}

@@ -25,6 +25,9 @@ char *hr_read_file(const char *path, size_t cap, const char *what, size_t *len);
 size_t hr_utf8_invalid(const char *text, size_t len);
 /* Copies text into dst (n > 0 bytes, NUL-terminated); where it does not fit it is cut at
  * a character boundary, never inside a UTF-8 sequence. Returns 1 when it was cut. */
+/* The first line of path in buf (len bytes), without its newline; 0 when it cannot be read
+ * (sysfs and cgroup files: one short line each). */
+int hr_read_first_line(const char *path, char *buf, size_t len);
 int hr_copy_text(char *dst, size_t n, const char *text);
 
 /* The one JSON-document parser: text (len bytes) must hold exactly one JSON value, white

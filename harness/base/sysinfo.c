@@ -15,33 +15,24 @@
 #include "headroom.h"
 #include "isa.h"
 #include "threads.h"
+#include "files.h"
 #include "sysinfo.h"
 
 #include <cjson/cJSON.h>
-
-static int read_line(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = 0;
-    return ok;
-}
 
 static void read_caches(hr_sysinfo *si)
 {
     for (int i = 0; i < 8; i++) {
         char path[128], level[16], type[32], size[32], shared[64];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        if (!read_line(path, level, sizeof level)) break;
+        if (!hr_read_first_line(path, level, sizeof level)) break;
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-        read_line(path, type, sizeof type);
+        hr_read_first_line(path, type, sizeof type);
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        if (!read_line(path, size, sizeof size)) continue;
+        if (!hr_read_first_line(path, size, sizeof size)) continue;
         snprintf(path, sizeof path,
                  "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
-        int nshared = read_line(path, shared, sizeof shared) ? hr_cpu_list_count(shared) : 1;
+        int nshared = hr_read_first_line(path, shared, sizeof shared) ? hr_cpu_list_count(shared) : 1;
         char *end;
         size_t bytes = strtoul(size, &end, 10);
         if (*end == 'K') bytes <<= 10;
@@ -138,7 +129,7 @@ const hr_sysinfo *hr_sysinfo_get(void)
         snprintf(si.omp_places, sizeof si.omp_places, "unset");
 
     char gov[64];
-    if (read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov))
+    if (hr_read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", gov, sizeof gov))
         si.scaling_governor_on = strcmp(gov, "performance") != 0;
     else
         si.scaling_governor_on = -1;
