@@ -109,35 +109,36 @@ expect finished_no_note 0 '' -- bash -c "! '$HR_BIN' sweep --resume '$out' 2>&1 
 
 # A new sweep into a directory with repetitions but no row yet is refused, as with rows.
 rm -f "$TMP/noted_copy/rows.jsonl"
+# doctor NAME [SED]: $TMP/NAME, a copy of the noted sweep whose reps.jsonl the sed script edits.
+doctor() {
+    cp -r "$TMP/noted_copy" "$TMP/$1"
+    [ -z "${2:-}" ] || sed -i "$2" "$TMP/$1/reps.jsonl"
+}
+# refused CASE NAME SED PATTERN [ARGS...]: --resume of doctor NAME SED exits 2 with PATTERN.
+refused() {
+    local case=$1 name=$2 script=$3 pat=$4
+    shift 4
+    doctor "$name" "$script"
+    expect "$case" 2 "$pat" -- "$HR_BIN" sweep --resume "$TMP/$name" "$@"
+}
 expect out_refused 2 "^headroom sweep: --out: .*/noted_copy/reps.jsonl already holds a sweep's repetitions: --resume .*/noted_copy finishes it, or give a new directory$" \
     -- "$HR_BIN" sweep "$cfg" --out "$TMP/noted_copy"
-cp -r "$TMP/noted_copy" "$TMP/other_bin"
-sed -i '1s/"build_id":"[0-9a-f]*"/"build_id":"0123456789abcdef"/' "$TMP/other_bin/reps.jsonl"
-expect other_binary 2 '^headroom sweep: --resume: .*/reps.jsonl:1: repetitions measured by another binary \(build_id 0123456789abcdef, this one [0-9a-f]+\)' \
-    -- "$HR_BIN" sweep --resume "$TMP/other_bin"
-cp -r "$TMP/noted_copy" "$TMP/other_cfg"
-sed -i '1s/"config_hash":"[0-9a-f]*"/"config_hash":"fedcba9876543210"/' "$TMP/other_cfg/reps.jsonl"
-expect other_config 2 '^headroom sweep: --resume: .*/reps.jsonl:1: repetitions of another config' \
-    -- "$HR_BIN" sweep --resume "$TMP/other_cfg"
-cp -r "$TMP/noted_copy" "$TMP/other_reps"
-expect other_reps 2 '^headroom sweep: --resume: .*/reps.jsonl:[0-9]+: measured with 6 repetitions a point, not 4 \(--reps 6 resumes it\)$' \
-    -- "$HR_BIN" sweep --resume "$TMP/other_reps" --reps 4
-cp -r "$TMP/noted_copy" "$TMP/garbage"
-sed -i '1s/.*/garbage/' "$TMP/garbage/reps.jsonl"
-expect garbage_line 2 '^headroom sweep: .*/garbage/reps.jsonl:1: not a headroom repetition$' \
-    -- "$HR_BIN" sweep --resume "$TMP/garbage"
-cp -r "$TMP/noted_copy" "$TMP/badrep"
-sed -i '1s/"rep":0/"rep":-1/' "$TMP/badrep/reps.jsonl"
-expect bad_rep_field 2 "^headroom sweep: .*/badrep/reps.jsonl:1: not a headroom repetition: field 'rep'$" \
-    -- "$HR_BIN" sweep --resume "$TMP/badrep"
-cp -r "$TMP/noted_copy" "$TMP/twice"
+refused other_binary other_bin '1s/"build_id":"[0-9a-f]*"/"build_id":"0123456789abcdef"/' \
+    '^headroom sweep: --resume: .*/reps.jsonl:1: repetitions measured by another binary \(build_id 0123456789abcdef, this one [0-9a-f]+\)'
+refused other_config other_cfg '1s/"config_hash":"[0-9a-f]*"/"config_hash":"fedcba9876543210"/' \
+    '^headroom sweep: --resume: .*/reps.jsonl:1: repetitions of another config'
+refused other_reps other_reps '' \
+    '^headroom sweep: --resume: .*/reps.jsonl:[0-9]+: measured with 6 repetitions a point, not 4 \(--reps 6 resumes it\)$' --reps 4
+refused garbage_line garbage '1s/.*/garbage/' '^headroom sweep: .*/garbage/reps.jsonl:1: not a headroom repetition$'
+refused bad_rep_field badrep '1s/"rep":0/"rep":-1/' "^headroom sweep: .*/badrep/reps.jsonl:1: not a headroom repetition: field 'rep'$"
+doctor twice
 head -n 1 "$TMP/twice/reps.jsonl" >> "$TMP/twice/reps.jsonl"
 expect rep_twice 2 '^headroom sweep: .*/twice/reps.jsonl:[0-9]+: repetition 0 of .* where repetition [1-9][0-9]* comes next' \
     -- "$HR_BIN" sweep --resume "$TMP/twice"
-cp -r "$TMP/noted_copy" "$TMP/nul"
+doctor nul
 printf '\000\n' >> "$TMP/nul/reps.jsonl"
 expect nul_byte 2 '^headroom sweep: .*/nul/reps.jsonl:[0-9]+: ' -- "$HR_BIN" sweep --resume "$TMP/nul"
-cp -r "$TMP/noted_copy" "$TMP/utf8"
+doctor utf8
 printf '\377\n' >> "$TMP/utf8/reps.jsonl"
 expect bad_utf8 2 '^headroom sweep: .*/utf8/reps.jsonl:[0-9]+: ' -- "$HR_BIN" sweep --resume "$TMP/utf8"
 
