@@ -12,7 +12,9 @@ circle of symbol references between the kernels' object files (nm: object A refe
 a symbol object B defines), so lower code never calls back up. The objects are those of
 one ISA level of the portable build with the portable build's own kernel objects
 (build/portable/lv_avx512/kernels/ and build/portable/kernels/), else a fixed-level
-build's kernels/; with none built that part is skipped with a line saying so.
+build's kernels/; with none built that part is skipped with a line saying so. An object
+whose dependency file names a source that no longer exists (left from before files
+moved) is no part of the build and is left out.
 
 usage: scripts/check-layers.py [--root DIR] [--objects DIR]...
 Prints one line per violation and exits 1 when there is any, else prints a summary
@@ -87,10 +89,26 @@ def code_lines(text):
     return n
 
 
-def symbol_cycles(objdirs):
+def source_of(obj, root):
+    """The source an object was compiled from, as its dependency file (-MMD: obj.d beside
+    it) names it first, relative to the root; None where there is no such file."""
+    try:
+        text = open(obj[:-2] + ".d", encoding="utf-8").read()
+    except OSError:
+        return None
+    prereqs = text.replace("\\\n", " ").split("\n", 1)[0].partition(":")[2].split()
+    if not prereqs:
+        return None
+    return prereqs[0] if os.path.isabs(prereqs[0]) else os.path.join(root, prereqs[0])
+
+
+def symbol_cycles(objdirs, root="."):
     """Circles of symbol references between the object files under objdirs: a list of
-    lists of (object, next object, a symbol it takes from it)."""
+    lists of (object, next object, a symbol it takes from it). An object whose dependency
+    file names a source that no longer exists (a build folder from before files moved)
+    is left out: it is not part of any build of this tree."""
     objs = sorted({o for d in objdirs for o in glob.glob(os.path.join(d, "**", "*.o"), recursive=True)})
+    objs = [o for o in objs if (src := source_of(o, root)) is None or os.path.exists(src)]
     if not objs:
         return None
     out = subprocess.run(["nm", "-A", "-P"] + objs, capture_output=True, text=True, check=True).stdout
@@ -233,7 +251,7 @@ def main():
     if not objdirs:
         objdirs = next(([os.path.join(root, d) for d in ds] for ds in OBJECT_DIRS
                         if glob.glob(os.path.join(root, ds[0], "**", "*.o"), recursive=True)), [])
-    cycles = symbol_cycles(objdirs) if objdirs else None
+    cycles = symbol_cycles(objdirs, root) if objdirs else None
     where = " and ".join(objdirs) or " or ".join(ds[0] for ds in OBJECT_DIRS)
     if cycles is None:
         syms = "no symbol circle check (no kernel objects built: run make first)"

@@ -61,5 +61,14 @@ expect catches-symbol-circle 1 'symbol circle: lower.o -> upper.o \(upper\); upp
     -- python3 $CHK --root "$TMP/t" --objects "$TMP/o"
 rm -f "$TMP/o/upper.o"
 expect no-symbol-circle 0 "no symbol circle among the objects of $TMP/o" -- python3 $CHK --root "$TMP/t" --objects "$TMP/o"
+# An object whose dependency file (-MMD) names a source that is gone, left in a build
+# folder from before files moved, is no part of this tree's build: no circle through it;
+# one whose source exists still counts.
+cc -c "$TMP/o/upper.c" -o "$TMP/o/upper.o"
+printf '%s: %s\n' "$TMP/o/upper.o" "$TMP/o/gone/upper.c" > "$TMP/o/upper.d"
+expect stale-object-ignored 0 "no symbol circle among the objects of $TMP/o" -- python3 $CHK --root "$TMP/t" --objects "$TMP/o"
+printf '%s: \\\n %s\n' "$TMP/o/upper.o" "$TMP/o/upper.c" > "$TMP/o/upper.d"
+expect object-with-source-counts 1 'symbol circle: lower.o -> upper.o \(upper\)' \
+    -- python3 $CHK --root "$TMP/t" --objects "$TMP/o"
 expect no-objects-skips 0 'no objects under .*symbol circles not checked' -- python3 $CHK --root "$TMP/t"
 finish

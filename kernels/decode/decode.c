@@ -144,12 +144,13 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     }
     /* q8_0/q4_0 with int8 dot products (decode_i8.c): Q quantized after the fp32 rows,
      * P times the V scales after the scores. */
-    c->i8s = hr_decode_i8_pick(c->kt);
-    c->i8 = c->i8s ? c->i8s->on(c->kt) : 0;
-    c->bfd = hr_decode_bf16_on(c->kt, c->d); /* P in bf16 after the scores */
-    c->pf_l1 = hr_decode_pf_l1(c->kt); /* the block step's copy that prefetches into L1 */
+    const hr_decode_step *path = hr_decode_pick(p); /* decode_path.c's table, once per call */
+    c->i8s = path->i8;
+    c->i8 = c->i8s ? 1 + c->i8s->pv8() : 0;
+    c->bfd = path->bf16; /* P in bf16 after the scores */
+    c->pf_l1 = hr_decode_pf_l1(path); /* the block step's copy that prefetches into L1 */
     if (c->pf_l1 && c->i8) c->i8s = &hr_decode_i8_vnni_l1;
-    c->bfq = hr_decode_bf16_q(p->dtype, c->kt, c->d); /* and Q·K by vdpbf16ps on Q in bf16 */
+    c->bfq = c->bfd && hr_decode_bf16_q(p->dtype); /* and Q·K by vdpbf16ps on Q in bf16 */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
      * path's Q block scales carry the factor instead (decode_i8.c), bfq's scores take
      * it after the dot products (decode_bf16.c). */
@@ -385,7 +386,8 @@ static const char *decode_applicable(const hr_problem *p)
     if (hr_decode_q_env() < 0) return "HEADROOM_DECODE_Q must be auto or exact";
     if (hr_decode_pf_env() < 0) return "HEADROOM_DECODE_PF must be auto, l1 or l2";
     if (hr_decode_kv_env() < 0) return "HEADROOM_DECODE_KV must be auto or rows";
-    return hr_decode_i8_env_error(p->kv_dtype);
+    if (hr_decode_pv_env() < 0) return "HEADROOM_DECODE_PV must be int8 or fp32";
+    return hr_decode_why_not(p); /* HEADROOM_DECODE_PATH: decode_path.c's table */
 }
 
 static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)

@@ -4,7 +4,8 @@
  * the CPU has AVX512-BF16 (an avx512 build; vec_bf16.h checks at run time).
  * HEADROOM_DECODE_PATH=convert takes decode_kv.c's conversion path instead (tests, A/B),
  * and so does an Intel CPU by default (its vdpbf16ps at half its FMAs' rate:
- * hr_decode_bf16_on); HEADROOM_DECODE_PATH=bf16dot takes this step wherever it can run.
+ * decode_path.c's row bf16dot); HEADROOM_DECODE_PATH=bf16dot takes this step wherever it
+ * can run.
  *
  *   scores  4 query rows x 4 keys of fp32 FMAs, as decode_kv.c's tile, but each 64-byte
  *           load of a K row gives 32 values as two fp32 vectors, even and odd (vec_eo.h:
@@ -55,7 +56,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_vendor.h"
 #include "decode_block.h"
 #include "vec_bf16.h"
 #include "vec_eo.h"
@@ -81,32 +81,24 @@ int hr_decode_q_env(void) /* 1 exact, 0 auto or unset, -1 anything else */
 #define BRT 4 /* query rows per tile */
 
 #if !defined(HR_DECODE_PF_COPY)
-/* auto: where the CPU runs vdpbf16ps at its FMAs' rate (AMD's Zen 4 and Zen 5), not on
- * an Intel core (cpu_vendor.h), whose zmm vdpbf16ps runs at half that: there the 32
- * vdpbf16ps per key and KV head (H32/8 d128) take 64 cycles where the conversion path's
- * 64 FMAs take 32, and the conversion path is faster (perf-log 0230).
- * HEADROOM_DECODE_PATH=bf16dot takes this step wherever the CPU has AVX512-BF16 (tests,
- * A/B), convert never. */
-int hr_decode_bf16_on(hr_dtype t, int d)
+/* Where this level and CPU have vdpbf16ps (decode_path.c's row bf16dot chooses it only where
+ * the CPU runs it at its FMAs' rate: AMD's Zen 4 and Zen 5, not an Intel core, whose zmm
+ * vdpbf16ps runs at half that: there the 32 vdpbf16ps per key and KV head (H32/8 d128) take
+ * 64 cycles where the conversion path's 64 FMAs take 32, and the conversion path is faster
+ * (perf-log 0230)). */
+const char *hr_decode_bf16_why_not(void)
 {
-    if (t != HR_BF16 || d % 32) return 0;
-    const char *e = getenv("HEADROOM_DECODE_PATH");
-    if (e && !strcmp(e, "convert")) return 0;
     static int cpu = -1; /* a benign race: every thread stores the same value */
-    if (cpu < 0) cpu = hr_cpu_bf16() ? 1 + hr_cpu_intel() : 0;
-    return e && !strcmp(e, "bf16dot") ? cpu > 0 : cpu == 1;
+    if (cpu < 0) cpu = hr_cpu_bf16();
+    return cpu ? NULL : "this build level or CPU has no AVX512-BF16 (vdpbf16ps)";
 }
 
-int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d)
-{
-    return hr_decode_bf16_on(t, d) && (qt == HR_BF16 || hr_decode_q_env() != 1);
-}
+int hr_decode_bf16_q(hr_dtype qt) { return qt == HR_BF16 || hr_decode_q_env() != 1; }
 
-const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
+const char *hr_decode_bf16_path(const hr_problem *p)
 {
-    if (!hr_decode_bf16_on(t, d)) return NULL;
-    if (qt == HR_BF16) return HR_VEC_ISA " bf16 Q and K, scores and P·V vdpbf16ps (P in bf16)";
-    return hr_decode_bf16_q(qt, t, d)
+    if (p->dtype == HR_BF16) return HR_VEC_ISA " bf16 Q and K, scores and P·V vdpbf16ps (P in bf16)";
+    return hr_decode_bf16_q(p->dtype)
                ? HR_VEC_ISA " bf16 K, Q as bf16 (nearest even), scores and P·V vdpbf16ps (P in bf16)"
                : HR_VEC_ISA " bf16 even/odd in registers, fp32 FMA scores, P·V vdpbf16ps (P in bf16)";
 }
@@ -354,22 +346,18 @@ HR_BF16_TARGET void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, in
 
 #elif !defined(HR_DECODE_PF_COPY) /* no AVX512-BF16 code at this build level: decode_kv.c's conversion path */
 
-int hr_decode_bf16_on(hr_dtype t, int d)
+const char *hr_decode_bf16_why_not(void) { return "this build level or CPU has no AVX512-BF16 (vdpbf16ps)"; }
+
+int hr_decode_bf16_q(hr_dtype qt)
 {
-    (void)t, (void)d;
+    (void)qt;
     return 0;
 }
 
-int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d)
+const char *hr_decode_bf16_path(const hr_problem *p)
 {
-    (void)qt, (void)t, (void)d;
-    return 0;
-}
-
-const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d)
-{
-    (void)qt, (void)t, (void)d;
-    return NULL;
+    (void)p;
+    return HR_VEC_ISA;
 }
 
 #endif

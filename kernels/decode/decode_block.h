@@ -3,6 +3,7 @@
 #define HR_DECODE_BLOCK_H
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "headroom.h"
@@ -76,9 +77,9 @@ typedef struct {
     int bfd;                  /* a bf16 cache's P·V by vdpbf16ps (decode_bf16.c)         */
     int bfq;                  /* with bfd, the scores by vdpbf16ps too, on the query rows
                                * in bf16: as given (dtype bf16) or rounded (Q as bf16) */
-    int i8;                   /* q8_0/q4_0 scored by int8 dot products (i8s->on); 2:
-                               * P·V by int8 dot products too                             */
-    const struct hr_decode_i8_step *i8s; /* with i8, the instance (hr_decode_i8_pick)   */
+    int i8;                   /* q8_0/q4_0 scored by int8 dot products; 2: P·V by int8
+                               * dot products too (i8s->pv8)                              */
+    const struct hr_decode_i8_step *i8s; /* with i8, the instance (hr_decode_pick)      */
     size_t qf;                /* floats of one head's query block: the scaled fp32 rows
                                * (round16(R dp)), then Q quantized for i8 (i8s->qf) */
     size_t sf;                /* floats of the scores block: round16(R kbp), then i8's
@@ -257,19 +258,17 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
 /* An int8 block step for q8_0/q4_0 caches, one table per instance of decode_i8.c's
  * source: hr_decode_i8_vnni (vpdpbusd: AVX512-VNNI at the avx512 level, AVX-VNNI at
  * avx2) and hr_decode_i8_emu (the decode_i8e copy of decode_i8.c: AVX2 without AVX-VNNI, vpdpbusd spelled as
- * vpmaddubsw + vpmaddwd, q8_0 by the sign trick; on other levels only .on, which says 0).
- *   on(t)     whether decode takes it for a cache of type t (this build has it, the CPU
- *             runs it, HEADROOM_DECODE_PATH allows it); 2 where P·V is int8 too (unless
- *             HEADROOM_DECODE_PV=fp32)
+ * vpmaddubsw + vpmaddwd, q8_0 by the sign trick; on other levels only .why_not).
+ *   why_not   NULL where this build level and CPU run it, else why not (decode_path.c's
+ *             rows int8 and emu)
+ *   pv8       1 where P·V is int8 too (unless HEADROOM_DECODE_PV=fp32)
  *   qf, sf    the floats it adds to a head's query block and to the scores block
  *   quant     the scaled query rows q of c's group quantized to q8_0 into qx
  *   block     hr_decode_block_kv's step by int8 scores, q the query block
- *   path      its name for t
- * hr_decode_i8_pick: the instance decode takes for t (NULL: none, the conversion path);
- * hr_decode_i8_env_error the reason a set HEADROOM_DECODE_PATH or _PV is refused (NULL
- * when it is fine). */
+ *   path      its name for t */
 typedef struct hr_decode_i8_step {
-    int (*on)(hr_dtype t);
+    const char *(*why_not)(void);
+    int (*pv8)(void);
     size_t (*qf)(const dctx *c);
     size_t (*sf)(const dctx *c);
     void (*quant)(const dctx *c, const float *q, float *qx);
@@ -278,32 +277,44 @@ typedef struct hr_decode_i8_step {
     const char *(*path)(hr_dtype t);
 } hr_decode_i8_step;
 extern const hr_decode_i8_step hr_decode_i8_vnni, hr_decode_i8_emu, hr_decode_i8_vnni_l1;
-static inline const hr_decode_i8_step *hr_decode_i8_pick(hr_dtype t)
+/* decode_path.c: decode's paths (int8, emu, bf16dot, convert) in one table per kind of
+ * cache, sharing HEADROOM_DECODE_PATH (path.h). The step of a path: the int8 instance it
+ * scores by (NULL: none), and whether it is decode_bf16.c's. */
+typedef struct {
+    const hr_decode_i8_step *i8;
+    int bf16;
+} hr_decode_step;
+const hr_decode_step *hr_decode_pick(const hr_problem *p); /* the path p runs on, once per call */
+const char *hr_decode_why_not(const hr_problem *p);        /* why not as HEADROOM_DECODE_PATH forces */
+/* HEADROOM_DECODE_PV, a knob of the int8 paths: 1 fp32, 0 int8 or unset, -1 anything else */
+static inline int hr_decode_pv_env(void)
 {
-    return hr_decode_i8_vnni.on(t) ? &hr_decode_i8_vnni : hr_decode_i8_emu.on(t) ? &hr_decode_i8_emu : NULL;
+    const char *e = getenv("HEADROOM_DECODE_PV");
+    return !e || !*e || !strcmp(e, "int8") ? 0 : !strcmp(e, "fp32") ? 1 : -1;
 }
-const char *hr_decode_i8_env_error(hr_dtype t);
 /* decode_bf16.c: a bf16 cache on a CPU with AVX512-BF16 (avx512 builds): scores by
  * vdpbf16ps on Q in bf16 (or, HEADROOM_DECODE_Q=exact, fp32 FMAs on K read even/odd),
  * P·V by vdpbf16ps on key pairs with P rounded to bf16.
- * hr_decode_bf16_on says whether decode takes it for a cache of type t and head size d
- * (t bf16, d a multiple of 32, the CPU has it and is not Intel's, whose vdpbf16ps runs
- * at half its FMAs' rate, or HEADROOM_DECODE_PATH=bf16dot; never with =convert);
+ * hr_decode_bf16_why_not: NULL where this build level and CPU run it (decode_path.c's row
+ * bf16dot: d a multiple of 32, and by default not an Intel CPU, whose vdpbf16ps runs at
+ * half its FMAs' rate);
  * hr_decode_bf16_sf the floats it adds to the scores block (P in bf16);
  * hr_decode_block_bf16 hr_decode_block_kv's step on it (defined where HR_HAVE_BF16DOT); hr_decode_bf16_path its name
- * for Q of type qt (bf16 Q: the scores by vdpbf16ps too). */
-int hr_decode_bf16_on(hr_dtype t, int d);
+ * for p (bf16 Q: the scores by vdpbf16ps too). */
+const char *hr_decode_bf16_why_not(void);
 size_t hr_decode_bf16_sf(const dctx *c);
 void hr_decode_block_bf16_l1(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                              float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
 void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q,
                           float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k);
-const char *hr_decode_bf16_path(hr_dtype qt, hr_dtype t, int d);
+const char *hr_decode_bf16_path(const hr_problem *p);
 /* Whether that path scores by vdpbf16ps on Q in bf16: a bf16 Q as given, or an f32/f16
  * Q rounded to bf16 (nearest even) unless HEADROOM_DECODE_Q=exact (hr_decode_q_env),
  * as llama.cpp rounds Q to the type of K's dot product. */
-int hr_decode_bf16_q(hr_dtype qt, hr_dtype t, int d);
+int hr_decode_bf16_q(hr_dtype qt);
 int hr_decode_q_env(void); /* HEADROOM_DECODE_Q: 1 exact, 0 auto or unset, -1 anything else */
+/* decode_kv.c: the conversion path's name for p's types (decode_path.c's row convert). */
+const char *hr_decode_kv_path(const hr_problem *p);
 
 /* Where the block steps' prefetches (pf_step) put the next block's K and V lines:
  * HEADROOM_DECODE_PF=l1 (prefetcht0) or l2 (prefetcht1); unset or auto, L1 at the
@@ -314,9 +325,10 @@ int hr_decode_q_env(void); /* HEADROOM_DECODE_Q: 1 exact, 0 auto or unset, -1 an
  * and decode_i8.c again as the _l1 copies (VARIANTS); q4_0's vpmaddubsw instance
  * (decode_i8.c's decode_i8e copy) has none and keeps L2. decode.c's BNHD walk (attend_heads) fills L2
  * with a whole block of every head ahead: prefetcht1 always. */
-int hr_decode_pf_l1(hr_dtype t); /* for a cache of type t: 0 on the decode_i8e copy's instance */
+int hr_decode_pf_l1(const hr_decode_step *s); /* for a path's step: 0 on the decode_i8e copy's instance */
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
-/* The path decode takes on p on this build ("avx512 f16c convert", ...). */
+/* decode_path.c: the path decode takes on p on this build ("avx512 fp32", ...): its row's
+ * roof, with ", prefetch into L1" where the block steps prefetch there. */
 const char *hr_decode_path(const hr_problem *p);
 /* decode_tune.c: the default keys per block for p on machine m (decode's resolve), and
  * HR_KV_TILE where decode reads p's q4_0 cache in tiles under tune t (its kv_tile), else 0 */

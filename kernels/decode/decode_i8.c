@@ -72,16 +72,16 @@
 /*
  * The vpmaddubsw copy: the Makefile compiles this source again as decode_i8e.o with
  * HR_I8_EMU_COPY, so the two never drift; at a level with AVX2 it defines HR_I8_EMU and
- * names its table hr_decode_i8_emu (decode_block.h), elsewhere that table's on() says 0. vec_int8.h then spells each
+ * names its table hr_decode_i8_emu (decode_block.h), elsewhere that table's why_not refuses. vec_int8.h then spells each
  * vpdpbusd as vpmaddubsw (u8 x s8 pairs into saturating int16) + vpmaddwd by ones +
  * vpaddd, 3 ops where AVX-VNNI takes 1, exact while a pair's sum stays within int16:
  * q4_0's nibbles (0-15) against Q's or the weights' s8 reach 2 * 15 * 127 = 3810 (the
  * int8 P·V's high nibbles are shifted down for it, not kept as 16 v as with VNNI). q8_0's
  * K + 128 (up to 255) would saturate, so here q8_0 keeps K and V signed and takes the
  * sign trick (vec_int8_avx2.h, HR_I8_SK; below).
- * decode.c takes this instance only where decode_i8.c's is off (no AVX-VNNI), at the
- * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests): hr_decode_i8_pick;
- * elsewhere its table's on() says 0. For q4_0 it beats the conversion path, and its
+ * decode takes this instance only where decode_i8.c's is off (no AVX-VNNI), at the
+ * avx2 level, or where HEADROOM_DECODE_PATH=emu forces it (tests): decode_path.c's row
+ * emu; elsewhere its table's why_not refuses. For q4_0 it beats the conversion path, and its
  * int8 P·V beats the fp32 one (perf-log 0236). The rows' path names vpmaddubsw, not
  * vpdpbusd, so they sit under that triple's own roof (avx2_maddubs, `headroom roofline`;
  * with P·V by FMA in series with avx2's FMA).
@@ -108,12 +108,8 @@
 #if defined(HR_I8_EMU_OFF) /* no vpmaddubsw step at this level */
 #include "decode_block.h"
 
-static int off(hr_dtype t)
-{
-    (void)t;
-    return 0;
-}
-const hr_decode_i8_step hr_decode_i8_emu = {.on = off};
+static const char *off(void) { return "only the avx2 level has the vpmaddubsw step"; }
+const hr_decode_i8_step hr_decode_i8_emu = {.why_not = off};
 #else
 
 #include <stdlib.h>
@@ -125,12 +121,6 @@ const hr_decode_i8_step hr_decode_i8_emu = {.on = off};
 #include "decode_i8sc.h" /* I8_FN, the ablation (di8_skip), qrow_f, the scores */
 #include "vec_int8.h"
 
-static inline const char *env_path(void)
-{
-    const char *e = getenv("HEADROOM_DECODE_PATH");
-    return e && *e ? e : "auto";
-}
-
 #if defined(HR_HAVE_I8DOT)
 
 #define PB (XG * HR_VW / HR_QBLOCK) /* q blocks per P·V group: 2 (AVX-512), 1 (AVX2) */
@@ -141,26 +131,23 @@ _Static_assert(XG * HR_VW % HR_QBLOCK == 0, "a P·V group is whole q blocks");
 static int pv_int8_on(void)
 {
 #if defined(HR_HAVE_I8PV)
-    const char *e = getenv("HEADROOM_DECODE_PV");
-    return !(e && !strcmp(e, "fp32"));
+    return hr_decode_pv_env() != 1;
 #else
     return 0;
 #endif
 }
 
-static int i8_on(hr_dtype t)
+/* The vpmaddubsw copy wherever the avx2 level runs (chosen after the vpdpbusd instance,
+ * which takes an AVX-VNNI CPU); the vpdpbusd one where the CPU has VNNI. */
+static const char *i8_why_not(void)
 {
-    if (t != HR_Q8_0 && t != HR_Q4_0) return 0;
-    const char *e = env_path();
-    if (!strcmp(e, "convert")) return 0;
-#if defined(HR_I8_EMU) /* the vpmaddubsw copy */
-    if (!strcmp(e, "emu")) return 1 + pv_int8_on(); /* forced (tests): AVX2 runs this level */
+#if defined(HR_I8_EMU)
+    return NULL;
 #else
-    if (!strcmp(e, "emu")) return 0;
-#endif
-    static int cpu = -1;
+    static int cpu = -1; /* a benign race: every thread stores the same value */
     if (cpu < 0) cpu = hr_cpu_i8dot();
-    return cpu ? 1 + pv_int8_on() : 0;
+    return cpu ? NULL : "this build level or CPU has no VNNI (vpdpbusd)";
+#endif
 }
 
 static size_t i8_qf(const dctx *c) { return round16((size_t)c->R * qrow_f(c)); }
@@ -196,8 +183,6 @@ static i8_bufs i8_carve(const dctx *c, float *s)
 
 static const char *i8_path(hr_dtype t)
 {
-    const int on = i8_on(t);
-    if (!on) return NULL;
 #if HR_I8_SK /* q8_0 signed, by the sign trick; P·V's weights within 127 (vec_int8_avx2.h) */
 #define I8_Q8 " q8_0 (|K| by Q with K's signs), Q as q8_0, P·V "
 #define I8_Q8W " (P·dv s8 per " GK_S " keys)"
@@ -205,7 +190,7 @@ static const char *i8_path(hr_dtype t)
 #define I8_Q8 " q8_0 (K+128), Q as q8_0, P·V "
 #define I8_Q8W " (P·dv u8 per " GK_S " keys, s8 where a V scale < 0)"
 #endif
-    if (on == 2)
+    if (pv_int8_on())
         return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT I8_Q8 HR_I8_DOT I8_Q8W
                             : HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT " q4_0 nibbles, Q as q8_0, P·V " HR_I8_DOT " (P·dv s8 per " GK_S " keys)";
     return t == HR_Q8_0 ? HR_VEC_ISA " " HR_I8_ISA " " HR_I8_DOT I8_Q8 "FMA"
@@ -444,11 +429,7 @@ HR_I8_TARGET static void i8_block(const dctx *c, int b, int g, int jb, int n, co
 
 #else /* no int8 dot products on this build: the conversion path everywhere */
 
-static int i8_on(hr_dtype t)
-{
-    (void)t;
-    return 0;
-}
+static const char *i8_why_not(void) { return "this build level or CPU has no VNNI (vpdpbusd)"; }
 #endif
 
 /* The copies name their instances (HR_I8_STEP: hr_decode_i8_emu, hr_decode_i8_vnni_l1) */
@@ -456,31 +437,8 @@ static int i8_on(hr_dtype t)
 #define HR_I8_STEP hr_decode_i8_vnni
 #endif
 #if defined(HR_HAVE_I8DOT)
-const hr_decode_i8_step HR_I8_STEP = {i8_on, i8_qf, i8_sf, i8_quant, i8_block, i8_path};
+const hr_decode_i8_step HR_I8_STEP = {i8_why_not, pv_int8_on, i8_qf, i8_sf, i8_quant, i8_block, i8_path};
 #else
-const hr_decode_i8_step HR_I8_STEP = {.on = i8_on};
-#endif
-
-#if !defined(HR_I8_EMU) && !defined(HR_DECODE_PF_COPY) /* decode.c asks decode_i8.c's instance */
-const char *hr_decode_i8_env_error(hr_dtype t)
-{
-    const char *pv = getenv("HEADROOM_DECODE_PV");
-    if (pv && *pv && strcmp(pv, "fp32") && strcmp(pv, "int8")) return "HEADROOM_DECODE_PV must be int8 or fp32";
-    const char *e = env_path();
-    if (!strcmp(e, "auto") || !strcmp(e, "convert")) return NULL;
-    if (!strcmp(e, "emu")) {
-        if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_emu.on(t))
-            return "HEADROOM_DECODE_PATH=emu: only the avx2 level has the vpmaddubsw step";
-        return NULL;
-    }
-    if (!strcmp(e, "bf16dot")) /* decode_bf16.c's vdpbf16ps step where the CPU has it */
-        return t == HR_BF16 && !hr_decode_bf16_on(HR_BF16, 32)
-                   ? "HEADROOM_DECODE_PATH=bf16dot: this build level or CPU has no AVX512-BF16 (vdpbf16ps)"
-                   : NULL;
-    if (strcmp(e, "int8")) return "HEADROOM_DECODE_PATH must be auto, convert, int8, bf16dot or emu";
-    if ((t == HR_Q8_0 || t == HR_Q4_0) && !hr_decode_i8_pick(t))
-        return "HEADROOM_DECODE_PATH=int8: this build level or CPU has no VNNI (vpdpbusd)";
-    return NULL;
-}
+const hr_decode_i8_step HR_I8_STEP = {.why_not = i8_why_not};
 #endif
 #endif /* HR_I8_EMU_OFF */

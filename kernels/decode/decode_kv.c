@@ -63,7 +63,6 @@
  * beats the conversion path on both (perf-log 0212).
  * What binds it: decode_i8.c.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -432,23 +431,18 @@ int hr_decode_pf_env(void)
 
 /* The env read per call (tests switch it), the CPU once. auto: the avx512 and avx2
  * levels on a Zen 5 (decode_block.h). The decode_i8e copy has no L1 copy. */
-int hr_decode_pf_l1(hr_dtype t)
+int hr_decode_pf_l1(const hr_decode_step *st)
 {
     static int cpu = -1; /* a benign race: every thread stores the same value */
     const int e = hr_decode_pf_env();
-    if (hr_decode_i8_pick(t) == &hr_decode_i8_emu || !e) return 0;
+    if (st->i8 == &hr_decode_i8_emu || !e) return 0;
     if (e == 1) return 1;
     if (cpu < 0) cpu = HR_VW >= 8 && hr_cpu_amd_family() == 0x1a; /* Zen 5 */
     return cpu;
 }
 
-static const char *path_of_type(const hr_problem *p)
+const char *hr_decode_kv_path(const hr_problem *p)
 {
-    const hr_decode_i8_step *i8s = hr_decode_i8_pick(p->kv_dtype);
-    const char *i8 = i8s ? i8s->path(p->kv_dtype) : NULL,
-               *bfd = hr_decode_bf16_path(p->dtype, p->kv_dtype, p->d_head);
-    if (i8) return i8;
-    if (bfd) return bfd;
     static const char *const paths[HR_NDTYPES] = {
         [HR_F32] = HR_VEC_ISA " fp32",
         [HR_F16] = HR_VEC_ISA " f16 " CVT_HALF " in registers, fp32 FMA",
@@ -457,25 +451,5 @@ static const char *path_of_type(const hr_problem *p)
         [HR_Q4_0] = HR_VEC_ISA " q4_0 nibble unpack in registers, fp32 FMA",
     };
     return p->kv_dtype < HR_NDTYPES && paths[p->kv_dtype] ? paths[p->kv_dtype] : HR_VEC_ISA;
-}
-
-/* The type's path, with ", prefetch into L1" where the block steps prefetch there: one
- * composed string per path (each a string constant, a handful), made on first use. */
-const char *hr_decode_path(const hr_problem *p)
-{
-    const char *base = path_of_type(p);
-    if (!hr_decode_pf_l1(p->kv_dtype)) return base;
-    static struct {
-        const char *base;
-        char s[200];
-    } memo[32];
-    for (int i = 0; i < 32; i++) {
-        if (!memo[i].base) {
-            snprintf(memo[i].s, sizeof memo[i].s, "%s, prefetch into L1", base);
-            memo[i].base = base;
-        }
-        if (memo[i].base == base) return memo[i].s;
-    }
-    return base;
 }
 #endif

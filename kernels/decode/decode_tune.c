@@ -50,14 +50,14 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
      * at a time); read in tiles (hr_decode_kv_tile, the default), q8_0 takes 256 keys.
      * q4_0 takes 512 at the avx2 level's int8 step too (AVX-VNNI or vpmaddubsw), q8_0
      * keeps 256 there (perf-log 0234). */
-    if (p->kv_dtype == HR_Q4_0 && hr_decode_i8_pick(HR_Q4_0)) return DECODE_BLOCK_KV_Q4;
-    if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && hr_decode_i8_pick(HR_Q8_0))
+    const hr_decode_step *path = hr_decode_pick(p);
+    if (p->kv_dtype == HR_Q4_0 && path->i8) return DECODE_BLOCK_KV_Q4;
+    if (p->kv_dtype == HR_Q8_0 && HR_VW >= 16 && path->i8)
         return hr_decode_kv_tile(p, NULL) ? typed_block(p, m, threads, DECODE_BLOCK_KV_Q8T,
                                                         DECODE_BLOCK_KV_Q8T * hr_dtype_row_bytes(HR_Q8_0, 128))
                                           : DECODE_BLOCK_KV_Q8;
     if (p->kv_dtype != HR_F32) {
-        const int conv =
-            (p->kv_dtype == HR_F16 || p->kv_dtype == HR_BF16) && !hr_decode_bf16_on(p->kv_dtype, p->d_head);
+        const int conv = (p->kv_dtype == HR_F16 || p->kv_dtype == HR_BF16) && !path->bf16;
         return typed_block(p, m, threads, DECODE_BLOCK_KV_TYPED, conv ? DECODE_TYPED_BLOCK_BYTES : 0);
     }
     const size_t row = hr_dtype_row_bytes(HR_F32, p->d_head);
@@ -68,7 +68,7 @@ int hr_decode_default_block(const hr_problem *p, const hr_machine *m, int thread
     if (HR_VW < 8 || !(l3 > 0) || cache <= l3 || hr_group(p) * p->seq_q > DECODE_STREAM_MAX_R)
         return DECODE_BLOCK_KV;
     /* long blocks: up to 64 KiB of K rows (AVX2, or the prefetches into L1) */
-    const int longer = HR_VW == 8 || hr_decode_pf_l1(HR_F32);
+    const int longer = HR_VW == 8 || hr_decode_pf_l1(path);
     const int hi = HR_VW == 8 ? DECODE_STREAM_KEYS_AVX2 : longer ? DECODE_STREAM_KEYS_MAX : DECODE_BLOCK_KV;
     const int kb = (int)((longer ? DECODE_STREAM_BLOCK_BYTES_L1 : DECODE_STREAM_BLOCK_BYTES) / row);
     return kb < 8 ? 8 : kb > hi ? hi : kb;
@@ -89,6 +89,6 @@ int hr_decode_kv_tile(const hr_problem *p, const hr_tune *t)
     if (hr_decode_kv_env()) return 0; /* HEADROOM_DECODE_KV=rows: llama.cpp's rows, as a peer reads them */
     if (!hr_kv_tiles(p->kv_dtype) || (t && t->block_kv > 0 && t->block_kv < p->seq_kv && t->block_kv % HR_KV_TILE))
         return 0;
-    const hr_decode_i8_step *s = hr_decode_i8_pick(p->kv_dtype); /* NULL at the generic level */
-    return s && s->on(p->kv_dtype) == 2 ? HR_KV_TILE : 0;
+    const hr_decode_i8_step *s = hr_decode_pick(p)->i8; /* NULL at the generic level */
+    return s && s->pv8() ? HR_KV_TILE : 0;
 }

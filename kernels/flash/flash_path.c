@@ -25,11 +25,11 @@ static const char *convert_roof(const hr_problem *p)
 static int bf16_pair(const hr_problem *p) { return p->dtype == HR_BF16 && p->kv_dtype == HR_BF16; }
 
 static const hr_path rows[] = {
-    {"amx", amx_why_not, &amx_step, amx_roof},
-    {"bf16dot", bf16dot_why_not, &bf16dot_step, bf16dot_roof},
-    {"convert", NULL, &convert_step, convert_roof},
+    {"amx", amx_why_not, &amx_step, amx_roof, NULL, NULL},
+    {"bf16dot", bf16dot_why_not, &bf16dot_step, bf16dot_roof, NULL, NULL},
+    {"convert", NULL, &convert_step, convert_roof, NULL, NULL},
 };
-static const hr_path_table flash_paths = {"HEADROOM_FLASH_PATH", 0, rows, 3, bf16_pair};
+static const hr_path_table flash_paths = {"HEADROOM_FLASH_PATH", 0, rows, 3, bf16_pair, NULL, NULL};
 
 const char *hr_ft_why_not(const hr_problem *p) { return hr_path_why_not(&flash_paths, p); }
 
