@@ -145,7 +145,7 @@ DEC := kernels/decode
 # decode's block steps again with their prefetches into L1 (prefetcht0), the copies
 # hr_decode_pf_l1 takes (decode_block.h)
 PF_L1 := -DHR_DECODE_PF_COPY=1 -DHR_DECODE_PF_HINT=3
-VARIANTS := $(DEC)/decode_bf16_l1 $(DEC)/decode_kv_l1 $(DEC)/decode_i8_l1 $(DEC)/decode_i8e
+VARIANTS := $(DEC)/decode_bf16_l1 $(DEC)/decode_kv_l1 $(DEC)/decode_i8_l1 $(DEC)/decode_i8e $(DEC)/decode_i8e_l1
 VSRC_$(DEC)/decode_bf16_l1 := $(DEC)/decode_bf16.c
 VDEFS_$(DEC)/decode_bf16_l1 := $(PF_L1) -Dhr_decode_block_bf16=hr_decode_block_bf16_l1
 VSRC_$(DEC)/decode_kv_l1 := $(DEC)/decode_kv.c
@@ -155,6 +155,9 @@ VDEFS_$(DEC)/decode_i8_l1 := $(PF_L1) -DHR_I8_STEP=hr_decode_i8_vnni_l1
 # decode's int8 step for AVX2 CPUs without AVX-VNNI: vpmaddubsw + vpmaddwd (decode_i8.c)
 VSRC_$(DEC)/decode_i8e := $(DEC)/decode_i8.c
 VDEFS_$(DEC)/decode_i8e := -DHR_I8_EMU_COPY=1 -DHR_I8_STEP=hr_decode_i8_emu
+# and that step with its prefetches into L1 (HEADROOM_DECODE_PF=l1)
+VSRC_$(DEC)/decode_i8e_l1 := $(DEC)/decode_i8.c
+VDEFS_$(DEC)/decode_i8e_l1 := $(PF_L1) -DHR_I8_EMU_COPY=1 -DHR_I8_STEP=hr_decode_i8_emu_l1
 SRC += $(VARIANTS:%=%.c)
 # A source's own objects have no VSRC_: %.c, no flags.
 vsrc = $(or $(VSRC_$(1)),$(1).c)

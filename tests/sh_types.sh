@@ -37,8 +37,9 @@ else
     skip flash_amx_run "no AMX path on this CPU/OS/build"
 fi
 # decode's path per cache type: one query row stands for it; q8_0 names its int8 path
-# where the CPU has VNNI, the conversion one otherwise or when forced.
-expect decode_list_paths 0 'f32/kv=q8_0 +[a-z0-9]+ (.*vpdpbusd q8_0.*Q as q8_0|q8_0 vpmovsxbd|q8_0 scalar convert)' -- $B list
+# where the CPU has VNNI (at the avx2 level without AVX-VNNI the vpmaddubsw one), the
+# conversion one otherwise or when forced.
+expect decode_list_paths 0 'f32/kv=q8_0 +[a-z0-9]+ (.*vpdpbusd q8_0.*Q as q8_0|.*vpmaddubsw.*q8_0.*Q as q8_0|q8_0 vpmovsxbd|q8_0 scalar convert)' -- $B list
 expect decode_forced_convert 0 'f32/kv=q4_0 +[a-z0-9]+ q4_0 nibble unpack in registers' -- env HEADROOM_DECODE_PATH=convert $B list
 expect decode_bad_path_env 2 'HEADROOM_DECODE_PATH must be auto, convert, int8, bf16dot or emu' -- env HEADROOM_DECODE_PATH=fast $B run --kernel decode --seq 1 --seq-kv 64 --d-head 32 --kv-dtype q8_0 --reps 1 --no-probe
 # q8_0 and q4_0 on AVX2 without AVX-VNNI: the int8 step by vpmaddubsw + vpmaddwd (decode_i8.c's decode_i8e copy),

@@ -534,8 +534,9 @@ HR_TEST(decode_int8_pv_sign)
     decode_path_env(NULL);
 }
 
-/* HEADROOM_DECODE_PATH: convert names the conversion path, int8 the VNNI one (or is
- * refused where the CPU or build has none), anything else is refused. */
+/* HEADROOM_DECODE_PATH: convert names the conversion path, int8 the VNNI one (where the
+ * CPU has none, the avx2 level's vpmaddubsw step stands in: decode_path.c; elsewhere it is
+ * refused), anything else is refused. */
 HR_TEST(decode_path_env)
 {
     const hr_kernel *k = hr_kernel_find("decode");
@@ -547,14 +548,17 @@ HR_TEST(decode_path_env)
     CHECKF(conv && !strstr(conv, "vpdpbusd") && hr_kernel_why_not(k, &p) == NULL, "convert: '%s'", conv ? conv : "");
     decode_path_env("int8");
     const char *why = hr_kernel_why_not(k, &p), *i8 = hr_kernel_path(k, &p);
-    CHECKF(why ? strstr(why, "HEADROOM_DECODE_PATH") != NULL : strstr(i8, "vpdpbusd") != NULL, "int8: '%s' / '%s'",
-           why ? why : "", i8 ? i8 : "");
+    const int emu = !why && i8 && strstr(i8, "vpmaddubsw") != NULL;
+    CHECKF(why ? strstr(why, "HEADROOM_DECODE_PATH") != NULL : i8 && (strstr(i8, "vpdpbusd") != NULL || emu),
+           "int8: '%s' / '%s'", why ? why : "", i8 ? i8 : "");
     if (!why && i8) { /* a result row keeps the whole path, and its roof is the series one */
         CHECKF(strlen(i8) < sizeof ((hr_result *)0)->path, "int8 path of %zu bytes: '%s'", strlen(i8), i8);
-        /* two VNNI dots (int8 P·V): the VNNI roof; int8 scores and P·V by FMA: the series */
-        const int roof = hr_roof_for_path(i8, hr_isa), dots = strstr(i8, "P·V vpdpbusd") != NULL;
-        CHECKF(dots ? roof == HR_ROOF_DOT + HR_DOT_VNNI512 || roof == HR_ROOF_DOT + HR_DOT_AVXVNNI
-                    : roof == HR_ROOF_SERIES + HR_DOT_VNNI512 || roof == HR_ROOF_SERIES + HR_DOT_AVXVNNI,
+        /* two VNNI dots (int8 P·V): the VNNI roof; int8 scores and P·V by FMA: the series;
+         * the vpmaddubsw step's: the same under avx2_maddubs */
+        const int roof = hr_roof_for_path(i8, hr_isa);
+        const int dots = strstr(i8, emu ? "P·V vpmaddubsw" : "P·V vpdpbusd") != NULL;
+        const int base = dots ? HR_ROOF_DOT : HR_ROOF_SERIES;
+        CHECKF(emu ? roof == base + HR_DOT_MADDUBS : roof == base + HR_DOT_VNNI512 || roof == base + HR_DOT_AVXVNNI,
                "roof %s of '%s'", hr_roof_name(roof), i8);
     }
     p.kv_dtype = HR_F16; /* not a block type: int8 asks nothing of it */

@@ -149,7 +149,7 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->i8 = c->i8s ? 1 + c->i8s->pv8() : 0;
     c->bfd = path->bf16; /* P in bf16 after the scores */
     c->pf_l1 = hr_decode_pf_l1(path); /* the block step's copy that prefetches into L1 */
-    if (c->pf_l1 && c->i8) c->i8s = &hr_decode_i8_vnni_l1;
+    if (c->pf_l1 && c->i8) c->i8s = c->i8s == &hr_decode_i8_emu ? &hr_decode_i8_emu_l1 : &hr_decode_i8_vnni_l1;
     c->bfq = c->bfd && hr_decode_bf16_q(p->dtype); /* and Q·K by vdpbf16ps on Q in bf16 */
     /* Scores in log2 units, so the softmax takes exp2 (block_softmax); the int8
      * path's Q block scales carry the factor instead (decode_i8.c), bfq's scores take

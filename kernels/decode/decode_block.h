@@ -276,7 +276,7 @@ typedef struct hr_decode_i8_step {
                   int nv, int n2, int jpf_v, int jpf_k);
     const char *(*path)(hr_dtype t);
 } hr_decode_i8_step;
-extern const hr_decode_i8_step hr_decode_i8_vnni, hr_decode_i8_emu, hr_decode_i8_vnni_l1;
+extern const hr_decode_i8_step hr_decode_i8_vnni, hr_decode_i8_emu, hr_decode_i8_vnni_l1, hr_decode_i8_emu_l1;
 /* decode_path.c: decode's paths (int8, emu, bf16dot, convert) in one table per kind of
  * cache, sharing HEADROOM_DECODE_PATH (path.h). The step of a path: the int8 instance it
  * scores by (NULL: none), and whether it is decode_bf16.c's. */
@@ -322,10 +322,11 @@ const char *hr_decode_kv_path(const hr_problem *p);
  * there at both levels and costs on the other CPUs measured (perf-log 0227). The hint
  * is an instruction's constant: a branch on it in pf_step costs q4_0 more than L1 gains,
  * so each block step is compiled twice: the Makefile builds decode_kv.c, decode_bf16.c
- * and decode_i8.c again as the _l1 copies (VARIANTS); q4_0's vpmaddubsw instance
- * (decode_i8.c's decode_i8e copy) has none and keeps L2. decode.c's BNHD walk (attend_heads) fills L2
- * with a whole block of every head ahead: prefetcht1 always. */
-int hr_decode_pf_l1(const hr_decode_step *s); /* for a path's step: 0 on the decode_i8e copy's instance */
+ * and decode_i8.c (both its copies) again as the _l1 copies (VARIANTS). The vpmaddubsw
+ * step (decode_i8e) prefetches into L1 only where asked: auto is unmeasured there and
+ * keeps L2. decode.c's BNHD walk (attend_heads) fills L2 with a whole block of every
+ * head ahead: prefetcht1 always. */
+int hr_decode_pf_l1(const hr_decode_step *s); /* for a path's step: auto is 0 on the decode_i8e copy's instance */
 int hr_decode_pf_env(void); /* 1 l1, 0 l2, 2 auto or unset, -1 anything else (refused) */
 /* decode_path.c: the path decode takes on p on this build ("avx512 fp32", ...): its row's
  * roof, with ", prefetch into L1" where the block steps prefetch there. */

@@ -109,7 +109,7 @@
 #include "decode_block.h"
 
 static const char *off(void) { return "only the avx2 level has the vpmaddubsw step"; }
-const hr_decode_i8_step hr_decode_i8_emu = {.why_not = off};
+const hr_decode_i8_step HR_I8_STEP = {.why_not = off};
 #else
 
 #include <stdlib.h>
@@ -432,7 +432,7 @@ HR_I8_TARGET static void i8_block(const dctx *c, int b, int g, int jb, int n, co
 static const char *i8_why_not(void) { return "this build level or CPU has no VNNI (vpdpbusd)"; }
 #endif
 
-/* The copies name their instances (HR_I8_STEP: hr_decode_i8_emu, hr_decode_i8_vnni_l1) */
+/* The copies name their instances (HR_I8_STEP: hr_decode_i8_emu, hr_decode_i8_vnni_l1, hr_decode_i8_emu_l1) */
 #ifndef HR_I8_STEP
 #define HR_I8_STEP hr_decode_i8_vnni
 #endif

@@ -430,13 +430,13 @@ int hr_decode_pf_env(void)
 }
 
 /* The env read per call (tests switch it), the CPU once. auto: the avx512 and avx2
- * levels on a Zen 5 (decode_block.h). The decode_i8e copy has no L1 copy. */
+ * levels on a Zen 5 (decode_block.h), never the decode_i8e copy. */
 int hr_decode_pf_l1(const hr_decode_step *st)
 {
     static int cpu = -1; /* a benign race: every thread stores the same value */
     const int e = hr_decode_pf_env();
-    if (st->i8 == &hr_decode_i8_emu || !e) return 0;
-    if (e == 1) return 1;
+    if (e != 2) return e == 1;
+    if (st->i8 == &hr_decode_i8_emu) return 0;
     if (cpu < 0) cpu = HR_VW >= 8 && hr_cpu_amd_family() == 0x1a; /* Zen 5 */
     return cpu;
 }
