@@ -16,6 +16,7 @@ typedef struct {
     double min_time;    /* each repetition runs at least this long (seconds)         */
     double triad_bytes; /* total of the three triad arrays; 0: max(256 MiB, 4 x L3)  */
     bool quick;         /* recorded in the file                                       */
+    int curve_steps;    /* bandwidth curve points per octave; 0: 4 (quick: 2)          */
     /* Called after each thread count, for progress (may be NULL). */
     void (*progress)(void *ctx, const hr_ceiling_row *row);
     void *progress_ctx;
@@ -32,6 +33,17 @@ double hr_cache_ws_bytes(int level, int threads);
  * row->cache: reps repetitions of at least min_time seconds each, after a calibration
  * pass and a discarded warm-up. On error (no memory) returns HR_EUSAGE with a message. */
 int hr_cache_roofs_measure(int threads, int reps, double min_time, hr_ceiling_row *row);
+
+/* The curve's largest working set, the team's bytes: four times the reported last
+ * level (all its instances), at least 64 MiB, at most 2 GiB. */
+double hr_curve_top_bytes(void);
+/* Measures the bandwidth curve of a team of `threads` into row->curve: load and triad
+ * GB/s at per_octave working sets an octave from 4 KiB a thread up to top bytes in all,
+ * each the best of reps repetitions of at least min_time seconds; then reads the cache
+ * levels off the triad curve (hr_curve_levels) into row->levels and row->beyond_gbs,
+ * and the curve's one-line note, if any, into note. On error (no memory) HR_EUSAGE. */
+int hr_curve_measure(int threads, int reps, double min_time, int per_octave, double top, hr_ceiling_row *row,
+                     char *note, size_t notelen);
 
 /* Sets the roofline counters on a result row, for the roof of its own type (hr_roof_of:
  * the instruction its kernel's path runs on the row's dtype/kv_dtype; the FMA of the
