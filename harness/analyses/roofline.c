@@ -301,6 +301,7 @@ void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
     double lattain = fmin(peak, ai * lbw);
     snprintf(r->bound_level, sizeof r->bound_level, "%s", ai * lbw >= peak ? "compute" : hr_level_name(level));
     hr_result_set(r, "level_gbs", lbw);
+    hr_result_set(r, "level_measured", hr_ceiling_levels_measured(c, threads) ? 1 : 0);
     hr_result_set(r, "attainable_level_gflops", lattain);
     if (achieved > 0) hr_result_set(r, "pct_of_level_roof", achieved / lattain * 100);
 }

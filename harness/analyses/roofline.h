@@ -58,9 +58,11 @@ int hr_curve_measure(int threads, int reps, double min_time, int per_octave, dou
  *   pct_of_roofline    median GFLOP/s / attainable_gflops * 100
  * and, where the file has cache roofs and the row a working set (hr_working_set_bytes of
  * counts.c: Q, K, V, O as stored plus the kernel's workspace), the cache-level bound:
- *   r->bound_level     the level the working set fits (hr_cache_level_of): "L1", "L2",
- *                      "L3", "DRAM"; "compute" when AI * that level's bandwidth reaches
- *                      the compute roof
+ *   r->bound_level     the level the working set fits (hr_ceiling_level_of: the levels
+ *                      measured off the bandwidth curve, else the topology's): "L1",
+ *                      "L2", "L3", "DRAM"; "compute" when AI * that level's bandwidth
+ *                      reaches the compute roof
+ *   level_measured     1 when that level came from the curve, 0 from the topology
  *   level_gbs          that level's triad GB/s (DRAM: ceiling_gbs)
  *   attainable_level_gflops  min(ceiling_gflops, AI * level_gbs)
  *   pct_of_level_roof  median GFLOP/s / attainable_level_gflops * 100

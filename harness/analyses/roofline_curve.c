@@ -19,7 +19,8 @@
  * A point: the load sum over the slice, then the triad over its three thirds, each timed
  * from a barrier to a barrier on thread 0 as the cache roofs are (roofline_cache.c):
  * one pass to calibrate the passes of min_time, a discarded warm-up, reps repetitions. */
-#define SLICE_UNIT 128 /* floats: the load sum's 8 vectors of 16 lanes */
+#define SLICE_UNIT 384 /* floats: three thirds of the load sum's 8 vectors of 16 lanes, so
+                        * the triad's arrays start on cache lines */
 
 static volatile float curve_sink;
 
@@ -106,9 +107,15 @@ int hr_curve_measure(int threads, int reps, double min_time, int per_octave, dou
     /* The levels, off the triad curve: every plateau before the last is a cache level. */
     double ws[HR_CURVE_MAX], tri[HR_CURVE_MAX];
     for (int i = 0; i < row->ncurve; i++) ws[i] = row->curve[i].ws_bytes, tri[i] = row->curve[i].triad;
-    hr_plateau p[HR_CACHE_N + 1];
-    int nk = hr_curve_levels(ws, tri, row->ncurve, p, HR_CACHE_N + 1, note, notelen);
+    hr_plateau p[HR_LEVELS_MAX];
+    int nk = hr_curve_levels(ws, tri, row->ncurve, p, HR_LEVELS_MAX, note, notelen);
     row->nlevels = nk > 1 ? nk - 1 : 0;
+    if (row->nlevels > HR_CACHE_N) {
+        if (note && !note[0])
+            snprintf(note, notelen, "the curve shows %d knees: the first %d are L1-L3, the rest is read as memory",
+                     row->nlevels, HR_CACHE_N);
+        row->nlevels = HR_CACHE_N;
+    }
     for (int l = 0; l < row->nlevels; l++) {
         hr_level *v = &row->levels[l];
         v->size = p[l].size;

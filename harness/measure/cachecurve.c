@@ -99,13 +99,12 @@ int hr_curve_levels(const double *ws, const double *bw, int n, hr_plateau *out, 
         hr_plateau *k = &out[nk - 1];
         double later = 0;
         for (int i = p.first; i < n; i++) later = fmax(later, s[i]);
-        int knee = k->median / p.median >= HR_KNEE_DROP && later * HR_PLATEAU_SPREAD <= k->median &&
-                   later <= p.median * HR_KNEE_DROP;
+        int knee = k->median / p.median >= HR_KNEE_DROP && later * HR_KNEE_DROP <= k->median;
         if (knee && nk < max) {
             out[nk] = p, len[nk++] = plen;
             continue;
         }
-        if (!why[0] && p.median > k->median * HR_PLATEAU_SPREAD &&
+        if (!why[0] && p.median > k->median * HR_KNEE_DROP &&
             !(nk == 1 && plen > len[0])) /* the smallest sets run slow on loop overhead */
             snprintf(why, sizeof why, "the curve is not monotone: it rises from %.1f to %.1f GB/s at %.0f KiB",
                      k->median, p.median, kib(ws[p.first]));

@@ -25,7 +25,7 @@ typedef struct {
  * bandwidth bw[i] (GB/s). The curve is smoothed (median of three neighbours), cut into
  * plateaus, and a knee is placed between two plateaus only where the bandwidth falls by
  * HR_KNEE_DROP or more and stays down (no later point climbs back to within
- * HR_PLATEAU_SPREAD of the plateau before); any other plateau joins the one before it.
+ * HR_KNEE_DROP of the plateau before); any other plateau joins the one before it.
  * Writes the plateaus in order (at most max; the last is whatever lies beyond the last
  * knee) and returns their number: 1 means no knee. note gets one line when the curve
  * supports fewer levels than it seems to have (no knee, a rise, a dip that recovers, too
