@@ -126,4 +126,16 @@ expect old-file-topology 0 '"level_measured":[[:space:]]*0' -- \
     env HEADROOM_RESULTS="$TMP/old" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
 expect bad-curve         2 'bandwidth_curve.triad_gbs must be an array' -- \
     $B plot "$TMP/c" --ceilings "$TMP/bad-curve.json"
+# summary.md and report say where the levels behind bound_level came from.
+sweep_config "$TMP/lv.ini" "kernels=flash" seq=64 reps=2
+env HEADROOM_RESULTS="$TMP/res" $B sweep "$TMP/lv.ini" --out "$TMP/sw-new" >/dev/null 2>&1
+env HEADROOM_RESULTS="$TMP/old" $B sweep "$TMP/lv.ini" --out "$TMP/sw-old" >/dev/null 2>&1
+expect summary-levels-measured 0 'Cache levels behind bound_level: [1-9][0-9]* rows? measured off the bandwidth curve, 0 taken' -- \
+    cat "$TMP/sw-new/summary.md"
+expect summary-levels-topology 0 'Cache levels behind bound_level: 0 rows measured off the bandwidth curve, [1-9]' -- \
+    cat "$TMP/sw-old/summary.md"
+expect report-levels-measured 0 'Cache levels behind `bound_level`: .* measured off the bandwidth curve' -- \
+    $B report "$TMP/sw-new" --out "$TMP/rep-new" --no-charts
+expect report-levels-topology 0 'Cache levels behind `bound_level`: .* taken from the topology' -- \
+    $B report "$TMP/sw-old" --out "$TMP/rep-old" --no-charts
 finish
