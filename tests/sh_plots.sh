@@ -68,6 +68,29 @@ check kernels-roof grep -q '^# avx512 FMA peak T2: 259 GFLOP/s$' "$O/kernels.dat
 check kernels-roof-t1 grep -q '^2048 131.2 0$' "$O/kernels.dat"
 check kv-q4 grep -q '^8192 0.28125 0$' "$O/kvcache.dat"
 
+# The bandwidth curve chart: skipped for ceilings without a curve (the fixture's, written
+# before it); drawn from one with a made-up three-level curve, the knees at the levels.
+expect curve-skipped 0 'skipped cachecurve: the ceilings have no bandwidth curve' -- $B plot $F --out "$TMP/nocurve"
+mkdir -p "$TMP/ceilcurve"
+python3 -c "
+import json
+d = json.load(open('$F/ceilings.json'))
+ws = [4096 * 2 ** (i / 2) for i in range(31)]
+bw = [400 if w < 48e3 else 150 if w < 1.5e6 else 60 if w < 30e6 else 20 for w in ws]
+for r in d['ceilings']:
+    r['bandwidth_curve'] = {'working_set_bytes': ws, 'load_gbs': bw, 'triad_gbs': bw}
+    r['measured_levels'] = {'L1': {'size_bytes': 49152, 'load_gbs': 400, 'triad_gbs': 400},
+                            'L2': {'size_bytes': 1.5e6, 'load_gbs': 150, 'triad_gbs': 150},
+                            'L3': {'size_bytes': 3e7, 'load_gbs': 60, 'triad_gbs': 60}}
+    r['beyond_gbs'] = 20
+json.dump(d, open('$TMP/ceilcurve/ceilings.json', 'w'))
+"
+expect curve-drawn 0 'wrote .*/cachecurve.png' -- $B plot "$TMP/ceilcurve" --out "$TMP/ceilcurve/plots"
+check curve-png is_png "$TMP/ceilcurve/plots/cachecurve.png"
+check curve-knee grep -q '^1500000 150 0$' "$TMP/ceilcurve/plots/cachecurve.dat"
+check curve-blocks test "$(grep -c '^# \(triad\|load\) T' "$TMP/ceilcurve/plots/cachecurve.dat")" = 4
+check curve-roofs grep -q '^# L2 roof T2: triad 150 GB/s, load 150 GB/s (measured level)$' "$TMP/ceilcurve/plots/roofline.dat"
+
 # Default output directory, and a results/<machine> directory read through latest/.
 M=$TMP/res/fixture-machine
 # Committed fixtures copied under $TMP, not files headroom wrote (lib.sh's written_valid).
@@ -75,6 +98,7 @@ NOT_WRITTEN="$M
 $TMP/ceilold
 $TMP/ceilonly
 $TMP/ceilcache
+$TMP/ceilcurve
 $TMP/res-ceil"
 mkdir -p "$M/20240101-000000-default"
 cp $F/results.csv $F/results.json "$M/20240101-000000-default/"

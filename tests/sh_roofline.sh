@@ -65,7 +65,7 @@ fi
 expect threads-n-is-max  0 '^3$' -- bash -c "$B roofline --quick --oversubscribe --threads 3 --format json 2>/dev/null | grep -c '\"threads\":'"
 # Cache-level roofs: L1, L2, L3 load and triad per thread count, in the table and the file.
 expect file-cache-roofs  0 '"cache_roofs":[[:space:]]*\{' -- cat "$TMP/c/ceilings.json"
-expect file-cache-levels 0 '^6$' -- bash -c "grep -c '\"L[123]\":' '$TMP/c/ceilings.json'"
+expect file-cache-levels 0 '^6$' -- bash -c "grep -cE '\"working_set_bytes\":[[:space:]]*[0-9]' '$TMP/c/ceilings.json'"
 expect file-cache-load   0 '"load_gbs":[[:space:]]*[0-9]' -- cat "$TMP/c/ceilings.json"
 expect file-cache-ws     0 '"working_set_bytes":[[:space:]]*[0-9]' -- cat "$TMP/c/ceilings.json"
 expect quick-cache-table 0 '^ +1 +L2 +[0-9]+ +[0-9.]+ ' -- $B roofline --quick --threads 1
@@ -86,4 +86,56 @@ expect row-level-bound   0 '"attainable_level_gflops":[[:space:]]*[0-9]' -- \
     env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
 expect row-csv-bound     0 ',(L1|L2|L3|DRAM|compute),,$' -- \
     env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format csv
+# The bandwidth curve: every measured thread count has one, the levels read off it sit
+# beside the reported ones, and the rows say their level was measured.
+CC="$TMP/c/ceilings.json"
+expect file-curve        0 '^2$' -- bash -c "grep -c '\"bandwidth_curve\":' '$CC'"
+expect file-curve-points 0 '' -- python3 -c "
+import json, sys
+d = json.load(open('$CC'))
+for r in d['ceilings']:
+    c = r['bandwidth_curve']
+    n = len(c['working_set_bytes'])
+    assert n >= 10 and len(c['load_gbs']) == n == len(c['triad_gbs']), n
+    assert all(b > a for a, b in zip(c['working_set_bytes'], c['working_set_bytes'][1:]))
+    assert c['working_set_bytes'][-1] >= 64 * 2**20
+    for name, lv in r['measured_levels'].items():
+        assert name in ('L1', 'L2', 'L3') and lv['size_bytes'] > 0 and lv['triad_gbs'] > 0, lv
+assert d['levels_source'] in ('measured', 'topology')
+assert set(d['reported_levels']) >= {'L1', 'L2', 'L3'}
+"
+expect quick-curve-table 0 'cache levels off the bandwidth curve' -- $B roofline --quick --threads 1
+expect row-level-measured 0 '"level_measured":[[:space:]]*[01]' -- \
+    env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
+# An old file (no curve) reads as before, with one notice; its rows' levels come from the
+# topology. A malformed curve is refused with the key named.
+mkdir -p "$TMP/old/$MACH"
+python3 -c "
+import json
+d = json.load(open('$CC'))
+for k in ('levels_source', 'bandwidth_curve_counting', 'reported_levels', 'level_note'): d.pop(k, None)
+for r in d['ceilings']:
+    for k in ('bandwidth_curve', 'measured_levels', 'beyond_gbs'): r.pop(k, None)
+json.dump(d, open('$TMP/old/$MACH/ceilings.json', 'w'))
+d = json.load(open('$CC'))
+d['ceilings'][0]['bandwidth_curve']['triad_gbs'] = [1]
+json.dump(d, open('$TMP/bad-curve.json', 'w'))
+"
+expect old-file-notice   0 '^1$' -- bash -c "env HEADROOM_RESULTS='$TMP/old' $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json 2>&1 | grep -c 'has no bandwidth curve'"
+expect old-file-topology 0 '"level_measured":[[:space:]]*0' -- \
+    env HEADROOM_RESULTS="$TMP/old" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
+expect bad-curve         2 'bandwidth_curve.triad_gbs must be an array' -- \
+    $B plot "$TMP/c" --ceilings "$TMP/bad-curve.json"
+# summary.md and report say where the levels behind bound_level came from.
+sweep_config "$TMP/lv.ini" "kernels=flash" seq=64 reps=2
+env HEADROOM_RESULTS="$TMP/res" $B sweep "$TMP/lv.ini" --out "$TMP/sw-new" >/dev/null 2>&1
+env HEADROOM_RESULTS="$TMP/old" $B sweep "$TMP/lv.ini" --out "$TMP/sw-old" >/dev/null 2>&1
+expect summary-levels-measured 0 'Cache levels behind bound_level: [1-9][0-9]* rows? measured off the bandwidth curve, 0 taken' -- \
+    cat "$TMP/sw-new/summary.md"
+expect summary-levels-topology 0 'Cache levels behind bound_level: 0 rows measured off the bandwidth curve, [1-9]' -- \
+    cat "$TMP/sw-old/summary.md"
+expect report-levels-measured 0 'Cache levels behind `bound_level`: .* measured off the bandwidth curve' -- \
+    $B report "$TMP/sw-new" --out "$TMP/rep-new" --no-charts
+expect report-levels-topology 0 'Cache levels behind `bound_level`: .* taken from the topology' -- \
+    $B report "$TMP/sw-old" --out "$TMP/rep-old" --no-charts
 finish

@@ -31,6 +31,7 @@ static const chart_def charts[HR_PLOT_NCHARTS] = {
     {"decode", PL_DECODE | PL_SWEEP,
      "no decode.csv (headroom decode-loop --format csv) and no one-query rows in the sweep", pl_decode},
     {"kvstory", PL_DECODE, "no decode.csv (headroom decode-loop --kv-dtype T --format csv)", pl_kvstory},
+    {"cachecurve", PL_CEILINGS, "no ceilings.json (headroom roofline writes one)", pl_cachecurve},
 };
 
 /* Where each input is. */

@@ -154,5 +154,8 @@ void pl_decode(const pl_inputs *in, pl_chart *c);
  * shape when absent) and format_max_rel (the format's error: the fp64 oracle on the
  * original fp32 inputs against the output). */
 void pl_kvstory(const pl_inputs *in, pl_chart *c);
+/* The bandwidth curve of the ceilings (plot_curve.c): GB/s over the working set per thread
+ * count, the knees marked, the reported cache sizes dotted; skipped for ceilings without one. */
+void pl_cachecurve(const pl_inputs *in, pl_chart *c);
 
 #endif

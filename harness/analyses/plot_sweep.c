@@ -83,7 +83,8 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         for (int k = 0; k < HR_DOT_N; k++) /* the dot roofs' ridges lie further right */
             if (C->rows[i].dot[k].best > 0) hi = fmax(hi, C->rows[i].dot[k].best / C->rows[i].triad.best);
         for (int l = 0; l < HR_CACHE_N; l++) /* the cache roofs' ridges lie further left */
-            if (C->rows[i].cache[l].triad.best > 0) lo = fmin(lo, C->rows[i].fma[m].best / C->rows[i].cache[l].triad.best);
+            if (hr_ceiling_cache_bw(C, C->rows[i].threads, l) > 0)
+                lo = fmin(lo, C->rows[i].fma[m].best / hr_ceiling_cache_bw(C, C->rows[i].threads, l));
     }
     if (!(hi > 0)) {
         pl_set_free(&pts);
@@ -159,11 +160,14 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
     if (C->nrows) {
         const hr_ceiling_row *r = &C->rows[C->nrows - 1];
         for (int l = 0; l < HR_CACHE_N; l++) {
-            double bw = r->cache[l].triad.best, peak = r->fma[m].best;
+            /* the level measured off the bandwidth curve, else the roof at half the
+             * reported size (hr_ceiling_cache_bw) */
+            const int meas = r->nlevels > 0;
+            double bw = hr_ceiling_cache_bw(C, r->threads, l), peak = r->fma[m].best;
             if (!(bw > 0) || !(peak > 0)) continue;
             char t[160];
-            snprintf(t, sizeof t, "%s roof T%d: triad %.0f GB/s, load %.0f GB/s", hr_cache_names[l], r->threads, bw,
-                     r->cache[l].load.best);
+            snprintf(t, sizeof t, "%s roof T%d: triad %.0f GB/s, load %.0f GB/s%s", hr_cache_names[l], r->threads, bw,
+                     meas ? r->levels[l].load : r->cache[l].load.best, meas ? " (measured level)" : "");
             pl_words(rtit, sizeof rtit, t);
             pl_words(ccol, sizeof ccol, cache_colour[l]);
             fprintf(c->dat, "# %s\n", t);

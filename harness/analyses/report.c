@@ -167,6 +167,9 @@ int hr_report_add(hr_report *r, const char *path)
          * has none (its GFLOP/s is judged below, as before) */
         if (hr_gb_time_ns(b, file, hr_json_str(b, "run_name", hr_json_str(b, "name", "?")), &x->t)) x->t = NAN;
         x->pct = hr_json_num(b, "pct_of_roofline", NAN);
+        const double lm = hr_json_num(b, "level_measured", NAN);
+        if (lm == 1) m->levels_measured++;
+        else if (lm == 0) m->levels_topology++;
         x->ceil = hr_json_num(b, "ceiling_gflops", NAN);
         n++;
     }
@@ -307,6 +310,22 @@ static void pct_str(const hr_report_cell *c, char *buf, size_t len)
     else buf[0] = 0;
 }
 
+/* Where each machine's cache levels (bound_level, pct_of_level_roof) came from. */
+static void levels_line(const hr_report *r, FILE *f)
+{
+    int any = 0;
+    for (int m = 0; m < r->nmachines; m++) {
+        const hr_report_machine *x = &r->machines[m];
+        if (!x->levels_measured && !x->levels_topology) continue;
+        fprintf(f, "%s", any++ ? "; " : "\nCache levels behind `bound_level`: ");
+        hr_md_cell(f, x->label, HR_MD_PLAIN);
+        fprintf(f, " %s", !x->levels_topology ? "measured off the bandwidth curve"
+                          : !x->levels_measured ? "taken from the topology (ceilings without the curve)"
+                                                : "measured for some rows, from the topology for others");
+    }
+    if (any) fprintf(f, ".\n");
+}
+
 void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
 {
     fprintf(f, "# headroom report\n\n");
@@ -333,6 +352,7 @@ void hr_report_markdown(const hr_report *r, FILE *f, const int *images)
         fprintf(f, "`: A's GFLOP/s over the reference machine's, each at the thread count shown.");
     }
     fprintf(f, "\n");
+    levels_line(r, f);
     for (int s = 0; s < r->nshapes; s++) {
         char shape[128];
         hr_report_shape_str(&r->shapes[s], shape, sizeof shape);

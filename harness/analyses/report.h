@@ -19,6 +19,9 @@ typedef struct {
     char commit[48];
     char load[40];       /* load_avg when the run started: "1.02 0.88 0.75"     */
     char plugins[600];   /* the plugins loaded: "LIBRARY VERSION (FILE), ..."   */
+    /* Rows whose bound_level's cache level came from the bandwidth curve
+     * (level_measured 1) and from the topology (0: a ceilings file without it). */
+    int levels_measured, levels_topology;
 } hr_report_machine;
 
 /* One kernel x shape x threads of one machine: the median over its rows. */

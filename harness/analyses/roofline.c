@@ -227,6 +227,17 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
         rc = measure_threads(&p, th[i], &c->rows[i]);
         if (rc == HR_OK) rc = hr_cache_roofs_measure(th[i], p.reps, p.min_time, &c->rows[i]);
         if (rc == HR_OK) {
+            /* The curve: fewer and shorter repetitions than the roofs (best of 3-5 of
+             * >= 2-5 ms: about 60 points a thread count), enough for its plateaus. */
+            char note[200];
+            int steps = o->curve_steps > 0 ? o->curve_steps : o->quick ? 2 : 4;
+            rc = hr_curve_measure(th[i], p.reps < 5 ? p.reps : 5, fmin(p.min_time, 0.005), steps,
+                                  hr_curve_top_bytes(), &c->rows[i], note, sizeof note);
+            size_t n = strlen(c->level_note);
+            if (rc == HR_OK && note[0])
+                snprintf(c->level_note + n, sizeof c->level_note - n, "%sT%d: %s", n ? "; " : "", th[i], note);
+        }
+        if (rc == HR_OK) {
             c->nrows = i + 1;
             if (o->progress) o->progress(o->progress_ctx, &c->rows[i]);
         }
@@ -244,6 +255,7 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
             rc = hr_failc(HR_EFAIL, "triad check failed at element %zu: %g, expected %g", bad,
                           p.a[bad], p.b[bad] + s * p.c[bad]);
     }
+    if (rc == HR_OK) hr_ceiling_levels_check(c);
     c->quick = o->quick;
     c->reps = p.reps;
     c->min_rep_time = p.min_time;
@@ -283,12 +295,13 @@ void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
     if (achieved > 0) hr_result_set(r, "pct_of_roofline", achieved / attainable * 100);
     /* The cache level the row's working set fits, and that level's roof. */
     double ws = hr_working_set_bytes(&r->prob, r->workspace_bytes);
-    int level = hr_cache_level_of(ws, threads);
+    int level = hr_ceiling_level_of(c, ws, threads);
     double lbw = hr_ceiling_cache_bw(c, threads, level);
     if (!(ws > 0) || !(lbw > 0)) return;
     double lattain = fmin(peak, ai * lbw);
     snprintf(r->bound_level, sizeof r->bound_level, "%s", ai * lbw >= peak ? "compute" : hr_level_name(level));
     hr_result_set(r, "level_gbs", lbw);
+    hr_result_set(r, "level_measured", hr_ceiling_levels_measured(c, threads) ? 1 : 0);
     hr_result_set(r, "attainable_level_gflops", lattain);
     if (achieved > 0) hr_result_set(r, "pct_of_level_roof", achieved / lattain * 100);
 }

@@ -16,6 +16,7 @@ typedef struct {
     double min_time;    /* each repetition runs at least this long (seconds)         */
     double triad_bytes; /* total of the three triad arrays; 0: max(256 MiB, 4 x L3)  */
     bool quick;         /* recorded in the file                                       */
+    int curve_steps;    /* bandwidth curve points per octave; 0: 4 (quick: 2)          */
     /* Called after each thread count, for progress (may be NULL). */
     void (*progress)(void *ctx, const hr_ceiling_row *row);
     void *progress_ctx;
@@ -33,6 +34,17 @@ double hr_cache_ws_bytes(int level, int threads);
  * pass and a discarded warm-up. On error (no memory) returns HR_EUSAGE with a message. */
 int hr_cache_roofs_measure(int threads, int reps, double min_time, hr_ceiling_row *row);
 
+/* The curve's largest working set, the team's bytes: four times the reported last
+ * level (all its instances), at least 64 MiB, at most 2 GiB. */
+double hr_curve_top_bytes(void);
+/* Measures the bandwidth curve of a team of `threads` into row->curve: load and triad
+ * GB/s at per_octave working sets an octave from 4 KiB a thread up to top bytes in all,
+ * each the best of reps repetitions of at least min_time seconds; then reads the cache
+ * levels off the triad curve (hr_curve_levels) into row->levels and row->beyond_gbs,
+ * and the curve's one-line note, if any, into note. On error (no memory) HR_EUSAGE. */
+int hr_curve_measure(int threads, int reps, double min_time, int per_octave, double top, hr_ceiling_row *row,
+                     char *note, size_t notelen);
+
 /* Sets the roofline counters on a result row, for the roof of its own type (hr_roof_of:
  * the instruction its kernel's path runs on the row's dtype/kv_dtype; the FMA of the
  * build's ISA unless the path names a dot product) and the row's thread count
@@ -46,9 +58,11 @@ int hr_cache_roofs_measure(int threads, int reps, double min_time, hr_ceiling_ro
  *   pct_of_roofline    median GFLOP/s / attainable_gflops * 100
  * and, where the file has cache roofs and the row a working set (hr_working_set_bytes of
  * counts.c: Q, K, V, O as stored plus the kernel's workspace), the cache-level bound:
- *   r->bound_level     the level the working set fits (hr_cache_level_of): "L1", "L2",
- *                      "L3", "DRAM"; "compute" when AI * that level's bandwidth reaches
- *                      the compute roof
+ *   r->bound_level     the level the working set fits (hr_ceiling_level_of: the levels
+ *                      measured off the bandwidth curve, else the topology's): "L1",
+ *                      "L2", "L3", "DRAM"; "compute" when AI * that level's bandwidth
+ *                      reaches the compute roof
+ *   level_measured     1 when that level came from the curve, 0 from the topology
  *   level_gbs          that level's triad GB/s (DRAM: ceiling_gbs)
  *   attainable_level_gflops  min(ceiling_gflops, AI * level_gbs)
  *   pct_of_level_roof  median GFLOP/s / attainable_level_gflops * 100

@@ -25,6 +25,8 @@ typedef struct {
     int n;
     const char *kern[64], *shape[4096]; /* distinct, in order of first appearance   */
     int nkern, nshape;
+    int lv_measured, lv_topology; /* median rows whose bound_level's level came from the
+                                   * bandwidth curve (level_measured 1) or the topology */
 } sdata;
 
 /* ---- reading the file --------------------------------------------------------------------- */
@@ -87,6 +89,8 @@ static int load(const char *path, sdata *d)
         r->cpu_ratio = ns > 0 && cpu >= 0 ? cpu / hr_json_num(b, "real_time", NAN) : NAN;
         r->gflops = hr_json_num(b, "GFLOPS", NAN);
         r->pct = hr_json_num(b, "pct_of_roofline", NAN);
+        const double lm = hr_json_num(b, "level_measured", NAN);
+        d->lv_measured += lm == 1, d->lv_topology += lm == 0;
         r->cv = NAN;
         d->n++;
     }
@@ -232,6 +236,13 @@ static int body(FILE *f, fmt m, const sdata *d)
     }
     heading(f, m, 2, "GFLOP/s (% of roof) by shape and kernel");
     table(f, m, head, nk + 1, cells, d->nshape);
+    if (d->lv_measured || d->lv_topology) {
+        char lv[240];
+        snprintf(lv, sizeof lv, "Cache levels behind bound_level: %d row%s measured off the bandwidth curve, %d taken "
+                 "from the topology (a ceilings file without the curve).", d->lv_measured,
+                 d->lv_measured == 1 ? "" : "s", d->lv_topology);
+        para(f, m, lv);
+    }
 
     static const char *const rhead[] = {"name", "kernel", "threads", "median ms", "GFLOP/s", "% of roof",
                                         "CPU/real", "CV %"};

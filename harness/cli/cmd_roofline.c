@@ -70,6 +70,40 @@ static void print_compute(const hr_ceiling_row *r, const char *name, const hr_ro
     printf("\n");
 }
 
+static void size_text(char *buf, size_t len, double b)
+{
+    if (b >= 1048576) snprintf(buf, len, "%.1f MiB", b / 1048576);
+    else snprintf(buf, len, "%.0f KiB", b / 1024);
+}
+
+/* The cache levels read off the bandwidth curve beside the reported ones, and the note. */
+static void print_levels(const hr_ceilings *c)
+{
+    bool any = false;
+    for (int i = 0; i < c->nrows; i++) any |= c->rows[i].ncurve > 0;
+    if (!any) return;
+    printf("cache levels off the bandwidth curve (triad knees; sizes of the team, per thread in brackets):\n");
+    printf("%7s  %-5s  %22s  %10s  %6s %6s\n", "threads", "level", "measured", "reported", "load", "triad");
+    for (int i = 0; i < c->nrows; i++) {
+        const hr_ceiling_row *r = &c->rows[i];
+        if (!r->ncurve) continue;
+        for (int l = 0; l < r->nlevels; l++) {
+            char m[32], per[32], rep[32];
+            size_text(m, sizeof m, r->levels[l].size), size_text(per, sizeof per, r->levels[l].size / r->threads);
+            double rb = hr_reported_level_bytes(l, r->threads);
+            if (rb > 0) size_text(rep, sizeof rep, rb);
+            else snprintf(rep, sizeof rep, "?");
+            char both[72];
+            snprintf(both, sizeof both, "%s (%s)", m, per);
+            printf("%7d  %-5s  %22s  %10s  %6.1f %6.1f\n", r->threads, hr_cache_names[l], both, rep, r->levels[l].load,
+                   r->levels[l].triad);
+        }
+        if (r->nlevels) printf("%7d  %-5s  %22s  %10s  %6s %6.1f\n", r->threads, "past", "", "", "", r->beyond_gbs);
+        else printf("%7d  no knee on the curve: the topology's levels are used\n", r->threads);
+    }
+    if (c->level_note[0]) printf("levels: %s\n", c->level_note);
+}
+
 static void print_table(const hr_ceilings *c)
 {
     int build = hr_fma_build_loop();
@@ -119,6 +153,7 @@ static void print_table(const hr_ceilings *c)
                        k->triad.best, k->triad.median, k->triad.worst);
             }
     }
+    print_levels(c);
     printf("%d repetitions of >= %.1f ms per figure%s\n", c->reps, c->min_rep_time * 1e3,
            c->quick ? "; --quick: tiny sizes, NOT the machine's ceilings" : "");
 }

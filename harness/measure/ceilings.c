@@ -91,11 +91,33 @@ static void add_cache(cJSON *o, const hr_ceiling_row *r)
     }
 }
 
+/* Where the cache levels come from, and the topology's sizes beside the measured ones. */
+static void add_levels_head(cJSON *root, const hr_ceilings *c)
+{
+    bool curve = false, measured = false;
+    for (int i = 0; i < c->nrows; i++) curve |= c->rows[i].ncurve > 0, measured |= c->rows[i].nlevels > 0;
+    cJSON_AddStringToObject(root, "levels_source", measured ? "measured" : "topology");
+    if (curve)
+        cJSON_AddStringToObject(root, "bandwidth_curve_counting",
+                                "per thread count: load and triad GB/s of the team (best of the repetitions) over "
+                                "the team's working set, split evenly over its threads, in geometric steps; "
+                                "measured_levels: the knees of the triad curve (size_bytes: the team's bytes at "
+                                "the knee; GB/s: best of the level's flat part); reported_bytes: the topology's");
+    const hr_sysinfo *si = hr_sysinfo_get();
+    cJSON *rep = cJSON_AddObjectToObject(root, "reported_levels");
+    cJSON_AddNumberToObject(rep, "L1", (double)si->l1d);
+    cJSON_AddNumberToObject(rep, "L2", (double)si->l2);
+    cJSON_AddNumberToObject(rep, "L3", (double)si->l3);
+    cJSON_AddNumberToObject(rep, "l3_shared_threads", si->l3_shared);
+    if (c->level_note[0]) cJSON_AddStringToObject(root, "level_note", c->level_note);
+}
+
 cJSON *hr_ceilings_json(const hr_ceilings *c)
 {
     const char *warn[2];
     int nw = 0;
     if (c->quick) warn[nw++] = "measured with --quick: tiny sizes, not the machine's ceilings";
+    if (c->level_note[0]) warn[nw++] = c->level_note;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "context", hr_context_json(warn, nw));
     cJSON_AddNumberToObject(root, "headroom_ceilings", 1);
@@ -115,6 +137,7 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
                             "sized to half the level (L3: half over the threads sharing it); load_gbs: "
                             "read-only vector sum, 4 bytes per element; triad_gbs: a = b + s*c, 12 bytes "
                             "per element; GB/s of the team; source: headroom");
+    add_levels_head(root, c);
     cJSON *dots = cJSON_AddObjectToObject(root, "dot_roofs");
     for (int i = 0; i < HR_DOT_N; i++) {
         cJSON *d = cJSON_AddObjectToObject(dots, hr_dots[i].name);
@@ -136,6 +159,7 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
         cJSON_AddNumberToObject(o, "triad_wa_gbs", r->triad.best * 16.0 / 12.0);
         if (r->exp.best > 0) add_stat(o, "exp_gelems", &r->exp);
         add_cache(o, r);
+        hr_curve_to_json(o, r);
         cJSON_AddItemToArray(rows, o);
     }
     return root;
@@ -256,6 +280,19 @@ static int read_cache(const cJSON *o, hr_ceiling_row *r, const char *path, int i
     return rc;
 }
 
+/* A file from before the bandwidth curve reads as it did, cache levels from the
+ * topology, with one notice per process. */
+static void old_file_notice(const hr_ceilings *c)
+{
+    static bool told;
+    for (int i = 0; i < c->nrows; i++)
+        if (c->rows[i].ncurve) return;
+    if (told) return;
+    told = true;
+    fprintf(stderr, "headroom: note: %s has no bandwidth curve (written before it): cache levels are taken from "
+                    "the topology; 'headroom roofline' measures them\n", c->path);
+}
+
 int hr_ceilings_load(const char *path, hr_ceilings *c)
 {
     memset(c, 0, sizeof *c);
@@ -300,6 +337,7 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
         if (!rc) rc = read_stat(o, "triad_gbs", &r->triad, true, path, i);
         if (!rc) rc = read_stat(o, "exp_gelems", &r->exp, false, path, i);
         if (!rc) rc = read_cache(o, r, path, i);
+        if (!rc) rc = hr_curve_from_json(o, r, path, i);
     }
     if (rc) goto out;
     c->nrows = n;
@@ -316,6 +354,9 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
     const cJSON *mach = cJSON_GetObjectItemCaseSensitive(ctx, "machine");
     if (cJSON_IsString(mach)) snprintf(c->machine, sizeof c->machine, "%s", mach->valuestring);
     snprintf(c->path, sizeof c->path, "%s", path);
+    const cJSON *ln = cJSON_GetObjectItemCaseSensitive(root, "level_note");
+    if (cJSON_IsString(ln)) snprintf(c->level_note, sizeof c->level_note, "%s", ln->valuestring);
+    old_file_notice(c);
 out:
     if (rc) memset(c, 0, sizeof *c);
     cJSON_Delete(root);
@@ -359,6 +400,7 @@ double hr_ceiling_cache_bw(const hr_ceilings *c, int threads, int level)
 {
     const hr_ceiling_row *r = row_for(c, threads);
     if (!r || level < 0 || level > HR_CACHE_N) return 0;
+    if (r->nlevels && level < HR_CACHE_N) return level < r->nlevels ? r->levels[level].triad : 0;
     return level == HR_CACHE_N ? r->triad.best : r->cache[level].triad.best;
 }
 

@@ -79,6 +79,22 @@ typedef struct {
     hr_roof_stat triad;  /* a = b + s*c, GB/s (12 bytes per element)              */
 } hr_cache_roof;
 
+/* The bandwidth curve: load and triad GB/s of the team over working sets (the team's
+ * bytes, split evenly over its threads) from 4 KiB a thread to four times the reported
+ * last level, in geometric steps (roofline_curve.c). */
+#define HR_CURVE_MAX 96
+typedef struct {
+    double ws_bytes;     /* the team's working set                                 */
+    double load, triad;  /* best GB/s over the repetitions                          */
+} hr_curve_point;
+
+/* A cache level read off the curve (hr_curve_levels of cachecurve.h, on the triad): its
+ * size is the team's working set at the knee after it; load and triad are the best GB/s
+ * of its flat part. */
+typedef struct {
+    double size, load, triad;
+} hr_level;
+
 /* The ceilings at one thread count. Rates: GFLOP/s, GB/s (1e9 bytes), Gelem/s. */
 typedef struct {
     int threads;
@@ -87,6 +103,13 @@ typedef struct {
     hr_roof_stat triad;            /* STREAM counting: 12 bytes per element    */
     hr_roof_stat exp;              /* hr_vexp elements per second; 0: absent   */
     hr_cache_roof cache[HR_CACHE_N]; /* L1, L2, L3 roofs; ws_bytes 0: absent   */
+    int ncurve;                    /* points of the curve; 0: none (an old file) */
+    hr_curve_point curve[HR_CURVE_MAX];
+    /* The cache levels the curve shows, smallest first, named L1, L2, L3 in that order;
+     * 0 with a curve: it showed no knee (then the topology's levels are used). */
+    int nlevels;
+    hr_level levels[HR_CACHE_N];
+    double beyond_gbs;             /* triad GB/s past the last knee; 0: none    */
 } hr_ceiling_row;
 
 /* A machine's ceilings, as measured by hr_roofline_measure or read from a file. Rows are
@@ -103,6 +126,10 @@ typedef struct {
     /* Why each dot roof is absent ("" when measured). A file from before the dot roofs
      * reads as all absent: "not in this ceilings file (...)". */
     char dot_absent[HR_DOT_N][192];
+    /* One line on the measured levels: where the curve supports fewer than it seems to
+     * (cachecurve.h's note) and where a measured size and the reported one disagree by
+     * more than 2x; "" when neither. Also in the file's context warnings. */
+    char level_note[480];
 } hr_ceilings;
 
 /* The ceilings as a JSON document: {"context", "headroom_ceilings": 1, ..., "dot_roofs":
@@ -134,12 +161,33 @@ double hr_ceiling_fma(const hr_ceilings *c, int threads, const char *isa);
 double hr_ceiling_bw(const hr_ceilings *c, int threads);
 
 /* Best cache-level triad GB/s of level (HR_CACHE_*) at the thread count
- * hr_ceiling_threads picks; level HR_CACHE_N is DRAM (hr_ceiling_bw). 0 when absent. */
+ * hr_ceiling_threads picks: the measured level's (its flat part on the curve) where the
+ * row has measured levels, else the roof at half the reported size; level HR_CACHE_N is
+ * DRAM (hr_ceiling_bw). 0 when absent (a level the curve did not show). */
 double hr_ceiling_cache_bw(const hr_ceilings *c, int threads, int level);
 /* The cache level a working set of ws bytes (all threads together) fits, on this machine's
  * caches (hr_sysinfo): HR_CACHE_L1 when ws / threads <= L1d, L2 when <= L2, L3 when ws <=
  * the L3 the team shares (one instance per l3_shared threads), else HR_CACHE_N (DRAM). */
 int hr_cache_level_of(double ws, int threads);
+/* ---- the measured levels (ceilings_curve.c) ---------------------------------------- */
+
+/* Whether the row hr_ceiling_threads picks has cache levels read off its curve. */
+int hr_ceiling_levels_measured(const hr_ceilings *c, int threads);
+/* The level of a working set of ws bytes (all threads together): the first measured
+ * level (hr_ceiling_levels_measured) whose size holds it, else HR_CACHE_N (the memory
+ * past the last knee); without measured levels hr_cache_level_of, the topology's. */
+int hr_ceiling_level_of(const hr_ceilings *c, double ws, int threads);
+/* The team's bytes of level (HR_CACHE_*) as the topology reports it (hr_sysinfo): L1d and
+ * L2 times threads, L3 times the instances the team spans; 0 when unknown. */
+double hr_reported_level_bytes(int level, int threads);
+/* Appends to c->level_note (see level_note) each measured size more than 2x from the
+ * reported one, "T2 L3 measured 30 MiB, reported 480 MiB"; returns their number. */
+int hr_ceiling_levels_check(hr_ceilings *c);
+/* The curve and levels of row r into o ("bandwidth_curve", "measured_levels"), and back;
+ * reading returns HR_EUSAGE with a message naming the file on a malformed curve. */
+void hr_curve_to_json(cJSON *o, const hr_ceiling_row *r);
+int hr_curve_from_json(const cJSON *o, hr_ceiling_row *r, const char *path, int idx);
+
 /* "L1", "L2", "L3", "DRAM" for 0 .. HR_CACHE_N. */
 const char *hr_level_name(int level);
 
