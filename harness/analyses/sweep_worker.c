@@ -21,12 +21,16 @@ typedef struct {
     hr_timing t;         /* RESTORE (only then sent: the other steps end before it)      */
 } request;
 
+/* The steps that change no more than one repetition of res (ready, rep, retire) send
+ * the reply up to res: a round trip of a few hundred bytes, not the whole result. */
 typedef struct {
     int st;
-    bool open;
+    bool open, full;
     long regenerated;
+    int reps;             /* REP: res.timing.reps after it, and the repetition's values */
+    double time, cpu, before, after;
     char err[400];
-    hr_result res;
+    hr_result res;        /* full only                                                  */
 } reply;
 
 double hr_sweep_point_limit(const hr_sweep_point *pt, int reps, double min_time, double warmup)
@@ -80,8 +84,13 @@ static void serve(void *ctx, const void *rq, size_t len, void *rp, size_t *rlen)
     snprintf(r->err, sizeof r->err, "%s", r->st ? hr_errmsg() : "");
     r->open = p->open;
     r->regenerated = m->regenerated;
-    r->res = p->res;
-    *rlen = sizeof *r;
+    r->full = q->op == OPEN || q->op == RESTORE || q->op == CLOSE;
+    const int j = q->arg >= 0 && q->arg < HR_MAX_REPS ? q->arg : 0;
+    r->reps = p->res.timing.reps;
+    r->time = p->res.timing.rep_time[j], r->cpu = p->res.timing.rep_cpu[j];
+    r->before = p->res.timing.probe_before[j], r->after = p->res.timing.probe_after[j];
+    if (r->full) r->res = p->res;
+    *rlen = r->full ? sizeof *r : offsetof(reply, res);
 }
 
 /* ---- the parent's side ---------------------------------------------------------------------- */
@@ -138,7 +147,14 @@ static int call(hr_sweep_meas *s, request *q, size_t qlen, reply *r)
         return hr_failc(HR_EWORKER, "%s", s->why);
     }
     if (st) return st;
-    s->m.sl[i].res = r->res;
+    hr_timing *t = &s->m.sl[i].res.timing;
+    if (r->full) {
+        s->m.sl[i].res = r->res;
+    } else if (q->op == REP && q->arg >= 0 && q->arg < HR_MAX_REPS) {
+        t->rep_time[q->arg] = r->time, t->rep_cpu[q->arg] = r->cpu;
+        t->probe_before[q->arg] = r->before, t->probe_after[q->arg] = r->after;
+        t->reps = r->reps;
+    }
     s->m.regenerated = r->regenerated;
     /* The worker's slot closed or retired (a failed open retires it too): so is ours. */
     if (!r->open && (s->m.sl[i].open || (q->op == OPEN && r->st))) done(s, i);
