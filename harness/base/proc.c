@@ -44,10 +44,10 @@ int hr_proc_readable(int fd, double timeout)
 int hr_proc_reap(pid_t pid, double grace)
 {
     int status = 0;
-    for (int i = 0; i < (int)(grace * 100); i++) {
+    for (int i = 0; i < (int)(grace * 1000); i++) { /* a worker told to go is gone within a millisecond or so */
         const pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid || (r < 0 && errno == ECHILD)) return status;
-        usleep(10000);
+        usleep(1000);
     }
     kill(pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
