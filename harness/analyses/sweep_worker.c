@@ -29,6 +29,7 @@ typedef struct {
     long regenerated;
     int reps;             /* REP: res.timing.reps after it, and the repetition's values */
     double time, cpu, before, after;
+    char failed[320];     /* the session's failed: a call of the kernel failed (its message) */
     char err[400];
     hr_result res;        /* full only                                                  */
 } reply;
@@ -83,6 +84,7 @@ static void serve(void *ctx, const void *rq, size_t len, void *rp, size_t *rlen)
     }
     snprintf(r->err, sizeof r->err, "%s", r->st ? hr_errmsg() : "");
     r->open = p->open;
+    snprintf(r->failed, sizeof r->failed, "%s", p->ses.failed);
     r->regenerated = m->regenerated;
     r->full = q->op == OPEN || q->op == RESTORE || q->op == CLOSE;
     const int j = q->arg >= 0 && q->arg < HR_MAX_REPS ? q->arg : 0;
@@ -156,6 +158,7 @@ static int call(hr_sweep_meas *s, request *q, size_t qlen, reply *r)
         t->reps = r->reps;
     }
     s->m.regenerated = r->regenerated;
+    snprintf(s->m.sl[i].ses.failed, sizeof s->m.sl[i].ses.failed, "%s", r->failed);
     /* The worker's slot closed or retired (a failed open retires it too): so is ours. */
     if (!r->open && (s->m.sl[i].open || (q->op == OPEN && r->st))) done(s, i);
     else s->m.sl[i].open = r->open;

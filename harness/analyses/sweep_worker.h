@@ -8,7 +8,7 @@
 /* The points of one measure() of sweep.c. In-process, m is their memory as sweep_cache.h
  * keeps it. With a worker, the worker holds that memory and this process's m is its
  * view: every slot's spec (filled by the caller before open), res as the worker last
- * sent it, and open; the worker is forked at the first step, so the caller's pts and
+ * sent it, open and ses.failed (the rest of ses is the worker's); the worker is forked at the first step, so the caller's pts and
  * specs are in it, and again after a failure, when the points that were open are opened
  * afresh in the new one and given back their repetitions (before their next step). */
 typedef struct {

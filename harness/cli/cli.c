@@ -341,11 +341,10 @@ hr_timer_opts hr_timing_flags_timer(const hr_timing_flags *f)
 
 void hr_worker_flags_init(hr_worker_flags *f, const char *default_help)
 {
-    static char help[160];
-    snprintf(help, sizeof help, "seconds a measurement may take in its worker before it is stopped and failed (%s)",
-             default_help);
     *f = (hr_worker_flags){0};
-    f->opts[0] = (hr_opt){"--timeout", HR_OPT_DOUBLE, &f->timeout, 0.001, 1e9, NULL, "SECONDS", help};
+    snprintf(f->help, sizeof f->help, "seconds a measurement may take in its worker before it is stopped and failed (%s)",
+             default_help);
+    f->opts[0] = (hr_opt){"--timeout", HR_OPT_DOUBLE, &f->timeout, 0.001, 1e9, NULL, "SECONDS", f->help};
     f->opts[1] = (hr_opt){"--in-process", HR_OPT_FLAG, &f->in_process, 0, 0, NULL, NULL,
                           "measure in this process, not in a worker (for a debugger; a crash ends the command)"};
 }

@@ -155,6 +155,7 @@ hr_probe_kind hr_probe_flags_kind(const hr_probe_flags *f);
 typedef struct {
     double timeout;
     bool in_process;
+    char help[160];      /* --timeout's help, with the command's default */
     hr_opt opts[3];
 } hr_worker_flags;
 /* default_help: what an unset --timeout means for the command ("60"). */
