@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "ab.h"
 #include "bench.h"
 #include "files.h"
+#include "proc.h"
 #include "results.h"
 #include "stats.h"
 #include "sysinfo.h"
@@ -80,18 +80,8 @@ static void stop_worker(worker *w)
 {
     if (w->to > 0) close(w->to);
     w->to = -1;
-    if (w->pid > 0) {
-        int gone = 0;
-        for (int i = 0; i < 100 && !gone; i++) {
-            gone = waitpid(w->pid, NULL, WNOHANG) == w->pid;
-            if (!gone) usleep(10000);
-        }
-        if (!gone) {
-            kill(w->pid, SIGKILL);
-            waitpid(w->pid, NULL, 0);
-        }
-        w->pid = 0;
-    }
+    if (w->pid > 0) hr_proc_reap(w->pid, 1);
+    w->pid = 0;
     if (w->from > 0) close(w->from);
     w->from = -1;
     free(w->buf);
@@ -118,8 +108,7 @@ static cJSON *read_reply(worker *w, const hr_ab_opts *o)
             hr_fail("ab: interrupted");
             return NULL;
         }
-        struct pollfd p = {w->from, POLLIN, 0};
-        int r = poll(&p, 1, (int)(o->timeout * 1000));
+        const int r = hr_proc_readable(w->from, o->timeout);
         if (r < 0 && errno == EINTR) continue;
         if (r == 0) {
             hr_fail("%s (%s): no answer within %g s (HEADROOM_AB_TIMEOUT)", w->bin, w->side, o->timeout);

@@ -30,6 +30,10 @@ typedef struct {
     double min_time;    /* < 0: the config's                                        */
     int seed;           /* < 0: the config's                                        */
     const char *filter; /* comma list of kernels, or NULL                           */
+    int via;            /* 0: each point's own session here; 1: through a sweep's
+                         * point memory in this process (sweep_worker.h, --in-process);
+                         * 2: the same in a sweep's worker process: ab-worker --via,
+                         * for an A/A of the two ways a sweep measures               */
 } hr_ab_worker_opts;
 
 /* Serves the protocol on in/out until quit or end of input. HR_OK, or HR_EUSAGE when the

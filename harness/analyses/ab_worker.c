@@ -11,6 +11,7 @@
 #include "files.h"
 #include "results.h"
 #include "sweep_points.h"
+#include "sweep_worker.h"
 #include "sysinfo.h"
 
 /* Writes one protocol line (obj is consumed) and flushes it. */
@@ -74,6 +75,26 @@ static hr_bench_spec spec_of(const hr_sweep_config *c, const hr_ab_worker_opts *
     };
 }
 
+/* With --via: the points as a sweep measures them (NULL: each its own session). */
+static hr_sweep_meas *via;
+
+/* The open, rep and close of serve through via. HR_OK, or a status with hr_errmsg. */
+static int via_open(const hr_sweep_config *c, const hr_ab_worker_opts *o, const hr_sweep_point *pt, int k, long *iters)
+{
+    via->m.sl[k].spec = spec_of(c, o, pt);
+    const int st = hr_sweep_meas_open(via, k);
+    *iters = via->m.sl[k].res.timing.iters;
+    return st;
+}
+
+static int via_rep(int k, int j, double *t)
+{
+    int st = hr_sweep_meas_ready(via, k);
+    if (!st) st = hr_sweep_meas_rep(via, k, j, true);
+    *t = via->m.sl[k].res.timing.rep_time[j];
+    return st;
+}
+
 /* One command line; returns 1 on quit. */
 static int serve(const hr_sweep_config *c, const hr_ab_worker_opts *o, hr_sweep_point *pts, int n,
                  open_point *op, const char *line, FILE *out)
@@ -89,7 +110,8 @@ static int serve(const hr_sweep_config *c, const hr_ab_worker_opts *o, hr_sweep_
     cJSON *r = cJSON_CreateObject();
     if (!strcmp(cmd, "open")) {
         if (op->k >= 0) {
-            hr_bench_abandon(&op->sess);
+            if (via) hr_sweep_meas_retire(via, op->k);
+            else hr_bench_abandon(&op->sess);
             op->k = -1;
         }
         if (pts[k].skip[0]) {
@@ -99,7 +121,8 @@ static int serve(const hr_sweep_config *c, const hr_ab_worker_opts *o, hr_sweep_
         }
         op->spec = spec_of(c, o, &pts[k]);
         memset(&op->res, 0, sizeof op->res);
-        int st = hr_bench_open(pts[k].kernel, &op->spec, NULL, &op->sess, &op->res);
+        int st = via ? via_open(c, o, &pts[k], k, &op->sess.iters)
+                     : hr_bench_open(pts[k].kernel, &op->spec, NULL, &op->sess, &op->res);
         if (st) {
             cJSON_Delete(r);
             reply_error(out, st == HR_EFAIL ? "the oracle check failed" : hr_errmsg());
@@ -110,11 +133,23 @@ static int serve(const hr_sweep_config *c, const hr_ab_worker_opts *o, hr_sweep_
         cJSON_AddBoolToObject(r, "ok", 1);
         cJSON_AddNumberToObject(r, "iters", (double)op->sess.iters);
     } else if (!strcmp(cmd, "rep") && op->k == k && got == 3 && j == op->reps && j < o->reps) {
-        hr_bench_rep(&op->sess, j, true);
-        cJSON_AddNumberToObject(r, "t", op->res.timing.rep_time[j]);
+        double t = 0;
+        if (via) {
+            if (via_rep(k, j, &t)) {
+                op->k = -1;
+                cJSON_Delete(r);
+                reply_error(out, hr_errmsg());
+                return 0;
+            }
+        } else {
+            hr_bench_rep(&op->sess, j, true);
+            t = op->res.timing.rep_time[j];
+        }
+        cJSON_AddNumberToObject(r, "t", t);
         op->reps++;
     } else if (!strcmp(cmd, "close") && op->k == k && op->reps > 0) {
-        int st = hr_bench_close(&op->sess, op->reps);
+        int st = via ? hr_sweep_meas_close(via, k, op->reps) : hr_bench_close(&op->sess, op->reps);
+        if (via) op->res = via->m.sl[k].res;
         op->k = -1;
         if (st) {
             cJSON_Delete(r);
@@ -147,6 +182,22 @@ int hr_ab_worker(const hr_ab_worker_opts *o, FILE *in, FILE *out)
         reply_error(out, hr_errmsg());
         return st;
     }
+    static hr_sweep_meas meas;
+    int *idx = o->via ? calloc((size_t)n + 1, sizeof *idx) : NULL;
+    if (o->via) {
+        for (int i = 0; i < n; i++) idx[i] = i;
+        st = !idx ? hr_fail("out of memory")
+                  : hr_sweep_meas_init(&meas, pts, idx, n, hr_mem_budget(c.max_mem), (hr_dist)c.dist,
+                                       (uint64_t)(o->seed >= 0 ? o->seed : c.seed), o->via == 1, 0, o->reps,
+                                       o->min_time >= 0 ? o->min_time : c.min_time, c.warmup);
+        if (st) {
+            reply_error(out, hr_errmsg());
+            free(idx);
+            free(pts);
+            return st;
+        }
+        via = &meas;
+    }
     hello(out, pts, n);
     static open_point op;
     op.k = -1;
@@ -161,7 +212,10 @@ int hr_ab_worker(const hr_ab_worker_opts *o, FILE *in, FILE *out)
         }
         if (serve(&c, o, pts, n, &op, line, out)) break;
     }
-    if (op.k >= 0) hr_bench_abandon(&op.sess);
+    if (op.k >= 0 && !via) hr_bench_abandon(&op.sess);
+    if (via) hr_sweep_meas_free(via);
+    via = NULL;
+    free(idx);
     free(pts);
     return HR_OK;
 }

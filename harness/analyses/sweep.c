@@ -32,6 +32,7 @@
 #include "sweep_journal.h"
 #include "sweep_layer.h"
 #include "sweep_store.h"
+#include "sweep_worker.h"
 #include "summary.h"
 
 typedef struct {
@@ -86,10 +87,25 @@ static int skip(run *s, const char *what, const char *name, const char *reason, 
 
 /* ---- measuring ------------------------------------------------------------------------ */
 
+/* Point pt failed in its worker (why) after done of its repetitions: FAILED, recorded
+ * with the reason, the sweep goes on. */
+static int crashed(run *s, const hr_sweep_point *pt, const char *why, int done)
+{
+    char reason[320];
+    snprintf(reason, sizeof reason, "%s", why); /* skip's message may be the same buffer */
+    s->ndone++;
+    s->work += s->reps - done;
+    fprintf(stderr, "%sheadroom sweep: FAILED %s: in its worker: %s\n", s->o->progress_tty ? "\r\033[K" : "",
+            pt->name, reason);
+    const int st = hr_sweep_store_crash(&s->st, pt->name, pt->key, pt->pass, reason);
+    return st ? st : hr_sweep_store_write(&s->st, false);
+}
+
 /* Opens slot i: check, warm-up, calibration. A point that cannot be opened is noted (and
  * done); HR_OK then too. Other statuses: a failure to record. */
-static int open_slot(run *s, hr_sweep_cache *m, int i)
+static int open_slot(run *s, hr_sweep_meas *w, int i)
 {
+    hr_sweep_cache *m = &w->m;
     const hr_sweep_config *c = s->c;
     hr_sweep_opts *o = s->o;
     hr_sweep_slot *p = &m->sl[i];
@@ -110,7 +126,8 @@ static int open_slot(run *s, hr_sweep_cache *m, int i)
         .phase_threshold = c->phase_threshold,
         .phase_filter = s->st.phase_filter,
     };
-    const int rs = hr_sweep_cache_open(m, i);
+    const int rs = hr_sweep_meas_open(w, i);
+    if (rs == HR_EWORKER) return crashed(s, pt, w->why, 0);
     if (!rs) {
         if (stopped(s)) s->interrupted = true; /* calibration cut short: not measured */
         return HR_OK;
@@ -125,11 +142,13 @@ static int open_slot(run *s, hr_sweep_cache *m, int i)
 }
 
 /* Closes slot i after its last repetition and records its row. */
-static int finish_slot(run *s, hr_sweep_cache *m, int i, int nlive)
+static int finish_slot(run *s, hr_sweep_meas *w, int i, int nlive)
 {
+    hr_sweep_cache *m = &w->m;
     const hr_sweep_point *pt = m->sl[i].pt;
     hr_result *r = &m->sl[i].res;
-    int st = hr_sweep_cache_close(m, i, s->reps);
+    int st = hr_sweep_meas_close(w, i, s->reps);
+    if (st == HR_EWORKER) return crashed(s, pt, w->why, s->reps);
     if (st) return st;
     if (s->c->passes > 1) hr_result_set(r, "pass", pt->pass);
     if (pt->named) snprintf(r->label, sizeof r->label, "%s", pt->name);
@@ -140,67 +159,108 @@ static int finish_slot(run *s, hr_sweep_cache *m, int i, int nlive)
     s->ndone++;
     s->st.nphase += r->timing.nphase;
     s->st.nexcluded += r->timing.nexcluded;
-    char w[5][200];
+    char warn[5][200];
     int nw = 0;
-    hr_bench_warnings(r, w, 4, &nw);
-    if (s->ceilings && hr_phase_short_note(r, s->ceilings, w[nw], 200)) nw++;
+    hr_bench_warnings(r, warn, 4, &nw);
+    if (s->ceilings && hr_phase_short_note(r, s->ceilings, warn[nw], 200)) nw++;
     s->nwarn += nw;
     for (int j = 0; j < nw && !s->o->quiet; j++) /* quiet: in the context only (sweep_store.c) */
-        fprintf(stderr, "%sheadroom sweep: warning: %s\n", s->o->progress_tty ? "\r\033[K" : "", w[j]);
+        fprintf(stderr, "%sheadroom sweep: warning: %s\n", s->o->progress_tty ? "\r\033[K" : "", warn[j]);
     progress(s, pt->name, r);
     return hr_sweep_store_write(&s->st, false);
 }
 
-/* Measures the points pts[idx[0..n)]: all opened, then s->reps rounds, each running every
- * open point once in the order of hr_sweep_round_order (n == 1: plain repetitions). */
-static int measure(run *s, hr_sweep_point *pts, const int *idx, int n)
+/* Runs s->reps rounds over the open slots live[0..nlive), each once a round in the order
+ * of hr_sweep_round_order (nlive == 1: plain repetitions); from[k]: the repetitions the
+ * journal gave slot live[k]. */
+static int rounds(run *s, hr_sweep_meas *w, const int *live, int nlive, const int *from, int *order)
 {
-    hr_sweep_cache m;
-    int st = hr_sweep_cache_init(&m, pts, idx, n, s->budget, (hr_dist)s->c->dist, (uint64_t)s->c->seed);
-    int nlive = 0, *live = calloc((size_t)n, sizeof *live), *order = calloc((size_t)n, sizeof *order);
-    int *from = calloc((size_t)n, sizeof *from); /* repetitions journaled before a resume */
-    if (!st && (!live || !order || !from)) st = hr_fail("out of memory");
-    for (int i = 0; i < n && !st && !s->interrupted; i++) {
-        if (stopped(s)) s->interrupted = true;
-        else if (!(st = open_slot(s, &m, i)) && m.sl[i].open) {
-            live[nlive++] = i;
-            s->work += from[i] = hr_sweep_journal_restore(&s->jn, m.sl[i].pt->key, &m.sl[i].res.timing);
-        }
-    }
-    if (!st && !s->interrupted && nlive > 1 && !s->o->progress_tty)
-        fprintf(stderr, "headroom sweep: %d points interleaved, %d rounds\n", nlive, s->reps);
+    hr_sweep_cache *m = &w->m;
+    int st = HR_OK;
     for (int r = 0; r < s->reps && !st && !s->interrupted; r++) {
         hr_sweep_round_order((uint64_t)s->c->seed, r, order, nlive);
         for (int k = 0; k < nlive && !st; k++) {
             const int i = live[order[k]];
-            if (!m.sl[i].open) continue; /* given up in an earlier round */
-            if (r < from[i] && r < s->reps - 1) continue; /* journaled before the resume */
+            if (!m->sl[i].open) continue; /* given up in an earlier round */
+            if (r < from[order[k]] && r < s->reps - 1) continue; /* journaled before the resume */
             if (stopped(s)) {
                 s->interrupted = true;
                 break;
             }
-            if (hr_sweep_cache_ready(&m, i)) { /* no memory now: given up, noted */
-                hr_sweep_cache_retire(&m, i);
-                s->ndone++;
-                s->work += s->reps - r;
-                st = skip(s, "skipped", m.sl[i].pt->name, hr_errmsg(), false);
+            int rs = hr_sweep_meas_ready(w, i);
+            if (rs == HR_EWORKER) {
+                st = crashed(s, m->sl[i].pt, w->why, r);
                 continue;
             }
-            if (r >= from[i]) {
-                hr_bench_rep(&m.sl[i].ses, r, nlive > 1);
-                s->work++;
-                st = hr_sweep_journal_rep(&s->jn, m.sl[i].pt->key, r, &m.sl[i].res.timing);
+            if (rs) { /* no memory now: given up, noted */
+                hr_sweep_meas_retire(w, i);
+                s->ndone++;
+                s->work += s->reps - r;
+                st = skip(s, "skipped", m->sl[i].pt->name, hr_errmsg(), false);
+                continue;
             }
-            if (!st && r == s->reps - 1) st = finish_slot(s, &m, i, nlive);
-            else if (s->o->progress_tty) progress(s, m.sl[i].pt->name, NULL);
+            if (r >= from[order[k]]) {
+                if ((rs = hr_sweep_meas_rep(w, i, r, nlive > 1))) {
+                    st = crashed(s, m->sl[i].pt, rs == HR_EWORKER ? w->why : hr_errmsg(), r);
+                    continue;
+                }
+                s->work++;
+                st = hr_sweep_journal_rep(&s->jn, m->sl[i].pt->key, r, &m->sl[i].res.timing);
+            }
+            if (!st && r == s->reps - 1) st = finish_slot(s, w, i, nlive);
+            else if (s->o->progress_tty) progress(s, m->sl[i].pt->name, NULL);
         }
         if (!st) st = hr_sweep_journal_sync(&s->jn); /* a round's repetitions on disk */
     }
-    if (m.regenerated)
+    return st;
+}
+
+/* Opens slot i and gives it its journaled repetitions; *live gets it when it opened. */
+static int open_live(run *s, hr_sweep_meas *w, int i, int *live, int *from, int *nlive)
+{
+    int st = open_slot(s, w, i);
+    if (st || !w->m.sl[i].open) return st;
+    from[*nlive] = hr_sweep_journal_restore(&s->jn, w->m.sl[i].pt->key, &w->m.sl[i].res.timing);
+    s->work += from[*nlive];
+    if ((st = hr_sweep_meas_restore(w, i)) == HR_EWORKER) return crashed(s, w->m.sl[i].pt, w->why, 0);
+    if (!st) live[(*nlive)++] = i;
+    return st;
+}
+
+/* Measures the points pts[idx[0..n)] in one worker (or in this process): together, all
+ * opened, then s->reps rounds over them; else point after point, each opened and given
+ * all its repetitions. */
+static int measure(run *s, hr_sweep_point *pts, const int *idx, int n, bool together)
+{
+    hr_sweep_meas w;
+    const hr_sweep_config *c = s->c;
+    const double min_time = s->o->min_time >= 0 ? s->o->min_time : c->min_time;
+    int st = hr_sweep_meas_init(&w, pts, idx, n, s->budget, (hr_dist)c->dist, (uint64_t)c->seed, s->o->in_process,
+                                s->o->timeout, s->reps, min_time, c->warmup);
+    int nlive = 0, *live = calloc((size_t)n, sizeof *live), *order = calloc((size_t)n, sizeof *order);
+    int *from = calloc((size_t)n, sizeof *from); /* repetitions journaled before a resume */
+    if (!st && (!live || !order || !from)) st = hr_fail("out of memory");
+    if (together) {
+        for (int i = 0; i < n && !st && !s->interrupted; i++) {
+            if (stopped(s)) s->interrupted = true;
+            else st = open_live(s, &w, i, live, from, &nlive);
+        }
+        if (!st && !s->interrupted && nlive > 1 && !s->o->progress_tty)
+            fprintf(stderr, "headroom sweep: %d points interleaved, %d rounds\n", nlive, s->reps);
+        if (!st) st = rounds(s, &w, live, nlive, from, order);
+    } else {
+        for (int i = 0; i < n && !st && !s->interrupted; i++) {
+            nlive = 0;
+            if (stopped(s)) s->interrupted = true;
+            else if (!(st = open_live(s, &w, i, live, from, &nlive)) && nlive) st = rounds(s, &w, live, 1, from, order);
+        }
+    }
+    const long regen = hr_sweep_meas_regenerated(&w);
+    if (regen)
         fprintf(stderr, "%sheadroom sweep: note: the interleaved points did not fit in the memory budget "
                         "together (%.1f MiB): tensors regenerated %ld times between repetitions\n",
-                s->o->progress_tty ? "\r\033[K" : "", s->budget / 1048576, m.regenerated);
-    hr_sweep_cache_free(&m); /* interrupted or failed: nothing half-done is kept */
+                s->o->progress_tty ? "\r\033[K" : "", s->budget / 1048576, regen);
+    hr_sweep_meas_free(&w); /* interrupted or failed: nothing half-done is kept */
     free(live);
     free(order);
     free(from);
@@ -276,17 +336,17 @@ static int measure_all(run *s, hr_sweep_point *pts)
             s->ndone++;
         } else if (hr_sweep_store_has(&s->st, pt->key)) {
             continue;
+        } else if (hr_sweep_store_crashed(&s->st, pt->key)) {
+            s->ndone++; /* failed in its worker before the resume: kept as failed */
         } else if (stopped(s)) {
             s->interrupted = true;
         } else if (s->c->mode == HR_MODE_LAYER) {
             st = measure_layer(s, pt, i);
-        } else if (!s->st.interleave) {
-            st = measure(s, pts, &i, 1);
         } else {
             pend[npend++] = i;
         }
     }
-    if (!st && !s->interrupted && npend) st = measure(s, pts, pend, npend);
+    if (!st && !s->interrupted && npend) st = measure(s, pts, pend, npend, s->st.interleave);
     free(pend);
     return st;
 }
@@ -389,7 +449,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
 
     char suffix[48] = "";
     if (o->shard.n) snprintf(suffix, sizeof suffix, "-shard%dof%d", o->shard.k, o->shard.n);
-    if ((st = hr_sweep_store_open(&s.st, c, o->out_dir, o->resume_dir, suffix))) goto out;
+    if ((st = hr_sweep_store_open(&s.st, c, o->out_dir, o->resume_dir, suffix, o->retry_failed))) goto out;
     snprintf(o->dir, sizeof o->dir, "%s", s.st.dir);
     snprintf(s.st.shard, sizeof s.st.shard, "%s", shard);
     snprintf(s.st.config_hash, sizeof s.st.config_hash, "%s", chash);
@@ -420,7 +480,8 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     for (int i = 0; i < c->nabsent && !st; i++) st = skip(&s, "skipped", c->absent[i].name, c->absent[i].reason, false);
     if (st) goto out;
     for (int i = 0; i < npts; i++)
-        s.work_total += !pts[i].skip[0] && !hr_sweep_store_has(&s.st, pts[i].key) ? s.reps : 0;
+        s.work_total += !pts[i].skip[0] && !hr_sweep_store_has(&s.st, pts[i].key) &&
+                        !hr_sweep_store_crashed(&s.st, pts[i].key) ? s.reps : 0;
     s.t0 = hr_now();
     s.npts = npts;
     st = measure_all(&s, pts);
@@ -435,9 +496,17 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
     if (!st && s.st.nres > 0 && hr_summary_write(o->dir, NULL, o->table))
         fprintf(stderr, "headroom sweep: note: no summary: %s\n", hr_errmsg());
     if (!st)
-        fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks%s: %s\n",
-                s.st.nres, s.measured, s.st.resumed, s.st.nskipped - s.st.failed, s.st.failed,
+        fprintf(stderr, "headroom sweep: %d rows (%d new, %d resumed), %d skipped, %d failed checks, %d failed in "
+                        "their worker%s: %s\n", s.st.nres, s.measured, s.st.resumed,
+                s.st.nskipped - s.st.failed - s.st.crashed, s.st.failed, s.st.crashed,
                 s.interrupted ? ", INTERRUPTED" : "", o->dir);
+    if (!st && s.st.crashed && o->table) { /* the end of the table: what it lacks, and why */
+        fprintf(o->table, "\n%d point%s failed in %s worker:\n", s.st.crashed, s.st.crashed == 1 ? "" : "s",
+                s.st.crashed == 1 ? "its" : "their");
+        for (int i = 0; i < s.st.nskipped; i++)
+            if (!strncmp(s.st.skipped[i].reason, "failed in its worker: ", 22))
+                fprintf(o->table, "  FAILED %s: %s\n", s.st.skipped[i].name, s.st.skipped[i].reason + 22);
+    }
     if (!st && o->quiet && s.nwarn + nenv)
         fprintf(stderr, "headroom sweep: --quiet: %d findings (noise, threads, phases) kept in summary.md and "
                         "the results' context\n", s.nwarn + nenv);
@@ -447,7 +516,7 @@ int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o)
                 s.st.nphase, c->phase_threshold * 100, s.st.nexcluded, phase_filter ? "" : " (use --phase-filter)");
     if (!st && s.run_errors)
         st = hr_fail("%d point%s failed to run (see FAILED above)", s.run_errors, s.run_errors == 1 ? "" : "s");
-    if (!st) st = s.interrupted ? 130 : s.st.failed ? HR_EFAIL : HR_OK;
+    if (!st) st = s.interrupted ? 130 : s.st.crashed ? HR_EWORKER : s.st.failed ? HR_EFAIL : HR_OK;
     /* A sweep that measured nothing is not a pass: a CI job gating on it would read an
      * empty results file as "no regression". The files are written for the record. */
     if (st == HR_OK && s.st.nres == 0 && o->shard.n)

@@ -28,6 +28,11 @@ typedef struct {
     hr_shard shard;         /* n > 0: measure only shard k of n (sweep_shard.h); with
                              * resume_dir, n == 0 takes the directory's shard.json    */
     bool quiet;             /* warnings only into results.json's context, not stderr */
+    bool in_process;        /* measure in this process, not in a worker (--in-process) */
+    double timeout;         /* > 0: seconds a step of a point may take in its worker;
+                             * 0: hr_sweep_point_limit's default                      */
+    bool retry_failed;      /* with resume_dir: measure the points failed in their
+                             * worker again                                           */
     FILE *table;            /* gets the shape x kernel table at the end (NULL: none) */
     volatile sig_atomic_t *stop; /* set by a signal handler: finish up and return 130 */
     char dir[1024];         /* out: the results directory used                      */
@@ -35,7 +40,9 @@ typedef struct {
 
 /* Runs the sweep; at the end summary.md and index.html (summary.h) go into the results
  * directory and the shape x kernel table to o->table. Returns 0; 1 when a point failed its oracle check; 2 on bad input
- * (message in hr_errmsg); 130 when *o->stop was raised (every finished row is kept). */
+ * (message in hr_errmsg); 4 (HR_EWORKER) when a point failed in its worker (a signal, an
+ * exit, the time limit; the other points measured); 130 when *o->stop was raised (every
+ * finished row is kept). */
 int hr_sweep_run(const hr_sweep_config *c, hr_sweep_opts *o);
 
 /* The order of repetition round `round` over n interleaved points: order[0..n) becomes

@@ -308,7 +308,7 @@ int hr_sweep_merge(char *const *dirs, int n, const char *out_dir, int *nrows)
     if (!st) st = hr_sweep_row_order(m.seq, m.nrows, &ri);
     if (!st) st = hr_sweep_row_order(m.skip_seq, m.nskips, &si);
     hr_sweep_store facts = out; /* take_skips summed them into out, which open zeroes */
-    if (!st) st = hr_sweep_store_open(&out, &cfg, out_dir, NULL, NULL);
+    if (!st) st = hr_sweep_store_open(&out, &cfg, out_dir, NULL, NULL, false);
     if (!st) {
         out.resumed = facts.resumed, out.dropped = facts.dropped, out.nphase = facts.nphase;
         out.nexcluded = facts.nexcluded, out.timer_res = facts.timer_res, out.phase_filter = facts.phase_filter;

@@ -47,6 +47,19 @@ static int add_result(hr_sweep_store *s, const hr_result *r, int pass, int seq)
     return HR_OK;
 }
 
+/* One line appended to rows.jsonl and forced to disk; obj is consumed. */
+static int append(hr_sweep_store *s, cJSON *o)
+{
+    char *line = hr_json_text(o, 0);
+    cJSON_Delete(o);
+    if (!line) return hr_fail("out of memory");
+    int bad = fprintf(s->jsonl, "%s\n", line) < 0;
+    free(line);
+    bad |= fflush(s->jsonl) != 0;
+    bad |= fsync(fileno(s->jsonl)) != 0;
+    return bad ? hr_fail("%s/rows.jsonl: cannot write (%s)", s->dir, strerror(errno)) : HR_OK;
+}
+
 int hr_sweep_store_row(hr_sweep_store *s, const hr_result *r, int pass, int seq)
 {
     int st = add_result(s, r, pass, seq);
@@ -57,14 +70,29 @@ int hr_sweep_store_row(hr_sweep_store *s, const hr_result *r, int pass, int seq)
     cJSON_AddStringToObject(o, "key", key);
     cJSON_AddNumberToObject(o, "pass", pass);
     cJSON_AddItemToObject(o, "result", hr_result_to_json(r));
-    char *line = hr_json_text(o, 0);
-    cJSON_Delete(o);
-    if (!line) return hr_fail("out of memory");
-    int bad = fprintf(s->jsonl, "%s\n", line) < 0;
-    free(line);
-    bad |= fflush(s->jsonl) != 0;
-    bad |= fsync(fileno(s->jsonl)) != 0;
-    return bad ? hr_fail("%s/rows.jsonl: cannot write (%s)", s->dir, strerror(errno)) : HR_OK;
+    return append(s, o);
+}
+
+static void crash_note(char *buf, size_t len, const char *why) { snprintf(buf, len, "failed in its worker: %s", why); }
+
+int hr_sweep_store_crash(hr_sweep_store *s, const char *name, const char *key, int pass, const char *why)
+{
+    char note[320];
+    crash_note(note, sizeof note, why);
+    int st = hr_sweep_store_skip(s, name, note, false);
+    if (st) return st;
+    s->crashed++;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "key", key);
+    cJSON_AddNumberToObject(o, "pass", pass);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "failed", why);
+    return append(s, o);
+}
+
+bool hr_sweep_store_crashed(const hr_sweep_store *s, const char *key)
+{
+    return s->crashed_keys.slot && hr_keyset_has(&s->crashed_keys, key);
 }
 
 int hr_sweep_store_skip(hr_sweep_store *s, const char *name, const char *reason, bool failed)
@@ -158,6 +186,7 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
     cJSON_AddNumberToObject(sw, "duplicates_dropped", s->dropped);
     cJSON_AddNumberToObject(sw, "skipped", s->nskipped);
     cJSON_AddNumberToObject(sw, "failed_checks", s->failed);
+    cJSON_AddNumberToObject(sw, "failed_points", s->crashed);
     cJSON_AddNumberToObject(sw, "timer_resolution_s", s->timer_res);
     cJSON_AddBoolToObject(sw, "interrupted", interrupted);
     cJSON_AddStringToObject(sw, "probe", hr_probe_kind_names[s->probe]);
@@ -197,6 +226,33 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
  * twice (a file written twice over by a headroom that let --out append to finished rows)
  * keeps its first row: the others are dropped with a note and rows.jsonl is rewritten
  * without them, so no results file holds a point twice. */
+/* The failed lines among the kept lines t[0..len): each point once, none with a row
+ * (measured since, by --retry-failed), as notes and crashed_keys; none with
+ * retry_failed. */
+static int load_failed(hr_sweep_store *s, const char *t, size_t len, const hr_keyset *rows, int n)
+{
+    if (s->retry_failed) return HR_OK;
+    if (!(s->ckeys = calloc((size_t)n + 1, sizeof *s->ckeys)) || hr_keyset_init(&s->crashed_keys, (size_t)n + 1))
+        return hr_fail("out of memory");
+    int st = HR_OK;
+    for (const char *p = t; p < t + len && !st;) {
+        const char *e = memchr(p, '\n', (size_t)(t + len - p));
+        cJSON *o = cJSON_ParseWithLength(p, (size_t)(e - p));
+        const char *key = hr_json_str(o, "key", ""), *why = hr_json_str(o, "failed", NULL);
+        if (why && key[0] && !hr_keyset_has(rows, key) && !hr_keyset_has(&s->crashed_keys, key)) {
+            char note[320];
+            crash_note(note, sizeof note, why);
+            snprintf(s->ckeys[s->crashed], sizeof s->ckeys[0], "%s", key);
+            hr_keyset_add(&s->crashed_keys, s->ckeys[s->crashed]);
+            s->crashed++;
+            st = hr_sweep_store_skip(s, hr_json_str(o, "name", key), note, false);
+        }
+        cJSON_Delete(o);
+        p = e + 1;
+    }
+    return st;
+}
+
 static int load_rows(hr_sweep_store *s, bool readonly)
 {
     char path[1100];
@@ -210,7 +266,7 @@ static int load_rows(hr_sweep_store *s, bool readonly)
     for (const char *p = t; *p; p++) nlines += *p == '\n';
     char(*keys)[320] = calloc(nlines, sizeof *keys), *kept = malloc(len + 1);
     hr_keyset seen = {0};
-    int line = 0, ndup = 0, st = !keys || !kept || hr_keyset_init(&seen, nlines) ? hr_fail("out of memory") : HR_OK;
+    int line = 0, ndup = 0, nfailed = 0, st = !keys || !kept || hr_keyset_init(&seen, nlines) ? hr_fail("out of memory") : HR_OK;
     for (char *p = t; *p && !st;) {
         char *e = strchr(p, '\n');
         line++;
@@ -228,8 +284,12 @@ static int load_rows(hr_sweep_store *s, bool readonly)
         *e = 0;
         /* One JSON document per line: anything after it on the line is not a row. */
         cJSON *o = cJSON_ParseWithOpts(p, NULL, 1), *pass = cJSON_GetObjectItemCaseSensitive(o, "pass");
+        const cJSON *failed = cJSON_GetObjectItemCaseSensitive(o, "failed");
         hr_result r;
-        if (!o || !cJSON_IsNumber(pass) ||
+        if (o && cJSON_IsString(failed)) { /* a point failed in its worker: kept, read after the rows */
+            klen += (size_t)snprintf(kept + klen, len + 1 - klen, "%s\n", p);
+            nfailed++;
+        } else if (!o || !cJSON_IsNumber(pass) ||
             hr_result_from_json(cJSON_GetObjectItemCaseSensitive(o, "result"), &r)) {
             /* hr_errmsg() is the buffer hr_fail writes: copy it before formatting. */
             char why[400] = "";
@@ -248,6 +308,7 @@ static int load_rows(hr_sweep_store *s, bool readonly)
         cJSON_Delete(o);
         p = e + 1;
     }
+    if (!st && nfailed) st = load_failed(s, kept, klen, &seen, nfailed);
     if (!st && ndup && readonly) st = hr_fail("%s: %d point%s recorded twice (--resume %s drops the copies)", path,
                                              ndup, ndup == 1 ? "" : "s", s->dir);
     if (!st && ndup) {
@@ -329,10 +390,11 @@ int hr_sweep_store_load(hr_sweep_store *s, const hr_sweep_config *c, const char 
 }
 
 int hr_sweep_store_open(hr_sweep_store *s, const hr_sweep_config *c, const char *out_dir,
-                        const char *resume_dir, const char *suffix)
+                        const char *resume_dir, const char *suffix, bool retry_failed)
 {
     memset(s, 0, sizeof *s);
     s->c = c;
+    s->retry_failed = retry_failed;
     int st;
     if ((st = make_dir(s, out_dir, resume_dir, suffix ? suffix : "")) || (resume_dir && (st = load_rows(s, false))) ||
         (st = copy_config(s)))
@@ -369,6 +431,8 @@ void hr_sweep_store_close(hr_sweep_store *s)
 {
     if (s->jsonl) fclose(s->jsonl);
     hr_keyset_free(&s->done);
+    hr_keyset_free(&s->crashed_keys);
+    free(s->ckeys);
     free(s->keys);
     free(s->res);
     free(s->pass);

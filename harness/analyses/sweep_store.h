@@ -25,6 +25,12 @@ typedef struct {
     hr_sweep_note *skipped;
     int nskipped, capskipped, failed; /* failed: skips that were failed oracle checks */
     hr_keyset done;          /* keys of the resumed rows                               */
+    hr_keyset crashed_keys;  /* keys of points failed in their worker, read back (not
+                              * with retry_failed): --resume skips them               */
+    char (*ckeys)[320];      /* the keys crashed_keys points at                        */
+    int crashed;             /* points failed in their worker (read back and new); their
+                              * notes are in skipped                                   */
+    bool retry_failed;       /* --retry-failed: failed points are not read back        */
     char (*keys)[320];
     FILE *jsonl;
     /* reported in results.json's "sweep" object; set by the caller */
@@ -52,7 +58,7 @@ int hr_sweep_row_order(const int *seq, int n, int **idx);
  * opens rows.jsonl for appending. HR_OK, or HR_EUSAGE with a message naming the
  * directory or FILE:LINE; hr_sweep_store_close frees s either way. */
 int hr_sweep_store_open(hr_sweep_store *s, const hr_sweep_config *c, const char *out_dir,
-                        const char *resume_dir, const char *suffix);
+                        const char *resume_dir, const char *suffix, bool retry_failed);
 /* Reads the rows of results directory dir into s (zeroed first) without changing
  * anything there: a torn last line is an error (FILE:LINE), not cut off. Rows get seq
  * -1, in file order. HR_OK or HR_EUSAGE; hr_sweep_store_close frees s either way. */
@@ -63,6 +69,12 @@ bool hr_sweep_store_has(const hr_sweep_store *s, const char *key);
  * to disk. seq: the point's place in the sweep. HR_OK, or HR_EUSAGE (out of memory,
  * cannot write). */
 int hr_sweep_store_row(hr_sweep_store *s, const hr_result *r, int pass, int seq);
+/* Records a point whose worker crashed, exited or ran past its time limit: a note in
+ * skipped ("failed in its worker: WHY") and a line {"key", "pass", "name", "failed": WHY}
+ * appended to rows.jsonl, forced to disk, which --resume reads back. HR_OK or HR_EUSAGE. */
+int hr_sweep_store_crash(hr_sweep_store *s, const char *name, const char *key, int pass, const char *why);
+/* Whether the point with this key was read back as failed in its worker. */
+bool hr_sweep_store_crashed(const hr_sweep_store *s, const char *key);
 /* Records a point that was not measured (failed: a failed oracle check). */
 int hr_sweep_store_skip(hr_sweep_store *s, const char *name, const char *reason, bool failed);
 /* Rewrites results.json (Google Benchmark rows + "skipped" + "sweep") and results.csv

@@ -6,5 +6,8 @@
  * stderr. Async-signal-safe (write(2) only), so a signal handler may call it; the
  * caller ends the process after it. */
 void hr_fail_report(const char *reason);
+/* In a worker process (proc.c): the reason also goes to fd, where the parent reads it
+ * as the worker's reason when it ends. -1: stderr only. */
+void hr_fail_to_fd(int fd);
 
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cli.h"
 #include "headroom.h"
@@ -336,6 +337,23 @@ void hr_timing_flags_init(hr_timing_flags *f, unsigned members)
 hr_timer_opts hr_timing_flags_timer(const hr_timing_flags *f)
 {
     return (hr_timer_opts){.reps = f->reps, .min_time = f->min_time, .warmup = f->warmup, .cold = f->cold};
+}
+
+void hr_worker_flags_init(hr_worker_flags *f, const char *default_help)
+{
+    *f = (hr_worker_flags){0};
+    snprintf(f->help, sizeof f->help, "seconds a measurement may take in its worker before it is stopped and failed (%s)",
+             default_help);
+    f->opts[0] = (hr_opt){"--timeout", HR_OPT_DOUBLE, &f->timeout, 0.001, 1e9, NULL, "SECONDS", f->help};
+    f->opts[1] = (hr_opt){"--in-process", HR_OPT_FLAG, &f->in_process, 0, 0, NULL, NULL,
+                          "measure in this process, not in a worker (for a debugger; a crash ends the command)"};
+}
+
+int hr_worker_failed(const char *cmd, const char *who, const hr_proc *w)
+{
+    if (w->status != -1 && WIFEXITED(w->status) && WEXITSTATUS(w->status) == 3) return 3;
+    fprintf(stderr, "headroom %s: %s: failed in its worker: %s\n", cmd, who, w->reason);
+    return HR_EWORKER;
 }
 
 void hr_probe_flags_init(hr_probe_flags *f, unsigned members)

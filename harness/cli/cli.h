@@ -7,6 +7,7 @@
 
 #include "headroom.h"
 #include "phase.h"
+#include "proc.h"
 #include "timer.h"
 
 typedef enum {
@@ -148,6 +149,22 @@ void hr_probe_flags_init(hr_probe_flags *f, unsigned members);
 int hr_probe_flags_check(const hr_probe_flags *f);
 /* What to probe with: HR_PROBE_OFF for --no-probe, else the kind. */
 hr_probe_kind hr_probe_flags_kind(const hr_probe_flags *f);
+
+/* Workers (proc.h): --timeout SECONDS (0 while unset: each command's default) and
+ * --in-process (measure in this process: for a debugger). */
+typedef struct {
+    double timeout;
+    bool in_process;
+    char help[160];      /* --timeout's help, with the command's default */
+    hr_opt opts[3];
+} hr_worker_flags;
+/* default_help: what an unset --timeout means for the command ("60"). */
+void hr_worker_flags_init(hr_worker_flags *f, const char *default_help);
+/* The one line and status of a command whose measurement failed in its worker w (who:
+ * "kernel flash", "flash N512 ..."): a memory guard's catch (the worker reported it and
+ * exited 3) is status 3 and no second line; else "headroom CMD: WHO: failed in its
+ * worker: WHY" on stderr and HR_EWORKER (4). */
+int hr_worker_failed(const char *cmd, const char *who, const hr_proc *w);
 
 /* Wisdom: --wisdom FILE (NULL: the default file) and, when with_off, --no-wisdom. Use
  * with hr_wisdom_apply(f.path, f.off, ...). */

@@ -100,6 +100,8 @@ int cmd_ab(int argc, char **argv)
     return st; /* main checks stdout: a lost report is exit 2 with its one line */
 }
 
+static const char *const via_names[] = {"direct", "in-process", "worker", NULL};
+
 int cmd_ab_worker(int argc, char **argv)
 {
     hr_ab_worker_opts o = {.reps = 15, .min_time = -1, .seed = -1};
@@ -108,6 +110,7 @@ int cmd_ab_worker(int argc, char **argv)
         {"--min-time", HR_OPT_DOUBLE, &o.min_time, 0, 3600, NULL, "SEC", "minimum seconds per repetition (config's)"},
         {"--seed", HR_OPT_INT, &o.seed, 0, 2147483647, NULL, "S", "input seed (config's)"},
         {"--filter", HR_OPT_STR, &o.filter, 0, 0, NULL, "K,K", "only these kernels"},
+        {"--via", HR_OPT_ENUM, &o.via, 0, 0, via_names, NULL, "measure as: direct, a sweep in-process, a sweep's worker (direct)"},
         {NULL, 0, NULL, 0, 0, NULL, NULL, NULL},
     };
     char *pos[1];

@@ -28,6 +28,67 @@ static void add_path(char *buf, size_t size, const char *p)
     snprintf(buf + used, size - used, "%s%s", used ? " | " : "", p);
 }
 
+/* One kernel and type combination over the battery: its cases at each thread count, the
+ * failures (every case with verbose) printed as they come. */
+typedef struct {
+    const hr_kernel *k;
+    int dt, kt, nthreads, threads, block_q, block_kv;
+    uint64_t seed;
+    bool verbose;
+    const hr_case *cases;
+    int ncases;
+} group;
+
+typedef struct {
+    long pass, warn, fail, skip;
+    int errors;
+    char path[2 * HR_PATH_LEN];
+} group_result;
+
+static void check_group(const group *g, group_result *o)
+{
+    memset(o, 0, sizeof *o);
+    const int tl[3] = {1, 2, 3};
+    bool broke = false; /* its run failed: reported once, the kernel's other cases left out */
+    for (int ti = 0; ti < g->nthreads && !broke; ti++)
+        for (int c = 0; c < g->ncases && !broke; c++) {
+            hr_case cs = g->cases[c];
+            cs.prob.dtype = (hr_dtype)g->dt;
+            cs.prob.kv_dtype = (hr_dtype)g->kt;
+            /* Every path the cases took, in order (a kernel may take several by shape:
+             * decode's vdpbf16ps only where d % 32 == 0), joined by " | ". */
+            if (!hr_kernel_why_not(g->k, &cs.prob)) add_path(o->path, sizeof o->path, hr_kernel_path(g->k, &cs.prob));
+            hr_check res;
+            char line[640];
+            const hr_tune t = {g->block_q, g->block_kv, g->threads ? g->threads : tl[ti]};
+            int v = hr_check_case(g->k, &cs, &t, g->seed, &res, line, sizeof line);
+            if (v == HR_CHECK_ERROR) {
+                fprintf(stderr, "headroom check: %s\n", line);
+                o->fail++, o->errors++, broke = true;
+                continue;
+            }
+            if (v < 0) {
+                o->skip++;
+                continue;
+            }
+            if (v == HR_CHECK_FAIL) o->fail++, printf("FAIL %s\n", line);
+            else if (v == HR_CHECK_WARN) o->warn++, printf("WARN %s\n", line);
+            else {
+                o->pass++;
+                if (g->verbose) printf("ok   %s\n", line);
+            }
+            fflush(stdout); /* a worker that dies later keeps what it printed */
+        }
+}
+
+static void serve_group(void *ctx, const void *req, size_t n, void *out, size_t *len)
+{
+    (void)req, (void)n;
+    check_group(ctx, out);
+    fflush(NULL); /* its lines, before the worker ends */
+    *len = sizeof(group_result);
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *kname = "all";
@@ -35,6 +96,8 @@ int cmd_check(int argc, char **argv)
     int threads = 0, block_q = 0, block_kv = 0;
     hr_timing_flags tf;
     hr_timing_flags_init(&tf, HR_TF_SEED);
+    hr_worker_flags wk;
+    hr_worker_flags_init(&wk, "600 per kernel and type combination");
     hr_dtype_flags types;
     hr_dtype_flags_init(&types, "only this Q/K/V/O type (every type a kernel declares)",
                         "only this K/V type (--dtype when only that is given)");
@@ -47,6 +110,7 @@ int cmd_check(int argc, char **argv)
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures"},
+        {"workers", HR_OPT_GROUP, wk.opts, 0, 0, NULL, NULL, NULL},
         HR_PLUGIN_OPT,
         {NULL},
     };
@@ -71,12 +135,11 @@ int cmd_check(int argc, char **argv)
     hr_case cases[HR_MAX_CASES];
     int ncases = hr_battery(cases, HR_MAX_CASES, quick);
     long pass = 0, warn = 0, fail = 0, skip = 0;
-    int nk = 0, nruns = 0, errors = 0;
+    int nk = 0, nruns = 0, errors = 0, worst = 0; /* worst: a worker's failure (3 or 4) */
     const hr_kernel *k;
     for (int i = 0; (k = hr_kernel_at(i)); i++) {
         if (only && k != only) continue;
         nk++;
-        const int tl[3] = {1, 2, 3};
         const int nthreads = threads ? 1 : (k->caps & HR_CAP_THREADED) ? 3 : 1;
         const unsigned dts = k->dtypes ? k->dtypes : 1u << HR_F32, kvs = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
         for (int dt = 0; dt < HR_NDTYPES; dt++)
@@ -84,37 +147,24 @@ int cmd_check(int argc, char **argv)
             if (!(dts >> dt & 1) || !(kvs >> kt & 1)) continue;
             if (want_dt >= 0 && (dt != want_dt || kt != want_kv)) continue;
             nruns++;
-            long kfail = 0, kpass = 0, kwarn = 0, kskip = 0;
-            /* Every path the cases took, in order (a kernel may take several by shape:
-             * decode's vdpbf16ps only where d % 32 == 0), joined by " | ". */
-            char path[2 * HR_PATH_LEN] = "";
-            bool broke = false; /* its run failed: reported once, the kernel's other cases left out */
-            for (int ti = 0; ti < nthreads && !broke; ti++)
-                for (int c = 0; c < ncases && !broke; c++) {
-                    hr_case cs = cases[c];
-                    cs.prob.dtype = (hr_dtype)dt;
-                    cs.prob.kv_dtype = (hr_dtype)kt;
-                    if (!hr_kernel_why_not(k, &cs.prob)) add_path(path, sizeof path, hr_kernel_path(k, &cs.prob));
-                    hr_check res;
-                    char line[640];
-                    const hr_tune t = {block_q, block_kv, threads ? threads : tl[ti]};
-                    int v = hr_check_case(k, &cs, &t, (uint64_t)tf.seed, &res, line, sizeof line);
-                    if (v == HR_CHECK_ERROR) {
-                        fprintf(stderr, "headroom check: %s\n", line);
-                        kfail++, errors++, broke = true;
-                        continue;
-                    }
-                    if (v < 0) {
-                        kskip++;
-                        continue;
-                    }
-                    if (v == HR_CHECK_FAIL) kfail++, printf("FAIL %s\n", line);
-                    else if (v == HR_CHECK_WARN) kwarn++, printf("WARN %s\n", line);
-                    else {
-                        kpass++;
-                        if (verbose) printf("ok   %s\n", line);
-                    }
-                }
+            const group g = {k, dt, kt, nthreads, threads, block_q, block_kv, (uint64_t)tf.seed, verbose, cases, ncases};
+            static group_result gr;
+            hr_proc w;
+            if (wk.in_process) {
+                check_group(&g, &gr);
+            } else if ((st = hr_proc_once(serve_group, (void *)&g, &gr, sizeof gr, wk.timeout > 0 ? wk.timeout : 600,
+                                          &w))) {
+                if (st != HR_EFAIL) return hr_cmd_status("check", st);
+                char who[80];
+                snprintf(who, sizeof who, "kernel %s", k->name);
+                const int ws = hr_worker_failed("check", who, &w);
+                worst = ws > worst ? ws : worst;
+                memset(&gr, 0, sizeof gr);
+                gr.fail = 1;
+            }
+            const long kpass = gr.pass, kwarn = gr.warn, kfail = gr.fail, kskip = gr.skip;
+            errors += gr.errors;
+            const char *path = gr.path;
             char tn[24];
             hr_dtype_seg(&(hr_problem){.dtype = (hr_dtype)dt, .kv_dtype = (hr_dtype)kt}, tn, sizeof tn);
             char th[16] = "T";
@@ -144,5 +194,5 @@ int cmd_check(int argc, char **argv)
     }
     printf("check: %d kernel(s), %d type combination(s), %d cases each: %ld pass, %ld warn, %ld fail, %ld not applicable\n",
            nk, nruns, ncases, pass, warn, fail, skip);
-    return errors ? HR_EUSAGE : fail ? HR_EFAIL : HR_OK;
+    return worst ? worst : errors ? HR_EUSAGE : fail ? HR_EFAIL : HR_OK;
 }

@@ -35,6 +35,8 @@ int cmd_run(int argc, char **argv)
     hr_format format = HR_FMT_TABLE;
     double max_mem = 0;
     bool check = false, aggs = false, quiet = false;
+    hr_worker_flags wk;
+    hr_worker_flags_init(&wk, "60");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to run (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
@@ -50,6 +52,7 @@ int cmd_run(int argc, char **argv)
         {"wisdom", HR_OPT_GROUP, wf.opts, 0, 0, NULL, NULL, NULL},
         {"probes", HR_OPT_GROUP, pf.opts, 0, 0, NULL, NULL, NULL},
         {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into the JSON's context, not stderr"},
+        {"workers", HR_OPT_GROUP, wk.opts, 0, 0, NULL, NULL, NULL},
         HR_PLUGIN_OPT,
         {NULL},
     };
@@ -81,7 +84,13 @@ int cmd_run(int argc, char **argv)
     /* Wisdom fills the parameters no flag set; the source says which came from where. */
     if ((st = hr_wisdom_apply(wf.path, wf.off, k, &s.prob, &s.tune, &s.tune_source))) goto err;
     hr_result r;
-    st = hr_bench_run(k, &s, &r);
+    hr_proc w;
+    st = wk.in_process ? hr_bench_run(k, &s, &r) : hr_bench_run_worker(k, &s, &r, wk.timeout, &w);
+    if (st == HR_EWORKER) {
+        char who[80];
+        snprintf(who, sizeof who, "kernel %s", k->name);
+        return hr_worker_failed("run", who, &w);
+    }
     if (st) goto err;
     /* Roofline counters when this machine's ceilings were measured (headroom roofline). */
     static hr_ceilings ceilings;

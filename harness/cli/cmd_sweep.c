@@ -58,7 +58,9 @@ int cmd_sweep(int argc, char **argv)
     hr_opt_help(wf.opts, "--no-wisdom", "ignore wisdom: the config's tunables, else kernel defaults");
     double max_mem = 0;
     bool check = false, dry = false, aggs = false, quiet = false;
-    bool interleave = false, no_interleave = false;
+    bool interleave = false, no_interleave = false, retry = false;
+    hr_worker_flags wk;
+    hr_worker_flags_init(&wk, "60 per step of a point, or 20 times its estimated cost where more");
     const hr_opt opts[] = {
         {"--out", HR_OPT_STR, &out, 0, 0, NULL, "DIR", "results directory (results/<machine>/<stamp>-<config>)"},
         {"--resume", HR_OPT_STR, &resume, 0, 0, NULL, "DIR", "continue an interrupted sweep in DIR from the next repetition of each unfinished point"},
@@ -75,6 +77,8 @@ int cmd_sweep(int argc, char **argv)
         {"--interleave", HR_OPT_FLAG, &interleave, 0, 0, NULL, NULL, "spread the repetitions of a shape's points over shuffled rounds (config; on)"},
         {"--no-interleave", HR_OPT_FLAG, &no_interleave, 0, 0, NULL, NULL, "measure point after point"},
         {"--quiet", HR_OPT_FLAG, &quiet, 0, 0, NULL, NULL, "warnings only into results.json's context, not stderr"},
+        {"workers", HR_OPT_GROUP, wk.opts, 0, 0, NULL, NULL, NULL},
+        {"--retry-failed", HR_OPT_FLAG, &retry, 0, 0, NULL, NULL, "with --resume: measure the points that failed in their worker again"},
         HR_PLUGIN_OPT,
         {NULL},
     };
@@ -85,6 +89,8 @@ int cmd_sweep(int argc, char **argv)
                       "config, then summary.md and index.html, and prints a shape x kernel table\n"
                       "(GFLOP/s, % of roof). Every repetition is journaled (reps.jsonl) as it finishes: Ctrl-C\n"
                       "(exit 130) or a kill keeps all of them; --resume DIR continues.\n"
+                      "Points are measured in a worker process: a kernel that crashes, exits or runs\n"
+                      "past --timeout fails its point only (recorded with the reason; exit 4).\n"
                       "--shard K/N measures a deterministic 1/N of the points (balanced by estimated\n"
                       "cost) and writes shard.json beside them; `headroom merge` joins the shards.\n"
                       "--shard slurm takes K and N from SLURM_ARRAY_TASK_ID/_MIN/_COUNT (never implicit).";
@@ -104,6 +110,7 @@ int cmd_sweep(int argc, char **argv)
     if (!st && shard) st = hr_shard_parse(shard, &sh);
     if (!st && interleave && no_interleave) st = hr_fail("--interleave: not with --no-interleave");
     if (!st && out && resume) st = hr_fail("--out: not with --resume (the results go to the resumed directory)");
+    if (!st && retry && !resume) st = hr_fail("--retry-failed: only with --resume DIR (a new sweep has no failed points)");
     static hr_sweep_config cfg;
     if (!st) st = hr_config_load(cfgpath, &cfg);
     /* --dtype / --kv-dtype replace the config's dtype and kv_dtype lists. */
@@ -128,7 +135,8 @@ int cmd_sweep(int argc, char **argv)
                        .min_time = tf.min_time, .max_mem = max_mem, .check = check, .dry_run = dry, .aggregates_only = aggs,
                        .probe_flag = pf.probe ? 1 : pf.no_probe ? 2 : 0, .phase_filter = pf.filter,
                        .interleave_flag = interleave ? 1 : no_interleave ? 2 : 0,
-                       .progress_tty = isatty(2), .shard = sh, .quiet = quiet, .table = stdout, .stop = &stop_flag};
+                       .progress_tty = isatty(2), .shard = sh, .quiet = quiet, .table = stdout, .stop = &stop_flag,
+                       .in_process = wk.in_process, .timeout = wk.timeout, .retry_failed = retry};
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

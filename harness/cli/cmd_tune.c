@@ -55,6 +55,46 @@ static int load_config(const char *file, double scale, hr_problem *shapes, int *
 
 static const char *const formats[] = {"table", "csv", NULL};
 
+/* hr_tune_run in a worker: the request is nothing, the context the kernel and spec. */
+typedef struct {
+    const hr_kernel *k;
+    const hr_tune_spec *s;
+} tune_ctx;
+
+typedef struct {
+    int st;
+    char err[400];
+    hr_tune_result r;
+} tune_reply;
+
+static void serve_tune(void *ctx, const void *req, size_t n, void *out, size_t *len)
+{
+    const tune_ctx *c = ctx;
+    tune_reply *a = out;
+    (void)req, (void)n;
+    a->st = hr_tune_run(c->k, c->s, &a->r);
+    snprintf(a->err, sizeof a->err, "%s", a->st ? hr_errmsg() : "");
+    fflush(NULL);
+    *len = sizeof *a;
+}
+
+/* One shape's search in a worker of its own (or here with in_process): hr_tune_run's
+ * statuses, or HR_EWORKER with w's reason. */
+static int tune_one(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *r, const hr_worker_flags *wk,
+                    hr_proc *w)
+{
+    if (wk->in_process) return hr_tune_run(k, s, r);
+    static tune_reply a;
+    tune_ctx c = {k, s};
+    /* The search stops itself at its budget; the limit is for a kernel that does not return. */
+    const double limit = wk->timeout > 0 ? wk->timeout : 60 + 10 * s->budget;
+    int st = hr_proc_once(serve_tune, &c, &a, sizeof a, limit, w);
+    if (st == HR_EFAIL) return HR_EWORKER;
+    if (st) return st;
+    *r = a.r;
+    return a.st ? hr_failc(a.st, "%s", a.err) : HR_OK;
+}
+
 int cmd_tune(int argc, char **argv)
 {
     const hr_kernel *k = NULL;
@@ -73,6 +113,8 @@ int cmd_tune(int argc, char **argv)
     hr_format format = HR_FMT_TABLE;
     double budget = 60, margin = 0.03, max_mem = 0;
     bool dry = false, verbose = false;
+    hr_worker_flags wk;
+    hr_worker_flags_init(&wk, "60 + 10 times --budget per shape");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "kernel to tune (headroom list)"},
         {"shape", HR_OPT_GROUP, shape.opts, 0, 0, NULL, NULL, NULL},
@@ -90,6 +132,7 @@ int cmd_tune(int argc, char **argv)
         {"--dry-run", HR_OPT_FLAG, &dry, 0, 0, NULL, NULL, "search and report, but write no wisdom"},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "one line per checked/timed candidate on stderr"},
         HR_FORMAT_OPT(&format, formats),
+        {"workers", HR_OPT_GROUP, wk.opts, 0, 0, NULL, NULL, NULL},
         HR_PLUGIN_OPT,
         {NULL},
     };
@@ -141,7 +184,7 @@ int cmd_tune(int argc, char **argv)
         printf("kernel,batch,heads,kv_heads,seq_q,seq_kv,d_head,causal,layout,strategy,"
                "def_block_q,def_block_kv,def_threads,block_q,block_kv,threads,def_gflops,"
                "tuned_gflops,speedup,final_rounds,checked,rejected,timed,budget_spent,seconds\n");
-    int failed = 0;
+    int failed = 0, worst = 0; /* worst: a worker's failure (3 or 4) */
     for (int i = 0; i < nshapes; i++) {
         hr_tune_spec s = {
             .prob = shapes[i],
@@ -160,7 +203,15 @@ int cmd_tune(int argc, char **argv)
         char desc[96];
         hr_problem_str(&s.prob, desc, sizeof desc);
         if (s.layout == HR_LAYOUT_BNHD) strncat(desc, " bnhd", sizeof desc - strlen(desc) - 1);
-        st = hr_tune_run(k, &s, r);
+        hr_proc w;
+        st = tune_one(k, &s, r, &wk, &w);
+        if (st == HR_EWORKER) {
+            char who[160];
+            snprintf(who, sizeof who, "%s: kernel %s", desc, k->name);
+            const int ws = hr_worker_failed("tune", who, &w);
+            worst = ws > worst ? ws : worst;
+            continue;
+        }
         if (st == HR_EFAIL) {
             fprintf(stderr, "headroom tune: %s: %s\n", desc, hr_errmsg());
             failed = 1;
@@ -214,7 +265,7 @@ int cmd_tune(int argc, char **argv)
     if (!dry) fprintf(stderr, "headroom tune: wisdom written to %s\n", wisdom);
     free(shapes);
     free(layouts);
-    return failed ? HR_EFAIL : HR_OK;
+    return worst ? worst : failed ? HR_EFAIL : HR_OK;
 err:
     free(shapes);
     free(layouts);

@@ -4,6 +4,7 @@
 
 #include "inputs.h"
 #include "phase.h"
+#include "proc.h"
 #include "result.h"
 
 typedef struct {
@@ -33,6 +34,10 @@ double hr_bench_bytes(const hr_kernel *k, const hr_problem *p, const hr_tune *t)
  * HR_OK; HR_EFAIL when the check failed (out->check says how; not timed); HR_EUSAGE
  * (message in hr_errmsg) when the shape is invalid, not applicable or over budget. */
 int hr_bench_run(const hr_kernel *k, const hr_bench_spec *s, hr_result *out);
+/* hr_bench_run in a worker process of its own (proc.h) within timeout seconds (<= 0:
+ * 60): its statuses, or HR_EWORKER when the worker crashed, exited or ran past the limit
+ * (w->reason, w->status say how). */
+int hr_bench_run_worker(const hr_kernel *k, const hr_bench_spec *s, hr_result *out, double timeout, hr_proc *w);
 
 /* hr_bench_run in three steps, so a caller can interleave the repetitions of several
  * kernels (sweep.c): open (everything up to and including warm-up and calibration),
