@@ -46,7 +46,7 @@ int cmd_check(int argc, char **argv)
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (each kernel's default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
-        {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures"},
+        {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures (a refused one with its reason)"},
         HR_PLUGIN_OPT,
         {NULL},
     };
@@ -106,6 +106,12 @@ int cmd_check(int argc, char **argv)
                     }
                     if (v < 0) {
                         kskip++;
+                        if (verbose && ti == 0) { /* once per case, with the kernel's reason */
+                            char shape[96];
+                            hr_problem_str(&cs.prob, shape, sizeof shape);
+                            printf("n/a  %s %s %s: %s\n", k->name, shape, hr_layout_names[cs.layout],
+                                   hr_kernel_why_not(k, &cs.prob));
+                        }
                         continue;
                     }
                     if (v == HR_CHECK_FAIL) kfail++, printf("FAIL %s\n", line);
