@@ -20,6 +20,8 @@ Each call (__call__ with the four addresses) binds the buffers again only when a
 changed (IOBinding.bind_input / bind_output with buffer_ptr: ORT reads Q, K, V and writes
 O in place), then runs sess.run_with_iobinding. Nothing is copied on our side.
 """
+import os
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -34,6 +36,16 @@ def session_options(threads):
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.log_severity_level = 3  # errors reach headroom through the exception, not stderr
+    # ORT's intra-op pool is its own (not OpenMP): its threads inherit the affinity of the
+    # thread that makes the session. Under headroom's pinning (OMP_PROC_BIND=close) that
+    # is one core, and all T threads would share it. Then the pool's T-1 threads get the
+    # next CPUs, one each, as OpenMP's close binding places its threads; an unpinned
+    # caller (a mask of several CPUs) leaves ORT's threads unpinned, as under Python.
+    mine = sorted(os.sched_getaffinity(0))
+    if threads > 1 and len(mine) == 1:
+        n = os.cpu_count() or 1
+        cpus = [(mine[0] + i) % n for i in range(1, threads)]
+        so.add_session_config_entry("session.intra_op_thread_affinities", ";".join(str(c + 1) for c in cpus))
     return so
 
 
