@@ -12,10 +12,14 @@
  * transposed into the workspace and O back, inside the timed call, and the path says so
  * ("... (BHND transposed)" is not knowable from the problem alone, so the path of every
  * GQA problem names both cases; see README.md).
+ * Hkv < Hq with Nq != Nkv (decode, chunked prefill) is not GroupQueryAttention's: it takes a
+ * longer cache only as past_key/past_value, which it copies into present_key/present_value
+ * on every call (headroom's K and V are read-only, so the in-place buffer sharing is out);
+ * it runs as MultiHeadAttention over query groups (ort_mha.py), in place over BHND views,
+ * with BNHD transposed into the workspace.
  * Refused (applicable, with the reason): bf16 (no CPU kernel in this release), kv_dtype !=
  * dtype, causal with Nq > Nkv (rows that see no key come back NaN, not zeros), and for
- * GroupQueryAttention Nq != Nkv (a longer cache goes through past_key/present_key) and a
- * head size not a multiple of 8. */
+ * GroupQueryAttention (Nq == Nkv) a head size not a multiple of 8. */
 #define _GNU_SOURCE
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -144,12 +148,8 @@ static const char *ort_applicable(const hrp_problem *p)
     if (p->kv_dtype != p->dtype) return "ORT's attention takes Q, K and V in one dtype (kv_dtype differs from dtype)";
     if (p->causal && p->seq_q > p->seq_kv)
         return "causal with Nq > Nkv: rows that see no key come back NaN from ORT (attention_bias -inf), not zeros";
-    if (p->kv_heads != p->heads) {
-        if (p->seq_q != p->seq_kv)
-            return "GroupQueryAttention takes new K/V of the query's length; a longer cache is its "
-                   "past_key/past_value, copied into present_key/present_value on every call";
-        if (p->d_head % 8) return "GroupQueryAttention on CPU needs a head size that is a multiple of 8";
-    }
+    if (p->kv_heads != p->heads && p->seq_q == p->seq_kv && p->d_head % 8)
+        return "GroupQueryAttention on CPU needs a head size that is a multiple of 8";
     return NULL;
 }
 
@@ -162,8 +162,11 @@ static int dense(const hrp_view *v, int B, int H, int N, int d, int es, int bsnh
     return (N == 1 || v->sn == row) && (H == 1 || v->sh == (int64_t)N * row) && (B == 1 || v->sb == (int64_t)H * N * row);
 }
 
-enum mode { BSNH, HEADS1, TRANSPOSED }; /* TRANSPOSED: GQA over BHND, through the workspace */
-static const char *const mode_names[] = {"bsnh", "heads1", "bsnh"};
+/* TRANSPOSED: GroupQueryAttention over BHND views, through BSNH copies in the workspace;
+ * GROUPS: MultiHeadAttention over query groups (Hkv < Hq, Nq != Nkv) on BHND views;
+ * GROUPS_T: the same over BNHD views, through BHND copies in the workspace. */
+enum mode { BSNH, HEADS1, TRANSPOSED, GROUPS, GROUPS_T };
+static const char *const mode_names[] = {"bsnh", "heads1", "bsnh", "groups", "groups"};
 
 static size_t ort_workspace(const hrp_problem *p, const hrp_tune *t)
 {
@@ -173,14 +176,15 @@ static size_t ort_workspace(const hrp_problem *p, const hrp_tune *t)
     return es * B * d * (2 * (size_t)p->heads * (size_t)p->seq_q + 2 * (size_t)p->kv_heads * (size_t)p->seq_kv);
 }
 
-/* Copy view v ([B][H][N][d], any strides) to or from a dense BSNH buffer x. */
-static void transpose(const hrp_view *v, char *x, int B, int H, int N, int d, int es, int to_x)
+/* Copy view v ([B][H][N][d], any strides) to or from a dense buffer x, BSNH or BNSH. */
+static void transpose(const hrp_view *v, char *x, int B, int H, int N, int d, int es, int to_x, int bsnh)
 {
     const size_t row = (size_t)d * es;
     for (int b = 0; b < B; b++)
         for (int n = 0; n < N; n++)
             for (int h = 0; h < H; h++) {
-                char *r = (char *)hrp_row(*v, b, h, n), *y = x + (((size_t)b * N + n) * H + h) * row;
+                const size_t at = bsnh ? ((size_t)b * N + n) * H + h : ((size_t)b * H + h) * N + n;
+                char *r = (char *)hrp_row(*v, b, h, n), *y = x + at * row;
                 memcpy(to_x ? y : r, to_x ? r : y, row);
             }
 }
@@ -224,27 +228,29 @@ static int ort_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, v
                    *o = f32 ? &a->o : &a->xo;
     const int B = p->batch, H = p->heads, G = p->kv_heads, N = p->seq_q, M = p->seq_kv, d = p->d_head;
     int mode;
+    const int groups = G != H && N != M;
     if (dense(q, B, H, N, d, es, 1) && dense(o, B, H, N, d, es, 1) && dense(k, B, G, M, d, es, 1) &&
         dense(v, B, G, M, d, es, 1))
-        mode = BSNH;
+        mode = groups ? GROUPS_T : BSNH;
     else if (dense(q, B, H, N, d, es, 0) && dense(o, B, H, N, d, es, 0) && dense(k, B, G, M, d, es, 0) &&
              dense(v, B, G, M, d, es, 0))
-        mode = G == H ? HEADS1 : TRANSPOSED;
+        mode = G == H ? HEADS1 : groups ? GROUPS : TRANSPOSED;
     else {
         snprintf(last_err, sizeof last_err, "views neither dense BNHD nor dense BHND: ORT takes dense tensors");
         return HRP_ERROR;
     }
     void *qp = q->data, *kp = k->data, *vp = v->data, *op = o->data;
     char *xo = NULL;
-    if (mode == TRANSPOSED) { /* GQA over BHND: BSNH copies in the workspace, O back after */
+    const int to_bsnh = mode == TRANSPOSED;
+    if (mode == TRANSPOSED || mode == GROUPS_T) { /* copies in the workspace, O back after */
         char *x = ws;
-        transpose(q, x, B, H, N, d, es, 1);
+        transpose(q, x, B, H, N, d, es, 1, to_bsnh);
         qp = x;
         x += (size_t)B * H * N * d * es;
-        transpose(k, x, B, G, M, d, es, 1);
+        transpose(k, x, B, G, M, d, es, 1, to_bsnh);
         kp = x;
         x += (size_t)B * G * M * d * es;
-        transpose(v, x, B, G, M, d, es, 1);
+        transpose(v, x, B, G, M, d, es, 1, to_bsnh);
         vp = x;
         x += (size_t)B * G * M * d * es;
         op = xo = x;
@@ -262,7 +268,7 @@ static int ort_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, v
         Py_XDECREF(res);
     }
     PyGILState_Release(g);
-    if (rc == HRP_OK && xo) transpose(o, xo, B, H, N, d, es, 0);
+    if (rc == HRP_OK && xo) transpose(o, xo, B, H, N, d, es, 0, to_bsnh);
     return rc;
 }
 
@@ -270,7 +276,10 @@ static const char *ort_path(const hrp_problem *p)
 {
     if (p->kv_heads == p->heads)
         return "onnxruntime " ORT_VERSION " MultiHeadAttention";
-    return "onnxruntime " ORT_VERSION " GroupQueryAttention (BNHD in place; BHND transposed to BSNH in the call)";
+    if (p->seq_q == p->seq_kv)
+        return "onnxruntime " ORT_VERSION " GroupQueryAttention (BNHD in place; BHND transposed to BSNH in the call)";
+    return "onnxruntime " ORT_VERSION " MultiHeadAttention over KV groups (BHND in place; BNHD transposed to BHND in "
+           "the call)";
 }
 
 static const hrp_kernel ort_mha = {

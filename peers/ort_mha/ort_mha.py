@@ -12,6 +12,13 @@ the onnx package's helpers (opset 17 plus com.microsoft 1):
     bottom-right when Nq == Nkv); Nq == 1 needs no mask; Nq < Nkv through an
     attention_bias [1, 1, Nq, Nkv] of 0 / -inf, an initializer of the model (built once
     per shape, not per call). Nq > Nkv causal is refused by the plugin (ort_mha.c).
+  - MultiHeadAttention over query groups ("groups") when Hkv < Hq and Nq != Nkv (which
+    GroupQueryAttention takes only as past_key/past_value, copied into present_key and
+    present_value on every call): headroom's BHND as B*Hkv sequences of one head, each
+    holding the r = Hq/Hkv query heads of its KV group one after another ([B*Hkv, r*Nq,
+    d]: the same memory, no copy) against that group's K and V [B*Hkv, Nkv, d]. Causal
+    with Nq > 1: the bottom-right attention_bias, its rows repeated r times ([1, 1,
+    r*Nq, Nkv]); a decode row (Nq == 1) needs none.
   - GroupQueryAttention when Hkv < Hq: query [B, S, Hq*d], key and value [B, S, Hkv*d]
     (BSNH; only Nq == Nkv, see ort_mha.c), seqlens_k = Nkv - 1 per batch and
     total_sequence_length = Nkv as inputs bound once, `causal` 0 or 1, no present_key /
@@ -54,8 +61,13 @@ def model(B, H, G, N, M, d, causal, scale, f16, mode):
     et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
     vi = helper.make_tensor_value_info
     inits = []
-    if G == H:
-        if mode == "heads1":
+    if G == H or mode == "groups":
+        r = H // G  # "groups": query head h is row block h % r of KV group h // r
+        if mode == "groups":
+            shapes = {"query": [B * G, r * N, d], "key": [B * G, M, d], "value": [B * G, M, d],
+                      "output": [B * G, r * N, d]}
+            nh = 1
+        elif mode == "heads1":
             shapes = {"query": [B * H, N, d], "key": [B * H, M, d], "value": [B * H, M, d], "output": [B * H, N, d]}
             nh = 1
         else:
@@ -63,10 +75,10 @@ def model(B, H, G, N, M, d, causal, scale, f16, mode):
             nh = H
         inputs = ["query", "key", "value"]
         attrs = {"num_heads": nh, "scale": float(scale)}
-        if causal and N == M and N > 1:
+        if causal and N == M and N > 1 and mode != "groups":
             attrs["unidirectional"] = 1
-        elif causal and 1 < N < M:
-            i = np.arange(N)[:, None]
+        elif causal and N > 1:
+            i = np.tile(np.arange(N), r if mode == "groups" else 1)[:, None]
             j = np.arange(M)[None, :]
             bias = np.where(j <= i + (M - N), 0.0, -np.inf).astype(np.float16 if f16 else np.float32)
             inits.append(numpy_helper.from_array(bias[None, None], "attention_bias"))
@@ -97,7 +109,7 @@ class Runner:
         self.io = self.sess.io_binding()
         self.dt = np.float16 if f16 else np.float32
         self.last = None
-        if G != H:  # bound once: they live as long as the runner
+        if G != H and mode != "groups":  # GroupQueryAttention: bound once, live as long as the runner
             self.seqlens_k = np.full(B, M - 1, np.int32)
             self.total = np.array(M, np.int32)
             self.io.bind_cpu_input("seqlens_k", self.seqlens_k)
