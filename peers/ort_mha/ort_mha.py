@@ -23,9 +23,10 @@ the onnx package's helpers (opset 17 plus com.microsoft 1):
     (BSNH; only Nq == Nkv, see ort_mha.c), seqlens_k = Nkv - 1 per batch and
     total_sequence_length = Nkv as inputs bound once, `causal` 0 or 1, no present_key /
     present_value outputs (optional: no cache is written).
-Each call (__call__ with the four addresses) binds the buffers again only when an address
-changed (IOBinding.bind_input / bind_output with buffer_ptr: ORT reads Q, K, V and writes
-O in place), then runs sess.run_with_iobinding. Nothing is copied on our side.
+Per call, ort_mha.c calls Runner.bind only when an address changed (IOBinding.bind_input /
+bind_output with buffer_ptr: ORT reads Q, K, V and writes O in place), then the session's
+bound run_with_iobinding(io) itself, the call a Python loop makes (__call__ does both,
+for use from Python). Nothing is copied on our side.
 """
 import os
 
