@@ -22,8 +22,9 @@ optional=(libopenblas-dev libopenblas-openmp-dev libbenchmark-dev libbenchmark-t
           "gnuplot-nox|gnuplot-qt|gnuplot-x11" hyperfine likwid
           python3 python3-numpy python3-scipy python3-venv python3-jsonschema)
 fuzz=(clang libclang-rt-dev)
-# --ci also brings what `make peers-setup peers` needs: cmake (ggml), pip (the PyPI downloads)
-ci=(git ca-certificates cmake python3-pip)
+# --ci also brings what `make peers-setup peers` needs: cmake (ggml), pip (the PyPI downloads),
+# python3-dev (libpython and Python.h, which ort_mha embeds)
+ci=(git ca-certificates cmake python3-pip python3-dev)
 
 want=("${required[@]}" "${optional[@]}")
 strict=0 list=0

@@ -69,6 +69,13 @@ static void check_group(const group *g, group_result *o)
             }
             if (v < 0) {
                 o->skip++;
+                if (g->verbose && ti == 0) { /* once per case, with the kernel's reason */
+                    char shape[96];
+                    hr_problem_str(&cs.prob, shape, sizeof shape);
+                    const char *why = hr_kernel_why_not(g->k, &cs.prob);
+                    printf("n/a  %s %s %s: %s\n", g->k->name, shape, hr_layout_names[cs.layout],
+                           why ? why : "not applicable");
+                }
                 continue;
             }
             if (v == HR_CHECK_FAIL) o->fail++, printf("FAIL %s\n", line);
@@ -109,7 +116,7 @@ int cmd_check(int argc, char **argv)
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (each kernel's default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
-        {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures"},
+        {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures (a refused one with its reason)"},
         {"workers", HR_OPT_GROUP, wk.opts, 0, 0, NULL, NULL, NULL},
         HR_PLUGIN_OPT,
         {NULL},

@@ -1,0 +1,130 @@
+"""ort_mha.py — the Python half of the ort_mha plugin (ort_mha.c embeds the interpreter and
+calls this module): ONNX Runtime's contrib attention operators, one model and one session
+per problem, run with IOBinding over headroom's own buffers.
+
+Runner(...) builds, once per problem, thread count and view layout, a one-node model with
+the onnx package's helpers (opset 17 plus com.microsoft 1):
+  - MultiHeadAttention when Hkv == Hq. "bsnh": query, key, value and output as ORT's 3-D
+    BSNH [B, S, H*d], which is headroom's BNHD layout as it lies in memory. "heads1":
+    headroom's BHND layout as B*H sequences of one head each, [B*H, S, d] (attention is
+    independent per (b, h), so this is the same computation, with no copy).
+    Causal: Nq == Nkv through the `unidirectional` attribute (aligned top-left, which is
+    bottom-right when Nq == Nkv); Nq == 1 needs no mask; Nq < Nkv through an
+    attention_bias [1, 1, Nq, Nkv] of 0 / -inf, an initializer of the model (built once
+    per shape, not per call). Nq > Nkv causal is refused by the plugin (ort_mha.c).
+  - MultiHeadAttention over query groups ("groups") when Hkv < Hq and Nq != Nkv (which
+    GroupQueryAttention takes only as past_key/past_value, copied into present_key and
+    present_value on every call): headroom's BHND as B*Hkv sequences of one head, each
+    holding the r = Hq/Hkv query heads of its KV group one after another ([B*Hkv, r*Nq,
+    d]: the same memory, no copy) against that group's K and V [B*Hkv, Nkv, d]. Causal
+    with Nq > 1: the bottom-right attention_bias, its rows repeated r times ([1, 1,
+    r*Nq, Nkv]); a decode row (Nq == 1) needs none.
+  - GroupQueryAttention when Hkv < Hq: query [B, S, Hq*d], key and value [B, S, Hkv*d]
+    (BSNH; only Nq == Nkv, see ort_mha.c), seqlens_k = Nkv - 1 per batch and
+    total_sequence_length = Nkv as inputs bound once, `causal` 0 or 1, no present_key /
+    present_value outputs (optional: no cache is written).
+Per call, ort_mha.c calls Runner.bind only when an address changed (IOBinding.bind_input /
+bind_output with buffer_ptr: ORT reads Q, K, V and writes O in place), then the session's
+bound run_with_iobinding(io) itself, the call a Python loop makes (__call__ does both,
+for use from Python). Nothing is copied on our side.
+"""
+import os
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+VERSION = ort.__version__
+
+
+def session_options(threads):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.log_severity_level = 3  # errors reach headroom through the exception, not stderr
+    # ORT's intra-op pool is its own (not OpenMP): its threads inherit the affinity of the
+    # thread that makes the session. Under headroom's pinning (OMP_PROC_BIND=close) that
+    # is one core, and all T threads would share it. Then the pool's T-1 threads get the
+    # next CPUs, one each, as OpenMP's close binding places its threads; an unpinned
+    # caller (a mask of several CPUs) leaves ORT's threads unpinned, as under Python.
+    mine = sorted(os.sched_getaffinity(0))
+    if threads > 1 and len(mine) == 1:
+        n = os.cpu_count() or 1
+        cpus = [(mine[0] + i) % n for i in range(1, threads)]
+        so.add_session_config_entry("session.intra_op_thread_affinities", ";".join(str(c + 1) for c in cpus))
+    return so
+
+
+def model(B, H, G, N, M, d, causal, scale, f16, mode):
+    """The one-node model and its input/output shapes (name -> shape)."""
+    et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    inits = []
+    if G == H or mode == "groups":
+        r = H // G  # "groups": query head h is row block h % r of KV group h // r
+        if mode == "groups":
+            shapes = {"query": [B * G, r * N, d], "key": [B * G, M, d], "value": [B * G, M, d],
+                      "output": [B * G, r * N, d]}
+            nh = 1
+        elif mode == "heads1":
+            shapes = {"query": [B * H, N, d], "key": [B * H, M, d], "value": [B * H, M, d], "output": [B * H, N, d]}
+            nh = 1
+        else:
+            shapes = {"query": [B, N, H * d], "key": [B, M, H * d], "value": [B, M, H * d], "output": [B, N, H * d]}
+            nh = H
+        inputs = ["query", "key", "value"]
+        attrs = {"num_heads": nh, "scale": float(scale)}
+        if causal and N == M and N > 1 and mode != "groups":
+            attrs["unidirectional"] = 1
+        elif causal and N > 1:
+            i = np.tile(np.arange(N), r if mode == "groups" else 1)[:, None]
+            j = np.arange(M)[None, :]
+            bias = np.where(j <= i + (M - N), 0.0, -np.inf).astype(np.float16 if f16 else np.float32)
+            inits.append(numpy_helper.from_array(bias[None, None], "attention_bias"))
+            inputs += ["", "", "attention_bias"]  # bias, key_padding_mask left out
+        node = helper.make_node("MultiHeadAttention", inputs, ["output"], domain="com.microsoft", **attrs)
+        ins = [vi(n, et, shapes[n]) for n in ("query", "key", "value")]
+    else:
+        shapes = {"query": [B, N, H * d], "key": [B, M, G * d], "value": [B, M, G * d], "output": [B, N, H * d]}
+        node = helper.make_node("GroupQueryAttention", ["query", "key", "value", "", "", "seqlens_k",
+                                "total_sequence_length"], ["output"], domain="com.microsoft", num_heads=H,
+                                kv_num_heads=G, causal=int(bool(causal)), scale=float(scale))
+        ins = [vi(n, et, shapes[n]) for n in ("query", "key", "value")]
+        ins += [vi("seqlens_k", TensorProto.INT32, [B]), vi("total_sequence_length", TensorProto.INT32, [])]
+    graph = helper.make_graph([node], "headroom_attention", ins, [vi("output", et, shapes["output"])],
+                              initializer=inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+    onnx.checker.check_model(m)
+    return m, shapes
+
+
+class Runner:
+    """One problem's session and binding; call it with the addresses of Q, K, V, O."""
+
+    def __init__(self, B, H, G, N, M, d, causal, scale, f16, threads, mode):
+        m, self.shapes = model(B, H, G, N, M, d, causal, scale, f16, mode)
+        self.sess = ort.InferenceSession(m.SerializeToString(), session_options(threads),
+                                         providers=["CPUExecutionProvider"])
+        self.io = self.sess.io_binding()
+        self.dt = np.float16 if f16 else np.float32
+        self.last = None
+        if G != H and mode != "groups":  # GroupQueryAttention: bound once, live as long as the runner
+            self.seqlens_k = np.full(B, M - 1, np.int32)
+            self.total = np.array(M, np.int32)
+            self.io.bind_cpu_input("seqlens_k", self.seqlens_k)
+            self.io.bind_cpu_input("total_sequence_length", self.total)
+
+    def bind(self, q, k, v, o):
+        s, dt, io = self.shapes, self.dt, self.io
+        io.bind_input("query", "cpu", 0, dt, s["query"], q)
+        io.bind_input("key", "cpu", 0, dt, s["key"], k)
+        io.bind_input("value", "cpu", 0, dt, s["value"], v)
+        io.bind_output("output", "cpu", 0, dt, s["output"], o)
+        self.last = (q, k, v, o)
+
+    def __call__(self, q, k, v, o):
+        if self.last != (q, k, v, o):
+            self.bind(q, k, v, o)
+        self.sess.run_with_iobinding(self.io)
