@@ -176,14 +176,22 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
             for (int j = 0; j < i; j++) seen |= !strcmp(rows[j].kernel, rows[i].kernel);
             if (seen) continue;
             double best = NAN, pcts[4096];
-            int np = 0, nshape = 0, nbound = 0;
-            const char *bound = "";
+            int np = 0, nshape = 0;
+            char bound[200] = "";
             for (int j = i; j < k; j++) {
                 if (strcmp(rows[j].kernel, rows[i].kernel)) continue;
                 nshape++;
                 if (isfinite(rows[j].gflops) && !(best >= rows[j].gflops)) best = rows[j].gflops;
                 if (isfinite(rows[j].pct) && np < 4096) pcts[np++] = rows[j].pct;
-                if (*rows[j].bound && (!*bound || !strcmp(bound, rows[j].bound))) bound = rows[j].bound, nbound++;
+            }
+            for (int j = i; j < k; j++) { /* "fma 3, dram 2": each bound with its shapes, first seen first */
+                if (strcmp(rows[j].kernel, rows[i].kernel) || !*rows[j].bound) continue;
+                int dup = 0, cnt = 0;
+                for (int q = i; q < j; q++) dup |= !strcmp(rows[q].kernel, rows[i].kernel) && !strcmp(rows[q].bound, rows[j].bound);
+                if (dup) continue;
+                for (int q = j; q < k; q++) cnt += !strcmp(rows[q].kernel, rows[i].kernel) && !strcmp(rows[q].bound, rows[j].bound);
+                const size_t bl = strlen(bound);
+                snprintf(bound + bl, sizeof bound - bl, "%s%s %d", bl ? ", " : "", rows[j].bound, cnt);
             }
             for (int x = 1; x < np; x++)
                 for (int y = x; y > 0 && pcts[y - 1] > pcts[y]; y--) {
@@ -315,6 +323,7 @@ static int bench_pages(ctx *c)
         cJSON *ch = hr_site_chart(d, "history", "GFLOP/s per run, per machine (triangles: change points)", "points", "run",
                                   "gflops", "machine", 0, "points");
         cJSON_AddTrueToObject(ch, "line");
+        cJSON_AddTrueToObject(ch, "xint");
         cJSON_AddStringToObject(ch, "xlabel", "run (ordered by commit date)");
         cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
         hr_site_tip(ch, tips, 3);
@@ -393,7 +402,8 @@ static int compare_pages(ctx *c)
     static const char *const tips[] = {"", "machine", "", "", "shape", "", "", "gflops", " GFLOP/s"};
     cJSON *ch = hr_site_chart(d, "best", "the best kernel's GFLOP/s per shape, per machine", "best", "shape_no", "gflops",
                               "machine", 0, NULL);
-    cJSON_AddStringToObject(ch, "xlabel", "shape (numbered as in the table)");
+    cJSON_AddTrueToObject(ch, "xint");
+    cJSON_AddStringToObject(ch, "xlabel", "shape (numbered in the order of the table)");
     cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
     hr_site_tip(ch, tips, 3);
     if (!st) st = page(c, "compare.html", "machine against machine", d);

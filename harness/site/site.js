@@ -131,7 +131,8 @@
       var pts = groups[g];
       if (c.line) pts.sort(function (a, b) { return a.x - b.x; });
       return { label: g, data: pts, showLine: !!c.line, borderColor: palette[k % palette.length],
-               backgroundColor: palette[k % palette.length], pointRadius: c.line ? 3 : 4,
+               backgroundColor: palette[k % palette.length],
+               pointRadius: pts.map(function (p) { return src[p.i].flag ? 9 : c.line ? 3 : 4; }),
                pointStyle: pts.map(function (p) { return src[p.i].flag ? 'triangle' : 'circle'; }),
                pointBorderWidth: pts.map(function (p) { return src[p.i].flag ? 3 : 1; }) };
     });
@@ -141,9 +142,11 @@
                   borderColor: dark() ? '#bbb' : '#555', backgroundColor: 'transparent', roof: true });
     }
     var grid = dark() ? 'rgba(255,255,255,0.15)' : 'rgba(0,0,0,0.1)', ink = dark() ? '#ddd' : '#222';
-    function axis(log, title) {
+    function axis(log, title, whole) {
+      var t = { color: ink };
+      if (whole) t.stepSize = 1, t.precision = 0;
       return { type: log ? 'logarithmic' : 'linear', title: { display: true, text: title, color: ink },
-               grid: { color: grid }, ticks: { color: ink } };
+               grid: { color: grid }, ticks: t };
     }
     var tip = function (ctx) {
       if (ctx.dataset.roof) return 'roof ' + fmt(ctx.parsed.y, {}) + ' GFLOP/s';
@@ -155,7 +158,7 @@
       data: { datasets: sets },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
-        scales: { x: axis(c.xlog, c.xlabel || c.x), y: axis(c.ylog, c.ylabel || c.y) },
+        scales: { x: axis(c.xlog, c.xlabel || c.x, c.xint), y: axis(c.ylog, c.ylabel || c.y) },
         plugins: { legend: { labels: { color: ink } }, tooltip: { callbacks: { label: tip } } },
         onClick: function (e, els) {
           if (!els.length || !c.table || !tables[c.table]) return;
