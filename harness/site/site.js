@@ -207,6 +207,7 @@
       try { chart(charts, c, data, tables); } catch (e) { note('chart ' + c.id + ': ' + e.message); }
     });
     document.body.setAttribute('data-ready', '1');
+    document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', main); else main();
 })();
