@@ -27,7 +27,7 @@ else ok nothing_fetched; fi
 expect rebuild 0 '^site: ' -- "$B" site "$FIX/zen5-2c" --out "$S"
 if [ ! -e "$S/m-graviton-4c.html" ]; then ok rebuild_replaced; else fail rebuild_replaced "an old page stayed"; fi
 # export (and every reader) takes a results directory or its results.json.
-expect export_dir 0 '"name": "flash/' -- "$B" export "$FIX/zen5-2c/r001-ci" --to github-action-benchmark
+expect export_dir 0 '"name":[[:space:]]*"flash/' -- "$B" export "$FIX/zen5-2c/r001-ci" --to github-action-benchmark
 
 # Bad input: one line, exit 2, nothing written.
 mkdir -p "$TMP/bad/v2" "$TMP/bad/foreign" "$TMP/bad/broken"
@@ -89,6 +89,13 @@ else
         fi
     done
     [ "$bad" = 0 ] && ok "browser_every_page ($n pages, screenshots in $SHOTS)"
+    # A sweep's own index.html is a page of the same template, its assets inline.
+    sweep_config "$TMP/tiny.ini" "kernels=naive, flash" "seq=32, 64"
+    "$B" sweep "$TMP/tiny.ini" --out "$TMP/sweep" > /dev/null 2>&1
+    timeout 60 "$CHROME" --headless --disable-gpu --no-sandbox --hide-scrollbars --virtual-time-budget=4000 \
+        --window-size=1280,1800 --screenshot="$SHOTS/sweep-index.png" --dump-dom "file://$TMP/sweep/index.html" > "$TMP/sweep.dom" 2>/dev/null
+    if out=$(python3 "$ROOT/tests/site_check.py" "$TMP/sweep/index.html" "$TMP/sweep.dom"); then ok browser_sweep_index
+    else fail browser_sweep_index "$(printf '%s' "$out" | head -n 2 | tr '\n' ' ')"; fi
     # A phone's width: the overview still draws.
     timeout 60 "$CHROME" --headless --disable-gpu --no-sandbox --hide-scrollbars --virtual-time-budget=4000 \
         --window-size=390,1600 --screenshot="$SHOTS/phone-m-zen5-2c.png" --dump-dom "file://$S/m-zen5-2c.html" > "$TMP/phone.dom" 2>/dev/null

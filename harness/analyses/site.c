@@ -32,7 +32,7 @@ static int put_json(FILE *f, const cJSON *doc)
 }
 
 int hr_site_page(FILE *f, const char *title, const cJSON *data, const cJSON *nav, const char *chartjs_text,
-                 bool inline_assets)
+                 bool inline_assets, const char *extra_html)
 {
     fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
@@ -56,8 +56,10 @@ int hr_site_page(FILE *f, const char *title, const cJSON *data, const cJSON *nav
           f);
     hr_html_put(f, title);
     fputs("</h1>\n<pre id=\"hr-errors\" hidden></pre>\n<noscript>This page draws its tables and charts with JavaScript.</noscript>\n"
-          "<div id=\"app\"></div>\n</main>\n<script type=\"application/json\" id=\"hr-data\">",
+          "<div id=\"app\"></div>\n",
           f);
+    if (extra_html) fputs(extra_html, f);
+    fputs("</main>\n<script type=\"application/json\" id=\"hr-data\">", f);
     if (put_json(f, data)) return HR_EUSAGE;
     fputs("</script>\n", f);
     if (chartjs_text) {
@@ -313,4 +315,12 @@ int hr_site_write(const hr_site *s, const char *out, const char *chartjs)
     if (st) rm_tree(tmp);
     else if (exists) rm_tree(old);
     return st;
+}
+
+char *hr_site_chartjs(void)
+{
+    const char *p = getenv("HEADROOM_CHARTJS");
+    if (!p || !*p) p = HR_SITE_CHARTJS;
+    if (access(p, R_OK)) return NULL;
+    return hr_read_file(p, 16u << 20, "Chart.js", NULL);
 }

@@ -52,11 +52,14 @@ void hr_site_free(hr_site *s);
  * one line: out is a file, out inside an input or an input inside out, a write error. */
 int hr_site_write(const hr_site *s, const char *out, const char *chartjs);
 
-/* One page of the site in f: title, the page's data (tables, charts, facts; cJSON, consumed
- * by the page's script), the navigation, and how the assets come: inline (a page standing
- * alone, such as a sweep's index.html) or from assets/ beside it. HR_OK or HR_EUSAGE. */
+/* One page of the site in f: title, the page's data (tables, charts, facts; read by the
+ * page's script), the navigation ([label, href] pairs), Chart.js's text (NULL: tables only),
+ * how the assets come: inline (a page standing alone, such as a sweep's index.html) or from
+ * assets/ beside it, and HTML put after the drawn part (NULL: none). HR_OK or HR_EUSAGE. */
 int hr_site_page(FILE *f, const char *title, const cJSON *data, const cJSON *nav, const char *chartjs_text,
-                 bool inline_assets);
+                 bool inline_assets, const char *extra_html);
+/* Chart.js's text for pages (HEADROOM_CHARTJS, else HR_SITE_CHARTJS), or NULL when absent. */
+char *hr_site_chartjs(void);
 /* The page data of one results set (its rows table, roofline chart, images beside it). */
 cJSON *hr_site_run_data(const hr_site_run *r, const char *img_prefix, const char *img_dir);
 

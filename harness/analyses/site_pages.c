@@ -28,7 +28,7 @@ static int page(ctx *c, const char *file, const char *title, cJSON *data)
     char p[8192];
     snprintf(p, sizeof p, "%s/%s", c->dir, file);
     FILE *f = fopen(p, "w");
-    int st = f ? hr_site_page(f, title, data, c->nav, c->chartjs, false) : hr_fail("%s: cannot write", p);
+    int st = f ? hr_site_page(f, title, data, c->nav, c->chartjs, false, NULL) : hr_fail("%s: cannot write", p);
     if (f && fclose(f) && !st) st = hr_fail("%s: write error", p);
     cJSON_Delete(data);
     return st;
