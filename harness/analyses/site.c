@@ -15,7 +15,6 @@
 #include "files.h"
 #include "headroom.h"
 #include "site.h"
-#include "site_int.h"
 
 /* ---- the template ------------------------------------------------------------------------- */
 

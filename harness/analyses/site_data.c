@@ -135,7 +135,7 @@ static int add_run(hr_site *s, const char *path)
         const cJSON *sw = cJSON_GetObjectItemCaseSensitive(c, "sweep");
         snprintf(r->config, sizeof r->config, "%s", hr_json_str(sw, "config", hr_json_str(c, "config", base)));
         r->threads = (int)hr_json_num(c, "omp_max_threads", -1);
-        char a[96], b2[160];
+        char a[64], b2[96];
         slugify(r->machine, a, sizeof a);
         slugify(base, b2, sizeof b2);
         snprintf(r->slug, sizeof r->slug, "%s--%s", a, b2);

@@ -13,7 +13,6 @@
 #include "report.h"
 #include "report_peers.h"
 #include "site.h"
-#include "site_int.h"
 
 typedef struct {
     const hr_site *s;
@@ -37,7 +36,7 @@ static int page(ctx *c, const char *file, const char *title, cJSON *data)
 static int write_text(const char *dir, const char *name, const char *text)
 {
     char p[8192];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
+    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p) return hr_fail("%s/%s: path too long", dir, name);
     FILE *f = fopen(p, "w");
     if (!f) return hr_fail("%s: cannot write", p);
     const int bad = fputs(text, f) < 0;
@@ -66,8 +65,9 @@ void hr_site_images(cJSON *data, const char *dir, const char *prefix, const char
             const char *x = strrchr(e->d_name, '.');
             if (e->d_name[0] == '.' || !x || (strcmp(x, ".png") && strcmp(x, ".svg"))) continue;
             char from[8400], to[8400], href[8400];
-            snprintf(from, sizeof from, "%s/%s", d, e->d_name);
-            snprintf(href, sizeof href, "%s%s%s", prefix, sub && !copy_to ? "plots/" : "", e->d_name);
+            if (snprintf(from, sizeof from, "%s/%s", d, e->d_name) >= (int)sizeof from ||
+                snprintf(href, sizeof href, "%s%s%s", prefix, sub && !copy_to ? "plots/" : "", e->d_name) >= (int)sizeof href)
+                continue;
             if (copy_to) {
                 snprintf(to, sizeof to, "%s/%s", copy_to, e->d_name);
                 if (hr_mkdirs(copy_to) || copy_file(from, to)) continue;
@@ -348,6 +348,12 @@ static int bench_pages(ctx *c)
     return st;
 }
 
+static void nav_add(cJSON *nav, const char *label, const char *href)
+{
+    const char *pair[2] = {label, href};
+    cJSON_AddItemToArray(nav, cJSON_CreateStringArray(pair, 2));
+}
+
 /* ---- machine against machine, and the peers (the newest results set of each machine) ------- */
 
 static int compare_pages(ctx *c)
@@ -365,7 +371,9 @@ static int compare_pages(ctx *c)
         char key[16];
         snprintf(key, sizeof key, "m%d", m);
         hr_site_col(cols, key, r.machines[m].label, 1, -1);
-        if (m) snprintf(key, sizeof key, "x%d", m), hr_site_col(cols, key, "× first", 1, 2);
+        char head[200];
+        snprintf(head, sizeof head, "÷ %s", r.machines[0].label);
+        if (m) snprintf(key, sizeof key, "x%d", m), hr_site_col(cols, key, head, 1, 2);
     }
     cJSON *bars = cJSON_AddArrayToObject(d, "best");
     for (int si = 0; !st && si < r.nshapes; si++) {
@@ -401,14 +409,16 @@ static int compare_pages(ctx *c)
     }
     static const char *const tips[] = {"", "machine", "", "", "shape", "", "", "gflops", " GFLOP/s"};
     cJSON *ch = hr_site_chart(d, "best", "the best kernel's GFLOP/s per shape, per machine", "best", "shape_no", "gflops",
-                              "machine", 0, NULL);
+                              "machine", 2, NULL);
     cJSON_AddTrueToObject(ch, "xint");
     cJSON_AddStringToObject(ch, "xlabel", "shape (numbered in the order of the table)");
     cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
     hr_site_tip(ch, tips, 3);
+    /* the peers page goes into the navigation of every page, this one included */
+    if (!st && (c->has_peers = hr_report_has_peers(&r))) nav_add(c->nav, "peers", "peers.html");
     if (!st) st = page(c, "compare.html", "machine against machine", d);
     else cJSON_Delete(d);
-    if (!st && (c->has_peers = hr_report_has_peers(&r))) {
+    if (!st && c->has_peers) {
         cJSON *p = cJSON_CreateObject(), *prow = cJSON_AddArrayToObject(p, "peers");
         for (int i = 0; i < r.ncells; i++) {
             const hr_report_cell *x = &r.cells[i];
@@ -442,12 +452,6 @@ static int compare_pages(ctx *c)
     return st;
 }
 
-static void nav_add(cJSON *nav, const char *label, const char *href)
-{
-    const char *pair[2] = {label, href};
-    cJSON_AddItemToArray(nav, cJSON_CreateStringArray(pair, 2));
-}
-
 int hr_site_pages(const hr_site *s, const char *dir, const char *chartjs)
 {
     ctx c = {.s = s, .dir = dir, .nav = cJSON_CreateArray()};
@@ -455,8 +459,8 @@ int hr_site_pages(const hr_site *s, const char *dir, const char *chartjs)
     snprintf(assets, sizeof assets, "%s/assets", dir);
     int st = hr_mkdirs(assets);
     if (!st && chartjs && !(c.chartjs = hr_read_file(chartjs, 16u << 20, "Chart.js", NULL))) st = HR_EUSAGE;
-    /* The machines and the pages that exist go into every page's navigation: peers needs the
-     * report first, so it is probed here. */
+    /* The machines and the pages that exist go into every page's navigation (peers: once
+     * compare_pages has read the report, before any page is written). */
     nav_add(c.nav, "overview", "index.html");
     nav_add(c.nav, "benchmarks", "benchmarks.html");
     nav_add(c.nav, "compare", "compare.html");
@@ -472,7 +476,6 @@ int hr_site_pages(const hr_site *s, const char *dir, const char *chartjs)
     if (!st && c.chartjs) st = write_text(assets, "chart.min.js", c.chartjs);
     if (!st) st = write_text(dir, ".headroom-site", "written by headroom site; the whole folder is replaced by the next one\n");
     if (!st) st = compare_pages(&c);
-    if (!st && c.has_peers) nav_add(c.nav, "peers", "peers.html");
     if (!st) st = overview(&c);
     if (!st) st = run_pages(&c);
     if (!st) st = bench_pages(&c);

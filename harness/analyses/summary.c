@@ -11,7 +11,6 @@
 #include "gbread.h"
 #include "headroom.h"
 #include "site.h"
-#include "site_int.h"
 #include "summary.h"
 
 /* One point of the file: its median aggregate and what the table shows of it. */
