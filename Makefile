@@ -208,6 +208,8 @@ $(BUILD)/gitinfo.h: FORCE
 	  "$$(find kernels -name '*.[ch]' | LC_ALL=C sort | xargs cat | cksum | cut -d' ' -f1)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 $(BUILD)/harness/base/sysinfo.o: $(BUILD)/gitinfo.h
+# The site's template files are assembled into this object (.incbin), not #included.
+$(BUILD)/harness/analyses/site_assets.o: $(wildcard harness/site/*)
 
 # A build from before the variants has dependency files naming the wrapper sources they
 # replaced (decode_bf16_l1.c, ...): this empty rule rebuilds those objects once.

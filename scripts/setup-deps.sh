@@ -4,9 +4,11 @@
 #
 # usage: scripts/setup-deps.sh [--fuzz] [--ci] [--list]
 #   (none)   what make bench and make test use: the build, then optional packages
-#            (OpenBLAS, Google Benchmark, gnuplot, hyperfine, likwid, numpy/scipy, jsonschema)
+#            (OpenBLAS, Google Benchmark, gnuplot, hyperfine, likwid, numpy/scipy, jsonschema,
+#            Chart.js for headroom site's charts)
 #   --fuzz   also what make fuzz needs (clang and its libFuzzer runtime)
-#   --ci     everything .ci/run uses; a package that cannot be installed is an error (exit 1)
+#   --ci     everything .ci/run uses (also chromium: tests/sh_site.sh loads the site's pages
+#            in it); a package that cannot be installed is an error (exit 1)
 #   --list   print the packages (one a line) and exit
 # Missing packages are found with dpkg-query; when none is missing nothing else runs (no
 # apt-get update). Otherwise: apt-get update + install, as root directly, else through
@@ -20,11 +22,12 @@ required=(build-essential pkg-config libcjson-dev)
 # a|b: satisfied by any of them installed; the first is what gets installed.
 optional=(libopenblas-dev libopenblas-openmp-dev libbenchmark-dev libbenchmark-tools
           "gnuplot-nox|gnuplot-qt|gnuplot-x11" hyperfine likwid
-          python3 python3-numpy python3-scipy python3-venv python3-jsonschema)
+          python3 python3-numpy python3-scipy python3-venv python3-jsonschema libjs-chart.js)
 fuzz=(clang libclang-rt-dev)
 # --ci also brings what `make peers-setup peers` needs: cmake (ggml), pip (the PyPI downloads),
-# python3-dev (libpython and Python.h, which ort_mha embeds)
-ci=(git ca-certificates cmake python3-pip python3-dev)
+# python3-dev (libpython and Python.h, which ort_mha embeds), and the headless browser
+# the site's test loads every page in (skipped without it)
+ci=(git ca-certificates cmake python3-pip python3-dev chromium)
 
 want=("${required[@]}" "${optional[@]}")
 strict=0 list=0

@@ -88,7 +88,7 @@ expect truncated        2 "headroom compare: $F/truncated.json: .*truncated" \
                            -- $B compare $F/base.json $F/truncated.json
 expect nobench          2 "$F/nobench.json: no \"benchmarks\" array" -- $B compare $F/nobench.json $F/base.json
 expect missing          2 "$F/nope.json: cannot read results file \(No such file"             -- $B compare $F/base.json $F/nope.json
-expect directory        2 "$F: not a regular file"                 -- $B compare $F $F/base.json
+expect directory        2 "$F/results.json: cannot read results file"  -- $B compare $F $F/base.json
 expect no-match         2 'no benchmark in .*gbench_base.json matches one in .*base.json' \
                            -- $B compare $F/base.json $F/gbench_base.json
 expect filter-nothing   2 "after --filter 'zzz'"                   -- $B compare $F/base.json $F/same.json --filter zzz

@@ -63,5 +63,5 @@ expect median_is_value 0 '^same$' -- cat "$TMP/same"
 expect gbench_time 0 '"unit":[[:space:]]*"ns"' -- "$HR_BIN" export "$HERE/fixtures/compare/gbench_base.json" --to github-action-benchmark --metric time
 expect gbench_no_flops 2 "no FLOP count .* use --metric time" -- "$HR_BIN" export "$HERE/fixtures/compare/gbench_base.json" --to github-action-benchmark
 expect usage_to 2 '--to: required' -- "$HR_BIN" export "$TMP/full/results.json"
-expect usage_file 2 'expected one results file' -- "$HR_BIN" export --to bencher
+expect usage_file 2 'expected one results directory or results file' -- "$HR_BIN" export --to bencher
 finish

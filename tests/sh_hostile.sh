@@ -137,7 +137,7 @@ tune_untunable|2|^headroom tune: --kernel: naive declares no tunable parameters|
 # ---- results files: compare and report ---------------------------------------------------------
 compare_one_file|2|^headroom compare: expected two results files|$B compare $S
 compare_nonexistent|2|^headroom compare: .*/nosuch.json: cannot read results file \(No such file|$B compare $HOSTILE/nosuch.json $S
-compare_directory|2|^headroom compare: .*/adir: not a regular file|$B compare $TMP/adir $S
+compare_directory|2|^headroom compare: .*/adir/results.json: cannot read results file|$B compare $TMP/adir $S
 compare_empty|2|^headroom compare: .*/empty: empty file, not JSON|$B compare $HOSTILE/empty $S
 compare_binary|2|^headroom compare: .*/binary.bin:1: NUL byte in a results file|$B compare $S $HOSTILE/binary.bin
 compare_truncated|2|^headroom compare: .*/truncated.json: JSON ends before its closing brackets|$B compare $HOSTILE/truncated.json $S
@@ -160,7 +160,7 @@ export_bad_to|2|^headroom export: --to: |$B export $S --to jenkins
 export_bad_metric|2|^headroom export: --metric: |$B export $S --to bencher --metric speed
 export_two_files|2|^headroom export: unexpected argument|$B export $S $S --to bencher
 export_nonexistent|2|^headroom export: .*/nosuch.json: cannot read results file|$B export $HOSTILE/nosuch.json --to bencher
-export_directory|2|^headroom export: .*/adir: not a regular file|$B export $TMP/adir --to bencher
+export_directory|2|^headroom export: .*/adir/results.json: cannot read results file|$B export $TMP/adir --to bencher
 export_binary|2|^headroom export: .*/binary.bin:1: NUL byte|$B export $HOSTILE/binary.bin --to bencher
 export_truncated|2|^headroom export: .*/truncated.json: JSON ends before|$B export $HOSTILE/truncated.json --to github-action-benchmark
 export_time_zero|2|^headroom export: .*/zero_time.json: benchmark 'flash/N64': real_time must be a positive number, got 0|$B export $HOSTILE/zero_time.json --to github-action-benchmark --metric time

@@ -15,7 +15,7 @@
 
 /* Seconds since the epoch of an ISO 8601 date-time ("2026-11-24T22:27:35+00:00",
  * "2026-11-24T22:27:35+0000", "...Z", fractions of a second ignored); 0 when s is not one. */
-static double iso_time(const char *s)
+double hr_iso_time(const char *s)
 {
     int Y, M, D, hh = 0, mm = 0, ss = 0, used = 0;
     if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &Y, &M, &D, &hh, &mm, &ss, &used) < 6 || used == 0) return 0;
@@ -58,8 +58,8 @@ static int add_run(hr_history *h, int *cap, const char *path)
     snprintf(r->commit, sizeof r->commit, "%s", commit && *commit ? commit : "unknown");
     snprintf(r->machine, sizeof r->machine, "%s", machine && *machine ? machine : "unknown");
     r->threads = cJSON_IsNumber(th) ? (int)th->valuedouble : -1;
-    r->t_run = date ? iso_time(date) : 0;
-    r->t = ct ? iso_time(ct) : 0;
+    r->t_run = date ? hr_iso_time(date) : 0;
+    r->t = ct ? hr_iso_time(ct) : 0;
     r->by_commit = r->t != 0;
     if (!r->by_commit) r->t = r->t_run;
     snprintf(r->when, sizeof r->when, "%s", r->by_commit ? ct : date ? date : "unknown");

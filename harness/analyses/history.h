@@ -78,6 +78,9 @@ typedef struct {
  * bad filter, nothing left after it. */
 int hr_history_load(const char *const *paths, int n, const hr_hist_opts *o, hr_history *h);
 void hr_history_free(hr_history *h);
+/* Seconds since the epoch of an ISO 8601 date-time ("2026-11-24T22:27:35+00:00", "...+0000",
+ * "...Z", fractions of a second ignored); 0 when s is not one. */
+double hr_iso_time(const char *s);
 
 /* The table: per benchmark, one line per run (commit, date, median, spread, GFLOP/s,
  * fraction of the roof, change against the runs before, p, flag), then a summary. */

@@ -10,6 +10,7 @@
 #include "files.h"
 #include "gbread.h"
 #include "headroom.h"
+#include "site.h"
 #include "summary.h"
 
 /* One point of the file: its median aggregate and what the table shows of it. */
@@ -381,6 +382,29 @@ static void charts(FILE *f, const char *dir)
     }
 }
 
+/* index.html: the results set as a page of the site's template (site.c), every asset inline
+ * (Chart.js where it is installed) and the gnuplot charts of plots_dir inline after it. */
+static int html_page(FILE *f, const char *dir, const char *plots_dir, const char *title, const char *desc)
+{
+    hr_site s;
+    const char *paths[1] = {dir};
+    int st = hr_site_load(&s, paths, 1);
+    if (st) return st;
+    cJSON *data = hr_site_run_data(&s.runs[0], NULL, NULL), *nav = cJSON_CreateArray();
+    if (*desc) hr_site_fact(data, "config", desc);
+    char *extra = NULL, *chartjs = hr_site_chartjs();
+    size_t len = 0;
+    FILE *x = open_memstream(&extra, &len);
+    if (x) charts(x, plots_dir), fclose(x);
+    st = hr_site_page(f, title, data, nav, chartjs, true, extra);
+    free(extra);
+    free(chartjs);
+    cJSON_Delete(data);
+    cJSON_Delete(nav);
+    hr_site_free(&s);
+    return st;
+}
+
 /* ---- the files ---------------------------------------------------------------------------- */
 
 static int write_file(const char *dir, const char *name, char *text, int st)
@@ -413,22 +437,17 @@ int hr_summary_write(const char *dir, const char *plots_dir, FILE *tbl)
             break;
         }
         if (m == HTML) {
-            fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", f);
-            hr_html_put(f, title);
-            fputs("</title>\n<style>body{font-family:sans-serif;max-width:80em;margin:1em auto}"
-                  "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}"
-                  "td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}"
-                  "svg,img{max-width:100%;height:auto}</style></head><body>\n", f);
+            st = html_page(f, dir, plots_dir ? plots_dir : plots, title, hr_json_str(sw, "description", ""));
+            fclose(f);
+            st = write_file(dir, "index.html", text, st);
+            continue;
         }
         heading(f, (fmt)m, 1, title);
         const char *desc = hr_json_str(sw, "description", "");
         if (*desc) para(f, (fmt)m, desc);
-        if (m == HTML) fputs("<p>", f);
         context_line(f, (fmt)m, ctx);
-        fputs(m == MD ? "\n\n" : "</p>\n", f);
+        fputs("\n\n", f);
         st = body(f, (fmt)m, &d);
-        if (m == HTML) charts(f, plots_dir ? plots_dir : plots);
-        if (m == HTML) fputs("</body></html>\n", f);
         fclose(f);
         st = write_file(dir, m == MD ? "summary.md" : "index.html", text, st);
     }

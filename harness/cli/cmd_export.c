@@ -10,9 +10,9 @@
 
 static const char synopsis[] =
     "export RESULTS --to github-action-benchmark|bencher [--metric gflops|time]\n\n"
-    "Writes RESULTS (a results.json, headroom's or Google Benchmark's) to stdout as the input\n"
-    "of a benchmark tracker, one entry per benchmark (its row name) holding the median over\n"
-    "its repetitions:\n"
+    "Writes RESULTS (a results directory or its results.json, headroom's or Google Benchmark's)\n"
+    "to stdout as the input of a benchmark tracker, one entry per benchmark (its row name)\n"
+    "holding the median over its repetitions:\n"
     "  github-action-benchmark  a JSON array of {name, unit, value, range, extra} for the\n"
     "                           action's customBiggerIsBetter (--metric gflops, GFLOP/s) or\n"
     "                           customSmallerIsBetter (--metric time, ns) tool\n"
@@ -34,7 +34,7 @@ int cmd_export(int argc, char **argv)
     int npos = 0;
     int st = hr_parse(argc, argv, opts, synopsis, pos, 1, &npos);
     if (st < 0) return HR_OK;
-    if (!st && npos != 1) st = hr_fail("RESULTS: expected one results file (got %d)", npos);
+    if (!st && npos != 1) st = hr_fail("RESULTS: expected one results directory or results file (got %d)", npos);
     if (!st && to < 0) st = hr_fail("--to: required (github-action-benchmark or bencher)");
     hr_bench_file f = {0};
     if (!st) st = hr_bench_file_load(pos[0], &f);

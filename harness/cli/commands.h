@@ -31,6 +31,7 @@ int cmd_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_site(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_kvcache(int argc, char **argv);
 int cmd_layer(int argc, char **argv);

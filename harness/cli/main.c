@@ -27,6 +27,7 @@ static const hr_command commands[] = {
     {"compare", cmd_compare, "judge a results file against a baseline (exit 1 on a regression)"},
     {"export", cmd_export, "a results file as github-action-benchmark's or Bencher's JSON, on stdout"},
     {"history", cmd_history, "a series of runs ordered by commit date: trend per benchmark, change points, chart"},
+    {"site", cmd_site, "a static site over many results sets: overview, machines, rooflines, history, peers"},
     {"ab", cmd_ab, "two builds interleaved pair by pair on a config, judged on the paired ratios"},
     {"ab-worker", cmd_ab_worker, NULL}, /* spoken to by ab; not listed */
     {"roofline", cmd_roofline, "measure the machine's ceilings: FMA peak, triad bandwidth, exp"},

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "files.h"
 #include "gbread.h"
@@ -167,8 +168,18 @@ cJSON *hr_gb_parse(const char *text, size_t len, const char *path)
     return root;
 }
 
+const char *hr_results_file(const char *path, char *buf, size_t len)
+{
+    struct stat sb;
+    if (stat(path, &sb) || !S_ISDIR(sb.st_mode)) return path;
+    snprintf(buf, len, "%s%sresults.json", path, *path && path[strlen(path) - 1] == '/' ? "" : "/");
+    return buf;
+}
+
 cJSON *hr_gb_load(const char *path)
 {
+    char buf[4200];
+    path = hr_results_file(path, buf, sizeof buf);
     size_t len = 0;
     char *text = hr_read_file(path, HR_CAP_RESULTS, "results file", &len);
     if (!text) return NULL;
@@ -251,6 +262,8 @@ out:
 int hr_bench_file_load(const char *path, hr_bench_file *f)
 {
     memset(f, 0, sizeof *f);
+    char buf[4200];
+    path = hr_results_file(path, buf, sizeof buf);
     size_t len = 0;
     char *text = hr_read_file(path, HR_CAP_RESULTS, "results file", &len);
     if (!text) return HR_EUSAGE;

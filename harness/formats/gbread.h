@@ -12,7 +12,11 @@
  * its closing brackets"), invalid JSON (line, column), another top level, no array.
  * Caller owns the tree. */
 cJSON *hr_gb_parse(const char *text, size_t len, const char *path);
-/* Reads path through hr_read_file (a regular file, at most HR_CAP_RESULTS, no NUL) and
+/* The results file of path: path/results.json when path is a directory (a results
+ * directory), else path itself; buf (len bytes) holds the joined name. Every reader of
+ * results goes through it, so each takes a results directory or its results.json. */
+const char *hr_results_file(const char *path, char *buf, size_t len);
+/* Reads path (a results file, or a directory holding results.json) through hr_read_file (a regular file, at most HR_CAP_RESULTS, no NUL) and
  * parses it as hr_gb_parse. */
 cJSON *hr_gb_load(const char *path);
 /* A row's real_time in ns by its time_unit (ns, us, ms, s); NAN and HR_OK without
@@ -62,7 +66,8 @@ typedef struct {
  * one sample. Unknown fields are ignored. On error returns HR_EUSAGE with a one-line
  * message naming path (hr_errmsg) and leaves *f empty. */
 int hr_bench_file_parse(const char *text, size_t len, const char *path, hr_bench_file *f);
-/* Reads (hr_read_file, at most HR_CAP_RESULTS) and parses the file at path. Errors as
+/* Reads (hr_read_file, at most HR_CAP_RESULTS) and parses the file at path (or
+ * path/results.json when path is a directory). Errors as
  * hr_bench_file_parse. */
 int hr_bench_file_load(const char *path, hr_bench_file *f);
 void hr_bench_file_free(hr_bench_file *f);
