@@ -90,34 +90,39 @@ cJSON *hr_site_col(cJSON *cols, const char *key, const char *label, int num, int
     return c;
 }
 
+void hr_site_cols(cJSON *cols, const hr_site_colspec *spec, int n)
+{
+    for (int i = 0; i < n; i++) hr_site_col(cols, spec[i].key, spec[i].label, spec[i].num, spec[i].digits);
+}
+
+/* An entry of data's list (tables, charts) with its id, title and source. */
+static cJSON *list_entry(cJSON *data, const char *list, const char *id, const char *title, const char *src)
+{
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(data, list);
+    if (!a) a = cJSON_AddArrayToObject(data, list);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "id", id);
+    cJSON_AddStringToObject(e, "title", title);
+    cJSON_AddStringToObject(e, "src", src);
+    cJSON_AddItemToArray(a, e);
+    return e;
+}
+
 cJSON *hr_site_table(cJSON *data, const char *id, const char *title, const char *src)
 {
-    cJSON *ts = cJSON_GetObjectItemCaseSensitive(data, "tables");
-    if (!ts) ts = cJSON_AddArrayToObject(data, "tables");
-    cJSON *t = cJSON_CreateObject();
-    cJSON_AddStringToObject(t, "id", id);
-    cJSON_AddStringToObject(t, "title", title);
-    cJSON_AddStringToObject(t, "src", src);
-    cJSON_AddItemToArray(ts, t);
-    return cJSON_AddArrayToObject(t, "cols");
+    return cJSON_AddArrayToObject(list_entry(data, "tables", id, title, src), "cols");
 }
 
 cJSON *hr_site_chart(cJSON *data, const char *id, const char *title, const char *src, const char *x, const char *y,
                      const char *group, int logs, const char *table)
 {
-    cJSON *cs = cJSON_GetObjectItemCaseSensitive(data, "charts");
-    if (!cs) cs = cJSON_AddArrayToObject(data, "charts");
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "id", id);
-    cJSON_AddStringToObject(c, "title", title);
-    cJSON_AddStringToObject(c, "src", src);
+    cJSON *c = list_entry(data, "charts", id, title, src);
     cJSON_AddStringToObject(c, "x", x);
     cJSON_AddStringToObject(c, "y", y);
     if (group) cJSON_AddStringToObject(c, "group", group);
     if (logs & 1) cJSON_AddTrueToObject(c, "xlog");
     if (logs & 2) cJSON_AddTrueToObject(c, "ylog");
     if (table) cJSON_AddStringToObject(c, "table", table);
-    cJSON_AddItemToArray(cs, c);
     return c;
 }
 

@@ -68,6 +68,13 @@ cJSON *hr_site_run_data(const hr_site_run *r, const char *img_prefix, const char
 void hr_site_num(cJSON *o, const char *k, double v);
 /* A column {key, label, num, digits (-1: by magnitude)} appended to cols. */
 cJSON *hr_site_col(cJSON *cols, const char *key, const char *label, int num, int digits);
+/* A column as hr_site_col takes it, for tables of columns. */
+typedef struct {
+    const char *key, *label;
+    int num, digits;
+} hr_site_colspec;
+void hr_site_cols(cJSON *cols, const hr_site_colspec *spec, int n); /* hr_site_col of each */
+#define HR_SITE_COLS(cols, spec) hr_site_cols(cols, spec, (int)(sizeof spec / sizeof *spec))
 /* A table over data[src] (its columns: the array returned). */
 cJSON *hr_site_table(cJSON *data, const char *id, const char *title, const char *src);
 /* A chart of data[src]: x against y, a series per group; logs: 1 x, 2 y logarithmic; a

@@ -153,9 +153,9 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         }
         cJSON *cols = hr_site_table(d, "runs", "results sets, oldest first", "runs");
         cJSON_AddStringToObject(hr_site_col(cols, "config", "results set", 0, -1), "link", "href");
-        hr_site_col(cols, "commit", "commit", 0, -1);
-        hr_site_col(cols, "when", "commit date", 0, -1);
-        hr_site_col(cols, "rows", "rows", 1, 0);
+        static const hr_site_colspec run_cols[] = {{"commit", "commit", 0, -1}, {"when", "commit date", 0, -1},
+            {"rows", "rows", 1, 0}};
+        HR_SITE_COLS(cols, run_cols);
         /* the newest commit's rows: roofline, kernels, KV */
         hr_site_row *rows = calloc((size_t)nrows + 1, sizeof *rows);
         if (!rows) st = hr_fail("out of memory");
@@ -233,20 +233,15 @@ static int overview(ctx *c)
     if (!c->chartjs) hr_site_fact(d, "charts", "none: Chart.js was not found when the site was built (tables only)");
     cJSON *cols = hr_site_table(d, "machines", "machines", "machines");
     cJSON_AddStringToObject(hr_site_col(cols, "machine", "machine", 0, -1), "link", "href");
-    hr_site_col(cols, "cpu", "cpu", 0, -1);
-    hr_site_col(cols, "isa", "isa", 0, -1);
-    hr_site_col(cols, "peak", "FMA peak GFLOP/s", 1, 1);
-    hr_site_col(cols, "bw", "memory GB/s", 1, 1);
-    hr_site_col(cols, "runs", "results sets", 1, 0);
-    hr_site_col(cols, "commits", "commits", 1, 0);
-    hr_site_col(cols, "newest", "newest commit", 0, -1);
+    static const hr_site_colspec machine_cols[] = {{"cpu", "cpu", 0, -1}, {"isa", "isa", 0, -1},
+        {"peak", "FMA peak GFLOP/s", 1, 1}, {"bw", "memory GB/s", 1, 1}, {"runs", "results sets", 1, 0},
+        {"commits", "commits", 1, 0}, {"newest", "newest commit", 0, -1}};
+    HR_SITE_COLS(cols, machine_cols);
     cols = hr_site_table(d, "kernels", "machines × kernels at each machine's newest commit", "kernels");
     cJSON_AddStringToObject(hr_site_col(cols, "machine", "machine", 0, -1), "link", "href");
-    hr_site_col(cols, "kernel", "kernel", 0, -1);
-    hr_site_col(cols, "shapes", "shapes", 1, 0);
-    hr_site_col(cols, "best", "best GFLOP/s", 1, -1);
-    hr_site_col(cols, "pct", "median % of roof", 1, 1);
-    hr_site_col(cols, "bound", "bound by", 0, -1);
+    static const hr_site_colspec kernel_cols[] = {{"kernel", "kernel", 0, -1}, {"shapes", "shapes", 1, 0},
+        {"best", "best GFLOP/s", 1, -1}, {"pct", "median % of roof", 1, 1}, {"bound", "bound by", 0, -1}};
+    HR_SITE_COLS(cols, kernel_cols);
     if (!st) st = page(c, "index.html", "results overview", d);
     else cJSON_Delete(d);
     return st;
@@ -308,17 +303,11 @@ static int bench_pages(ctx *c)
             faster += !strcmp(hr_json_str(p, "verdict", ""), "faster");
         cJSON_AddItemToObject(d, "points", cJSON_Duplicate(e, 1));
         cJSON *cols = hr_site_table(d, "points", "runs, oldest first per machine (history: change points and verdicts)", "points");
-        hr_site_col(cols, "machine", "machine", 0, -1);
-        hr_site_col(cols, "run", "run", 1, 0);
-        hr_site_col(cols, "commit", "commit", 0, -1);
-        hr_site_col(cols, "when", "date", 0, -1);
-        hr_site_col(cols, "gflops", "GFLOP/s", 1, -1);
-        hr_site_col(cols, "ms", "median ms", 1, 3);
-        hr_site_col(cols, "spread", "spread %", 1, 1);
-        hr_site_col(cols, "pct", "% of roof", 1, 1);
-        hr_site_col(cols, "change", "change %", 1, 1);
-        hr_site_col(cols, "p", "p", 1, 3);
-        hr_site_col(cols, "verdict", "verdict", 0, -1);
+        static const hr_site_colspec point_cols[] = {{"machine", "machine", 0, -1}, {"run", "run", 1, 0},
+            {"commit", "commit", 0, -1}, {"when", "date", 0, -1}, {"gflops", "GFLOP/s", 1, -1},
+            {"ms", "median ms", 1, 3}, {"spread", "spread %", 1, 1}, {"pct", "% of roof", 1, 1},
+            {"change", "change %", 1, 1}, {"p", "p", 1, 3}, {"verdict", "verdict", 0, -1}};
+        HR_SITE_COLS(cols, point_cols);
         static const char *const tips[] = {"", "commit", "", "", "gflops", " GFLOP/s", "", "verdict", ""};
         cJSON *ch = hr_site_chart(d, "history", "GFLOP/s per run, per machine (triangles: change points)", "points", "run",
                                   "gflops", "machine", 0, "points");
@@ -339,9 +328,9 @@ static int bench_pages(ctx *c)
     cJSON_Delete(by);
     cJSON *cols = hr_site_table(list, "benchmarks", "benchmarks with two or more runs on a machine", "benchmarks");
     cJSON_AddStringToObject(hr_site_col(cols, "name", "benchmark", 0, -1), "link", "href");
-    hr_site_col(cols, "runs", "runs", 1, 0);
-    hr_site_col(cols, "slower", "slower change points", 1, 0);
-    hr_site_col(cols, "faster", "faster change points", 1, 0);
+    static const hr_site_colspec bench_cols[] = {{"runs", "runs", 1, 0}, {"slower", "slower change points", 1, 0},
+        {"faster", "faster change points", 1, 0}};
+    HR_SITE_COLS(cols, bench_cols);
     c->nbench = n;
     if (!st) st = page(c, "benchmarks.html", "benchmarks across commits", list);
     else cJSON_Delete(list);
@@ -437,15 +426,11 @@ static int compare_pages(ctx *c)
             cJSON_AddItemToArray(prow, o);
         }
         cols = hr_site_table(p, "peers", "peer libraries against headroom's best built-in kernel", "peers");
-        hr_site_col(cols, "machine", "machine", 0, -1);
-        hr_site_col(cols, "shape", "shape", 0, -1);
-        hr_site_col(cols, "kernel", "peer kernel", 0, -1);
-        hr_site_col(cols, "library", "library", 0, -1);
-        hr_site_col(cols, "threads", "threads", 1, 0);
-        hr_site_col(cols, "gflops", "GFLOP/s", 1, -1);
-        hr_site_col(cols, "builtin", "best built-in", 0, -1);
-        hr_site_col(cols, "builtin_gflops", "its GFLOP/s", 1, -1);
-        hr_site_col(cols, "ratio", "peer ÷ built-in", 1, 2);
+        static const hr_site_colspec peer_cols[] = {{"machine", "machine", 0, -1}, {"shape", "shape", 0, -1},
+            {"kernel", "peer kernel", 0, -1}, {"library", "library", 0, -1}, {"threads", "threads", 1, 0},
+            {"gflops", "GFLOP/s", 1, -1}, {"builtin", "best built-in", 0, -1},
+            {"builtin_gflops", "its GFLOP/s", 1, -1}, {"ratio", "peer ÷ built-in", 1, 2}};
+        HR_SITE_COLS(cols, peer_cols);
         st = page(c, "peers.html", "peers", p);
     }
     hr_report_free(&r);
