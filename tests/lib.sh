@@ -109,3 +109,39 @@ interrupt_sweep() {
     [ "$rc" -eq 130 ] && ok "${name}_status" || fail "${name}_status" "exit $rc, expected 130 (interrupted): $(tail -n 1 "$out.err")"
 }
 finish() { [ "$nfail" -eq 0 ]; }
+
+# test_plugin NAME SRC OUT: builds the plugin source SRC, whose kernels are the array
+# `static const hrp_kernel ks[]`, into OUT with the entry point headroom loads (library
+# NAME, version 0, every kernel of ks); a failed build is the case "build" failed.
+test_plugin() {
+    cat "$2" - > "$2.all.c" <<EOF
+static const hrp_kernel *kp[sizeof ks / sizeof *ks];
+
+HRP_EXPORT const hrp_plugin *headroom_plugin_v1(void)
+{
+    static const hrp_plugin plugin = {HRP_ABI_MAJOR, HRP_ABI_MINOR, sizeof(hrp_plugin), "$1", "0",
+                                      sizeof ks / sizeof *ks, kp, 0};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) kp[i] = &ks[i];
+    return &plugin;
+}
+EOF
+    $CC -std=c11 -Wall -Wextra -shared -fPIC -I "$ROOT/include" "$2.all.c" -o "$3" 2>&1 || fail build "cc failed"
+}
+
+# peer_plugin FILE HOW [ASAN]: whether a peer's plugin FILE is there to test (then P is
+# FILE, RUN the quick run's flags, VER a version's pattern); if not, one skip line naming
+# HOW it is built, and false. Under the sanitizers ASAN, when given, says why the peer
+# declines to load: one skip line, and false. `peer_plugin ... || exit 0`.
+peer_plugin() {
+    P=$1
+    RUN=(--reps 2 --min-time 0.001 --warmup 0 --no-probe)
+    VER='[0-9]+\.[0-9]+\.[0-9]+'
+    if [ ! -f "$1" ]; then
+        skip built "$1 not built ($2)"
+        return 1
+    fi
+    if [ -n "${3:-}" ] && [ "${HR_SANITIZE:-0}" = 1 ]; then
+        skip sanitizer "$3"
+        return 1
+    fi
+}

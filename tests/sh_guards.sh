@@ -52,15 +52,8 @@ static int past_ws_odd(const hrp_problem *p, const hrp_tune *t, const hrp_args *
 #define K(N, RUN, WS) {.size = sizeof(hrp_kernel), .name = N, .summary = "guards test", .caps = HRP_CAP_CAUSAL | HRP_CAP_GQA, .workspace_bytes = WS, .run = RUN}
 static const hrp_kernel ks[] = {K("bad_past_o", past_o, 0), K("bad_read_k", read_k, 0), K("bad_write_q", write_q, 0),
                                 K("bad_ws", past_ws_page, ws_page), K("bad_ws_odd", past_ws_odd, ws_odd)};
-static const hrp_kernel *const kp[] = {&ks[0], &ks[1], &ks[2], &ks[3], &ks[4]};
-
-HRP_EXPORT const hrp_plugin *headroom_plugin_v1(void)
-{
-    static const hrp_plugin plugin = {HRP_ABI_MAJOR, HRP_ABI_MINOR, sizeof(hrp_plugin), "guards", "0", 5, kp, 0};
-    return &plugin;
-}
 EOF
-$CC -std=c11 -Wall -Wextra -shared -fPIC -I "$ROOT/include" "$TMP/bad.c" -o "$P" 2>&1 || fail build "cc failed"
+test_plugin guards "$TMP/bad.c" "$P"
 
 # guarded NAME PATTERN -- CMD...: CMD fails (any status but 0), prints PATTERN as the one
 # line "headroom: kernel ...", and nothing of glibc's heap check or a core dump.

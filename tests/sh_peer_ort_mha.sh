@@ -7,19 +7,9 @@
 # name the plugin, onnxruntime's version and the operator. Not built: one skip line.
 SUITE=peer_ort_mha
 . "$(dirname "$0")/lib.sh"
-P=${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}
-if [ ! -f "$P" ]; then
-    skip built "$P not built (make peers-setup peers: the onnxruntime wheel from PyPI)"
-    finish
-    exit
-fi
-if [ "${HR_SANITIZE:-0}" = 1 ]; then # the plugin declines: CPython and ORT are not ASan builds
-    skip sanitizer "onnxruntime is not loaded under AddressSanitizer"
-    finish
-    exit
-fi
-RUN=(--reps 2 --min-time 0.001 --warmup 0 --no-probe)
-VER='[0-9]+\.[0-9]+\.[0-9]+'
+peer_plugin "${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}" \
+    "make peers-setup peers: the onnxruntime wheel from PyPI" \
+    "onnxruntime is not loaded under AddressSanitizer" || exit 0
 K=(--plugin "$P" --kernel ort_mha)
 
 expect list_shows 0 'ort_mha +causal,gqa,threaded .*MultiHeadAttention / GroupQueryAttention' -- $B list --plugin "$P"

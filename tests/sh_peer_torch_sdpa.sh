@@ -7,19 +7,9 @@
 # skip line, never an ok.
 SUITE=peer_torch_sdpa
 . "$(dirname "$0")/lib.sh"
-P=${HR_TORCH_SDPA:-$ROOT/build/plugins/torch_sdpa.so}
-if [ ! -f "$P" ]; then
-    skip built "$P not built (make peers-setup peers: the PyTorch wheel from PyPI)"
-    finish
-    exit
-fi
-if [ "${HR_SANITIZE:-0}" = 1 ]; then # loader.c declines: ASan refuses RTLD_DEEPBIND
-    skip sanitizer "libtorch is not loaded under AddressSanitizer (RTLD_DEEPBIND)"
-    finish
-    exit
-fi
-RUN=(--reps 2 --min-time 0.001 --warmup 0 --no-probe)
-VER='[0-9]+\.[0-9]+\.[0-9]+'
+peer_plugin "${HR_TORCH_SDPA:-$ROOT/build/plugins/torch_sdpa.so}" \
+    "make peers-setup peers: the PyTorch wheel from PyPI" \
+    "libtorch is not loaded under AddressSanitizer (RTLD_DEEPBIND)" || exit 0
 
 # The kernel is linked against the CPU libraries only: neither libtorch.so nor
 # libtorch_cuda.so; the plugin headroom loads is loader.c, beside it in torch_sdpa.libs/.

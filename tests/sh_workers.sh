@@ -59,15 +59,8 @@ static int late(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, void
 #define K(N, RUN) {.size = sizeof(hrp_kernel), .name = N, .summary = "workers test", .caps = HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_BLOCK_Q, .run = RUN}
 static const hrp_kernel ks[] = {K("w_ok", ok_run), K("w_segv", segv), K("w_abort", abrt), K("w_exit0", exit0),
                                 K("w_exit7", exit7), K("w_hang", hang), K("w_late", late)};
-static const hrp_kernel *const kp[] = {&ks[0], &ks[1], &ks[2], &ks[3], &ks[4], &ks[5], &ks[6]};
-
-HRP_EXPORT const hrp_plugin *headroom_plugin_v1(void)
-{
-    static const hrp_plugin plugin = {HRP_ABI_MAJOR, HRP_ABI_MINOR, sizeof(hrp_plugin), "workers", "0", 7, kp, 0};
-    return &plugin;
-}
 CEOF
-$CC -std=c11 -Wall -Wextra -shared -fPIC -I "$ROOT/include" "$TMP/bad.c" -o "$P" 2>&1 || fail build "cc failed"
+test_plugin workers "$TMP/bad.c" "$P"
 
 # one_line NAME STATUS PATTERN -- CMD...: CMD exits STATUS and prints exactly one line,
 # which matches PATTERN.

@@ -216,3 +216,42 @@ int hr_proc_once(hr_proc_serve fn, void *ctx, void *reply, size_t size, double t
     hr_proc_stop(w);
     return st;
 }
+
+typedef struct {
+    hr_proc_fn fn;
+    const void *a, *b;
+    size_t size;
+} run_job;
+
+typedef struct {
+    int st;
+    char err[400];
+} run_head;
+
+#define RUN_OUT ((sizeof(run_head) + 15) & ~(size_t)15) /* out, aligned as malloc's */
+
+static void serve_job(void *ctx, const void *req, size_t n, void *out, size_t *len)
+{
+    const run_job *j = ctx;
+    run_head *h = out;
+    (void)req, (void)n;
+    h->st = j->fn(j->a, j->b, (char *)out + RUN_OUT);
+    snprintf(h->err, sizeof h->err, "%s", h->st ? hr_errmsg() : "");
+    fflush(NULL); /* what the kernel printed, before the worker ends */
+    *len = RUN_OUT + j->size;
+}
+
+int hr_proc_run(hr_proc_fn fn, const void *a, const void *b, void *out, size_t size, double timeout, hr_proc *w)
+{
+    run_job j = {fn, a, b, size};
+    char *buf = malloc(RUN_OUT + size);
+    if (!buf) return hr_fail("out of memory for a worker's reply of %zu bytes", size);
+    int st = hr_proc_once(serve_job, &j, buf, RUN_OUT + size, timeout, w);
+    if (!st) {
+        const run_head *h = (const run_head *)buf;
+        memcpy(out, buf + RUN_OUT, size);
+        st = h->st ? hr_failc(h->st, "%s", h->err) : HR_OK;
+    }
+    free(buf);
+    return st;
+}

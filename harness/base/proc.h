@@ -45,6 +45,12 @@ int hr_proc_call(hr_proc *w, const void *req, size_t reqlen, void *reply, size_t
  * w->reason and w->status (it died, exited or ran past the limit); HR_EUSAGE when it
  * cannot start. */
 int hr_proc_once(hr_proc_serve fn, void *ctx, void *reply, size_t size, double timeout, hr_proc *w);
+/* A call that returns a status, in a worker of its own: fn(a, b, out) runs there (a, b:
+ * a kernel and its spec, say), and its status, its message (hr_errmsg) and the size bytes
+ * it wrote to out come back. fn's status, with its message as this process's; HR_EFAIL
+ * with w->reason and w->status; HR_EUSAGE when the worker cannot start. */
+typedef int (*hr_proc_fn)(const void *a, const void *b, void *out);
+int hr_proc_run(hr_proc_fn fn, const void *a, const void *b, void *out, size_t size, double timeout, hr_proc *w);
 /* Ends the worker: its requests closed (it exits at their end), up to a second to go,
  * then SIGKILL. Nothing when none runs. */
 void hr_proc_stop(hr_proc *w);

@@ -55,28 +55,7 @@ static int load_config(const char *file, double scale, hr_problem *shapes, int *
 
 static const char *const formats[] = {"table", "csv", NULL};
 
-/* hr_tune_run in a worker: the request is nothing, the context the kernel and spec. */
-typedef struct {
-    const hr_kernel *k;
-    const hr_tune_spec *s;
-} tune_ctx;
-
-typedef struct {
-    int st;
-    char err[400];
-    hr_tune_result r;
-} tune_reply;
-
-static void serve_tune(void *ctx, const void *req, size_t n, void *out, size_t *len)
-{
-    const tune_ctx *c = ctx;
-    tune_reply *a = out;
-    (void)req, (void)n;
-    a->st = hr_tune_run(c->k, c->s, &a->r);
-    snprintf(a->err, sizeof a->err, "%s", a->st ? hr_errmsg() : "");
-    fflush(NULL);
-    *len = sizeof *a;
-}
+static int tune_call(const void *k, const void *s, void *out) { return hr_tune_run(k, s, out); }
 
 /* One shape's search in a worker of its own (or here with in_process): hr_tune_run's
  * statuses, or HR_EWORKER with w's reason. */
@@ -84,15 +63,10 @@ static int tune_one(const hr_kernel *k, const hr_tune_spec *s, hr_tune_result *r
                     hr_proc *w)
 {
     if (wk->in_process) return hr_tune_run(k, s, r);
-    static tune_reply a;
-    tune_ctx c = {k, s};
     /* The search stops itself at its budget; the limit is for a kernel that does not return. */
     const double limit = wk->timeout > 0 ? wk->timeout : 60 + 10 * s->budget;
-    int st = hr_proc_once(serve_tune, &c, &a, sizeof a, limit, w);
-    if (st == HR_EFAIL) return HR_EWORKER;
-    if (st) return st;
-    *r = a.r;
-    return a.st ? hr_failc(a.st, "%s", a.err) : HR_OK;
+    const int st = hr_proc_run(tune_call, k, s, r, sizeof *r, limit, w);
+    return st == HR_EFAIL ? HR_EWORKER : st;
 }
 
 int cmd_tune(int argc, char **argv)

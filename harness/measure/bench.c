@@ -303,36 +303,12 @@ void hr_env_warnings(char (*w)[200], int max, int *n)
 
 /* ---- in a worker ------------------------------------------------------------------------- */
 
-typedef struct {
-    const hr_kernel *k;
-    const hr_bench_spec *s;
-} run_ctx;
-
-typedef struct {
-    int st;
-    char err[400];
-    hr_result r;
-} run_reply;
-
-static void serve_run(void *ctx, const void *req, size_t n, void *out, size_t *len)
-{
-    const run_ctx *c = ctx;
-    run_reply *a = out;
-    (void)req, (void)n;
-    a->st = hr_bench_run(c->k, c->s, &a->r);
-    snprintf(a->err, sizeof a->err, "%s", a->st ? hr_errmsg() : "");
-    fflush(NULL); /* what the kernel printed, before the worker ends */
-    *len = sizeof *a;
-}
+static int run_call(const void *k, const void *s, void *out) { return hr_bench_run(k, s, out); }
 
 int hr_bench_run_worker(const hr_kernel *k, const hr_bench_spec *s, hr_result *out, double timeout, hr_proc *w)
 {
-    static run_reply a;
-    run_ctx c = {k, s};
-    int st = hr_proc_once(serve_run, &c, &a, sizeof a, timeout > 0 ? timeout : 60, w);
+    int st = hr_proc_run(run_call, k, s, out, sizeof *out, timeout > 0 ? timeout : 60, w);
     if (st == HR_EFAIL) return hr_failc(HR_EWORKER, "%s", w->reason);
-    if (st) return st;
-    *out = a.r;
-    hr_threads_used(out->tune.threads); /* the context's record of the threads, here too */
-    return a.st ? hr_failc(a.st, "%s", a.err) : HR_OK;
+    if (st == HR_OK) hr_threads_used(out->tune.threads); /* the context's record of the threads, here too */
+    return st;
 }

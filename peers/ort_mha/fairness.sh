@@ -21,22 +21,8 @@ D=build/peers/ort_mha
 PY=$(cat "$D/site/.python" 2>/dev/null)
 PLUG=build/plugins/ort_mha.so
 HR=./headroom
-LOCK=${HR_TIMING_LOCK:-/tmp/hr-timing.lock}
-pairs=3
-threads="1 2"
-bind=unpinned
-shapes=()
-while [ $# -gt 0 ]; do
-    case $1 in
-    --pairs) pairs=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --bind) bind=$2; shift 2 ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
-    T0 | S1 | S2 | G1) shapes+=("$1"); shift ;;
-    *) echo "fairness.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
-    esac
-done
-[ ${#shapes[@]} = 0 ] && shapes=(T0 S1 S2 G1)
+. peers/fairness_args.sh
+fairness_args "T0 S1 S2 G1" 19 "$@"
 [ -x "$HR" ] && [ -f "$PLUG" ] && [ -n "$PY" ] ||
     { echo "fairness.sh: needs ./headroom and $PLUG (make; make peers-setup peers)" >&2; exit 2; }
 command -v flock >/dev/null || { echo "fairness.sh: needs flock (util-linux)" >&2; exit 2; }

@@ -12,30 +12,22 @@ Prints one line: median seconds per call, then the blocks and calls per block.
 usage: fairness_timer.py --heads H --kv-heads G --seq-q N --seq-kv M --d-head D
                          [--batch B] [--causal] --threads T [--min-run-time SEC]
 """
-import argparse
 import math
 import os
 import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.join(here, "..")]  # ort_mha.py, peers/fairness_args.py
 import numpy as np  # noqa: E402
 
+import fairness_args  # noqa: E402
 import ort_mha  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--heads", type=int, required=True)
-    ap.add_argument("--kv-heads", type=int, required=True)
-    ap.add_argument("--seq-q", type=int, required=True)
-    ap.add_argument("--seq-kv", type=int, required=True)
-    ap.add_argument("--d-head", type=int, required=True)
-    ap.add_argument("--causal", action="store_true")
-    ap.add_argument("--threads", type=int, required=True)
-    ap.add_argument("--min-run-time", type=float, default=1.0)
+    ap = fairness_args.parser()
     a = ap.parse_args()
     B, H, G, N, M, d = a.batch, a.heads, a.kv_heads, a.seq_q, a.seq_kv, a.d_head
     r = ort_mha.Runner(B, H, G, N, M, d, a.causal, 1.0 / math.sqrt(d), False, a.threads, "bsnh")

@@ -8,25 +8,16 @@
 # checks). Idempotent: a stamp naming the versions makes a second run a no-op. On
 # failure: one line "notice: ort_mha: ..." on stderr, exit 1 (peers/setup.sh goes on).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/../setup_lib.sh" # the root; PEER, D, note, find_pip
 VER=${HR_ORT_VERSION:-1.32.0}
-D=build/peers/ort_mha
 SITE=$D/site
 STAMP=$SITE/.complete
-note() { echo "notice: ort_mha: $*" >&2; exit 1; }
 
 command -v python3 >/dev/null || note "python3 is missing"
 pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') || note "python3 does not run"
 want="$VER python$pyver"
 [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && exit 0
-# pip: the Python's own, else a bare venv's (Debian's python3 has no pip; python3-venv
-# brings ensurepip). The venv's python is the same interpreter version, so its wheels fit.
-PIP=(python3 -m pip)
-if ! python3 -m pip --version >/dev/null 2>&1; then
-    [ -x "$D/pipvenv/bin/pip" ] || python3 -m venv "$D/pipvenv" >/dev/null 2>&1 ||
-        note "no pip: python3 -m pip fails and python3 -m venv too (apt-get install python3-venv)"
-    PIP=("$D/pipvenv/bin/pip")
-fi
+find_pip
 rm -rf "$SITE"
 mkdir -p "$SITE" || note "cannot create $SITE"
 "${PIP[@]}" install --quiet --disable-pip-version-check --no-input --no-compile --only-binary=:all: \

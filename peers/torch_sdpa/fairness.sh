@@ -28,22 +28,8 @@ D=build/peers/torch_sdpa
 PY=$D/venv/bin/python
 PLUG=build/plugins/torch_sdpa.so
 HR=./headroom
-LOCK=${HR_TIMING_LOCK:-/tmp/hr-timing.lock}
-pairs=3
-threads="1 2"
-bind=unpinned
-shapes=()
-while [ $# -gt 0 ]; do
-    case $1 in
-    --pairs) pairs=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --bind) bind=$2; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
-    S[1-6] | D[12]) shapes+=("$1"); shift ;;
-    *) echo "fairness.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
-    esac
-done
-[ ${#shapes[@]} = 0 ] && shapes=(S1 S2 S3 S4 S5 S6 D1 D2)
+. peers/fairness_args.sh
+fairness_args "S1 S2 S3 S4 S5 S6 D1 D2" 22 "$@"
 [ -x "$HR" ] && [ -f "$PLUG" ] || { echo "fairness.sh: needs ./headroom and $PLUG (make; make peers-setup peers)" >&2; exit 2; }
 command -v flock >/dev/null || { echo "fairness.sh: needs flock (util-linux)" >&2; exit 2; }
 

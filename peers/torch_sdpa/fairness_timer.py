@@ -16,15 +16,18 @@ torch chose, the threads torch reports, and the OpenMP library loaded.
 usage: fairness_timer.py --heads H --kv-heads G --seq-q N --seq-kv M --d-head D
                          [--causal] --threads T [--min-run-time SEC] [--thp-inputs]
 """
-import argparse
 import ctypes
 import math
 import mmap
+import os
 import sys
 
 import torch
 import torch.nn.functional as F
 from torch.utils.benchmark import Timer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import fairness_args  # noqa: E402  (peers/fairness_args.py)
 
 
 HUGE = 2 << 20
@@ -46,16 +49,7 @@ def randn_thp(*shape):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--heads", type=int, required=True)
-    ap.add_argument("--kv-heads", type=int, required=True)
-    ap.add_argument("--seq-q", type=int, required=True)
-    ap.add_argument("--seq-kv", type=int, required=True)
-    ap.add_argument("--d-head", type=int, required=True)
-    ap.add_argument("--causal", action="store_true")
-    ap.add_argument("--threads", type=int, required=True)
-    ap.add_argument("--min-run-time", type=float, default=1.0)
+    ap = fairness_args.parser()
     ap.add_argument("--thp-inputs", action="store_true")
     a = ap.parse_args()
     if a.causal and a.seq_q not in (1, a.seq_kv):

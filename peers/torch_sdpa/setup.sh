@@ -9,12 +9,10 @@
 # them. Idempotent: a stamp naming the version makes a second run a no-op. On failure:
 # one line "notice: torch_sdpa: ..." on stderr, exit 1 (peers/setup.sh goes on).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/../setup_lib.sh" # the root; PEER, D, note, find_pip
 VER=${HR_TORCH_VERSION:-2.15.0}
-D=build/peers/torch_sdpa
 SDK=$D/sdk
 STAMP=$SDK/.complete
-note() { echo "notice: torch_sdpa: $*" >&2; exit 1; }
 
 [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$VER" ] && exit 0
 command -v python3 >/dev/null || note "python3 is missing"
@@ -36,14 +34,8 @@ PY
 }
 # cat_member WHEEL NAME: one member to stdout.
 cat_member() { python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$1" "$2"; }
-# pip: the Python's own, else a bare venv's (Debian's python3 has no pip; python3-venv
-# brings ensurepip). Only 'pip download' is used: nothing is installed.
-PIP=(python3 -m pip)
-if ! python3 -m pip --version >/dev/null 2>&1; then
-    [ -x "$D/pipvenv/bin/pip" ] || python3 -m venv "$D/pipvenv" >/dev/null 2>&1 ||
-        note "no pip: python3 -m pip fails and python3 -m venv too (apt-get install python3-venv)"
-    PIP=("$D/pipvenv/bin/pip")
-fi
+# Only 'pip download' is used: nothing is installed.
+find_pip
 rm -rf "$SDK" "$D/dl"
 mkdir -p "$D/dl" "$SDK" || note "cannot create $D"
 quiet=(--quiet --disable-pip-version-check --no-input)
