@@ -72,6 +72,12 @@ env HEADROOM_RESULTS="$TMP/res" $B sweep "$TMP/sm.ini" --out "$TMP/sw" >/dev/nul
 expect summary-columns   0 '\| bound by \| % of attainable \|' -- cat "$TMP/sw/summary.md"
 expect report-attainable 0 '% of attainable, (matmul|softmax|memory)\)' -- \
     bash -c "$B report '$TMP/sw' --out '$TMP/rep' --no-charts >/dev/null && cat '$TMP/rep/report.md'"
+# compare's tables: the fraction of attainable on both sides and the new row's bound_by;
+# files without it read as before (no column).
+expect compare-text      0 '% of attainable \(base -> new, bound by\)' -- $B compare "$TMP/sw" "$TMP/sw" --threshold 1000
+expect compare-md        0 '\| [0-9.]+ -> [0-9.]+ \| (matmul|softmax|memory) \|$' -- $B compare "$TMP/sw" "$TMP/sw" --threshold 1000 --format markdown
+env HEADROOM_RESULTS="$TMP/old" $B sweep "$TMP/sm.ini" --out "$TMP/sw-old" >/dev/null 2>&1
+expect compare-old       1 '' -- bash -c "$B compare '$TMP/sw-old' '$TMP/sw-old' --threshold 1000 | grep -q 'of attainable'"
 # A forced path the CPU lacks: one line, exit 2, as before.
 if grep -qw amx_tile /proc/cpuinfo 2>/dev/null; then
     skip forced-amx "this CPU has AMX"
