@@ -6,12 +6,15 @@
 #include "files.h"
 #include "headroom.h"
 
+/* A % of attainable that was computed (ab's rows and old files have none: 0 or NAN). */
+static bool has_att(double x) { return isfinite(x) && x > 0; }
+
 /* Whether any row has a % of attainable (attainable_path_gflops in the new file): the
  * tables then show it, else they read as before. */
 static bool any_att(const hr_cmp *c)
 {
     for (int i = 0; i < c->nrows; i++)
-        if (isfinite(c->rows[i].att_new)) return true;
+        if (has_att(c->rows[i].att_new)) return true;
     return false;
 }
 
@@ -19,8 +22,8 @@ static bool any_att(const hr_cmp *c)
 static void att_pair(const hr_cmp_row *r, char *buf, size_t len)
 {
     char b[16] = "-", n[16] = "-";
-    if (isfinite(r->att_base)) snprintf(b, sizeof b, "%.1f", r->att_base);
-    if (isfinite(r->att_new)) snprintf(n, sizeof n, "%.1f", r->att_new);
+    if (has_att(r->att_base)) snprintf(b, sizeof b, "%.1f", r->att_base);
+    if (has_att(r->att_new)) snprintf(n, sizeof n, "%.1f", r->att_new);
     snprintf(buf, len, "%s -> %s", b, n);
 }
 
