@@ -1,4 +1,4 @@
-/* ceilings.h — a machine's measured ceilings (FMA peak per ISA, bf16 and int8 dot-product peaks, triad bandwidth, exp rate per thread count), the ceilings file and look-ups. */
+/* ceilings.h — a machine's measured ceilings (FMA peak per ISA, bf16 and int8 dot-product peaks, triad bandwidth, exp rate, softmax steps per thread count), the ceilings file and look-ups. */
 #ifndef HR_CEILINGS_H
 #define HR_CEILINGS_H
 
@@ -164,7 +164,7 @@ typedef struct {
  * [{"threads", "fma_gflops": {isa: best}, "fma_gflops_median", "fma_gflops_worst",
  * "bf16_gflops": {dot: best}, "int8_gops": {dot: best} (each with _median, _worst; only
  * the measured dots), "triad_gbs", "triad_gbs_median", "triad_gbs_worst",
- * "triad_wa_gbs", "exp_gelems", "cache_roofs": {"L1": {"working_set_bytes", "load_gbs",
+ * "triad_wa_gbs", "exp_gelems", "softmax_gscores" (ceilings_softmax.c), "cache_roofs": {"L1": {"working_set_bytes", "load_gbs",
  * "load_gbs_median", "load_gbs_worst", "triad_gbs", ...}, "L2", "L3"}, ...}]}. Files
  * without "cache_roofs" read with the cache roofs absent. Files without the dot keys (written before them)
  * still read: their dot roofs are absent. Caller owns it. */
