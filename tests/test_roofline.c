@@ -225,6 +225,13 @@ HR_TEST(roofline_measure_quick_round_trip)
         }
         CHECK(r->triad.best > 0 && r->triad.worst <= r->triad.best);
         CHECK(r->exp.best > 0);
+        /* softmax ceilings: measured exactly where not absent; the running level's flash
+         * step always; avx512_fp16 never (no kernel path runs it) */
+        for (int k = 0; k < HR_SMX_N; k++)
+            CHECKF(c.softmax_absent[k][0] ? r->softmax[k].best == 0 : r->softmax[k].best > 0, "softmax %s",
+                   hr_softmaxes[k].name);
+        CHECK(r->softmax[hr_softmax_for(HR_FMA_AVX512, "flash", hr_isa)].best > 0);
+        CHECK(c.softmax_absent[HR_SMX_F16][0] != 0);
     }
     char path[256];
     snprintf(path, sizeof path, "%s/quick.json", tmpdir());
@@ -236,6 +243,11 @@ HR_TEST(roofline_measure_quick_round_trip)
         CHECK(strcmp(d.dot_absent[k], c.dot_absent[k]) == 0);
     }
     CHECK_NEAR(d.rows[1].triad.best, c.rows[1].triad.best, 1e-9 * c.rows[1].triad.best);
+    CHECK(d.softmax_in_file);
+    for (int k = 0; k < HR_SMX_N; k++) {
+        CHECK_NEAR(d.rows[1].softmax[k].best, c.rows[1].softmax[k].best, 1e-9 * c.rows[1].softmax[k].best);
+        CHECK(strcmp(d.softmax_absent[k], c.softmax_absent[k]) == 0);
+    }
     CHECK_NEAR(hr_ceiling_fma(&d, 2, hr_isa), c.rows[1].fma[hr_fma_build_loop()].best,
                1e-9 * c.rows[1].fma[hr_fma_build_loop()].best);
 }

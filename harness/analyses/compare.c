@@ -295,6 +295,21 @@ static void input_warnings(hr_cmp *c, const hr_bench_file *base, const hr_bench_
         add_warn(c, "%s: %d row(s) with error_occurred skipped", nw->path, nw->nerrored);
 }
 
+/* A benchmark's GFLOP/s at its median time as a % of its attainable_path_gflops; NAN
+ * without one (an old file, no flops). */
+static double pct_att(const hr_bench *b)
+{
+    if (!(b->att_gflops > 0) || !(b->flops > 0) || b->n < 1) return NAN;
+    double *t = malloc((size_t)b->n * sizeof *t);
+    if (!t) return NAN;
+    int m = 0;
+    for (int i = 0; i < b->n; i++)
+        if (b->time_ns[i] > 0) t[m++] = b->time_ns[i];
+    double med = m ? hr_median(t, (size_t)m) : NAN;
+    free(t);
+    return med > 0 ? b->flops / med / b->att_gflops * 100 : NAN;
+}
+
 /* Matches base's benchmarks (passing re) with nw's by name into c->rows and q. */
 static int match_rows(hr_cmp *c, const hr_bench_file *base, const hr_bench_file *nw,
                       const regex_t *re, pending *q, int *n_copied)
@@ -335,6 +350,7 @@ static int match_rows(hr_cmp *c, const hr_bench_file *base, const hr_bench_file 
         p->d = log(hr_median(p->xn, (size_t)r->n_new) / hr_median(p->xb, (size_t)r->n_base));
         double lp = probe_log_ratio(b, n);
         r->probe_pct = isnan(lp) ? NAN : 100 * expm1(lp);
+        r->att_base = pct_att(b), r->att_new = pct_att(n), r->bound_by = n->bound_by;
         /* a faster machine (probe up) predicts a lower time */
         p->pm = o->metric == HR_METRIC_TIME ? -lp : NAN;
     }

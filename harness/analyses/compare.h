@@ -48,6 +48,8 @@ typedef struct {
                            * test on the samples as measured (no shift, no correction):
                            * compare.py's time p-value (hr_mwu_asymptotic); else NAN   */
     hr_verdict verdict;
+    double att_base, att_new; /* % of attainable_path_gflops at the median time; NAN: none */
+    const char *bound_by;     /* the new row's bound_by ("" none; points into the file)  */
 } hr_cmp_row;
 
 #define HR_CMP_MAX_WARN 16

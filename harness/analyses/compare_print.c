@@ -6,6 +6,36 @@
 #include "files.h"
 #include "headroom.h"
 
+/* A % of attainable that was computed (ab's rows and old files have none: 0 or NAN). */
+static bool has_att(double x) { return isfinite(x) && x > 0; }
+
+/* Whether any row has a % of attainable (attainable_path_gflops in the new file): the
+ * tables then show it, else they read as before. */
+static bool any_att(const hr_cmp *c)
+{
+    for (int i = 0; i < c->nrows; i++)
+        if (has_att(c->rows[i].att_new)) return true;
+    return false;
+}
+
+/* "86.1 -> 88.0" (a side without the figure: "-"). */
+static void att_pair(const hr_cmp_row *r, char *buf, size_t len)
+{
+    char b[16] = "-", n[16] = "-";
+    if (has_att(r->att_base)) snprintf(b, sizeof b, "%.1f", r->att_base);
+    if (has_att(r->att_new)) snprintf(n, sizeof n, "%.1f", r->att_new);
+    snprintf(buf, len, "%s -> %s", b, n);
+}
+
+static void att_text(const hr_cmp_row *r, bool att, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (!att) return;
+    char p[40];
+    att_pair(r, p, sizeof p);
+    snprintf(buf, len, "%s %s", p, r->bound_by && r->bound_by[0] ? r->bound_by : "-");
+}
+
 /* A median in readable units: "1.234 ms" for time, "0.7312" for a fraction. */
 static void fmt_value(const hr_cmp *c, double v, char *buf, size_t len)
 {
@@ -75,8 +105,10 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
     int w = (int)strlen("benchmark");
     for (int i = 0; i < c->nrows; i++)
         if ((int)strlen(c->rows[i].name) > w) w = (int)strlen(c->rows[i].name);
-    fprintf(f, "\n%-*s  %11s  %11s  %9s  %9s  %9s  %7s  %s\n", w, "benchmark", "base", "new",
-            "delta", "adjusted", ph, "reps", c->opts.p_asymptotic ? "verdict       p asym" : "verdict");
+    const bool att = any_att(c);
+    fprintf(f, "\n%-*s  %11s  %11s  %9s  %9s  %9s  %7s  %s%s\n", w, "benchmark", "base", "new",
+            "delta", "adjusted", ph, "reps", c->opts.p_asymptotic ? "verdict       p asym" : "verdict",
+            att ? "  % of attainable (base -> new, bound by)" : "");
     for (int i = 0; i < c->nrows; i++) {
         const hr_cmp_row *r = &c->rows[i];
         char vb[32], vn[32], p[32], reps[32];
@@ -88,8 +120,10 @@ void hr_cmp_print_table(FILE *f, const hr_cmp *c)
         if (!c->opts.p_asymptotic) snprintf(vc, sizeof vc, "%s", hr_verdict_names[r->verdict]);
         else if (isnan(r->p_asym)) snprintf(vc, sizeof vc, "%-12s  -", hr_verdict_names[r->verdict]);
         else snprintf(vc, sizeof vc, "%-12s  %.3g", hr_verdict_names[r->verdict], r->p_asym);
-        fprintf(f, "%-*s  %11s  %11s  %+8.2f%%  %+8.2f%%  %9s  %7s  %s\n", w, r->name, vb, vn,
-                shown(r->delta_pct), shown(r->adj_delta_pct), p, reps, vc);
+        char at[64];
+        att_text(r, att, at, sizeof at);
+        fprintf(f, "%-*s  %11s  %11s  %+8.2f%%  %+8.2f%%  %9s  %7s  %s%s%s\n", w, r->name, vb, vn,
+                shown(r->delta_pct), shown(r->adj_delta_pct), p, reps, vc, att ? "  " : "", at);
     }
     char geo[48], sum[200];
     snprintf(geo, sizeof geo, "geomean (%d row%s)", c->nrows, c->nrows == 1 ? "" : "s");
@@ -132,8 +166,10 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
     }
     if (c->nwarn) fprintf(f, "\n");
     const bool pa = c->opts.p_asymptotic;
-    fprintf(f, "| benchmark | base | new | delta | adjusted | %s | reps | verdict |%s\n", ph, pa ? " p asym |" : "");
-    fprintf(f, "|:--|--:|--:|--:|--:|--:|--:|:--|%s\n", pa ? "--:|" : "");
+    const bool att = any_att(c);
+    fprintf(f, "| benchmark | base | new | delta | adjusted | %s | reps | verdict |%s%s\n", ph, pa ? " p asym |" : "",
+            att ? " % of attainable | bound by |" : "");
+    fprintf(f, "|:--|--:|--:|--:|--:|--:|--:|:--|%s%s\n", pa ? "--:|" : "", att ? "--:|:--|" : "");
     for (int i = 0; i < c->nrows; i++) {
         const hr_cmp_row *r = &c->rows[i];
         char vb[32], vn[32], p[32];
@@ -148,6 +184,11 @@ void hr_cmp_print_markdown(FILE *f, const hr_cmp *c)
                 loud ? "**" : "", hr_verdict_names[r->verdict], loud ? "**" : "");
         if (pa && isnan(r->p_asym)) fprintf(f, " - |");
         else if (pa) fprintf(f, " %.3g |", r->p_asym);
+        if (att) {
+            char at[64];
+            att_pair(r, at, sizeof at);
+            fprintf(f, " %s | %s |", at, r->bound_by && r->bound_by[0] ? r->bound_by : "-");
+        }
         fprintf(f, "\n");
     }
     fprintf(f, "| geomean (%d row%s) | | | %+.2f%% | | | | |%s\n", c->nrows,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counts.h"
 #include "plot_int.h"
 
 /* The FMA ceiling's ISA for a build: the results' context isa ("generic" issues SSE2),
@@ -34,6 +35,42 @@ static int thread_counts(const pl_sweep *S, int *t, int max)
             int x = t[j];
             t[j] = t[j - 1], t[j - 1] = x;
         }
+    return n;
+}
+
+/* The softmax ceilings at the largest thread count: the build level's flash step (the
+ * fp32 rows' own) times FLOPs per score (counts.c: 4 d), one flat line per head
+ * dimension of the sweep (up to 4; without a sweep d 64 and 128). A ceilings file without
+ * them draws none. Returns the blocks written. */
+static int softmax_roofs(const pl_sweep *S, const hr_ceilings *C, const char *isa, double xmin, double xmax,
+                         pl_chart *c, char *rtit, size_t rlen, char *scol, size_t slen)
+{
+    static const char *const colour[4] = {"#bcbd22", "#7f7f7f", "#aec7e8", "#ff9896"};
+    int ds[4], nd = 0, n = 0;
+    for (int i = 0; i < S->n && nd < 4; i++) {
+        int seen = 0;
+        for (int k = 0; k < nd; k++) seen |= ds[k] == S->r[i].d_head;
+        if (!seen && S->r[i].d_head > 0) ds[nd++] = S->r[i].d_head;
+    }
+    if (!nd) ds[nd++] = 64, ds[nd++] = 128;
+    int sm = hr_softmax_for(HR_FMA_AVX512, "flash", isa);
+    const hr_ceiling_row *r = C->nrows ? &C->rows[C->nrows - 1] : NULL;
+    double g = r && sm >= 0 ? r->softmax[sm].best : 0;
+    for (int k = 0; k < nd && g > 0; k++) {
+        const hr_problem p = {.d_head = ds[k]};
+        double y = g * hr_flops_per_score(&p);
+        char t[160];
+        snprintf(t, sizeof t, "softmax %s T%d d%d: %.0f GFLOP/s (%.2f Gscores/s)", hr_softmaxes[sm].name, r->threads,
+                 ds[k], y, g);
+        pl_words(rtit, rlen, t);
+        pl_words(scol, slen, colour[k]);
+        fprintf(c->dat, "# %s\n", t);
+        pl_point(c, xmin, y, 0);
+        pl_point(c, xmax, y, 0);
+        fprintf(c->dat, "\n\n");
+        n++;
+    }
+    if (!n) pl_words(scol, slen, "#000000");
     return n;
 }
 
@@ -178,6 +215,8 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         }
     }
     if (!ncache) pl_words(ccol, sizeof ccol, "#000000");
+    char scol[128] = "";
+    int nsmx = softmax_roofs(S, C, in->isa, xmin, xmax, c, rtit, sizeof rtit, scol, sizeof scol);
     for (int i = 0; i < pts.n; i++) {
         const pl_series *s = &pts.s[i];
         fprintf(c->dat, "# %s\n", s->title);
@@ -185,9 +224,9 @@ void pl_roofline(const pl_inputs *in, pl_chart *c)
         fprintf(c->dat, "\n\n");
     }
     snprintf(c->vars, sizeof c->vars,
-             "nroof=%d; npeak=%d; ndot=%d; ncache=%d; npts=%d; rtit='%s'; dcol='%s'; ccol='%s'; ptit='%s'; "
-             "pcol='%s'; ptyp='%s'; xmin=%g; xmax=%g",
-             nroof, npeak, ndot, ncache, pts.n, rtit, dcol, ccol, ptit, pcol, ptyp, xmin, xmax);
+             "nroof=%d; npeak=%d; ndot=%d; ncache=%d; nsmx=%d; npts=%d; rtit='%s'; dcol='%s'; ccol='%s'; "
+             "scol='%s'; ptit='%s'; pcol='%s'; ptyp='%s'; xmin=%g; xmax=%g",
+             nroof, npeak, ndot, ncache, nsmx, pts.n, rtit, dcol, ccol, scol, ptit, pcol, ptyp, xmin, xmax);
     pl_set_free(&pts);
 }
 

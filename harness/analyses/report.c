@@ -41,8 +41,8 @@ static int shape_index(hr_report *r, const hr_report_shape *s)
 /* One benchmark row, before grouping. agg: a median aggregate or a summary row. */
 typedef struct {
     int shape, threads, agg;
-    char kernel[32], peer[80];
-    double g, pct, ceil, t;
+    char kernel[32], peer[80], bound[8];
+    double g, pct, ceil, t, att;
 } raw_row;
 
 static int cmp_raw(const void *a, const void *b)
@@ -167,6 +167,8 @@ int hr_report_add(hr_report *r, const char *path)
          * has none (its GFLOP/s is judged below, as before) */
         if (hr_gb_time_ns(b, file, hr_json_str(b, "run_name", hr_json_str(b, "name", "?")), &x->t)) x->t = NAN;
         x->pct = hr_json_num(b, "pct_of_roofline", NAN);
+        x->att = hr_json_num(b, "pct_of_attainable", NAN);
+        snprintf(x->bound, sizeof x->bound, "%s", hr_json_str(b, "bound_by", ""));
         const double lm = hr_json_num(b, "level_measured", NAN);
         if (lm == 1) m->levels_measured++;
         else if (lm == 0) m->levels_topology++;
@@ -181,7 +183,7 @@ int hr_report_add(hr_report *r, const char *path)
     /* Group equal (shape, kernel, threads) and take medians; aggregates win over
      * iterations when a group has both. */
     qsort(rows, (size_t)n, sizeof *rows, cmp_raw);
-    double *g = malloc(4 * sizeof(double) * (size_t)n);
+    double *g = malloc(5 * sizeof(double) * (size_t)n);
     if (!g) {
         free(rows);
         return hr_fail("%s: out of memory", file);
@@ -196,6 +198,7 @@ int hr_report_add(hr_report *r, const char *path)
                 g[n + k] = rows[x].pct;
                 g[2 * n + k] = rows[x].ceil;
                 g[3 * n + k] = rows[x].t;
+                g[4 * n + k] = rows[x].att;
                 k++;
             }
         if (r->ncells == r->cap_cells) {
@@ -213,6 +216,8 @@ int hr_report_add(hr_report *r, const char *path)
         c->pct_roofline = fmedian(g + n, k);
         c->ceiling_gflops = fmedian(g + 2 * n, k);
         c->time_ns = fmedian(g + 3 * n, k);
+        c->pct_attainable = fmedian(g + 4 * n, k);
+        snprintf(c->bound_by, sizeof c->bound_by, "%s", rows[i].bound);
         snprintf(c->peer, sizeof c->peer, "%s", rows[i].peer);
         i = j;
     }
@@ -301,10 +306,13 @@ int hr_report_kernels(const hr_report *r, int s, const char **names, int max)
     return n;
 }
 
-/* The percentage shown in a cell: of the roofline bound, else of the FMA peak. */
+/* The percentage shown in a cell: of the roofline bound (and of the attainable rate, with
+ * the ceiling that binds it, where the row has one), else of the FMA peak. */
 static void pct_str(const hr_report_cell *c, char *buf, size_t len)
 {
-    if (isfinite(c->pct_roofline)) snprintf(buf, len, " (%.0f%%)", c->pct_roofline);
+    if (isfinite(c->pct_roofline) && isfinite(c->pct_attainable) && c->bound_by[0])
+        snprintf(buf, len, " (%.0f%%; %.0f%% of attainable, %s)", c->pct_roofline, c->pct_attainable, c->bound_by);
+    else if (isfinite(c->pct_roofline)) snprintf(buf, len, " (%.0f%%)", c->pct_roofline);
     else if (isfinite(c->ceiling_gflops) && c->ceiling_gflops > 0)
         snprintf(buf, len, " (%.0f%% of peak)", 100 * c->gflops / c->ceiling_gflops);
     else buf[0] = 0;

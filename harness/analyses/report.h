@@ -33,6 +33,8 @@ typedef struct {
     double pct_roofline;  /* % of the machine's roofline bound (NAN: unknown) */
     double ceiling_gflops;/* the machine's FMA ceiling (NAN: unknown)         */
     double time_ns;       /* median real_time (NAN: unknown)                   */
+    double pct_attainable;/* % of min(matmul, softmax, memory) (NAN: unknown)  */
+    char bound_by[8];     /* which of the three binds ("": unknown)           */
     char peer[80];        /* a plugin's kernel: "LIBRARY VERSION"; "" built-in */
 } hr_report_cell;
 

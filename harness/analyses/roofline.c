@@ -29,8 +29,9 @@
  * counts the work of the whole team, so the slowest thread sets it. Repetition -1 is
  * a discarded warm-up (page faults, frequency ramp), as in STREAM. */
 
-/* Figures: the FMA loops, the dot loops (HR_ROOF_DOT + HR_DOT_*), triad, exp. */
-enum { M_TRIAD = HR_NROOFS, M_EXP, M_N };
+/* Figures: the FMA loops, the dot loops (HR_ROOF_DOT + HR_DOT_*), triad, exp, the
+ * softmax ceilings (M_SMX + HR_SMX_*). */
+enum { M_TRIAD = HR_NROOFS, M_EXP, M_SMX, M_N = M_SMX + HR_SMX_N };
 
 /* The compute loop of figure m < M_TRIAD. */
 static const hr_roof_loop *loop_of(int m)
@@ -39,6 +40,8 @@ static const hr_roof_loop *loop_of(int m)
 }
 
 #define EXP_N 2048 /* floats per thread: in + out = 16 KiB, resident in L1 */
+#define SMX_N 2048 /* scores per thread of a softmax sweep: ~17 KiB with its scratch, in L1 */
+#define SMX_F HR_SOFTMAX_SWEEP_FLOATS(SMX_N)
 
 typedef struct {
     int reps;
@@ -48,6 +51,8 @@ typedef struct {
     float *a, *b, *c; /* triad arrays of n floats                               */
     size_t n;
     float *ebuf;      /* exp: 2 * EXP_N floats per thread                       */
+    float *sbuf;      /* softmax: SMX_F floats per thread                        */
+    const hr_isa_level *smx[HR_SMX_N]; /* the level whose code runs each softmax ceiling */
 } plan;
 
 static volatile float fma_m = 0.9999999f, fma_a = 1e-7f, triad_s = 3.0f;
@@ -59,6 +64,34 @@ static float exp_sweeps(const float *in, float *out, long iters)
     return hr_isa_now()->exp_sweep(in, out, EXP_N, iters);
 }
 
+/* iters sweeps of softmax ceiling i's step over SMX_N scores in buf (roofloops.c). */
+static double smx_sweeps(const plan *p, int i, float *buf, long iters)
+{
+    return p->smx[i]->softmax_sweep(hr_softmaxes[i].step, buf, SMX_N, iters);
+}
+
+/* Why softmax ceiling i cannot be measured here, NULL when it can (p->smx[i] set). */
+static const char *smx_absent(plan *p, int i, char *buf, size_t len)
+{
+    const hr_softmax_info *s = &hr_softmaxes[i];
+    if (s->step < 0) return "no kernel path runs AVX512-FP16: f16 rows are converted to fp32 and held to the f32 step";
+    const hr_isa_level *lv = NULL;
+    for (int k = 0; k < hr_isa_count(); k++)
+        if (!strcmp(hr_isa_at(k)->name, s->level)) lv = hr_isa_at(k);
+    const char *lacks = lv ? hr_isa_lacks(lv) : NULL;
+    if (!lv) snprintf(buf, len, "this binary has no %s level", s->level);
+    else if (lacks) snprintf(buf, len, "the CPU lacks %s (the %s level)", lacks, s->level);
+    else if (lv->softmax_sweep(s->step, p->sbuf, SMX_N, 0) < 0)
+        snprintf(buf, len, "the %s level has no code for this step", s->level);
+    else if (s->step == HR_SMS_BF16DOT && hr_dot_absent(HR_DOT_BF16)) return hr_dot_absent(HR_DOT_BF16);
+    else if (s->step == HR_SMS_AMX && hr_dot_absent(HR_DOT_AMX)) return hr_dot_absent(HR_DOT_AMX);
+    else {
+        p->smx[i] = lv;
+        return NULL;
+    }
+    return buf;
+}
+
 /* Grows iters until one call of the measurement m takes min_time on one thread. */
 static long calibrate(int m, const plan *p, float *ebuf)
 {
@@ -66,6 +99,7 @@ static long calibrate(int m, const plan *p, float *ebuf)
     for (;;) {
         double t0 = hr_now();
         if (m < M_TRIAD) sink_f = loop_of(m)->run(iters, fma_m, fma_a);
+        else if (m >= M_SMX) sink_f = (float)smx_sweeps(p, m - M_SMX, p->sbuf, iters);
         else sink_f = exp_sweeps(ebuf, ebuf + EXP_N, iters);
         double dt = hr_now() - t0;
         if (dt >= p->min_time || iters >= (1L << 40)) return iters;
@@ -80,6 +114,7 @@ static double work(int m, const plan *p)
 {
     if (m < M_TRIAD) return (double)p->iters[m] * loop_of(m)->flops_per_iter;
     if (m == M_EXP) return (double)p->iters[m] * EXP_N;
+    if (m >= M_SMX) return (double)p->iters[m] * SMX_N;
     return (double)p->iters[m] * (double)p->n * 3 * sizeof(float);
 }
 
@@ -127,6 +162,8 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
                     sink += loop_of(m)->run(p->iters[m], fm, fa);
                 } else if (m == M_TRIAD) {
                     for (long k = 0; k < p->iters[M_TRIAD]; k++) hr_triad(p->a, p->b, p->c, s, lo, hi);
+                } else if (m >= M_SMX) {
+                    sink += (float)smx_sweeps(p, m - M_SMX, p->sbuf + (size_t)me * SMX_F, p->iters[m]);
                 } else {
                     sink += exp_sweeps(ein, eout, p->iters[M_EXP]);
                 }
@@ -148,6 +185,8 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
         if (p->on[HR_ROOF_DOT + i]) stat_of(rate[HR_ROOF_DOT + i], p->reps, &row->dot[i]);
     if (p->on[M_TRIAD]) stat_of(rate[M_TRIAD], p->reps, &row->triad);
     if (p->on[M_EXP]) stat_of(rate[M_EXP], p->reps, &row->exp);
+    for (int i = 0; i < HR_SMX_N; i++)
+        if (p->on[M_SMX + i]) stat_of(rate[M_SMX + i], p->reps, &row->softmax[i]);
     return HR_OK;
 }
 
@@ -191,8 +230,9 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
     p.b = hr_alloc(p.n * sizeof(float));
     p.c = hr_alloc(p.n * sizeof(float));
     p.ebuf = hr_alloc((size_t)tmax * 2 * EXP_N * sizeof(float));
+    p.sbuf = hr_alloc((size_t)tmax * SMX_F * sizeof(float));
     int rc = HR_OK;
-    if (!p.a || !p.b || !p.c || !p.ebuf) {
+    if (!p.a || !p.b || !p.c || !p.ebuf || !p.sbuf) {
         rc = hr_fail("cannot allocate %.0f MiB for the triad arrays", 3.0 * p.n * 4 / 1048576);
         goto out;
     }
@@ -212,6 +252,10 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
         }
         float *e = p.ebuf + (size_t)me * 2 * EXP_N;
         for (int i = 0; i < EXP_N; i++) e[i] = -10.0f * (float)i / EXP_N; /* softmax range */
+        /* scores in log2 units, the row's max first: the running max is set by the first
+         * chunk and stays (the steady state of a row, lazy rescale skipped) */
+        float *sc = p.sbuf + (size_t)me * SMX_F;
+        for (size_t i = 0; i < SMX_F; i++) sc[i] = i < SMX_N ? -10.0f * (float)i / SMX_N : 0.0f;
     }
     for (int m = 0; m < HR_FMA_NISA; m++) p.on[m] = hr_fma_loops[m].supported();
     for (int i = 0; i < HR_DOT_N; i++) {
@@ -220,6 +264,13 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
         snprintf(c->dot_absent[i], sizeof c->dot_absent[i], "%s", why ? why : "");
     }
     p.on[M_TRIAD] = p.on[M_EXP] = true;
+    c->softmax_in_file = true;
+    for (int i = 0; i < HR_SMX_N; i++) {
+        char buf[160];
+        const char *why = smx_absent(&p, i, buf, sizeof buf);
+        p.on[M_SMX + i] = !why;
+        snprintf(c->softmax_absent[i], sizeof c->softmax_absent[i], "%s", why ? why : "");
+    }
     for (int m = 0; m < M_N; m++)
         if (p.on[m] && m != M_TRIAD) p.iters[m] = calibrate(m, &p, p.ebuf);
 
@@ -266,11 +317,33 @@ out:
     free(p.b);
     free(p.c);
     free(p.ebuf);
+    free(p.sbuf);
     if (rc != HR_OK) c->nrows = 0;
     return rc;
 }
 
 /* ---- the ceilings file ------------------------------------------------------------ */
+
+/* The attainable rate of the row's path, min of three (hr_attainable3): the matmul roof
+ * peak, its softmax ceiling times FLOPs per score (counts.c), and mem, the bandwidth of
+ * its working set's level times AI. None where a ceiling is missing (an old file). */
+static void attach_path(hr_result *r, const hr_ceilings *c, int threads, int roof, double peak, double mem,
+                        double achieved)
+{
+    int sm = hr_softmax_for(roof, r->kernel ? r->kernel->name : NULL, hr_isa);
+    double gscores = hr_ceiling_softmax(c, threads, sm), smg = gscores * hr_flops_per_score(&r->prob);
+    double att;
+    int bound = hr_attainable3(peak, smg, mem, &att);
+    if (gscores > 0) {
+        snprintf(r->softmax_step, sizeof r->softmax_step, "%s", hr_softmaxes[sm].name);
+        hr_result_set(r, "softmax_gscores", gscores);
+        hr_result_set(r, "softmax_gflops", smg);
+    }
+    if (bound < 0) return;
+    snprintf(r->bound_by, sizeof r->bound_by, "%s", hr_bound_names[bound]);
+    hr_result_set(r, "attainable_path_gflops", att);
+    if (achieved > 0) hr_result_set(r, "pct_of_attainable", achieved / att * 100);
+}
 
 void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
 {
@@ -297,6 +370,7 @@ void hr_roofline_attach(hr_result *r, const hr_ceilings *c)
     double ws = hr_working_set_bytes(&r->prob, r->workspace_bytes);
     int level = hr_ceiling_level_of(c, ws, threads);
     double lbw = hr_ceiling_cache_bw(c, threads, level);
+    attach_path(r, c, threads, roof, peak, ai * (ws > 0 && lbw > 0 ? lbw : bw), achieved);
     if (!(ws > 0) || !(lbw > 0)) return;
     double lattain = fmin(peak, ai * lbw);
     snprintf(r->bound_level, sizeof r->bound_level, "%s", ai * lbw >= peak ? "compute" : hr_level_name(level));

@@ -1,4 +1,4 @@
-/* roofline.h — the machine's measured ceilings (FMA and dot-product peaks, triad bandwidth, exp rate) and the roofline bound per result row. */
+/* roofline.h — the machine's measured ceilings (FMA and dot-product peaks, triad bandwidth, exp rate, softmax steps) and the roofline bound per result row. */
 #ifndef HR_ROOFLINE_H
 #define HR_ROOFLINE_H
 
@@ -66,6 +66,12 @@ int hr_curve_measure(int threads, int reps, double min_time, int per_octave, dou
  *   level_gbs          that level's triad GB/s (DRAM: ceiling_gbs)
  *   attainable_level_gflops  min(ceiling_gflops, AI * level_gbs)
  *   pct_of_level_roof  median GFLOP/s / attainable_level_gflops * 100
+ * and, where the file has softmax ceilings (ceilings.h hr_softmax_for: the row's step),
+ * the attainable rate of its path, min of three (hr_attainable3):
+ *   r->softmax_step, softmax_gscores, softmax_gflops (x hr_flops_per_score: 4 d)
+ *   attainable_path_gflops  min(ceiling_gflops, softmax_gflops, AI * level_gbs; AI *
+ *                      ceiling_gbs without cache roofs); r->bound_by "matmul",
+ *                      "softmax" or "memory"; pct_of_attainable
  * Counters whose inputs are missing (no ceilings, no bytes, not timed, a roof the file
  * lacks: a dot roof of an old file, AMX) are not set. */
 void hr_roofline_attach(hr_result *r, const hr_ceilings *c);

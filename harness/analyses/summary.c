@@ -18,6 +18,8 @@ typedef struct {
     char name[320], shape[320], kernel[64];
     int threads;
     double ms, gflops, pct, cpu_ratio, cv; /* NAN where the file lacks the figure */
+    double pct_att;                       /* pct_of_attainable: of min(matmul, softmax, memory) */
+    char bound_by[8];                     /* which of the three binds; "" without         */
 } srow;
 
 typedef struct {
@@ -90,6 +92,8 @@ static int load(const char *path, sdata *d)
         r->cpu_ratio = ns > 0 && cpu >= 0 ? cpu / hr_json_num(b, "real_time", NAN) : NAN;
         r->gflops = hr_json_num(b, "GFLOPS", NAN);
         r->pct = hr_json_num(b, "pct_of_roofline", NAN);
+        r->pct_att = hr_json_num(b, "pct_of_attainable", NAN);
+        snprintf(r->bound_by, sizeof r->bound_by, "%s", hr_json_str(b, "bound_by", ""));
         const double lm = hr_json_num(b, "level_measured", NAN);
         d->lv_measured += lm == 1, d->lv_topology += lm == 0;
         r->cv = NAN;
@@ -227,7 +231,7 @@ static void para(FILE *f, fmt m, const char *s)
 static int body(FILE *f, fmt m, const sdata *d)
 {
     const int nk = d->nkern < 63 ? d->nkern : 63;
-    char(*cells)[400] = calloc(((size_t)d->nshape + d->n + 1) * 8 + (size_t)d->nshape * (nk + 1), sizeof *cells);
+    char(*cells)[400] = calloc(((size_t)d->nshape + d->n + 1) * 10 + (size_t)d->nshape * (nk + 1), sizeof *cells);
     if (!cells) return hr_fail("out of memory");
     const char *head[64] = {"shape"};
     for (int k = 0; k < nk; k++) head[k + 1] = d->kern[k];
@@ -245,24 +249,27 @@ static int body(FILE *f, fmt m, const sdata *d)
         para(f, m, lv);
     }
 
-    static const char *const rhead[] = {"name", "kernel", "threads", "median ms", "GFLOP/s", "% of roof",
-                                        "CPU/real", "CV %"};
+    static const char *const rhead[] = {"name",      "kernel",   "threads",         "median ms", "GFLOP/s",
+                                        "% of roof", "bound by", "% of attainable", "CPU/real",  "CV %"};
     for (int i = 0; i < d->n; i++) {
         const srow *r = &d->r[i];
-        char(*c)[400] = &cells[i * 8];
+        char(*c)[400] = &cells[i * 10];
         snprintf(c[0], 400, "%s", r->name);
         snprintf(c[1], 400, "%s", r->kernel);
         snprintf(c[2], 400, "%d", r->threads);
         fmt_num(r->ms, "%.4g", c[3], 400);
         fmt_num(r->gflops, "%.4g", c[4], 400);
         fmt_num(r->pct, "%.1f", c[5], 400);
-        fmt_num(r->cpu_ratio, "%.2f", c[6], 400);
-        fmt_num(r->cv * 100, "%.1f", c[7], 400);
+        snprintf(c[6], 400, "%s", r->bound_by[0] ? r->bound_by : "-");
+        fmt_num(r->pct_att, "%.1f", c[7], 400);
+        fmt_num(r->cpu_ratio, "%.2f", c[8], 400);
+        fmt_num(r->cv * 100, "%.1f", c[9], 400);
     }
     heading(f, m, 2, "Every row");
     para(f, m, "CPU/real: process CPU time over wall time of the timed calls; below the thread count when "
-               "the threads did not all run (steal, oversubscription, waiting).");
-    table(f, m, rhead, 8, cells, d->n);
+               "the threads did not all run (steal, oversubscription, waiting). % of attainable: of the least "
+               "of the path's matmul roof, its softmax ceiling x 4d and its level's bandwidth x AI (bound by).");
+    table(f, m, rhead, 10, cells, d->n);
 
     const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(d->doc, "context"), *x;
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(ctx, "warnings");

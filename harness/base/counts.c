@@ -26,9 +26,11 @@ double hr_visible_pairs(const hr_problem *p)
     return n;
 }
 
+double hr_flops_per_score(const hr_problem *p) { return 4.0 * p->d_head; }
+
 double hr_core_flops(const hr_problem *p)
 {
-    return 4.0 * p->batch * p->heads * p->d_head * hr_visible_pairs(p);
+    return hr_flops_per_score(p) * p->batch * p->heads * hr_visible_pairs(p);
 }
 
 static double qo_bytes(const hr_problem *p)

@@ -9,6 +9,10 @@ double hr_visible_pairs(const hr_problem *p);
 /* Core FLOPs: 4 * B * Hq * d * visible pairs (QK^T and PV, 2 FLOPs per multiply-add;
  * the softmax's exp/max/sum are not counted, as is customary). */
 double hr_core_flops(const hr_problem *p);
+/* FLOPs per visible score of the core: 4 d (2 d for Q·K, 2 d for P·V), so
+ * hr_core_flops = hr_flops_per_score x visible pairs x B x Hq (the softmax ceiling's
+ * conversion from scores/s to GFLOP/s). */
+double hr_flops_per_score(const hr_problem *p);
 /* Minimal bytes: Q, K, V read once and O written once (Q, O in p->dtype; K, V as stored
  * in p->kv_dtype, scales included). */
 double hr_min_bytes(const hr_problem *p);

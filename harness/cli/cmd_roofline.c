@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "counts.h"
 #include "cpus.h"
 #include "files.h"
 #include "headroom.h"
@@ -104,6 +105,25 @@ static void print_levels(const hr_ceilings *c)
     if (c->level_note[0]) printf("levels: %s\n", c->level_note);
 }
 
+/* The softmax ceilings: each path's own online-softmax step, Gscores/s of the team, and
+ * what it allows in GFLOP/s at d 64 and 128 (4 d FLOPs per score, counts.c). */
+static void print_softmax(const hr_ceilings *c)
+{
+    printf("softmax ceilings, the kernels' own online-softmax step (Gscores/s of the team; GFLOP/s at 4 d per score):\n");
+    printf("%7s  %-14s  %7s %7s %7s  %8s %8s\n", "threads", "step", "best", "median", "worst", "d64", "d128");
+    const hr_problem d64 = {.d_head = 64}, d128 = {.d_head = 128};
+    const double f64 = hr_flops_per_score(&d64), f128 = hr_flops_per_score(&d128);
+    for (int i = 0; i < c->nrows; i++)
+        for (int k = 0; k < HR_SMX_N; k++) {
+            const hr_roof_stat *f = &c->rows[i].softmax[k];
+            if (f->best <= 0) continue;
+            printf("%7d  %-14s  %7.2f %7.2f %7.2f  %8.0f %8.0f\n", c->rows[i].threads, hr_softmaxes[k].name, f->best,
+                   f->median, f->worst, f->best * f64, f->best * f128);
+        }
+    for (int k = 0; k < HR_SMX_N; k++)
+        if (c->softmax_absent[k][0]) printf("  %-14s absent: %s\n", hr_softmaxes[k].name, c->softmax_absent[k]);
+}
+
 static void print_table(const hr_ceilings *c)
 {
     int build = hr_fma_build_loop();
@@ -153,6 +173,7 @@ static void print_table(const hr_ceilings *c)
                        k->triad.best, k->triad.median, k->triad.worst);
             }
     }
+    print_softmax(c);
     print_levels(c);
     printf("%d repetitions of >= %.1f ms per figure%s\n", c->reps, c->min_rep_time * 1e3,
            c->quick ? "; --quick: tiny sizes, NOT the machine's ceilings" : "");

@@ -18,6 +18,8 @@ typedef struct {
     double time_ns, frac;
     double probe;    /* probe_gflops or probe_gbs, NAN when absent                      */
     double flops, roof; /* flops (or GFLOPS x real_time) and attainable_gflops, NAN: absent */
+    double att;      /* attainable_path_gflops, NAN: absent                              */
+    char bound[8];   /* bound_by, "": absent                                             */
     int pkind;       /* probe_kind: HR_PROBE_FMA, HR_PROBE_BW, or HR_PROBE_OFF           */
 } raw_row;
 
@@ -74,7 +76,7 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
     if (!cJSON_IsString(name)) name = cJSON_GetObjectItemCaseSensitive(it, "name");
     if (!cJSON_IsString(name) || !*name->valuestring)
         return hr_fail("%s: benchmarks[%d] has no \"name\"", path, i);
-    *r = (raw_row){.key = name->valuestring, .idx = i, .time_ns = NAN, .frac = NAN,
+    *r = (raw_row){.key = name->valuestring, .idx = i, .time_ns = NAN, .frac = NAN, .att = NAN,
                    .probe = NAN, .flops = NAN, .roof = NAN};
 
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(it, "error_occurred");
@@ -111,6 +113,10 @@ static int read_row(const cJSON *it, int i, const char *path, raw_row *r, int *e
     if (cJSON_IsNumber(fl) && fl->valuedouble > 0) r->flops = fl->valuedouble;
     else if (cJSON_IsNumber(gf) && gf->valuedouble > 0 && r->time_ns > 0) r->flops = gf->valuedouble * r->time_ns;
     if (cJSON_IsNumber(ro) && ro->valuedouble > 0) r->roof = ro->valuedouble;
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(it, "attainable_path_gflops");
+    const cJSON *bb = cJSON_GetObjectItemCaseSensitive(it, "bound_by");
+    if (cJSON_IsNumber(at) && at->valuedouble > 0) r->att = at->valuedouble;
+    if (cJSON_IsString(bb)) snprintf(r->bound, sizeof r->bound, "%s", bb->valuestring);
     return read_probe(it, path, r);
 }
 
@@ -133,7 +139,7 @@ static int group_rows(raw_row *rows, int n, hr_bench_file *f)
         if (!b->name || !b->time_ns || !b->frac || !b->probe)
             return hr_fail("%s: out of memory", f->path);
         b->first = rows[s].idx;
-        b->flops = b->roof_gflops = NAN;
+        b->flops = b->roof_gflops = b->att_gflops = NAN;
         int k = 0;
         for (int q = s; q < e && k < b->n; q++) {
             if (rows[q].aggregate != b->from_aggregate) continue;
@@ -142,6 +148,8 @@ static int group_rows(raw_row *rows, int n, hr_bench_file *f)
             b->probe[k] = rows[q].probe;
             if (isnan(b->flops)) b->flops = rows[q].flops;
             if (isnan(b->roof_gflops)) b->roof_gflops = rows[q].roof;
+            if (isnan(b->att_gflops)) b->att_gflops = rows[q].att;
+            if (!b->bound_by[0]) snprintf(b->bound_by, sizeof b->bound_by, "%s", rows[q].bound);
             if (k++ == 0) b->probe_kind = rows[q].pkind;
             else if (b->probe_kind != rows[q].pkind) b->probe_kind = HR_BENCH_PROBE_MIXED;
         }

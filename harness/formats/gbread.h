@@ -46,6 +46,8 @@ typedef struct {
      * flops / time_ns. */
     double flops;
     double roof_gflops; /* attainable_gflops (the roofline bound), NAN where absent   */
+    double att_gflops;  /* attainable_path_gflops (min of three), NAN where absent    */
+    char bound_by[8];   /* which of the three binds it ("matmul", ...), "" absent     */
     int first;          /* index of its first row in the file (keeps file order)     */
 } hr_bench;
 

@@ -63,6 +63,8 @@ static void shape_fields(cJSON *o, const hr_result *r)
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddNumberToObject(o, "workspace_bytes", r->workspace_bytes);
     if (r->bound_level[0]) cJSON_AddStringToObject(o, "bound_level", r->bound_level);
+    if (r->bound_by[0]) cJSON_AddStringToObject(o, "bound_by", r->bound_by);
+    if (r->softmax_step[0]) cJSON_AddStringToObject(o, "softmax_step", r->softmax_step);
 }
 
 /* Fields every row of a result shares: the shape, tunables, counts and counters. */
@@ -355,6 +357,10 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
     if (cJSON_IsString(pa)) hr_copy_text(r->path, sizeof r->path, pa->valuestring);
     const cJSON *bl = cJSON_GetObjectItemCaseSensitive(o, "bound_level");
     if (cJSON_IsString(bl)) snprintf(r->bound_level, sizeof r->bound_level, "%s", bl->valuestring);
+    const cJSON *bb = cJSON_GetObjectItemCaseSensitive(o, "bound_by");
+    if (cJSON_IsString(bb)) snprintf(r->bound_by, sizeof r->bound_by, "%s", bb->valuestring);
+    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(o, "softmax_step");
+    if (cJSON_IsString(ss)) snprintf(r->softmax_step, sizeof r->softmax_step, "%s", ss->valuestring);
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "tune_source");
     static const char *const sources[] = {"default", "flag", "wisdom", "flag+wisdom", NULL};
     int si = cJSON_IsString(ts) ? hr_choice(sources, ts->valuestring) : 0;

@@ -138,6 +138,7 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
                             "read-only vector sum, 4 bytes per element; triad_gbs: a = b + s*c, 12 bytes "
                             "per element; GB/s of the team; source: headroom");
     add_levels_head(root, c);
+    hr_softmax_head_json(root, c);
     cJSON *dots = cJSON_AddObjectToObject(root, "dot_roofs");
     for (int i = 0; i < HR_DOT_N; i++) {
         cJSON *d = cJSON_AddObjectToObject(dots, hr_dots[i].name);
@@ -158,6 +159,7 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
         add_stat(o, "triad_gbs", &r->triad);
         cJSON_AddNumberToObject(o, "triad_wa_gbs", r->triad.best * 16.0 / 12.0);
         if (r->exp.best > 0) add_stat(o, "exp_gelems", &r->exp);
+        hr_softmax_row_json(o, r);
         add_cache(o, r);
         hr_curve_to_json(o, r);
         cJSON_AddItemToArray(rows, o);
@@ -336,6 +338,7 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
         rc = read_compute(o, r, path, i);
         if (!rc) rc = read_stat(o, "triad_gbs", &r->triad, true, path, i);
         if (!rc) rc = read_stat(o, "exp_gelems", &r->exp, false, path, i);
+        if (!rc) rc = hr_softmax_row_read(o, r, path, i);
         if (!rc) rc = read_cache(o, r, path, i);
         if (!rc) rc = hr_curve_from_json(o, r, path, i);
     }
@@ -357,6 +360,7 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
     const cJSON *ln = cJSON_GetObjectItemCaseSensitive(root, "level_note");
     if (cJSON_IsString(ln)) snprintf(c->level_note, sizeof c->level_note, "%s", ln->valuestring);
     old_file_notice(c);
+    hr_softmax_head_read(root, c);
 out:
     if (rc) memset(c, 0, sizeof *c);
     cJSON_Delete(root);

@@ -1,4 +1,4 @@
-/* ceilings.h — a machine's measured ceilings (FMA peak per ISA, bf16 and int8 dot-product peaks, triad bandwidth, exp rate per thread count), the ceilings file and look-ups. */
+/* ceilings.h — a machine's measured ceilings (FMA peak per ISA, bf16 and int8 dot-product peaks, triad bandwidth, exp rate, softmax steps per thread count), the ceilings file and look-ups. */
 #ifndef HR_CEILINGS_H
 #define HR_CEILINGS_H
 
@@ -59,6 +59,28 @@ extern const hr_dot_info hr_dots[HR_DOT_N];
 
 #define HR_ROOF_MAX_ROWS 64
 
+/* Softmax ceilings (ceilings_softmax.c): the rate of each kernel family's own
+ * online-softmax step (cpu/roofloops.c's hr_softmax_sweep_lv, the kernels' inline code),
+ * in scores per second (Gscores/s of the team), per ISA level and element-type path:
+ *   flash_avx512 / _avx2 / _generic    flash and gqa's fp32 step at that level
+ *   decode_avx512 / _avx2 / _generic   decode's fp32 block step at that level
+ *   bf16dot                            flash's bf16dot path (exp, bf16 rounding of P)
+ *   amx                                flash's amx path (its block softmax's exp pass)
+ *   avx512_fp16                        no kernel path runs it: always absent
+ * A figure is absent where the binary lacks the level or the CPU the ISA (why in
+ * softmax_absent). */
+enum {
+    HR_SMX_FLASH_AVX512 = 0, HR_SMX_FLASH_AVX2, HR_SMX_FLASH_GENERIC, HR_SMX_DECODE_AVX512,
+    HR_SMX_DECODE_AVX2, HR_SMX_DECODE_GENERIC, HR_SMX_BF16DOT, HR_SMX_AMX, HR_SMX_F16, HR_SMX_N
+};
+typedef struct {
+    const char *name;  /* "flash_avx512", ... */
+    const char *level; /* the ISA level whose code runs it ("avx512", "avx2", "generic") */
+    int step;          /* HR_SMS_* of isa.h; -1: no kernel has the step              */
+    const char *code;  /* the step, as the file says it                               */
+} hr_softmax_info;
+extern const hr_softmax_info hr_softmaxes[HR_SMX_N];
+
 
 /* One figure over repetitions: best is the ceiling, median and worst show the noise.
  * All zero when not measured. */
@@ -102,6 +124,7 @@ typedef struct {
     hr_roof_stat dot[HR_DOT_N];    /* best == 0: absent (see dot_absent)       */
     hr_roof_stat triad;            /* STREAM counting: 12 bytes per element    */
     hr_roof_stat exp;              /* hr_vexp elements per second; 0: absent   */
+    hr_roof_stat softmax[HR_SMX_N]; /* Gscores/s; best == 0: absent            */
     hr_cache_roof cache[HR_CACHE_N]; /* L1, L2, L3 roofs; ws_bytes 0: absent   */
     int ncurve;                    /* points of the curve; 0: none (an old file) */
     hr_curve_point curve[HR_CURVE_MAX];
@@ -126,6 +149,10 @@ typedef struct {
     /* Why each dot roof is absent ("" when measured). A file from before the dot roofs
      * reads as all absent: "not in this ceilings file (...)". */
     char dot_absent[HR_DOT_N][192];
+    /* Why each softmax ceiling is absent ("" when measured); softmax_in_file false: a file
+     * from before the softmax ceilings (rows then get no attainable_path_gflops). */
+    char softmax_absent[HR_SMX_N][160];
+    bool softmax_in_file;
     /* One line on the measured levels: where the curve supports fewer than it seems to
      * (cachecurve.h's note) and where a measured size and the reported one disagree by
      * more than 2x; "" when neither. Also in the file's context warnings. */
@@ -137,7 +164,7 @@ typedef struct {
  * [{"threads", "fma_gflops": {isa: best}, "fma_gflops_median", "fma_gflops_worst",
  * "bf16_gflops": {dot: best}, "int8_gops": {dot: best} (each with _median, _worst; only
  * the measured dots), "triad_gbs", "triad_gbs_median", "triad_gbs_worst",
- * "triad_wa_gbs", "exp_gelems", "cache_roofs": {"L1": {"working_set_bytes", "load_gbs",
+ * "triad_wa_gbs", "exp_gelems", "softmax_gscores" (ceilings_softmax.c), "cache_roofs": {"L1": {"working_set_bytes", "load_gbs",
  * "load_gbs_median", "load_gbs_worst", "triad_gbs", ...}, "L2", "L3"}, ...}]}. Files
  * without "cache_roofs" read with the cache roofs absent. Files without the dot keys (written before them)
  * still read: their dot roofs are absent. Caller owns it. */
@@ -222,5 +249,33 @@ const char *hr_roof_unit(int roof);
  * when not measured (an absent dot roof, an old file): then a row has no compute
  * roof, rather than the wrong one. */
 double hr_ceiling_roof(const hr_ceilings *c, int threads, int roof);
+
+/* ---- softmax ceilings and the attainable rate (ceilings_softmax.c) ------------------ */
+
+/* The softmax ceiling a row is held to: amx for the amx roof, bf16dot for the bf16 dot's,
+ * decode_<level> for the decode kernel (kernel name "decode"), flash_<level> for every
+ * other kernel (flash, gqa: their own step; the rest: the fastest fp32 step of their level,
+ * a bound not their code). -1 for an unknown level. */
+int hr_softmax_for(int roof, const char *kernel, const char *isa);
+/* Best Gscores/s of softmax ceiling i at the thread count hr_ceiling_threads picks; 0
+ * when absent (an old file, a path the CPU lacks). */
+double hr_ceiling_softmax(const hr_ceilings *c, int threads, int i);
+/* The softmax ceilings into a file's root ("softmax_ceilings": {name: {"code",
+ * "measured", "absent"}}) and their figures into row o ("softmax_gscores": {name: v},
+ * _median, _worst), and back (read: HR_EUSAGE naming the file on a bad figure). */
+void hr_softmax_head_json(cJSON *root, const hr_ceilings *c);
+void hr_softmax_row_json(cJSON *o, const hr_ceiling_row *r);
+int hr_softmax_row_read(const cJSON *o, hr_ceiling_row *r, const char *path, int idx);
+void hr_softmax_head_read(const cJSON *root, hr_ceilings *c);
+
+/* The attainable rate: the least of three ceilings in GFLOP/s, the matmul roof of the
+ * unit the path used, the softmax ceiling times FLOPs per score, and the bandwidth of the
+ * level the working set lives in times the intensity. bound_by names the least; ties go
+ * to the first in that order. */
+enum { HR_BOUND_MATMUL = 0, HR_BOUND_SOFTMAX, HR_BOUND_MEMORY };
+extern const char *const hr_bound_names[]; /* "matmul", "softmax", "memory", NULL */
+/* Sets *att and returns the HR_BOUND_* of the least; -1 (and *att 0) when any of the
+ * three is missing (<= 0 or not finite): no attainable figure rather than a made-up one. */
+int hr_attainable3(double matmul_gflops, double softmax_gflops, double memory_gflops, double *att);
 
 #endif

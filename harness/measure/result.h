@@ -46,6 +46,11 @@ typedef struct {
     /* The roof that binds the row given its working set (hr_roofline_attach): "L1", "L2",
      * "L3", "DRAM" or "compute"; "" when unknown (no ceilings, no cache roofs). */
     char bound_level[8];
+    /* The least of the three ceilings of the row's attainable_path_gflops
+     * (hr_roofline_attach): "matmul", "softmax" or "memory"; "" when it has none. */
+    char bound_by[8];
+    /* The softmax ceiling it was held to (hr_softmaxes[].name: "flash_avx512", ...); "". */
+    char softmax_step[16];
 } hr_result;
 
 /* Sets counter name to value (adds it, or replaces an existing one). */

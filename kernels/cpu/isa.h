@@ -25,7 +25,15 @@ typedef struct hr_isa_level {
     float (*load_sum)(const float *x, size_t n);
     /* iters sweeps of hr_vexp over n floats in -> out (the exp ceiling); out[n - 1] */
     float (*exp_sweep)(const float *in, float *out, int n, long iters);
+    /* iters sweeps of a family's online-softmax step (HR_SMS_*) over n scores in buf (the
+     * softmax ceilings); -1 where the level does not compile that step */
+    double (*softmax_sweep)(int step, float *buf, int n, long iters);
 } hr_isa_level;
+
+/* The online-softmax steps the roofline measures (roofloops.c says which code each runs). */
+enum { HR_SMS_FLASH = 0, HR_SMS_DECODE, HR_SMS_BF16DOT, HR_SMS_AMX, HR_SMS_N };
+/* Floats of softmax_sweep's buf for n scores: the scores, n of scratch, 128 + 16 more. */
+#define HR_SOFTMAX_SWEEP_FLOATS(n) (2 * (size_t)(n) + 128 + 16)
 
 /* The functions a level's table points at, defined once per compile (roofloops.c; GEMM's
  * hr_sgemm_lv and hr_sgemm_workspace_lv in gemm.h). */
@@ -33,6 +41,7 @@ void hr_triad_lv(float *restrict a, const float *restrict b, const float *restri
                  size_t hi);
 float hr_load_sum_lv(const float *x, size_t n);
 float hr_exp_sweep_lv(const float *in, float *out, int n, long iters);
+double hr_softmax_sweep_lv(int step, float *buf, int n, long iters);
 
 /* dispatch.c: the levels built into this binary, lowest first, and the one that runs. */
 int hr_isa_count(void);

@@ -43,4 +43,5 @@ const hr_isa_level HR_ISA_SYM = {
     .triad = hr_triad_lv,
     .load_sum = hr_load_sum_lv,
     .exp_sweep = hr_exp_sweep_lv,
+    .softmax_sweep = hr_softmax_sweep_lv,
 };

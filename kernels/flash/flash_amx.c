@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flash_bf16_exp.h"
 #include "flash_tile.h"
 #include "headroom.h"
 #include "vec.h"
@@ -180,21 +181,6 @@ static HR_BF16_TARGET float row_max(const float *s, int n, float qscale, float m
     hr_vf a = hr_vset1(masked), b = a;
     for (int c = 0; c < n; c += T) a = hr_vmax(a, hr_vload(s + c)), b = hr_vmax(b, hr_vload(s + c + 16));
     return hr_vreduce_max(hr_vmax(a, b)) * qscale;
-}
-
-/* p[c] = bf16(2^(s[c] * qscale - m)) for c < n (a multiple of 32); returns the lanes' sums
- * of the unrounded weights (l sums those, as flash_bf16.c's). */
-static HR_BF16_TARGET hr_vf exp_row(const float *s, uint16_t *p, int n, float qscale, float m)
-{
-    const hr_vf cv = hr_vset1(qscale), mneg = hr_vset1(-m);
-    hr_vf sum = hr_vzero();
-    for (int c = 0; c < n; c += T) {
-        const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(s + c), cv, mneg));
-        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(s + c + 16), cv, mneg));
-        hr_vstore_bf16x2(p + c, a, b);
-        sum = hr_vadd(sum, hr_vadd(a, b));
-    }
-    return sum;
 }
 
 /* The online-softmax step (flash_bf16.c's softmax_row, same m, l and O

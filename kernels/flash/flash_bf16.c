@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flash_bf16_exp.h"
 #include "flash_tile.h"
 #include "headroom.h"
 #include "vec.h"
@@ -82,46 +83,6 @@ const char *hr_ft_bf16_why_not(void)
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
-
-/* The exp pass of one row: its scores s, n of them (a multiple of VW), P over them, the
- * running m as mneg = -m, l its sum. */
-typedef struct {
-    const float *s;
-    uint16_t *p;
-    float *l;
-    float mneg;
-    int n;
-} sm_job;
-
-/* Columns c, c + VW of a job's exp pass (c alone where it is the last vector). Two vectors
- * a step, rounded by one vcvtne2ps2bf16 and one store, cheaper than a vcvtneps2bf16 and a
- * 32-byte store each (perf-log 0225).
- * p[c .. c+32) (bytes 2c..2c+63) overwrites only scores already read (bytes from 4c). l
- * sums in two chains, even and odd vectors: one chain of two adds a step was the loop's
- * latency bound (perf-log 0225). */
-HR_BF16_INLINE void exp_unit(const sm_job *j, int c, hr_vf cv, hr_vf mneg, hr_vf *sum, hr_vf *sum2)
-{
-    const hr_vf a = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c), cv, mneg));
-    if (c + VW < j->n) {
-        const hr_vf b = hr_vexp2_bf16(hr_vfma(hr_vload(j->s + c + VW), cv, mneg));
-        hr_vstore_bf16x2(j->p + c, a, b);
-        *sum2 = hr_vadd(*sum2, b);
-    } else
-        hr_vstore_bf16(j->p + c, a);
-    *sum = hr_vadd(*sum, a);
-}
-HR_BF16_INLINE void exp_done(const sm_job *j, hr_vf sum, hr_vf sum2)
-{
-    hr_vstore(j->l, hr_vadd(hr_vload(j->l), hr_vadd(sum, sum2)));
-}
-HR_BF16_INLINE void exp_job(const sm_job *j, hr_vf cv)
-{
-    const hr_vf mneg = hr_vset1(j->mneg);
-    hr_vf sum = hr_vzero(), sum2 = hr_vzero();
-    for (int c = 0; c < j->n; c += 2 * VW) exp_unit(j, c, cv, mneg, &sum, &sum2);
-    exp_done(j, sum, sum2);
-}
-
 
 /* C[mr][nv*VW] = (add ? C : 0) + sum over n pairs of A's bf16 pair x B's row of pairs:
  * a rows lda bf16 apart (pair k at a + 2k), b rows ldb bytes apart (VW pairs = 64 bytes
