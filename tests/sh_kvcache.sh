@@ -27,11 +27,11 @@ expect json-q4-bytes      0 '"q4_0":[[:space:]]*301989888' -- $B kvcache --model
 expect json-per-value     0 '"q8_0":[[:space:]]*1\.0625' -- $B kvcache --model llama3-8b --context 1 --format json
 expect case-insensitive   0 'llama3-8b:'                -- $B kvcache --model LLAMA3-8B --context 1
 if command -v python3 >/dev/null; then
-    expect json-valid     0 '^8$'  -- sh -c "$B kvcache --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"models\"]))'"
+    expect json-valid     0 '^14$'  -- sh -c "$B kvcache --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"models\"]))'"
 else
     skip json-valid "no python3"
 fi
-expect csv-rows           0 '^65$' -- sh -c "$B kvcache --format csv | wc -l | tr -d ' '"
+expect csv-rows           0 '^113$' -- sh -c "$B kvcache --format csv | wc -l | tr -d ' '"
 
 expect unknown-model      2 "--model: unknown model 'gpt5' \(known: .*llama3-8b" -- $B kvcache --model gpt5
 expect context-zero       2 '--context: token counts must be in \[1, '  -- $B kvcache --context 0

@@ -145,7 +145,7 @@ expect models_count 0 '^2 points: 2 to run' -- "$HR_BIN" sweep "$TMP/models.ini"
 printf '[sweep]\nmodels = llama3-8b\nd_head = 64\n' > "$TMP/models_both.ini"
 expect models_and_shape 2 'models_both.ini:3: give models or d_head, not both' -- "$HR_BIN" sweep "$TMP/models_both.ini" --dry-run
 printf '[sweep]\nmodels = llama9-1t\n' > "$TMP/models_unknown.ini"
-expect models_unknown 2 "models_unknown.ini:2: models: unknown model 'llama9-1t' \\(presets: gpt2-small, .*falcon-7b\\)" \
+expect models_unknown 2 "models_unknown.ini:2: models: unknown model 'llama9-1t' \\(presets: gpt2-small, .*falcon-7b, .*phi3-mini\\)" \
     -- "$HR_BIN" sweep "$TMP/models_unknown.ini" --dry-run
 printf '[sweep]\nmodels = llama3-8b\nmodels_file = %s/nosuch.ini\n' "$TMP" > "$TMP/models_nofile.ini"
 expect models_nofile 2 'models_nofile.ini:2: models: .*nosuch.ini: cannot read' -- "$HR_BIN" sweep "$TMP/models_nofile.ini" --dry-run

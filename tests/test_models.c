@@ -25,6 +25,9 @@ HR_TEST(models_ini_presets)
         {"llama2-7b", 32, 4096, 32, 32, 128},    {"llama2-70b", 80, 8192, 64, 8, 128},
         {"llama3-8b", 32, 4096, 32, 8, 128},     {"llama3-70b", 80, 8192, 64, 8, 128},
         {"mistral-7b", 32, 4096, 32, 8, 128},    {"falcon-7b", 32, 4544, 71, 1, 64},
+        {"llama3.1-8b", 32, 4096, 32, 8, 128},   {"llama3.1-70b", 80, 8192, 64, 8, 128},
+        {"gemma2-9b", 42, 3584, 16, 8, 256},     {"gemma2-27b", 46, 4608, 32, 16, 128},
+        {"qwen2.5-7b", 28, 3584, 28, 4, 128},    {"phi3-mini", 32, 3072, 32, 32, 96},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const hr_model *m = hr_models_find(&ms, want[i].name);
@@ -40,6 +43,12 @@ HR_TEST(models_ini_presets)
     CHECK(g != NULL);
     if (g) CHECK(hr_kv_cache_bytes(g->layers, 1, g->kv_heads, g->d_head, 4096, 2) == 18 * GiB);
     CHECK(hr_models_find(&ms, "gpt5") == NULL);
+    /* The attention variants as published: window (every layer or alternate), soft-cap. */
+    const hr_model *mi = hr_models_find(&ms, "mistral-7b"), *ge = hr_models_find(&ms, "gemma2-9b");
+    const hr_model *ll = hr_models_find(&ms, "llama3.1-8b");
+    CHECK(mi && mi->window == 4096 && mi->window_every == 1 && mi->softcap == 0);
+    CHECK(ge && ge->window == 4096 && ge->window_every == 2 && ge->softcap == 50);
+    CHECK(ll && ll->window == 0 && ll->softcap == 0 && ll->context == 131072);
     hr_models_free(&ms);
 }
 
@@ -72,6 +81,10 @@ HR_TEST(models_errors_name_file_and_line)
         {"[a\n", ":1: syntax error"},
         {"[a b]\n", ":1: bad model name"},
         {"; only a comment\n", ": no [model] sections"},
+        {"[a]\nwindow = 0\n", ":2: [a]: window: expected an integer in [1, "},
+        {"[a]\nsoftcap = -5\n", ":2: [a]: softcap: expected an integer in [1, "},
+        {"[a]\nlayers=1\nd_model=8\nheads=4\nkv_heads=2\nd_head=2\nwindow_every=2\n",
+         ":1: [a]: window_every needs a window"},
     };
     char path[128];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -28,6 +28,9 @@ static const struct {
     {"kv_heads", offsetof(hr_model, kv_heads), 1, HR_MAX_HEADS, true},
     {"d_head", offsetof(hr_model, d_head), 1, HR_MAX_DHEAD, true},
     {"context", offsetof(hr_model, context), 1, HR_MAX_SEQ, false},
+    {"window", offsetof(hr_model, window), 1, HR_MAX_SEQ, false},
+    {"window_every", offsetof(hr_model, window_every), 1, 4096, false},
+    {"softcap", offsetof(hr_model, softcap), 1, 1 << 20, false},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -111,7 +114,7 @@ static int handler(void *user, const hr_ini_item *it)
     size_t k = 0;
     while (k < NKEYS && strcmp(keys[k].key, name)) k++;
     if (k == NKEYS) {
-        perr(P, P->line, "[%s]: unknown key '%s' (layers, d_model, heads, kv_heads, d_head, context)",
+        perr(P, P->line, "[%s]: unknown key '%s' (layers, d_model, heads, kv_heads, d_head, context, window, window_every, softcap)",
              m->name, name);
         return 1;
     }
@@ -162,6 +165,9 @@ int hr_models_load(const char *path, hr_models *out)
             snprintf(h, sizeof h, "%d", m->heads);
             perr(&P, m->line, "[%s]: kv_heads does not divide heads (%s)", m->name, h);
         }
+        if (!P.err && m->window_every && !m->window)
+            perr(&P, m->line, "[%s]: window_every needs a window%s", m->name, "");
+        if (!P.err && m->window && !m->window_every) P.m.v[i].window_every = 1;
     }
     if (!P.err && P.m.n == 0) perr(&P, 0, "no [model] sections%s%s", "", "");
     free(P.seen);

@@ -8,6 +8,9 @@ typedef struct {
     int line;        /* line of its [section] header                              */
     int layers, d_model, heads, kv_heads, d_head;
     long context;    /* the model's published context length (0: not given)       */
+    int window;      /* attention variants: sliding window in tokens (0: none)     */
+    int window_every;/* the window is on every window_every-th layer (1: all)      */
+    int softcap;     /* attention-logit soft-cap c, s <- c*tanh(s/c) (0: none)     */
 } hr_model;
 
 typedef struct {
