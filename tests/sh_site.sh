@@ -23,6 +23,9 @@ if grep -q 'torch 2.5.1' "$S/peers.html"; then ok peers_table; else fail peers_t
 if grep -q 'http[s]*://' "$S"/*.html "$S"/assets/site.js; then
     fail nothing_fetched "a page names a network address: $(grep -o 'https*://[^"]*' "$S"/*.html | head -1)"
 else ok nothing_fetched; fi
+# The results writer records the schema version the site reads.
+if "$B" version --format json | grep -Eq '"schema_version":[[:space:]]*1,'; then ok context_schema_version
+else fail context_schema_version "the context lacks \"schema_version\": 1"; fi
 # A second build replaces the first whole.
 expect rebuild 0 '^site: ' -- "$B" site "$FIX/zen5-2c" --out "$S"
 if [ ! -e "$S/m-graviton-4c.html" ]; then ok rebuild_replaced; else fail rebuild_replaced "an old page stayed"; fi
