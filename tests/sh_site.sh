@@ -19,10 +19,16 @@ if grep -l '"verdict":"slower"' "$S"/b-*.html | xargs grep -q 'flash/B1/H8/G8/N5
 else
     fail history_verdict "no benchmark page of flash on zen5 holds a slower verdict"
 fi
+# A machine with one run (graviton-4c) has its benchmark pages too: one run, its value.
+if grep -l '"verdict":"one run"' "$S"/b-*.html | xargs grep -q '"machine":"graviton-4c"'; then ok history_one_run
+else fail history_one_run "no benchmark page shows graviton-4c's single run"; fi
 if grep -q 'torch 2.5.1' "$S/peers.html"; then ok peers_table; else fail peers_table "peers.html lacks the peer library"; fi
 if grep -q 'http[s]*://' "$S"/*.html "$S"/assets/site.js; then
     fail nothing_fetched "a page names a network address: $(grep -o 'https*://[^"]*' "$S"/*.html | head -1)"
 else ok nothing_fetched; fi
+# The results writer records the schema version the site reads.
+if "$B" version --format json | grep -Eq '"schema_version":[[:space:]]*1,'; then ok context_schema_version
+else fail context_schema_version "the context lacks \"schema_version\": 1"; fi
 # A second build replaces the first whole.
 expect rebuild 0 '^site: ' -- "$B" site "$FIX/zen5-2c" --out "$S"
 if [ ! -e "$S/m-graviton-4c.html" ]; then ok rebuild_replaced; else fail rebuild_replaced "an old page stayed"; fi

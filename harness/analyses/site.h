@@ -9,9 +9,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "sysinfo.h"
+
 /* The results schema this reader knows: a context "schema_version" other than this is refused
- * (a file without the field is of this version). */
-#define HR_SITE_SCHEMA 1
+ * (a file without the field is version 1, the rule of base/sysinfo.h). */
+#define HR_SITE_SCHEMA HR_RESULTS_SCHEMA
 /* Chart.js as Debian's libjs-chart.js installs it (HEADROOM_CHARTJS overrides). */
 #define HR_SITE_CHARTJS "/usr/share/javascript/chart.js/chart.min.js"
 

@@ -256,7 +256,23 @@ static int bench_pages(ctx *c)
     int st = HR_OK;
     for (int a = 0, b; a < s->nruns && !st; a = b) {
         b = machine_end(s, a);
-        if (b - a < 2) continue;
+        if (b - a < 2) { /* one run: history has nothing to judge; a page that says so, with its value */
+            const hr_site_run *r = &s->runs[a];
+            for (int i = 0; i < r->nrows; i++) {
+                const hr_site_row *w = &r->rows[i];
+                cJSON *pts = cJSON_GetObjectItemCaseSensitive(by, w->name);
+                if (!pts) pts = cJSON_AddArrayToObject(by, w->name);
+                cJSON *o2 = cJSON_CreateObject();
+                add_str(o2, "machine", r->machine), add_str(o2, "commit", r->commit), add_str(o2, "when", r->when);
+                cJSON_AddNumberToObject(o2, "run", 1);
+                hr_site_num(o2, "gflops", w->gflops);
+                hr_site_num(o2, "ms", w->ms);
+                hr_site_num(o2, "pct", w->pct);
+                add_str(o2, "verdict", "one run");
+                cJSON_AddItemToArray(pts, o2);
+            }
+            continue;
+        }
         const char **paths = malloc((size_t)(b - a) * sizeof *paths);
         if (!paths) return hr_fail("out of memory");
         for (int i = a; i < b; i++) paths[i - a] = s->runs[i].path;
@@ -326,7 +342,7 @@ static int bench_pages(ctx *c)
         st = page(c, file, e->string, d);
     }
     cJSON_Delete(by);
-    cJSON *cols = hr_site_table(list, "benchmarks", "benchmarks with two or more runs on a machine", "benchmarks");
+    cJSON *cols = hr_site_table(list, "benchmarks", "benchmarks: their runs on every machine (one run: its value, nothing judged)", "benchmarks");
     cJSON_AddStringToObject(hr_site_col(cols, "name", "benchmark", 0, -1), "link", "href");
     static const hr_site_colspec bench_cols[] = {{"runs", "runs", 1, 0}, {"slower", "slower change points", 1, 0},
         {"faster", "faster change points", 1, 0}};

@@ -159,6 +159,8 @@ int hr_sweep_store_write(hr_sweep_store *s, bool interrupted)
     for (int i = 0; i < s->nres && nw < MAXW; i++) hr_bench_warnings(&s->res[ord[i]], w, MAXW, &nw);
     for (int i = 0; i < nw; i++) wp[i] = w[i];
     cJSON *doc = cJSON_CreateObject(), *ctx = s->context ? cJSON_Duplicate(s->context, 1) : hr_context_json(wp, nw);
+    /* A merged context of a file written before the field existed is version 1. */
+    if (!cJSON_HasObjectItem(ctx, "schema_version")) cJSON_AddNumberToObject(ctx, "schema_version", HR_RESULTS_SCHEMA);
     if (s->shard[0]) {
         cJSON_DeleteItemFromObjectCaseSensitive(ctx, "shard");
         cJSON_AddStringToObject(ctx, "shard", s->shard);

@@ -178,6 +178,7 @@ cJSON *hr_context_json(const char *const *warnings, int nwarnings)
     char date[64];
     hr_date_iso(date, sizeof date);
     cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "schema_version", HR_RESULTS_SCHEMA);
     cJSON_AddStringToObject(c, "date", date);
     cJSON_AddStringToObject(c, "host_name", si->host);
     cJSON_AddStringToObject(c, "executable", "headroom");

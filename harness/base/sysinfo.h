@@ -39,7 +39,11 @@ void hr_sysinfo_set_machine(void);
 /* ISO-8601 local time now, "2026-11-22T01:30:00+00:00". */
 void hr_date_iso(char *buf, size_t len);
 
-/* The "context" object of every results and ceilings file: machine, caches, ISA,
+/* The results schema this headroom writes, as the context's "schema_version"; a file
+ * without the field (written before the field existed) reads as version 1. */
+#define HR_RESULTS_SCHEMA 1
+
+/* The "context" object of every results and ceilings file: schema_version, machine, caches, ISA,
  * compiler, flags, OpenMP, git, date, plus any warnings given. Caller owns it. */
 struct cJSON *hr_context_json(const char *const *warnings, int nwarnings);
 
