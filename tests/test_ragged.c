@@ -74,3 +74,23 @@ HR_TEST(ragged_bad_input)
     CHECK(hr_ragged_draw(&r, 0, HR_RAGGED_UNIFORM, 16, 100, 1, 1, err, sizeof err) < 0 && strstr(err, "--batch"));
     CHECK(hr_ragged_dist_of("zipf") == HR_RAGGED_ZIPF && hr_ragged_dist_of("pareto") < 0);
 }
+
+HR_TEST(ragged_run_times_every_sequence)
+{
+    const hr_kernel *k = hr_kernel_find("decode");
+    static hr_ragged r;
+    static hr_ragged_time tm;
+    char err[160];
+    CHECK(hr_ragged_parse(&r, 3, "17,300,1", "2,1,1", err, sizeof err) == 0);
+    const hr_problem base = {1, 4, 2, 1, 1, 32, true, 0, HR_F32, HR_Q8_0};
+    hr_tune t = {0};
+    t.threads = 2;
+    CHECK(hr_ragged_run(k, &r, &base, &t, 3, &tm) == 0);
+    double sum = 0;
+    for (int i = 0; i < 3; i++) {
+        CHECK(tm.seq_seconds[i] > 0);
+        sum += tm.seq_seconds[i];
+    }
+    CHECK(tm.seconds > 0 && sum <= tm.seconds * 1.0001);
+    CHECK(tm.bytes > 2.0 * 318 * 2 * 32); /* at least K and V of every key, one byte each */
+}

@@ -2,6 +2,9 @@
  * oracle over every sequence. */
 #include "ragged.h"
 
+#include "counts.h"
+#include "timer.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -152,4 +155,73 @@ int hr_ragged_check(const hr_kernel *k, const hr_ragged *r, const hr_problem *ba
         if (v > worst) worst = v;
     }
     return worst;
+}
+
+int hr_ragged_run(const hr_kernel *k, const hr_ragged *r, const hr_problem *base, const hr_tune *t,
+                  int reps, hr_ragged_time *out)
+{
+    const int n = r->n;
+    hr_tensors *ts = calloc((size_t)n, sizeof *ts);
+    hr_problem *ps = calloc((size_t)n, sizeof *ps);
+    hr_tune *tu = calloc((size_t)n, sizeof *tu);
+    hr_args *ab = calloc((size_t)n, sizeof *ab);
+    const hr_args **as = calloc((size_t)n, sizeof *as);
+    void **ws = calloc((size_t)n, sizeof *ws);
+    int *order = calloc((size_t)n, sizeof *order);
+    double *rep_s = calloc((size_t)(reps > 0 ? reps : 1) * (size_t)(n + 1), sizeof *rep_s);
+    int rc = HR_OK, made = 0;
+    if (!ts || !ps || !tu || !ab || !as || !ws || !order || !rep_s) {
+        rc = hr_failc(HR_EUSAGE, "ragged batch: out of memory");
+        goto done;
+    }
+    out->bytes = 0;
+    for (int i = 0; i < n; i++, made++) {
+        ps[i] = hr_ragged_problem(r, i, base);
+        const char *why = hr_kernel_why_not(k, &ps[i]);
+        if (why) {
+            rc = hr_failc(HR_EUSAGE, "--kernel: %s refuses sequence %d: %s", k->name, i + 1, why);
+            goto done;
+        }
+        tu[i] = hr_kernel_tune(k, &ps[i], t);
+        if ((rc = hr_tensors_alloc(&ts[i], &ps[i], HR_LAYOUT_BHND, HR_DIST_NORMAL, 1 + (uint64_t)i))) goto done;
+        as[i] = hr_tensors_args(&ts[i], &ps[i], k, &tu[i], &ab[i]);
+        size_t w = hr_kernel_workspace(k, &ps[i], &tu[i]);
+        ws[i] = w ? aligned_alloc(64, (w + 63) / 64 * 64) : NULL;
+        if (w && !ws[i]) {
+            rc = hr_failc(HR_EUSAGE, "ragged batch: no memory for sequence %d's workspace", i + 1);
+            goto done;
+        }
+        out->bytes += hr_min_bytes(&ps[i]);
+    }
+    hr_ragged_order(r, order);
+    if (reps < 1) reps = 1;
+    for (int rep = -1; rep < reps; rep++) { /* rep -1: warm-up, not kept */
+        double t0 = hr_now(), tot0 = t0;
+        for (int x = 0; x < n; x++) {
+            const int i = order[x];
+            if ((rc = hr_kernel_run(k, &ps[i], &tu[i], as[i], ws[i]))) goto done;
+            const double t1 = hr_now();
+            if (rep >= 0) rep_s[(size_t)rep * (n + 1) + 1 + i] = t1 - t0;
+            t0 = t1;
+        }
+        if (rep >= 0) rep_s[(size_t)rep * (n + 1)] = t0 - tot0;
+    }
+    int med = 0; /* the repetition whose total is the median (the lower of two) */
+    for (int a = 0; a < reps; a++) {
+        int below = 0, same = 0;
+        for (int b = 0; b < reps; b++) {
+            below += rep_s[(size_t)b * (n + 1)] < rep_s[(size_t)a * (n + 1)];
+            same += rep_s[(size_t)b * (n + 1)] == rep_s[(size_t)a * (n + 1)];
+        }
+        if (below <= (reps - 1) / 2 && below + same > (reps - 1) / 2) med = a;
+    }
+    out->seconds = rep_s[(size_t)med * (n + 1)];
+    for (int i = 0; i < n; i++) out->seq_seconds[i] = rep_s[(size_t)med * (n + 1) + 1 + i];
+done:
+    for (int i = 0; i < made; i++) {
+        hr_tensors_free(&ts[i]);
+        free(ws[i]);
+    }
+    free(ts); free(ps); free(tu); free(ab); free(as); free(ws); free(order); free(rep_s);
+    return rc;
 }

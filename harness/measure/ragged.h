@@ -44,4 +44,17 @@ void hr_ragged_order(const hr_ragged *r, int *order);
 int hr_ragged_check(const hr_kernel *k, const hr_ragged *r, const hr_problem *base, const hr_tune *t,
                     uint64_t seed, int *bad);
 
+/* A timed ragged batch: seconds for the whole batch (median of reps), each sequence's
+ * seconds within the median repetition, and the bytes every kernel must read
+ * (counts.c's hr_min_bytes summed over the sequences). */
+typedef struct {
+    double seconds;
+    double bytes;
+    double seq_seconds[HR_RAGGED_MAX];
+} hr_ragged_time;
+/* Times kernel k over r, sequences run in cost order, each with all of t's threads
+ * (decode splits a cache's keys over them and merges by log-sum-exp). Inputs and
+ * workspaces are allocated before timing. Returns 0, or HR_EUSAGE with a message. */
+int hr_ragged_run(const hr_kernel *k, const hr_ragged *r, const hr_problem *base, const hr_tune *t,
+                  int reps, hr_ragged_time *out);
 #endif
