@@ -34,6 +34,7 @@ static const hr_command commands[] = {
     {"kvcache", cmd_kvcache, "KV-cache memory of model presets by context, precision, MHA vs GQA"},
     {"layer", cmd_layer, "time the full MHA layer by phase: QKV projection, core, output projection"},
     {"crossover", cmd_crossover, "measure the N where the attention core overtakes the projections vs 2*d_model"},
+    {"decode-batch", cmd_decode_batch, "one ragged batch: sequences with their own cache lengths and query rows"},
     {"decode-loop", cmd_decode_loop, "generate tokens over a growing KV cache: per-step time, tokens/s"},
     {"plot", cmd_plot, "draw gnuplot charts (PNG, SVG) from a results directory"},
     {"version", cmd_version, "version, commit, build id, compiler flags, ISA; where data and results are (--version)"},
