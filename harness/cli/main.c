@@ -105,7 +105,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: headroom COMMAND [options]   (headroom COMMAND --help for details)\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary) fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nglobal options (before or after COMMAND):\n  %s ", global_opts[0].name);
     for (int i = 0; isa_levels[i]; i++) fprintf(f, "%s%s", i ? "|" : "", isa_levels[i]);
     fprintf(f, "\n               %s\n               (now: %s)\n", global_opts[0].help, hr_isa);
