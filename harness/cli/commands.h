@@ -36,6 +36,7 @@ int cmd_roofline(int argc, char **argv);
 int cmd_kvcache(int argc, char **argv);
 int cmd_layer(int argc, char **argv);
 int cmd_crossover(int argc, char **argv);
+int cmd_decode_batch(int argc, char **argv);
 int cmd_decode_loop(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_version(int argc, char **argv);

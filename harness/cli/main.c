@@ -34,6 +34,7 @@ static const hr_command commands[] = {
     {"kvcache", cmd_kvcache, "KV-cache memory of model presets by context, precision, MHA vs GQA"},
     {"layer", cmd_layer, "time the full MHA layer by phase: QKV projection, core, output projection"},
     {"crossover", cmd_crossover, "measure the N where the attention core overtakes the projections vs 2*d_model"},
+    {"decode-batch", cmd_decode_batch, "one ragged batch: sequences with their own cache lengths and query rows"},
     {"decode-loop", cmd_decode_loop, "generate tokens over a growing KV cache: per-step time, tokens/s"},
     {"plot", cmd_plot, "draw gnuplot charts (PNG, SVG) from a results directory"},
     {"version", cmd_version, "version, commit, build id, compiler flags, ISA; where data and results are (--version)"},
@@ -104,7 +105,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: headroom COMMAND [options]   (headroom COMMAND --help for details)\n\n"
                "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].summary) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        if (commands[i].summary) fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nglobal options (before or after COMMAND):\n  %s ", global_opts[0].name);
     for (int i = 0; isa_levels[i]; i++) fprintf(f, "%s%s", i ? "|" : "", isa_levels[i]);
     fprintf(f, "\n               %s\n               (now: %s)\n", global_opts[0].help, hr_isa);

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# sh_decode_batch.sh — `headroom decode-batch`: a ragged batch checked and timed, and its bad input.
+SUITE=decode_batch
+source "$(dirname "$0")/lib.sh"
+
+S="--heads 4 --kv-heads 2 --d 32 --reps 1 --threads 2"
+expect help            0 'usage: headroom decode-batch' -- $B decode-batch --help
+expect list-checked    0 'check: all 3 sequences within tolerance' -- $B decode-batch --lens 17,300,1 --rows 2,3,1 --check $S
+expect list-total      0 '^total: 3 sequences, 6 tokens' -- $B decode-batch --lens 17,300,1 --rows 2,3,1 $S
+expect zipf-q8         0 'total: 6 sequences, 6 tokens.*kv q8_0' -- $B decode-batch --dist zipf --batch 6 --len-min 16 --len-max 2000 --kv-dtype q8_0 --check $S
+expect bad-entry       2 '^headroom decode-batch: --lens: entry 2 \("0"\) is not a positive integer$' -- $B decode-batch --lens 5,0 $S
+expect bad-count       2 '^headroom decode-batch: --lens: 2 entries for a batch of 3' -- $B decode-batch --lens 5,6 --batch 3 $S
+expect bad-rows        2 '^headroom decode-batch: --rows: 3 entries for a batch of 2' -- $B decode-batch --lens 5,6 --rows 1,1,1 $S
+expect bad-bounds      2 '^headroom decode-batch: --len-min/--len-max: need 1 <= min <= max' -- $B decode-batch --dist zipf --len-min 50 --len-max 5 $S
+expect bad-budget      2 '^headroom decode-batch: --max-mem: the batch needs' -- $B decode-batch --lens 1000,2000 --max-mem 1K $S
+expect bad-both        2 '^headroom decode-batch: --lens and --dist' -- $B decode-batch --lens 5 --dist zipf $S
+finish
