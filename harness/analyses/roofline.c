@@ -330,6 +330,7 @@ out:
 static void attach_path(hr_result *r, const hr_ceilings *c, int threads, int roof, double peak, double mem,
                         double achieved)
 {
+    hr_softmax_tell_missing(c);
     int sm = hr_softmax_for(roof, r->kernel ? r->kernel->name : NULL, hr_isa);
     double gscores = hr_ceiling_softmax(c, threads, sm), smg = gscores * hr_flops_per_score(&r->prob);
     double att;

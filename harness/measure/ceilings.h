@@ -267,6 +267,9 @@ void hr_softmax_head_json(cJSON *root, const hr_ceilings *c);
 void hr_softmax_row_json(cJSON *o, const hr_ceiling_row *r);
 int hr_softmax_row_read(const cJSON *o, hr_ceiling_row *r, const char *path, int idx);
 void hr_softmax_head_read(const cJSON *root, hr_ceilings *c);
+/* A file without softmax ceilings: one notice per process, at the first row it leaves
+ * without an attainable figure. */
+void hr_softmax_tell_missing(const hr_ceilings *c);
 
 /* The attainable rate: the least of three ceilings in GFLOP/s, the matmul roof of the
  * unit the path used, the softmax ceiling times FLOPs per score, and the bandwidth of the

@@ -114,11 +114,10 @@ int hr_softmax_row_read(const cJSON *o, hr_ceiling_row *r, const char *path, int
     return HR_OK;
 }
 
-/* A file from before the softmax ceilings: its rows get no attainable_path_gflops, with
- * one notice per process (hr_ceilings_load). */
+/* Records which softmax ceilings the file has; a file from before them gives its rows no
+ * attainable_path_gflops (hr_softmax_tell_missing says so once). */
 void hr_softmax_head_read(const cJSON *root, hr_ceilings *c)
 {
-    static bool told;
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "softmax_ceilings");
     c->softmax_in_file = cJSON_IsObject(h);
     for (int i = 0; i < HR_SMX_N; i++) {
@@ -127,6 +126,13 @@ void hr_softmax_head_read(const cJSON *root, hr_ceilings *c)
         else if (!c->softmax_in_file)
             snprintf(c->softmax_absent[i], sizeof c->softmax_absent[i], "not in this ceilings file");
     }
+}
+
+/* One notice per process, at the first row that misses its attainable figure, so a command
+ * that fails before it measures still prints only its error line. */
+void hr_softmax_tell_missing(const hr_ceilings *c)
+{
+    static bool told;
     if (c->softmax_in_file || told) return;
     told = true;
     fprintf(stderr, "headroom: note: %s has no softmax ceilings (written before them): rows get no attainable_path_gflops "
