@@ -81,6 +81,18 @@ static hr_result row_of(int seq, double gflops)
     return r;
 }
 
+/* A row of seq keys at gflops against a file whose softmax ceiling is gscores: what binds,
+ * its attainable GFLOP/s and the row's % of it. */
+static void check_bound(double gscores, int seq, double gflops, const char *bound, double att, double pct)
+{
+    hr_ceilings c = ceil_of(gscores);
+    hr_result r = row_of(seq, gflops);
+    hr_roofline_attach(&r, &c);
+    CHECKF(strcmp(r.bound_by, bound) == 0, "bound_by %s, want %s", r.bound_by, bound);
+    CHECK_NEAR(counter(&r, "attainable_path_gflops"), att, 1e-9);
+    CHECK_NEAR(counter(&r, "pct_of_attainable"), pct, 1e-6);
+}
+
 HR_TEST(attainable_row_counters)
 {
     /* N 4096: AI = 4 N^2 d / (4 N d 4 bytes) = N / 4 = 1024, memory 20480 >> 100: the
@@ -94,19 +106,9 @@ HR_TEST(attainable_row_counters)
     CHECK_NEAR(counter(&r, "pct_of_attainable"), 50, 1e-6);
     CHECK(strncmp(r.softmax_step, "flash_", 6) == 0);
     /* softmax 0.2 Gscores/s x 256 = 51.2 GFLOP/s < 100: softmax binds */
-    c = ceil_of(0.2);
-    r = row_of(4096, 25.6);
-    hr_roofline_attach(&r, &c);
-    CHECK(strcmp(r.bound_by, "softmax") == 0);
-    CHECK_NEAR(counter(&r, "attainable_path_gflops"), 51.2, 1e-9);
-    CHECK_NEAR(counter(&r, "pct_of_attainable"), 50, 1e-6);
+    check_bound(0.2, 4096, 25.6, "softmax", 51.2, 50);
     /* N 16: AI = 4, memory 80 GFLOP/s, DRAM (no cache roofs) < 100 and < 2560 */
-    c = ceil_of(10);
-    r = row_of(16, 8);
-    hr_roofline_attach(&r, &c);
-    CHECK(strcmp(r.bound_by, "memory") == 0);
-    CHECK_NEAR(counter(&r, "attainable_path_gflops"), 80, 1e-9);
-    CHECK_NEAR(counter(&r, "pct_of_attainable"), 10, 1e-6);
+    check_bound(10, 16, 8, "memory", 80, 10);
 }
 
 HR_TEST(attainable_row_without_softmax_ceiling)
