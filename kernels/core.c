@@ -74,6 +74,13 @@ int hr_problem_validate(const hr_problem *p)
         return hr_fail("--kv-heads: %d does not divide --heads %d", p->kv_heads, p->heads);
     if (!(p->scale >= 0) || !isfinite(p->scale))
         return hr_fail("--scale: must be a finite number >= 0 (0 means 1/sqrt(d))");
+    if (p->window < 0) return hr_fail("--window: must be >= 1 keys, got %d", p->window);
+    if (p->window > 0 && !p->causal)
+        return hr_fail("--window: a sliding window is causal (keys i' - W < j <= i'); add --causal");
+    if (!(p->softcap >= 0) || !isfinite(p->softcap))
+        return hr_fail("--softcap: must be a finite number > 0");
+    if (!(p->alibi >= 0) || !isfinite(p->alibi) || p->alibi > 1e3)
+        return hr_fail("--alibi: the max bias must be a number in (0, 1000]");
     /* Element counts of Q/O and K/V must stay far inside ptrdiff_t/size_t (2^48
      * elements, 1 PiB of fp32); checked in double, which is exact far beyond. The
      * memory budget then refuses what does not fit this machine. */
@@ -95,6 +102,24 @@ float hr_problem_scale(const hr_problem *p)
     return p->scale > 0 ? p->scale : (float)(1.0 / sqrt((double)p->d_head));
 }
 
+float hr_alibi_slope(const hr_problem *p, int h)
+{
+    if (!(p->alibi > 0)) return 0;
+    int n = 1;
+    while (2 * n <= p->heads) n *= 2;
+    const double b = p->alibi;
+    return (float)(h < n ? exp2(-b * (h + 1) / n) : exp2(-b * (2 * (h - n) + 1) / (2.0 * n)));
+}
+
+void hr_problem_variants_str(const hr_problem *p, char *buf, size_t len)
+{
+    int n = 0;
+    buf[0] = 0;
+    if (p->window > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " window %d", p->window);
+    if (p->softcap > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " softcap %g", p->softcap);
+    if (p->alibi > 0 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, " alibi %g", p->alibi);
+}
+
 void hr_problem_str(const hr_problem *p, char *buf, size_t len)
 {
     char types[32] = "";
@@ -102,8 +127,10 @@ void hr_problem_str(const hr_problem *p, char *buf, size_t len)
         if (p->kv_dtype == p->dtype) snprintf(types, sizeof types, " %s", hr_dtype_names[p->dtype]);
         else snprintf(types, sizeof types, " %s/kv %s", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype]);
     }
-    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s", p->batch, p->heads, p->kv_heads, p->seq_q,
-             p->seq_kv, p->d_head, p->causal ? " causal" : "", types);
+    char var[64];
+    hr_problem_variants_str(p, var, sizeof var);
+    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s%s", p->batch, p->heads, p->kv_heads, p->seq_q,
+             p->seq_kv, p->d_head, p->causal ? " causal" : "", var, types);
 }
 
 hr_xview hr_xview_dense(void *base, hr_layout layout, int batch, int heads, int rows,

@@ -2,6 +2,7 @@
 #ifndef HEADROOM_H
 #define HEADROOM_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,7 +62,12 @@ float hr_f16_to_f32(uint16_t h);
 
 /* One multi-head attention problem. Q: [B][Hq][Nq][d], K, V: [B][Hkv][Nkv][d].
  * Query head h reads KV head h / (Hq / Hkv). Causal is bottom-right aligned: key j is
- * visible to query i iff j <= i + (Nkv - Nq); a row that sees no key is all zeros. */
+ * visible to query i iff j <= i' = i + (Nkv - Nq); a row that sees no key is all zeros.
+ * The variants people deploy, each 0 when off (docs/explanation/variants.md):
+ *   window   W >= 1, causal only: row i sees keys i' - W < j <= i' (Mistral, Gemma 2);
+ *   softcap  c > 0: each scaled score s becomes c tanh(s / c) (Gemma 2);
+ *   alibi    max bias b > 0: query head h's score of key j gains -m_h |i' - j|, the
+ *            slopes m_h of ALiBi's rule (hr_alibi_slope; b = 8 is the paper's). */
 typedef struct {
     int batch, heads, kv_heads; /* B, Hq, Hkv                       */
     int seq_q, seq_kv, d_head;  /* Nq, Nkv, d                       */
@@ -69,6 +75,9 @@ typedef struct {
     float scale;        /* 0 means 1/sqrt(d)                 */
     hr_dtype dtype;     /* Q, O (and K, V unless kv_dtype says otherwise): f32, bf16, f16 */
     hr_dtype kv_dtype;  /* the stored K and V: any type; block types need d % 32 == 0  */
+    int window;         /* sliding window W (keys a row sees), 0: none              */
+    float softcap;      /* soft cap c of the scaled scores, 0: none                 */
+    float alibi;        /* ALiBi max bias, 0: none                                  */
 } hr_problem;
 
 /* Checks the element types (dtype f32, bf16 or f16; d a multiple of 32 for a block
@@ -86,8 +95,35 @@ static inline int hr_causal_end(const hr_problem *p, int i)
     long e = (long)i + 1 + (long)p->seq_kv - (long)p->seq_q;
     return e < 0 ? 0 : e > p->seq_kv ? p->seq_kv : (int)e;
 }
-/* A short text form: "B1 H16/4 N256x256 d64 causal". */
+/* First key visible to query row i (0..Nkv): keys [begin, end) are visible. */
+static inline int hr_window_begin(const hr_problem *p, int i)
+{
+    if (p->window <= 0) return 0;
+    long b = (long)i + 1 + (long)p->seq_kv - (long)p->seq_q - p->window;
+    return b < 0 ? 0 : b > p->seq_kv ? p->seq_kv : (int)b;
+}
+/* Whether p has none of the variants (window, softcap, alibi). */
+static inline bool hr_problem_plain(const hr_problem *p)
+{
+    return p->window <= 0 && !(p->softcap > 0) && !(p->alibi > 0);
+}
+/* ALiBi's slope m_h of query head h for p->alibi = b (ggml's rule, the paper's for b = 8):
+ * with n = 2^floor(log2 Hq), m_h = 2^(-b (h + 1) / n) for h < n, else
+ * 2^(-b (2 (h - n) + 1) / (2 n)). 0 when p has no alibi. */
+float hr_alibi_slope(const hr_problem *p, int h);
+/* The score of key j for row i of query head h (slope hr_alibi_slope(p, h)) from its
+ * scaled dot product s: the soft cap, then ALiBi's bias. For scalar code (the reference
+ * kernels, tails); the vector kernels apply the same in log2 units. */
+static inline float hr_score_variants(const hr_problem *p, float slope, int i, int j, float s)
+{
+    if (p->softcap > 0) s = p->softcap * tanhf(s / p->softcap);
+    if (slope > 0) s -= slope * fabsf((float)((long)i + p->seq_kv - p->seq_q - j));
+    return s;
+}
+/* A short text form: "B1 H16/4 N256x256 d64 causal window 4096". */
 void hr_problem_str(const hr_problem *p, char *buf, size_t len);
+/* p's variants as text (" window 4096 softcap 50 alibi 8"; "" when plain). */
+void hr_problem_variants_str(const hr_problem *p, char *buf, size_t len);
 
 /* ---- strided views ------------------------------------------------------------ */
 
@@ -223,6 +259,9 @@ enum {
     HR_CAP_THREADED = 1u << 3, /* uses tune.threads                          */
     HR_CAP_BLOCK_Q = 1u << 4,  /* reads tune.block_q                         */
     HR_CAP_BLOCK_KV = 1u << 5, /* reads tune.block_kv                        */
+    HR_CAP_WINDOW = 1u << 6,   /* handles a sliding window (hr_problem.window) */
+    HR_CAP_SOFTCAP = 1u << 7,  /* handles soft-capped scores (softcap)        */
+    HR_CAP_ALIBI = 1u << 8,    /* handles ALiBi biases (alibi)                */
 };
 
 /* How a kernel moves data, for the central byte counts (counts.c). */
@@ -295,7 +334,8 @@ const char *hr_kernel_absent(const char *name);
 int hr_kernel_unknown(const char *where, const char *name);
 /* Why k cannot run p, or NULL when it can. The one place that decides it: p's own
  * validity (hr_problem_validate's message, naming the flag), a capability p needs that
- * k lacks (causal masking without HR_CAP_CAUSAL), then k->applicable's reason. The text
+ * k lacks (causal masking without HR_CAP_CAUSAL, a variant without its HR_CAP_*), then
+ * k->applicable's reason. The text
  * is static or the thread's error message: copy it before the next hr_fail. */
 const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p);
 /* hr_kernel_why_not as a status: HR_OK, or HR_EUSAGE with an invalid p's own message

@@ -15,7 +15,9 @@ _Static_assert(SAME(HRP_F32, HR_F32) && SAME(HRP_BF16, HR_BF16) && SAME(HRP_F16,
                "plugin ABI element types differ from hr_dtype");
 _Static_assert(SAME(HRP_CAP_CAUSAL, HR_CAP_CAUSAL) && SAME(HRP_CAP_GQA, HR_CAP_GQA) &&
                    SAME(HRP_CAP_DECODE, HR_CAP_DECODE) && SAME(HRP_CAP_THREADED, HR_CAP_THREADED) &&
-                   SAME(HRP_CAP_BLOCK_Q, HR_CAP_BLOCK_Q) && SAME(HRP_CAP_BLOCK_KV, HR_CAP_BLOCK_KV),
+                   SAME(HRP_CAP_BLOCK_Q, HR_CAP_BLOCK_Q) && SAME(HRP_CAP_BLOCK_KV, HR_CAP_BLOCK_KV) &&
+                   SAME(HRP_CAP_WINDOW, HR_CAP_WINDOW) && SAME(HRP_CAP_SOFTCAP, HR_CAP_SOFTCAP) &&
+                   SAME(HRP_CAP_ALIBI, HR_CAP_ALIBI),
                "plugin ABI capabilities differ from HR_CAP_*");
 _Static_assert(SAME(HRP_TRAFFIC_SCORES, HR_TRAFFIC_SCORES) && SAME(HRP_TRAFFIC_KV_PER_HEAD, HR_TRAFFIC_KV_PER_HEAD) &&
                    SAME(HRP_TRAFFIC_KV_PER_GROUP, HR_TRAFFIC_KV_PER_GROUP),
@@ -67,7 +69,8 @@ const char *hr_pk_make(const void *vpk, hr_plugin_origin *o, hr_kernel *k)
 static hrp_problem problem(const hr_problem *p)
 {
     return (hrp_problem){sizeof(hrp_problem), p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv,
-                         p->d_head, p->causal, hr_problem_scale(p), p->dtype, p->kv_dtype};
+                         p->d_head, p->causal, hr_problem_scale(p), p->dtype, p->kv_dtype,
+                         p->window, p->softcap, p->alibi};
 }
 
 static hrp_tune tune(const hr_tune *t) { return (hrp_tune){sizeof(hrp_tune), t->block_q, t->block_kv, t->threads}; }

@@ -1,11 +1,14 @@
 /* counts.c — FLOPs and bytes of attention and of the full layer; every rate derives from here.
  *
  * FLOP rules: the core costs 4·d FLOPs per visible (query, key) pair and head — 2·d for
- * the score q·k and 2·d for p·v — so 4·B·Hq·Nq·Nkv·d non-causal. Softmax work (max, exp,
+ * the score q·k and 2·d for p·v — so 4·B·Hq·Nq·Nkv·d non-causal; causal and a sliding
+ * window count only the pairs a row sees (a window of W keys is ~W·Nq pairs, not a causal
+ * square). A soft cap and ALiBi biases add no FLOPs of the core. Softmax work (max, exp,
  * sum, rescale) is not counted, as is customary; it shows up as a lower fraction of peak
  * instead.
  *
- * Byte rules: the minimum is Q, K, V read once and O written once, Q and O at the size
+ * Byte rules: the minimum is Q, K, V read once and O written once (K and V: the keys some
+ * row sees, hr_visible_keys — a windowed decode reads W keys, not the cache), Q and O at the size
  * of p->dtype and K and V at the stored size of p->kv_dtype, block scales included
  * (hr_dtype_row_bytes: f32 4, bf16/f16 2, q8_0 34/32, q4_0 18/32 bytes per value). Kernels declare how
  * they really move data (hr_traffic):
@@ -22,8 +25,18 @@ double hr_visible_pairs(const hr_problem *p)
 {
     if (!p->causal) return (double)p->seq_q * p->seq_kv;
     double n = 0;
-    for (int i = 0; i < p->seq_q; i++) n += hr_causal_end(p, i);
+    for (int i = 0; i < p->seq_q; i++) {
+        const int e = hr_causal_end(p, i), b = hr_window_begin(p, i);
+        n += e > b ? e - b : 0;
+    }
     return n;
+}
+
+double hr_visible_keys(const hr_problem *p)
+{
+    if (!p->causal) return p->seq_kv;
+    const int b = hr_window_begin(p, 0), e = hr_causal_end(p, p->seq_q - 1);
+    return e > b ? e - b : 0;
 }
 
 double hr_flops_per_score(const hr_problem *p) { return 4.0 * p->d_head; }
@@ -40,7 +53,7 @@ static double qo_bytes(const hr_problem *p)
 
 static double kv_bytes(const hr_problem *p, int heads)
 {
-    return 2.0 * (double)hr_dtype_row_bytes(p->kv_dtype, p->d_head) * p->batch * heads * (double)p->seq_kv;
+    return 2.0 * (double)hr_dtype_row_bytes(p->kv_dtype, p->d_head) * p->batch * heads * hr_visible_keys(p);
 }
 
 double hr_min_bytes(const hr_problem *p) { return qo_bytes(p) + kv_bytes(p, p->kv_heads); }

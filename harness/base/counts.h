@@ -4,8 +4,12 @@
 
 #include "headroom.h"
 
-/* Visible (query, key) pairs summed over one head: Nq*Nkv, or fewer when causal. */
+/* Visible (query, key) pairs summed over one head: Nq*Nkv, or fewer when causal or
+ * windowed. */
 double hr_visible_pairs(const hr_problem *p);
+/* Keys some query row sees (0..Nkv): all of them, or from row 0's window begin to the
+ * last row's causal end. */
+double hr_visible_keys(const hr_problem *p);
 /* Core FLOPs: 4 * B * Hq * d * visible pairs (QK^T and PV, 2 FLOPs per multiply-add;
  * the softmax's exp/max/sum are not counted, as is customary). */
 double hr_core_flops(const hr_problem *p);

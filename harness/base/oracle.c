@@ -3,7 +3,10 @@
  * The reference computes each output row independently in double: logits, the row max,
  * exp(s - max), their sum, and the weighted sum of V rows — the textbook softmax, stable
  * for any logit magnitude. Semantics are those of headroom.h (GQA mapping, bottom-right
- * causal alignment, all-zero rows when no key is visible).
+ * causal alignment, all-zero rows when no key is visible, the sliding window, the soft cap
+ * and ALiBi's biases: each exactly, in double). The variants add to the logit term what an
+ * fp32 kernel rounds in them: |bias| (ALiBi's product) and 4c (a soft cap's tanh, a few
+ * ulps of its output c tanh).
  *
  * Tolerance (fp32 kernels): relative to max|O_ref| over the checked rows,
  *   pass = eps32 · (8·sqrt(d) + 16·log2(Nkv + 1) + 16) + logit term,
@@ -91,9 +94,20 @@ const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
  * in fp32, per block dq = amax/127 and v = nearbyint(x·(127/amax)) in fp32, |v| <= 127),
  * or with bf16 each value of q rounded to bf16, the scale applied to the sum. out is the
  * row's normalized output with the query as given, end its causal end. */
-static double query_term(const hr_problem *p, const hr_args *a, int b, int g, const float *q,
+/* The score of key j for query row i of head h from its scaled dot product x, with p's
+ * variants (headroom.h): the soft cap c tanh(x / c), then ALiBi's -m_h |i' - j|. */
+static double logit(const hr_problem *p, double slope, int i, int j, double x)
+{
+    if (p->softcap > 0) x = p->softcap * tanh(x / p->softcap);
+    if (slope > 0) x -= slope * fabs((double)i + p->seq_kv - p->seq_q - j);
+    return x;
+}
+
+static double query_term(const hr_problem *p, const hr_args *a, int b, int h, int i, const float *q,
                          const double *out, int end, bool bf16)
 {
+    const int g = h / hr_group(p), beg = hr_window_begin(p, i);
+    const double slope = hr_alibi_slope(p, h);
     const int d = p->d_head;
     if ((!bf16 && d % HR_QBLOCK) || end <= 0) return 0; /* validation refuses such d */
     const float fscale = (float)hr_problem_scale(p);
@@ -111,15 +125,15 @@ static double query_term(const hr_problem *p, const hr_args *a, int b, int g, co
             qt[c] = (double)dq * v;
         }
     }
-    for (int j = 0; j < end; j++) {
+    for (int j = beg; j < end; j++) {
         const float *k = hr_crow(a->k, b, g, j);
         double acc = 0;
         for (int c = 0; c < d; c++) acc += qt[c] * k[c];
-        st[j] = acc;
-        mt = acc > mt ? acc : mt;
+        st[j] = logit(p, slope, i, j, acc);
+        mt = st[j] > mt ? st[j] : mt;
     }
     for (int c = 0; c < d; c++) ot[c] = 0;
-    for (int j = 0; j < end; j++) {
+    for (int j = beg; j < end; j++) {
         const double w = exp(st[j] - mt);
         const float *v = hr_crow(a->v, b, g, j);
         sumt += w;
@@ -188,26 +202,29 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
                        double *dot_abs, double *pv_abs, double *qt_abs, bool bf16_q, int pv8_grp, bool pv8_u8,
                        double *pv8_abs)
 {
-    const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i);
-    const double scale = hr_problem_scale(p);
+    const int d = p->d_head, g = h / hr_group(p), end = hr_causal_end(p, i), beg = hr_window_begin(p, i);
+    const double scale = hr_problem_scale(p), slope = hr_alibi_slope(p, h);
     const float *q = hr_crow(a->q, b, h, i);
     double m = -INFINITY, dabs = 0;
     double *s = malloc(sizeof(double) * (size_t)(end > 0 ? end : 1));
     double *pva = pv_abs ? calloc((size_t)d, sizeof(double)) : NULL;
-    for (int j = 0; j < end; j++) {
+    for (int j = 0; j < beg; j++) s[j] = -INFINITY; /* outside the window: weight 0 */
+    for (int j = beg; j < end; j++) {
         const float *k = hr_crow(a->k, b, g, j);
         double acc = 0, aabs = 0;
         for (int c = 0; c < d; c++) {
             acc += (double)q[c] * k[c];
             aabs += fabs((double)q[c] * k[c]);
         }
-        s[j] = acc * scale;
+        s[j] = logit(p, slope, i, j, acc * scale);
         if (s[j] > m) m = s[j];
-        if (aabs * scale > dabs) dabs = aabs * scale;
+        /* an fp32 kernel rounds the logit's parts: the dot product and the bias */
+        aabs = aabs * scale + slope * fabs((double)i + p->seq_kv - p->seq_q - j) + 4.0 * p->softcap;
+        if (aabs > dabs) dabs = aabs;
     }
     for (int c = 0; c < d; c++) out[c] = 0;
     double sum = 0;
-    for (int j = 0; j < end; j++) {
+    for (int j = beg; j < end; j++) {
         double w = exp(s[j] - m);
         sum += w;
         const float *v = hr_crow(a->v, b, g, j);
@@ -221,7 +238,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             out[c] /= sum;
             if (pva && pva[c] / sum > pmax) pmax = pva[c] / sum;
         }
-    if (qt_abs) *qt_abs = query_term(p, a, b, g, q, out, end, bf16_q);
+    if (qt_abs) *qt_abs = query_term(p, a, b, h, i, q, out, end, bf16_q);
     if (pv8_abs) *pv8_abs = end > 0 ? pv8_term(p, a, b, g, s, m, sum, end, pv8_grp, pv8_u8) : 0;
     free(s);
     free(pva);

@@ -254,11 +254,33 @@ void hr_shape_flags_init(hr_shape_flags *f)
         {"--causal", HR_OPT_FLAG, &f->causal, 0, 0, NULL, NULL, "causal mask, bottom-right aligned"},
         {"--layout", HR_OPT_ENUM, &f->layout, 0, 0, hr_layout_names, NULL, "tensor layout (bhnd)"},
         {"types", HR_OPT_GROUP, f->types.opts, 0, 0, NULL, NULL, NULL},
+        {"variants", HR_OPT_GROUP, f->variants.opts, 0, 0, NULL, NULL, NULL},
         {NULL},
     };
     _Static_assert(sizeof o <= sizeof f->opts, "hr_shape_flags.opts too small");
     memcpy(f->opts, o, sizeof o);
     hr_dtype_flags_init(&f->types, NULL, NULL);
+    hr_variant_flags_init(&f->variants);
+}
+
+void hr_variant_flags_init(hr_variant_flags *f)
+{
+    *f = (hr_variant_flags){0};
+    const hr_opt o[] = {
+        {"--window", HR_OPT_INT, &f->window, 1, HR_MAX_SEQ, NULL, "W", "sliding window: a causal row sees its last W keys"},
+        {"--softcap", HR_OPT_DOUBLE, &f->softcap, 1e-6, 1e6, NULL, "C", "soft cap: scores become C tanh(s / C)"},
+        {"--alibi", HR_OPT_DOUBLE, &f->alibi, 1e-6, 1e3, NULL, "B", "ALiBi biases of max bias B (8: the paper's slopes)"},
+        {NULL},
+    };
+    _Static_assert(sizeof o <= sizeof f->opts, "hr_variant_flags.opts too small");
+    memcpy(f->opts, o, sizeof o);
+}
+
+void hr_variant_flags_apply(const hr_variant_flags *f, hr_problem *p)
+{
+    p->window = f->window;
+    p->softcap = (float)f->softcap;
+    p->alibi = (float)f->alibi;
 }
 
 /* --dtype takes the float types, the first three of hr_dtype_names (the same indices). */
@@ -302,8 +324,9 @@ hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
 {
     hr_problem p = {f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
                     f->seq,    f->seq_kv ? f->seq_kv : f->seq,
-                    f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32};
+                    f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32, 0, 0, 0};
     hr_dtype_flags_apply(&f->types, &p);
+    hr_variant_flags_apply(&f->variants, &p);
     return p;
 }
 

@@ -98,15 +98,29 @@ void hr_dtype_flags_init(hr_dtype_flags *f, const char *dtype_help, const char *
 /* Sets p->dtype (f32 when unset) and p->kv_dtype (--kv-dtype, else p->dtype). */
 void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p);
 
+/* The variants (headroom.h): --window W (keys a causal row sees), --softcap C (scores
+ * become C tanh(s / C)), --alibi B (ALiBi biases of max bias B; 8 is the paper's). 0
+ * while unset; a given value must be >= 1 keys (window) or > 0. */
+typedef struct {
+    int window;
+    double softcap, alibi;
+    hr_opt opts[4];
+} hr_variant_flags;
+void hr_variant_flags_init(hr_variant_flags *f);
+/* Sets p->window, softcap and alibi from the flags. */
+void hr_variant_flags_apply(const hr_variant_flags *f, hr_problem *p);
+
 /* The shape flags every command that takes one shape shares (run, tune): --batch
- * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout --dtype --kv-dtype. Splice
+ * --heads --kv-heads --seq --seq-kv --d-head --scale --causal --layout --dtype --kv-dtype
+ * --window --softcap --alibi. Splice
  * f->opts into a table with {"shape", HR_OPT_GROUP, f->opts}. */
 typedef struct {
     int batch, heads, kv_heads, seq, seq_kv, d_head, layout;
     double scale;
     bool causal;
     hr_dtype_flags types; /* --dtype, --kv-dtype (spliced in as a group) */
-    hr_opt opts[11];
+    hr_variant_flags variants; /* --window, --softcap, --alibi (a group) */
+    hr_opt opts[12];
 } hr_shape_flags;
 /* Defaults B1 H8 (G = H) N512 (M = N) d64, bhnd, non-causal, f32; fills f->opts. */
 void hr_shape_flags_init(hr_shape_flags *f);

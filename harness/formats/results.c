@@ -49,6 +49,10 @@ static void shape_fields(cJSON *o, const hr_result *r)
     cJSON_AddStringToObject(o, "layout", hr_layout_names[r->layout]);
     cJSON_AddStringToObject(o, "dtype", hr_dtype_names[p->dtype]);
     cJSON_AddStringToObject(o, "kv_dtype", hr_dtype_names[p->kv_dtype]);
+    /* The variants only where set: a plain row reads as it did before they existed. */
+    if (p->window > 0) cJSON_AddNumberToObject(o, "window", p->window);
+    if (p->softcap > 0) cJSON_AddNumberToObject(o, "softcap", p->softcap);
+    if (p->alibi > 0) cJSON_AddNumberToObject(o, "alibi", p->alibi);
     if (r->path[0]) cJSON_AddStringToObject(o, "path", r->path);
     const hr_plugin_origin *po = r->kernel->plugin;
     if (po) { /* a plugin's kernel: which file, and the library and version it wraps */
@@ -205,7 +209,7 @@ void hr_csv_header(FILE *f)
                "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
                "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err,dtype,kv_dtype,path");
     for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
-    fprintf(f, ",bound_level,plugin_library,plugin_version\n");
+    fprintf(f, ",bound_level,plugin_library,plugin_version,window,softcap,alibi\n");
 }
 
 void hr_csv_row(FILE *f, const hr_result *r)
@@ -236,7 +240,7 @@ void hr_csv_row(FILE *f, const hr_result *r)
     const hr_plugin_origin *po = r->kernel->plugin; /* a peer's kernel: the library it wraps */
     if (po) hr_csv_field(f, po->library), fputc(',', f), hr_csv_field(f, po->version);
     else fputc(',', f);
-    fputc('\n', f);
+    fprintf(f, ",%d,%g,%g\n", p->window, p->softcap, p->alibi);
 }
 
 void hr_table_header(FILE *f)
@@ -352,6 +356,16 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
         int ti = !t ? HR_F32 : cJSON_IsString(t) ? hr_choice(hr_dtype_names, t->valuestring) : -1;
         if (ti < 0) return hr_fail("field '%s' is not an element type (%s)", tfields[i], "f32, bf16, f16, q8_0, q4_0");
         *tdst[i] = (hr_dtype)ti;
+    }
+    /* The variants: absent in files from before them, and in plain rows. */
+    static const char *const vfields[] = {"window", "softcap", "alibi"};
+    for (int i = 0; i < 3; i++) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, vfields[i]);
+        if (!t) continue;
+        if (!cJSON_IsNumber(t) || !(t->valuedouble >= 0 && t->valuedouble <= HR_MAX_SEQ))
+            return hr_fail("field '%s' is not a number in [0, %d]", vfields[i], HR_MAX_SEQ);
+        if (i == 0) r->prob.window = (int)t->valuedouble;
+        else *(i == 1 ? &r->prob.softcap : &r->prob.alibi) = (float)t->valuedouble;
     }
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "path");
     if (cJSON_IsString(pa)) hr_copy_text(r->path, sizeof r->path, pa->valuestring);

@@ -35,10 +35,21 @@ void hr_result_name(const hr_result *r, char *buf, size_t len)
 
 void hr_row_name(const hr_kernel *k, const hr_problem *p, hr_layout layout, int threads, char *buf, size_t len)
 {
-    char types[32];
+    char types[32], var[64];
     hr_dtype_seg(p, types, sizeof types);
-    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d%s/%s/%s/T%d", k->name, p->batch, p->heads, p->kv_heads,
-             p->seq_q, p->seq_kv, p->d_head, types, p->causal ? "causal" : "full", hr_layout_names[layout], threads);
+    hr_variant_seg(p, var, sizeof var);
+    snprintf(buf, len, "%s/B%d/H%d/G%d/N%d/M%d/d%d%s/%s%s/%s/T%d", k->name, p->batch, p->heads, p->kv_heads,
+             p->seq_q, p->seq_kv, p->d_head, types, p->causal ? "causal" : "full", var, hr_layout_names[layout],
+             threads);
+}
+
+void hr_variant_seg(const hr_problem *p, char *buf, size_t len)
+{
+    int n = 0;
+    buf[0] = 0;
+    if (p->window > 0) n += snprintf(buf, len, "/w%d", p->window);
+    if (p->softcap > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, "/cap%g", p->softcap);
+    if (p->alibi > 0 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "/alibi%g", p->alibi);
 }
 
 double hr_result_gflops(const hr_result *r)

@@ -65,6 +65,9 @@ void hr_row_name(const hr_kernel *k, const hr_problem *p, hr_layout layout, int 
 /* The element types as a name segment: "" for f32, "/bf16" (K/V the same), "/kv=q8_0"
  * (Q/O f32), "/bf16/kv=q4_0"; row names, layer labels and wisdom keys use it. */
 void hr_dtype_seg(const hr_problem *p, char *buf, size_t len);
+/* The variants' segments after causal/full: "/w4096", "/cap50", "/alibi8" (each when set;
+ * "" for the plain problem, whose names stay as they were). */
+void hr_variant_seg(const hr_problem *p, char *buf, size_t len);
 /* Median GFLOP/s (flops / median time). */
 double hr_result_gflops(const hr_result *r);
 

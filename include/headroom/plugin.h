@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define HRP_ABI_MAJOR 1
-#define HRP_ABI_MINOR 0
+#define HRP_ABI_MINOR 1
 
 /* The exported entry point, by name and type. */
 #define HRP_ENTRY "headroom_plugin_v1"
@@ -57,6 +57,11 @@ enum {
     HRP_CAP_THREADED = 1u << 3, /* uses hrp_tune.threads (else it is called with 1)          */
     HRP_CAP_BLOCK_Q = 1u << 4,  /* reads hrp_tune.block_q                                    */
     HRP_CAP_BLOCK_KV = 1u << 5, /* reads hrp_tune.block_kv                                   */
+    /* 1.1: the variants (hrp_problem.window, softcap, alibi); a problem with one is refused
+     * to a kernel without its capability, so a 1.0 plugin never sees one. */
+    HRP_CAP_WINDOW = 1u << 6,   /* handles a sliding window                                  */
+    HRP_CAP_SOFTCAP = 1u << 7,  /* handles soft-capped scores                                */
+    HRP_CAP_ALIBI = 1u << 8,    /* handles ALiBi biases                                      */
 };
 
 /* How the kernel moves data, for headroom's byte counts and roofline. */
@@ -78,6 +83,13 @@ typedef struct hrp_problem {
     float scale;      /* the softmax scale to use (never 0: 1/sqrt(d) resolved) */
     int32_t dtype;    /* Q and O: HRP_F32, HRP_BF16, HRP_F16                   */
     int32_t kv_dtype; /* K and V: any HRP_* type                               */
+    /* 1.1 (HRP_HAS): the variants, 0 when off. window W: causal, row i sees keys
+     * i' - W < j <= i' (i' = i + Nkv - Nq); softcap c: s becomes c tanh(s / c) after the
+     * scale; alibi b: query head h's score of key j gains -m_h |i' - j|, with n =
+     * 2^floor(log2 Hq), m_h = 2^(-b (h + 1) / n) for h < n, else 2^(-b (2 (h - n) + 1) / (2 n)). */
+    int32_t window;
+    float softcap;
+    float alibi;
 } hrp_problem;
 
 /* A 4-D tensor [batch][head][row][element]: the elements of a row are contiguous; the

@@ -23,24 +23,26 @@ static int naive_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
     for (int b = 0; b < p->batch; b++)
         for (int h = 0; h < p->heads; h++) {
             const int g = h / group;
-            /* S = scale · Q Kᵀ over the visible keys of each row. */
+            const float slope = hr_alibi_slope(p, h);
+            /* S = scale · Q Kᵀ over the visible keys [begin, end) of each row, then the
+             * variants' soft cap and bias. */
             for (int i = 0; i < Nq; i++) {
                 const float *q = hr_crow(a->q, b, h, i);
                 const int end = hr_causal_end(p, i);
                 float *s = S + (size_t)i * Nk;
-                for (int j = 0; j < end; j++) {
+                for (int j = hr_window_begin(p, i); j < end; j++) {
                     const float *k = hr_crow(a->k, b, g, j);
                     float acc = 0;
                     for (int c = 0; c < d; c++) acc += q[c] * k[c];
-                    s[j] = acc * scale;
+                    s[j] = hr_score_variants(p, slope, i, j, acc * scale);
                 }
             }
             /* Row softmax, max-subtracted so large logits cannot overflow. */
             for (int i = 0; i < Nq; i++) {
-                const int end = hr_causal_end(p, i);
+                const int end = hr_causal_end(p, i), beg = hr_window_begin(p, i);
                 float *s = S + (size_t)i * Nk;
-                const float sum = hr_ref_exp_row(s, end);
-                for (int j = 0; j < end; j++) s[j] /= sum;
+                const float sum = hr_ref_exp_row(s + beg, end - beg);
+                for (int j = beg; j < end; j++) s[j] /= sum;
             }
             /* O = P · V; a row with no visible key stays zero. */
             for (int i = 0; i < Nq; i++) {
@@ -48,7 +50,7 @@ static int naive_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
                 const float *s = S + (size_t)i * Nk;
                 float *o = hr_row(a->o, b, h, i);
                 for (int c = 0; c < d; c++) o[c] = 0;
-                for (int j = 0; j < end; j++) {
+                for (int j = hr_window_begin(p, i); j < end; j++) {
                     const float *v = hr_crow(a->v, b, g, j);
                     for (int c = 0; c < d; c++) o[c] += s[j] * v[c];
                 }
@@ -60,7 +62,7 @@ static int naive_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
 const hr_kernel hr_kernel_naive = {
     .name = "naive",
     .summary = "textbook loops; materializes each head's Nq x Nkv scores; 1 thread",
-    .caps = HR_CAP_CAUSAL,
+    .caps = HR_CAP_CAUSAL | HR_CAP_WINDOW | HR_CAP_SOFTCAP | HR_CAP_ALIBI,
     .traffic = HR_TRAFFIC_SCORES,
     .workspace_bytes = naive_workspace,
     .run = naive_run,
