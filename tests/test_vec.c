@@ -11,6 +11,7 @@
 #include "vec_bf16.h"
 #include "vec_eo.h"
 #include "vec_int8.h"
+#include "vec_tanh.h"
 #include "vec_softmax.h"
 
 /* The bound stated in vec.h (measured 8.5e-8 exhaustively); a dense sweep must meet it. */
@@ -54,6 +55,27 @@ static void exp_sweep(double lo, double hi, double step)
 HR_TEST(vec_exp_nonpositive) { exp_sweep(-87.0, 0.0, 3.7e-5); }
 HR_TEST(vec_exp_near_zero) { exp_sweep(-1e-3, 1e-3, 1.1e-7); }
 HR_TEST(vec_exp_positive) { exp_sweep(0.0, 88.0, 1.3e-3); }
+
+/* The soft cap c·tanh(s/c) within 2^-21 c of tanh in double (vec_tanh.h), for caps of
+ * 1 and 50 in the kernels' log2 units, across the bend, far past it and through 0. */
+HR_TEST(vec_softcap_tanh)
+{
+    const float caps[] = {1.4426950f, 72.134752f};
+    for (int ci = 0; ci < 2; ci++) {
+        const float c = caps[ci];
+        double worst = 0;
+        for (int i = -20000; i < 20000; i += HR_VW) {
+            float x[16], y[16];
+            for (int l = 0; l < HR_VW; l++) x[l] = (float)(i + l) * c / 2000.0f;
+            hr_vstore(y, hr_vsoftcap(hr_vload(x), hr_vset1(c), hr_vset1(1.0f / c)));
+            for (int l = 0; l < HR_VW; l++) {
+                const double e = fabs(y[l] - c * tanh((double)x[l] / c)) / c;
+                worst = e > worst ? e : worst;
+            }
+        }
+        CHECKF(worst <= 0x1p-21, "cap %g: worst %.3g of c", c, worst);
+    }
+}
 
 HR_TEST(vec_exp_special)
 {

@@ -111,6 +111,7 @@
  * which thread computed it. Workspace: one slab per thread, O(Bq * (d + Bkv)), bounded
  * whatever N (a short N may get a smaller even block, hr_ft_even_blocks). */
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -121,6 +122,7 @@
 #include "headroom.h"
 #include "vec.h"
 #include "vec_softmax.h"
+#include "vec_tanh.h"
 
 /* Micro-tiles per group: the group's S = Q Kt (and softmax) run one after the other,
  * then its O += P V, so kt and vp each stream through L1 once per group, not once per
@@ -158,7 +160,8 @@ size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d)
     size_t dp = (size_t)round_up(d, HR_VW), bkvp = (size_t)round_up(block_kv, HR_VW), rc = (size_t)rows_cap;
     size_t f = sizeof(float), amx = hr_ft_amx_slab_bytes(rows_cap, block_kv, d), own = align64(rc * d * f) +
            align64(rc * dp * f) + align64(rc * f) + align64(rc * HR_VW * f) + align64(rc * sizeof(int)) +
-           align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)FT_GROUP * MR * bkvp * f);
+           align64((size_t)d * bkvp * f) + align64(bkvp * dp * f) + align64((size_t)FT_GROUP * MR * bkvp * f) +
+           3 * align64(rc * sizeof(int));
     return own > amx ? own : amx; /* the amx path lays the slab out its own way */
 }
 
@@ -178,7 +181,12 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d)
     w->end = (int *)p, p += align64(rc * sizeof(int));
     w->kt = (float *)p, p += align64((size_t)d * (size_t)w->bkvp * f);
     w->vp = (float *)p, p += align64((size_t)w->bkvp * (size_t)w->dp * f);
-    w->s = (float *)p;
+    w->s = (float *)p, p += align64((size_t)FT_GROUP * MR * (size_t)w->bkvp * f);
+    w->beg = (int *)p, p += align64(rc * sizeof(int));
+    w->pos = (int *)p, p += align64(rc * sizeof(int));
+    w->slope = (float *)p;
+    w->var = 0;
+    w->cap2 = 0;
     w->dot = 0;
     w->step = NULL;
     w->qscale = 1;
@@ -192,6 +200,9 @@ void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_
     w->m[r] = -INFINITY;
     hr_vstore(w->l + (size_t)r * HR_VW, hr_vzero());
     w->end[r] = end_r;
+    w->beg[r] = 0;
+    w->pos[r] = 0;
+    w->slope[r] = 0;
 }
 
 /* A bf16 or f16 row of n values as fp32 (exact). */
@@ -269,16 +280,37 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
  * the exp2 needs no clamp). Leaves p in s. Per row and chunk flash_micro.h's
  * ft_row_chunk, as qk_exp: the same bits whichever path a row's micro-tile took. */
 #define FT_MASKED (-1e30f)
+/* The variants on a row's scores s[c0, ncols) (log2 units; key j0 + c): the soft cap
+ * (vec_tanh.h), then ALiBi's -m |i' - j| as one FMA on the key offsets. */
+static void variants_row(const hr_ft_ws *w, int r, float *s, int c0, int ncols, int j0)
+{
+    static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const hr_vf cap = hr_vset1(w->cap2), inv = hr_vset1(w->cap2 > 0 ? 1.0f / w->cap2 : 0), lane = hr_vload(iota);
+    const hr_vf neg_m = hr_vset1(-w->slope[r]);
+    for (int c = c0; c < ncols; c += HR_VW) {
+        hr_vf x = hr_vload(s + c);
+        if (w->cap2 > 0) x = hr_vsoftcap(x, cap, inv);
+        if (w->slope[r] > 0) {
+            const hr_vf t = hr_vadd(hr_vset1((float)(j0 + c - w->pos[r])), lane);
+            x = hr_vfma(neg_m, hr_vmax(t, hr_vsub(hr_vzero(), t)), x);
+        }
+        hr_vstore(s + c, x);
+    }
+}
+
 static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int ncols, int nk, int j0)
 {
     for (int r = r0; r < r0 + mr; r++) {
         float *s = sb + (ptrdiff_t)(r - r0) * w->bkvp;
         int cut = w->end[r] - j0;
         if (cut > nk) cut = nk;
-        if (cut <= 0) { /* this tile is wholly in the row's future: p = 0, state unchanged */
+        const int lo = w->beg[r] - j0; /* keys before it are outside the row's window */
+        if (cut <= 0 || lo >= cut) { /* the tile is wholly outside the row's keys: p = 0, state unchanged */
             memset(s, 0, (size_t)ncols * sizeof(float));
             continue;
         }
+        if (w->var) variants_row(w, r, s, c0, ncols, j0);
+        for (int c = c0; c < lo; c++) s[c] = FT_MASKED;
         for (int c = cut > c0 ? cut : c0; c < ncols; c++) s[c] = FT_MASKED;
         for (int c = c0; c < ncols; c += FT_CHUNK) {
             const int nv = ncols - c < FT_CHUNK ? (ncols - c) / HR_VW : NV;
@@ -332,10 +364,12 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
     const int d = w->d, dp = w->dp, ld = w->bkvp;
     const char *k = kx, *v = vx;
     const size_t rb = hr_dtype_row_bytes(kt, d);
-    int stop = 0;
-    for (int r = 0; r < rows; r++)
+    int stop = 0, start = INT_MAX; /* the keys some row sees: [start, stop) */
+    for (int r = 0; r < rows; r++) {
         if (w->end[r] > stop) stop = w->end[r];
-    for (int j0 = 0; j0 < stop; j0 += w->bkv) {
+        if (w->end[r] > w->beg[r] && w->beg[r] < start) start = w->beg[r];
+    }
+    for (int j0 = start; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
         if (!ft_skip(4) || j0 == 0) {
             pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
@@ -348,6 +382,12 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 const int mr = rows - r0 < MR ? rows - r0 : MR;
                 const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
                 if (lim <= 0) continue;
+                int first = nk, last = 0; /* the earliest and latest window begin of the rows */
+                for (int r = r0; r < r0 + mr; r++) {
+                    first = w->beg[r] - j0 < first ? w->beg[r] - j0 : first;
+                    last = w->beg[r] - j0 > last ? w->beg[r] - j0 : last;
+                }
+                if (first >= lim) continue; /* every row's window starts past this tile */
                 const int nvec = ceil_div(lim, HR_VW);
                 const float *q = w->q + (size_t)(ft_skip(16) ? 0 : r0) * d;
                 float *sb = w->s + (ptrdiff_t)ng * MR * ld;
@@ -355,7 +395,8 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
                 /* chunks every row sees whole go through qk_exp; the rest (causal
                  * diagonal, tails, short micro-tiles) S to L1, then softmax_tile */
-                const int nx = mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
+                const int plain = !w->var || (w->cap2 == 0 && w->slope[r0] == 0 && last <= 0);
+                const int nx = plain && mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
                 for (int x = 0; x < nx; x++)
                     qk_exp(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, w->m + r0,
                            w->l + (size_t)r0 * HR_VW, w->o + (size_t)r0 * dp, dp);
@@ -465,7 +506,8 @@ static int flash_run(const hr_problem *p, const hr_tune *t, const hr_args *a, vo
 const hr_kernel hr_kernel_flash = {
     .name = "flash",
     .summary = "FlashAttention-2 online softmax: K/V tiles, register-blocked, causal skipping",
-    .caps = HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_Q | HR_CAP_BLOCK_KV,
+    .caps = HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_Q | HR_CAP_BLOCK_KV | HR_CAP_WINDOW |
+            HR_CAP_SOFTCAP | HR_CAP_ALIBI,
     .traffic = HR_TRAFFIC_KV_PER_HEAD,
     .applicable = flash_applicable,
     .resolve = flash_resolve,

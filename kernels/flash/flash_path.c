@@ -21,8 +21,12 @@ static const char *convert_roof(const hr_problem *p)
     return "convert to fp32 in packing, " HR_VEC_ISA " fp32 FMA";
 }
 
-/* The dot paths take bf16 Q and K/V; every other pair is converted in packing. */
-static int bf16_pair(const hr_problem *p) { return p->dtype == HR_BF16 && p->kv_dtype == HR_BF16; }
+/* The dot paths take bf16 Q and K/V of the plain problem; every other pair, and every
+ * variant (window, soft cap, ALiBi: softmax_tile's), is converted in packing. */
+static int bf16_pair(const hr_problem *p)
+{
+    return p->dtype == HR_BF16 && p->kv_dtype == HR_BF16 && hr_problem_plain(p);
+}
 
 static const hr_path rows[] = {
     {"amx", amx_why_not, &amx_step, amx_roof, NULL, NULL},

@@ -39,7 +39,13 @@ typedef struct {
     float *m;        /* [rows_cap]      running row max (log2 units), -inf at start;
                       * bf16dot: at most 8 below it (lazy rescale, flash_bf16.c)  */
     float *l;        /* [rows_cap][VW]  running row sum of exp2(s - m), by lane     */
-    int *end;        /* [rows_cap]      keys [0, end) are visible to the row     */
+    int *end;        /* [rows_cap]      keys [beg, end) are visible to the row   */
+    int *beg;        /* [rows_cap]      the row's window begin (0 without one)   */
+    int *pos;        /* [rows_cap]      the row's key position i' (ALiBi)        */
+    float *slope;    /* [rows_cap]      its head's ALiBi slope times log2 e      */
+    int var;         /* the variants' step runs (softmax_tile): a window begin,
+                      * a soft cap or ALiBi in some row (hr_ft_load_head)           */
+    float cap2;      /* soft cap times log2 e (0: none)                          */
     float *kt;       /* [d][bkvp]       K tile, transposed (keys along vectors)  */
     float *vp;       /* [bkvp][dp]      V tile, zero-padded columns              */
     float *s;        /* [MR][bkvp] scores, then probabilities, of a micro-tile */
@@ -80,7 +86,8 @@ size_t hr_ft_slab_bytes(int rows_cap, int block_kv, int d);
 /* Lays the slab (64-byte aligned, hr_ft_slab_bytes long) out into w. */
 void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d);
 /* Row r of the stack: copies q_row * qscale (qscale = softmax scale * log2 e), resets
- * the running state, and records the causal limit end_r (0..Nkv). */
+ * the running state, and records the causal limit end_r (0..Nkv), window begin 0 and no
+ * ALiBi (hr_ft_load_head sets a variant problem's). */
 void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_r);
 /* Runs the online softmax of rows [0, rows) over keys [0, max end): for every K/V tile,
  * packs it once, then for every micro-tile of rows computes S, updates m, l, O. k and v
@@ -194,6 +201,15 @@ static inline void hr_ft_load_head(hr_ft_ws *w, int r_off, const hr_problem *p, 
         if (r + HR_FT_AHEAD < rows) hr_ft_prefetch(hr_ft_q(p, a, b, h, i0 + r + HR_FT_AHEAD), 0, 0, 1, rb);
         hr_ft_load_qx(w, r_off + r, hr_ft_q(p, a, b, h, i0 + r), p->dtype, qscale, hr_causal_end(p, i0 + r));
     }
+    if (hr_problem_plain(p)) return;
+    const float slope = hr_alibi_slope(p, h) * 1.44269504088896341f;
+    for (int r = 0; r < rows; r++) { /* the variants (the convert path's softmax_tile) */
+        w->beg[r_off + r] = hr_window_begin(p, i0 + r);
+        w->pos[r_off + r] = i0 + r + p->seq_kv - p->seq_q;
+        w->slope[r_off + r] = slope;
+    }
+    w->var = 1;
+    w->cap2 = p->softcap * 1.44269504088896341f;
 }
 static inline void hr_ft_store_head(hr_ft_ws *w, int r_off, const hr_problem *p, const hr_args *a, int b, int h,
                                     int i0, int rows)
