@@ -56,7 +56,7 @@ HR_TEST(vec_exp_nonpositive) { exp_sweep(-87.0, 0.0, 3.7e-5); }
 HR_TEST(vec_exp_near_zero) { exp_sweep(-1e-3, 1e-3, 1.1e-7); }
 HR_TEST(vec_exp_positive) { exp_sweep(0.0, 88.0, 1.3e-3); }
 
-/* The soft cap c·tanh(s/c) within 2^-21 c of tanh in double (vec_tanh.h), for caps of
+/* The soft cap c·tanh(s/c) within 2^-19 c of tanh in double (vec_tanh.h), for caps of
  * 1 and 50 in the kernels' log2 units, across the bend, far past it and through 0. */
 HR_TEST(vec_softcap_tanh)
 {
@@ -73,7 +73,7 @@ HR_TEST(vec_softcap_tanh)
                 worst = e > worst ? e : worst;
             }
         }
-        CHECKF(worst <= 0x1p-21, "cap %g: worst %.3g of c", c, worst);
+        CHECKF(worst <= 0x1p-19, "cap %g: worst %.3g of c", c, worst);
     }
 }
 

@@ -395,11 +395,18 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
                 for (int r = r0; r < r0 + mr; r++) seen = w->end[r] - j0 < seen ? w->end[r] - j0 : seen;
                 /* chunks every row sees whole go through qk_exp; the rest (causal
                  * diagonal, tails, short micro-tiles) S to L1, then softmax_tile */
-                const int plain = !w->var || (w->cap2 == 0 && w->slope[r0] == 0 && last <= 0);
-                const int nx = plain && mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
-                for (int x = 0; x < nx; x++)
-                    qk_exp(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, w->m + r0,
-                           w->l + (size_t)r0 * HR_VW, w->o + (size_t)r0 * dp, dp);
+                /* a row whose window begins inside the tile takes softmax_tile throughout */
+                const int nx = last <= 0 && mr == MR && seen > 0 && !ft_skip(1) ? seen / FT_CHUNK : 0;
+                for (int x = 0; x < nx; x++) {
+                    float *m = w->m + r0, *l = w->l + (size_t)r0 * HR_VW, *o = w->o + (size_t)r0 * dp;
+                    if (w->var && (w->cap2 > 0 || w->slope[r0] > 0)) {
+                        const ft_var va = {w->cap2, w->cap2 > 0 ? 1.0f / w->cap2 : 0, w->slope + r0, w->pos + r0,
+                                           j0 + x * FT_CHUNK};
+                        qk_exp_var(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, m, l, o, dp, &va);
+                    } else {
+                        qk_exp(d, q, w->kt + x * FT_CHUNK, ld, sb, ld, x * FT_CHUNK, m, l, o, dp);
+                    }
+                }
                 if (nx * FT_CHUNK < nvec * HR_VW) {
                     int c = nx * NV;
                     for (; c + NV <= nvec; c += NV) qk_wide[mr](d, q, d, w->kt + c * HR_VW, ld, sb + c * HR_VW, ld);

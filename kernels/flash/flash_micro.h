@@ -8,6 +8,7 @@
 
 #include "flash_softmax.h"
 #include "vec.h"
+#include "vec_tanh.h"
 
 /* ---- micro-kernels ---------------------------------------------------------------- */
 
@@ -63,6 +64,42 @@ static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, in
 #pragma GCC unroll 8
     for (int r = 0; r < MR; r++)
         ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
+}
+
+/* qk_exp for a problem with a soft cap or ALiBi: the same, with the variants applied to
+ * S's registers before the step (flash.c's variants_row, the same operations, so the same
+ * bits as a row that took softmax_tile). cap, inv: the soft cap in log2 units and its
+ * inverse (0: none); slope, pos: the MR rows' ALiBi slopes (log2 units) and key positions
+ * i'; key: the key of the chunk's first column. */
+typedef struct {
+    float cap, inv;
+    const float *slope;
+    const int *pos;
+    int key;
+} ft_var;
+static void qk_exp_var(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
+                       float *l, float *o, int ldo, const ft_var *va)
+{
+    static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    hr_vf acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
+    mm_acc(MR, NV, d, q, d, kt, ldk, acc);
+    const hr_vf cap = hr_vset1(va->cap), inv = hr_vset1(va->inv), lane = hr_vload(iota);
+    for (int r = 0; r < MR; r++) {
+        const hr_vf neg_m = hr_vset1(-va->slope[r]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            if (va->cap > 0) acc[r][v] = hr_vsoftcap(acc[r][v], cap, inv);
+            if (va->slope[r] > 0) {
+                const hr_vf t = hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane);
+                acc[r][v] = hr_vfma(neg_m, hr_vmax(t, hr_vsub(hr_vzero(), t)), acc[r][v]);
+            }
+        }
+        ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
+    }
 }
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector

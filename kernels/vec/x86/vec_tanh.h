@@ -4,27 +4,40 @@
  *                              s and c share (the kernels' log2 units: both times log2 e).
  *
  * tanh(y) = (e^{2y} - 1) / (e^{2y} + 1) with y clamped to [-9, 9] (tanh(9) rounds to 1 in
- * fp32), e^{2y} by hr_vexp (expf to about an ulp): 9 FMA-pipe ops and a division per
- * vector. Near y = 0 the numerator's cancellation leaves an absolute error of a few
- * 2^-24, so c·tanh is off by at most ~2^-21·c; the oracle allows 2^-17·c
- * (harness/base/oracle.c). tests/test_vec.c checks it against tanh in double. */
+ * fp32), e^{2y} = 2^{2y log2 e} by the softmax's hr_vexp2_fin (relative error 2.7e-6) and
+ * the division as a reciprocal estimate and one Newton step: ~17 ops a vector, none of
+ * them a division (with expf and a divide the soft cap cost 13% of flash at d 128,
+ * perf-log 0495). tanh is then off by at most ~1.4e-6 absolute (de/e times
+ * 2e/(e+1)^2 <= 1/2), c·tanh by under 2^-19·c; the oracle allows 2^-17·c
+ * (harness/base/oracle.c). tests/test_vec.c checks 2^-19 against tanh in double. */
 #ifndef HR_VEC_TANH_H
 #define HR_VEC_TANH_H
 
 #include "vec.h"
 
+#include "vec_softmax.h"
+
 #if defined(HR_VEC_AVX512)
-static inline hr_vf hr_vdiv_(hr_vf a, hr_vf b) { return _mm512_div_ps(a, b); }
+/* 1/x: vrcp14ps and one Newton step (relative error ~2^-27). */
+static inline hr_vf hr_vrcp_(hr_vf x)
+{
+    const __m512 r = _mm512_rcp14_ps(x);
+    return _mm512_mul_ps(r, _mm512_fnmadd_ps(x, r, _mm512_set1_ps(2.0f)));
+}
 static inline hr_vf hr_vclamp9_(hr_vf y) { return hr_vmax(hr_vmin_(y, hr_vset1(9.0f)), hr_vset1(-9.0f)); }
 #elif defined(HR_VEC_AVX2)
-static inline hr_vf hr_vdiv_(hr_vf a, hr_vf b) { return _mm256_div_ps(a, b); }
+/* 1/x: vrcpps (12 bits) and one Newton step (~2^-23). */
+static inline hr_vf hr_vrcp_(hr_vf x)
+{
+    const __m256 r = _mm256_rcp_ps(x);
+    return _mm256_mul_ps(r, _mm256_fnmadd_ps(x, r, _mm256_set1_ps(2.0f)));
+}
 static inline hr_vf hr_vclamp9_(hr_vf y) { return hr_vmax(hr_vmin_(y, hr_vset1(9.0f)), hr_vset1(-9.0f)); }
 #else
-static inline hr_vf hr_vdiv_(hr_vf a, hr_vf b)
+static inline hr_vf hr_vrcp_(hr_vf x)
 {
-    hr_vf r;
-    for (int i = 0; i < HR_VW; i++) r.v[i] = a.v[i] / b.v[i];
-    return r;
+    for (int i = 0; i < HR_VW; i++) x.v[i] = 1.0f / x.v[i];
+    return x;
 }
 static inline hr_vf hr_vclamp9_(hr_vf y)
 {
@@ -35,9 +48,9 @@ static inline hr_vf hr_vclamp9_(hr_vf y)
 
 static inline hr_vf hr_vsoftcap(hr_vf s, hr_vf c, hr_vf inv_c)
 {
-    const hr_vf y = hr_vclamp9_(hr_vmul(s, inv_c));
-    const hr_vf e = hr_vexp(hr_vadd(y, y)), one = hr_vset1(1.0f);
-    return hr_vmul(c, hr_vdiv_(hr_vsub(e, one), hr_vadd(e, one)));
+    const hr_vf y = hr_vclamp9_(hr_vmul(s, inv_c)), one = hr_vset1(1.0f);
+    const hr_vf e = hr_vexp2_fin(hr_vmul(y, hr_vset1(2.8853900817779268f))); /* e^{2y} */
+    return hr_vmul(c, hr_vmul(hr_vsub(e, one), hr_vrcp_(hr_vadd(e, one))));
 }
 
 #endif
