@@ -77,27 +77,32 @@ typedef struct {
     const int *pos;
     int key;
 } ft_var;
+/* The variants on one vector of a row's scores (log2 units): the soft cap (cap > 0), then
+ * ALiBi's bias neg_m |t|, t the keys' offsets j - i' (m > 0). One definition for both
+ * steps, so a row's bits do not depend on which one it took. */
+FT_INLINE hr_vf ft_variants(hr_vf x, float cap_s, hr_vf cap, hr_vf inv, float m, hr_vf neg_m, hr_vf t)
+{
+    if (cap_s > 0) x = hr_vsoftcap(x, cap, inv);
+    if (m > 0) x = hr_vfma(neg_m, hr_vmax(t, hr_vsub(hr_vzero(), t)), x);
+    return x;
+}
+static const float ft_iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 static void qk_exp_var(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
                        float *l, float *o, int ldo, const ft_var *va)
 {
-    static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
     mm_acc(MR, NV, d, q, d, kt, ldk, acc);
-    const hr_vf cap = hr_vset1(va->cap), inv = hr_vset1(va->inv), lane = hr_vload(iota);
+    const hr_vf cap = hr_vset1(va->cap), inv = hr_vset1(va->inv), lane = hr_vload(ft_iota);
     for (int r = 0; r < MR; r++) {
         const hr_vf neg_m = hr_vset1(-va->slope[r]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            if (va->cap > 0) acc[r][v] = hr_vsoftcap(acc[r][v], cap, inv);
-            if (va->slope[r] > 0) {
-                const hr_vf t = hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane);
-                acc[r][v] = hr_vfma(neg_m, hr_vmax(t, hr_vsub(hr_vzero(), t)), acc[r][v]);
-            }
-        }
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = ft_variants(acc[r][v], va->cap, cap, inv, va->slope[r], neg_m,
+                                    hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane));
         ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
     }
 }
