@@ -220,6 +220,15 @@ printf 'kernel,batch\nnaive,1\n' >"$TMP/empty/results.csv"
 expect bad-csv 2 "headroom plot: .*results.csv: no column 'heads'" -- $B plot "$TMP/empty"
 expect no-gnuplot 2 'headroom plot: /nonexistent/gnuplot not found' -- env HEADROOM_GNUPLOT=/nonexistent/gnuplot $B plot $F --out "$TMP/x"
 
+# The window chart: drawn from causal rows with a sliding window (a block per window, dense
+# causal beside them), skipped where the sweep has none.
+expect window-skipped 0 'skipped window: no causal rows with a sliding window' -- $B plot $F --out "$TMP/nowin"
+expect window-drawn 0 'wrote .*/window.png' -- $B plot tests/fixtures/plots-window --out "$TMP/win"
+check window-png is_png "$TMP/win/window.png"
+check window-blocks test "$(grep -c '^# flash \(dense causal\|window [0-9]*\)$' "$TMP/win/window.dat")" = 3
+check window-points test "$(grep -c '^[0-9]* [0-9.e+-]* 1024$' "$TMP/win/window.dat")" = 4
+check window-plain-kernels sh -c "! grep -q 'window' '$TMP/win/kernels.dat'"
+
 # make plots: scripts/plots.sh over a results tree, copies in results/<machine>/plots/.
 cp -r $F "$TMP/res/fixture-machine/crossover-20240101-000000"
 cp $F/decode.csv "$M/decode-loop.csv"

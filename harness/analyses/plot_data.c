@@ -264,6 +264,7 @@ int pl_sweep_load(const char *path, pl_sweep *S)
     int ct = pl_col(&c, "time_median_s"), cw = pl_col(&c, "workspace_bytes");
     int cdt = pl_col(&c, "dtype"), ckv = pl_col(&c, "kv_dtype"); /* absent before the types: f32 */
     int cpl = pl_col(&c, "plugin_library"), cpv = pl_col(&c, "plugin_version"); /* absent before them */
+    int cwin = pl_col(&c, "window"), ccap = pl_col(&c, "softcap"), cal = pl_col(&c, "alibi"); /* likewise */
     for (int i = 0; i < c.nrows; i++) {
         const pl_row *r = &c.rows[i];
         pl_srow *o = &S->r[S->n];
@@ -287,6 +288,10 @@ int pl_sweep_load(const char *path, pl_sweep *S)
         o->t_med = pl_num(r, ct);
         o->ws = pl_num(r, cw);
         o->ai = pl_num(r, cai);
+        const double win = pl_num(r, cwin), cap = pl_num(r, ccap), al = pl_num(r, cal);
+        o->window = win > 0 ? (int)win : 0;
+        o->softcap = cap > 0 ? cap : 0;
+        o->alibi = al > 0 ? al : 0;
         S->n++;
     }
     pl_csv_free(&c);
@@ -297,7 +302,8 @@ int pl_sweep_load(const char *path, pl_sweep *S)
 int pl_in_base(const pl_sweep *S, const pl_srow *r)
 {
     return r->seq_q == r->seq_kv && r->batch == S->b && r->heads == S->h && r->kv_heads == S->g &&
-           r->d_head == S->d && !strcmp(r->layout, S->layout);
+           r->d_head == S->d && !strcmp(r->layout, S->layout) && !r->window && !(r->softcap > 0) &&
+           !(r->alibi > 0);
 }
 
 int pl_kernels(const pl_sweep *S, int base_only, const char **names, int max)

@@ -94,6 +94,8 @@ typedef struct {
     char peer[72];         /* a plugin's kernel: " (peer LIBRARY VERSION)"; "" for built-ins */
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal, threads;
     double gflops, ai, ws, t_med;
+    int window;            /* the variants (0 when off; absent columns: the plain problem) */
+    double softcap, alibi;
 } pl_srow;
 
 typedef struct {
@@ -108,7 +110,8 @@ typedef struct {
  * finds its base shape. HR_OK (S->n == 0 when the file does not exist), or HR_EUSAGE
  * with a message naming the file: unreadable, no header, a needed column missing. */
 int pl_sweep_load(const char *path, pl_sweep *S);
-/* Whether r has the base shape with Nq = Nkv. */
+/* Whether r has the base shape with Nq = Nkv and no variant (window, softcap, alibi: the
+ * window chart draws those). */
 int pl_in_base(const pl_sweep *S, const pl_srow *r);
 /* Distinct kernel names in row order (at most max); base_only: base-shape rows only. */
 int pl_kernels(const pl_sweep *S, int base_only, const char **names, int max);
@@ -157,5 +160,9 @@ void pl_kvstory(const pl_inputs *in, pl_chart *c);
 /* The bandwidth curve of the ceilings (plot_curve.c): GB/s over the working set per thread
  * count, the knees marked, the reported cache sizes dotted; skipped for ceilings without one. */
 void pl_cachecurve(const pl_inputs *in, pl_chart *c);
+/* The window chart (plot_variants.c): median time against N per kernel and sliding window
+ * (the dense causal rows beside them), log-log: a window flattens the N² curve to N·W.
+ * Skipped for a sweep without windowed rows. */
+void pl_window(const pl_inputs *in, pl_chart *c);
 
 #endif
