@@ -170,6 +170,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         if (isfinite(bw)) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", memory %.1f GB/s", bw);
         if (isfinite(peak)) hr_site_fact(d, "ceilings", buf);
         hr_site_rows(d, rows, k, "rows", "the newest commit's results");
+        hr_site_cross_data(d, s, newest->machine);
         /* the overview's rows: per kernel, its best GFLOP/s and median % of roof at the newest commit */
         for (int i = 0; i < k; i++) {
             int seen = 0;
@@ -304,6 +305,9 @@ static int bench_pages(ctx *c)
         }
         hr_history_free(&h);
     }
+    for (int i = 0; i < s->nabs; i++) /* a benchmark only an A/B measured has its page too */
+        for (int j = 0; j < s->abs[i].nrows; j++)
+            if (!cJSON_GetObjectItemCaseSensitive(by, s->abs[i].rows[j].name)) cJSON_AddArrayToObject(by, s->abs[i].rows[j].name);
     cJSON *list = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(list, "benchmarks");
     int n = 0;
     const cJSON *e;
@@ -332,8 +336,10 @@ static int bench_pages(ctx *c)
         cJSON_AddStringToObject(ch, "xlabel", "run (ordered by commit date)");
         cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
         hr_site_tip(ch, tips, 3);
+        const int nab = hr_site_ab_data(d, s, e->string);
         cJSON *o = cJSON_CreateObject();
         add_str(o, "name", e->string), add_str(o, "href", file);
+        if (nab) add_str(o, "ab", hr_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "ab"), nab - 1), "verdict", ""));
         cJSON_AddNumberToObject(o, "runs", cJSON_GetArraySize(e));
         cJSON_AddNumberToObject(o, "slower", slower);
         cJSON_AddNumberToObject(o, "faster", faster);
@@ -345,7 +351,7 @@ static int bench_pages(ctx *c)
     cJSON *cols = hr_site_table(list, "benchmarks", "benchmarks: their runs on every machine (one run: its value, nothing judged)", "benchmarks");
     cJSON_AddStringToObject(hr_site_col(cols, "name", "benchmark", 0, -1), "link", "href");
     static const hr_site_colspec bench_cols[] = {{"runs", "runs", 1, 0}, {"slower", "slower change points", 1, 0},
-        {"faster", "faster change points", 1, 0}};
+        {"faster", "faster change points", 1, 0}, {"ab", "headroom ab", 0, -1}};
     HR_SITE_COLS(cols, bench_cols);
     c->nbench = n;
     if (!st) st = page(c, "benchmarks.html", "benchmarks across commits", list);

@@ -138,7 +138,7 @@
     });
     var npts = sets.length;
     if (c.roof && c.roof.length) {
-      sets.push({ label: 'roof', data: c.roof, showLine: true, pointRadius: 0, borderDash: [6, 4],
+      sets.push({ label: c.roof_label || 'roof', data: c.roof, showLine: true, pointRadius: 0, borderDash: [6, 4],
                   borderColor: dark() ? '#bbb' : '#555', backgroundColor: 'transparent', roof: true });
     }
     var grid = dark() ? 'rgba(255,255,255,0.15)' : 'rgba(0,0,0,0.1)', ink = dark() ? '#ddd' : '#222';
@@ -149,7 +149,7 @@
                grid: { color: grid }, ticks: t };
     }
     var tip = function (ctx) {
-      if (ctx.dataset.roof) return 'roof ' + fmt(ctx.parsed.y, {}) + ' GFLOP/s';
+      if (ctx.dataset.roof) return (c.roof_label || 'roof') + ': ' + fmt(ctx.parsed.y, {}) + (c.roof_unit || ' GFLOP/s');
       var r = src[ctx.raw.i], s = (c.tip || []).map(function (k) { return k[0] + ' ' + fmt(r[k[1]], { unit: k[2] || '' }); });
       return s.join(', ');
     };
