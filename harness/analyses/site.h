@@ -40,14 +40,14 @@ typedef struct {
 typedef struct {
     char name[320], verdict[16];
     double base_ms, new_ms;         /* the medians of the two builds                     */
-    double ratio, lo, hi;           /* new ÷ base time, and its interval (NAN: none)      */
+    double ratio, lo, hi, level;    /* new ÷ base time, its interval (NAN: none), coverage */
     double p_adj;
     int n;                          /* the test's units: rounds (or pairs of one round)   */
 } hr_site_abrow;
 
 typedef struct {
     char dir[4096], machine[96], title[200], test[120];
-    double alpha, level;            /* the interval's coverage, >= 1 - alpha              */
+    double alpha;                   /* the interval's coverage is 1 - alpha or more       */
     hr_site_abrow *rows;
     int nrows;
 } hr_site_ab;

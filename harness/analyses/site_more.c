@@ -130,9 +130,7 @@ int hr_site_add_ab(hr_site *s, const char *dir)
         w->n = (int)hr_json_num(r, "n_base", 0);
         const int nb = side[0] ? reps_of(side[0], w->name, tb, REPS_CAP) : 0;
         const int nn = side[1] ? reps_of(side[1], w->name, tn, REPS_CAP) : 0;
-        double level;
-        interval(tb, tn, nb < nn ? nb : nn, w->n, a->alpha, w, &level);
-        if (isfinite(level) && !(a->level <= level)) a->level = level; /* the smallest coverage */
+        interval(tb, tn, nb < nn ? nb : nn, w->n, a->alpha, w, &w->level);
     }
     free(tb), free(tn);
     cJSON_Delete(side[0]), cJSON_Delete(side[1]), cJSON_Delete(doc);
@@ -152,12 +150,19 @@ int hr_site_ab_data(cJSON *data, const hr_site *s, const char *name)
             if (!rows) rows = cJSON_AddArrayToObject(data, "ab");
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "machine", a->machine);
-            cJSON_AddStringToObject(o, "ab", a->title);
+            const char *base = strrchr(a->dir, '/');
+            char k[300];
+            snprintf(k, sizeof k, "A/B run %.200s", base ? base + 1 : a->dir);
+            hr_site_fact(data, k, a->title);
+            cJSON_AddStringToObject(o, "ab", base ? base + 1 : a->dir);
             hr_site_num(o, "base_ms", w->base_ms);
             hr_site_num(o, "new_ms", w->new_ms);
             hr_site_num(o, "ratio", w->ratio);
             hr_site_num(o, "lo", w->lo);
             hr_site_num(o, "hi", w->hi);
+            char iv[64] = "none (too few rounds)";
+            if (isfinite(w->lo)) snprintf(iv, sizeof iv, "%.3f – %.3f (%.0f%%)", w->lo, w->hi, 100 * w->level);
+            cJSON_AddStringToObject(o, "interval", iv);
             cJSON_AddNumberToObject(o, "n", w->n);
             hr_site_num(o, "p_adj", w->p_adj);
             cJSON_AddStringToObject(o, "verdict", w->verdict);
@@ -168,15 +173,16 @@ int hr_site_ab_data(cJSON *data, const hr_site *s, const char *name)
     }
     if (!rows) return 0;
     cJSON *cols = hr_site_table(data, "ab", "headroom ab: the two builds measured interleaved, judged on the paired ratios", "ab");
-    static const hr_site_colspec ab_cols[] = {{"machine", "machine", 0, -1}, {"ab", "run", 0, -1},
+    static const hr_site_colspec ab_cols[] = {{"machine", "machine", 0, -1}, {"ab", "A/B run", 0, -1},
         {"base_ms", "base ms", 1, 4}, {"new_ms", "new ms", 1, 4}, {"ratio", "new ÷ base time", 1, 3},
-        {"lo", "interval low", 1, 3}, {"hi", "interval high", 1, 3}, {"n", "rounds", 1, 0},
+        {"interval", "its interval (coverage)", 0, -1}, {"n", "rounds", 1, 0},
         {"p_adj", "corrected p", 1, 4}, {"verdict", "verdict", 0, -1}};
     HR_SITE_COLS(cols, ab_cols);
     const cJSON *tables = cJSON_GetObjectItemCaseSensitive(data, "tables");
     cJSON_AddStringToObject(cJSON_GetArrayItem(tables, cJSON_GetArraySize(tables) - 1), "note",
-                            "ratio above 1: the new build is slower. The interval is distribution-free, on the "
-                            "median of the rounds' log ratios, at coverage 1 - alpha or more (none under 6 rounds).");
+                            "Ratio above 1: the new build is slower. The interval is distribution-free, on the median of "
+                            "the rounds' log ratios, at coverage 1 - alpha or more (none under 6 rounds). An A/B run "
+                            "is named by the folder headroom ab --out wrote.");
     return cJSON_GetArraySize(rows);
 }
 

@@ -123,6 +123,15 @@ static int run_pages(ctx *c)
 
 static void add_str(cJSON *o, const char *k, const char *v) { cJSON_AddStringToObject(o, k, v); }
 
+/* A commit in a table: its first 12 characters, as git's short form (the whole hash is
+ * on the results set's page), so tables of 40-hex hashes keep their verdicts in view. */
+static void add_commit(cJSON *o, const char *k, const char *v)
+{
+    char c[16];
+    snprintf(c, sizeof c, "%.12s", v);
+    cJSON_AddStringToObject(o, k, c);
+}
+
 static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
 {
     const hr_site *s = c->s;
@@ -144,7 +153,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
             cJSON *o = cJSON_CreateObject();
             char href[300];
             snprintf(href, sizeof href, "r-%s.html", r->slug);
-            add_str(o, "commit", r->commit), add_str(o, "when", r->when), add_str(o, "config", r->config);
+            add_commit(o, "commit", r->commit), add_str(o, "when", r->when), add_str(o, "config", r->config);
             add_str(o, "href", href);
             cJSON_AddNumberToObject(o, "rows", r->nrows);
             cJSON_AddItemToArray(runs, o);
@@ -210,7 +219,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         free(rows);
         cJSON *m = cJSON_CreateObject();
         add_str(m, "machine", newest->machine), add_str(m, "href", file), add_str(m, "cpu", newest->cpu);
-        add_str(m, "isa", newest->isa), add_str(m, "newest", newest->commit), add_str(m, "when", newest->when);
+        add_str(m, "isa", newest->isa), add_commit(m, "newest", newest->commit), add_str(m, "when", newest->when);
         cJSON_AddNumberToObject(m, "runs", b - a);
         cJSON_AddNumberToObject(m, "commits", ncommit);
         hr_site_num(m, "peak", peak);
@@ -264,7 +273,7 @@ static int bench_pages(ctx *c)
                 cJSON *pts = cJSON_GetObjectItemCaseSensitive(by, w->name);
                 if (!pts) pts = cJSON_AddArrayToObject(by, w->name);
                 cJSON *o2 = cJSON_CreateObject();
-                add_str(o2, "machine", r->machine), add_str(o2, "commit", r->commit), add_str(o2, "when", r->when);
+                add_str(o2, "machine", r->machine), add_commit(o2, "commit", r->commit), add_str(o2, "when", r->when);
                 cJSON_AddNumberToObject(o2, "run", 1);
                 hr_site_num(o2, "gflops", w->gflops);
                 hr_site_num(o2, "ms", w->ms);
@@ -290,7 +299,7 @@ static int bench_pages(ctx *c)
                 const hr_hist_point *p = &se->pts[j];
                 const hr_hist_run *r = &h.runs[p->run];
                 cJSON *o2 = cJSON_CreateObject();
-                add_str(o2, "machine", r->machine), add_str(o2, "commit", r->commit), add_str(o2, "when", r->when);
+                add_str(o2, "machine", r->machine), add_commit(o2, "commit", r->commit), add_str(o2, "when", r->when);
                 cJSON_AddNumberToObject(o2, "run", p->run + 1);
                 hr_site_num(o2, "gflops", p->gflops);
                 hr_site_num(o2, "ms", p->median / 1e6);

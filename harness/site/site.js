@@ -159,7 +159,7 @@
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         scales: { x: axis(c.xlog, c.xlabel || c.x, c.xint), y: axis(c.ylog, c.ylabel || c.y) },
-        plugins: { legend: { labels: { color: ink } }, tooltip: { callbacks: { label: tip } } },
+        plugins: { legend: { labels: { color: ink, boxWidth: 14, boxHeight: 10 } }, tooltip: { callbacks: { label: tip } } },
         onClick: function (e, els) {
           if (!els.length || !c.table || !tables[c.table]) return;
           var d = sets[els[0].datasetIndex];
