@@ -1,6 +1,7 @@
 /* site.js — draws a page of headroom's results site from the data inlined in it
  * (<script id="hr-data">): sortable, filterable tables and Chart.js charts. Every chart
- * writes data-points (points drawn) and data-rows (rows behind it) on its box once drawn,
+ * writes data-points (points drawn), data-rows (rows behind it) and data-series (the series
+ * drawn, the roof line not counted) on its box once drawn,
  * and the page sets data-ready on <body>, so a test in a headless browser can check them.
  * Without Chart.js (window.Chart absent) the tables are drawn and each chart box says so. */
 (function () {
@@ -171,6 +172,7 @@
     var drawn = 0;
     for (var k = 0; k < npts; k++) drawn += ch.getDatasetMeta(k).data.length;
     box.setAttribute('data-points', String(drawn));
+    box.setAttribute('data-series', String(npts));
   }
 
   function main() {
