@@ -431,6 +431,7 @@ static int compare_pages(ctx *c)
     cJSON *ch = hr_site_chart(d, "best", "the best kernel's GFLOP/s per shape, per machine", "best", "shape_no", "gflops",
                               "machine", 2, NULL);
     cJSON_AddTrueToObject(ch, "xint");
+    cJSON_AddTrueToObject(ch, "dodge");
     cJSON_AddStringToObject(ch, "xlabel", "shape (numbered in the order of the table)");
     cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
     hr_site_tip(ch, tips, 3);

@@ -130,6 +130,10 @@
     });
     var sets = order.map(function (g, k) {
       var pts = groups[g];
+      /* dodge: each series a little to the side of a whole x, so equal values of two series
+       * (machines on one shape) do not hide each other */
+      if (c.dodge && order.length > 1)
+        pts.forEach(function (p) { p.x += (k - (order.length - 1) / 2) * 0.5 / order.length; });
       if (c.line) pts.sort(function (a, b) { return a.x - b.x; });
       return { label: g, data: pts, showLine: !!c.line, borderColor: palette[k % palette.length],
                backgroundColor: palette[k % palette.length],
