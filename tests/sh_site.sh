@@ -70,6 +70,9 @@ if not all(q8[n] < f32[n] for n in q8): sys.exit("q8_0 steps read no fewer bytes
 then ok machine_crossover_kv; else fail machine_crossover_kv "$out"; fi
 if grep -q '"crossover"' "$S/m-xeon-8480-16c.html"; then fail crossover_own_machine "xeon's page shows zen5's crossover"
 else ok crossover_own_machine; fi
+err=$("$B" site "$FIX/zen5-2c/crossover-1" --out "$TMP/onlyx" 2>&1 >/dev/null)
+if [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && printf '%s' "$err" | grep -q "notice: .*no results set of machine 'zen5-2c'.*not shown"
+then ok crossover_without_machine; else fail crossover_without_machine "$err"; fi
 # A real headroom ab run: its verdicts reach the pages of its benchmarks (6 rounds: an
 # interval; 2 rounds: too few for one).
 sweep_config "$TMP/ab.ini" "kernels=naive" "seq=32"

@@ -492,6 +492,13 @@ int hr_site_pages(const hr_site *s, const char *dir, const char *chartjs)
     if (!st) st = write_text(assets, "site.js", hr_site_js);
     if (!st && c.chartjs) st = write_text(assets, "chart.min.js", c.chartjs);
     if (!st) st = write_text(dir, ".headroom-site", "written by headroom site; the whole folder is replaced by the next one\n");
+    for (int i = 0; i < s->nxs; i++) { /* a crossover shows on its machine's page: say where there is none */
+        int seen = 0;
+        for (int j = 0; j < s->nruns && !seen; j++) seen = !strcmp(s->runs[j].machine, s->xs[i].machine);
+        if (!seen)
+            fprintf(stderr, "headroom site: notice: %s: no results set of machine '%s' beside it, its crossover is not shown\n",
+                    s->xs[i].dir, s->xs[i].machine);
+    }
     if (!st) st = compare_pages(&c);
     if (!st) st = overview(&c);
     if (!st) st = run_pages(&c);
