@@ -65,7 +65,7 @@ if len(d["crossover"]) != n: sys.exit("%d crossover rows, crossover.csv has %d" 
 if len(d["nstar"]) != 4: sys.exit("%d N* rows, want 4" % len(d["nstar"]))
 kv = [r for r in d["rows"] if "kv" in r]
 if sorted({r["kv"] for r in kv if r["kernel"] == "decode"}) != ["decode kv bf16", "decode kv f32", "decode kv q8_0"]: sys.exit("decode types: %s" % kv)
-q8 = {r["n"]: r["kv_bytes"] for r in kv if r["kv"] == "decode kv q8_0"}; f32 = {r["n"]: r["kv_bytes"] for r in kv if r["kv"] == "decode kv f32"}
+q8 = {r["n"]: r["kv_mb"] for r in kv if r["kv"] == "decode kv q8_0"}; f32 = {r["n"]: r["kv_mb"] for r in kv if r["kv"] == "decode kv f32"}
 if not all(q8[n] < f32[n] for n in q8): sys.exit("q8_0 steps read no fewer bytes than f32")' "$FIX/zen5-2c/crossover-1/crossover.csv" 2>&1)
 then ok machine_crossover_kv; else fail machine_crossover_kv "$out"; fi
 if grep -q '"crossover"' "$S/m-xeon-8480-16c.html"; then fail crossover_own_machine "xeon's page shows zen5's crossover"

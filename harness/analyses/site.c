@@ -180,7 +180,7 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
             snprintf(g, sizeof g, "%s kv %s", r->kernel, r->kv_dtype);
             cJSON_AddStringToObject(o, "kv", g);
             hr_site_num(o, "kv_ms", r->ms);
-            hr_site_num(o, "kv_bytes", r->bytes > 0 ? r->bytes : NAN);
+            hr_site_num(o, "kv_mb", r->bytes > 0 ? r->bytes / 1e6 : NAN);
             hr_site_num(o, "tok_s", r->ms > 0 ? 1e3 / r->ms : NAN);
             kv++;
         }
@@ -229,7 +229,7 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
     cJSON_AddStringToObject(c, "ylabel", "GFLOP/s");
     hr_site_tip(c, tips, 4);
     if (kv) {
-        static const char *const kv_tips[] = {"", "kv", "", "", "shape", "", "", "tok_s", " steps/s", "", "kv_bytes", " bytes"};
+        static const char *const kv_tips[] = {"", "kv", "", "", "shape", "", "", "tok_s", " steps/s", "", "kv_mb", " MB a step"};
         snprintf(id, sizeof id, "%s-kv", key);
         c = hr_site_chart(data, id, "decode over a KV cache: time per step against cache length", key, "n", "kv_ms", "kv", 3,
                           key);
@@ -240,9 +240,9 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
         /* The KV story: a stored type that holds a token in fewer bytes makes a step read
          * less; against the memory roof (steps/s = bandwidth ÷ bytes), dashed. */
         snprintf(id, sizeof id, "%s-kvstory", key);
-        c = hr_site_chart(data, id, "the KV story: bytes a decode step reads against steps per second", key, "kv_bytes",
-                          "tok_s", "kv", 3, key);
-        cJSON_AddStringToObject(c, "xlabel", "bytes read per generated token (K and V cache)");
+        c = hr_site_chart(data, id, "the KV story: bytes a decode step reads against steps per second", key, "kv_mb", "tok_s",
+                          "kv", 3, key);
+        cJSON_AddStringToObject(c, "xlabel", "MB read per generated token (K and V cache)");
         cJSON_AddStringToObject(c, "ylabel", "decode steps (tokens) per second");
         cJSON_AddTrueToObject(c, "line");
         hr_site_tip(c, kv_tips, 4);
@@ -255,8 +255,8 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
             cJSON *roof = cJSON_AddArrayToObject(c, "roof");
             for (int k = 0; k < 2; k++) {
                 cJSON *p = cJSON_CreateObject();
-                const double x = k ? bhi * 1.5 : blo / 1.5;
-                cJSON_AddNumberToObject(p, "x", x);
+                const double x = k ? bhi * 1.5 : blo / 1.5; /* bytes */
+                cJSON_AddNumberToObject(p, "x", x / 1e6);
                 cJSON_AddNumberToObject(p, "y", bw_ * 1e9 / x);
                 cJSON_AddItemToArray(roof, p);
             }

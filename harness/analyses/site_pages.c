@@ -144,6 +144,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         snprintf(file, sizeof file, "m-%s.html", slug);
         cJSON *d = cJSON_CreateObject();
         hr_site_fact(d, "cpu", newest->cpu);
+        hr_site_fact(d, "isa", newest->isa);
         hr_site_fact(d, "newest commit", newest->commit);
         /* the runs */
         cJSON *runs = cJSON_AddArrayToObject(d, "runs");
