@@ -5,8 +5,12 @@ Usage: site_check.py PAGE.html DOM.html
 PAGE is the file as written (its inline data, <script id="hr-data">); DOM the page after its
 script ran (chromium --dump-dom). Prints one line per problem and exits 1 when there is any:
 the script did not finish (no data-ready), it caught an error (data-errors, #hr-errors), a
-chart missing from the DOM, or a chart whose points drawn (data-points) differ from the rows
-of its data that have both plotted values (counted here, from the page's data).
+chart missing from the DOM, a chart whose points drawn (data-points) differ from the rows
+of its data that have both plotted values (counted here, from the page's data), a chart
+with rows behind it that draws none, a chart whose series drawn (data-series) differ
+from the groups of those rows, a chart whose click-through table is not on the page or
+reads other rows, a table not drawn whole, and A/B rows whose ratio lies outside their
+interval or whose verdict goes against the ratio.
 """
 import html
 import json
@@ -39,6 +43,18 @@ def main():
         if not fig:
             bad.append("chart %s: not in the page" % c["id"])
             continue
+        groups = {str(r.get(c.get("group", ""), "")) if c.get("group") else c["y"] for r in data.get(c["src"], [])
+                  if usable(r.get(c["x"]), c.get("xlog")) and usable(r.get(c["y"]), c.get("ylog"))}
+        ser = re.search(r'data-series="(\d+)"', fig.group(1))
+        drawn = re.search(r'data-points="(\d+)"', fig.group(1))
+        if want and drawn and drawn.group(1) == "0":
+            bad.append("chart %s: empty, with %d rows behind it" % (c["id"], want))
+        if ser and drawn and drawn.group(1) != "0" and int(ser.group(1)) != len(groups):
+            bad.append("chart %s: %s series drawn, %d groups in its rows" % (c["id"], ser.group(1), len(groups)))
+        if c.get("table"):
+            t = [t for t in data.get("tables", []) if t["id"] == c["table"]]
+            if not t or t[0]["src"] != c["src"]:
+                bad.append("chart %s: a click shows rows of table %s, which is not its rows" % (c["id"], c["table"]))
         pts = re.search(r'data-points="(\d+)"', fig.group(1))
         rows = re.search(r'data-rows="(\d+)"', fig.group(1))
         if not pts or int(pts.group(1)) != want or not rows or int(rows.group(1)) != want:
@@ -48,6 +64,11 @@ def main():
         n = len(data.get(t["src"], []))
         if not re.search(r'<span class="count">%d of %d rows</span>' % (n, n), dom):
             bad.append("table %s: not drawn with its %d rows" % (t["id"], n))
+    for r in data.get("ab", []):
+        if r.get("lo") is not None and not r["lo"] <= r["ratio"] <= r["hi"]:
+            bad.append("A/B %s: ratio %g outside its interval [%g, %g]" % (r.get("ab"), r["ratio"], r["lo"], r["hi"]))
+        if (r["verdict"] == "REGRESSION" and r["ratio"] <= 1) or (r["verdict"] == "IMPROVEMENT" and r["ratio"] >= 1):
+            bad.append("A/B %s: verdict %s with ratio %g" % (r.get("ab"), r["verdict"], r["ratio"]))
     for b in bad:
         print(b)
     return 1 if bad else 0

@@ -175,7 +175,15 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
         hr_site_num(o, "pct", r->pct);
         cJSON_AddStringToObject(o, "bound", r->bound);
         cJSON_AddStringToObject(o, "peer", r->peer);
-        if (r->seq_q == 1) hr_site_num(o, "kv_ms", r->ms), kv++;
+        if (r->seq_q == 1) { /* a decode step: the KV story's fields */
+            char g[96];
+            snprintf(g, sizeof g, "%s kv %s", r->kernel, r->kv_dtype);
+            cJSON_AddStringToObject(o, "kv", g);
+            hr_site_num(o, "kv_ms", r->ms);
+            hr_site_num(o, "kv_mb", r->bytes > 0 ? r->bytes / 1e6 : NAN);
+            hr_site_num(o, "tok_s", r->ms > 0 ? 1e3 / r->ms : NAN);
+            kv++;
+        }
         cJSON_AddStringToObject(o, "name", r->name);
         cJSON_AddItemToArray(a, o);
     }
@@ -221,12 +229,42 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
     cJSON_AddStringToObject(c, "ylabel", "GFLOP/s");
     hr_site_tip(c, tips, 4);
     if (kv) {
+        static const char *const kv_tips[] = {"", "kv", "", "", "shape", "", "", "tok_s", " steps/s", "", "kv_mb", " MB a step"};
         snprintf(id, sizeof id, "%s-kv", key);
-        c = hr_site_chart(data, id, "decode over a KV cache: time per step against cache length", key, "n", "kv_ms", "kernel", 1,
+        c = hr_site_chart(data, id, "decode over a KV cache: time per step against cache length", key, "n", "kv_ms", "kv", 3,
                           key);
-        cJSON_AddStringToObject(c, "xlabel", "cache length");
+        cJSON_AddStringToObject(c, "xlabel", "cache length (keys)");
         cJSON_AddStringToObject(c, "ylabel", "ms per step");
         cJSON_AddTrueToObject(c, "line");
+        hr_site_tip(c, kv_tips, 4);
+        /* The KV story: a stored type that holds a token in fewer bytes makes a step read
+         * less; against the memory roof (steps/s = bandwidth ÷ bytes), dashed. */
+        snprintf(id, sizeof id, "%s-kvstory", key);
+        c = hr_site_chart(data, id, "the KV story: bytes a decode step reads against steps per second", key, "kv_mb", "tok_s",
+                          "kv", 3, key);
+        cJSON_AddStringToObject(c, "xlabel", "MB read per generated token (K and V cache)");
+        cJSON_AddStringToObject(c, "ylabel", "decode steps (tokens) per second");
+        cJSON_AddTrueToObject(c, "line");
+        hr_site_tip(c, kv_tips, 4);
+        double blo = INFINITY, bhi = 0;
+        for (int i = 0; i < n; i++)
+            if (rows[i].seq_q == 1 && rows[i].bytes > 0) blo = fmin(blo, rows[i].bytes), bhi = fmax(bhi, rows[i].bytes);
+        double peak_, bw_;
+        hr_site_ceilings(rows, n, &peak_, &bw_);
+        if (isfinite(bw_) && bhi > 0) {
+            cJSON *roof = cJSON_AddArrayToObject(c, "roof");
+            for (int k = 0; k < 2; k++) {
+                cJSON *p = cJSON_CreateObject();
+                const double x = k ? bhi * 1.5 : blo / 1.5; /* bytes */
+                cJSON_AddNumberToObject(p, "x", x / 1e6);
+                cJSON_AddNumberToObject(p, "y", bw_ * 1e9 / x);
+                cJSON_AddItemToArray(roof, p);
+            }
+            char lab[64];
+            snprintf(lab, sizeof lab, "memory roof %.0f GB/s", bw_);
+            cJSON_AddStringToObject(c, "roof_label", lab);
+            cJSON_AddStringToObject(c, "roof_unit", " steps/s");
+        }
     }
 }
 
@@ -288,11 +326,13 @@ int hr_site_write(const hr_site *s, const char *out, const char *chartjs)
     if (!realpath(parent, real_out)) return hr_fail("--out %s: its parent directory %s does not exist", out, parent);
     l = strlen(real_out);
     snprintf(real_out + l, sizeof real_out - l, "%s%s", l > 1 ? "/" : "", name);
-    for (int i = 0; i < s->nruns; i++) {
-        if (below(real_out, s->runs[i].dir))
-            return hr_fail("--out %s: inside the results directory %s (write the site elsewhere)", out, s->runs[i].dir);
-        if (below(s->runs[i].dir, real_out))
-            return hr_fail("--out %s: holds the results %s, which writing the site would replace", out, s->runs[i].path);
+    for (int i = 0; i < s->nruns + s->nabs + s->nxs; i++) {
+        const char *dir = i < s->nruns ? s->runs[i].dir : i < s->nruns + s->nabs ? s->abs[i - s->nruns].dir
+                                                                                  : s->xs[i - s->nruns - s->nabs].dir;
+        if (below(real_out, dir))
+            return hr_fail("--out %s: inside the results directory %s (write the site elsewhere)", out, dir);
+        if (below(dir, real_out))
+            return hr_fail("--out %s: holds the results %s, which writing the site would replace", out, dir);
     }
     if (exists) {
         char mark[PATH_MAX + 40];

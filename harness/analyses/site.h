@@ -19,9 +19,9 @@
 
 /* One benchmark of a results set: the median over its repetitions and its row's fields. */
 typedef struct {
-    char name[320], kernel[64], shape[200], peer[80], bound[24];
+    char name[320], kernel[64], shape[200], peer[80], bound[24], kv_dtype[16];
     int threads, seq_q, seq_kv;
-    double gflops, ms, ai, roof, ceiling, pct; /* NAN where the file lacks the figure */
+    double gflops, ms, ai, roof, ceiling, pct, bytes; /* NAN where the file lacks the figure */
 } hr_site_row;
 
 /* One results set (a results.json). */
@@ -35,16 +35,59 @@ typedef struct {
     int nrows;
 } hr_site_run;
 
+/* One point of `headroom ab --out DIR` (DIR/ab.json, its verdicts; DIR/base.json and
+ * new.json, the paired repetitions its interval is drawn from). */
+typedef struct {
+    char name[320], verdict[16];
+    double base_ms, new_ms;         /* the medians of the two builds                     */
+    double ratio, lo, hi, level;    /* new ÷ base time, its interval (NAN: none), coverage */
+    double p_adj;
+    int n;                          /* the test's units: rounds (or pairs of one round)   */
+} hr_site_abrow;
+
+typedef struct {
+    char dir[4096], machine[96], title[200], test[120];
+    double alpha;                   /* the interval's coverage is 1 - alpha or more       */
+    hr_site_abrow *rows;
+    int nrows;
+} hr_site_ab;
+
+/* A `headroom crossover --out DIR` of a machine (DIR/crossover.csv, the points measured;
+ * DIR/crossover_table.csv, N* per series); the machine is the folder holding DIR, as
+ * results/<machine>/crossover-<stamp> names it. */
+typedef struct {
+    char series[128];               /* "kernel d_model D"                                */
+    int n;
+    double proj_s, core_s;
+} hr_site_xpt;
+
+typedef struct {
+    char series[128], note[96];
+    double n_star, n_flops;
+} hr_site_xrow;
+
+typedef struct {
+    char dir[4096], machine[96];
+    hr_site_xpt *pts;
+    hr_site_xrow *tab;
+    int npts, ntab;
+} hr_site_cross;
+
 typedef struct {
     hr_site_run *runs;              /* ordered by machine, then t, then path             */
     int nruns, cap;
+    hr_site_ab *abs;                /* in the order found                                 */
+    hr_site_cross *xs;
+    int nabs, nxs;
 } hr_site;
 
 /* Reads every results set under paths[0..n): a results.json, a results directory holding
  * one, or a root whose subdirectories (two levels: results/<machine>/<run>) hold them;
- * symbolic links are not followed. HR_EUSAGE with one line naming the file: unreadable,
- * not JSON, not a results file, not headroom's (no kernel field), another schema_version,
- * or nothing found under a path. */
+ * likewise the directories of `headroom ab --out` (ab.json) and `headroom crossover --out`
+ * (crossover.csv); symbolic links are not followed. HR_EUSAGE with one line naming the
+ * file: unreadable, not JSON, not a results file, not headroom's (no kernel field), another
+ * schema_version, an ab.json without its rows, a crossover.csv without its columns, or
+ * nothing found under a path. */
 int hr_site_load(hr_site *s, const char *const *paths, int n);
 void hr_site_free(hr_site *s);
 
@@ -92,6 +135,15 @@ void hr_site_rows(cJSON *data, const hr_site_row *rows, int n, const char *key, 
 /* Links to the gnuplot PNG/SVG files of dir (and dir/plots), as prefix + name; each copied
  * into copy_to first when it is not NULL. */
 void hr_site_images(cJSON *data, const char *dir, const char *prefix, const char *copy_to);
+/* The A/B directory dir (holding ab.json) and the crossover directory dir (holding
+ * crossover.csv) into s (site_more.c); HR_OK or HR_EUSAGE with one line. */
+int hr_site_add_ab(hr_site *s, const char *dir);
+int hr_site_add_cross(hr_site *s, const char *dir);
+/* The A/B verdicts on the benchmark `name` as data["ab"] and its table; 0 when none. */
+int hr_site_ab_data(cJSON *data, const hr_site *s, const char *name);
+/* A machine's crossover (its chart of core ÷ projection time against N and the N* table)
+ * as data["crossover"], data["nstar"]; nothing when s holds none for it. */
+void hr_site_cross_data(cJSON *data, const hr_site *s, const char *machine);
 /* Every page of s into the directory dir (site_pages.c). */
 int hr_site_pages(const hr_site *s, const char *dir, const char *chartjs);
 

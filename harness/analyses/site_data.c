@@ -80,6 +80,8 @@ static void fill_row(hr_site_row *w, const hr_bench *b, const cJSON *row)
         free(tmp);
     }
     const double bytes = hr_json_num(row, "bytes", NAN);
+    w->bytes = bytes;
+    snprintf(w->kv_dtype, sizeof w->kv_dtype, "%s", kv);
     w->ms = ns / 1e6;
     w->gflops = isfinite(b->flops) && ns > 0 ? b->flops / ns : hr_json_num(row, "GFLOPS", NAN);
     w->ai = isfinite(b->flops) && bytes > 0 ? b->flops / bytes : NAN;
@@ -166,11 +168,15 @@ static int add_path(hr_site *s, const char *p, int depth, int top)
     if (!is_kind(p, 1, 1)) return hr_fail("%s: no such file or directory", p);
     snprintf(f, sizeof f, "%s/results.json", p);
     if (is_kind(f, 0, 1)) return add_run(s, f);
+    snprintf(f, sizeof f, "%s/ab.json", p);
+    if (is_kind(f, 0, 1)) return hr_site_add_ab(s, p);
+    snprintf(f, sizeof f, "%s/crossover.csv", p);
+    if (is_kind(f, 0, 1)) return hr_site_add_cross(s, p);
     if (!depth) return HR_OK;
     DIR *d = opendir(p);
     if (!d) return hr_fail("%s: cannot open the directory", p);
     char **names = NULL;
-    int n = 0, cap = 0, st = HR_OK, before = s->nruns;
+    int n = 0, cap = 0, st = HR_OK, before = s->nruns + s->nabs + s->nxs;
     for (struct dirent *e; !st && (e = readdir(d));) {
         char sub[PATH_MAX + 300];
         snprintf(sub, sizeof sub, "%s/%s", p, e->d_name);
@@ -192,7 +198,7 @@ static int add_path(hr_site *s, const char *p, int depth, int top)
     for (int i = 0; i < n && !st; i++) st = add_path(s, names[i], depth - 1, 0);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
-    if (!st && top && s->nruns == before) st = hr_fail("%s: no results.json in it or in its subdirectories", p);
+    if (!st && top && s->nruns + s->nabs + s->nxs == before) st = hr_fail("%s: no results.json in it or in its subdirectories", p);
     return st;
 }
 
@@ -218,6 +224,8 @@ int hr_site_load(hr_site *s, const char *const *paths, int n)
 void hr_site_free(hr_site *s)
 {
     for (int i = 0; i < s->nruns; i++) free(s->runs[i].rows);
-    free(s->runs);
+    for (int i = 0; i < s->nabs; i++) free(s->abs[i].rows);
+    for (int i = 0; i < s->nxs; i++) free(s->xs[i].pts), free(s->xs[i].tab);
+    free(s->runs), free(s->abs), free(s->xs);
     memset(s, 0, sizeof *s);
 }

@@ -123,6 +123,15 @@ static int run_pages(ctx *c)
 
 static void add_str(cJSON *o, const char *k, const char *v) { cJSON_AddStringToObject(o, k, v); }
 
+/* A commit in a table: its first 12 characters, as git's short form (the whole hash is
+ * on the results set's page), so tables of 40-hex hashes keep their verdicts in view. */
+static void add_commit(cJSON *o, const char *k, const char *v)
+{
+    char c[16];
+    snprintf(c, sizeof c, "%.12s", v);
+    cJSON_AddStringToObject(o, k, c);
+}
+
 static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
 {
     const hr_site *s = c->s;
@@ -135,6 +144,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         snprintf(file, sizeof file, "m-%s.html", slug);
         cJSON *d = cJSON_CreateObject();
         hr_site_fact(d, "cpu", newest->cpu);
+        hr_site_fact(d, "isa", newest->isa);
         hr_site_fact(d, "newest commit", newest->commit);
         /* the runs */
         cJSON *runs = cJSON_AddArrayToObject(d, "runs");
@@ -144,7 +154,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
             cJSON *o = cJSON_CreateObject();
             char href[300];
             snprintf(href, sizeof href, "r-%s.html", r->slug);
-            add_str(o, "commit", r->commit), add_str(o, "when", r->when), add_str(o, "config", r->config);
+            add_commit(o, "commit", r->commit), add_str(o, "when", r->when), add_str(o, "config", r->config);
             add_str(o, "href", href);
             cJSON_AddNumberToObject(o, "rows", r->nrows);
             cJSON_AddItemToArray(runs, o);
@@ -170,6 +180,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         if (isfinite(bw)) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", memory %.1f GB/s", bw);
         if (isfinite(peak)) hr_site_fact(d, "ceilings", buf);
         hr_site_rows(d, rows, k, "rows", "the newest commit's results");
+        hr_site_cross_data(d, s, newest->machine);
         /* the overview's rows: per kernel, its best GFLOP/s and median % of roof at the newest commit */
         for (int i = 0; i < k; i++) {
             int seen = 0;
@@ -209,7 +220,7 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         free(rows);
         cJSON *m = cJSON_CreateObject();
         add_str(m, "machine", newest->machine), add_str(m, "href", file), add_str(m, "cpu", newest->cpu);
-        add_str(m, "isa", newest->isa), add_str(m, "newest", newest->commit), add_str(m, "when", newest->when);
+        add_str(m, "isa", newest->isa), add_commit(m, "newest", newest->commit), add_str(m, "when", newest->when);
         cJSON_AddNumberToObject(m, "runs", b - a);
         cJSON_AddNumberToObject(m, "commits", ncommit);
         hr_site_num(m, "peak", peak);
@@ -263,7 +274,7 @@ static int bench_pages(ctx *c)
                 cJSON *pts = cJSON_GetObjectItemCaseSensitive(by, w->name);
                 if (!pts) pts = cJSON_AddArrayToObject(by, w->name);
                 cJSON *o2 = cJSON_CreateObject();
-                add_str(o2, "machine", r->machine), add_str(o2, "commit", r->commit), add_str(o2, "when", r->when);
+                add_str(o2, "machine", r->machine), add_commit(o2, "commit", r->commit), add_str(o2, "when", r->when);
                 cJSON_AddNumberToObject(o2, "run", 1);
                 hr_site_num(o2, "gflops", w->gflops);
                 hr_site_num(o2, "ms", w->ms);
@@ -289,7 +300,7 @@ static int bench_pages(ctx *c)
                 const hr_hist_point *p = &se->pts[j];
                 const hr_hist_run *r = &h.runs[p->run];
                 cJSON *o2 = cJSON_CreateObject();
-                add_str(o2, "machine", r->machine), add_str(o2, "commit", r->commit), add_str(o2, "when", r->when);
+                add_str(o2, "machine", r->machine), add_commit(o2, "commit", r->commit), add_str(o2, "when", r->when);
                 cJSON_AddNumberToObject(o2, "run", p->run + 1);
                 hr_site_num(o2, "gflops", p->gflops);
                 hr_site_num(o2, "ms", p->median / 1e6);
@@ -304,6 +315,9 @@ static int bench_pages(ctx *c)
         }
         hr_history_free(&h);
     }
+    for (int i = 0; i < s->nabs; i++) /* a benchmark only an A/B measured has its page too */
+        for (int j = 0; j < s->abs[i].nrows; j++)
+            if (!cJSON_GetObjectItemCaseSensitive(by, s->abs[i].rows[j].name)) cJSON_AddArrayToObject(by, s->abs[i].rows[j].name);
     cJSON *list = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(list, "benchmarks");
     int n = 0;
     const cJSON *e;
@@ -332,8 +346,10 @@ static int bench_pages(ctx *c)
         cJSON_AddStringToObject(ch, "xlabel", "run (ordered by commit date)");
         cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
         hr_site_tip(ch, tips, 3);
+        const int nab = hr_site_ab_data(d, s, e->string);
         cJSON *o = cJSON_CreateObject();
         add_str(o, "name", e->string), add_str(o, "href", file);
+        if (nab) add_str(o, "ab", hr_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "ab"), nab - 1), "verdict", ""));
         cJSON_AddNumberToObject(o, "runs", cJSON_GetArraySize(e));
         cJSON_AddNumberToObject(o, "slower", slower);
         cJSON_AddNumberToObject(o, "faster", faster);
@@ -345,7 +361,7 @@ static int bench_pages(ctx *c)
     cJSON *cols = hr_site_table(list, "benchmarks", "benchmarks: their runs on every machine (one run: its value, nothing judged)", "benchmarks");
     cJSON_AddStringToObject(hr_site_col(cols, "name", "benchmark", 0, -1), "link", "href");
     static const hr_site_colspec bench_cols[] = {{"runs", "runs", 1, 0}, {"slower", "slower change points", 1, 0},
-        {"faster", "faster change points", 1, 0}};
+        {"faster", "faster change points", 1, 0}, {"ab", "headroom ab", 0, -1}};
     HR_SITE_COLS(cols, bench_cols);
     c->nbench = n;
     if (!st) st = page(c, "benchmarks.html", "benchmarks across commits", list);
@@ -416,6 +432,7 @@ static int compare_pages(ctx *c)
     cJSON *ch = hr_site_chart(d, "best", "the best kernel's GFLOP/s per shape, per machine", "best", "shape_no", "gflops",
                               "machine", 2, NULL);
     cJSON_AddTrueToObject(ch, "xint");
+    cJSON_AddTrueToObject(ch, "dodge");
     cJSON_AddStringToObject(ch, "xlabel", "shape (numbered in the order of the table)");
     cJSON_AddStringToObject(ch, "ylabel", "GFLOP/s");
     hr_site_tip(ch, tips, 3);
@@ -476,6 +493,13 @@ int hr_site_pages(const hr_site *s, const char *dir, const char *chartjs)
     if (!st) st = write_text(assets, "site.js", hr_site_js);
     if (!st && c.chartjs) st = write_text(assets, "chart.min.js", c.chartjs);
     if (!st) st = write_text(dir, ".headroom-site", "written by headroom site; the whole folder is replaced by the next one\n");
+    for (int i = 0; i < s->nxs; i++) { /* a crossover shows on its machine's page: say where there is none */
+        int seen = 0;
+        for (int j = 0; j < s->nruns && !seen; j++) seen = !strcmp(s->runs[j].machine, s->xs[i].machine);
+        if (!seen)
+            fprintf(stderr, "headroom site: notice: %s: no results set of machine '%s' beside it, its crossover is not shown\n",
+                    s->xs[i].dir, s->xs[i].machine);
+    }
     if (!st) st = compare_pages(&c);
     if (!st) st = overview(&c);
     if (!st) st = run_pages(&c);

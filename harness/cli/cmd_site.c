@@ -14,10 +14,13 @@ static const char synopsis[] =
     "files, results directories, or results roots such as results/ or results/<machine>,\n"
     "two levels deep; symbolic links such as latest/ are not followed): an overview\n"
     "(machines x kernels: best GFLOP/s, median % of roof, what binds), a page per machine\n"
-    "(ceilings, a roofline whose points name their row, GFLOP/s per kernel, the KV-cache\n"
-    "story where decode rows exist), a page per results set (its gnuplot PNG/SVG copied and\n"
-    "linked), a page per benchmark with its history across commits (the change points and\n"
-    "verdicts of `headroom history`, per machine), machine against machine (the newest set\n"
+    "(ceilings, a roofline whose points name their row, GFLOP/s per kernel, the KV story\n"
+    "where decode rows exist: step time against cache length, bytes per token against\n"
+    "steps per second; the crossover where a `headroom crossover --out` directory sits\n"
+    "beside its results), a page per results set (its gnuplot PNG/SVG copied and linked), a\n"
+    "page per benchmark with its history across commits (the change points and verdicts of\n"
+    "`headroom history`, per machine) and the verdicts of any `headroom ab --out` directory\n"
+    "that measured it (ratio, its interval, verdict), machine against machine (the newest set\n"
     "of each machine, as `headroom report`) and the peers where plugin rows exist. Every\n"
     "table sorts and filters; light and dark themes; it opens from file:// and any static\n"
     "host, and fetches nothing. Charts are drawn in the browser by Chart.js, inlined from\n"
@@ -26,7 +29,8 @@ static const char synopsis[] =
     "directory beside it, renamed into place; an existing DIR must be empty or a site\n"
     "headroom wrote.\n\n"
     "Exit status: 0 written; 2 unusable input (a results file that cannot be read, is not\n"
-    "headroom's, or of another schema_version; DIR a file, inside an input or holding one).";
+    "headroom's, or of another schema_version; an ab.json without its rows, a crossover.csv\n"
+    "without its columns; DIR a file, inside an input or holding one).";
 
 int cmd_site(int argc, char **argv)
 {

@@ -1,6 +1,7 @@
 /* site.js — draws a page of headroom's results site from the data inlined in it
  * (<script id="hr-data">): sortable, filterable tables and Chart.js charts. Every chart
- * writes data-points (points drawn) and data-rows (rows behind it) on its box once drawn,
+ * writes data-points (points drawn), data-rows (rows behind it) and data-series (the series
+ * drawn, the roof line not counted) on its box once drawn,
  * and the page sets data-ready on <body>, so a test in a headless browser can check them.
  * Without Chart.js (window.Chart absent) the tables are drawn and each chart box says so. */
 (function () {
@@ -129,6 +130,10 @@
     });
     var sets = order.map(function (g, k) {
       var pts = groups[g];
+      /* dodge: each series a little to the side of a whole x, so equal values of two series
+       * (machines on one shape) do not hide each other */
+      if (c.dodge && order.length > 1)
+        pts.forEach(function (p) { p.x += (k - (order.length - 1) / 2) * 0.5 / order.length; });
       if (c.line) pts.sort(function (a, b) { return a.x - b.x; });
       return { label: g, data: pts, showLine: !!c.line, borderColor: palette[k % palette.length],
                backgroundColor: palette[k % palette.length],
@@ -138,7 +143,7 @@
     });
     var npts = sets.length;
     if (c.roof && c.roof.length) {
-      sets.push({ label: 'roof', data: c.roof, showLine: true, pointRadius: 0, borderDash: [6, 4],
+      sets.push({ label: c.roof_label || 'roof', data: c.roof, showLine: true, pointRadius: 0, borderDash: [6, 4],
                   borderColor: dark() ? '#bbb' : '#555', backgroundColor: 'transparent', roof: true });
     }
     var grid = dark() ? 'rgba(255,255,255,0.15)' : 'rgba(0,0,0,0.1)', ink = dark() ? '#ddd' : '#222';
@@ -149,7 +154,7 @@
                grid: { color: grid }, ticks: t };
     }
     var tip = function (ctx) {
-      if (ctx.dataset.roof) return 'roof ' + fmt(ctx.parsed.y, {}) + ' GFLOP/s';
+      if (ctx.dataset.roof) return (c.roof_label || 'roof') + ': ' + fmt(ctx.parsed.y, {}) + (c.roof_unit || ' GFLOP/s');
       var r = src[ctx.raw.i], s = (c.tip || []).map(function (k) { return k[0] + ' ' + fmt(r[k[1]], { unit: k[2] || '' }); });
       return s.join(', ');
     };
@@ -159,7 +164,7 @@
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         scales: { x: axis(c.xlog, c.xlabel || c.x, c.xint), y: axis(c.ylog, c.ylabel || c.y) },
-        plugins: { legend: { labels: { color: ink } }, tooltip: { callbacks: { label: tip } } },
+        plugins: { legend: { labels: { color: ink, boxWidth: 14, boxHeight: 10 } }, tooltip: { callbacks: { label: tip } } },
         onClick: function (e, els) {
           if (!els.length || !c.table || !tables[c.table]) return;
           var d = sets[els[0].datasetIndex];
@@ -171,6 +176,7 @@
     var drawn = 0;
     for (var k = 0; k < npts; k++) drawn += ch.getDatasetMeta(k).data.length;
     box.setAttribute('data-points', String(drawn));
+    box.setAttribute('data-series', String(npts));
   }
 
   function main() {
