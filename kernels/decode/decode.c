@@ -77,6 +77,12 @@
  * 0210).
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
+ *
+ * A ragged batch (hr_decode_batch_lv, decode_batch.h) takes the same pieces, slots and
+ * merge over sequences of their own lengths: segments (sequence, KV head) end to end,
+ * thread t's range the t-th of T equal-cost ranges (a key of a sequence costs its query
+ * rows), every sequence's context sized to the largest so one thread's slots never
+ * overlap, and one barrier before the merges.
  */
 #include <math.h>
 #include <stdlib.h>
