@@ -1,4 +1,6 @@
 /* test_stats.c — timing summaries over repetitions (hr_summarize) and the median they use. */
+#include <math.h>
+
 #include "stats.h"
 #include "t.h"
 
@@ -30,4 +32,13 @@ HR_TEST(mwu_asymptotic_matches_scipy)
     const double s[] = {1, 2, 3}, t[] = {4, 5, 6};
     CHECK_NEAR(hr_mwu_asymptotic(s, 3, t, 3).p, 0.08085559837005224, 1e-12);
     CHECK(hr_mwu_asymptotic(s, 0, t, 3).method == HR_MWU_NONE);
+}
+
+HR_TEST(stats_quantile)
+{
+    const double x[] = {4, 1, 3, 2, 5};
+    CHECK(hr_quantile(x, 5, 0.5) == 3 && hr_quantile(x, 5, 0) == 1 && hr_quantile(x, 5, 1) == 5);
+    CHECK(fabs(hr_quantile(x, 5, 0.9) - 4.6) < 1e-12); /* numpy.quantile([1..5], 0.9) */
+    CHECK(isnan(hr_quantile(x, 0, 0.5)) && isnan(hr_quantile(x, 5, 1.5)));
+    CHECK(x[0] == 4); /* not modified */
 }

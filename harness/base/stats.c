@@ -26,6 +26,20 @@ double hr_median(const double *x, size_t n)
     return m;
 }
 
+double hr_quantile(const double *x, size_t n, double q)
+{
+    if (n == 0 || !(q >= 0 && q <= 1)) return NAN;
+    double small[64], *s = n <= 64 ? small : malloc(n * sizeof *s);
+    if (!s) return NAN;
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    const double h = q * (double)(n - 1);
+    const size_t i = (size_t)h;
+    const double v = i + 1 < n ? s[i] + (h - (double)i) * (s[i + 1] - s[i]) : s[n - 1];
+    if (s != small) free(s);
+    return v;
+}
+
 void hr_summarize(const double *x, int n, hr_summary *s)
 {
     memset(s, 0, sizeof *s);

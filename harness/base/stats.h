@@ -10,6 +10,9 @@
 /* Median of x[0..n) (mean of the two middle values for even n); x is not modified.
  * NAN for n == 0. */
 double hr_median(const double *x, size_t n);
+/* The q-quantile of x[0..n) (0 <= q <= 1), linear between the order statistics (numpy's
+ * default: position q (n - 1)); x is not modified. NAN for n == 0 or q outside [0, 1]. */
+double hr_quantile(const double *x, size_t n, double q);
 
 typedef struct {
     double min, median, mean, max, stddev, cv; /* cv = stddev / mean */

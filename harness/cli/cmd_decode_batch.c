@@ -11,14 +11,12 @@
 #include "ragged.h"
 #include "threads.h"
 
-static const char *const dists[] = {"uniform", "zipf", NULL};
-
 int cmd_decode_batch(int argc, char **argv)
 {
     const hr_kernel *k = hr_kernel_find("decode");
     const char *lens = NULL, *rows = NULL;
     int batch = 0, heads = 32, kv_heads = 8, d = 128, lo = 128, hi = 32768, rows_max = 1, dist = -1;
-    int threads = 0, reps = 5, seed = 1;
+    int threads = 0, reps = 5, seed = 1, sched = HR_RAGGED_FUSED;
     bool check = false;
     double max_mem = 0;
     hr_dtype_flags df;
@@ -28,7 +26,8 @@ int cmd_decode_batch(int argc, char **argv)
         {"--batch", HR_OPT_INT, &batch, 1, HR_RAGGED_MAX, NULL, "B", "sequences in the batch (--lens: its entries; --dist: 8)"},
         {"--lens", HR_OPT_STR, &lens, 0, 0, NULL, "L1,L2,..", "each sequence's cache length, B entries"},
         {"--rows", HR_OPT_STR, &rows, 0, 0, NULL, "R1,R2,..", "each sequence's query rows (1 each; one entry: all)"},
-        {"--dist", HR_OPT_ENUM, &dist, 0, 0, dists, NULL, "draw lengths instead: uniform, or zipf (P(L) ~ 1/L)"},
+        {"--dist", HR_OPT_ENUM, &dist, 0, 0, hr_ragged_dist_names, NULL,
+         "draw lengths instead: uniform, zipf (P(L) ~ 1/L), or chat (LMSYS-Chat-1M's lognormal)"},
         {"--len-min", HR_OPT_INT, &lo, 1, 1 << 30, NULL, "N", "least drawn length (128)"},
         {"--len-max", HR_OPT_INT, &hi, 1, 1 << 30, NULL, "N", "largest drawn length (32768)"},
         {"--rows-max", HR_OPT_INT, &rows_max, 1, 8, NULL, "R", "drawn query rows in 1..R (1)"},
@@ -37,13 +36,15 @@ int cmd_decode_batch(int argc, char **argv)
         {"--kv-heads", HR_OPT_INT, &kv_heads, 1, 4096, NULL, "G", "KV heads, dividing --heads (8)"},
         {"--d", HR_OPT_INT, &d, 1, 4096, NULL, "D", "head size (128)"},
         {"--threads", HR_OPT_INT, &threads, 0, HR_THREADS_MAX, NULL, "T", "threads (0: all CPUs)"},
+        {"--schedule", HR_OPT_ENUM, &sched, 0, 0, hr_ragged_schedule_names, NULL,
+         "fused: one call, threads split by cost (default); serial: sequence after sequence"},
         {"--reps", HR_OPT_INT, &reps, 1, 1000, NULL, "R", "timed repetitions of the whole batch (5)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every sequence against the oracle first"},
         HR_MAX_MEM_OPT(&max_mem),
         {"types", HR_OPT_GROUP, df.opts, 0, 0, NULL, NULL, NULL},
         {NULL},
     };
-    int st = hr_parse(argc, argv, opts, "decode-batch (--lens L,.. [--rows R,..] | --dist zipf|uniform ...) [options]",
+    int st = hr_parse(argc, argv, opts, "decode-batch (--lens L,.. [--rows R,..] | --dist zipf|uniform|chat ...) [options]",
                       NULL, 0, NULL);
     if (st) return hr_cmd_status("decode-batch", st);
     static hr_ragged r;
@@ -80,10 +81,15 @@ int cmd_decode_batch(int argc, char **argv)
                 need / 1048576, budget / 1048576);
         return 2;
     }
+    const char *why = hr_ragged_why_not(k, (hr_ragged_schedule)sched);
+    if (why) {
+        fprintf(stderr, "headroom decode-batch: %s\n", why);
+        return 2;
+    }
     hr_tune t = {0};
     t.threads = threads;
     if (check) {
-        int bad, v = hr_ragged_check(k, &r, &base, &t, 1, &bad);
+        int bad, v = hr_ragged_check(k, &r, &base, &t, 1, (hr_ragged_schedule)sched, &bad);
         if (v < 0 || v == HR_CHECK_FAIL) {
             printf("check: sequence %d (len %d, rows %d) %s\n", bad + 1, bad >= 0 ? r.len[bad] : 0,
                    bad >= 0 ? r.rows[bad] : 0, v == -1 ? "refused" : "FAILED");
@@ -92,20 +98,28 @@ int cmd_decode_batch(int argc, char **argv)
         printf("check: all %d sequences within tolerance\n", r.n);
     }
     static hr_ragged_time tm;
-    if ((st = hr_ragged_run(k, &r, &base, &t, reps, &tm))) {
+    if ((st = hr_ragged_run(k, &r, &base, &t, reps, (hr_ragged_schedule)sched, &tm))) {
         fprintf(stderr, "headroom decode-batch: %s\n", hr_errmsg());
         return 2;
     }
     long tokens = 0;
-    printf("%5s  %8s  %4s  %10s  %10s  %8s\n", "seq", "cache", "rows", "ms", "tokens/s", "GB/s");
+    double cost = 0; /* keys x rows: a sequence's share of the fused call's work */
+    for (int i = 0; i < r.n; i++) cost += (double)r.len[i] * r.rows[i];
+    if (sched == HR_RAGGED_SERIAL)
+        printf("%5s  %8s  %4s  %10s  %10s  %8s\n", "seq", "cache", "rows", "ms", "tokens/s", "GB/s");
+    else
+        printf("%5s  %8s  %4s  %8s\n", "seq", "cache", "rows", "work %");
     for (int i = 0; i < r.n; i++) {
         hr_problem p = hr_ragged_problem(&r, i, &base);
         tokens += r.rows[i];
-        printf("%5d  %8d  %4d  %10.4f  %10.1f  %8.2f\n", i + 1, r.len[i], r.rows[i], tm.seq_seconds[i] * 1e3,
-               r.rows[i] / tm.seq_seconds[i], hr_min_bytes(&p) / tm.seq_seconds[i] * 1e-9);
+        if (sched == HR_RAGGED_SERIAL)
+            printf("%5d  %8d  %4d  %10.4f  %10.1f  %8.2f\n", i + 1, r.len[i], r.rows[i], tm.seq_seconds[i] * 1e3,
+                   r.rows[i] / tm.seq_seconds[i], hr_min_bytes(&p) / tm.seq_seconds[i] * 1e-9);
+        else
+            printf("%5d  %8d  %4d  %8.2f\n", i + 1, r.len[i], r.rows[i], 100.0 * r.len[i] * r.rows[i] / cost);
     }
-    printf("total: %d sequences, %ld tokens in %.4f ms: %.1f tokens/s, %.1f MiB read at %.2f GB/s (kv %s)\n", r.n,
-           tokens, tm.seconds * 1e3, tokens / tm.seconds, tm.bytes / 1048576, tm.bytes / tm.seconds * 1e-9,
-           hr_dtype_names[base.kv_dtype]);
+    printf("total: %d sequences, %ld tokens in %.4f ms: %.1f tokens/s, %.1f MiB read at %.2f GB/s (kv %s, %s)\n",
+           r.n, tokens, tm.seconds * 1e3, tokens / tm.seconds, tm.bytes / 1048576, tm.bytes / tm.seconds * 1e-9,
+           hr_dtype_names[base.kv_dtype], hr_ragged_schedule_names[sched]);
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
+#include "decode_cont.h"
 #include "decode_loop.h"
 #include "files.h"
 #include "models.h"
@@ -184,12 +185,43 @@ static int from_model(const char *name, const char *file, int *heads, int *kv_he
     return m ? HR_OK : hr_fail("--model: unknown model '%s' (see headroom kvcache)", name);
 }
 
+/* --max-batch: continuous batching (measure/decode_cont.h), printed as a table. */
+static int run_continuous(const hr_cont_spec *c)
+{
+    hr_cont_result r;
+    int st = hr_decode_cont(c, &r);
+    if (st) return st;
+    printf("decode-loop continuous: decode, Hq%d Hkv%d d%d, 1 layer, up to %d sequences a step of %d requests "
+           "(%s context %d-%d, chat replies %d-%d tokens, %s), T%d; KV cache %.1f MiB (%s, %d keys a slot)\n",
+           c->heads, c->kv_heads, c->d_head, c->max_batch, c->requests, hr_ragged_dist_names[c->dist], c->len_min,
+           c->len_max, c->out_min, c->out_max, c->arrival > 0 ? "Poisson arrivals" : "all waiting at the start",
+           r.threads, r.cache_bytes / 1048576.0, hr_dtype_names[c->kv_dtype], r.capacity);
+    printf("total: %ld tokens in %ld steps, %.4f s: %.1f tokens/s, %.2f GB/s; occupancy %.1f%% of %d slots\n",
+           r.tokens, r.steps, r.seconds, r.tokens_per_s, r.bytes / r.seconds * 1e-9, 100 * r.occupancy,
+           c->max_batch);
+    printf("per sequence: median %.1f tokens/s, p90 %.1f tokens/s; median wait %.0f steps for a slot\n",
+           r.seq_tps_median, r.seq_tps_p90, r.wait_median);
+    printf("step = append each sequence's new K/V + one fused ragged decode call (prefill untimed; no "
+           "projections or MLP); a sequence's tokens/s = its output tokens / its first to last step\n");
+    if (c->check) {
+        char chk[256];
+        hr_check_str(&r.check, chk, sizeof chk);
+        printf("check: a step of %d sequences: %s\n", r.check_batch, r.checked ? chk : "no step was checked");
+        if (r.checked && r.check.verdict == HR_CHECK_FAIL) return hr_failc(HR_EFAIL, "check failed: %s", chk);
+    }
+    return HR_OK;
+}
+
 int cmd_decode_loop(int argc, char **argv)
 {
     const hr_kernel *k = hr_kernel_find("decode");
     const char *model = NULL, *models_flag = NULL, *ceil_path = NULL;
-    int heads = 0, kv_heads = 0, d = 0, layers = 0, batch = 1, prompt = 2048, tokens = 64;
-    int threads = 0, block_kv = 0, nrows = 8;
+    int heads = 0, kv_heads = 0, d = 0, layers = 0, batch = 0, prompt = -1, tokens = 0;
+    int threads = 0, block_kv = 0, nrows = 0;
+    /* continuous batching (--max-batch) */
+    int max_batch = 0, requests = 64, len_dist = HR_RAGGED_CHAT, len_min = 16, len_max = 4096, out_min = 1;
+    int out_max = 1024;
+    double arrival = 0;
     hr_format format = HR_FMT_TABLE;
     hr_timing_flags tf;
     hr_timing_flags_init(&tf, HR_TF_SEED | HR_TF_DIST);
@@ -216,6 +248,17 @@ int cmd_decode_loop(int argc, char **argv)
         {"--rows", HR_OPT_INT, &nrows, 1, 1 << 20, NULL, "R", "step ranges reported (8; at most --tokens)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL,
          "after the loop, check every layer's last step against the oracle; exit 1 if it fails"},
+        {"--max-batch", HR_OPT_INT, &max_batch, 1, HR_RAGGED_MAX, NULL, "N",
+         "continuous batching instead: at most N sequences a step, freed slots refilled"},
+        {"--requests", HR_OPT_INT, &requests, 1, 1 << 20, NULL, "N", "continuous: sequences in all (64)"},
+        {"--arrival", HR_OPT_DOUBLE, &arrival, 0, 1e6, NULL, "R",
+         "continuous: Poisson arrivals, R sequences a step on average (0: all at the start)"},
+        {"--len-dist", HR_OPT_ENUM, &len_dist, 0, 0, hr_ragged_dist_names, NULL,
+         "continuous: context lengths, uniform, zipf or chat (chat)"},
+        {"--len-min", HR_OPT_INT, &len_min, 1, HR_MAX_SEQ, NULL, "N", "continuous: least context length (16)"},
+        {"--len-max", HR_OPT_INT, &len_max, 1, HR_MAX_SEQ, NULL, "N", "continuous: largest context length (4096)"},
+        {"--out-min", HR_OPT_INT, &out_min, 1, HR_MAX_SEQ, NULL, "N", "continuous: least output length (1)"},
+        {"--out-max", HR_OPT_INT, &out_max, 1, HR_MAX_SEQ, NULL, "N", "continuous: largest output length (1024)"},
         HR_MAX_MEM_OPT(&max_mem),
         {"--ceilings", HR_OPT_STR, &ceil_path, 0, 0, NULL, "FILE",
          "roofline ceilings for % of triad (results/<machine>/ceilings.json if present)"},
@@ -240,10 +283,27 @@ int cmd_decode_loop(int argc, char **argv)
     heads = heads ? heads : 32;
     kv_heads = kv_heads ? kv_heads : heads >= 8 && heads % 8 == 0 ? 8 : heads;
     d = d ? d : 128;
-    layers = layers ? layers : 4;
-    if (nrows > tokens) nrows = tokens;
     hr_problem tp = {0};
     hr_dtype_flags_apply(&types, &tp);
+    if (max_batch) { /* the fixed loop's flags mean nothing here: refused, not ignored */
+        const char *no = batch ? "--batch" : prompt >= 0 ? "--prompt" : tokens ? "--tokens" : nrows ? "--rows"
+                       : layers && !model ? "--layers" : block_kv ? "--block-kv" : format != HR_FMT_TABLE ? "--format"
+                       : tp.dtype != HR_F32 ? "--dtype" : k != hr_kernel_find("decode") ? "--kernel" : NULL;
+        if (no) {
+            st = hr_fail("%s: not a flag of continuous batching (--max-batch)", no);
+            goto err;
+        }
+        const hr_cont_spec cs = {heads, kv_heads, d, threads, max_batch, requests, arrival, (hr_ragged_dist)len_dist,
+                                 len_min, len_max, out_min, out_max, tp.kv_dtype, (uint64_t)tf.seed, check, max_mem};
+        st = run_continuous(&cs);
+        goto err;
+    }
+    layers = layers ? layers : 4;
+    batch = batch ? batch : 1;
+    prompt = prompt >= 0 ? prompt : 2048;
+    tokens = tokens ? tokens : 64;
+    nrows = nrows ? nrows : 8;
+    if (nrows > tokens) nrows = tokens;
     const hr_decode_spec spec = {
         .dtype = tp.dtype, .kv_dtype = tp.kv_dtype,
         .kernel = k, .batch = batch, .heads = heads, .kv_heads = kv_heads, .d_head = d,

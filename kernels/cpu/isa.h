@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "decode_batch.h"
 #include "gemm.h"
 #include "headroom.h"
 
@@ -28,6 +29,9 @@ typedef struct hr_isa_level {
     /* iters sweeps of a family's online-softmax step (HR_SMS_*) over n scores in buf (the
      * softmax ceilings); -1 where the level does not compile that step */
     double (*softmax_sweep)(int step, float *buf, int n, long iters);
+    /* decode's ragged batch in one parallel region, and its workspace (decode_batch.h) */
+    int (*decode_batch)(const hr_decode_seq *s, int n, int threads, void *ws);
+    size_t (*decode_batch_workspace)(const hr_decode_seq *s, int n, int threads);
 } hr_isa_level;
 
 /* The online-softmax steps the roofline measures (roofloops.c says which code each runs). */

@@ -44,4 +44,6 @@ const hr_isa_level HR_ISA_SYM = {
     .load_sum = hr_load_sum_lv,
     .exp_sweep = hr_exp_sweep_lv,
     .softmax_sweep = hr_softmax_sweep_lv,
+    .decode_batch = hr_decode_batch_lv,
+    .decode_batch_workspace = hr_decode_batch_workspace_lv,
 };
