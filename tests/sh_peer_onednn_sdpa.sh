@@ -17,7 +17,7 @@ FUSED='graph fused f32_MHA partition'
 SPLIT='graph partitions \(matmul, softmax, matmul\)'
 
 expect list_shows 0 'onednn_sdpa +causal,threaded +scores +oneDNN Graph API SDPA' -- $B list --plugin "$P"
-expect list_origin 0 "plugin $P \(onednn 3\.[0-9]+\.[0-9]+, ABI 1\.0\)" -- $B list --plugin "$P"
+expect list_origin 0 "plugin $P \(onednn 3\.[0-9]+\.[0-9]+, ABI 1\.1\)" -- $B list --plugin "$P"
 expect check_battery 0 'onednn_sdpa +f32 +T[0-9,]+ +[0-9]+ pass +0 warn +0 fail' -- $B check --quick --kernel onednn_sdpa --plugin "$P"
 
 # Each path, checked against the oracle, in both layouts (the fused partition writes a BNHD

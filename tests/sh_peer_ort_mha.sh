@@ -13,7 +13,7 @@ peer_plugin "${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}" \
 K=(--plugin "$P" --kernel ort_mha)
 
 expect list_shows 0 'ort_mha +causal,gqa,threaded .*MultiHeadAttention / GroupQueryAttention' -- $B list --plugin "$P"
-expect list_origin 0 "plugin $P \(onnxruntime $VER, ABI 1\.0\)" -- $B list --plugin "$P"
+expect list_origin 0 "plugin $P \(onnxruntime $VER, ABI 1\.1\)" -- $B list --plugin "$P"
 expect list_path 0 "f32 +onnxruntime $VER MultiHeadAttention" -- $B list --plugin "$P"
 expect list_bf16_refused 0 'bf16 +onnxruntime .* has no bf16 CPU kernel' -- $B list --plugin "$P"
 expect list_mixed_refused 0 'f32/kv=f16 +ORT.s attention takes Q, K and V in one dtype' -- $B list --plugin "$P"
