@@ -26,7 +26,7 @@ _Static_assert(SAME(HRP_TRAFFIC_SCORES, HR_TRAFFIC_SCORES) && SAME(HRP_TRAFFIC_K
 /* The hrp_kernel of ABI 1.0 ends with path: a smaller one is not a 1.x kernel. Fields a
  * later minor appends are read only when pk->size covers them (HRP_HAS). */
 #define PK_MIN_SIZE (offsetof(hrp_kernel, path) + sizeof(((hrp_kernel *)0)->path))
-#define ALL_CAPS ((unsigned)HR_CAP_BLOCK_KV * 2 - 1)
+#define ALL_CAPS ((unsigned)HR_CAP_ALIBI * 2 - 1) /* through ABI 1.1's variant caps */
 #define ALL_TYPES ((1u << HR_NDTYPES) - 1)
 
 static const hrp_kernel *impl(const hr_kernel *k) { return k->plugin->impl; }

@@ -2,7 +2,9 @@
 # it loads, `list` names it and its library, the whole oracle battery passes at 1 and 2
 # threads, each path (fused MHA partition; matmul/softmax/matmul for GQA/MQA) runs checked in
 # both layouts and with causal Nq < Nkv and Nq > Nkv, a run row names the plugin, the library
-# shares headroom's libgomp, and the standalone driver runs the same partitions. One skip
+# shares headroom's libgomp, the standalone driver runs the same partitions, a sliding
+# window (on the causal mask) checks on each path, ALiBi and a soft cap are refused with
+# the reason, and a ragged decode batch runs on it (--plugin). One skip
 # line when the plugin is not built (make peers-setup peers), never a pass.
 SUITE=peer_onednn_sdpa
 . "$(dirname "$0")/lib.sh"
@@ -16,8 +18,8 @@ RUN=(--plugin "$P" --kernel onednn_sdpa --reps 2 --min-time 0.001 --warmup 0 --n
 FUSED='graph fused f32_MHA partition'
 SPLIT='graph partitions \(matmul, softmax, matmul\)'
 
-expect list_shows 0 'onednn_sdpa +causal,threaded +scores +oneDNN Graph API SDPA' -- $B list --plugin "$P"
-expect list_origin 0 "plugin $P \(onednn 3\.[0-9]+\.[0-9]+, ABI 1\.0\)" -- $B list --plugin "$P"
+expect list_shows 0 'onednn_sdpa +causal,threaded,window +scores +oneDNN Graph API SDPA' -- $B list --plugin "$P"
+expect list_origin 0 "plugin $P \(onednn 3\.[0-9]+\.[0-9]+, ABI 1\.1\)" -- $B list --plugin "$P"
 expect check_battery 0 'onednn_sdpa +f32 +T[0-9,]+ +[0-9]+ pass +0 warn +0 fail' -- $B check --quick --kernel onednn_sdpa --plugin "$P"
 
 # Each path, checked against the oracle, in both layouts (the fused partition writes a BNHD
@@ -61,4 +63,15 @@ if [ -x "$DRV" ]; then
 else
     skip driver "$DRV not built"
 fi
+
+# The window on the explicit mask: fused (MHA), folded (MQA, BHND) and broadcast (GQA,
+# BNHD) graphs, Nq < and > Nkv, a decode row (which needs the mask under a window).
+expect var_window_fused 0 'check: pass .*fused' -- $B run "${RUN[@]}" --seq 77 --seq-kv 93 --causal --window 13
+expect var_window_mqa_short_kv 0 'check: pass' -- $B run "${RUN[@]}" --seq 70 --seq-kv 20 --causal --window 7 --heads 4 --kv-heads 1
+expect var_window_gqa_bnhd 0 'check: pass .*partitions' -- $B run "${RUN[@]}" --seq 50 --causal --window 9 --heads 6 --kv-heads 3 --layout bnhd --batch 2
+expect var_window_decode 0 'check: pass' -- $B run "${RUN[@]}" --seq 1 --seq-kv 700 --causal --window 300 --heads 8 --kv-heads 2 --threads 2
+expect refuses_alibi 2 "cannot run this shape: no ALiBi biases" -- $B run --plugin "$P" --kernel onednn_sdpa --seq 16 --causal --alibi 8 --reps 1 --min-time 0 --warmup 0 --no-probe
+expect refuses_softcap 2 "cannot run this shape: no soft-capped scores" -- $B run --plugin "$P" --kernel onednn_sdpa --seq 16 --softcap 30 --reps 1 --min-time 0 --warmup 0 --no-probe
+# A ragged batch: one compiled plan per sequence's shape, one execution per sequence.
+expect decode_batch 0 'check: all 3 sequences within tolerance' -- $B decode-batch --plugin "$P" --kernel onednn_sdpa --lens 37,300,700 --rows 1,3,1 --heads 8 --kv-heads 2 --d 64 --threads 2 --reps 2 --check
 finish

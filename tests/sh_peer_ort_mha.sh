@@ -4,7 +4,10 @@
 # the oracle battery passes for f32 and f16, each mapping (BNHD and BHND in place, the
 # transposed GQA views, MultiHeadAttention over KV groups, the bottom-right mask) checks
 # on its own, a plugin without its Python half fails in one line, and a run's results
-# name the plugin, onnxruntime's version and the operator. Not built: one skip line.
+# name the plugin, onnxruntime's version and the operator. The variants it takes (window,
+# ALiBi: MultiHeadAttention's attention_bias) pass the oracle alone and together in each
+# mapping, a soft cap is refused with the reason, and a ragged decode batch runs on it
+# (--plugin). Not built: one skip line.
 SUITE=peer_ort_mha
 . "$(dirname "$0")/lib.sh"
 peer_plugin "${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}" \
@@ -12,8 +15,8 @@ peer_plugin "${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}" \
     "onnxruntime is not loaded under AddressSanitizer" || exit 0
 K=(--plugin "$P" --kernel ort_mha)
 
-expect list_shows 0 'ort_mha +causal,gqa,threaded .*MultiHeadAttention / GroupQueryAttention' -- $B list --plugin "$P"
-expect list_origin 0 "plugin $P \(onnxruntime $VER, ABI 1\.0\)" -- $B list --plugin "$P"
+expect list_shows 0 'ort_mha +causal,gqa,threaded,window,alibi .*MultiHeadAttention / GroupQueryAttention' -- $B list --plugin "$P"
+expect list_origin 0 "plugin $P \(onnxruntime $VER, ABI 1\.1\)" -- $B list --plugin "$P"
 expect list_path 0 "f32 +onnxruntime $VER MultiHeadAttention" -- $B list --plugin "$P"
 expect list_bf16_refused 0 'bf16 +onnxruntime .* has no bf16 CPU kernel' -- $B list --plugin "$P"
 expect list_mixed_refused 0 'f32/kv=f16 +ORT.s attention takes Q, K and V in one dtype' -- $B list --plugin "$P"
@@ -52,4 +55,19 @@ expect row_library 0 '"plugin_library":[[:space:]]*"onnxruntime"' -- cat "$TMP/r
 expect row_version 0 "\"plugin_version\":[[:space:]]*\"$VER\"" -- cat "$TMP/run.json"
 expect row_path 0 "\"path\":[[:space:]]*\"onnxruntime $VER MultiHeadAttention\"" -- cat "$TMP/run.json"
 expect row_threads 0 '"threads":[[:space:]]*2,' -- cat "$TMP/run.json"
+
+# The variants on attention_bias: BNHD and BHND (one head per sequence, a bias per
+# sequence under ALiBi), over KV groups (Nq == Nkv too: never GroupQueryAttention),
+# a decode row, odd N, d and a non-power-of-two Hq, f16.
+V=(--plugin "$P" --kernel ort_mha "${RUN[@]}" --check)
+expect var_window 0 "check: pass .*MultiHeadAttention, attention_bias\\]" -- $B run "${V[@]}" --seq 77 --seq-kv 93 --causal --window 13
+expect var_alibi_bnhd 0 'check: pass' -- $B run "${V[@]}" --seq 77 --seq-kv 93 --alibi 8 --heads 6 --d-head 40 --layout bnhd
+expect var_both_heads1 0 'check: pass' -- $B run "${V[@]}" --seq 50 --causal --window 9 --alibi 8 --heads 4 --batch 2
+expect var_alibi_groups 0 'check: pass .*over KV groups, attention_bias' -- $B run "${V[@]}" --seq 77 --seq-kv 93 --causal --alibi 8 --heads 12 --kv-heads 3
+expect var_both_groups_square 0 'check: pass .*over KV groups, attention_bias' -- $B run "${V[@]}" --seq 64 --causal --window 7 --alibi 8 --heads 6 --kv-heads 2 --layout bnhd --batch 2
+expect var_both_decode 0 'check: pass' -- $B run "${V[@]}" --seq 1 --seq-kv 700 --causal --window 300 --alibi 8 --heads 8 --kv-heads 2 --threads 2
+expect var_both_f16 0 'check: pass' -- $B run "${V[@]}" --seq 65 --dtype f16 --causal --window 9 --alibi 8 --heads 4 --kv-heads 2
+expect refuses_softcap 2 "cannot run this shape: no soft-capped scores \\(--softcap; capability 'softcap'\\)" -- $B run --plugin "$P" --kernel ort_mha --seq 16 --softcap 30 "${RUN[@]}"
+# A ragged batch: one ORT run per sequence, a session per sequence's shape.
+expect decode_batch 0 'check: all 3 sequences within tolerance' -- $B decode-batch --plugin "$P" --kernel ort_mha --lens 37,300,700 --rows 1,3,1 --heads 8 --kv-heads 2 --d 64 --threads 2 --reps 2 --check
 finish

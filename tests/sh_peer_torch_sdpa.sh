@@ -3,8 +3,11 @@
 # `make peers-setup peers` built it: it loads with one OpenMP runtime in the process,
 # `list` shows it, the oracle battery passes for every type it declares, the bottom-right
 # causal mask and BNHD views check, mixed types are refused with the reason, and a run's
-# results name the plugin, libtorch's version and the backend SDPA chose. Not built: one
-# skip line, never an ok.
+# results name the plugin, libtorch's version and the backend SDPA chose. The variants it
+# takes (window, ALiBi: a float attn_mask) pass the oracle alone and together on odd
+# shapes and every type, its path names the mask, a soft cap (SDPA has none) is refused
+# with the reason, and a ragged decode batch runs on it (--plugin). Not built: one skip
+# line, never an ok.
 SUITE=peer_torch_sdpa
 . "$(dirname "$0")/lib.sh"
 peer_plugin "${HR_TORCH_SDPA:-$ROOT/build/plugins/torch_sdpa.so}" \
@@ -30,8 +33,8 @@ else fail sgemm_is_torchs "libtorch_cpu's sgemm_ bound elsewhere: $(sed 's/.* to
 mkdir -p "$TMP/alone" && cp "$P" "$TMP/alone/"
 expect loader_alone 2 'torch_sdpa: cannot load libtorch: .*torch_sdpa_impl\.so' -- $B list --plugin "$TMP/alone/torch_sdpa.so"
 
-expect list_shows 0 'torch_sdpa +causal,gqa,threaded .*at::scaled_dot_product_attention' -- $B list --plugin "$P"
-expect list_origin 0 "plugin $P \(libtorch $VER, ABI 1\.0\)" -- $B list --plugin "$P"
+expect list_shows 0 'torch_sdpa +causal,gqa,threaded,window,alibi .*at::scaled_dot_product_attention' -- $B list --plugin "$P"
+expect list_origin 0 "plugin $P \(libtorch $VER, ABI 1\.1\)" -- $B list --plugin "$P"
 expect list_path 0 "f32 +libtorch $VER sdpa (flash_attention|math)" -- $B list --plugin "$P"
 expect list_mixed_refused 0 'f32/kv=bf16 +torch SDPA takes Q, K and V in one dtype' -- $B list --plugin "$P"
 
@@ -64,4 +67,20 @@ expect context_plugins 0 '"library":[[:space:]]*"libtorch"' -- cat "$TMP/run.jso
 
 # tune searches the thread count through the plugin (checked candidates, nothing stored).
 expect tune_runs 0 '' -- $B tune --plugin "$P" --kernel torch_sdpa --heads 2 --seq 32 --budget 2 --min-time 0.002 --rounds 3 --dry-run
+
+# The variants as a float attn_mask: odd N and d, a non-power-of-two Hq (ALiBi's second
+# slope series), GQA, Nq < and > Nkv (rows that see no key), a decode row, BNHD, bf16, f16.
+V=(--plugin "$P" --kernel torch_sdpa "${RUN[@]}" --check)
+expect var_window 0 "check: pass .*\\[libtorch $VER sdpa [a-z_]+, float attn_mask\\]" -- $B run "${V[@]}" --seq 77 --seq-kv 93 --causal --window 13 --heads 4 --kv-heads 2
+expect var_alibi 0 'check: pass' -- $B run "${V[@]}" --seq 77 --seq-kv 93 --alibi 8 --heads 6 --kv-heads 2 --d-head 40
+expect var_alibi_causal 0 'check: pass' -- $B run "${V[@]}" --seq 77 --seq-kv 93 --causal --alibi 8 --heads 12 --kv-heads 3 --threads 2
+expect var_both_short_kv 0 'check: pass' -- $B run "${V[@]}" --seq 70 --seq-kv 20 --causal --window 7 --alibi 8 --heads 5
+expect var_both_decode 0 'check: pass' -- $B run "${V[@]}" --seq 1 --seq-kv 700 --causal --window 300 --alibi 8 --heads 8 --kv-heads 2
+expect var_both_bnhd 0 'check: pass' -- $B run "${V[@]}" --seq 130 --causal --window 33 --alibi 4 --heads 3 --kv-heads 1 --d-head 80 --layout bnhd --batch 2
+expect var_both_bf16 0 'check: pass' -- $B run "${V[@]}" --seq 65 --dtype bf16 --causal --window 9 --alibi 8 --heads 4 --kv-heads 2
+expect var_alibi_f16 0 'check: pass' -- $B run "${V[@]}" --seq 41 --seq-kv 50 --dtype f16 --alibi 8 --heads 4
+expect path_bool_mask 0 "check: pass .*, bool attn_mask\\]" -- $B run "${V[@]}" --seq 40 --seq-kv 50 --causal
+expect refuses_softcap 2 "cannot run this shape: no soft-capped scores \\(--softcap; capability 'softcap'\\)" -- $B run --plugin "$P" --kernel torch_sdpa --seq 16 --softcap 30 "${RUN[@]}"
+# A ragged batch as a PyTorch user runs it without nested tensors: one SDPA per sequence.
+expect decode_batch 0 'check: all 3 sequences within tolerance' -- $B decode-batch --plugin "$P" --kernel torch_sdpa --lens 37,300,700 --rows 1,3,1 --heads 8 --kv-heads 2 --d 64 --threads 2 --reps 2 --check
 finish

@@ -137,6 +137,13 @@ HR_TEST(plugin_kernel_rules)
     CHECK(hr_pk_make(&bad, &o, &k) && strstr(hr_pk_make(&bad, &o, &k), "no run function"));
     bad = rec, bad.caps = 1u << 20;
     CHECK(hr_pk_make(&bad, &o, &k) && strstr(hr_pk_make(&bad, &o, &k), "unknown bits"));
+    bad = rec, bad.caps = HRP_CAP_ALIBI << 1; /* the first bit past ABI 1.1's */
+    CHECK(hr_pk_make(&bad, &o, &k) && strstr(hr_pk_make(&bad, &o, &k), "unknown bits"));
+    /* 1.1's variant caps are known bits, and reach the kernel as headroom's own. */
+    hrp_kernel var = rec;
+    var.caps |= HRP_CAP_WINDOW | HRP_CAP_SOFTCAP | HRP_CAP_ALIBI;
+    CHECK(hr_pk_make(&var, &o, &k) == NULL);
+    CHECK((k.caps & (HR_CAP_WINDOW | HR_CAP_SOFTCAP | HR_CAP_ALIBI)) == (HR_CAP_WINDOW | HR_CAP_SOFTCAP | HR_CAP_ALIBI));
     bad = rec, bad.traffic = 3;
     CHECK(hr_pk_make(&bad, &o, &k) != NULL);
     bad = rec, bad.name = "";

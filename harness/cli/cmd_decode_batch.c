@@ -41,6 +41,7 @@ int cmd_decode_batch(int argc, char **argv)
         {"--reps", HR_OPT_INT, &reps, 1, 1000, NULL, "R", "timed repetitions of the whole batch (5)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every sequence against the oracle first"},
         HR_MAX_MEM_OPT(&max_mem),
+        HR_PLUGIN_OPT,
         {"types", HR_OPT_GROUP, df.opts, 0, 0, NULL, NULL, NULL},
         {NULL},
     };

@@ -8,12 +8,21 @@
  * as [d, H, N, B] contiguous (BNHD): when headroom's O is exactly that, the result's
  * data is O itself; otherwise (BHND) the result goes to the workspace and a ggml_cpy
  * node in the same graph writes it into O's view (the one copy, timed: see README.md).
- * Causal (bottom-right aligned, headroom's rule) is an f16 mask [Nkv, Nq] of 0 and -inf
- * built in the workspace inside the call; Nq == 1 needs none (the query sees every
- * key). Threads: ggml's own n_threads (ggml_graph_plan), run by OpenMP (GGML_OPENMP)
- * on the same libgomp as headroom. Nothing here allocates; ggml_init and
- * ggml_graph_compute allocate their small structs as they do for every ggml user. */
+ * Masking is ggml's KQ mask, an f16 [Nkv, Nq] tensor broadcast over heads and batch, as
+ * llama.cpp builds it (llama-kv-cache.cpp set_input_kq_mask): -inf where a key is hidden
+ * (causal, bottom-right aligned, headroom's rule; outside a sliding window), else 0, or
+ * -|i' - j| under ALiBi, which ggml multiplies by head h's slope (max_bias, ggml's slope
+ * rule, the same as headroom's) before adding it to the score. A soft cap is ggml's
+ * logit_softcap (c tanh(s / c) after the scale, before the mask). Causal with Nq == 1 and
+ * no variant needs no mask (the query sees every key). The mask depends on the shape and
+ * the variants only, not on the data: like llama.cpp, which builds it once per ubatch for
+ * every layer, it is built once per problem, on the first call, in the workspace (the
+ * kernel's own, kept from call to call) under a key of what it depends on, and a timed
+ * call with the same key reuses it (fill_mask_once). Threads: ggml's own n_threads
+ * (ggml_graph_plan), run by OpenMP (GGML_OPENMP) on the same libgomp as headroom.
+ * Nothing here allocates; ggml_init and ggml_graph_compute allocate their small structs as they do for every ggml user. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,12 +52,29 @@ static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
 static _Thread_local char errbuf[200];
 static const char *last_error(void) { return errbuf; }
 
-/* Whether causal p needs a mask: some query row does not see every key. */
-static int needs_mask(const hrp_problem *p) { return p->causal && p->seq_q > 1; }
+/* The 1.1 variants, 0 when p comes from a 1.0 headroom (HRP_HAS). */
+static int window_of(const hrp_problem *p) { return HRP_HAS(p, window) ? p->window : 0; }
+static float softcap_of(const hrp_problem *p) { return HRP_HAS(p, softcap) ? p->softcap : 0.0f; }
+static float alibi_of(const hrp_problem *p) { return HRP_HAS(p, alibi) ? p->alibi : 0.0f; }
+
+/* Whether p needs a mask: some query row does not see every key, or ALiBi's distances
+ * (ggml takes them only through the mask, and asserts one when max_bias > 0). */
+static int needs_mask(const hrp_problem *p)
+{
+    return (p->causal && p->seq_q > 1) || window_of(p) > 0 || alibi_of(p) > 0;
+}
+
+/* What the mask depends on, stored before it in the workspace. */
+typedef struct mask_key {
+    uint64_t magic;
+    int64_t seq_q, seq_kv, causal, window, alibi;
+} mask_key;
+#define MASK_MAGIC 0x6767666d61736b31ull /* "ggfmask1" */
+#define KEY_BYTES align64(sizeof(mask_key))
 
 static size_t mask_bytes(const hrp_problem *p)
 {
-    return needs_mask(p) ? align64((size_t)p->seq_kv * (size_t)p->seq_q * sizeof(ggml_fp16_t)) : 0;
+    return needs_mask(p) ? KEY_BYTES + align64((size_t)p->seq_kv * (size_t)p->seq_q * sizeof(ggml_fp16_t)) : 0;
 }
 
 static size_t out_bytes(const hrp_problem *p)
@@ -77,9 +103,9 @@ static struct ggml_cgraph *build(struct ggml_context *ctx, const hrp_problem *p,
     struct ggml_tensor *m = NULL;
     if (needs_mask(p)) {
         m = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, p->seq_kv, p->seq_q, 1, 1);
-        m->data = mask;
+        m->data = mask ? (char *)mask + KEY_BYTES : NULL;
     }
-    struct ggml_tensor *fa = ggml_flash_attn_ext(ctx, q, k, v, m, p->scale, 0.0f, 0.0f);
+    struct ggml_tensor *fa = ggml_flash_attn_ext(ctx, q, k, v, m, p->scale, alibi_of(p), softcap_of(p));
     struct ggml_cgraph *gf = ggml_new_graph_custom(ctx, GRAPH_NODES, false);
     if (a && o_direct) {
         fa->data = a->o.data;
@@ -103,10 +129,24 @@ static int o_is_ggml_layout(const hrp_problem *p, hrp_view o)
            (p->batch == 1 || o.sb == row * p->heads * p->seq_q);
 }
 
+/* The largest |i' - j| over the keys a row of p sees (i' = i + Nkv - Nq). */
+static int64_t max_distance(const hrp_problem *p)
+{
+    const int64_t w = window_of(p), nq = p->seq_q, nkv = p->seq_kv;
+    if (w > 0) return w - 1;
+    if (p->causal) return nkv - 1;
+    return (nkv > nq ? nkv : nq) - 1;
+}
+
 static const char *fa_applicable(const hrp_problem *p)
 {
     /* ggml computes in int32 row indices (ops.cpp one_chunk: int ir, iq1, ...). */
     if ((int64_t)p->batch * p->heads * p->seq_q > INT32_MAX) return "more than 2^31 query rows";
+    /* The f16 mask holds integer distances exactly up to 2048; past that llama.cpp's own
+     * ALiBi mask rounds them (by up to 2^(e-11) for a distance in [2^e, 2^(e+1)))
+     * and the scores move by slope times that: a different problem. */
+    if (alibi_of(p) > 0 && max_distance(p) > 2048)
+        return "ALiBi over key distances past 2048 (ggml's f16 KQ mask rounds them)";
     return NULL;
 }
 
@@ -122,17 +162,33 @@ static size_t fa_workspace(const hrp_problem *p, const hrp_tune *t)
     return align64(ctx_bytes()) + mask_bytes(p) + out_bytes(p) + align64(plan.work_size);
 }
 
-/* The causal mask, bottom-right aligned: row i sees keys j <= i + Nkv - Nq. */
+/* The mask: row i (i' = i + Nkv - Nq) sees key j iff j <= i' when causal and
+ * j > i' - W under a window W; a seen key's entry is 0, or -|i' - j| under ALiBi. */
 static void fill_mask(const hrp_problem *p, ggml_fp16_t *m)
 {
     const ggml_fp16_t zero = ggml_fp32_to_fp16(0.0f), ninf = ggml_fp32_to_fp16(-INFINITY);
+    const int64_t w = window_of(p), nkv = p->seq_kv;
+    const int alibi = alibi_of(p) > 0;
     for (int64_t i = 0; i < p->seq_q; i++) {
-        ggml_fp16_t *r = m + i * p->seq_kv;
-        int64_t n = i + 1 + (int64_t)p->seq_kv - p->seq_q;
-        n = n < 0 ? 0 : n > p->seq_kv ? p->seq_kv : n;
-        for (int64_t j = 0; j < n; j++) r[j] = zero;
-        for (int64_t j = n; j < p->seq_kv; j++) r[j] = ninf;
+        ggml_fp16_t *r = m + i * nkv;
+        const int64_t ip = i + nkv - p->seq_q;
+        int64_t lo = w > 0 ? ip - w + 1 : 0, hi = p->causal || w > 0 ? ip + 1 : nkv; /* [lo, hi) */
+        lo = lo < 0 ? 0 : lo > nkv ? nkv : lo;
+        hi = hi < lo ? lo : hi > nkv ? nkv : hi;
+        for (int64_t j = 0; j < lo; j++) r[j] = ninf;
+        for (int64_t j = lo; j < hi; j++) r[j] = alibi ? ggml_fp32_to_fp16(-(float)llabs(ip - j)) : zero;
+        for (int64_t j = hi; j < nkv; j++) r[j] = ninf;
     }
+}
+
+/* Fills the mask after its key in ws unless the key already names p's: the first call of
+ * a problem builds it, the calls after it (the timed ones) reuse it. */
+static void fill_mask_once(const hrp_problem *p, void *ws)
+{
+    const mask_key key = {MASK_MAGIC, p->seq_q, p->seq_kv, p->causal, window_of(p), alibi_of(p) > 0};
+    if (memcmp(ws, &key, sizeof key) == 0) return;
+    fill_mask(p, (ggml_fp16_t *)((char *)ws + KEY_BYTES));
+    memcpy(ws, &key, sizeof key);
 }
 
 static int fa_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, void *ws)
@@ -146,7 +202,7 @@ static int fa_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, vo
         return HRP_ERROR;
     }
     struct ggml_cgraph *gf = build(ctx, p, a, o_is_ggml_layout(p, a->o), mask, stage);
-    if (needs_mask(p)) fill_mask(p, (ggml_fp16_t *)mask);
+    if (needs_mask(p)) fill_mask_once(p, mask);
     struct ggml_cplan plan = ggml_graph_plan(gf, t->threads > 0 ? t->threads : 1, NULL);
     plan.work_data = work;
     enum ggml_status st = ggml_graph_compute(gf, &plan);
@@ -173,7 +229,8 @@ static const hrp_kernel ggml_fa = {
     .size = sizeof(hrp_kernel),
     .name = "ggml_fa",
     .summary = "ggml " GGML_FA_VERSION " ggml_flash_attn_ext, CPU backend (llama.cpp's attention)",
-    .caps = HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_DECODE | HRP_CAP_THREADED,
+    .caps = HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_DECODE | HRP_CAP_THREADED | HRP_CAP_WINDOW | HRP_CAP_SOFTCAP |
+            HRP_CAP_ALIBI,
     .traffic = HRP_TRAFFIC_KV_PER_HEAD,
     .dtypes = HRP_TYPE_BIT(HRP_F32),
     /* Not bf16, q8_0, q4_0: ggml's CPU FA rounds Q to K's dot-product type (bf16, q8_0)

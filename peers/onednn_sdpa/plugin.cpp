@@ -12,7 +12,8 @@ static thread_local std::string last;
 
 static sdpa::problem problem(const hrp_problem *p)
 {
-    return {p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal != 0, p->scale};
+    return {p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal != 0, p->scale,
+            HRP_HAS(p, window) ? p->window : 0};
 }
 
 // A byte-strided ABI view as oneDNN strides, in floats (headroom's f32 strides always are).
@@ -49,7 +50,7 @@ static const hrp_kernel onednn_sdpa = {
     sizeof(hrp_kernel),
     "onednn_sdpa",
     "oneDNN Graph API SDPA (fused f32 MHA partition; GQA/MQA as matmul, softmax, matmul)",
-    HRP_CAP_CAUSAL | HRP_CAP_THREADED,
+    HRP_CAP_CAUSAL | HRP_CAP_THREADED | HRP_CAP_WINDOW, // the window rides on the causal mask
     HRP_TRAFFIC_SCORES, // oneDNN 3.2 materializes the scores, fused partition included
     0,
     0,

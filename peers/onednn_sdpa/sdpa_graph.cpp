@@ -91,7 +91,8 @@ static dims dense(const dims &d)
 
 // Whether the causal mask changes anything: with one query row (after dropping the rows
 // that see no key) that row sees every key, so the problem is the non-causal one exactly.
-static bool needs_mask(const problem &p) { return p.causal && p.nq > 1; }
+// A window always needs one (it hides keys from a decode row too).
+static bool needs_mask(const problem &p) { return (p.causal && p.nq > 1) || p.window > 0; }
 
 // The mask's dims: a full [rows][N] causal mask, or one zero row (FUSED's pattern needs the Add).
 static dims mask_dims(const problem &p, mode m)
@@ -232,7 +233,7 @@ typedef std::tuple<std::vector<int64_t>, float> key_t;
 
 static key_t key_of(const problem &p, const view &q, const view &k, const view &v, const view &o, int threads)
 {
-    return key_t({p.b, p.hq, p.hkv, p.nq, p.nkv, p.d, p.causal, q.sb, q.sh, q.sn, k.sb, k.sh, k.sn, v.sb, v.sh, v.sn,
+    return key_t({p.b, p.hq, p.hkv, p.nq, p.nkv, p.d, p.causal, p.window, q.sb, q.sh, q.sn, k.sb, k.sh, k.sn, v.sb, v.sh, v.sn,
                   o.sb, o.sh, o.sn, threads},
                  p.scale);
 }
@@ -276,12 +277,16 @@ static plan *compile(const problem &full, const view &q, const view &k, const vi
         pl->staged = o.sh != p.d; // [B][Nq][Hq*D] needs a head's row right after the previous head's
         os = pl->staged ? dims{M * p.hq * p.d, p.hq * p.d, 1} : dims{o.sb, o.sn, 1};
     }
-    // The mask: row r is query row r % M; bottom-right, key j visible iff j <= i + (N - M).
+    // The mask: row r is query row r % M; bottom-right, key j visible iff j <= i + (N - M),
+    // and under a window W iff j > i + (N - M) - W too (the same mask, built once here).
     const dims md = mask_dims(p, m);
     const int64_t rows = md[md.size() - 2], N = p.nkv;
     pl->mask.assign((size_t)(rows * N), 0.0f);
-    for (int64_t r = 0; r < rows && needs_mask(p); r++)
-        for (int64_t j = r % M + (N - M) + 1; j < N; j++) pl->mask[(size_t)(r * N + j)] = -INFINITY;
+    for (int64_t r = 0; r < rows && needs_mask(p); r++) {
+        const int64_t ip = r % M + (N - M);
+        for (int64_t j = ip + 1; j < N; j++) pl->mask[(size_t)(r * N + j)] = -INFINITY;
+        for (int64_t j = 0; p.window > 0 && j <= ip - p.window && j < N; j++) pl->mask[(size_t)(r * N + j)] = -INFINITY;
+    }
     graph g = build(p, m, qs, ks, vs, os);
     std::vector<partition> parts = g.get_partitions();
     if (which == FUSED && parts.size() != 1) throw std::runtime_error("the fused MHA pattern did not form one partition");

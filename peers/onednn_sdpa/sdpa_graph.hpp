@@ -12,11 +12,13 @@
 namespace sdpa {
 
 // One problem in headroom's terms: Q [B][Hq][Nq][D], K/V [B][Hkv][Nkv][D], f32. Causal is
-// bottom-right aligned (key j visible to query i iff j <= i + Nkv - Nq).
+// bottom-right aligned (key j visible to query i iff j <= i + Nkv - Nq), and a window hides
+// keys j <= i + Nkv - Nq - window as well.
 struct problem {
     int64_t b, hq, hkv, nq, nkv, d;
     bool causal;
     float scale;
+    int64_t window; // a sliding window (causal): row i sees keys i' - window < j <= i'; 0: off
 };
 
 // A 4-D strided view [b][h][n][e], strides in ELEMENTS (floats), elements of a row contiguous.

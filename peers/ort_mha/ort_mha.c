@@ -17,6 +17,11 @@
  * on every call (headroom's K and V are read-only, so the in-place buffer sharing is out);
  * it runs as MultiHeadAttention over query groups (ort_mha.py), in place over BHND views,
  * with BNHD transposed into the workspace.
+ * A sliding window and ALiBi (caps window, alibi) are MultiHeadAttention's attention_bias,
+ * an initializer of the problem's model built with it (once per problem, never in the
+ * timed call): -inf outside the window, -m_h |i' - j| under ALiBi; a variant problem with
+ * Hkv < Hq runs over KV groups even when Nq == Nkv. No soft cap: MultiHeadAttention has
+ * none (GroupQueryAttention's softcap is not used: it would route only some shapes).
  * Refused (applicable, with the reason): bf16 (no CPU kernel in this release), kv_dtype !=
  * dtype, causal with Nq > Nkv (rows that see no key come back NaN, not zeros), and for
  * GroupQueryAttention (Nq == Nkv) a head size not a multiple of 8. */
@@ -141,6 +146,19 @@ static int py_start(void)
     return 1;
 }
 
+/* The 1.1 variants this plugin takes (0 from a 1.0 headroom): both ride on
+ * MultiHeadAttention's attention_bias, so a variant problem never goes to
+ * GroupQueryAttention (whose bias and window this plugin does not use). */
+static int window_of(const hrp_problem *p) { return HRP_HAS(p, window) ? p->window : 0; }
+static float alibi_of(const hrp_problem *p) { return HRP_HAS(p, alibi) ? p->alibi : 0.0f; }
+static int variant(const hrp_problem *p) { return window_of(p) > 0 || alibi_of(p) > 0; }
+
+/* Whether Hkv < Hq runs as MultiHeadAttention over KV groups (else GroupQueryAttention). */
+static int over_groups(const hrp_problem *p)
+{
+    return p->kv_heads != p->heads && (p->seq_q != p->seq_kv || variant(p));
+}
+
 static const char *ort_applicable(const hrp_problem *p)
 {
     if (p->dtype == HRP_BF16)
@@ -148,7 +166,7 @@ static const char *ort_applicable(const hrp_problem *p)
     if (p->kv_dtype != p->dtype) return "ORT's attention takes Q, K and V in one dtype (kv_dtype differs from dtype)";
     if (p->causal && p->seq_q > p->seq_kv)
         return "causal with Nq > Nkv: rows that see no key come back NaN from ORT (attention_bias -inf), not zeros";
-    if (p->kv_heads != p->heads && p->seq_q == p->seq_kv && p->d_head % 8)
+    if (p->kv_heads != p->heads && !over_groups(p) && p->d_head % 8)
         return "GroupQueryAttention on CPU needs a head size that is a multiple of 8";
     return NULL;
 }
@@ -207,9 +225,9 @@ static entry *runner_for(const hrp_problem *p, int threads, int mode)
     for (int i = 0; i < ncache; i++)
         if (cache[i].threads == threads && cache[i].mode == mode && !memcmp(&cache[i].p, p, sizeof *p))
             return &cache[i];
-    PyObject *r = PyObject_CallFunction(runner_cls, "iiiiiiidiis", p->batch, p->heads, p->kv_heads, p->seq_q,
+    PyObject *r = PyObject_CallFunction(runner_cls, "iiiiiiidiisid", p->batch, p->heads, p->kv_heads, p->seq_q,
                                         p->seq_kv, p->d_head, p->causal, (double)p->scale, p->dtype == HRP_F16,
-                                        threads, mode_names[mode]);
+                                        threads, mode_names[mode], window_of(p), (double)alibi_of(p));
     PyObject *sess = r ? PyObject_GetAttrString(r, "sess") : NULL;
     PyObject *run = sess ? PyObject_GetAttrString(sess, "run_with_iobinding") : NULL;
     PyObject *io = run ? PyObject_GetAttrString(r, "io") : NULL;
@@ -237,7 +255,7 @@ static int ort_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, v
                    *o = f32 ? &a->o : &a->xo;
     const int B = p->batch, H = p->heads, G = p->kv_heads, N = p->seq_q, M = p->seq_kv, d = p->d_head;
     int mode;
-    const int groups = G != H && N != M;
+    const int groups = over_groups(p);
     if (dense(q, B, H, N, d, es, 1) && dense(o, B, H, N, d, es, 1) && dense(k, B, G, M, d, es, 1) &&
         dense(v, B, G, M, d, es, 1))
         mode = groups ? GROUPS_T : BSNH;
@@ -295,9 +313,13 @@ static int ort_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, v
 static const char *ort_path(const hrp_problem *p)
 {
     if (p->kv_heads == p->heads)
-        return "onnxruntime " ORT_VERSION " MultiHeadAttention";
-    if (p->seq_q == p->seq_kv)
+        return variant(p) ? "onnxruntime " ORT_VERSION " MultiHeadAttention, attention_bias"
+                          : "onnxruntime " ORT_VERSION " MultiHeadAttention";
+    if (!over_groups(p))
         return "onnxruntime " ORT_VERSION " GroupQueryAttention (BNHD in place; BHND transposed to BSNH in the call)";
+    if (variant(p))
+        return "onnxruntime " ORT_VERSION " MultiHeadAttention over KV groups, attention_bias (BHND in place; BNHD "
+               "transposed to BHND in the call)";
     return "onnxruntime " ORT_VERSION " MultiHeadAttention over KV groups (BHND in place; BNHD transposed to BHND in "
            "the call)";
 }
@@ -306,7 +328,7 @@ static const hrp_kernel ort_mha = {
     sizeof(hrp_kernel),
     "ort_mha",
     "ONNX Runtime " ORT_VERSION " MultiHeadAttention / GroupQueryAttention (CPU, PyPI wheel, Python API embedded)",
-    HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_THREADED,
+    HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_THREADED | HRP_CAP_WINDOW | HRP_CAP_ALIBI,
     HRP_TRAFFIC_KV_PER_HEAD,
     HRP_TYPE_BIT(HRP_F32) | HRP_TYPE_BIT(HRP_F16) | HRP_TYPE_BIT(HRP_BF16),
     HRP_TYPE_BIT(HRP_F32) | HRP_TYPE_BIT(HRP_F16) | HRP_TYPE_BIT(HRP_BF16),

@@ -23,6 +23,11 @@ the onnx package's helpers (opset 17 plus com.microsoft 1):
     (BSNH; only Nq == Nkv, see ort_mha.c), seqlens_k = Nkv - 1 per batch and
     total_sequence_length = Nkv as inputs bound once, `causal` 0 or 1, no present_key /
     present_value outputs (optional: no cache is written).
+A sliding window and ALiBi (window, alibi: 0 when off) are an attention_bias of
+MultiHeadAttention in each of its modes (never GroupQueryAttention: ort_mha.c sends such a
+problem with Hkv < Hq over query groups): -inf where the bottom-right causal rule or the
+window hides a key, else 0, or -m_h |i' - j| under ALiBi, with one plane per query head
+(bias_rows), an initializer like the causal bias.
 Per call, ort_mha.c calls Runner.bind only when an address changed (IOBinding.bind_input /
 bind_output with buffer_ptr: ORT reads Q, K, V and writes O in place), then the session's
 bound run_with_iobinding(io) itself, the call a Python loop makes (__call__ does both,
@@ -57,7 +62,30 @@ def session_options(threads):
     return so
 
 
-def model(B, H, G, N, M, d, causal, scale, f16, mode):
+def alibi_slopes(H, b):
+    """ALiBi's slope per query head (headroom's plugin.h rule, ggml's and the paper's)."""
+    n = 1 << (H.bit_length() - 1)
+    return np.array([2.0 ** (-b * (h + 1) / n) if h < n else 2.0 ** (-b * (2 * (h - n) + 1) / (2 * n))
+                     for h in range(H)])
+
+
+def bias_rows(N, M, causal, window, slopes):
+    """The additive bias [len(slopes) or 1][N][M]: -inf where row i (i' = i + M - N) does
+    not see key j (j > i' when causal or windowed, j <= i' - window), else 0, or
+    -m_h |i' - j| under ALiBi."""
+    ip = (np.arange(N) + (M - N))[:, None]
+    j = np.arange(M)[None, :]
+    seen = np.ones((N, M), bool)
+    if causal or window:
+        seen &= j <= ip
+    if window:
+        seen &= j > ip - window
+    dist = np.abs(ip - j).astype(np.float64)
+    s = slopes if slopes is not None else np.zeros(1)
+    return np.where(seen[None], -s[:, None, None] * dist[None], -np.inf)
+
+
+def model(B, H, G, N, M, d, causal, scale, f16, mode, window=0, alibi=0.0):
     """The one-node model and its input/output shapes (name -> shape)."""
     et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
     vi = helper.make_tensor_value_info
@@ -76,13 +104,27 @@ def model(B, H, G, N, M, d, causal, scale, f16, mode):
             nh = H
         inputs = ["query", "key", "value"]
         attrs = {"num_heads": nh, "scale": float(scale)}
-        if causal and N == M and N > 1 and mode != "groups":
+        variant = window > 0 or alibi > 0
+        if causal and N == M and N > 1 and mode != "groups" and not variant:
             attrs["unidirectional"] = 1
-        elif causal and N > 1:
-            i = np.tile(np.arange(N), r if mode == "groups" else 1)[:, None]
-            j = np.arange(M)[None, :]
-            bias = np.where(j <= i + (M - N), 0.0, -np.inf).astype(np.float16 if f16 else np.float32)
-            inits.append(numpy_helper.from_array(bias[None, None], "attention_bias"))
+        elif (causal and N > 1) or variant:
+            # The window and ALiBi ride on the same additive bias as the bottom-right causal
+            # rule, built here once per problem. Its leading dims are what ORT broadcasts:
+            # [1 or B, 1 or H, rows, M] for "bsnh"; per sequence of one head otherwise
+            # ("heads1": B*H sequences, b-major; "groups": B*G sequences of r heads' rows).
+            slopes = alibi_slopes(H, alibi) if alibi > 0 else None
+            rows = bias_rows(N, M, causal, window, slopes)  # [H or 1][N][M]
+            if mode == "bsnh":
+                bias = rows[None]
+            elif mode == "heads1":
+                bias = np.tile(rows, (B, 1, 1))[:, None] if slopes is not None else rows[None]
+            else:  # groups: row block t of sequence (b, g) is head g * r + t
+                if slopes is not None:
+                    bias = np.tile(rows.reshape(G, r * N, M), (B, 1, 1))[:, None]
+                else:
+                    bias = np.tile(rows, (1, r, 1))[None]
+            bias = bias.astype(np.float16 if f16 else np.float32)
+            inits.append(numpy_helper.from_array(bias, "attention_bias"))
             inputs += ["", "", "attention_bias"]  # bias, key_padding_mask left out
         node = helper.make_node("MultiHeadAttention", inputs, ["output"], domain="com.microsoft", **attrs)
         ins = [vi(n, et, shapes[n]) for n in ("query", "key", "value")]
@@ -103,8 +145,8 @@ def model(B, H, G, N, M, d, causal, scale, f16, mode):
 class Runner:
     """One problem's session and binding; call it with the addresses of Q, K, V, O."""
 
-    def __init__(self, B, H, G, N, M, d, causal, scale, f16, threads, mode):
-        m, self.shapes = model(B, H, G, N, M, d, causal, scale, f16, mode)
+    def __init__(self, B, H, G, N, M, d, causal, scale, f16, threads, mode, window=0, alibi=0.0):
+        m, self.shapes = model(B, H, G, N, M, d, causal, scale, f16, mode, window, alibi)
         self.sess = ort.InferenceSession(m.SerializeToString(), session_options(threads),
                                          providers=["CPUExecutionProvider"])
         self.io = self.sess.io_binding()

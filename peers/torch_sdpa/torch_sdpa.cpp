@@ -10,10 +10,19 @@
  * headroom's own libgomp, see README.md). Causal: PyTorch's is_causal is top-left aligned,
  * headroom's bottom-right; they agree when Nq == Nkv (is_causal) and when Nq == 1 (the
  * one query sees the whole cache: no mask); otherwise the boolean bottom-right mask
- * [Nq][Nkv] (what torch.nn.attention.bias.causal_lower_right materialises on CPU) is
- * written into headroom's workspace on every call and broadcast over B and H. GQA/MQA
+ * [Nq][Nkv] (what torch.nn.attention.bias.causal_lower_right materialises on CPU),
+ * broadcast over B and H. A sliding window and ALiBi are what a PyTorch user passes for
+ * them, an additive float attn_mask in Q's dtype: -inf where a key is hidden, else 0, or
+ * -m_h |i' - j| under ALiBi ([1][Hq][Nq][Nkv], one plane per head's slope; [Nq][Nkv]
+ * without ALiBi); SDPA turns a boolean mask into that form on every call, so the float
+ * mask is the cheaper of the two for it. A mask depends on the shape and the variants,
+ * never on the data: it is built in the workspace (the kernel's own, kept from call to
+ * call) on a problem's first call, under a key of what it depends on, and the timed calls
+ * reuse it (mask_once), as a model builds its mask once per forward for every layer.
+ * SDPA has no soft cap (its scores never leave the fused kernel), so the kernel declares
+ * no HRP_CAP_SOFTCAP and headroom refuses soft-capped problems with the reason. GQA/MQA
  * through enable_gqa. The result's path names the backend SDPA picks
- * (at::_fused_sdp_choice: CPU flash attention or the math fallback). */
+ * (at::_fused_sdp_choice: CPU flash attention or the math fallback), mask and all. */
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_fused_sdp_choice.h>
@@ -22,6 +31,8 @@
 #include <ATen/ops/scaled_dot_product_attention.h>
 #include <torch/headeronly/version.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -52,11 +63,15 @@ at::ScalarType scalar(int32_t t)
     return t == HRP_BF16 ? at::kBFloat16 : t == HRP_F16 ? at::kHalf : at::kFloat;
 }
 
-/* How headroom's causal maps onto SDPA's arguments. */
-enum mask_kind { NO_MASK, TOP_LEFT, LOWER_RIGHT_MASK };
+/* How headroom's masking maps onto SDPA's arguments. */
+enum mask_kind { NO_MASK, TOP_LEFT, LOWER_RIGHT_MASK, FLOAT_MASK };
+
+int32_t window_of(const hrp_problem *p) { return HRP_HAS(p, window) ? p->window : 0; }
+float alibi_of(const hrp_problem *p) { return HRP_HAS(p, alibi) ? p->alibi : 0.0f; }
 
 mask_kind masking(const hrp_problem *p)
 {
+    if (window_of(p) > 0 || alibi_of(p) > 0) return FLOAT_MASK;
     if (!p->causal || p->seq_q == 1) return NO_MASK; /* one query row sees the whole cache */
     return p->seq_q == p->seq_kv ? TOP_LEFT : LOWER_RIGHT_MASK;
 }
@@ -67,10 +82,33 @@ const char *torch_applicable(const hrp_problem *p)
     return nullptr;
 }
 
+/* What a mask depends on; it sits before the mask in the workspace. */
+struct mask_key {
+    uint64_t magic;
+    int64_t seq_q, seq_kv, heads, causal, window, dtype;
+    float alibi, pad;
+};
+constexpr uint64_t MASK_MAGIC = 0x74736470616d736bull; /* "tsdpamsk" */
+constexpr size_t KEY_BYTES = 64;
+static_assert(sizeof(mask_key) <= KEY_BYTES, "the key fits its slot");
+
+/* The mask's planes: one per query head under ALiBi (its slope), else one for all. */
+int64_t mask_planes(const hrp_problem *p) { return alibi_of(p) > 0 ? p->heads : 1; }
+
+size_t mask_bytes(const hrp_problem *p)
+{
+    const size_t n = (size_t)p->seq_q * (size_t)p->seq_kv;
+    switch (masking(p)) {
+    case LOWER_RIGHT_MASK: return KEY_BYTES + n;
+    case FLOAT_MASK: return KEY_BYTES + n * (size_t)mask_planes(p) * c10::elementSize(scalar(p->dtype));
+    default: return 0;
+    }
+}
+
 size_t torch_workspace(const hrp_problem *p, const hrp_tune *t)
 {
     (void)t;
-    return masking(p) == LOWER_RIGHT_MASK ? (size_t)p->seq_q * (size_t)p->seq_kv : 0;
+    return mask_bytes(p);
 }
 
 /* The bottom-right causal mask: key j visible to query i iff j <= i + (Nkv - Nq). */
@@ -83,6 +121,58 @@ void fill_mask(const hrp_problem *p, unsigned char *m)
         memset(m + i * p->seq_kv, 1, (size_t)n);
         memset(m + i * p->seq_kv + n, 0, (size_t)(p->seq_kv - n));
     }
+}
+
+/* ALiBi's slope of query head h (plugin.h's rule, ggml's and the paper's). */
+float alibi_slope(const hrp_problem *p, int h)
+{
+    const int n = 1 << (int)floor(log2((double)p->heads));
+    const double b = alibi_of(p);
+    return (float)(h < n ? exp2(-b * (h + 1) / n) : exp2(-b * (2 * (h - n) + 1) / (2.0 * n)));
+}
+
+/* The additive mask [planes][Nq][Nkv] in f32: row i (i' = i + Nkv - Nq) sees key j iff
+ * j <= i' when causal and j > i' - W under a window W; a seen key adds 0, or
+ * -m_h |i' - j| under ALiBi; a hidden one -inf. */
+void fill_float_mask(const hrp_problem *p, float *m)
+{
+    const int64_t nq = p->seq_q, nkv = p->seq_kv, w = window_of(p), planes = mask_planes(p);
+    for (int64_t h = 0; h < planes; h++) {
+        const float slope = alibi_of(p) > 0 ? alibi_slope(p, (int)h) : 0.0f;
+        for (int64_t i = 0; i < nq; i++) {
+            float *r = m + (h * nq + i) * nkv;
+            const int64_t ip = i + nkv - nq;
+            for (int64_t j = 0; j < nkv; j++) {
+                const bool seen = (!(p->causal || w > 0) || j <= ip) && (w == 0 || j > ip - w);
+                r[j] = seen ? -slope * (float)(ip > j ? ip - j : j - ip) : -INFINITY;
+            }
+        }
+    }
+}
+
+/* The mask of p in ws (built unless ws's key already names p's) as SDPA's attn_mask. */
+at::Tensor mask_once(const hrp_problem *p, void *ws)
+{
+    const mask_kind mk = masking(p);
+    const mask_key key = {MASK_MAGIC, p->seq_q, p->seq_kv, p->heads, p->causal, window_of(p), p->dtype,
+                          alibi_of(p), 0.0f};
+    void *m = static_cast<char *>(ws) + KEY_BYTES;
+    const int64_t planes = mask_planes(p), nq = p->seq_q, nkv = p->seq_kv;
+    const at::ScalarType st = mk == FLOAT_MASK ? scalar(p->dtype) : at::kBool;
+    at::Tensor t = mk == FLOAT_MASK && planes > 1
+                       ? at::from_blob(m, {1, planes, nq, nkv}, at::TensorOptions().dtype(st))
+                       : at::from_blob(m, {nq, nkv}, at::TensorOptions().dtype(st));
+    if (memcmp(ws, &key, sizeof key) != 0) {
+        if (mk == FLOAT_MASK) {
+            at::Tensor f = at::empty(t.sizes(), at::TensorOptions().dtype(at::kFloat));
+            fill_float_mask(p, f.data_ptr<float>());
+            t.copy_(f); /* rounded to Q's dtype, as SDPA requires of a float mask */
+        } else {
+            fill_mask(p, static_cast<unsigned char *>(m));
+        }
+        memcpy(ws, &key, sizeof key);
+    }
+    return t;
 }
 
 /* A [B][H][N][d] tensor over view v without a copy; strides from bytes to elements. */
@@ -105,10 +195,7 @@ int torch_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, void *
         at::Tensor ot = wrap(o, B, Hq, Nq, d, st);
         std::optional<at::Tensor> mask;
         const mask_kind mk = masking(p);
-        if (mk == LOWER_RIGHT_MASK) {
-            fill_mask(p, static_cast<unsigned char *>(ws));
-            mask = at::from_blob(ws, {Nq, Nkv}, at::TensorOptions().dtype(at::kBool));
-        }
+        if (mk == LOWER_RIGHT_MASK || mk == FLOAT_MASK) mask = mask_once(p, ws);
         at::Tensor out =
             at::scaled_dot_product_attention(qt, kt, vt, mask, 0.0, mk == TOP_LEFT, (double)p->scale, Hkv != Hq);
         ot.copy_(out);
@@ -139,9 +226,19 @@ const char *torch_path(const hrp_problem *p)
         const mask_kind mk = masking(p);
         if (mk == LOWER_RIGHT_MASK)
             mask = at::empty({1}, at::TensorOptions().dtype(at::kBool)).as_strided({p->seq_q, p->seq_kv}, {0, 0});
+        if (mk == FLOAT_MASK) {
+            const at::Tensor one = at::empty({1}, at::TensorOptions().dtype(st));
+            mask = mask_planes(p) > 1 ? one.as_strided({1, p->heads, p->seq_q, p->seq_kv}, {0, 0, 0, 0})
+                                      : one.as_strided({p->seq_q, p->seq_kv}, {0, 0});
+        }
         const int64_t c =
             at::_fused_sdp_choice(q, kv, kv, mask, 0.0, mk == TOP_LEFT, (double)p->scale, p->kv_heads != p->heads);
-        if (c >= 0 && c < (int64_t)(sizeof names / sizeof names[0])) return names[c];
+        if (c < 0 || c >= (int64_t)(sizeof names / sizeof names[0])) return "libtorch " TORCH_VER " sdpa";
+        if (mk != LOWER_RIGHT_MASK && mk != FLOAT_MASK) return names[c];
+        /* The backend that takes the attn_mask, and which mask it is. */
+        thread_local char buf[128];
+        snprintf(buf, sizeof buf, "%s, %s attn_mask", names[c], mk == FLOAT_MASK ? "float" : "bool");
+        return buf;
     } catch (const std::exception &e) {
         set_error(e.what());
     }
@@ -152,7 +249,7 @@ const hrp_kernel torch_sdpa = {
     sizeof(hrp_kernel),
     "torch_sdpa",
     "PyTorch at::scaled_dot_product_attention (libtorch " TORCH_VER " CPU, from the PyPI wheel)",
-    HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_THREADED,
+    HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_THREADED | HRP_CAP_WINDOW | HRP_CAP_ALIBI,
     HRP_TRAFFIC_KV_PER_HEAD,
     HRP_TYPE_BIT(HRP_F32) | HRP_TYPE_BIT(HRP_BF16) | HRP_TYPE_BIT(HRP_F16),
     HRP_TYPE_BIT(HRP_F32) | HRP_TYPE_BIT(HRP_BF16) | HRP_TYPE_BIT(HRP_F16),
