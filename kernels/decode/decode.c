@@ -132,6 +132,31 @@ static hr_xcview bytes_view(hr_cview v)
 /* Heads whose q block and states the workspace holds: Hkv (or 1), whichever walk runs. */
 static int hmax(const dctx *c) { return c->p->kv_heads > 1 ? c->p->kv_heads : 1; }
 
+/* p's variants in log2 units (decode_block.h's block_variants) and the keys any row
+ * sees: [min window begin, max causal end), which the threads split (decode_run). */
+static void variants_init(dctx *c, const hr_problem *p)
+{
+    const float log2e = 1.44269504088896341f;
+    c->var = (p->window > 0 ? DECODE_VAR_WINDOW : 0) | (p->softcap > 0 ? DECODE_VAR_CAP : 0) |
+             (p->alibi > 0 ? DECODE_VAR_ALIBI : 0);
+    c->shift = p->seq_kv - p->seq_q;
+    c->cap2 = p->softcap > 0 ? p->softcap * log2e : 0.0f;
+    c->inv_cap2 = p->softcap > 0 ? 1.0f / c->cap2 : 0.0f;
+    int lo = p->seq_kv, hi = 0;
+    for (int i = 0; i < p->seq_q && i < DECODE_MAX_Q; i++) {
+        const int b = hr_window_begin(p, i), e = hr_causal_end(p, i);
+        c->beg[i] = b;
+        lo = b < lo ? b : lo;
+        hi = e > hi ? e : hi;
+    }
+    c->jlo = lo < hi ? lo : 0;
+    c->nv = lo < hi ? hi - lo : p->seq_kv;
+}
+
+/* Floats of the workspace's shared tail: ALiBi's slope of each query head, in log2
+ * units (filled by decode_run, read by every thread's block_variants). */
+static size_t slopes_f(const hr_problem *p) { return p->alibi > 0 ? round16((size_t)p->heads) : 0; }
+
 static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_args *a)
 {
     c->p = p;
@@ -145,6 +170,7 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->scale = hr_problem_scale(p);
     c->kt = p->kv_dtype;
     c->rb = hr_dtype_row_bytes(c->kt, c->d);
+    variants_init(c, p);
     if (a) {
         c->k = c->kt == HR_F32 ? bytes_view(a->k) : a->xk;
         c->v = c->kt == HR_F32 ? bytes_view(a->v) : a->xv;
@@ -333,7 +359,7 @@ static void write_rows(const dctx *c, int b, int g, const dstate *st)
  * every piece and block starts a tile (the cuts stay in order, a range may be empty). */
 static long long range_lo(const dctx *c, long long S, int t, int T)
 {
-    const long long x = S * t / T, N = c->p->seq_kv;
+    const long long x = S * t / T, N = c->nv;
     return c->k.tile ? x - x % N % c->k.tile : x;
 }
 
@@ -418,7 +444,7 @@ static size_t decode_workspace(const hr_problem *p, const hr_tune *t)
 {
     dctx c;
     ctx_init(&c, p, t, NULL);
-    return c.thread_f * sizeof(float) * (size_t)(t->threads > 0 ? t->threads : 1);
+    return (c.thread_f * (size_t)(t->threads > 0 ? t->threads : 1) + slopes_f(p)) * sizeof(float);
 }
 
 /* The work is a sequence of segments of N keys each, split evenly among the threads:
@@ -436,9 +462,22 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
         !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && c.i8 == 2 && (c.kb % HR_KV_TILE == 0 || c.kb == p->seq_kv)))
         return hr_fail("decode: K/V in %d-key tiles, but this problem, build level, CPU or environment reads rows "
                        "(only the int8 step with int8 P·V takes tiles)", HR_KV_TILE);
-    const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads; /* segments per batch */
-    const long long N = p->seq_kv, S = (long long)p->batch * nseg_h * N;
     const int maxthreads = t->threads > 0 ? t->threads : 1;
+    if (c.var & DECODE_VAR_ALIBI) {
+        float *sl = (float *)ws + c.thread_f * (size_t)maxthreads;
+        for (int h = 0; h < p->heads; h++) sl[h] = hr_alibi_slope(p, h) * 1.44269504088896341f;
+        c.slope2 = sl;
+    }
+    /* A segment is the keys some row sees, [jlo, jlo + nv): a window's keys before every
+     * row's first one are no thread's work (in tiles, jlo is moved down to a tile's
+     * first key, so the cuts stay on tiles). */
+    if (c.k.tile) {
+        const int back = c.jlo % c.k.tile;
+        c.jlo -= back;
+        c.nv += back;
+    }
+    const int HS = c.hs, nseg_h = HS > 1 ? 1 : p->kv_heads, J = c.jlo; /* segments per batch */
+    const long long N = c.nv, S = (long long)p->batch * nseg_h * N;
 #pragma omp parallel num_threads(maxthreads)
     {
         const int T = omp_get_num_threads(), tid = omp_get_thread_num();
@@ -460,8 +499,8 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
             const int b = (int)(seg / nseg_h), g0 = (int)(seg % nseg_h);
             const bool full = j0 == 0 && j1 == N;
             const dstate *st = full ? whole : slot[seg == lo / N ? 0 : 1];
-            if (HS > 1) attend_heads(&c, b, j0, j1, q, s, st);
-            else attend(&c, b, g0, j0, j1, q[0], s, st[0]);
+            if (HS > 1) attend_heads(&c, b, J + j0, J + j1, q, s, st);
+            else attend(&c, b, g0, J + j0, J + j1, q[0], s, st[0]);
             if (full)
                 for (int g = 0; g < HS; g++) write_rows(&c, b, HS > 1 ? g : g0, &st[g]);
         }
@@ -625,7 +664,8 @@ int hr_decode_batch_lv(const hr_decode_seq *s, int n, int threads, void *ws)
 const hr_kernel hr_kernel_decode = {
     .name = "decode",
     .summary = "flash-decoding: Nq <= 16 rows vs a long KV cache, cache split across threads, LSE merge",
-    .caps = HR_CAP_DECODE | HR_CAP_GQA | HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_KV,
+    .caps = HR_CAP_DECODE | HR_CAP_GQA | HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_KV | HR_CAP_WINDOW |
+            HR_CAP_SOFTCAP | HR_CAP_ALIBI,
     .traffic = HR_TRAFFIC_KV_PER_GROUP,
     .applicable = decode_applicable,
     .resolve = decode_resolve,

@@ -338,7 +338,7 @@ HR_BF16_TARGET void hr_decode_block_bf16(const dctx *c, int b, int g, int jb, in
 {
     const unsigned char *k0 = hr_xcrow(c->k, b, g, 0), *v0 = hr_xcrow(c->v, b, g, 0);
     scores(c, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    block_softmax_rows(c, 0, jb, n, end, s, st); /* log2 units: q (bfq: scores()'s scale) carries log2 e */
+    block_softmax_rows(c, 0, g, jb, n, end, s, st); /* log2 units: q (bfq: scores()'s scale) carries log2 e */
     uint16_t *pb = (uint16_t *)(s + round16((size_t)c->R * c->kbp));
     for (int r = 0; r < c->R; r++) weights_bf16(s + (size_t)r * c->kbp, pb + (size_t)r * pb_stride(c), n);
     pv(c, pb, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);

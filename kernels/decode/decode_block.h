@@ -8,6 +8,7 @@
 
 #include "headroom.h"
 #include "vec.h"
+#include "vec_tanh.h" /* hr_vsoftcap */
 
 /* A span walked by address: decode_i8.c's steps (q8_0/q4_0 rows back to back, 4 prefetches
  * a key at q8_0) define it 1 before including this; elsewhere the row walk alone, so the
@@ -87,7 +88,18 @@ typedef struct {
                                * bf16 (hr_decode_bf16_sf)                                  */
     int pf_l1;                /* the block step's copy that prefetches into L1
                                * (hr_decode_pf_l1; attend_block, c->i8s)                  */
+    /* p's variants (headroom.h), applied to every path's scores in log2 units before the
+     * softmax (block_variants); all 0 when p is plain. */
+    int var;                  /* DECODE_VAR_* bits of the variants p has                  */
+    int shift;                /* Nkv - Nq: query row i's diagonal key i' = i + shift      */
+    float cap2, inv_cap2;     /* the soft cap c log2 e and its inverse                    */
+    const float *slope2;      /* ALiBi's slope of each query head times log2 e (workspace) */
+    int beg[DECODE_MAX_Q];    /* the window's first key of each query row i (0: none)     */
+    int jlo, nv;              /* the keys any row sees, [jlo, jlo + nv): what the threads
+                               * split (jlo a tile's first key where K/V are in tiles)    */
 } dctx;
+
+enum { DECODE_VAR_WINDOW = 1, DECODE_VAR_CAP = 2, DECODE_VAR_ALIBI = 4 };
 
 /* bf16 at the avx2 level, d a multiple of 16, and decode_bf16.c's path (d a multiple of
  * 32): K (at avx2 V too) read 2 HR_VW values at a time in even/odd order
@@ -170,14 +182,51 @@ DECODE_INLINE void block_softmax(const dctx *c, int wide, float *sr, int n, int 
     }
 }
 
-/* The online-softmax step of every row of the group over keys [jb, jb+n), end[i] the
- * causal end of query row i, the scores in log2 units (block_softmax). */
-DECODE_INLINE void block_softmax_rows(const dctx *c, int wide, int jb, int n, const int *end, float *s, dstate st)
+/* p's variants on row r (of KV head g's group) over the block's scores sr of keys
+ * [jb, jb + vis), in log2 units: the soft cap c2 tanh(s / c2) with c2 = c log2 e (the
+ * same cap in the scaled units), then ALiBi's bias -m log2 e |i' - j|, then the
+ * window: keys before the row's first one set to -inf (block_softmax's exp2 gives them
+ * exactly 0). The vectors run from the one holding the row's first visible key to the
+ * one holding its last (lanes past vis are in the row's kbp padding and ignored).
+ * Returns the visible count block_softmax takes: vis, or 0 where the window leaves no
+ * key of the block (a block wholly before the row's first key). The int8 paths'
+ * scores are dequantized by then, so every path takes the same step. */
+DECODE_INLINE int block_variants(const dctx *c, int g, int r, int jb, int vis, float *sr)
+{
+    const int i = row_i(c, r);
+    int lo = c->beg[i] - jb;
+    lo = lo < 0 ? 0 : lo;
+    if (lo >= vis) return 0;
+    static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    const int j0 = lo / HR_VW * HR_VW;
+    if (c->var & (DECODE_VAR_CAP | DECODE_VAR_ALIBI)) {
+        const hr_vf cap = hr_vset1(c->cap2), icap = hr_vset1(c->inv_cap2), step = hr_vset1((float)HR_VW);
+        const hr_vf nm = hr_vset1(c->var & DECODE_VAR_ALIBI ? -c->slope2[row_head(c, g, r)] : 0.0f);
+        /* the keys' offsets from the diagonal, j - i': exact in fp32 (|j - i'| < 2^24) */
+        hr_vf dj = hr_vadd(hr_vload(iota), hr_vset1((float)(jb + j0 - i - c->shift)));
+        for (int j = j0; j < vis; j += HR_VW, dj = hr_vadd(dj, step)) {
+            hr_vf x = hr_vload(sr + j);
+            if (c->var & DECODE_VAR_CAP) x = hr_vsoftcap(x, cap, icap);
+            if (c->var & DECODE_VAR_ALIBI) x = hr_vfma(hr_vmax(dj, hr_vsub(hr_vzero(), dj)), nm, x);
+            hr_vstore(sr + j, x);
+        }
+    }
+    for (int j = 0; j < lo; j++) sr[j] = -INFINITY;
+    return vis;
+}
+
+/* The online-softmax step of every row of KV head g's group over keys [jb, jb+n), end[i]
+ * the causal end of query row i, the scores in log2 units (block_softmax), p's variants
+ * applied first (block_variants). */
+DECODE_INLINE void block_softmax_rows(const dctx *c, int wide, int g, int jb, int n, const int *end, float *s,
+                                      dstate st)
 {
     for (int r = 0; r < c->R; r++) {
         int vis = end[row_i(c, r)] - jb;
         vis = vis < 0 ? 0 : vis > n ? n : vis;
-        block_softmax(c, wide, s + (size_t)r * c->kbp, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
+        float *sr = s + (size_t)r * c->kbp;
+        if (c->var) vis = block_variants(c, g, r, jb, vis, sr);
+        block_softmax(c, wide, sr, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
     }
 }
 

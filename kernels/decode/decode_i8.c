@@ -381,9 +381,9 @@ HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int
     return q4 ? (i8_pv){pv_quant_q4, pv_s8_q4} : (i8_pv){pv_quant_q8, pv_s8_q8};
 }
 #endif
-I8_OWN void softmax_i8(const dctx *c, int jb, int n, const int *end, float *s, dstate st)
+I8_OWN void softmax_i8(const dctx *c, int g, int jb, int n, const int *end, float *s, dstate st)
 {
-    block_softmax_rows(c, 1, jb, n, end, s, st); /* wide: the max over 128-512 keys in four chains */
+    block_softmax_rows(c, 1, g, jb, n, end, s, st); /* wide: the max over 128-512 keys in four chains */
 }
 
 I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const int *end, const float *q, float *s,
@@ -401,7 +401,7 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     else
         (q4 ? scores_q4 : scores_q8)(c, qx, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + jb * c->v.sn, c->v.sn, sv, kvs,
                                      v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv AB_A);
-    if (!di8_skip(8)) softmax_i8(c, jb, n, end, s, st);
+    if (!di8_skip(8)) softmax_i8(c, g, jb, n, end, s, st);
 #if defined(HR_HAVE_I8PV)
     if (c->i8 == 2) {
         signed char *w = (signed char *)pp; /* R nb kbp bytes in pp's R nb kbp floats */

@@ -325,14 +325,14 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
     const int ab = dkv_bits();
 #if defined(HR_VEC_AVX2) /* every type takes the 4-row tiles (f32 too: 12 accumulators) */
     if (!(ab & 1)) scores_kv_h(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    if (!(ab & 2)) block_softmax_rows(c, 0, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
+    if (!(ab & 2)) block_softmax_rows(c, 0, g, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
     if (ab & 4) return;
     if (t == HR_Q8_0 || t == HR_Q4_0)
         pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
     else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 #else
     if (!(ab & 1)) scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
-    if (!(ab & 2)) block_softmax_rows(c, 0, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
+    if (!(ab & 2)) block_softmax_rows(c, 0, g, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
     if (!(ab & 4)) pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 #endif
 }

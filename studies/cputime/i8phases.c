@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < IT; i++) {
             memcpy(s, s0, 4 * N * sizeof(float));
             m[0] = m[1] = m[2] = m[3] = -INFINITY;
-            softmax_i8(&c, 0, N, end, s, st);
+            softmax_i8(&c, 0, 0, N, end, s, st);
         }
         const double t2 = now();
         for (int i = 0; i < IT; i++) memcpy(s, s0, 4 * N * sizeof(float)); /* the copies' share, taken out */
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
                 const unsigned long long c1 = sp ? __rdtsc() : 0;
                 const i8_pv pb = i8_pv_pick(&c, q4, sv, N);
                 m[0] = m[1] = m[2] = m[3] = -INFINITY;
-                softmax_i8(&c, 0, N, end, s, st);
+                softmax_i8(&c, 0, 0, N, end, s, st);
                 const unsigned long long c2 = sp ? __rdtsc() : 0;
                 pb.quant(&c, s, sv, N, w, cg, co, u.ci);
                 const unsigned long long c3 = sp ? __rdtsc() : 0;

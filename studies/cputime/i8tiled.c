@@ -40,7 +40,7 @@ static void step(const dctx *c, int q4, const float *qx, const unsigned char *k,
     st.m[0] = st.m[1] = st.m[2] = st.m[3] = -INFINITY;
     if (c->k.tile) (q4 ? scores_q4t : scores_q8t)(c, qx, k, n, s, v, u->sv, vn, rb, n);
     else (q4 ? scores_q4 : scores_q8)(c, qx, k, rb, n, s, v, rb, u->sv, u->kvs, vn, rb, n);
-    softmax_i8(c, 0, n, end, s, st);
+    softmax_i8(c, 0, 0, n, end, s, st);
     const i8_pv pv = i8_pv_pick(c, q4, u->sv, n);
     signed char *w = (signed char *)u->pp;
     pv.quant(c, s, u->sv, n, w, u->cg, u->co, u->ci);
