@@ -18,10 +18,10 @@ int hr_battery(hr_case *cases, int max, bool quick);
 /* The variant battery (docs/explanation/variants.md): shapes where the edges of each
  * variant in caps (HR_CAP_WINDOW, HR_CAP_SOFTCAP, HR_CAP_ALIBI) show, each case carrying
  * its variant: windows smaller than, equal to and larger than Nkv (odd ones among them),
- * soft caps 5 and 50, ALiBi max biases 8 and 4.5 over power-of-two and other head counts,
- * and with all three in caps, cases with the three at once. With fixed, every case takes
- * fixed's window, softcap and alibi instead (a window makes it causal) and the cases of
- * all three are left out. Returns the count. */
+ * soft caps 5 and 50, ALiBi max biases 8 and 4.5 over power-of-two and other head counts;
+ * with all three in caps (and no fixed), only cases with the three at once. With fixed,
+ * the batteries of the variants in caps, every case taking fixed's window, softcap and
+ * alibi instead (a window makes it causal). Returns the count. */
 int hr_variant_battery(hr_case *cases, int max, unsigned caps, const hr_problem *fixed);
 /* The format's error for a reduced-type p: the fp64 oracle on the original fp32 inputs
  * (drawn again with the same layout, dist and seed, never stored in p's types) against
