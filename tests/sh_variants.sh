@@ -22,6 +22,7 @@ if [ -n "$PLAIN" ]; then
     expect run-refused-window  2 "^headroom run: kernel $PLAIN cannot run this shape: no sliding window \(--window; capability 'window'\)$" -- $B run --kernel "$PLAIN" --seq 32 --causal --window 8 "${R[@]}"
     expect run-refused-softcap 2 "no soft-capped scores \(--softcap; capability 'softcap'\)" -- $B run --kernel "$PLAIN" --seq 32 --softcap 50 "${R[@]}"
     expect run-refused-alibi   2 "no ALiBi biases \(--alibi; capability 'alibi'\)" -- $B run --kernel "$PLAIN" --seq 32 --alibi 8 "${R[@]}"
+    expect tune-refused        2 "^headroom tune: kernel $PLAIN cannot run this shape: no sliding window" -- $B tune --kernel "$PLAIN" --causal --window 8 --seq 32
     expect check-skips-plain   0 "^$PLAIN +window +skipped: no sliding window \(--window; capability 'window'\)" -- $B check --kernel "$PLAIN" --quick --threads 1
     expect check-skip-counted  0 ', 0 fail, .*4 kernel variant\(s\) skipped \(capability not declared\)$' -- $B check --kernel "$PLAIN" --quick --threads 1
     expect check-flag-plain    0 "^$PLAIN +window-5 +skipped: " -- $B check --kernel "$PLAIN" --quick --window 5
