@@ -13,6 +13,7 @@
 #include "counts.h"
 #include "files.h"
 #include "inputs.h"
+#include "isa.h"
 #include "oracle.h"
 #include "results.h"
 #include "sweep_points.h"
@@ -227,4 +228,33 @@ HR_TEST(variants_old_results_read_as_plain)
     hr_result r;
     if (o && hr_result_from_json(o, &r) == HR_OK) CHECK(r.prob.window == 4 && r.prob.softcap == 50 && r.prob.alibi == 8);
     cJSON_Delete(o);
+}
+
+/* Every registered kernel on each variant battery, on every ISA level this CPU runs: one
+ * that declares the variants passes, one that does not is refused every case (-1), never
+ * run on a problem it would get wrong. */
+HR_TEST(variants_every_kernel_battery)
+{
+    static hr_case cs[HR_MAX_CASES];
+    static const unsigned sets[] = {HR_CAP_WINDOW, HR_CAP_SOFTCAP, HR_CAP_ALIBI,
+                                    HR_CAP_WINDOW | HR_CAP_SOFTCAP | HR_CAP_ALIBI};
+    const char *was = hr_isa;
+    for (int l = 0; l < hr_isa_count(); l++) {
+        if (hr_isa_lacks(hr_isa_at(l))) continue;
+        CHECK(hr_isa_select(hr_isa_at(l)->name) == HR_OK);
+        for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
+            const int n = hr_variant_battery(cs, HR_MAX_CASES, sets[s], NULL);
+            for (int i = 0; hr_kernels[i]; i++) {
+                const hr_kernel *k = hr_kernels[i];
+                for (int c = 0; c < n; c++) {
+                    hr_check res;
+                    char line[640];
+                    const int v = hr_check_case(k, &cs[c], NULL, 1, &res, line, sizeof line);
+                    if ((k->caps & sets[s]) != sets[s]) CHECKF(v == -1, "[%s] %s ran a variant it lacks", hr_isa, k->name);
+                    else CHECKF(v != HR_CHECK_FAIL && v != HR_CHECK_ERROR, "[%s] %s", hr_isa, line);
+                }
+            }
+        }
+    }
+    CHECK(hr_isa_select(was) == HR_OK);
 }
