@@ -65,6 +65,10 @@ sweep_config "$TMP/bad.ini" kernels=naive "window=0, -4"
 expect sweep-bad-window 2 'bad\.ini:[0-9]+: window: ' -- $B sweep "$TMP/bad.ini" --dry-run
 sweep_config "$TMP/bad2.ini" kernels=naive "softcap=fifty"
 expect sweep-bad-softcap 2 "bad2\.ini:[0-9]+: softcap: 'fifty': expected a number" -- $B sweep "$TMP/bad2.ini" --dry-run
+sweep_config "$TMP/l.ini" heads= mode=layer kernels=naive d_model=32 seq=16 causal=true "window=0, 4" check=true
+expect sweep-layer-rows 0 '^layer/naive/own/B1/N16/D32/H2/G2/d16/causal/w4/T1/core,' -- sh -c "$B sweep '$TMP/l.ini' --out '$TMP/lv' >/dev/null && cat '$TMP/lv/results.csv'"
+expect sweep-layer-series 0 '^naive/w4,32,16,' -- cat "$TMP/lv/crossover.csv"
+expect sweep-layer-plain-series 0 '^naive,32,16,' -- cat "$TMP/lv/crossover.csv"
 
 # layer and decode-loop: flags and the presets' variants (Gemma 2: window on layers 0, 2, ...).
 expect layer-gemma2-local  0 '^layer: kernel naive, .*d_model 3584 H16/8 d256 causal window 4096 softcap 50;' -- $B layer --model gemma2-9b --kernel naive --seq 16 --reps 1 --warmup 0

@@ -14,6 +14,7 @@
 #include "files.h"
 #include "inputs.h"
 #include "isa.h"
+#include "layer.h"
 #include "oracle.h"
 #include "results.h"
 #include "sweep_points.h"
@@ -257,4 +258,14 @@ HR_TEST(variants_every_kernel_battery)
         }
     }
     CHECK(hr_isa_select(was) == HR_OK);
+}
+
+/* The layer's FLOP crossover with a sliding window: a core of N·W pairs never overtakes
+ * projections that grow as N when W is small; a window past the crossover is causal. */
+HR_TEST(variants_layer_crossover_window)
+{
+    const double causal = hr_layer_flops_crossover(512, 8, 8, 64, true, 0);
+    CHECK(isfinite(causal) && causal > 0);
+    CHECK(isinf(hr_layer_flops_crossover(512, 8, 8, 64, true, 16)));
+    CHECK_NEAR(hr_layer_flops_crossover(512, 8, 8, 64, true, 1 << 20), causal, 1e-9);
 }

@@ -516,9 +516,9 @@ double hr_layer_total_flops(const hr_layer_result *r)
 }
 
 /* Core minus projection FLOPs (QKV + output) of one sequence of length n. */
-static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_head, bool causal)
+static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_head, bool causal, int window)
 {
-    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0, HR_F32, HR_F32, 0, 0, 0};
+    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0, HR_F32, HR_F32, causal ? window : 0, 0, 0};
     return hr_core_flops(&p) - hr_proj_flops(1, n, d_model, heads, kv_heads, d_head) -
            hr_out_proj_flops(1, n, d_model, heads, d_head);
 }
@@ -526,19 +526,19 @@ static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_he
 /* Core FLOPs grow like N², projections like N, so the excess changes sign once: double
  * N until it does, bisect on integers, interpolate inside the last unit step. Everything
  * comes from counts.c; no closed form is hard-coded. */
-double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal)
+double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal, int window)
 {
     if (kv_heads <= 0) kv_heads = heads;
     int lo = 1, hi = 1;
-    while (hi < HR_MAX_SEQ && flops_excess(hi, d_model, heads, kv_heads, d_head, causal) < 0)
+    while (hi < HR_MAX_SEQ && flops_excess(hi, d_model, heads, kv_heads, d_head, causal, window) < 0)
         lo = hi, hi *= 2;
-    double dlo = flops_excess(lo, d_model, heads, kv_heads, d_head, causal);
-    double dhi = flops_excess(hi, d_model, heads, kv_heads, d_head, causal);
+    double dlo = flops_excess(lo, d_model, heads, kv_heads, d_head, causal, window);
+    double dhi = flops_excess(hi, d_model, heads, kv_heads, d_head, causal, window);
     if (dhi < 0) return INFINITY;
     if (dlo >= 0) return lo;
     while (hi - lo > 1) {
         const int mid = lo + (hi - lo) / 2;
-        const double dmid = flops_excess(mid, d_model, heads, kv_heads, d_head, causal);
+        const double dmid = flops_excess(mid, d_model, heads, kv_heads, d_head, causal, window);
         if (dmid < 0) lo = mid, dlo = dmid;
         else hi = mid, dhi = dmid;
     }

@@ -91,7 +91,9 @@ static inline int hr_layer_window(int window, int every, int layer)
 void hr_layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len);
 
 /* The N at which core FLOPs equal projection FLOPs (QKV + output) for this layer shape,
- * found from counts.c (for MHA with Hq·d = d_model, non-causal: 2·d_model). */
-double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal);
+ * found from counts.c (for MHA with Hq·d = d_model, non-causal: 2·d_model); window: a
+ * causal core's sliding window (0: none), whose core grows as N·W, not N², and may never
+ * cross (INFINITY). */
+double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal, int window);
 
 #endif
