@@ -12,7 +12,7 @@ RUN=(--seq 32 --heads 2 --reps 2 --min-time 0.001 --warmup 0 --no-probe)
 expect example_builds 0 '' -- make -s -C "$ROOT/examples/plugin" OUT="$TMP" CC="$CC"
 expect header_alone 0 '' -- $CC -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I "$ROOT/include" "$ROOT/examples/plugin/example_naive.c"
 expect list_shows 0 'example_naive .*kv-per-head .*example plugin' -- $B list --plugin "$P"
-expect list_origin 0 "plugin $P \(example 1\.0, ABI 1\.0\)" -- $B list --plugin "$P"
+expect list_origin 0 "plugin $P \(example 1\.0, ABI 1\.[0-9]+\)" -- $B list --plugin "$P"
 expect list_json 0 '"library":[[:space:]]*"example"' -- $B list --plugin "$P" --format json
 mkdir -p "$TMP/dir" && cp "$P" "$TMP/dir/" && printf 'not a plugin\n' > "$TMP/dir/README"
 expect list_env_dir 0 'example_naive ' -- env HEADROOM_PLUGIN_PATH="$TMP/dir" $B list
