@@ -177,11 +177,11 @@ HR_TEST(layer_flops_crossover_from_counts)
 {
     /* MHA, Hq·d = d_model, non-causal: 8·N·dm² = 4·N²·dm at N = 2·dm. */
     for (int dm = 64; dm <= 4096; dm *= 2)
-        CHECK_NEAR(hr_layer_flops_crossover(dm, dm / 64, dm / 64, 64, false), 2.0 * dm, 1e-6);
-    CHECK_NEAR(hr_layer_flops_crossover(768, 12, 12, 64, false), 1536, 1e-6);
+        CHECK_NEAR(hr_layer_flops_crossover(dm, dm / 64, dm / 64, 64, false, 0), 2.0 * dm, 1e-6);
+    CHECK_NEAR(hr_layer_flops_crossover(768, 12, 12, 64, false, 0), 1536, 1e-6);
     /* GQA: projections 2·N·dm·(Hq + 2·Hkv)·d + 2·N·Hq·d·dm vs 4·N²·Hq·d -> dm·(1 + Hkv/Hq). */
-    CHECK_NEAR(hr_layer_flops_crossover(1024, 16, 4, 64, false), 1024 * 1.25, 1e-6);
+    CHECK_NEAR(hr_layer_flops_crossover(1024, 16, 4, 64, false, 0), 1024 * 1.25, 1e-6);
     /* Causal halves (about) the core's pairs, so the crossover roughly doubles. */
-    const double c = hr_layer_flops_crossover(512, 8, 8, 64, true);
+    const double c = hr_layer_flops_crossover(512, 8, 8, 64, true, 0);
     CHECK(c > 2 * 1024 - 2 && c < 2 * 1024 + 2);
 }

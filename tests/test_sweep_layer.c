@@ -182,7 +182,7 @@ HR_TEST(crossover_interpolation_shared)
     hr_crossover_series(pts + 2, 1, &x);
     CHECK(isnan(x.n_star) && strstr(x.note, "< 128: core already slower") != NULL);
     /* The FLOP crossover of MHA, non-causal, Hq·d = d_model: 2·d_model. */
-    CHECK_NEAR(hr_layer_flops_crossover(512, 8, 8, 64, false), 1024, 1e-6);
+    CHECK_NEAR(hr_layer_flops_crossover(512, 8, 8, 64, false, 0), 1024, 1e-6);
 }
 
 static const char *const tiny_attn =

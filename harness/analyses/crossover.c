@@ -126,7 +126,7 @@ int hr_crossover_measure(const hr_crossover_spec *c, const hr_kernel *k, int d_m
     snprintf(x->kernel, sizeof x->kernel, "%s", k->name);
     x->d_model = d_model;
     x->n_star = x->core_gflops = x->proj_gflops = NAN;
-    x->n_flops = hr_layer_flops_crossover(d_model, H, H, c->base.d_head, c->base.causal);
+    x->n_flops = hr_layer_flops_crossover(d_model, H, H, c->base.d_head, c->base.causal, 0);
     x->note[0] = 0;
     hr_xpoint lo = {0}, hi = {0}, pt;
     int have_lo = 0;

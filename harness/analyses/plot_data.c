@@ -12,6 +12,7 @@
 #include "gbread.h"
 #include "headroom.h"
 #include "plot_int.h"
+#include "result.h"
 #include "stats.h"
 
 /* ---- CSV by header name ----------------------------------------------------------- */
@@ -264,7 +265,7 @@ int pl_sweep_load(const char *path, pl_sweep *S)
     int ct = pl_col(&c, "time_median_s"), cw = pl_col(&c, "workspace_bytes");
     int cdt = pl_col(&c, "dtype"), ckv = pl_col(&c, "kv_dtype"); /* absent before the types: f32 */
     int cpl = pl_col(&c, "plugin_library"), cpv = pl_col(&c, "plugin_version"); /* absent before them */
-    int cwin = pl_col(&c, "window"), ccap = pl_col(&c, "softcap"), cal = pl_col(&c, "alibi"); /* likewise */
+    int cvw = pl_col(&c, "window"), cvs = pl_col(&c, "softcap"), cva = pl_col(&c, "alibi"); /* likewise */
     for (int i = 0; i < c.nrows; i++) {
         const pl_row *r = &c.rows[i];
         pl_srow *o = &S->r[S->n];
@@ -273,6 +274,14 @@ int pl_sweep_load(const char *path, pl_sweep *S)
         const char *dt = pl_str(r, cdt), *kv = pl_str(r, ckv);
         bool qf = *dt && strcmp(dt, "f32"), kf = *kv && strcmp(kv, *dt ? dt : "f32");
         snprintf(o->types, sizeof o->types, "%.8s%s%s%.8s", qf ? dt : "", qf && kf ? "/" : "", kf ? "kv=" : "", kf ? kv : "");
+        const double vw = pl_num(r, cvw), vs = pl_num(r, cvs), va = pl_num(r, cva);
+        char var[48]; /* "/w4096/cap50": the row's variants, 0 or absent when off */
+        hr_variant_seg(&(hr_problem){.window = vw > 0 ? (int)vw : 0, .softcap = vs > 0 ? (float)vs : 0,
+                                     .alibi = va > 0 ? (float)va : 0}, var, sizeof var);
+        if (var[0]) {
+            const size_t tl = strlen(o->types);
+            snprintf(o->types + tl, sizeof o->types - tl, "%s", tl ? var : var + 1);
+        }
         if (*pl_str(r, cpl))
             snprintf(o->peer, sizeof o->peer, " (peer %.30s %.20s)", pl_str(r, cpl), pl_str(r, cpv));
         double v[8];
@@ -288,7 +297,7 @@ int pl_sweep_load(const char *path, pl_sweep *S)
         o->t_med = pl_num(r, ct);
         o->ws = pl_num(r, cw);
         o->ai = pl_num(r, cai);
-        const double win = pl_num(r, cwin), cap = pl_num(r, ccap), al = pl_num(r, cal);
+        const double win = pl_num(r, cvw), cap = pl_num(r, cvs), al = pl_num(r, cva);
         o->window = win > 0 ? (int)win : 0;
         o->softcap = cap > 0 ? cap : 0;
         o->alibi = al > 0 ? al : 0;

@@ -82,7 +82,7 @@ void pl_decode(const pl_inputs *in, pl_chart *c)
         for (int i = 0; i < S->n; i++) {
             const pl_srow *r = &S->r[i];
             if (r->seq_q != 1 || r->seq_kv < 2) continue;
-            char t[160];
+            char t[256];
             snprintf(t, sizeof t, "%s%s%s%s T%d: B%d H%d/%d d%d", r->kernel, r->types[0] ? " " : "", r->types,
                      r->peer, r->threads, r->batch, r->heads, r->kv_heads, r->d_head);
             pl_add(pl_get(ss, t), r->seq_kv, r->t_med * 1e3, 0);

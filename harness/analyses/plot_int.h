@@ -90,7 +90,8 @@ void pl_ints(char *list, size_t len, int v);
 
 typedef struct {
     char kernel[40], layout[8];
-    char types[24];        /* element types when not all f32: "bf16", "kv=q8_0", "bf16/kv=q4_0" */
+    char types[48];        /* element types when not all f32: "bf16", "kv=q8_0", "bf16/kv=q4_0",
+                            * then the variants, "bf16/w4096/cap50" (a series of their own) */
     char peer[72];         /* a plugin's kernel: " (peer LIBRARY VERSION)"; "" for built-ins */
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal, threads;
     double gflops, ai, ws, t_med;

@@ -146,7 +146,8 @@ int hr_report_add(hr_report *r, const char *path)
         hr_report_shape s = {jint(b, "batch", 0), jint(b, "heads", 0),
                              jint(b, "kv_heads", 0), jint(b, "seq_q", 0),
                              jint(b, "seq_kv", 0), jint(b, "d_head", 0),
-                             jint(b, "causal", 0), {0}, {0}, {0}};
+                             jint(b, "causal", 0), {0}, {0}, {0}, jint(b, "window", 0),
+                             (float)hr_json_num(b, "softcap", 0), (float)hr_json_num(b, "alibi", 0)};
         snprintf(s.layout, sizeof s.layout, "%s", hr_json_str(b, "layout", "bhnd"));
         snprintf(s.dtype, sizeof s.dtype, "%s", hr_json_str(b, "dtype", "f32"));
         snprintf(s.kv_dtype, sizeof s.kv_dtype, "%s", hr_json_str(b, "kv_dtype", s.dtype));
@@ -257,11 +258,13 @@ double hr_report_ratio(const hr_report *r, int s, int m, const char *kernel)
 
 void hr_report_shape_str(const hr_report_shape *s, char *buf, size_t len)
 {
-    char types[24] = "";
+    char types[24] = "", var[64];
     if (strcmp(s->dtype, "f32") || strcmp(s->kv_dtype, "f32"))
         snprintf(types, sizeof types, strcmp(s->dtype, s->kv_dtype) ? " %s/kv %s" : " %s", s->dtype, s->kv_dtype);
-    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s%s", s->batch, s->heads, s->kv_heads, s->seq_q,
-             s->seq_kv, s->d_head, s->causal ? " causal" : "", strcmp(s->layout, "bhnd") ? " bnhd" : "", types);
+    hr_problem_variants_str(&(hr_problem){.window = s->window, .softcap = s->softcap, .alibi = s->alibi}, var,
+                            sizeof var);
+    snprintf(buf, len, "B%d H%d/%d N%dx%d d%d%s%s%s%s", s->batch, s->heads, s->kv_heads, s->seq_q, s->seq_kv,
+             s->d_head, s->causal ? " causal" : "", var, strcmp(s->layout, "bhnd") ? " bnhd" : "", types);
 }
 
 const hr_report_cell *hr_report_pick(const hr_report *r, int s, int m, const char *kernel)

@@ -42,6 +42,8 @@ typedef struct {
     int batch, heads, kv_heads, seq_q, seq_kv, d_head, causal;
     char layout[8];
     char dtype[8], kv_dtype[8]; /* element types; "f32" for rows of files before them */
+    int window;                 /* the variants (0: none, and in files before them)   */
+    float softcap, alibi;
 } hr_report_shape;
 
 typedef struct {

@@ -68,8 +68,13 @@ static void fill_row(hr_site_row *w, const hr_bench *b, const cJSON *row)
     w->seq_q = (int)hr_json_num(row, "seq_q", 0), w->seq_kv = (int)hr_json_num(row, "seq_kv", 0);
     w->threads = (int)hr_json_num(row, "threads", 0);
     const char *dt = hr_json_str(row, "dtype", "f32"), *kv = hr_json_str(row, "kv_dtype", dt);
-    snprintf(w->shape, sizeof w->shape, "B%d H%d/%d N%dx%d d%d%s %s%s%s", B, H, G, w->seq_q, w->seq_kv, d,
-             hr_json_num(row, "causal", 0) ? " causal" : "", dt, strcmp(kv, dt) ? " kv " : "", strcmp(kv, dt) ? kv : "");
+    char var[64]; /* the variants, where the row has them */
+    hr_problem_variants_str(&(hr_problem){.window = (int)hr_json_num(row, "window", 0),
+                                          .softcap = (float)hr_json_num(row, "softcap", 0),
+                                          .alibi = (float)hr_json_num(row, "alibi", 0)}, var, sizeof var);
+    snprintf(w->shape, sizeof w->shape, "B%d H%d/%d N%dx%d d%d%s%s %s%s%s", B, H, G, w->seq_q, w->seq_kv, d,
+             hr_json_num(row, "causal", 0) ? " causal" : "", var, dt, strcmp(kv, dt) ? " kv " : "",
+             strcmp(kv, dt) ? kv : "");
     double *tmp = malloc((size_t)(b->n ? b->n : 1) * sizeof *tmp);
     double ns = NAN, fr = NAN;
     if (tmp) {

@@ -143,7 +143,8 @@ int hr_sweep_cache_close(hr_sweep_cache *m, int i, int reps)
 /* ---- the cache --------------------------------------------------------------------------- */
 
 /* Compares two points' shapes: problem (element types included: the tensors hold the
- * dequantized values), then layout. */
+ * dequantized values), then layout. The variants are left out: points that differ only in
+ * window, soft cap or ALiBi read the same inputs. */
 static int shape_cmp(const hr_sweep_point *u, const hr_sweep_point *v)
 {
     const hr_problem *x = &u->prob, *y = &v->prob;

@@ -169,8 +169,8 @@ typedef struct {
 
 typedef struct {
     char id[200];   /* the point name without its N component                        */
-    char kernel[32], gemm[48], kv[16], causal[8];
-    int batch, d_head, threads, d_model, heads, kv_heads, korder;
+    char kernel[32], gemm[48], kv[16], causal[8], var[64]; /* var: hr_variant_seg */
+    int batch, d_head, threads, d_model, heads, kv_heads, korder, window;
     int ncell, capcell;
     xcell *cell;
 } xseries;
@@ -185,8 +185,9 @@ static double median(double *x, int n)
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-/* Splits "layer/K/gemm/B/N/D/H/G/d/causal/T/phase" into the series id (without the
- * N component), the gemm and the phase index; -1 when r is not a layer phase row. */
+/* Splits "layer/K/gemm/B/N/D/H/G/d/causal[/wW/capC/alibiB]/T/phase" into the series id
+ * (without the N component), the gemm and the phase index; -1 when r is not a layer phase
+ * row. The variant segments (as many as r's problem has) stay in the id. */
 static int parse_label(const hr_result *r, char *id, size_t idlen, char *gemm, size_t glen)
 {
     if (strncmp(r->label, "layer/", 6)) return -1;
@@ -195,19 +196,21 @@ static int parse_label(const hr_result *r, char *id, size_t idlen, char *gemm, s
     for (int i = 0; i < HR_NPHASES; i++)
         if (!strcmp(slash + 1, hr_phase_names[i])) ph = i;
     if (ph < 0) return -1;
-    char parts[13][48];
+    const hr_problem *p = &r->prob;
+    const int nvar = (p->window > 0) + (p->softcap > 0) + (p->alibi > 0), npt = 11 + nvar;
+    char parts[16][48];
     int np = 0;
-    for (const char *s = r->label; np < 13;) {
+    for (const char *s = r->label; np < 16;) {
         const size_t m = strcspn(s, "/");
         snprintf(parts[np++], sizeof parts[0], "%.*s", (int)(m < 47 ? m : 47), s);
         if (!s[m]) break;
         s += m + 1;
     }
-    /* 11 point components, "passP" when the sweep had passes, the phase */
-    if (np != 12 && !(np == 13 && !strncmp(parts[11], "pass", 4))) return -1;
+    /* npt point components, "passP" when the sweep had passes, the phase */
+    if (np != npt + 1 && !(np == npt + 2 && !strncmp(parts[npt], "pass", 4))) return -1;
     size_t len = 0;
     id[0] = 0;
-    for (int i = 0; i < 11; i++)
+    for (int i = 0; i < npt; i++)
         if (i != 4) len += (size_t)snprintf(id + len, len < idlen ? idlen - len : 0, "%s%s", i ? "/" : "", parts[i]);
     snprintf(gemm, glen, "%s", parts[2]);
     return ph;
@@ -251,6 +254,8 @@ int hr_sweep_layer_crossover(const hr_result *res, int nres, const char *dir)
             snprintf(x->kernel, sizeof x->kernel, "%s", r->kernel->name);
             snprintf(x->gemm, sizeof x->gemm, "%s", gemm);
             snprintf(x->causal, sizeof x->causal, "%s", p->causal ? "causal" : "full");
+            hr_variant_seg(p, x->var, sizeof x->var);
+            x->window = p->window;
             if (p->kv_heads == p->heads) snprintf(x->kv, sizeof x->kv, "mha");
             else if (p->kv_heads == 1) snprintf(x->kv, sizeof x->kv, "mqa");
             else snprintf(x->kv, sizeof x->kv, "g%d", p->heads / p->kv_heads);
@@ -295,13 +300,14 @@ int hr_sweep_layer_crossover(const hr_result *res, int nres, const char *dir)
     }
     /* Qualify the kernel column with what varies between series, so each (kernel column,
      * d_model) pair the plots group by is one series. */
-    bool vary[5] = {false};
+    bool vary[6] = {false};
     for (int i = 1; i < ns; i++) {
         vary[0] |= strcmp(ser[i].gemm, ser[0].gemm) != 0;
         vary[1] |= ser[i].batch != ser[0].batch;
         vary[2] |= strcmp(ser[i].kv, ser[0].kv) || ser[i].d_head != ser[0].d_head;
         vary[3] |= strcmp(ser[i].causal, ser[0].causal) != 0;
         vary[4] |= ser[i].threads != ser[0].threads;
+        vary[5] |= strcmp(ser[i].var, ser[0].var) != 0;
     }
     qsort(ser, (size_t)ns, sizeof *ser, cmp_series);
     hr_crossing *xs = calloc((size_t)ns + 1, sizeof *xs);
@@ -319,10 +325,12 @@ int hr_sweep_layer_crossover(const hr_result *res, int nres, const char *dir)
         if (vary[1]) l += snprintf(c->kernel + l, sizeof c->kernel - (size_t)l, "/B%d", x->batch);
         if (vary[2]) l += snprintf(c->kernel + l, sizeof c->kernel - (size_t)l, "/%s/d%d", x->kv, x->d_head);
         if (vary[3]) l += snprintf(c->kernel + l, sizeof c->kernel - (size_t)l, "/%s", x->causal);
-        if (vary[4]) snprintf(c->kernel + l, sizeof c->kernel - (size_t)l, "/T%d", x->threads);
+        if (vary[4]) l += snprintf(c->kernel + l, sizeof c->kernel - (size_t)l, "/T%d", x->threads);
+        if (vary[5] && l >= 0 && (size_t)l < sizeof c->kernel) /* "naive/w4/cap20"; "" for a plain series */
+            snprintf(c->kernel + l, sizeof c->kernel - (size_t)l, "%s", x->var);
         c->d_model = x->d_model;
         c->n_flops = hr_layer_flops_crossover(x->d_model, x->heads, x->kv_heads, x->d_head,
-                                              !strcmp(x->causal, "causal"));
+                                              !strcmp(x->causal, "causal"), x->window);
         qsort(x->cell, (size_t)x->ncell, sizeof *x->cell, cmp_cell);
         hr_xpoint *np = realloc(pts, ((size_t)x->ncell + 1) * sizeof *np);
         if (!np) {

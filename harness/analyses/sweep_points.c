@@ -84,7 +84,8 @@ hr_layer_spec hr_sweep_layer_spec(const hr_sweep_point *pt)
     const hr_problem *p = &pt->prob;
     return (hr_layer_spec){.batch = p->batch, .seq = p->seq_q, .d_model = pt->d_model,
                            .heads = p->heads, .kv_heads = p->kv_heads, .d_head = p->d_head,
-                           .causal = p->causal, .dtype = p->dtype, .kv_dtype = p->kv_dtype,
+                           .causal = p->causal, .window = p->window, .softcap = p->softcap,
+                           .alibi = p->alibi, .dtype = p->dtype, .kv_dtype = p->kv_dtype,
                            .kernel = pt->kernel, .tune = pt->tune,
                            .gemm = (hr_gemm_backend)pt->gemm, .threads = pt->threads};
 }
@@ -215,6 +216,9 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
     for (int ie = 0; ie < (c->ngemm > 0 ? c->ngemm : 1); ie++)
     for (int it0 = 0; it0 < c->ndtype; it0++)
     for (int it1 = 0; it1 < (c->nkv_dtype ? c->nkv_dtype : 1); it1++)
+    for (int iw = 0; iw < c->window.n; iw++)
+    for (int ic2 = 0; ic2 < c->nsoftcap; ic2++)
+    for (int ia = 0; ia < c->nalibi; ia++)
     for (int kk = 0; kk < c->nkernels; kk++) {
         const hr_kernel *k = c->kernels[kk];
         if (!in_filter(filter, k->name)) continue;
@@ -246,7 +250,8 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
             g = sh->kv_heads, seq = sh->seq_q, seq_kv = sh->seq_kv, causal = sh->causal;
         }
         pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, seq_kv, d,
-                                causal, 0, c->dtype[it0], c->nkv_dtype ? c->kv_dtype[it1] : c->dtype[it0], 0, 0, 0};
+                                causal, 0, c->dtype[it0], c->nkv_dtype ? c->kv_dtype[it1] : c->dtype[it0],
+                                c->window.v[iw], (float)c->softcap[ic2], (float)c->alibi[ia]};
         pt->layout = c->layout[il];
         pt->tune = (hr_tune){(k->caps & HR_CAP_BLOCK_Q) ? c->block_q.v[iq] : 0,
                              (k->caps & HR_CAP_BLOCK_KV) ? c->block_kv.v[ik] : 0, c->threads.v[it]};

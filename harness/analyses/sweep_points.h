@@ -29,7 +29,8 @@ typedef struct {
 } hr_sweep_point;
 
 /* Expands the product in order (pass, batch, heads|d_model, kv_heads, d_head, seq,
- * seq_kv, causal, layout, threads, block_q, block_kv, gemm, dtype, kv_dtype, kernel innermost, so kernels
+ * seq_kv, causal, layout, threads, block_q, block_kv, gemm, dtype, kv_dtype, window, softcap,
+ * alibi, kernel innermost, so kernels
  * are compared side by side). Wisdom is merged into each point's tunables first when
  * c->wisdom (fields the config set win), so keys and de-duplication see the merged
  * values. Points whose resolved tunables equal an earlier point's (threads of an

@@ -96,7 +96,7 @@ const char *const hr_check_names[] = {"pass", "warn", "fail", NULL};
  * row's normalized output with the query as given, end its causal end. */
 /* The score of key j for query row i of head h from its scaled dot product x, with p's
  * variants (headroom.h): the soft cap c tanh(x / c), then ALiBi's -m_h |i' - j|. */
-static double logit(const hr_problem *p, double slope, int i, int j, double x)
+double hr_oracle_logit(const hr_problem *p, double slope, int i, int j, double x)
 {
     if (p->softcap > 0) x = p->softcap * tanh(x / p->softcap);
     if (slope > 0) x -= slope * fabs((double)i + p->seq_kv - p->seq_q - j);
@@ -129,7 +129,7 @@ static double query_term(const hr_problem *p, const hr_args *a, int b, int h, in
         const float *k = hr_crow(a->k, b, g, j);
         double acc = 0;
         for (int c = 0; c < d; c++) acc += qt[c] * k[c];
-        st[j] = logit(p, slope, i, j, acc);
+        st[j] = hr_oracle_logit(p, slope, i, j, acc);
         mt = st[j] > mt ? st[j] : mt;
     }
     for (int c = 0; c < d; c++) ot[c] = 0;
@@ -216,7 +216,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
             acc += (double)q[c] * k[c];
             aabs += fabs((double)q[c] * k[c]);
         }
-        s[j] = logit(p, slope, i, j, acc * scale);
+        s[j] = hr_oracle_logit(p, slope, i, j, acc * scale);
         if (s[j] > m) m = s[j];
         /* an fp32 kernel rounds the logit's parts: the dot product and the bias */
         aabs = aabs * scale + slope * fabs((double)i + p->seq_kv - p->seq_q - j) + 32.0 * p->softcap;

@@ -4,6 +4,10 @@
 
 #include "headroom.h"
 
+/* The score of key j for query row i of a head of ALiBi slope `slope` (hr_alibi_slope)
+ * from its scaled dot product x, in double: p's soft cap c tanh(x / c), then ALiBi's
+ * -slope |i' - j| (headroom.h). Every fp64 reference applies the variants through it. */
+double hr_oracle_logit(const hr_problem *p, double slope, int i, int j, double x);
 /* Computes one output row O[b,h,i] (d doubles) in double precision with the exact
  * semantics of headroom.h. Also returns, through dot_abs (may be NULL), the largest
  * scale * sum_k |q_k * k_k| over the row's visible keys: the size of the logits'

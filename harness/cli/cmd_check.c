@@ -2,7 +2,9 @@
  * battery of odd shapes (N = 1, primes, d not a multiple of the vector width, MHA/GQA/MQA,
  * causal with Nq < Nkv, Nq = Nkv and Nq > Nkv, both layouts, all distributions), for
  * every element type combination the kernel declares, at 1, 2 and 3 threads where it
- * does threads. */
+ * does threads; then the variant battery (hr_variant_battery) for each variant a kernel
+ * declares (window, softcap, alibi, the three at once), a variant it lacks skipped with
+ * the reason. --window, --softcap, --alibi check only those variants, at those values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,20 @@ typedef struct {
     bool verbose;
     const hr_case *cases;
     int ncases;
+    const char *variant; /* "" (the plain battery) or the variant battery's name */
 } group;
+
+/* The variant batteries: each variant alone, then the three at once. */
+static const struct {
+    const char *name;
+    unsigned caps;
+} variants[] = {
+    {"window", HR_CAP_WINDOW},
+    {"softcap", HR_CAP_SOFTCAP},
+    {"alibi", HR_CAP_ALIBI},
+    {"window+softcap+alibi", HR_CAP_WINDOW | HR_CAP_SOFTCAP | HR_CAP_ALIBI},
+};
+#define NVARIANTS ((int)(sizeof variants / sizeof *variants))
 
 typedef struct {
     long pass, warn, fail, skip;
@@ -96,6 +111,45 @@ static void serve_group(void *ctx, const void *req, size_t n, void *out, size_t 
     *len = sizeof(group_result);
 }
 
+/* The totals over every group; worst: a worker's failure (3 or 4). */
+typedef struct {
+    long pass, warn, fail, skip;
+    int errors, worst, vskip;
+} tally;
+
+/* Runs one group in a worker (or in process), prints its line and adds it to t.
+ * HR_OK, or the status of a worker that could not be started. */
+static int run_group(const group *g, const hr_worker_flags *wk, tally *t)
+{
+    static group_result gr;
+    hr_proc w;
+    int st;
+    if (wk->in_process) {
+        check_group(g, &gr);
+    } else if ((st = hr_proc_once(serve_group, (void *)g, &gr, sizeof gr, wk->timeout > 0 ? wk->timeout : 600, &w))) {
+        if (st != HR_EFAIL) return st;
+        char who[80];
+        snprintf(who, sizeof who, "kernel %s", g->k->name);
+        const int ws = hr_worker_failed("check", who, &w);
+        t->worst = ws > t->worst ? ws : t->worst;
+        memset(&gr, 0, sizeof gr);
+        gr.fail = 1;
+    }
+    t->errors += gr.errors;
+    char tn[24];
+    hr_dtype_seg(&(hr_problem){.dtype = (hr_dtype)g->dt, .kv_dtype = (hr_dtype)g->kt}, tn, sizeof tn);
+    char th[16] = "T";
+    if (g->threads) snprintf(th, sizeof th, "T%d", g->threads);
+    else snprintf(th, sizeof th, g->nthreads == 3 ? "T1,2,3" : "T1");
+    char ty[48]; /* the types, and the variant battery's name */
+    snprintf(ty, sizeof ty, "%s%s%s", tn[0] ? tn + 1 : "f32", g->variant[0] ? " " : "", g->variant);
+    printf("%-8s %-13s %-7s %4ld pass %3ld warn %3ld fail %4ld not applicable  [%s]\n", g->k->name, ty, th, gr.pass,
+           gr.warn, gr.fail, gr.skip, gr.path[0] ? gr.path : "-");
+    t->pass += gr.pass, t->warn += gr.warn, t->fail += gr.fail, t->skip += gr.skip;
+    fflush(stdout);
+    return HR_OK;
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *kname = "all";
@@ -105,6 +159,11 @@ int cmd_check(int argc, char **argv)
     hr_timing_flags_init(&tf, HR_TF_SEED);
     hr_worker_flags wk;
     hr_worker_flags_init(&wk, "600 per kernel and type combination");
+    hr_variant_flags vf;
+    hr_variant_flags_init(&vf);
+    hr_opt_help(vf.opts, "--window", "only the sliding-window battery, with window W (causal)");
+    hr_opt_help(vf.opts, "--softcap", "only the soft-cap battery, with cap C");
+    hr_opt_help(vf.opts, "--alibi", "only the ALiBi battery, with max bias B");
     hr_dtype_flags types;
     hr_dtype_flags_init(&types, "only this Q/K/V/O type (every type a kernel declares)",
                         "only this K/V type (--dtype when only that is given)");
@@ -116,6 +175,7 @@ int cmd_check(int argc, char **argv)
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (each kernel's default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
+        {"variants", HR_OPT_GROUP, vf.opts, 0, 0, NULL, NULL, NULL},
         {"--verbose", HR_OPT_FLAG, &verbose, 0, 0, NULL, NULL, "print every case, not only failures (a refused one with its reason)"},
         {"workers", HR_OPT_GROUP, wk.opts, 0, 0, NULL, NULL, NULL},
         HR_PLUGIN_OPT,
@@ -139,14 +199,25 @@ int cmd_check(int argc, char **argv)
         hr_dtype_flags_apply(&types, &tp);
         want_dt = tp.dtype, want_kv = tp.kv_dtype;
     }
+    /* Variant flags: only the batteries of the variants given, at the values given. */
+    hr_problem fixed = {0};
+    hr_variant_flags_apply(&vf, &fixed);
+    const unsigned fixed_caps = (fixed.window > 0 ? HR_CAP_WINDOW : 0) | (fixed.softcap > 0 ? HR_CAP_SOFTCAP : 0) |
+                                (fixed.alibi > 0 ? HR_CAP_ALIBI : 0);
+    char fixed_name[64];
+    hr_problem_variants_str(&fixed, fixed_name, sizeof fixed_name);
+    for (char *c = fixed_name; *c; c++) *c = *c == ' ' ? '-' : *c; /* "window-7-softcap-5" */
+    memmove(fixed_name, fixed_name + (fixed_name[0] == '-'), strlen(fixed_name));
     hr_case cases[HR_MAX_CASES];
     int ncases = hr_battery(cases, HR_MAX_CASES, quick);
-    long pass = 0, warn = 0, fail = 0, skip = 0;
-    int nk = 0, nruns = 0, errors = 0, worst = 0; /* worst: a worker's failure (3 or 4) */
+    static hr_case vcases[HR_MAX_CASES];
+    tally t = {0};
+    int nk = 0, nruns = 0;
     const hr_kernel *k;
     for (int i = 0; (k = hr_kernel_at(i)); i++) {
         if (only && k != only) continue;
         nk++;
+        int kruns = 0; /* the kernel's type combinations so far */
         const int nthreads = threads ? 1 : (k->caps & HR_CAP_THREADED) ? 3 : 1;
         const unsigned dts = k->dtypes ? k->dtypes : 1u << HR_F32, kvs = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
         for (int dt = 0; dt < HR_NDTYPES; dt++)
@@ -154,33 +225,32 @@ int cmd_check(int argc, char **argv)
             if (!(dts >> dt & 1) || !(kvs >> kt & 1)) continue;
             if (want_dt >= 0 && (dt != want_dt || kt != want_kv)) continue;
             nruns++;
-            const group g = {k, dt, kt, nthreads, threads, block_q, block_kv, (uint64_t)tf.seed, verbose, cases, ncases};
-            static group_result gr;
-            hr_proc w;
-            if (wk.in_process) {
-                check_group(&g, &gr);
-            } else if ((st = hr_proc_once(serve_group, (void *)&g, &gr, sizeof gr, wk.timeout > 0 ? wk.timeout : 600,
-                                          &w))) {
-                if (st != HR_EFAIL) return hr_cmd_status("check", st);
-                char who[80];
-                snprintf(who, sizeof who, "kernel %s", k->name);
-                const int ws = hr_worker_failed("check", who, &w);
-                worst = ws > worst ? ws : worst;
-                memset(&gr, 0, sizeof gr);
-                gr.fail = 1;
+            const bool first = kruns++ == 0;
+            /* The plain battery and each variant's; with variant flags only theirs. */
+            int order[NVARIANTS + 1], norder = 0;
+            if (fixed_caps) order[norder++] = NVARIANTS;
+            else
+                for (int v = -1; v < NVARIANTS; v++) order[norder++] = v;
+            for (int oi = 0; oi < norder; oi++) {
+                const int vi = order[oi];
+                const unsigned vc = vi < 0 ? 0 : vi < NVARIANTS ? variants[vi].caps : fixed_caps;
+                group g = {k, dt, kt, nthreads, threads, block_q, block_kv, (uint64_t)tf.seed, verbose, cases, ncases, ""};
+                g.variant = vi < 0 ? "" : vi < NVARIANTS ? variants[vi].name : fixed_name;
+                if (vc) {
+                    g.ncases = hr_variant_battery(vcases, HR_MAX_CASES, vc, fixed_caps ? &fixed : NULL);
+                    g.cases = vcases;
+                    /* A variant the kernel does not declare: skipped with its reason, not failed. */
+                    hr_problem vp = vcases[0].prob;
+                    vp.dtype = (hr_dtype)dt, vp.kv_dtype = (hr_dtype)kt;
+                    const char *why = (k->caps & vc) == vc ? NULL : hr_kernel_why_not(k, &vp);
+                    if (why) { /* once per kernel: the reason is the same for every type */
+                        if (first) printf("%-8s %-13s skipped: %s\n", k->name, g.variant, why);
+                        t.vskip += first;
+                        continue;
+                    }
+                }
+                if ((st = run_group(&g, &wk, &t))) return hr_cmd_status("check", st);
             }
-            const long kpass = gr.pass, kwarn = gr.warn, kfail = gr.fail, kskip = gr.skip;
-            errors += gr.errors;
-            const char *path = gr.path;
-            char tn[24];
-            hr_dtype_seg(&(hr_problem){.dtype = (hr_dtype)dt, .kv_dtype = (hr_dtype)kt}, tn, sizeof tn);
-            char th[16] = "T";
-            if (threads) snprintf(th, sizeof th, "T%d", threads);
-            else snprintf(th, sizeof th, nthreads == 3 ? "T1,2,3" : "T1");
-            printf("%-8s %-13s %-7s %4ld pass %3ld warn %3ld fail %4ld not applicable  [%s]\n", k->name,
-                   tn[0] ? tn + 1 : "f32", th, kpass, kwarn, kfail, kskip, path[0] ? path : "-");
-            pass += kpass, warn += kwarn, fail += kfail, skip += kskip;
-            fflush(stdout);
         }
     }
     if (!nruns) { /* a type filter that no kernel (or not the one named) declares */
@@ -199,7 +269,13 @@ int cmd_check(int argc, char **argv)
         }
         return HR_EUSAGE;
     }
-    printf("check: %d kernel(s), %d type combination(s), %d cases each: %ld pass, %ld warn, %ld fail, %ld not applicable\n",
-           nk, nruns, ncases, pass, warn, fail, skip);
-    return worst ? worst : errors ? HR_EUSAGE : fail ? HR_EFAIL : HR_OK;
+    char vnote[80] = "";
+    if (t.vskip) snprintf(vnote, sizeof vnote, ", %d kernel variant(s) skipped (capability not declared)", t.vskip);
+    if (fixed_caps)
+        printf("check: %d kernel(s), %d type combination(s), %s battery: %ld pass, %ld warn, %ld fail, %ld not "
+               "applicable%s\n", nk, nruns, fixed_name, t.pass, t.warn, t.fail, t.skip, vnote);
+    else
+        printf("check: %d kernel(s), %d type combination(s), %d cases each and the variant batteries: %ld pass, %ld "
+               "warn, %ld fail, %ld not applicable%s\n", nk, nruns, ncases, t.pass, t.warn, t.fail, t.skip, vnote);
+    return t.worst ? t.worst : t.errors ? HR_EUSAGE : t.fail ? HR_EFAIL : HR_OK;
 }

@@ -40,9 +40,17 @@ static void print_table(const view *v)
     const hr_decode_spec *s = v->s;
     const hr_decode_result *r = v->r;
     const double tot = r->seconds;
-    printf("decode-loop: %s, B%d Hq%d Hkv%d d%d, %d layers, prompt %d + %d tokens, T%d; "
+    char var[96] = "";
+    hr_problem_variants_str(&(hr_problem){.window = s->window, .softcap = s->softcap, .alibi = s->alibi}, var,
+                            sizeof var);
+    if (s->window > 0 && s->window_every > 1) {
+        const size_t n = strlen(var);
+        snprintf(var + n, sizeof var - n, " (window on every %d%s layer from 0)", s->window_every,
+                 s->window_every == 2 ? "nd" : s->window_every == 3 ? "rd" : "th");
+    }
+    printf("decode-loop: %s, B%d Hq%d Hkv%d d%d%s, %d layers, prompt %d + %d tokens, T%d; "
            "KV cache %.1f MiB (%s) at the end; path %s\n",
-           s->kernel->name, s->batch, s->heads, s->kv_heads, s->d_head, s->layers, s->prompt,
+           s->kernel->name, s->batch, s->heads, s->kv_heads, s->d_head, var, s->layers, s->prompt,
            s->tokens, r->tune.threads, r->cache_bytes / 1048576.0, hr_dtype_names[s->kv_dtype], r->path);
     printf("%13s  %17s  %9s  %9s  %9s  %10s  %8s%s\n", "steps", "cache tokens", "step ms",
            "min ms", "attn ms", "tokens/s", "GB/s", v->bw > 0 ? "  % triad" : "");
@@ -109,6 +117,12 @@ static void print_json(const view *v, const char **warn, int nw)
                 {"d_head", s->d_head}, {"layers", s->layers},   {"prompt", s->prompt},
                 {"tokens", s->tokens}, {"threads", r->tune.threads}, {"block_kv", r->tune.block_kv}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) cJSON_AddNumberToObject(cfg, nums[i].key, nums[i].val);
+    if (s->window > 0) { /* the variants only where set */
+        cJSON_AddNumberToObject(cfg, "window", s->window);
+        cJSON_AddNumberToObject(cfg, "window_every", s->window_every > 1 ? s->window_every : 1);
+    }
+    if (s->softcap > 0) cJSON_AddNumberToObject(cfg, "softcap", s->softcap);
+    if (s->alibi > 0) cJSON_AddNumberToObject(cfg, "alibi", s->alibi);
     cJSON_AddStringToObject(cfg, "dist", hr_dist_names[s->dist]);
     cJSON_AddStringToObject(cfg, "dtype", hr_dtype_names[s->dtype]);
     cJSON_AddStringToObject(cfg, "kv_dtype", hr_dtype_names[s->kv_dtype]);
@@ -167,9 +181,10 @@ static int load_ceilings(const char *path, hr_ceilings *c, bool *have)
 }
 
 /* Fills the sizes no flag set (0) from the preset called name. HR_OK, or HR_EUSAGE for
- * an unreadable models file or an unknown model. */
+ * an unreadable models file or an unknown model. The preset's window (on every
+ * window_every-th layer) and soft cap fill the variant flags not given. */
 static int from_model(const char *name, const char *file, int *heads, int *kv_heads, int *d,
-                      int *layers)
+                      int *layers, int *window_every, hr_variant_flags *vf)
 {
     hr_models ms;
     int st = hr_models_open(file, &ms);
@@ -180,6 +195,9 @@ static int from_model(const char *name, const char *file, int *heads, int *kv_he
         *kv_heads = *kv_heads ? *kv_heads : m->kv_heads;
         *d = *d ? *d : m->d_head;
         *layers = *layers ? *layers : m->layers;
+        /* the preset's variants where no flag set them: its window on the layers it names */
+        if (!vf->window) vf->window = m->window, *window_every = m->window_every;
+        if (!(vf->softcap > 0)) vf->softcap = m->softcap;
     }
     hr_models_free(&ms);
     return m ? HR_OK : hr_fail("--model: unknown model '%s' (see headroom kvcache)", name);
@@ -227,6 +245,10 @@ int cmd_decode_loop(int argc, char **argv)
     hr_timing_flags_init(&tf, HR_TF_SEED | HR_TF_DIST);
     double max_mem = 0;
     bool check = false;
+    hr_variant_flags vf;
+    hr_variant_flags_init(&vf);
+    hr_opt_help(vf.opts, "--window", "sliding window of every layer (--model: the preset's, on its layers)");
+    int window_every = 1;
     hr_dtype_flags types;
     hr_dtype_flags_init(&types, NULL, "the stored cache: each new K/V row converted into it (--dtype)");
     const hr_opt opts[] = {
@@ -245,6 +267,7 @@ int cmd_decode_loop(int argc, char **argv)
         {"--block-kv", HR_OPT_INT, &block_kv, 1, 1 << 16, NULL, "BKV", "keys per tile (kernel default)"},
         {"inputs", HR_OPT_GROUP, tf.opts, 0, 0, NULL, NULL, NULL},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
+        {"variants", HR_OPT_GROUP, vf.opts, 0, 0, NULL, NULL, NULL},
         {"--rows", HR_OPT_INT, &nrows, 1, 1 << 20, NULL, "R", "step ranges reported (8; at most --tokens)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL,
          "after the loop, check every layer's last step against the oracle; exit 1 if it fails"},
@@ -279,7 +302,8 @@ int cmd_decode_loop(int argc, char **argv)
         st = hr_fail("--models: needs --model NAME (the preset to take from %s)", models_flag);
         goto err;
     }
-    if (model && (st = from_model(model, models_flag, &heads, &kv_heads, &d, &layers))) goto err;
+    if (model && (st = from_model(model, models_flag, &heads, &kv_heads, &d, &layers, &window_every, &vf)))
+        goto err;
     heads = heads ? heads : 32;
     kv_heads = kv_heads ? kv_heads : heads >= 8 && heads % 8 == 0 ? 8 : heads;
     d = d ? d : 128;
@@ -309,6 +333,7 @@ int cmd_decode_loop(int argc, char **argv)
         .kernel = k, .batch = batch, .heads = heads, .kv_heads = kv_heads, .d_head = d,
         .layers = layers, .prompt = prompt, .tokens = tokens, .tune = {0, block_kv, threads},
         .dist = (hr_dist)tf.dist, .seed = (uint64_t)tf.seed, .check = check, .max_mem = max_mem,
+        .window = vf.window, .window_every = window_every, .softcap = (float)vf.softcap, .alibi = (float)vf.alibi,
     };
     hr_decode_result res;
     if ((st = hr_decode_loop(&spec, &res))) goto err;

@@ -11,6 +11,7 @@
 #include "files.h"
 #include "headroom.h"
 #include "kvcache.h"
+#include "layer.h"
 #include "models.h"
 
 static const char *const formats[] = {"table", "csv", "json", NULL};
@@ -62,10 +63,24 @@ static const char *attn_kind(const hr_model *m)
     return m->kv_heads == m->heads ? "MHA" : m->kv_heads == 1 ? "MQA" : "GQA";
 }
 
-/* Bytes of m's cache at `tokens` in type t with kv_heads heads (-1: t cannot store d_head). */
+/* Layers of m with a sliding window (hr_layer_window: 0, every, 2 every, ...). */
+static int windowed_layers(const hr_model *m)
+{
+    int n = 0;
+    for (int l = 0; l < m->layers; l++) n += hr_layer_window(m->window, m->window_every, l) > 0;
+    return n;
+}
+
+/* Bytes of m's cache at `tokens` in type t with kv_heads heads (-1: t cannot store d_head).
+ * A sliding-window layer's cache holds its last W tokens (a rolling cache), so those
+ * layers count min(W, tokens); the others count every token. */
 static double kv_bytes(const hr_model *m, int kv_heads, int batch, long tokens, hr_dtype t)
 {
-    return hr_kv_bytes_of(m->layers, batch, kv_heads, m->d_head, tokens, t);
+    const int nw = windowed_layers(m);
+    const long wt = nw && m->window < tokens ? m->window : tokens;
+    const double full = hr_kv_bytes_of(m->layers - nw, batch, kv_heads, m->d_head, tokens, t),
+                 win = hr_kv_bytes_of(nw, batch, kv_heads, m->d_head, wt, t);
+    return full < 0 || win < 0 ? -1 : full + win;
 }
 
 static void print_table(const hr_model *const *ms, int nm, const long *ctx, int nc, int batch)
@@ -78,6 +93,9 @@ static void print_table(const hr_model *const *ms, int nm, const long *ctx, int 
         printf("%s%s: %d layers, d_model %d, Hq %d, Hkv %d (%s), d_head %d%s, batch %d\n",
                i ? "\n" : "", m->name, m->layers, m->d_model, m->heads, m->kv_heads,
                attn_kind(m), m->d_head, ctxs, batch);
+        if (m->window)
+            printf("  sliding window %d on %d of %d layers: those hold min(%d, tokens)\n", m->window,
+                   windowed_layers(m), m->layers, m->window);
         printf("  %9s", "tokens");
         for (int t = 0; t < NDT; t++) printf("  %10s", hr_dtype_names[kv_types[t]]);
         printf("  %11s  %7s\n", "MHA f16", "saving");
@@ -99,7 +117,8 @@ static void print_table(const hr_model *const *ms, int nm, const long *ctx, int 
         }
         if (beyond) printf("  * beyond the model's published context (%ld tokens)\n", m->context);
     }
-    printf("\nKV-cache bytes = 2 (K and V) x layers x batch x Hkv x tokens x d_head x bytes per value,\n"
+    printf("\nKV-cache bytes = 2 (K and V) x layers x batch x Hkv x tokens x d_head x bytes per value\n"
+           "(a sliding-window layer: min(window, tokens) tokens),\n"
            "scales included: f32 4, f16 and bf16 2, q8_0 1.0625 (34 bytes per block of 32 values:\n"
            "32 int8 and an fp16 scale), q4_0 0.5625 (18 per 32: 32 nibbles and an fp16 scale),\n"
            "llama.cpp's block formats. MHA f16 = the same model with Hkv = Hq; saving = Hq / Hkv.\n");
@@ -151,7 +170,7 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "formula",
                             "2 * layers * batch * kv_heads * tokens * bytes of a row of d_head "
-                            "values (scales included)");
+                            "values (scales included); a sliding-window layer counts min(window, tokens)");
     cJSON *bpv = cJSON_AddObjectToObject(root, "bytes_per_value");
     for (int t = 0; t < NDT; t++) cJSON_AddNumberToObject(bpv, hr_dtype_names[kv_types[t]], hr_dtype_bytes(kv_types[t]));
     cJSON_AddStringToObject(root, "blocks", "q8_0, q4_0: llama.cpp's blocks of 32 values along d_head, "
@@ -169,6 +188,10 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
         cJSON_AddNumberToObject(o, "kv_heads", m->kv_heads);
         cJSON_AddNumberToObject(o, "d_head", m->d_head);
         if (m->context) cJSON_AddNumberToObject(o, "context", (double)m->context);
+        if (m->window) { /* those layers' caches hold min(window, tokens) */
+            cJSON_AddNumberToObject(o, "window", m->window);
+            cJSON_AddNumberToObject(o, "windowed_layers", windowed_layers(m));
+        }
         cJSON_AddNumberToObject(o, "saving", (double)m->heads / m->kv_heads);
         cJSON *rows = cJSON_AddArrayToObject(o, "rows");
         for (int c = 0; c < nc; c++) {

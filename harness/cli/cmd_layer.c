@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "files.h"
 #include "layer.h"
+#include "models.h"
 #include "results.h"
 #include "sysinfo.h"
 #include "threads.h"
@@ -18,14 +19,15 @@ static const char *const formats[] = {"table", "csv", "json", NULL};
 static void print_table(const hr_layer_spec *s, const hr_layer_result *r, const char *src)
 {
     const hr_problem *p = &r->prob;
-    char types[160] = "";
+    char types[160] = "", var[64];
+    hr_problem_variants_str(p, var, sizeof var);
     if (p->dtype != HR_F32 || p->kv_dtype != HR_F32)
         snprintf(types, sizeof types, " %s/kv %s (%s)", hr_dtype_names[p->dtype], hr_dtype_names[p->kv_dtype],
                  hr_kernel_path(s->kernel, p));
-    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s%s; threads: GEMM %d, core %d; "
+    printf("layer: kernel %s, gemm %s, B%d N%d d_model %d H%d/%d d%d %s%s%s; threads: GEMM %d, core %d; "
            "core bq=%d bkv=%d (%s)\n",
            s->kernel->name, hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads,
-           p->kv_heads, p->d_head, p->causal ? "causal" : "full", types, r->gemm_threads, r->tune.threads,
+           p->kv_heads, p->d_head, p->causal ? "causal" : "full", var, types, r->gemm_threads, r->tune.threads,
            r->tune.block_q, r->tune.block_kv, src);
     printf("%-9s %11s %11s %11s %6s %10s %9s %7s\n", "phase", "median ms", "min ms", "max ms",
            "cv%", "GFLOP", "GFLOP/s", "time%");
@@ -129,6 +131,10 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const c
             cJSON_AddBoolToObject(o, "causal", r->prob.causal);
             cJSON_AddStringToObject(o, "dtype", hr_dtype_names[r->prob.dtype]);
             cJSON_AddStringToObject(o, "kv_dtype", hr_dtype_names[r->prob.kv_dtype]);
+            /* the variants only where set, as run's rows have them */
+            if (r->prob.window > 0) cJSON_AddNumberToObject(o, "window", r->prob.window);
+            if (r->prob.softcap > 0) cJSON_AddNumberToObject(o, "softcap", r->prob.softcap);
+            if (r->prob.alibi > 0) cJSON_AddNumberToObject(o, "alibi", r->prob.alibi);
             cJSON_AddNumberToObject(o, "flops", r->phase[ph].flops);
             cJSON_AddNumberToObject(o, "GFLOPS", t > 0 ? r->phase[ph].flops / t * 1e-9 : 0);
             if (r->checked) cJSON_AddNumberToObject(o, "max_rel_err", r->check.max_rel_err);
@@ -149,6 +155,32 @@ static void print_json(const hr_layer_spec *s, const hr_layer_result *r, const c
     cJSON_Delete(doc);
 }
 
+/* --model: the sizes no flag set (0) from the preset, causal, and the variants of layer
+ * `layer` where no flag set them (its window when the model windows that layer, the soft
+ * cap). HR_OK, or HR_EUSAGE for an unreadable presets file, an unknown model or a layer
+ * past the model's. */
+static int from_model(const char *name, const char *file, int layer, int *d_model, int *heads, int *kv_heads,
+                      int *d, bool *causal, hr_variant_flags *vf)
+{
+    hr_models ms;
+    int st = hr_models_open(file, &ms);
+    if (st) return st;
+    const hr_model *m = hr_models_find(&ms, name);
+    if (!m) st = hr_fail("--model: unknown model '%s' (see headroom kvcache)", name);
+    else if (layer >= m->layers) st = hr_fail("--layer: %s has layers 0..%d, got %d", m->name, m->layers - 1, layer);
+    else {
+        *d_model = *d_model ? *d_model : m->d_model;
+        *heads = *heads ? *heads : m->heads;
+        *kv_heads = *kv_heads ? *kv_heads : m->kv_heads;
+        *d = *d ? *d : m->d_head;
+        *causal = true; /* the presets are decoder models */
+        if (!vf->window) vf->window = hr_layer_window(m->window, m->window_every, layer);
+        if (!(vf->softcap > 0)) vf->softcap = m->softcap;
+    }
+    hr_models_free(&ms);
+    return st;
+}
+
 int cmd_layer(int argc, char **argv)
 {
     const hr_kernel *k = hr_kernel_find("flash");
@@ -161,7 +193,10 @@ int cmd_layer(int argc, char **argv)
     hr_opt_help(tf.opts, "--seed", "input and weight seed (1)");
     hr_wisdom_flags_init(&wf, true);
     hr_opt_help(wf.opts, "--wisdom", "core's tuned parameters ($HEADROOM_WISDOM or results/<machine>/wisdom.json)");
-    int batch = 1, d_model = 512, heads = 0, kv_heads = 0, d = 64, seq = 512, threads = 0;
+    int batch = 1, d_model = 0, heads = 0, kv_heads = 0, d = 0, seq = 512, threads = 0, layer_ix = 0;
+    const char *model = NULL, *models_flag = NULL;
+    hr_variant_flags vf;
+    hr_variant_flags_init(&vf);
     int gemm = HR_GEMM_OWN, block_q = 0, block_kv = 0;
     hr_format format = HR_FMT_TABLE;
     double max_mem = 0;
@@ -171,7 +206,13 @@ int cmd_layer(int argc, char **argv)
                         "the core's K/V type (--dtype), as the kernel takes them");
     const hr_opt opts[] = {
         {"--kernel", HR_OPT_KERNEL, &k, 0, 0, NULL, "NAME", "attention core (flash; headroom list)"},
+        {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME",
+         "a preset's d_model, heads, kv_heads, d_head, causal and the variants of --layer"},
+        {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE", "model presets (configs/model-presets.ini)"},
+        {"--layer", HR_OPT_INT, &layer_ix, 0, 1 << 20, NULL, "L",
+         "with --model: which layer (0; a windowed model's layers 0, every, 2 every, ... are local)"},
         {"types", HR_OPT_GROUP, types.opts, 0, 0, NULL, NULL, NULL},
+        {"variants", HR_OPT_GROUP, vf.opts, 0, 0, NULL, NULL, NULL},
         {"--gemm", HR_OPT_ENUM, &gemm, 0, 0, hr_gemm_names, NULL, "projection GEMM: own or blas (own)"},
         {"--d-model", HR_OPT_INT, &d_model, 1, 65536, NULL, "DM", "model width (512)"},
         {"--heads", HR_OPT_INT, &heads, 1, HR_MAX_HEADS, NULL, "H", "query heads (d_model / d_head)"},
@@ -194,6 +235,17 @@ int cmd_layer(int argc, char **argv)
     const char *syn = "layer [--kernel NAME] [--gemm own|blas] [--d-model DM] [--seq N] [options]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
+    if (models_flag && !model) {
+        st = hr_fail("--models: needs --model NAME (the preset to take from %s)", models_flag);
+        goto err;
+    }
+    if (layer_ix && !model) {
+        st = hr_fail("--layer: needs --model NAME (which model's layer %d)", layer_ix);
+        goto err;
+    }
+    if (model && (st = from_model(model, models_flag, layer_ix, &d_model, &heads, &kv_heads, &d, &causal, &vf)))
+        goto err;
+    d_model = d_model ? d_model : 512, d = d ? d : 64;
     if (!heads) {
         if (d_model % d) {
             st = hr_fail("--heads: d_model %d is not a multiple of d_head %d; give --heads", d_model, d);
@@ -203,7 +255,8 @@ int cmd_layer(int argc, char **argv)
     }
     hr_layer_spec s = {
         .batch = batch, .seq = seq, .d_model = d_model, .heads = heads,
-        .kv_heads = kv_heads ? kv_heads : heads, .d_head = d, .causal = causal, .kernel = k,
+        .kv_heads = kv_heads ? kv_heads : heads, .d_head = d, .causal = causal, .window = vf.window,
+        .softcap = (float)vf.softcap, .alibi = (float)vf.alibi, .kernel = k,
         .tune = {block_q, block_kv, threads}, .gemm = (hr_gemm_backend)gemm, .threads = threads,
         .timer = hr_timing_flags_timer(&tf),
         .seed = (uint64_t)tf.seed, .check = check, .max_mem = max_mem,
@@ -213,7 +266,8 @@ int cmd_layer(int argc, char **argv)
     s.dtype = tp.dtype, s.kv_dtype = tp.kv_dtype;
     /* Wisdom fills the core's parameters no flag set, looked up for the core's shape. */
     const char *src;
-    const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0, s.dtype, s.kv_dtype, 0, 0, 0};
+    const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0, s.dtype, s.kv_dtype,
+                          s.window, s.softcap, s.alibi};
     if ((st = hr_wisdom_apply(wf.path, wf.off, k, &p, &s.tune, &src))) goto err;
     hr_layer_result r;
     st = hr_layer_bench(&s, &r);

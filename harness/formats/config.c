@@ -26,7 +26,8 @@ static const char *const keys[] = {
     "seq_kv",      "d_head", "d_model", "causal",   "layout",  "threads",  "block_q",
     "block_kv",    "reps",   "passes",  "min_time", "warmup",  "dist",     "seed",
     "check",       "cold",   "max_mem", "probe",   "phase_filter", "phase_threshold",
-    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", "dtype", "kv_dtype", "shapes", NULL,
+    "interleave",  "gemm",  "stop_after_crossover", "models", "models_file", "dtype", "kv_dtype", "shapes",
+    "window",      "softcap", "alibi", NULL,
 };
 
 static void trim(char *s)
@@ -293,6 +294,8 @@ static int set_value(hr_sweep_config *c, int key, char *val)
         }
         return HR_OK;
     }
+    if (!strcmp(keys[key], "window") || !strcmp(keys[key], "softcap") || !strcmp(keys[key], "alibi"))
+        return hr_cfg_variant_parse(keys[key], val, c);
     if (!strcmp(keys[key], "gemm")) { /* layer mode: the projections' GEMM back ends */
         if ((n = hr_list_split(val, items, HR_CFG_MAXV)) < 0 || n > HR_CFG_MAXGEMM) return hr_fail("expected a list of own, blas");
         c->ngemm = 0;
@@ -499,7 +502,7 @@ double hr_config_points(const hr_sweep_config *c)
                                 (c->seq_kv_same ? 1 : c->seq_kv.n) * c->ncausal;
     return (double)c->nkernels * c->batch.n * shapes * c->nlayout * c->threads.n *
            c->block_q.n * c->block_kv.n * c->passes * (c->ngemm > 1 ? c->ngemm : 1) *
-           c->ndtype * (c->nkv_dtype ? c->nkv_dtype : 1);
+           c->ndtype * (c->nkv_dtype ? c->nkv_dtype : 1) * c->window.n * c->nsoftcap * c->nalibi;
 }
 
 int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
@@ -525,6 +528,8 @@ int hr_config_parse(const char *text, const char *path, hr_sweep_config *c)
     c->nlayout = 1;
     c->ngemm = 1;
     c->ndtype = 1; /* dtype = f32; kv_dtype unset: the same as dtype */
+    c->window = (hr_ilist){1, {0}}; /* no variants: one value 0 of each axis */
+    c->nsoftcap = c->nalibi = 1;
     c->reps = 9;
     c->passes = 1;
     c->seed = 1;

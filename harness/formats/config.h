@@ -81,6 +81,11 @@ typedef struct {
     int nshapes;            /* shapes = H8/N1024/d64, ...: a list of distinct shapes in place
                              * of the product of heads, kv_heads, d_head, seq, seq_kv, causal */
     hr_cfg_shape shape[HR_CFG_MAXV];
+    hr_ilist window;        /* window = 0, 1024, 4096: sliding windows (0: none; a window
+                             * is causal: on a full point the point is refused)         */
+    int nsoftcap, nalibi;   /* softcap = 0, 50 and alibi = 0, 8: soft caps and ALiBi max
+                             * biases (0: none); each axis defaults to the one value 0  */
+    double softcap[HR_CFG_MAXV], alibi[HR_CFG_MAXV];
     int nabsent;            /* kernels named but not measured (kernels = plugins, name?)  */
     hr_cfg_absent absent[HR_CFG_MAXKERNELS];
     bool stop_after_crossover; /* mode = layer: once a series' core is slower than its
@@ -96,7 +101,7 @@ typedef struct {
  * unknown name without "?" is an error). A value continues on indented lines (joined
  * with a space), so a long list ends each line with a comma. Defaults: kernels = all, batch = 1, heads = 8, kv_heads = mha,
  * seq = 512, seq_kv = same, d_head = 64, causal = false, layout = bhnd, dtype = f32,
- * kv_dtype = dtype, threads = 0 (the
+ * kv_dtype = dtype, window = softcap = alibi = 0 (none), threads = 0 (the
  * kernel's default), block_q = block_kv = 0 (defaults), reps = 9, passes = 1,
  * min_time = 0.05, warmup = 0.1, dist = normal, seed = 1, check = false, cold = false,
  * probe = auto, phase_filter = false, phase_threshold = 10 (%), interleave = true.
@@ -116,6 +121,11 @@ int hr_list_split(char *s, char **items, int max);
  * message (no file:line) for a token that is not H, G, N, M, d with a number in range,
  * causal or full, a token given twice, or H, N or d missing. */
 int hr_cfg_shape_parse(const char *text, hr_cfg_shape *s);
+/* Parses the value of a variant axis (key "window", "softcap" or "alibi") into c: a list
+ * of windows (integers in [0, HR_MAX_SEQ], ranges as for hr_ilist_parse) or of soft caps
+ * (numbers in [0, 1e6]) or ALiBi max biases ([0, 1000]); 0 is the point without it.
+ * HR_EUSAGE with a message (no file:line) on error. */
+int hr_cfg_variant_parse(const char *key, char *val, hr_sweep_config *c);
 /* Points in the cartesian product (before skipping and deduplication). */
 double hr_config_points(const hr_sweep_config *c);
 

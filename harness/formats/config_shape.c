@@ -1,5 +1,5 @@
-/* config_shape.c — one shape of a sweep config's shapes = list: "H32/G8/N2048/d128/causal",
- * the segments of a row name, so a shape is copied from one. */
+/* config_shape.c — one shape of a sweep config's shapes = list ("H32/G8/N2048/d128/causal",
+ * the segments of a row name, so a shape is copied from one), and the variant axes. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,5 +37,27 @@ int hr_cfg_shape_parse(const char *text, hr_cfg_shape *s)
     if (!v[0] || !v[2] || !v[4]) return hr_fail("shape '%s': needs H, N and d (e.g. H8/N1024/d64)", text);
     *s = (hr_cfg_shape){(int)v[0], v[1] ? (int)v[1] : (int)v[0], (int)v[2], v[3] ? (int)v[3] : (int)v[2], (int)v[4],
                         causal == 1};
+    return HR_OK;
+}
+
+int hr_cfg_variant_parse(const char *key, char *val, hr_sweep_config *c)
+{
+    if (!strcmp(key, "window")) return hr_ilist_parse(val, 0, HR_MAX_SEQ, &c->window);
+    const bool cap = !strcmp(key, "softcap");
+    const double hi = cap ? 1e6 : 1e3;
+    double *v = cap ? c->softcap : c->alibi;
+    int *n = cap ? &c->nsoftcap : &c->nalibi;
+    char *items[HR_CFG_MAXV];
+    const int m = hr_list_split(val, items, HR_CFG_MAXV);
+    if (m < 0) return hr_fail("expected a list of at most %d numbers, none empty", HR_CFG_MAXV);
+    for (int i = 0; i < m; i++) {
+        char *end;
+        errno = 0;
+        const double x = strtod(items[i], &end);
+        if (end == items[i] || *end || errno || !(x >= 0 && x <= hi))
+            return hr_fail("'%s': expected a number in [0, %g] (0: no %s)", items[i], hi, cap ? "soft cap" : "ALiBi");
+        v[i] = x;
+    }
+    *n = m;
     return HR_OK;
 }

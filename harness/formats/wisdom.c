@@ -44,14 +44,16 @@ hr_shape_class hr_shape_class_of(const hr_kernel *k, const hr_problem *p)
     c.nq = pow2_ceil(p->seq_q);
     c.nkv = pow2_ceil(p->seq_kv);
     c.bh = pow2_ceil((long)p->batch * p->heads);
+    c.window = p->window, c.softcap = p->softcap, c.alibi = p->alibi;
     return c;
 }
 
 void hr_shape_class_key(const hr_shape_class *c, char *buf, size_t len)
 {
-    char types[32];
+    char types[32], var[64];
     hr_dtype_seg(&(hr_problem){.dtype = c->dtype, .kv_dtype = c->kv_dtype}, types, sizeof types);
-    snprintf(buf, len, "%s/%s/d%d%s/g%d/nq%ld/nkv%ld/bh%ld", c->kernel, c->causal ? "causal" : "full",
+    hr_variant_seg(&(hr_problem){.window = c->window, .softcap = c->softcap, .alibi = c->alibi}, var, sizeof var);
+    snprintf(buf, len, "%s/%s%s/d%d%s/g%d/nq%ld/nkv%ld/bh%ld", c->kernel, c->causal ? "causal" : "full", var,
              c->d_head, types, c->group, c->nq, c->nkv, c->bh);
 }
 

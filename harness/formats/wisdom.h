@@ -7,20 +7,23 @@
 #include "headroom.h"
 
 /* A shape class: problems that share their best parameters. Kernel, causality, d_head,
- * Hq/Hkv and the element types are exact; Nq, Nkv and B*Hq are rounded up to a power
- * of two. */
+ * Hq/Hkv, the element types and the variants are exact; Nq, Nkv and B*Hq are rounded up
+ * to a power of two. */
 typedef struct {
     char kernel[32];
     bool causal;
     hr_dtype dtype, kv_dtype; /* bf16 wisdom is not f32 wisdom                  */
     int d_head, group;       /* group = Hq / Hkv                               */
     long nq, nkv, bh;        /* next power of two >= Nq, Nkv, B*Hq              */
+    int window;              /* the variants: a windowed (or capped, or ALiBi)  */
+    float softcap, alibi;    /* tune is not a dense one's (0: none)             */
 } hr_shape_class;
 
 /* The class of p for kernel k. */
 hr_shape_class hr_shape_class_of(const hr_kernel *k, const hr_problem *p);
 /* Its key, "flash/causal/d64/g1/nq2048/nkv2048/bh16", with the types' name segment
- * after d when they are not f32 ("flash/causal/d64/bf16/kv=q8_0/g1/..."). */
+ * after d when they are not f32 ("flash/causal/d64/bf16/kv=q8_0/g1/...") and the
+ * variants' after causal ("flash/causal/w4096/cap50/d64/...", hr_variant_seg). */
 void hr_shape_class_key(const hr_shape_class *c, char *buf, size_t len);
 
 /* One remembered winner. */

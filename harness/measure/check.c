@@ -56,6 +56,68 @@ int hr_battery(hr_case *c, int max, bool quick)
     return n;
 }
 
+/* One case of the variant battery: the shape of add() with the variants w, c, b. */
+static int vadd(hr_case *c, int n, int max, int H, int G, int Nq, int Nk, int d, bool causal, int idx,
+                int w, float cap, float bias)
+{
+    if (n >= max) return n;
+    c[n] = (hr_case){{1 + (idx % 5 == 4), H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, w, cap, bias},
+                     (hr_layout)(idx % 2), (hr_dist)(idx % 3)};
+    return n + 1;
+}
+
+int hr_variant_battery(hr_case *c, int max, unsigned caps, const hr_problem *fixed)
+{
+    static const int HG[][2] = {{1, 1}, {4, 4}, {4, 2}, {8, 1}, {6, 3}, {12, 4}};
+    static const int ds[] = {16, 63, 64, 128};
+    int n = 0, idx = 0;
+    const unsigned all = HR_CAP_WINDOW | HR_CAP_SOFTCAP | HR_CAP_ALIBI;
+    const bool combo = (caps & all) == all && !fixed; /* only the cases of the three at once */
+    if ((caps & HR_CAP_WINDOW) && !combo) {
+        /* Windows smaller than, equal to and larger than Nkv, odd ones among them, over
+         * the causal edges: a decode row, Nq < Nkv, Nq = Nkv, Nq > Nkv (rows that see
+         * nothing stay zeros, rows whose window starts past key 0). */
+        static const int NN[][2] = {{1, 1}, {1, 300}, {2, 3}, {5, 37}, {17, 64}, {64, 64}, {37, 5}, {127, 127}, {8, 129}};
+        for (size_t i = 0; i < sizeof NN / sizeof *NN; i++) {
+            const int nk = NN[i][1], ws[] = {1, 7, nk > 2 ? nk - 1 : 2, nk, nk + 13};
+            for (int v = 0; v < 5; v++, idx++)
+                n = vadd(c, n, max, HG[idx % 6][0], HG[idx % 6][1], NN[i][0], nk, ds[idx % 4], true, idx, ws[v], 0, 0);
+        }
+    }
+    if ((caps & HR_CAP_SOFTCAP) && !combo) {
+        /* A cap that bites (5: most scores of the large distribution are clipped) and
+         * Gemma 2's 50, causal and not. */
+        static const int NN[][2] = {{1, 1}, {17, 17}, {64, 17}, {1, 1000}, {100, 150}};
+        for (size_t i = 0; i < sizeof NN / sizeof *NN; i++)
+            for (int v = 0; v < 2; v++, idx++)
+                n = vadd(c, n, max, HG[idx % 6][0], HG[idx % 6][1], NN[i][0], NN[i][1], ds[idx % 4], (i + v) % 2,
+                         idx, 0, v ? 50.0f : 5.0f, 0);
+    }
+    if ((caps & HR_CAP_ALIBI) && !combo) {
+        /* The paper's max bias 8 and another, over head counts a power of two (8) and not
+         * (6, 12: ALiBi's interleaved second series), GQA among them. */
+        static const int AH[][2] = {{8, 8}, {6, 3}, {12, 4}, {1, 1}, {5, 5}};
+        static const int NN[][2] = {{17, 64}, {1, 300}, {64, 64}};
+        for (size_t h = 0; h < sizeof AH / sizeof *AH; h++)
+            for (int v = 0; v < 2; v++, idx++)
+                n = vadd(c, n, max, AH[h][0], AH[h][1], NN[idx % 3][0], NN[idx % 3][1], ds[idx % 4], v == 0, idx, 0,
+                         0, v ? 4.5f : 8.0f);
+    }
+    if (combo) {
+        /* All three at once, as Gemma 2's local layers (window and cap) with ALiBi on top. */
+        static const int NN[][3] = {{64, 64, 16}, {1, 300, 300}, {17, 64, 7}, {37, 5, 3}, {1, 4099, 1024}};
+        for (size_t i = 0; i < sizeof NN / sizeof *NN; i++, idx++)
+            n = vadd(c, n, max, HG[idx % 6][0], HG[idx % 6][1], NN[i][0], NN[i][1], ds[idx % 4], true, idx, NN[i][2],
+                     50.0f, 8.0f);
+    }
+    for (int i = 0; fixed && i < n; i++) { /* the values given, on every case */
+        hr_problem *p = &c[i].prob;
+        p->window = fixed->window, p->softcap = fixed->softcap, p->alibi = fixed->alibi;
+        if (fixed->window > 0) p->causal = true;
+    }
+    return n;
+}
+
 double hr_format_check_bytes(const hr_problem *p)
 {
     if (p->dtype == HR_F32 && p->kv_dtype == HR_F32) return 0;

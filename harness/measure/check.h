@@ -15,6 +15,14 @@ typedef struct {
 
 /* Fills cases with the battery (the quick one omits the larger shapes); returns the count. */
 int hr_battery(hr_case *cases, int max, bool quick);
+/* The variant battery (docs/explanation/variants.md): shapes where the edges of each
+ * variant in caps (HR_CAP_WINDOW, HR_CAP_SOFTCAP, HR_CAP_ALIBI) show, each case carrying
+ * its variant: windows smaller than, equal to and larger than Nkv (odd ones among them),
+ * soft caps 5 and 50, ALiBi max biases 8 and 4.5 over power-of-two and other head counts;
+ * with all three in caps (and no fixed), only cases with the three at once. With fixed,
+ * the batteries of the variants in caps, every case taking fixed's window, softcap and
+ * alibi instead (a window makes it causal). Returns the count. */
+int hr_variant_battery(hr_case *cases, int max, unsigned caps, const hr_problem *fixed);
 /* The format's error for a reduced-type p: the fp64 oracle on the original fp32 inputs
  * (drawn again with the same layout, dist and seed, never stored in p's types) against
  * the kernel's output in a->o (fp32; hr_tensors_output first). What the types cost in

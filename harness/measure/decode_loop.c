@@ -9,6 +9,7 @@
 #include "decode_loop.h"
 #include "files.h"
 #include "guard.h"
+#include "layer.h"
 #include "kvcache.h"
 #include "stats.h"
 #include "threads.h"
@@ -44,6 +45,7 @@ static hr_cview pool_row(hr_view pool, int slot)
 static void operands(loop *L, int l, int slot)
 {
     L->p.seq_kv = L->cache.length[l];
+    L->p.window = hr_layer_window(L->s->window, L->s->window_every, l);
     L->args.q = pool_row(L->qp, slot);
     L->args.k = hr_kvcache_k(&L->cache, l);
     L->args.v = hr_kvcache_v(&L->cache, l);
@@ -99,8 +101,9 @@ static int setup(const hr_decode_spec *s, loop *L)
     const long capacity = (long)s->prompt + s->tokens;
     if (capacity > HR_MAX_SEQ)
         return hr_fail("--tokens: prompt + tokens = %ld exceeds %d", capacity, HR_MAX_SEQ);
-    L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0, s->dtype, s->kv_dtype, 0, 0, 0};
-    int st = hr_kernel_validate(s->kernel, &L->p);
+    L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0, s->dtype, s->kv_dtype,
+                        s->window, s->softcap, s->alibi};
+    int st = hr_kernel_validate(s->kernel, &L->p); /* with the window if any layer has it */
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
     if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;

@@ -33,6 +33,10 @@ typedef struct {
                            * kernel reads args.xk/xv, and args.k/v are empty views (the
                            * check dequantizes the cache for the oracle)                 */
     double max_mem;       /* bytes, 0: half of RAM (hr_mem_budget)                      */
+    int window;           /* sliding window W of the windowed layers (0: none)            */
+    int window_every;     /* the window is on layers 0, every, 2 every, ... (0, 1: all;
+                           * hr_layer_window); the other layers attend the whole cache   */
+    float softcap, alibi; /* every layer's soft cap and ALiBi max bias (0: none)          */
 } hr_decode_spec;
 
 typedef struct {

@@ -80,7 +80,8 @@ static void buffer_sizes(int M, int dm, int qc, int kc, size_t n[10])
 static hr_problem core_problem(const hr_layer_spec *s)
 {
     const int hkv = s->kv_heads ? s->kv_heads : s->heads;
-    return (hr_problem){s->batch, s->heads, hkv, s->seq, s->seq, s->d_head, s->causal, 0, s->dtype, s->kv_dtype, 0, 0, 0};
+    return (hr_problem){s->batch, s->heads, hkv, s->seq, s->seq, s->d_head, s->causal, 0, s->dtype, s->kv_dtype,
+                        s->window, s->softcap, s->alibi};
 }
 
 static int gemm_threads(const hr_layer_spec *s)
@@ -254,29 +255,30 @@ static void row_times(const void *x, bool xd, const float *W, int dm, int cols, 
  * (the row's Q, Hq·d) and Kd, Vd (the batch's K and V, N rows of Hkv·d); end: the keys it
  * sees. ob, when given: what the types' roundings inside the core may move each O_c by,
  * u_out·|O_c| + 2·u_pv·Σ_j P_j·|V_jc| (the oracle's terms, harness/base/oracle.c). */
-static void attend_row(const layer *L, int end, const double *qd, const double *Kd, const double *Vd,
+static void attend_row(const layer *L, int i, const double *qd, const double *Kd, const double *Vd,
                        double *w, double *od, double *ob)
 {
     const hr_problem *p = &L->prob;
+    const int beg = hr_window_begin(p, i), end = hr_causal_end(p, i);
     const int d = p->d_head, group = hr_group(p), kc = L->kc;
     const double scale = hr_problem_scale(p), u_out = hr_tol_out(p), u_pv = hr_tol_pv(p);
     for (int h = 0; h < p->heads; h++) {
         const int g = h / group;
-        const double *q = qd + (size_t)h * d;
+        const double *q = qd + (size_t)h * d, slope = hr_alibi_slope(p, h);
         double m = -INFINITY, sum = 0;
-        for (int j = 0; j < end; j++) {
+        for (int j = beg; j < end; j++) {
             const double *k = Kd + (size_t)j * kc + (size_t)g * d;
             double s = 0;
             for (int x = 0; x < d; x++) s += q[x] * k[x];
-            w[j] = s * scale;
+            w[j] = hr_oracle_logit(p, slope, i, j, s * scale);
             m = w[j] > m ? w[j] : m;
         }
-        for (int j = 0; j < end; j++) sum += (w[j] = exp(w[j] - m));
+        for (int j = beg; j < end; j++) sum += (w[j] = exp(w[j] - m));
         double *o = od + (size_t)h * d, *e = ob ? ob + (size_t)h * d : NULL;
         for (int x = 0; x < d; x++) o[x] = 0;
         if (e)
             for (int x = 0; x < d; x++) e[x] = 0;
-        for (int j = 0; j < end; j++) {
+        for (int j = beg; j < end; j++) {
             const double *v = Vd + (size_t)j * kc + (size_t)g * d, pj = w[j] / sum;
             for (int x = 0; x < d; x++) o[x] += pj * v[x];
             if (e)
@@ -349,10 +351,9 @@ static int check_layer(const layer *L, hr_layer_check *c)
         for (int r = 0; r < rows; r++) {
             /* A deterministic spread that always includes the first and the last row. */
             const int i = rows == N ? r : (int)((long)r * (N - 1) / (rows - 1));
-            const int end = hr_causal_end(p, i);
             const float *y = L->Y + ((size_t)b * N + i) * dm;
             row_times(Xb + (size_t)i * dm, false, L->Wq, dm, qc, qd);
-            attend_row(L, end, qd, Kd, Vd, w, od, NULL);
+            attend_row(L, i, qd, Kd, Vd, w, od, NULL);
             row_times(od, true, L->Wo, qc, dm, yd);
             if (!typed) {
                 add_row(&judged, y, yd, dm, &c->nonfinite);
@@ -362,7 +363,7 @@ static int check_layer(const layer *L, hr_layer_check *c)
             add_row(&format, y, yd, dm, NULL);
             const float *qs = L->Q + ((size_t)b * N + i) * qc;
             for (int x = 0; x < qc; x++) qd[x] = qs[x];
-            attend_row(L, end, qd, Ks, Vs, w, od, ob);
+            attend_row(L, i, qd, Ks, Vs, w, od, ob);
             row_times(od, true, L->Wo, qc, dm, ys);
             for (int j = 0; j < dm; j++) yb[j] = 0;
             for (int x = 0; x < qc; x++)
@@ -515,9 +516,9 @@ double hr_layer_total_flops(const hr_layer_result *r)
 }
 
 /* Core minus projection FLOPs (QKV + output) of one sequence of length n. */
-static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_head, bool causal)
+static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_head, bool causal, int window)
 {
-    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0, HR_F32, HR_F32, 0, 0, 0};
+    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0, HR_F32, HR_F32, causal ? window : 0, 0, 0};
     return hr_core_flops(&p) - hr_proj_flops(1, n, d_model, heads, kv_heads, d_head) -
            hr_out_proj_flops(1, n, d_model, heads, d_head);
 }
@@ -525,19 +526,19 @@ static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_he
 /* Core FLOPs grow like N², projections like N, so the excess changes sign once: double
  * N until it does, bisect on integers, interpolate inside the last unit step. Everything
  * comes from counts.c; no closed form is hard-coded. */
-double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal)
+double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal, int window)
 {
     if (kv_heads <= 0) kv_heads = heads;
     int lo = 1, hi = 1;
-    while (hi < HR_MAX_SEQ && flops_excess(hi, d_model, heads, kv_heads, d_head, causal) < 0)
+    while (hi < HR_MAX_SEQ && flops_excess(hi, d_model, heads, kv_heads, d_head, causal, window) < 0)
         lo = hi, hi *= 2;
-    double dlo = flops_excess(lo, d_model, heads, kv_heads, d_head, causal);
-    double dhi = flops_excess(hi, d_model, heads, kv_heads, d_head, causal);
+    double dlo = flops_excess(lo, d_model, heads, kv_heads, d_head, causal, window);
+    double dhi = flops_excess(hi, d_model, heads, kv_heads, d_head, causal, window);
     if (dhi < 0) return INFINITY;
     if (dlo >= 0) return lo;
     while (hi - lo > 1) {
         const int mid = lo + (hi - lo) / 2;
-        const double dmid = flops_excess(mid, d_model, heads, kv_heads, d_head, causal);
+        const double dmid = flops_excess(mid, d_model, heads, kv_heads, d_head, causal, window);
         if (dmid < 0) lo = mid, dlo = dmid;
         else hi = mid, dhi = dmid;
     }
@@ -547,9 +548,10 @@ double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head
 void hr_layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len)
 {
     const hr_problem *p = &r->prob;
-    char types[32];
+    char types[32], var[64];
     hr_dtype_seg(p, types, sizeof types);
-    snprintf(buf, len, "layer/%s/%s/B%d/N%d/D%d/H%d/G%d/d%d%s/%s/T%d", s->kernel->name,
+    hr_variant_seg(p, var, sizeof var);
+    snprintf(buf, len, "layer/%s/%s/B%d/N%d/D%d/H%d/G%d/d%d%s/%s%s/T%d", s->kernel->name,
              hr_gemm_names[s->gemm], p->batch, p->seq_q, s->d_model, p->heads, p->kv_heads,
-             p->d_head, types, p->causal ? "causal" : "full", r->gemm_threads);
+             p->d_head, types, p->causal ? "causal" : "full", var, r->gemm_threads);
 }

@@ -15,6 +15,8 @@
 typedef struct {
     int batch, seq, d_model, heads, kv_heads, d_head; /* kv_heads 0: = heads         */
     bool causal;
+    int window;              /* the core's variants (headroom.h; 0: none): sliding window */
+    float softcap, alibi;    /* (needs causal), soft cap, ALiBi max bias                */
     hr_dtype dtype, kv_dtype; /* the core's Q/O and K/V types (zero: f32); a typed layer
                               * rounds the fp32 projections into them (QKV phase) and
                               * O back to fp32 (output phase)                          */
@@ -74,13 +76,24 @@ double hr_layer_phase_gflops(const hr_layer_result *r, int phase);
 double hr_layer_total_seconds(const hr_layer_result *r);
 double hr_layer_total_flops(const hr_layer_result *r);
 
-/* "layer/flash/own/B1/N1024/D512/H8/G8/d64/full/T2" (typed: ".../d64/bf16/kv=q8_0/full/T2") (T: the GEMM threads): the name of a
+/* The window of layer `layer` (0-based) of a model whose window W is on every every-th
+ * layer from layer 0 (Gemma 2: every = 2, layers 0, 2, 4, ... local), 0 for the others;
+ * every <= 1: every layer. */
+static inline int hr_layer_window(int window, int every, int layer)
+{
+    return window > 0 && (every <= 1 || layer % every == 0) ? window : 0;
+}
+
+/* "layer/flash/own/B1/N1024/D512/H8/G8/d64/full/T2" (typed: ".../d64/bf16/kv=q8_0/full/T2"; variants:
+ * ".../causal/w4096/cap50/T2", hr_variant_seg) (T: the GEMM threads): the name of a
  * layer measurement; its rows add "/<phase>" (hr_phase_names, or "total"). Only r's prob
  * and gemm_threads are read. */
 void hr_layer_name(const hr_layer_spec *s, const hr_layer_result *r, char *buf, size_t len);
 
 /* The N at which core FLOPs equal projection FLOPs (QKV + output) for this layer shape,
- * found from counts.c (for MHA with Hq·d = d_model, non-causal: 2·d_model). */
-double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal);
+ * found from counts.c (for MHA with Hq·d = d_model, non-causal: 2·d_model); window: a
+ * causal core's sliding window (0: none), whose core grows as N·W, not N², and may never
+ * cross (INFINITY). */
+double hr_layer_flops_crossover(int d_model, int heads, int kv_heads, int d_head, bool causal, int window);
 
 #endif
