@@ -10,7 +10,7 @@ static int add(hr_case *c, int n, int max, int B, int H, int G, int Nq, int Nk, 
                bool causal, int layout, int dist)
 {
     if (n >= max) return n;
-    c[n] = (hr_case){{B, H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, 0, 0, 0}, (hr_layout)layout, (hr_dist)dist};
+    c[n] = (hr_case){{B, H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, 0, 0, 0, 0}, (hr_layout)layout, (hr_dist)dist};
     return n + 1;
 }
 
