@@ -245,12 +245,10 @@ DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, cons
  * whose K and V views (sb 0) start where its page's rows do, so the step's own
  * addressing (row jb + i at jb + i rows past the head's base) lands in the page; the
  * base is that of row 0 of a page at the piece's page start, an address computed as an
- * integer and perhaps outside the pool, never read. The prefetches keep the contiguous
- * walk's distance, V one block ahead and K two (of the piece's keys, cut at their page's
- * end): a piece's own next piece is too near to hide the stream at P 16 (perf-log 0470).
- * They name their pages' rows in the piece's frame: a block's stride is whole rows (sb a
- * multiple of sn, the same for K and V), else the step prefetches nothing. Contiguous:
- * attend_block itself. */
+ * integer and perhaps outside the pool, never read. The prefetches (V of the next piece,
+ * K of the one after) name their pages' rows in the piece's frame: a block's stride is
+ * whole rows (sb a multiple of sn, the same for K and V), else the step prefetches
+ * nothing. Contiguous: attend_block itself. */
 static int imin3(int x, int y, int z) { return x < y ? (x < z ? x : z) : (y < z ? y : z); }
 
 static long page_frame_row(const dctx *c, int b, int pg, int x)
@@ -267,8 +265,8 @@ static void attend_pages(const dctx *c, int b, int g, int jb, int n, const int *
     const bool pf = c->k.sb % c->k.sn == 0 && c->v.sb % c->v.sn == 0 && c->k.sb / c->k.sn == c->v.sb / c->v.sn;
     for (int s0 = jb; s0 < jb + n;) {
         const int m = (jb + n < s0 - s0 % P + P ? jb + n : s0 - s0 % P + P) - s0;
-        const int v0 = s0 + c->kb, mv = imin3(j1 - v0, P - v0 % P, m);
-        const int k0 = s0 + 2 * c->kb, mk = imin3(j1 - k0, P - k0 % P, m);
+        const int v0 = s0 + m, mv = imin3(j1 - v0, P - v0 % P, c->kb);
+        const int k0 = v0 + mv, mk = imin3(j1 - k0, P - k0 % P, c->kb);
         dctx cc = *c;
         const ptrdiff_t bk = hr_kv_page_row(c->p, c->a, c->k.sb, 0, c->k.sn, b, 0, s0 - s0 % P);
         const ptrdiff_t bv = hr_kv_page_row(c->p, c->a, c->v.sb, 0, c->v.sn, b, 0, s0 - s0 % P);
