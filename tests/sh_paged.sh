@@ -14,7 +14,7 @@ for P in 16 64 256; do
 done
 expect decode-bnhd          0 '^check: pass' -- $B run "${shape[@]}" --page-size 16 --layout bnhd --kv-dtype q8_0 --threads 2
 expect decode-gqa-rows      0 '^check: pass' -- $B run --kernel decode --heads 8 --kv-heads 1 --seq 4 --seq-kv 77 --page-size 16 --check --min-time 0.001 --reps 1
-expect row-name             0 'decode/B2/H8/G2/N1/M1001/d64/causal/page16/bhnd/T1' -- $B run "${shape[@]}" --page-size 16 --threads 1
+expect row-name             0 "^decode/B2/H8/G2/N1/M1001/d64/causal/page16/bhnd/T1," -- $B run "${shape[@]}" --page-size 16 --threads 1 --format csv --quiet
 expect json-field           0 '"page_size":[[:space:]]*64' -- $B run "${shape[@]}" --page-size 64 --threads 1 --format json --quiet
 expect csv-field            0 ',64$' -- $B run "${shape[@]}" --page-size 64 --threads 1 --format csv --quiet
 expect csv-unpaged          0 ',0$' -- $B run "${shape[@]}" --threads 1 --format csv --quiet
