@@ -77,6 +77,13 @@ int hr_problem_validate(const hr_problem *p)
     if (p->window < 0) return hr_fail("--window: must be >= 1 keys, got %d", p->window);
     if (p->window > 0 && !p->causal)
         return hr_fail("--window: a sliding window is causal (keys i' - W < j <= i'); add --causal");
+    if (p->page_size != 0) {
+        const int P = p->page_size;
+        if (P < HR_PAGE_MIN || P > HR_PAGE_MAX || (P & (P - 1)))
+            return hr_fail("--page-size: must be a power of two in [%d, %d] keys, got %d", HR_PAGE_MIN, HR_PAGE_MAX, P);
+        if (P > p->seq_kv)
+            return hr_fail("--page-size: %d keys a block is over the cache (--seq-kv %d)", P, p->seq_kv);
+    }
     if (!(p->softcap >= 0) || !isfinite(p->softcap))
         return hr_fail("--softcap: must be a finite number > 0");
     if (!(p->alibi >= 0) || !isfinite(p->alibi) || p->alibi > 1e3)
@@ -117,7 +124,8 @@ void hr_problem_variants_str(const hr_problem *p, char *buf, size_t len)
     buf[0] = 0;
     if (p->window > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " window %d", p->window);
     if (p->softcap > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " softcap %g", p->softcap);
-    if (p->alibi > 0 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, " alibi %g", p->alibi);
+    if (p->alibi > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " alibi %g", p->alibi);
+    if (p->page_size > 0 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, " page %d", p->page_size);
 }
 
 void hr_problem_str(const hr_problem *p, char *buf, size_t len)

@@ -206,3 +206,10 @@ const void *hr_xc_key_row(hr_xcview x, int v, hr_dtype t, int d, int b, int h, i
     hr_kv_tile_get(t, v, hr_xcrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, row, d);
     return row;
 }
+
+const void *hr_kv_key_row(const hr_problem *p, const hr_args *a, hr_xcview x, int v, int b, int h, int n, void *row)
+{
+    if (!x.tile) return hr_kv_xcrow(p, a, x, b, h, n);
+    hr_kv_tile_get(p->kv_dtype, v, hr_kv_xcrow(p, a, x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, row, p->d_head);
+    return row;
+}

@@ -78,7 +78,13 @@ typedef struct {
     int window;         /* sliding window W (keys a row sees), 0: none              */
     float softcap;      /* soft cap c of the scaled scores, 0: none                 */
     float alibi;        /* ALiBi max bias, 0: none                                  */
+    int page_size;      /* paged KV cache: P keys a block (hr_kv_page_row), 0: contiguous */
 } hr_problem;
+
+/* Page sizes (--page-size): a power of two in [HR_PAGE_MIN, HR_PAGE_MAX], at most Nkv.
+ * HR_PAGE_MIN is HR_KV_TILE, so a q8_0/q4_0 cache's 16-key tiles never cross a page. */
+#define HR_PAGE_MIN 16
+#define HR_PAGE_MAX 65536
 
 /* Checks the element types (dtype f32, bf16 or f16; d a multiple of 32 for a block
  * kv_dtype), sizes >= 1, limits, Hkv | Hq and that every tensor's element count fits in
@@ -213,7 +219,37 @@ typedef struct {
     hr_view o;
     hr_xcview xq, xk, xv;
     hr_xview xo;
+    /* A paged cache (p->page_size P > 0; vLLM's PagedAttention): k, v, xk, xv then view a
+     * pool of blocks, each P keys of every KV head (sb: a block's stride; sh, sn within
+     * it), and block_table[b * table_stride + n / P] is the block holding key n of
+     * sequence b. NULL and 0 for a contiguous cache. */
+    const int32_t *block_table;
+    int table_stride; /* blocks per sequence: ceil(Nkv / P) */
 } hr_args;
+
+/* Where key n of (b, h) lives in a K or V view (strides sb, sh, sn, in the view's units):
+ * b sb + h sh + n sn contiguous; paged, block table[b stride + n / P], row n % P. The one
+ * rule every reader of a cache uses (the oracle, the inputs, the decode kernel). */
+static inline ptrdiff_t hr_kv_page_row(const hr_problem *p, const hr_args *a, ptrdiff_t sb, ptrdiff_t sh,
+                                       ptrdiff_t sn, int b, int h, int n)
+{
+    if (p->page_size <= 0 || !a->block_table) return b * sb + h * sh + n * sn;
+    const int P = p->page_size;
+    return (ptrdiff_t)a->block_table[(ptrdiff_t)b * a->table_stride + n / P] * sb + h * sh + (ptrdiff_t)(n % P) * sn;
+}
+/* Key n's row of (b, h) in an fp32 K/V view (a->k, a->v) or a typed one (a->xk, a->xv;
+ * tile 0), through the block table where p is paged. */
+static inline const float *hr_kv_crow(const hr_problem *p, const hr_args *a, hr_cview v, int b, int h, int n)
+{
+    return v.p + hr_kv_page_row(p, a, v.sb, v.sh, v.sn, b, h, n);
+}
+static inline const void *hr_kv_xcrow(const hr_problem *p, const hr_args *a, hr_xcview v, int b, int h, int n)
+{
+    return (const char *)v.p + hr_kv_page_row(p, a, v.sb, v.sh, v.sn, b, h, n);
+}
+/* hr_xc_key_row for p's cache under a: key n's row through the block table where p is
+ * paged (a tile lies inside its page: P is a multiple of 16). */
+const void *hr_kv_key_row(const hr_problem *p, const hr_args *a, hr_xcview x, int v, int b, int h, int n, void *row);
 
 /* ---- tunables ------------------------------------------------------------------ */
 
@@ -262,6 +298,7 @@ enum {
     HR_CAP_WINDOW = 1u << 6,   /* handles a sliding window (hr_problem.window) */
     HR_CAP_SOFTCAP = 1u << 7,  /* handles soft-capped scores (softcap)        */
     HR_CAP_ALIBI = 1u << 8,    /* handles ALiBi biases (alibi)                */
+    HR_CAP_PAGED = 1u << 9,    /* reads a paged KV cache (page_size, block_table) */
 };
 
 /* How a kernel moves data, for the central byte counts (counts.c). */

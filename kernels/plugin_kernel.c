@@ -17,7 +17,7 @@ _Static_assert(SAME(HRP_CAP_CAUSAL, HR_CAP_CAUSAL) && SAME(HRP_CAP_GQA, HR_CAP_G
                    SAME(HRP_CAP_DECODE, HR_CAP_DECODE) && SAME(HRP_CAP_THREADED, HR_CAP_THREADED) &&
                    SAME(HRP_CAP_BLOCK_Q, HR_CAP_BLOCK_Q) && SAME(HRP_CAP_BLOCK_KV, HR_CAP_BLOCK_KV) &&
                    SAME(HRP_CAP_WINDOW, HR_CAP_WINDOW) && SAME(HRP_CAP_SOFTCAP, HR_CAP_SOFTCAP) &&
-                   SAME(HRP_CAP_ALIBI, HR_CAP_ALIBI),
+                   SAME(HRP_CAP_ALIBI, HR_CAP_ALIBI) && SAME(HRP_CAP_PAGED, HR_CAP_PAGED),
                "plugin ABI capabilities differ from HR_CAP_*");
 _Static_assert(SAME(HRP_TRAFFIC_SCORES, HR_TRAFFIC_SCORES) && SAME(HRP_TRAFFIC_KV_PER_HEAD, HR_TRAFFIC_KV_PER_HEAD) &&
                    SAME(HRP_TRAFFIC_KV_PER_GROUP, HR_TRAFFIC_KV_PER_GROUP),
@@ -70,7 +70,7 @@ static hrp_problem problem(const hr_problem *p)
 {
     return (hrp_problem){sizeof(hrp_problem), p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv,
                          p->d_head, p->causal, hr_problem_scale(p), p->dtype, p->kv_dtype,
-                         p->window, p->softcap, p->alibi};
+                         p->window, p->softcap, p->alibi, p->page_size};
 }
 
 static hrp_tune tune(const hr_tune *t) { return (hrp_tune){sizeof(hrp_tune), t->block_q, t->block_kv, t->threads}; }
@@ -99,6 +99,8 @@ static hrp_args args(const hr_args *a)
         xview(a->xk.p, a->xk.sb, a->xk.sh, a->xk.sn),
         xview(a->xv.p, a->xv.sb, a->xv.sh, a->xv.sn),
         xview(a->xo.p, a->xo.sb, a->xo.sh, a->xo.sn),
+        a->block_table,
+        a->table_stride,
     };
 }
 

@@ -104,6 +104,7 @@ const char *hr_kernel_why_not(const hr_kernel *k, const hr_problem *p)
     if (p->window > 0 && !(k->caps & HR_CAP_WINDOW)) return "no sliding window (--window; capability 'window')";
     if (p->softcap > 0 && !(k->caps & HR_CAP_SOFTCAP)) return "no soft-capped scores (--softcap; capability 'softcap')";
     if (p->alibi > 0 && !(k->caps & HR_CAP_ALIBI)) return "no ALiBi biases (--alibi; capability 'alibi')";
+    if (p->page_size > 0 && !(k->caps & HR_CAP_PAGED)) return "no paged KV cache (--page-size; capability 'paged')";
     unsigned dt = k->dtypes ? k->dtypes : 1u << HR_F32, kvt = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
     static _Thread_local char why[96];
     if (!(dt >> p->dtype & 1)) {

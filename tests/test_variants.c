@@ -146,7 +146,7 @@ HR_TEST(variants_keys_distinguish)
 HR_TEST(variants_sweep_axes)
 {
     hr_sweep_config c;
-    CHECK(hr_config_parse("[sweep]\nkernels = naive, flash\nseq = 64\ncausal = true, false\nwindow = 0, 7\n"
+    CHECK(hr_config_parse("[sweep]\nkernels = naive, blocked\nseq = 64\ncausal = true, false\nwindow = 0, 7\n"
                           "softcap = 0, 50\nalibi = 0, 8\n", "t.ini", &c) == HR_OK);
     CHECK(c.window.n == 2 && c.nsoftcap == 2 && c.nalibi == 2 && c.softcap[1] == 50 && c.alibi[1] == 8);
     CHECK(hr_config_points(&c) == 2 * 2 * 8);
@@ -163,8 +163,9 @@ HR_TEST(variants_sweep_axes)
         no_cap += strstr(pts[i].skip, "capability '") != NULL && !strstr(pts[i].skip, "causal");
         not_causal += strstr(pts[i].skip, "--window: a sliding window is causal") != NULL;
     }
-    /* naive: 8 causal variant sets + 4 full ones without a window; flash: the plain two, its
-     * other causal points (7) and full ones without a window (3) refused for a capability. */
+    /* naive: 8 causal variant sets + 4 full ones without a window; blocked (no variants): the
+     * plain two, its other causal points (7) and full ones without a window (3) refused for
+     * a capability. */
     CHECKF(measured == 12 + 2, "%d measured", measured);
     CHECKF(not_causal == 2 * 4, "%d refused as not causal", not_causal);
     CHECKF(no_cap == 10, "%d refused for a capability", no_cap);

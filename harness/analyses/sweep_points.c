@@ -251,7 +251,7 @@ int hr_sweep_expand(const hr_sweep_config *c, const char *filter, double max_mem
         }
         pt->prob = (hr_problem){c->batch.v[ib], heads, g, seq, seq_kv, d,
                                 causal, 0, c->dtype[it0], c->nkv_dtype ? c->kv_dtype[it1] : c->dtype[it0],
-                                c->window.v[iw], (float)c->softcap[ic2], (float)c->alibi[ia]};
+                                c->window.v[iw], (float)c->softcap[ic2], (float)c->alibi[ia], 0};
         pt->layout = c->layout[il];
         pt->tune = (hr_tune){(k->caps & HR_CAP_BLOCK_Q) ? c->block_q.v[iq] : 0,
                              (k->caps & HR_CAP_BLOCK_KV) ? c->block_kv.v[ik] : 0, c->threads.v[it]};

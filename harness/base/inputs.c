@@ -45,8 +45,10 @@ double hr_rng_normal(hr_rng *r)
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uint64_t seed,
-             int stream)
+/* hr_fill into the rows of a K/V view of p's cache under a (through its block table where p
+ * is paged; pp NULL: v's own rows), in the same logical order, so paging moves no value. */
+static void fill_rows(hr_view v, const hr_problem *pp, const hr_args *a, int batch, int heads, int rows, int d,
+                      hr_dist dist, uint64_t seed, int stream)
 {
     hr_rng r;
     hr_rng_seed(&r, seed * 0x100000001b3ull + (uint64_t)stream * 0x9e3779b97f4a7c15ull + 1);
@@ -55,13 +57,19 @@ void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uin
     for (int b = 0; b < batch; b++)
         for (int h = 0; h < heads; h++)
             for (int n = 0; n < rows; n++) {
-                float *row = hr_row(v, b, h, n);
+                float *row = pp ? v.p + hr_kv_page_row(pp, a, v.sb, v.sh, v.sn, b, h, n) : hr_row(v, b, h, n);
                 for (int c = 0; c < d; c++) {
                     double x = dist == HR_DIST_UNIFORM ? 2.0 * hr_rng_uniform(&r) - 1.0
                                                        : hr_rng_normal(&r);
                     row[c] = (float)(amp * x);
                 }
             }
+}
+
+void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uint64_t seed,
+             int stream)
+{
+    fill_rows(v, NULL, NULL, batch, heads, rows, d, dist, seed, stream);
 }
 
 void *hr_alloc(size_t bytes)
@@ -82,6 +90,14 @@ void *hr_alloc(size_t bytes)
     return aligned_alloc(64, n ? n : 64);
 }
 
+/* Rows of the K (and of the V) cache per KV head: B Nkv, or paged the pool's B ceil(Nkv / P)
+ * blocks of P keys (each sequence's last block part empty). */
+static size_t kv_rows(const hr_problem *p)
+{
+    if (p->page_size <= 0) return (size_t)p->batch * p->seq_kv;
+    return (size_t)p->batch * (size_t)((p->seq_kv + p->page_size - 1) / p->page_size) * p->page_size;
+}
+
 /* Typed bytes of Q and O (each) and of K and V (each); 0 for f32 tensors. */
 static size_t typed_q_bytes(const hr_problem *p)
 {
@@ -92,7 +108,7 @@ static size_t typed_q_bytes(const hr_problem *p)
 static size_t typed_kv_bytes(const hr_problem *p)
 {
     if (p->kv_dtype == HR_F32) return 0;
-    return (size_t)p->batch * p->kv_heads * p->seq_kv * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
+    return kv_rows(p) * p->kv_heads * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
 }
 
 /* Bytes of the K (and of the V) cache in tiles of HR_KV_TILE keys (q8_0, q4_0), each
@@ -100,13 +116,15 @@ static size_t typed_kv_bytes(const hr_problem *p)
 static size_t tiled_kv_bytes(const hr_problem *p)
 {
     if (!hr_kv_tiles(p->kv_dtype)) return 0;
+    if (p->page_size > 0) return kv_rows(p) * p->kv_heads * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
     return (size_t)p->batch * p->kv_heads * (size_t)hr_kv_tile_keys(p->seq_kv) * hr_dtype_row_bytes(p->kv_dtype, p->d_head);
 }
 
 double hr_tensors_bytes(const hr_problem *p)
 {
-    return 4.0 * p->d_head * ((double)p->batch * p->heads * p->seq_q * 2 +
-                              (double)p->batch * p->kv_heads * p->seq_kv * 2) +
+    const double table = p->page_size > 0 ? 4.0 * (double)kv_rows(p) / p->page_size : 0;
+    return table + 4.0 * p->d_head * ((double)p->batch * p->heads * p->seq_q * 2 +
+                                      (double)kv_rows(p) * p->kv_heads * 2) +
            2.0 * (double)typed_q_bytes(p) + 2.0 * (double)typed_kv_bytes(p) + 2.0 * (double)tiled_kv_bytes(p);
 }
 
@@ -136,13 +154,18 @@ static int tiled_setup(hr_tensors *t, const hr_problem *p)
     const int B = p->batch, G = p->kv_heads, d = p->d_head, L = p->seq_kv;
     const int keys = (int)hr_kv_tile_keys(L);
     const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
+    /* paged: the pool's blocks again, each P keys of every head, whole tiles (16 | P) */
+    const int P = p->page_size, nblk = P > 0 ? (int)(kv_rows(p) / (size_t)P) : 0;
     for (int v = 0; v < 2; v++) {
-        hr_xview x = hr_xview_dense(tkv[v], HR_LAYOUT_BHND, B, G, keys, rb);
+        hr_xview x = P > 0 ? hr_xview_dense(tkv[v], HR_LAYOUT_BHND, nblk, G, P, rb)
+                           : hr_xview_dense(tkv[v], HR_LAYOUT_BHND, B, G, keys, rb);
         const hr_xcview rows = v ? t->args.xv : t->args.xk;
         for (int b = 0; b < B; b++)
             for (int h = 0; h < G; h++)
                 for (int n = 0; n < L; n++)
-                    hr_kv_tile_put(p->kv_dtype, v, hr_xcrow(rows, b, h, n), hr_xrow(x, b, h, n - n % HR_KV_TILE), n % HR_KV_TILE, d);
+                    hr_kv_tile_put(p->kv_dtype, v, hr_kv_xcrow(p, &t->args, rows, b, h, n),
+                                   (char *)x.p + hr_kv_page_row(p, &t->args, x.sb, x.sh, x.sn, b, h, n - n % HR_KV_TILE),
+                                   n % HR_KV_TILE, d);
         (v ? &t->xvt : &t->xkt)[0] = (hr_xcview){x.p, x.sb, x.sh, x.sn, HR_KV_TILE};
     }
     return HR_OK;
@@ -170,35 +193,77 @@ static void store_load(hr_view f, hr_xview x, hr_dtype t, int batch, int heads, 
             }
 }
 
+/* store_load for the K or V cache of p under a: through the block table where p is paged. */
+static void store_load_kv(const hr_problem *p, const hr_args *a, hr_view f, hr_xview x)
+{
+    if (p->page_size <= 0) {
+        store_load(f, x, p->kv_dtype, p->batch, p->kv_heads, p->seq_kv, p->d_head);
+        return;
+    }
+    for (int b = 0; b < p->batch; b++)
+        for (int h = 0; h < p->kv_heads; h++)
+            for (int n = 0; n < p->seq_kv; n++) {
+                float *fr = f.p + hr_kv_page_row(p, a, f.sb, f.sh, f.sn, b, h, n);
+                char *xr = (char *)x.p + hr_kv_page_row(p, a, x.sb, x.sh, x.sn, b, h, n);
+                hr_dtype_store_row(p->kv_dtype, fr, xr, p->d_head);
+                hr_dtype_load_row(p->kv_dtype, xr, fr, p->d_head);
+            }
+}
+
 /* The typed tensors, each a buffer of its own: stores the fp32 inputs into them and sets
  * the args. HR_EUSAGE when one cannot be allocated. */
 static int typed_setup(hr_tensors *t, const hr_problem *p, hr_layout layout)
 {
-    const int B = p->batch, H = p->heads, G = p->kv_heads, d = p->d_head;
+    const int B = p->batch, H = p->heads, G = p->kv_heads;
     const size_t nq = typed_q_bytes(p), nk = typed_kv_bytes(p), set = 2 * nq + 2 * nk;
     if (p->dtype != HR_F32) {
-        const size_t rb = hr_dtype_row_bytes(p->dtype, d);
+        const size_t rb = hr_dtype_row_bytes(p->dtype, p->d_head);
         char *q = part(t, nq, set, "Q", true), *o = part(t, nq, set, "O", false);
         if (!q || !o) return HR_EUSAGE;
         t->xmem = q;
         hr_xview xq = hr_xview_dense(q, layout, B, H, p->seq_q, rb);
         t->args.xo = hr_xview_dense(o, layout, B, H, p->seq_q, rb);
         t->args.xq = hr_xcv(xq);
-        store_load(t->q, xq, p->dtype, B, H, p->seq_q, d);
+        store_load(t->q, xq, p->dtype, B, H, p->seq_q, p->d_head);
         memset(o, 0, nq);
     }
     if (p->kv_dtype != HR_F32) {
-        const size_t rb = hr_dtype_row_bytes(p->kv_dtype, d);
+        const size_t rb = hr_dtype_row_bytes(p->kv_dtype, p->d_head);
         char *k = part(t, nk, set, "K", true), *v = part(t, nk, set, "V", true);
         if (!k || !v) return HR_EUSAGE;
         if (!t->xmem) t->xmem = k;
-        hr_xview xk = hr_xview_dense(k, layout, B, G, p->seq_kv, rb);
-        hr_xview xv = hr_xview_dense(v, layout, B, G, p->seq_kv, rb);
+        /* paged: the pool of blocks (kv_blocks), in the layout inside each block */
+        const int nb = p->page_size > 0 ? (int)(kv_rows(p) / (size_t)p->page_size) : B;
+        const int rows = p->page_size > 0 ? p->page_size : p->seq_kv;
+        memset(k, 0, nk);
+        memset(v, 0, nk);
+        hr_xview xk = hr_xview_dense(k, layout, nb, G, rows, rb);
+        hr_xview xv = hr_xview_dense(v, layout, nb, G, rows, rb);
         t->args.xk = hr_xcv(xk);
         t->args.xv = hr_xcv(xv);
-        store_load(t->k, xk, p->kv_dtype, B, G, p->seq_kv, d);
-        store_load(t->v, xv, p->kv_dtype, B, G, p->seq_kv, d);
+        store_load_kv(p, &t->args, t->k, xk);
+        store_load_kv(p, &t->args, t->v, xv);
     }
+    return HR_OK;
+}
+
+/* A paged cache's block table: the nblk blocks of the pool in an order shuffled by the seed
+ * (Fisher-Yates), so consecutive pages of a sequence lie apart as a serving engine's
+ * allocator leaves them; sequence b's pages are entries [b stride, (b + 1) stride). */
+static int page_table(hr_tensors *t, const hr_problem *p, int nblk, uint64_t seed)
+{
+    int32_t *tab = part(t, (size_t)nblk * sizeof(int32_t), (size_t)nblk * sizeof(int32_t), "block table", true);
+    if (!tab) return HR_EUSAGE;
+    hr_rng r;
+    hr_rng_seed(&r, seed * 0x100000001b3ull + 0x5ca1ab1eull);
+    for (int i = 0; i < nblk; i++) tab[i] = i;
+    for (int i = nblk - 1; i > 0; i--) {
+        const int j = (int)(hr_rng_next(&r) % (uint64_t)(i + 1)), x = tab[i];
+        tab[i] = tab[j];
+        tab[j] = x;
+    }
+    t->args.block_table = tab;
+    t->args.table_stride = (p->seq_kv + p->page_size - 1) / p->page_size;
     return HR_OK;
 }
 
@@ -207,7 +272,7 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
 {
     memset(t, 0, sizeof *t);
     size_t nq = (size_t)p->batch * p->heads * p->seq_q * p->d_head;
-    size_t nk = (size_t)p->batch * p->kv_heads * p->seq_kv * p->d_head;
+    size_t nk = kv_rows(p) * p->kv_heads * p->d_head;
     t->bytes = (size_t)hr_tensors_bytes(p);
     const size_t set = (2 * nq + 2 * nk) * sizeof(float); /* one allocation before the guards */
     float *q = part(t, nq * sizeof(float), set, "Q", true), *k = part(t, nk * sizeof(float), set, "K", true),
@@ -218,15 +283,24 @@ int hr_tensors_alloc(hr_tensors *t, const hr_problem *p, hr_layout layout, hr_di
         return hr_fail("cannot allocate %.1f MiB for Q, K, V and O", t->bytes / 1048576.0);
     }
     t->q = hr_view_dense(q, layout, p->batch, p->heads, p->seq_q, p->d_head);
-    t->k = hr_view_dense(k, layout, p->batch, p->kv_heads, p->seq_kv, p->d_head);
-    t->v = hr_view_dense(v, layout, p->batch, p->kv_heads, p->seq_kv, p->d_head);
+    const int P = p->page_size, nblk = P > 0 ? (int)(kv_rows(p) / (size_t)P) : p->batch;
+    t->k = hr_view_dense(k, layout, nblk, p->kv_heads, P > 0 ? P : p->seq_kv, p->d_head);
+    t->v = hr_view_dense(v, layout, nblk, p->kv_heads, P > 0 ? P : p->seq_kv, p->d_head);
+    if (P > 0 && page_table(t, p, nblk, seed)) {
+        hr_tensors_free(t);
+        return hr_fail("cannot allocate the block table of %d blocks", nblk);
+    }
     t->args.o = hr_view_dense(o, layout, p->batch, p->heads, p->seq_q, p->d_head);
     t->args.q = hr_cv(t->q);
     t->args.k = hr_cv(t->k);
     t->args.v = hr_cv(t->v);
     hr_fill(t->q, p->batch, p->heads, p->seq_q, p->d_head, dist, seed, 0);
-    hr_fill(t->k, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 1);
-    hr_fill(t->v, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 2);
+    if (P > 0) { /* the rows past each sequence's last key stay 0 */
+        memset(k, 0, nk * sizeof(float));
+        memset(v, 0, nk * sizeof(float));
+    }
+    fill_rows(t->k, p, &t->args, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 1);
+    fill_rows(t->v, p, &t->args, p->batch, p->kv_heads, p->seq_kv, p->d_head, dist, seed, 2);
     memset(o, 0, nq * sizeof(float));
     if (typed_setup(t, p, layout)) {
         hr_tensors_free(t);

@@ -27,8 +27,11 @@ void hr_fill(hr_view v, int batch, int heads, int rows, int d, hr_dist dist, uin
  * end touches a guard page, so a kernel's access past it is reported by name), in the
  * chosen layout, and, for a problem of reduced element types, the typed tensors: Q and O
  * in p->dtype (args.xq, args.xo) when it is not f32, K and V in p->kv_dtype (args.xk,
- * args.xv) when that is not f32, each row hr_dtype_row_bytes long in the same layout. */
-#define HR_TENSOR_BUFS 10
+ * args.xv) when that is not f32, each row hr_dtype_row_bytes long in the same layout.
+ * A paged problem (page_size P): K and V, in every form, are pools of B ceil(Nkv / P)
+ * blocks of P keys of every KV head, found through args.block_table (shuffled by the
+ * seed; hr_kv_page_row), the rows past each sequence's last key 0. */
+#define HR_TENSOR_BUFS 11
 typedef struct {
     float *mem;      /* fp32 Q, the first buffer: non-NULL while allocated */
     void *xmem;      /* the first typed tensor, NULL when p is all f32     */

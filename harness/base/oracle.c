@@ -126,7 +126,7 @@ static double query_term(const hr_problem *p, const hr_args *a, int b, int h, in
         }
     }
     for (int j = beg; j < end; j++) {
-        const float *k = hr_crow(a->k, b, g, j);
+        const float *k = hr_kv_crow(p, a, a->k, b, g, j);
         double acc = 0;
         for (int c = 0; c < d; c++) acc += qt[c] * k[c];
         st[j] = hr_oracle_logit(p, slope, i, j, acc);
@@ -135,7 +135,7 @@ static double query_term(const hr_problem *p, const hr_args *a, int b, int h, in
     for (int c = 0; c < d; c++) ot[c] = 0;
     for (int j = beg; j < end; j++) {
         const double w = exp(st[j] - mt);
-        const float *v = hr_crow(a->v, b, g, j);
+        const float *v = hr_kv_crow(p, a, a->v, b, g, j);
         sumt += w;
         for (int c = 0; c < d; c++) ot[c] += w * v[c];
     }
@@ -164,7 +164,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
         for (int j = 0; j < p->seq_kv && half > 254; j++)
             for (int blk = 0; blk < nb; blk++) {
                 uint16_t h;
-                memcpy(&h, (const unsigned char *)hr_xc_key_row(a->xv, 1, p->kv_dtype, d, b, g, j, rowb) + (size_t)blk * bb, 2);
+                memcpy(&h, (const unsigned char *)hr_kv_key_row(p, a, a->xv, 1, b, g, j, rowb) + (size_t)blk * bb, 2);
                 if (h & 0x8000) half = 254;
             }
     }
@@ -178,7 +178,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
     for (int blk = 0; blk < nb; blk++) {
         for (int j = 0; j < end; j++) {
             uint16_t h;
-            memcpy(&h, (const unsigned char *)hr_xc_key_row(a->xv, 1, p->kv_dtype, d, b, g, j, rowb) + (size_t)blk * bb, 2);
+            memcpy(&h, (const unsigned char *)hr_kv_key_row(p, a, a->xv, 1, b, g, j, rowb) + (size_t)blk * bb, 2);
             dv[j] = fabs((double)hr_f16_to_f32(h));
             x[j] = exp(s[j] - m) / sum * dv[j];
         }
@@ -186,7 +186,7 @@ static double pv8_term(const hr_problem *p, const hr_args *a, int b, int g, cons
             if (dv[j] == 0) continue;
             double w = 0;
             for (int i = j - grp + 1 > 0 ? j - grp + 1 : 0; i < end && i < j + grp; i++) w = x[i] > w ? x[i] : w;
-            const float *v = hr_crow(a->v, b, g, j);
+            const float *v = hr_kv_crow(p, a, a->v, b, g, j);
             /* |x| < c/2 rounds to 0: off by |x|; the window's max is its group's, w = 127 (255) */
             const double e = x[j] >= w ? 0 : w / half < x[j] ? w / half : x[j];
             for (int c = blk * HR_QBLOCK; c < (blk + 1) * HR_QBLOCK; c++) t[c] += e * fabs((double)v[c]) / dv[j];
@@ -210,7 +210,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
     double *pva = pv_abs ? calloc((size_t)d, sizeof(double)) : NULL;
     for (int j = 0; j < beg; j++) s[j] = -INFINITY; /* outside the window: weight 0 */
     for (int j = beg; j < end; j++) {
-        const float *k = hr_crow(a->k, b, g, j);
+        const float *k = hr_kv_crow(p, a, a->k, b, g, j);
         double acc = 0, aabs = 0;
         for (int c = 0; c < d; c++) {
             acc += (double)q[c] * k[c];
@@ -227,7 +227,7 @@ static void oracle_row(const hr_problem *p, const hr_args *a, int b, int h, int 
     for (int j = beg; j < end; j++) {
         double w = exp(s[j] - m);
         sum += w;
-        const float *v = hr_crow(a->v, b, g, j);
+        const float *v = hr_kv_crow(p, a, a->v, b, g, j);
         for (int c = 0; c < d; c++) out[c] += w * v[c];
         if (pva)
             for (int c = 0; c < d; c++) pva[c] += w * fabs((double)v[c]);
@@ -273,13 +273,13 @@ double hr_tol_pv(const hr_problem *p)
 }
 
 /* Counts NaN/inf in a [B][H][N][d] view and returns max |x|. */
-static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite)
+static double scan(hr_cview v, int B, int H, int N, int d, long *nonfinite, const hr_problem *kp, const hr_args *a)
 {
     double mx = 0;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
             for (int n = 0; n < N; n++) {
-                const float *r = hr_crow(v, b, h, n);
+                const float *r = kp ? hr_kv_crow(kp, a, v, b, h, n) : hr_crow(v, b, h, n); /* kp: p's K/V */
                 for (int c = 0; c < d; c++) {
                     if (!isfinite(r[c])) (*nonfinite)++;
                     else if (fabsf(r[c]) > mx) mx = fabsf(r[c]);
@@ -312,10 +312,10 @@ hr_check hr_oracle_check_q(const hr_problem *p, const hr_args *a, double max_wor
     const int B = p->batch, H = p->heads, G = p->kv_heads, Nq = p->seq_q, Nk = p->seq_kv;
     const int d = p->d_head;
     if (max_work <= 0) max_work = 2e8;
-    scan(a->q, B, H, Nq, d, &c.input_nonfinite);
-    scan(a->k, B, G, Nk, d, &c.input_nonfinite);
-    double vmax = scan(a->v, B, G, Nk, d, &c.input_nonfinite);
-    scan(hr_cv(a->o), B, H, Nq, d, &c.nonfinite);
+    scan(a->q, B, H, Nq, d, &c.input_nonfinite, NULL, a);
+    scan(a->k, B, G, Nk, d, &c.input_nonfinite, p, a);
+    double vmax = scan(a->v, B, G, Nk, d, &c.input_nonfinite, p, a);
+    scan(hr_cv(a->o), B, H, Nq, d, &c.nonfinite, NULL, a);
 
     /* Check every row while the work is small, else every stride-th row plus the first
      * and last row of every head (the causal edge cases live there). */

@@ -270,6 +270,7 @@ void hr_variant_flags_init(hr_variant_flags *f)
         {"--window", HR_OPT_INT, &f->window, 1, HR_MAX_SEQ, NULL, "W", "sliding window: a causal row sees its last W keys"},
         {"--softcap", HR_OPT_DOUBLE, &f->softcap, 1e-6, 1e6, NULL, "C", "soft cap: scores become C tanh(s / C)"},
         {"--alibi", HR_OPT_DOUBLE, &f->alibi, 1e-6, 1e3, NULL, "B", "ALiBi biases of max bias B (8: the paper's slopes)"},
+        {"--page-size", HR_OPT_INT, &f->page_size, 1, HR_MAX_SEQ, NULL, "P", "paged KV cache: P keys a block (a power of two >= 16), blocks shuffled"},
         {NULL},
     };
     _Static_assert(sizeof o <= sizeof f->opts, "hr_variant_flags.opts too small");
@@ -281,6 +282,7 @@ void hr_variant_flags_apply(const hr_variant_flags *f, hr_problem *p)
     p->window = f->window;
     p->softcap = (float)f->softcap;
     p->alibi = (float)f->alibi;
+    p->page_size = f->page_size;
 }
 
 /* --dtype takes the float types, the first three of hr_dtype_names (the same indices). */
@@ -324,7 +326,7 @@ hr_problem hr_shape_flags_problem(const hr_shape_flags *f)
 {
     hr_problem p = {f->batch,  f->heads,  f->kv_heads ? f->kv_heads : f->heads,
                     f->seq,    f->seq_kv ? f->seq_kv : f->seq,
-                    f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32, 0, 0, 0};
+                    f->d_head, f->causal, (float)f->scale, HR_F32, HR_F32, 0, 0, 0, 0};
     hr_dtype_flags_apply(&f->types, &p);
     hr_variant_flags_apply(&f->variants, &p);
     return p;

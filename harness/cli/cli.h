@@ -99,15 +99,17 @@ void hr_dtype_flags_init(hr_dtype_flags *f, const char *dtype_help, const char *
 void hr_dtype_flags_apply(const hr_dtype_flags *f, hr_problem *p);
 
 /* The variants (headroom.h): --window W (keys a causal row sees), --softcap C (scores
- * become C tanh(s / C)), --alibi B (ALiBi biases of max bias B; 8 is the paper's). 0
+ * become C tanh(s / C)), --alibi B (ALiBi biases of max bias B; 8 is the paper's),
+ * --page-size P (a paged KV cache, P keys a block; hr_problem_validate's rule). 0
  * while unset; a given value must be >= 1 keys (window) or > 0. */
 typedef struct {
     int window;
     double softcap, alibi;
-    hr_opt opts[4];
+    int page_size; /* --page-size P: a paged KV cache (hr_problem.page_size) */
+    hr_opt opts[5];
 } hr_variant_flags;
 void hr_variant_flags_init(hr_variant_flags *f);
-/* Sets p->window, softcap and alibi from the flags. */
+/* Sets p->window, softcap, alibi and page_size from the flags. */
 void hr_variant_flags_apply(const hr_variant_flags *f, hr_problem *p);
 
 /* The shape flags every command that takes one shape shares (run, tune): --batch

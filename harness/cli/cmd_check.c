@@ -260,7 +260,7 @@ int cmd_check(int argc, char **argv)
         const char *flag = types.dtype >= 0 ? "--dtype" : "--kv-dtype";
         if (only) {
             /* hr_kernel_why_not's type reason, on a shape valid for every type. */
-            p = (hr_problem){1, 1, 1, 1, 1, 64, false, 0, p.dtype, p.kv_dtype, 0, 0, 0};
+            p = (hr_problem){1, 1, 1, 1, 1, 64, false, 0, p.dtype, p.kv_dtype, 0, 0, 0, 0};
             const char *why = hr_kernel_why_not(only, &p);
             fprintf(stderr, "headroom check: %s: kernel %s cannot run %s: %s\n", flag, only->name, tn + 1,
                     why ? why : "not declared");

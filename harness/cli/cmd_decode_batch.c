@@ -65,7 +65,7 @@ int cmd_decode_batch(int argc, char **argv)
         fprintf(stderr, "headroom decode-batch: %s\n", err);
         return 2;
     }
-    hr_problem base = {1, heads, kv_heads, 1, 1, d, true, 0, HR_F32, HR_F32, 0, 0, 0};
+    hr_problem base = {1, heads, kv_heads, 1, 1, d, true, 0, HR_F32, HR_F32, 0, 0, 0, 0};
     hr_dtype_flags_apply(&df, &base);
     double need = 0;
     for (int i = 0; i < r.n; i++) {

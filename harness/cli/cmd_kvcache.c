@@ -212,10 +212,118 @@ static int print_json(const hr_model *const *ms, int nm, const long *ctx, int nc
     return HR_OK;
 }
 
+/* ---- the paged model (--page-size): allocated against used bytes of a mixed batch ---- */
+
+#define MAX_PAGES 16
+
+/* Parses --page-size's comma list: each a power of two in [HR_PAGE_MIN, HR_PAGE_MAX]. */
+static int parse_pages(const char *s, int *out, int *n)
+{
+    *n = 0;
+    for (const char *p = s; *p;) {
+        char *end;
+        errno = 0;
+        const long v = strtol(p, &end, 10);
+        if (end == p || errno || (*end && *end != ',') || (*end == ',' && !end[1]) || *n >= MAX_PAGES)
+            return hr_fail("--page-size: expected a list of up to %d page sizes like 16,64,256, got '%s'", MAX_PAGES, s);
+        if (v < HR_PAGE_MIN || v > HR_PAGE_MAX || (v & (v - 1)))
+            return hr_fail("--page-size: must be a power of two in [%d, %d] keys, got %ld", HR_PAGE_MIN, HR_PAGE_MAX, v);
+        out[(*n)++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return *n ? HR_OK : hr_fail("--page-size: expected a list of page sizes like 16,64,256, got ''");
+}
+
+/* One line of the model: page 0 is the contiguous cache (every sequence at the longest). */
+typedef struct {
+    int page;
+    double blocks, used, alloc; /* blocks (paged), tokens used and allocated per head */
+} paged_row;
+
+static paged_row paged_of(const long *len, int n, int page)
+{
+    paged_row r = {page, page > 0 ? hr_kv_alloc_tokens(len, n, page) / page : 0, 0, hr_kv_alloc_tokens(len, n, page)};
+    for (int i = 0; i < n; i++) r.used += (double)len[i];
+    return r;
+}
+
+/* The batch: every --context length --batch times. */
+static long *batch_lengths(const long *ctx, int nc, int batch, int *n)
+{
+    long *len = malloc(sizeof(long) * (size_t)nc * (size_t)batch);
+    *n = 0;
+    if (len)
+        for (int i = 0; i < nc; i++)
+            for (int b = 0; b < batch; b++) len[(*n)++] = ctx[i];
+    return len;
+}
+
+static int print_paged(const hr_model *const *ms, int nm, const long *ctx, int nc, int batch, const int *pages,
+                       int np, hr_dtype t, hr_format format)
+{
+    int n;
+    long *len = batch_lengths(ctx, nc, batch, &n);
+    if (!len) return hr_fail("out of memory");
+    cJSON *root = format == HR_FMT_JSON ? cJSON_CreateObject() : NULL, *jm = root ? cJSON_AddArrayToObject(root, "models") : NULL;
+    if (format == HR_FMT_CSV)
+        printf("model,kv_dtype,sequences,page_size,blocks,used_tokens,allocated_tokens,used_bytes,allocated_bytes,"
+               "waste_bytes,waste_fraction\n");
+    for (int i = 0; i < nm; i++) {
+        const hr_model *m = ms[i];
+        const double tok = hr_kv_bytes_of(m->layers, 1, m->kv_heads, m->d_head, 1, t); /* bytes a token, all layers */
+        if (tok < 0) continue; /* t cannot store d_head: no bytes to show */
+        if (format == HR_FMT_TABLE)
+            printf("%s%s: %d layers, Hkv %d, d_head %d, %s; a batch of %d sequences, %.0f tokens\n"
+                   "page       blocks      used     allocated       waste  waste%%\n",
+                   i ? "\n" : "", m->name, m->layers, m->kv_heads, m->d_head, hr_dtype_names[t], n,
+                   paged_of(len, n, 0).used);
+        cJSON *mo = jm ? cJSON_CreateObject() : NULL, *rows = NULL;
+        if (mo) {
+            cJSON_AddItemToArray(jm, mo);
+            cJSON_AddStringToObject(mo, "model", m->name);
+            cJSON_AddStringToObject(mo, "kv_dtype", hr_dtype_names[t]);
+            cJSON_AddNumberToObject(mo, "sequences", n);
+            rows = cJSON_AddArrayToObject(mo, "pages");
+        }
+        for (int k = -1; k < np; k++) {
+            const paged_row r = paged_of(len, n, k < 0 ? 0 : pages[k]);
+            const double ub = r.used * tok, ab = r.alloc * tok, frac = ab > 0 ? (ab - ub) / ab : 0;
+            if (format == HR_FMT_TABLE) {
+                char u[24], a[24], w[24], pg[16] = "contig", bl[24] = "-";
+                human(ub, u, sizeof u), human(ab, a, sizeof a), human(ab - ub, w, sizeof w);
+                if (r.page) snprintf(pg, sizeof pg, "%d", r.page), snprintf(bl, sizeof bl, "%.0f", r.blocks);
+                printf("%-6s %10s %10s %13s %11s %6.2f%%\n", pg, bl, u, a, w, 100 * frac);
+            } else if (format == HR_FMT_CSV) {
+                printf("%s,%s,%d,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6f\n", m->name, hr_dtype_names[t], n, r.page,
+                       r.blocks, r.used, r.alloc, ub, ab, ab - ub, frac);
+            } else if (rows) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddItemToArray(rows, o);
+                cJSON_AddNumberToObject(o, "page_size", r.page);
+                cJSON_AddNumberToObject(o, "blocks", r.blocks);
+                cJSON_AddNumberToObject(o, "used_bytes", ub);
+                cJSON_AddNumberToObject(o, "allocated_bytes", ab);
+                cJSON_AddNumberToObject(o, "waste_fraction", frac);
+            }
+        }
+    }
+    if (format == HR_FMT_TABLE)
+        printf("\ncontig: each sequence at the batch's longest; a page of P tokens wastes at most P - 1 a sequence\n");
+    free(len);
+    if (!root) return HR_OK;
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return hr_fail("out of memory writing JSON");
+    printf("%s\n", text);
+    free(text);
+    return HR_OK;
+}
+
 int cmd_kvcache(int argc, char **argv)
 {
     const char *model = "all", *models_flag = NULL, *context = "1K,2K,4K,8K,16K,32K,64K,128K";
-    int batch = 1;
+    const char *page_list = NULL;
+    int batch = 1, kv_dtype = HR_F16;
     hr_format format = HR_FMT_TABLE;
     const hr_opt opts[] = {
         {"--model", HR_OPT_STR, &model, 0, 0, NULL, "NAME|all", "a preset from the models file (all)"},
@@ -224,15 +332,21 @@ int cmd_kvcache(int argc, char **argv)
         {"--batch", HR_OPT_INT, &batch, 1, HR_MAX_BATCH, NULL, "B", "sequences in the batch (1)"},
         {"--models", HR_OPT_STR, &models_flag, 0, 0, NULL, "FILE",
          "model presets (configs/model-presets.ini)"},
+        {"--page-size", HR_OPT_STR, &page_list, 0, 0, NULL, "LIST",
+         "paged model: --context lists the batch's sequence lengths; allocated against used bytes per page size"},
+        {"--kv-dtype", HR_OPT_ENUM, &kv_dtype, 0, 0, hr_dtype_names, NULL, "the paged model's stored type (f16)"},
         HR_FORMAT_OPT(&format, formats),
         {NULL},
     };
-    const char *syn = "kvcache [--model NAME|all] [--context LIST] [--batch B] [--format table|csv|json]";
+    const char *syn = "kvcache [--model NAME|all] [--context LIST] [--batch B] [--page-size LIST [--kv-dtype T]] "
+                      "[--format table|csv|json]";
     int st = hr_parse(argc, argv, opts, syn, NULL, 0, NULL);
     if (st) goto err; /* -1 after --help: hr_cmd_status returns HR_OK */
     long ctx[MAX_CONTEXTS];
     int nc = 0;
     if ((st = parse_contexts(context, ctx, MAX_CONTEXTS, &nc))) goto err;
+    int pages[MAX_PAGES], np = 0;
+    if (page_list && (st = parse_pages(page_list, pages, &np))) goto err;
     hr_models ms;
     if ((st = hr_models_open(models_flag, &ms))) goto err;
     const hr_model **sel = malloc((size_t)ms.n * sizeof *sel);
@@ -252,7 +366,8 @@ int cmd_kvcache(int argc, char **argv)
         st = hr_fail("--model: unknown model '%s' (known: %s, all)", model, names);
     }
     if (!st) {
-        if (format == HR_FMT_TABLE) print_table(sel, nm, ctx, nc, batch);
+        if (np) st = print_paged(sel, nm, ctx, nc, batch, pages, np, (hr_dtype)kv_dtype, format);
+        else if (format == HR_FMT_TABLE) print_table(sel, nm, ctx, nc, batch);
         else if (format == HR_FMT_CSV) print_csv(sel, nm, ctx, nc, batch);
         else st = print_json(sel, nm, ctx, nc, batch);
     }

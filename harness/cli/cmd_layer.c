@@ -267,7 +267,7 @@ int cmd_layer(int argc, char **argv)
     /* Wisdom fills the core's parameters no flag set, looked up for the core's shape. */
     const char *src;
     const hr_problem p = {batch, heads, s.kv_heads, seq, seq, d, causal, 0, s.dtype, s.kv_dtype,
-                          s.window, s.softcap, s.alibi};
+                          s.window, s.softcap, s.alibi, 0};
     if ((st = hr_wisdom_apply(wf.path, wf.off, k, &p, &s.tune, &src))) goto err;
     hr_layer_result r;
     st = hr_layer_bench(&s, &r);

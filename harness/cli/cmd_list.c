@@ -20,7 +20,7 @@ static const struct {
             {HR_CAP_DECODE, "decode"},     {HR_CAP_THREADED, "threaded"},
             {HR_CAP_BLOCK_Q, "block_q"},   {HR_CAP_BLOCK_KV, "block_kv"},
             {HR_CAP_WINDOW, "window"},     {HR_CAP_SOFTCAP, "softcap"},
-            {HR_CAP_ALIBI, "alibi"}};
+            {HR_CAP_ALIBI, "alibi"},       {HR_CAP_PAGED, "paged"}};
 #define NCAPS (sizeof caps / sizeof caps[0])
 
 /* The types a kernel accepts as "f32,bf16" (dtypes) and its kv_dtypes. */
@@ -43,7 +43,7 @@ static void each_type(const hr_kernel *k, void (*f)(void *, const hr_problem *, 
     for (int dt = 0; dt < HR_NDTYPES; dt++)
         for (int kt = 0; kt < HR_NDTYPES; kt++) {
             if (!(dts >> dt & 1) || !(kvs >> kt & 1)) continue;
-            hr_problem p = {1, 8, 8, 512, 512, 128, false, 0, (hr_dtype)dt, (hr_dtype)kt, 0, 0, 0};
+            hr_problem p = {1, 8, 8, 512, 512, 128, false, 0, (hr_dtype)dt, (hr_dtype)kt, 0, 0, 0, 0};
             char name[32];
             if (dt == HR_F32 && kt == HR_F32) snprintf(name, sizeof name, "f32");
             else if (dt == kt) snprintf(name, sizeof name, "%s", hr_dtype_names[dt]);
@@ -131,7 +131,7 @@ int cmd_list(int argc, char **argv)
         types_str(k->dtypes, dts, sizeof dts);
         types_str(k->kv_dtypes, kvs, sizeof kvs);
         if (!k->dtypes && !k->kv_dtypes) { /* f32 only: one line */
-            const hr_problem p = {1, 8, 8, 512, 512, 128, false, 0, HR_F32, HR_F32, 0, 0, 0};
+            const hr_problem p = {1, 8, 8, 512, 512, 128, false, 0, HR_F32, HR_F32, 0, 0, 0, 0};
             printf("%-8s   types f32, path %s\n", "", hr_kernel_path(k, &p));
             continue;
         }

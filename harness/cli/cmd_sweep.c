@@ -124,7 +124,7 @@ int cmd_sweep(int argc, char **argv)
     cfg.wisdom = !wf.off;
     cfg.wisdom_path = wf.path;
     if (!st && cfg.wisdom) { /* a corrupt wisdom file is bad input, found before anything runs */
-        const hr_problem p = {1, 1, 1, 1, 1, 1, false, 0, HR_F32, HR_F32, 0, 0, 0};
+        const hr_problem p = {1, 1, 1, 1, 1, 1, false, 0, HR_F32, HR_F32, 0, 0, 0, 0};
         if (hr_wisdom_find(wf.path, cfg.kernels[0] ? cfg.kernels[0] : hr_kernels[0], &p, 0, NULL) < 0) st = HR_EUSAGE;
     }
     if (st) {

@@ -53,6 +53,7 @@ static void shape_fields(cJSON *o, const hr_result *r)
     if (p->window > 0) cJSON_AddNumberToObject(o, "window", p->window);
     if (p->softcap > 0) cJSON_AddNumberToObject(o, "softcap", p->softcap);
     if (p->alibi > 0) cJSON_AddNumberToObject(o, "alibi", p->alibi);
+    if (p->page_size > 0) cJSON_AddNumberToObject(o, "page_size", p->page_size);
     if (r->path[0]) cJSON_AddStringToObject(o, "path", r->path);
     const hr_plugin_origin *po = r->kernel->plugin;
     if (po) { /* a plugin's kernel: which file, and the library and version it wraps */
@@ -209,7 +210,7 @@ void hr_csv_header(FILE *f)
                "block_q,block_kv,tune_source,reps,iters,time_median_s,time_min_s,time_max_s,"
                "time_mean_s,cv,GFLOPS,flops,bytes,workspace_bytes,max_rel_err,dtype,kv_dtype,path");
     for (int i = 0; hr_csv_counter_names[i]; i++) fprintf(f, ",%s", hr_csv_counter_names[i]);
-    fprintf(f, ",bound_level,plugin_library,plugin_version,window,softcap,alibi\n");
+    fprintf(f, ",bound_level,plugin_library,plugin_version,window,softcap,alibi,page_size\n");
 }
 
 void hr_csv_row(FILE *f, const hr_result *r)
@@ -240,7 +241,7 @@ void hr_csv_row(FILE *f, const hr_result *r)
     const hr_plugin_origin *po = r->kernel->plugin; /* a peer's kernel: the library it wraps */
     if (po) hr_csv_field(f, po->library), fputc(',', f), hr_csv_field(f, po->version);
     else fputc(',', f);
-    fprintf(f, ",%d,%g,%g\n", p->window, p->softcap, p->alibi);
+    fprintf(f, ",%d,%g,%g,%d\n", p->window, p->softcap, p->alibi, p->page_size);
 }
 
 void hr_table_header(FILE *f)
@@ -358,13 +359,13 @@ int hr_result_from_json(const cJSON *o, hr_result *r)
         *tdst[i] = (hr_dtype)ti;
     }
     /* The variants: absent in files from before them, and in plain rows. */
-    static const char *const vfields[] = {"window", "softcap", "alibi"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const vfields[] = {"window", "softcap", "alibi", "page_size"};
+    for (int i = 0; i < 4; i++) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, vfields[i]);
         if (!t) continue;
         if (!cJSON_IsNumber(t) || !(t->valuedouble >= 0 && t->valuedouble <= HR_MAX_SEQ))
             return hr_fail("field '%s' is not a number in [0, %d]", vfields[i], HR_MAX_SEQ);
-        if (i == 0) r->prob.window = (int)t->valuedouble;
+        if (i == 0 || i == 3) *(i == 0 ? &r->prob.window : &r->prob.page_size) = (int)t->valuedouble;
         else *(i == 1 ? &r->prob.softcap : &r->prob.alibi) = (float)t->valuedouble;
     }
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "path");

@@ -10,7 +10,7 @@ static int add(hr_case *c, int n, int max, int B, int H, int G, int Nq, int Nk, 
                bool causal, int layout, int dist)
 {
     if (n >= max) return n;
-    c[n] = (hr_case){{B, H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, 0, 0, 0}, (hr_layout)layout, (hr_dist)dist};
+    c[n] = (hr_case){{B, H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, 0, 0, 0, 0}, (hr_layout)layout, (hr_dist)dist};
     return n + 1;
 }
 
@@ -39,6 +39,16 @@ int hr_battery(hr_case *c, int max, bool quick)
         for (size_t j = 0; j < sizeof Dk / sizeof *Dk; j++, idx++)
             n = add(c, n, max, 1 + (idx % 5 == 0), 8, idx % 3 ? 2 : 1, Dq[i], Dk[j],
                     idx % 2 ? 128 : 64, idx % 2 == 0, idx % 2, idx % 3);
+    /* Paged decode (--page-size 16, 64, 256): lengths not a multiple of P (the last page
+     * part full), one page and a half, several sequences sharing the shuffled pool. */
+    static const int Pg[][8] = {{16, 2, 8, 2, 1, 1001, 64, 0}, {16, 1, 8, 1, 4, 129, 128, 1},
+                                {64, 1, 4, 2, 2, 4099, 64, 0}, {64, 3, 8, 2, 1, 97, 128, 1},
+                                {256, 2, 8, 2, 1, 1000, 128, 0}, {256, 1, 4, 4, 3, 257, 64, 1}};
+    for (size_t i = 0; i < sizeof Pg / sizeof *Pg; i++, idx++) {
+        const int *g = Pg[i], m = n;
+        n = add(c, n, max, g[1], g[2], g[3], g[4], g[5], g[6], idx % 2 == 0, g[7], idx % 3);
+        if (n > m) c[m].prob.page_size = g[0];
+    }
     /* Every distribution x layout x head grouping, causal with Nq < Nkv. */
     for (int dist = 0; dist < 3; dist++)
         for (int lay = 0; lay < 2; lay++)
@@ -61,7 +71,7 @@ static int vadd(hr_case *c, int n, int max, int H, int G, int Nq, int Nk, int d,
                 int w, float cap, float bias)
 {
     if (n >= max) return n;
-    c[n] = (hr_case){{1 + (idx % 5 == 4), H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, w, cap, bias},
+    c[n] = (hr_case){{1 + (idx % 5 == 4), H, G, Nq, Nk, d, causal, 0, HR_F32, HR_F32, w, cap, bias, 0},
                      (hr_layout)(idx % 2), (hr_dist)(idx % 3)};
     return n + 1;
 }

@@ -85,7 +85,7 @@ static int setup(cont *C)
 {
     const hr_cont_spec *s = C->s;
     const int B = s->max_batch, G = s->kv_heads, H = s->heads, d = s->d_head, cap = C->r->capacity;
-    hr_problem p = {1, H, G, 1, cap, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0};
+    hr_problem p = {1, H, G, 1, cap, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0, 0};
     int st = hr_kernel_validate(C->k, &p);
     if (st) return st;
     C->tune = hr_kernel_tune(C->k, &p, &(hr_tune){0, 0, s->threads});
@@ -184,7 +184,7 @@ static int gather(cont *C, long step)
     for (int sl = 0; sl < s->max_batch; sl++) {
         if (C->slot_req[sl] < 0) continue;
         hr_problem *p = &C->ps[n];
-        *p = (hr_problem){1, H, s->kv_heads, 1, C->cache.length[sl] + 1, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0};
+        *p = (hr_problem){1, H, s->kv_heads, 1, C->cache.length[sl] + 1, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0, 0};
         C->tus[n] = hr_kernel_tune(C->k, p, &C->tune);
         hr_args *a = &C->as[n];
         memset(a, 0, sizeof *a);

@@ -102,7 +102,7 @@ static int setup(const hr_decode_spec *s, loop *L)
     if (capacity > HR_MAX_SEQ)
         return hr_fail("--tokens: prompt + tokens = %ld exceeds %d", capacity, HR_MAX_SEQ);
     L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0, s->dtype, s->kv_dtype,
-                        s->window, s->softcap, s->alibi};
+                        s->window, s->softcap, s->alibi, 0};
     int st = hr_kernel_validate(s->kernel, &L->p); /* with the window if any layer has it */
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);

@@ -13,6 +13,17 @@ double hr_kv_bytes_of(int layers, int batch, int kv_heads, int d_head, long toke
     return hr_kv_cache_bytes(layers, batch, kv_heads, d_head, tokens, hr_dtype_bytes(t));
 }
 
+double hr_kv_alloc_tokens(const long *len, int n, int page)
+{
+    double t = 0;
+    long mx = 0;
+    for (int i = 0; i < n; i++) {
+        t += page > 0 ? (double)((len[i] + page - 1) / page) * page : 0;
+        mx = len[i] > mx ? len[i] : mx;
+    }
+    return page > 0 ? t : (double)n * mx;
+}
+
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity)
 {
     return hr_kvcache_bytes_of(HR_F32, layers, batch, kv_heads, d_head, capacity);

@@ -27,6 +27,11 @@ typedef struct {
  * value), or -1 when t cannot store a row of d_head values (q8_0/q4_0: d_head not a
  * multiple of 32, the block llama.cpp quantizes along d). */
 double hr_kv_bytes_of(int layers, int batch, int kv_heads, int d_head, long tokens, hr_dtype t);
+/* Tokens per head a cache allocates for a batch of sequences of lengths len[0..n): paged
+ * (page > 0, vLLM's PagedAttention), whole blocks of page tokens, sum ceil(len / page)
+ * page; contiguous (page 0), every sequence sized for the longest, n max(len). The
+ * waste is what exceeds sum len. */
+double hr_kv_alloc_tokens(const long *len, int n, int page);
 /* Bytes hr_kvcache_init would allocate for the tensors (2 * layers * B * Hkv * cap * d * 4). */
 double hr_kvcache_bytes(int layers, int batch, int kv_heads, int d_head, long capacity);
 /* The same for a cache stored in type t (rows of hr_dtype_row_bytes(t, d), scales

@@ -81,7 +81,7 @@ static hr_problem core_problem(const hr_layer_spec *s)
 {
     const int hkv = s->kv_heads ? s->kv_heads : s->heads;
     return (hr_problem){s->batch, s->heads, hkv, s->seq, s->seq, s->d_head, s->causal, 0, s->dtype, s->kv_dtype,
-                        s->window, s->softcap, s->alibi};
+                        s->window, s->softcap, s->alibi, 0};
 }
 
 static int gemm_threads(const hr_layer_spec *s)
@@ -518,7 +518,7 @@ double hr_layer_total_flops(const hr_layer_result *r)
 /* Core minus projection FLOPs (QKV + output) of one sequence of length n. */
 static double flops_excess(int n, int d_model, int heads, int kv_heads, int d_head, bool causal, int window)
 {
-    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0, HR_F32, HR_F32, causal ? window : 0, 0, 0};
+    const hr_problem p = {1, heads, kv_heads, n, n, d_head, causal, 0, HR_F32, HR_F32, causal ? window : 0, 0, 0, 0};
     return hr_core_flops(&p) - hr_proj_flops(1, n, d_model, heads, kv_heads, d_head) -
            hr_out_proj_flops(1, n, d_model, heads, d_head);
 }

@@ -49,7 +49,8 @@ void hr_variant_seg(const hr_problem *p, char *buf, size_t len)
     buf[0] = 0;
     if (p->window > 0) n += snprintf(buf, len, "/w%d", p->window);
     if (p->softcap > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, "/cap%g", p->softcap);
-    if (p->alibi > 0 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "/alibi%g", p->alibi);
+    if (p->alibi > 0 && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, "/alibi%g", p->alibi);
+    if (p->page_size > 0 && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "/page%d", p->page_size);
 }
 
 double hr_result_gflops(const hr_result *r)

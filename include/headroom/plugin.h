@@ -62,6 +62,9 @@ enum {
     HRP_CAP_WINDOW = 1u << 6,   /* handles a sliding window                                  */
     HRP_CAP_SOFTCAP = 1u << 7,  /* handles soft-capped scores                                */
     HRP_CAP_ALIBI = 1u << 8,    /* handles ALiBi biases                                      */
+    /* 1.1: a paged KV cache (hrp_problem.page_size, hrp_args.block_table), refused to a
+     * kernel without it likewise. */
+    HRP_CAP_PAGED = 1u << 9,    /* reads K/V through a block table                           */
 };
 
 /* How the kernel moves data, for headroom's byte counts and roofline. */
@@ -90,6 +93,9 @@ typedef struct hrp_problem {
     int32_t window;
     float softcap;
     float alibi;
+    /* 1.1: a paged KV cache, P keys a block (a power of two >= 16), 0: contiguous
+     * (hrp_args.block_table). */
+    int32_t page_size;
 } hrp_problem;
 
 /* A 4-D tensor [batch][head][row][element]: the elements of a row are contiguous; the
@@ -114,7 +120,21 @@ typedef struct hrp_args {
     uint32_t size; /* sizeof(hrp_args) of headroom's build */
     hrp_view q, k, v, o;
     hrp_view xq, xk, xv, xo;
+    /* 1.1, page_size P > 0: k, v, xk, xv view a pool of blocks of P keys of every KV
+     * head, sb a block's stride; key n of sequence b, head h is row n % P of block
+     * block_table[b * table_stride + n / P] (hrp_kv_row). NULL and 0 when contiguous. */
+    const int32_t *block_table;
+    int32_t table_stride; /* blocks per sequence: ceil(Nkv / P) */
 } hrp_args;
+
+/* The address of key n of sequence b, head h in a K or V view of a problem with page
+ * size P (0: contiguous, hrp_row). */
+static inline void *hrp_kv_row(const hrp_args *a, int32_t P, hrp_view v, int b, int h, int n)
+{
+    if (P <= 0 || !a->block_table) return hrp_row(v, b, h, n);
+    return (char *)v.data + (int64_t)a->block_table[(int64_t)b * a->table_stride + n / P] * v.sb +
+           (int64_t)h * v.sh + (int64_t)(n % P) * v.sn;
+}
 
 /* A kernel's knobs; 0 means the kernel's default, which resolve fills in. */
 typedef struct hrp_tune {

@@ -194,7 +194,7 @@ static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     /* The workspace is sized for the interleaved walk, which needs the most (a q block
      * and three states per KV head): workspace_bytes passes no views (a = NULL), so it
      * cannot know the layout. */
-    c->hs = a && heads_side_by_side(c) && p->kv_heads <= DECODE_MAX_HEADS ? p->kv_heads : 1;
+    c->hs = a && heads_side_by_side(c) && p->kv_heads <= DECODE_MAX_HEADS && !p->page_size ? p->kv_heads : 1;
     c->thread_f = (size_t)hmax(c) * c->qf + c->sf + 3 * (size_t)hmax(c) * c->slot_f;
     /* Interleaved, a block spans every head: at most DECODE_HEADS_BLOCK_F floats of K
      * rows (and as many of V), so the block being read and the next one being
@@ -273,6 +273,47 @@ DECODE_INLINE void attend_block(const dctx *c, int b, int g, int jb, int n, cons
         (c->pf_l1 ? hr_decode_block_kv_l1 : hr_decode_block_kv)(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
 }
 
+/* A paged cache (p->page_size P; headroom.h hr_kv_page_row): key block [jb, jb+n) in
+ * pieces that never cross a page, each stepped by attend_block on a copy of the context
+ * whose K and V views (sb 0) start where its page's rows do, so the step's own
+ * addressing (row jb + i at jb + i rows past the head's base) lands in the page; the
+ * base is that of row 0 of a page at the piece's page start, an address computed as an
+ * integer and perhaps outside the pool, never read. The prefetches (V of the next piece,
+ * K of the one after) name their pages' rows in the piece's frame: a block's stride is
+ * whole rows (sb a multiple of sn, the same for K and V), else the step prefetches
+ * nothing. Contiguous: attend_block itself. */
+static int imin3(int x, int y, int z) { return x < y ? (x < z ? x : z) : (y < z ? y : z); }
+
+static long page_frame_row(const dctx *c, int b, int pg, int x)
+{
+    const int P = c->p->page_size;
+    const int32_t *tab = c->a->block_table + (ptrdiff_t)b * c->a->table_stride;
+    return (long)(tab[x / P] - tab[pg / P]) * (long)(c->k.sb / c->k.sn) + x % P + pg - pg % P;
+}
+
+static void attend_pages(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
+                         dstate st, int j1)
+{
+    const int P = c->p->page_size;
+    const bool pf = c->k.sb % c->k.sn == 0 && c->v.sb % c->v.sn == 0 && c->k.sb / c->k.sn == c->v.sb / c->v.sn;
+    for (int s0 = jb; s0 < jb + n;) {
+        const int m = (jb + n < s0 - s0 % P + P ? jb + n : s0 - s0 % P + P) - s0;
+        const int v0 = s0 + m, mv = imin3(j1 - v0, P - v0 % P, c->kb);
+        const int k0 = v0 + mv, mk = imin3(j1 - k0, P - k0 % P, c->kb);
+        dctx cc = *c;
+        const ptrdiff_t bk = hr_kv_page_row(c->p, c->a, c->k.sb, 0, c->k.sn, b, 0, s0 - s0 % P);
+        const ptrdiff_t bv = hr_kv_page_row(c->p, c->a, c->v.sb, 0, c->v.sn, b, 0, s0 - s0 % P);
+        cc.k.p = (const void *)((uintptr_t)c->k.p + (uintptr_t)bk - (uintptr_t)((s0 - s0 % P) * c->k.sn));
+        cc.v.p = (const void *)((uintptr_t)c->v.p + (uintptr_t)bv - (uintptr_t)((s0 - s0 % P) * c->v.sn));
+        cc.k.sb = cc.v.sb = 0;
+        const long fv = mv > 0 && pf ? page_frame_row(c, b, s0, v0) : 0, fk = mk > 0 && pf ? page_frame_row(c, b, s0, k0) : 0;
+        const bool ok = fv == (int)fv && fk == (int)fk;
+        attend_block(&cc, b, g, s0, m, end, q, s, st, pf && ok && mv > 0 ? mv : 0, pf && ok && mk > 0 ? mk : 0,
+                     (int)fv, (int)fk);
+        s0 += m;
+    }
+}
+
 /* The causal ends of the query rows and the last key any row of a group sees. */
 static int causal_ends(const dctx *c, int *end)
 {
@@ -298,7 +339,8 @@ static void attend(const dctx *c, int b, int g, int j0, int j1, float *q, float 
         /* Prefetch distance: V of the next block during the scores, K of the block
          * after next during P·V (the next block's K was prefetched a step earlier). */
         const int jn = jb + n, n2 = j1 - (jn + nnext) < c->kb ? j1 - (jn + nnext) : c->kb;
-        attend_block(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
+        if (c->p->page_size) attend_pages(c, b, g, jb, n, end, q, s, st, j1);
+        else attend_block(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
     }
 }
 
@@ -665,7 +707,7 @@ const hr_kernel hr_kernel_decode = {
     .name = "decode",
     .summary = "flash-decoding: Nq <= 16 rows vs a long KV cache, cache split across threads, LSE merge",
     .caps = HR_CAP_DECODE | HR_CAP_GQA | HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_KV | HR_CAP_WINDOW |
-            HR_CAP_SOFTCAP | HR_CAP_ALIBI,
+            HR_CAP_SOFTCAP | HR_CAP_ALIBI | HR_CAP_PAGED,
     .traffic = HR_TRAFFIC_KV_PER_GROUP,
     .applicable = decode_applicable,
     .resolve = decode_resolve,
