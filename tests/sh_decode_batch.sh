@@ -12,7 +12,8 @@ expect serial-checked  0 'check: all 3 sequences within tolerance' -- $B decode-
 expect serial-total    0 '^total: 3 sequences, 6 tokens.*serial\)$' -- $B decode-batch --lens 17,300,1 --rows 2,3,1 --schedule serial $S
 expect fused-total     0 '^total: 3 sequences, 6 tokens.*fused\)$' -- $B decode-batch --lens 17,300,1 --rows 2,3,1 $S
 expect chat-bf16       0 'check: all 5 sequences within tolerance' -- $B decode-batch --dist chat --batch 5 --len-min 1 --len-max 3000 --kv-dtype bf16 --check $S --threads 3
-expect bad-fused       2 '^headroom decode-batch: --schedule: fused runs the decode kernel' -- $B decode-batch --lens 5,6 --kernel flash $S
+expect bad-fused       2 '^headroom decode-batch: --schedule: fused runs the decode kernel' -- $B decode-batch --lens 5,6 --kernel flash --schedule fused $S
+expect other-serial    0 'serial\)$' -- $B decode-batch --lens 5,6 --kernel flash $S
 expect bad-schedule    2 '--schedule' -- $B decode-batch --lens 5,6 --schedule later $S
 expect bad-entry       2 '^headroom decode-batch: --lens: entry 2 \("0"\) is not a positive integer$' -- $B decode-batch --lens 5,0 $S
 expect bad-count       2 '^headroom decode-batch: --lens: 2 entries for a batch of 3' -- $B decode-batch --lens 5,6 --batch 3 $S

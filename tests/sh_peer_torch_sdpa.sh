@@ -44,7 +44,7 @@ $B check --quick --kernel torch_sdpa --plugin "$P" > "$TMP/check.txt" 2>&1
 rc=$?
 expect check_exit 0 '' -- test $rc = 0
 for t in f32 bf16 f16; do
-    expect "check_$t" 0 "^torch_sdpa $t +T1,2,3 +[1-9][0-9]* pass +[0-9]+ warn +0 fail +0 not applicable +\[libtorch $VER sdpa" -- cat "$TMP/check.txt"
+    expect "check_$t" 0 "^torch_sdpa $t +T1,2,3 +[1-9][0-9]* pass +[0-9]+ warn +0 fail +[0-9]+ not applicable +\[libtorch $VER sdpa" -- cat "$TMP/check.txt"
 done
 
 # The cases the mask and the views carry, checked one by one: bottom-right causal with

@@ -84,7 +84,7 @@ expect row-bound-level   0 '"bound_level":[[:space:]]*"(L1|L2|L3|DRAM|compute)"'
     env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
 expect row-level-bound   0 '"attainable_level_gflops":[[:space:]]*[0-9]' -- \
     env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format json
-expect row-csv-bound     0 ',(L1|L2|L3|DRAM|compute),,,0,0,0$' -- \
+expect row-csv-bound     0 ',(L1|L2|L3|DRAM|compute),,,0,0,0,0$' -- \
     env HEADROOM_RESULTS="$TMP/res" $B run --kernel flash --threads 1 --heads 1 --seq 64 --d-head 16 --reps 2 --min-time 0.001 --warmup 0 --format csv
 # The bandwidth curve: every measured thread count has one, the levels read off it sit
 # beside the reported ones, and the rows say their level was measured.

@@ -16,7 +16,7 @@ int cmd_decode_batch(int argc, char **argv)
     const hr_kernel *k = hr_kernel_find("decode");
     const char *lens = NULL, *rows = NULL;
     int batch = 0, heads = 32, kv_heads = 8, d = 128, lo = 128, hi = 32768, rows_max = 1, dist = -1;
-    int threads = 0, reps = 5, seed = 1, sched = HR_RAGGED_FUSED;
+    int threads = 0, reps = 5, seed = 1, sched = -1; /* unset: fused for decode, else serial */
     bool check = false;
     double max_mem = 0;
     hr_dtype_flags df;
@@ -37,7 +37,7 @@ int cmd_decode_batch(int argc, char **argv)
         {"--d", HR_OPT_INT, &d, 1, 4096, NULL, "D", "head size (128)"},
         {"--threads", HR_OPT_INT, &threads, 0, HR_THREADS_MAX, NULL, "T", "threads (0: all CPUs)"},
         {"--schedule", HR_OPT_ENUM, &sched, 0, 0, hr_ragged_schedule_names, NULL,
-         "fused: one call, threads split by cost (default); serial: sequence after sequence"},
+         "fused: one call, threads split by cost (decode's default); serial: sequence after sequence (other kernels' default)"},
         {"--reps", HR_OPT_INT, &reps, 1, 1000, NULL, "R", "timed repetitions of the whole batch (5)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every sequence against the oracle first"},
         HR_MAX_MEM_OPT(&max_mem),
@@ -82,6 +82,8 @@ int cmd_decode_batch(int argc, char **argv)
                 need / 1048576, budget / 1048576);
         return 2;
     }
+    if (sched < 0) /* a peer runs as its users run it: one call per sequence */
+        sched = hr_ragged_why_not(k, HR_RAGGED_FUSED) ? HR_RAGGED_SERIAL : HR_RAGGED_FUSED;
     const char *why = hr_ragged_why_not(k, (hr_ragged_schedule)sched);
     if (why) {
         fprintf(stderr, "headroom decode-batch: %s\n", why);
