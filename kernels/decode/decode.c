@@ -78,7 +78,7 @@
  *
  * Causal masking is bottom-right aligned: row i sees keys j < hr_causal_end(p, i).
  *
- * A ragged batch (hr_decode_batch_lv, decode_batch.h) takes the same pieces, slots and
+ * A ragged batch (decode_batch.c, through decode_run.h) takes the same pieces, slots and
  * merge over sequences of their own lengths: segments (sequence, KV head) end to end,
  * thread t's range the t-th of T equal-cost ranges (a key of a sequence costs its query
  * rows), every sequence's context sized to the largest so one thread's slots never
@@ -94,8 +94,8 @@
 #include "vec.h"
 #include "vec_bf16.h" /* HR_HAVE_BF16DOT */
 
-#include "decode_batch.h"
 #include "decode_block.h"
+#include "decode_run.h"
 
 #define DECODE_MAX_HEADS 256 /* KV heads interleaved at most (BNHD); more: per head  */
 /* Interleaved (BNHD) key blocks hold at most this many floats of K over all heads:
@@ -157,7 +157,7 @@ static void variants_init(dctx *c, const hr_problem *p)
  * units (filled by decode_run, read by every thread's block_variants). */
 static size_t slopes_f(const hr_problem *p) { return p->alibi > 0 ? round16((size_t)p->heads) : 0; }
 
-static void ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_args *a)
+void hr_dec_ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_args *a)
 {
     c->p = p;
     c->a = a;
@@ -327,7 +327,7 @@ static int causal_ends(const dctx *c, int *end)
 
 /* Attends keys [j0, j1) of KV head g of batch b for the group's rows into st (state
  * initialized here). q and s are this thread's scratch. */
-static void attend(const dctx *c, int b, int g, int j0, int j1, float *q, float *s, dstate st)
+void hr_dec_attend(const dctx *c, int b, int g, int j0, int j1, float *q, float *s, dstate st)
 {
     int end[DECODE_MAX_Q];
     const int jmax = causal_ends(c, end); /* keys at or past it are seen by no row */
@@ -384,7 +384,7 @@ static void o_store(const dctx *c, int b, int g, int r, const float *buf)
 }
 
 /* O rows of the group from a whole piece's state: acc / l, or 0 where no key was seen. */
-static void write_rows(const dctx *c, int b, int g, const dstate *st)
+void hr_dec_write_rows(const dctx *c, int b, int g, const dstate *st)
 {
     float buf[HR_MAX_DHEAD];
     for (int r = 0; r < c->R; r++) {
@@ -408,30 +408,22 @@ static long long range_lo(const dctx *c, long long S, int t, int T)
 /* Thread u's workspace, in floats, each part 64-byte aligned: one key block's scores
  * (R x kbp), the query block of each of up to hmax heads (q[g], R x dp), then per head
  * a whole-piece state and two partial states (slot k = -1, 0, 1). hmax is Hkv (or 1). */
-static float *thread_s(const dctx *c, void *ws, int u) { return (float *)ws + (size_t)u * c->thread_f; }
-static float *thread_q(const dctx *c, void *ws, int u, int g)
+float *hr_dec_thread_s(const dctx *c, void *ws, int u) { return (float *)ws + (size_t)u * c->thread_f; }
+float *hr_dec_thread_q(const dctx *c, void *ws, int u, int g)
 {
-    return thread_s(c, ws, u) + c->sf + (size_t)g * c->qf;
+    return hr_dec_thread_s(c, ws, u) + c->sf + (size_t)g * c->qf;
 }
-static dstate thread_slot(const dctx *c, void *ws, int u, int k, int g)
+dstate hr_dec_thread_slot(const dctx *c, void *ws, int u, int k, int g)
 {
-    return slot_at(c, thread_q(c, ws, u, hmax(c)) + ((size_t)(1 + k) * (size_t)hmax(c) + (size_t)g) * c->slot_f);
+    return slot_at(c, hr_dec_thread_q(c, ws, u, hmax(c)) + ((size_t)(1 + k) * (size_t)hmax(c) + (size_t)g) * c->slot_f);
 }
 
-/* Where each thread's range starts: decode_run's even split of S units over T threads
- * (range_lo), or the cuts of a ragged batch (cut[0..T], hr_decode_batch_lv). */
-typedef struct {
-    const dctx *c;
-    long long S;
-    int T;
-    const long long *cut;
-} dcuts;
 static long long cut_lo(const dcuts *x, int u) { return x->cut ? x->cut[u] : range_lo(x->c, x->S, u, x->T); }
 
 /* Writes the group's O rows from the log-sum-exp merge of piece `mine` and slot (0, gs)
  * of threads [u0, u1) with a nonempty range:  M = max m_k,  L = sum l_k e^(m_k - M),
  * O = sum acc_k e^(m_k - M) / L; rows where every m_k = -inf saw no key and are 0. */
-static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate mine, int u0, int u1,
+void hr_dec_merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate mine, int u0, int u1,
                        const dcuts *x)
 {
     float buf[HR_MAX_DHEAD];
@@ -439,7 +431,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
         float M = mine.m[r];
         for (int u = u0; u < u1; u++)
             if (cut_lo(x, u) < cut_lo(x, u + 1)) {
-                float mu = thread_slot(c, ws, u, 0, gs).m[r];
+                float mu = hr_dec_thread_slot(c, ws, u, 0, gs).m[r];
                 M = mu > M ? mu : M;
             }
         float *o = o_row(c, b, g, r, buf);
@@ -453,7 +445,7 @@ static void merge_rows(const dctx *c, void *ws, int b, int g, int gs, dstate min
         for (int x2 = 0; x2 < c->d; x2++) o[x2] = acc[x2] * e;
         for (int u = u0; u < u1; u++) {
             if (cut_lo(x, u) == cut_lo(x, u + 1)) continue;
-            dstate su = thread_slot(c, ws, u, 0, gs);
+            dstate su = hr_dec_thread_slot(c, ws, u, 0, gs);
             float eu = expf(su.m[r] - M);
             L += su.l[r] * eu;
             const float *au = su.acc + (size_t)r * c->dp;
@@ -485,7 +477,7 @@ static void decode_resolve(const hr_problem *p, const hr_machine *m, hr_tune *t)
 static size_t decode_workspace(const hr_problem *p, const hr_tune *t)
 {
     dctx c;
-    ctx_init(&c, p, t, NULL);
+    hr_dec_ctx_init(&c, p, t, NULL);
     return (c.thread_f * (size_t)(t->threads > 0 ? t->threads : 1) + slopes_f(p)) * sizeof(float);
 }
 
@@ -498,7 +490,7 @@ static size_t decode_workspace(const hr_problem *p, const hr_tune *t)
 static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, void *ws)
 {
     dctx c;
-    ctx_init(&c, p, t, a);
+    hr_dec_ctx_init(&c, p, t, a);
     /* tiles: only the int8 step with int8 P·V reads them, and only blocks that start one */
     if ((c.k.tile || c.v.tile) &&
         !(c.k.tile == HR_KV_TILE && c.v.tile == HR_KV_TILE && c.i8 == 2 && (c.kb % HR_KV_TILE == 0 || c.kb == p->seq_kv)))
@@ -523,13 +515,13 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
 #pragma omp parallel num_threads(maxthreads)
     {
         const int T = omp_get_num_threads(), tid = omp_get_thread_num();
-        float *q[DECODE_MAX_HEADS], *s = thread_s(&c, ws, tid);
+        float *q[DECODE_MAX_HEADS], *s = hr_dec_thread_s(&c, ws, tid);
         dstate whole[DECODE_MAX_HEADS], slot[2][DECODE_MAX_HEADS];
         for (int g = 0; g < HS; g++) {
-            q[g] = thread_q(&c, ws, tid, g);
-            whole[g] = thread_slot(&c, ws, tid, -1, g);
-            slot[0][g] = thread_slot(&c, ws, tid, 0, g);
-            slot[1][g] = thread_slot(&c, ws, tid, 1, g);
+            q[g] = hr_dec_thread_q(&c, ws, tid, g);
+            whole[g] = hr_dec_thread_slot(&c, ws, tid, -1, g);
+            slot[0][g] = hr_dec_thread_slot(&c, ws, tid, 0, g);
+            slot[1][g] = hr_dec_thread_slot(&c, ws, tid, 1, g);
         }
         const dcuts cuts = {&c, S, T, NULL};
         const long long lo = range_lo(&c, S, tid, T), hi = range_lo(&c, S, tid + 1, T);
@@ -542,9 +534,9 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
             const bool full = j0 == 0 && j1 == N;
             const dstate *st = full ? whole : slot[seg == lo / N ? 0 : 1];
             if (HS > 1) attend_heads(&c, b, J + j0, J + j1, q, s, st);
-            else attend(&c, b, g0, J + j0, J + j1, q[0], s, st[0]);
+            else hr_dec_attend(&c, b, g0, J + j0, J + j1, q[0], s, st[0]);
             if (full)
-                for (int g = 0; g < HS; g++) write_rows(&c, b, HS > 1 ? g : g0, &st[g]);
+                for (int g = 0; g < HS; g++) hr_dec_write_rows(&c, b, HS > 1 ? g : g0, &st[g]);
         }
         /* When every thread boundary falls between segments (B*Hkv a multiple of T,
          * the usual case with many heads) nothing was split: no barrier, no merge. */
@@ -562,142 +554,7 @@ static int decode_run(const hr_problem *p, const hr_tune *t, const hr_args *a, v
             while (uend < T && range_lo(&c, S, uend, T) < s0 + N) uend++;
             const int b = (int)(seg / nseg_h), g0 = (int)(seg % nseg_h);
             for (int g = 0; g < HS; g++)
-                merge_rows(&c, ws, b, HS > 1 ? g : g0, g, slot[seg == lo / N ? 0 : 1][g], tid + 1, uend, &cuts);
-        }
-    }
-    return HR_OK;
-}
-
-/* ---- a ragged batch in one parallel region (decode_batch.h) ---------------------------- */
-
-/* The batch's workspace: a context per sequence, the key and cost offsets of each
- * sequence's heads laid end to end (koff, coff: n + 1 each), the threads' range starts
- * (cut: threads + 1), then every thread's workspace at the largest sequence's size. */
-typedef struct {
-    dctx *c;
-    long long *koff, *coff, *cut;
-    float *thr;
-    int n, H;
-    size_t qf, sf, slot_f, thread_f; /* the largest sequence's (batch_layout) */
-} dbatch;
-
-static size_t up64(size_t b) { return (b + 63) / 64 * 64; }
-
-/* Every sequence's thread workspace takes the same parts at the largest sequence's
- * sizes (qf, sf, slot_f), so one thread's pieces of different sequences never overlap
- * and a merging thread finds another's slot where that thread put it. */
-static size_t batch_layout(const hr_decode_seq *s, int n, int threads, void *ws, dbatch *x)
-{
-    size_t qf = 0, sf = 0, slf = 0;
-    for (int i = 0; i < n; i++) {
-        dctx c;
-        ctx_init(&c, s[i].p, s[i].t, NULL);
-        qf = c.qf > qf ? c.qf : qf;
-        sf = c.sf > sf ? c.sf : sf;
-        slf = c.slot_f > slf ? c.slot_f : slf;
-    }
-    const size_t H = n ? (size_t)s[0].p->kv_heads : 1, tf = H * qf + sf + 3 * H * slf;
-    const size_t oc = up64((size_t)n * sizeof(dctx)), ok = oc + up64((size_t)(n + 1) * sizeof(long long));
-    const size_t ocost = ok + up64((size_t)(n + 1) * sizeof(long long));
-    const size_t ocut = ocost + up64((size_t)(threads + 1) * sizeof(long long));
-    if (x) {
-        char *w = ws;
-        *x = (dbatch){(dctx *)w, (long long *)(w + oc), (long long *)(w + ok), (long long *)(w + ocost),
-                      (float *)(w + ocut), n, (int)H, qf, sf, slf, tf};
-    }
-    return ocut + tf * sizeof(float) * (size_t)threads;
-}
-
-size_t hr_decode_batch_workspace_lv(const hr_decode_seq *s, int n, int threads)
-{
-    return batch_layout(s, n, threads > 0 ? threads : 1, NULL, NULL);
-}
-
-/* The last sequence whose first key (off = koff or coff) is at or before pos. */
-static int batch_seq(const long long *off, int n, long long pos)
-{
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        const int m = (lo + hi + 1) / 2;
-        if (off[m] <= pos) lo = m;
-        else hi = m - 1;
-    }
-    return lo;
-}
-
-/* Where thread u of T starts: the key of the batch at cost C u / T, within its sequence
- * at key (cost / rows), moved down to a tile's first key of its head where the cache is
- * in tiles; in order, as every cut lies in its sequence's span. */
-static long long batch_cut(const dbatch *x, int u, int T)
-{
-    const long long C = x->coff[x->n];
-    if (u >= T) return x->koff[x->n];
-    const long long cost = C / T * u + C % T * u / T;
-    const int i = batch_seq(x->coff, x->n, cost);
-    const dctx *c = &x->c[i];
-    const long long N = c->p->seq_kv, k = (cost - x->coff[i]) / c->p->seq_q, j = k % N;
-    return x->koff[i] + k - (c->k.tile ? j % c->k.tile : 0);
-}
-
-int hr_decode_batch_lv(const hr_decode_seq *s, int n, int threads, void *ws)
-{
-    if (n < 1) return HR_OK;
-    dbatch x;
-    const int maxthreads = threads > 0 ? threads : 1;
-    batch_layout(s, n, maxthreads, ws, &x);
-    x.koff[0] = x.coff[0] = 0;
-    for (int i = 0; i < n; i++) {
-        dctx *c = &x.c[i];
-        ctx_init(c, s[i].p, s[i].t, s[i].a);
-        c->qf = x.qf;
-        c->sf = x.sf;
-        c->slot_f = x.slot_f;
-        c->thread_f = x.thread_f;
-        c->hs = 1; /* one head at a time: the pieces are (sequence, KV head, key range) */
-        if ((c->k.tile || c->v.tile) && !(c->k.tile == HR_KV_TILE && c->v.tile == HR_KV_TILE && c->i8 == 2 &&
-                                          (c->kb % HR_KV_TILE == 0 || c->kb == c->p->seq_kv)))
-            return hr_fail("decode: sequence %d's K/V in %d-key tiles, but its path reads rows", i + 1, HR_KV_TILE);
-        const long long keys = (long long)x.H * c->p->seq_kv;
-        x.koff[i + 1] = x.koff[i] + keys;
-        x.coff[i + 1] = x.coff[i] + keys * c->p->seq_q;
-    }
-#pragma omp parallel num_threads(maxthreads)
-    {
-        const int T = omp_get_num_threads(), tid = omp_get_thread_num();
-        x.cut[tid] = batch_cut(&x, tid, T);
-        if (tid == 0) x.cut[T] = batch_cut(&x, T, T);
-#pragma omp barrier
-        const long long lo = x.cut[tid], hi = x.cut[tid + 1];
-        int i = batch_seq(x.koff, n, lo), first = 1;
-        const dcuts cuts = {NULL, 0, T, x.cut};
-        /* Pieces of this range, head by head of sequence after sequence; a whole head is
-         * written at once, the first piece goes to slot 0 and the last to slot 1. */
-        for (long long s0 = 0; lo < hi && i < n; i++) {
-            const dctx *c = &x.c[i];
-            const long long N = c->p->seq_kv;
-            for (int g = (int)((lo > x.koff[i] ? lo - x.koff[i] : 0) / N); g < x.H; g++, first = 0) {
-                s0 = x.koff[i] + g * N;
-                if (s0 >= hi) break;
-                const int j0 = (int)(lo > s0 ? lo - s0 : 0), j1 = (int)(hi < s0 + N ? hi - s0 : N);
-                const bool full = j0 == 0 && j1 == N;
-                const dstate st = thread_slot(c, x.thr, tid, full ? -1 : first ? 0 : 1, 0);
-                attend(c, 0, g, j0, j1, thread_q(c, x.thr, tid, 0), thread_s(c, x.thr, tid), st);
-                if (full) write_rows(c, 0, g, &st);
-            }
-            if (s0 >= hi) break;
-        }
-#pragma omp barrier
-        /* Merge: the thread holding the first key of a head that runs past its range. */
-        if (lo < hi) {
-            const int im = batch_seq(x.koff, n, hi - 1);
-            const dctx *c = &x.c[im];
-            const long long N = c->p->seq_kv, g = (hi - 1 - x.koff[im]) / N, s0 = x.koff[im] + g * N;
-            if (s0 >= lo && s0 + N > hi) {
-                int uend = tid + 1;
-                while (uend < T && x.cut[uend] < s0 + N) uend++;
-                merge_rows(c, x.thr, 0, (int)g, 0, thread_slot(c, x.thr, tid, s0 == lo ? 0 : 1, 0),
-                           tid + 1, uend, &cuts);
-            }
+                hr_dec_merge_rows(&c, ws, b, HS > 1 ? g : g0, g, slot[seg == lo / N ? 0 : 1][g], tid + 1, uend, &cuts);
         }
     }
     return HR_OK;
