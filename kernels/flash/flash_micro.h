@@ -47,30 +47,9 @@ FT_INLINE void mm_body(int mr, int nv, int n, const float *a, int lda, const flo
         for (int v = 0; v < nv; v++) hr_vstore(c + r * ldc + v * HR_VW, acc[r][v]);
 }
 
-/* S = Q Kt of one MR-row chunk (kt at the chunk's first key, s at the rows' column 0,
- * the chunk at column c0) whose scores are all visible (no mask), and the online-softmax
- * step in its registers (ft_row_chunk, the same operations in the same order as
- * flash.c's softmax_tile, so the same bits), without writing S to L1 and reading it back
- * twice. Rows r0.. of the stack: m, l (HR_VW a row), o (ldo a row). */
-static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
-                   float *l, float *o, int ldo)
-{
-    hr_vf acc[MR][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
-    mm_acc(MR, NV, d, q, d, kt, ldk, acc);
-#pragma GCC unroll 8
-    for (int r = 0; r < MR; r++)
-        ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
-}
-
-/* qk_exp for a problem with a soft cap or ALiBi: the same, with the variants applied to
- * S's registers before the step (flash.c's variants_row, the same operations, so the same
- * bits as a row that took softmax_tile). cap, inv: the soft cap in log2 units and its
- * inverse (0: none); slope, pos: the MR rows' ALiBi slopes (log2 units) and key positions
- * i'; key: the key of the chunk's first column. */
+/* The variants of a chunk (flash.c's variants_row applies the same on its edges): cap,
+ * inv the soft cap in log2 units and its inverse (0: none); slope, pos the MR rows' ALiBi
+ * slopes (log2 units) and key positions i'; key the key of the chunk's first column. */
 typedef struct {
     float cap, inv;
     const float *slope;
@@ -87,8 +66,16 @@ FT_INLINE hr_vf ft_variants(hr_vf x, float cap_s, hr_vf cap, hr_vf inv, float m,
     return x;
 }
 static const float ft_iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-static void qk_exp_var(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
-                       float *l, float *o, int ldo, const ft_var *va)
+
+/* S = Q Kt of one MR-row chunk (kt at the chunk's first key, s at the rows' column 0,
+ * the chunk at column c0) whose scores are all visible (no mask), the variants of va on
+ * S's registers (NULL: none), and the online-softmax step in its registers (ft_row_chunk,
+ * the same operations in the same order as flash.c's softmax_tile, so the same bits),
+ * without writing S to L1 and reading it back twice. Rows r0.. of the stack: m, l (HR_VW
+ * a row), o (ldo a row). Inlined into qk_exp (va NULL, the variants compiled away) and
+ * qk_exp_var. */
+FT_INLINE void qk_exp_body(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
+                           float *l, float *o, int ldo, const ft_var *va)
 {
     hr_vf acc[MR][NV];
 #pragma GCC unroll 8
@@ -96,15 +83,29 @@ static void qk_exp_var(int d, const float *q, const float *kt, int ldk, float *s
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) acc[r][v] = hr_vzero();
     mm_acc(MR, NV, d, q, d, kt, ldk, acc);
-    const hr_vf cap = hr_vset1(va->cap), inv = hr_vset1(va->inv), lane = hr_vload(ft_iota);
-    for (int r = 0; r < MR; r++) {
-        const hr_vf neg_m = hr_vset1(-va->slope[r]);
+    if (va) {
+        const hr_vf cap = hr_vset1(va->cap), inv = hr_vset1(va->inv), lane = hr_vload(ft_iota);
+        for (int r = 0; r < MR; r++) {
+            const hr_vf neg_m = hr_vset1(-va->slope[r]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            acc[r][v] = ft_variants(acc[r][v], va->cap, cap, inv, va->slope[r], neg_m,
-                                    hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane));
-        ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
+            for (int v = 0; v < NV; v++)
+                acc[r][v] = ft_variants(acc[r][v], va->cap, cap, inv, va->slope[r], neg_m,
+                                        hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane));
+        }
     }
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; r++)
+        ft_row_chunk(NV, acc[r], s + (ptrdiff_t)r * lds, c0, m + r, l + r * HR_VW, o + (ptrdiff_t)r * ldo, ldo);
+}
+static void qk_exp(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
+                   float *l, float *o, int ldo)
+{
+    qk_exp_body(d, q, kt, ldk, s, lds, c0, m, l, o, ldo, NULL);
+}
+static void qk_exp_var(int d, const float *q, const float *kt, int ldk, float *s, int lds, int c0, float *m,
+                       float *l, float *o, int ldo, const ft_var *va)
+{
+    qk_exp_body(d, q, kt, ldk, s, lds, c0, m, l, o, ldo, va);
 }
 
 /* One instance per (rows, width): the full NV-vector width ("w") and a 1-vector
