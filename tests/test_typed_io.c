@@ -60,8 +60,8 @@ HR_TEST(typed_result_json_round_trip)
     cJSON_Delete(o);
 }
 
-/* rows.jsonl of a sweep written before the types (tests/fixtures/pre-dtype): every row
- * reads back as f32 under the name it had. */
+/* rows.jsonl of a sweep written before the types and the variants (tests/fixtures/pre-dtype):
+ * every row reads back as the plain f32 problem under the name and key it had. */
 HR_TEST(typed_results_from_before_types_read_as_f32)
 {
     size_t len;
@@ -76,6 +76,7 @@ HR_TEST(typed_results_from_before_types_read_as_f32)
         hr_result r;
         CHECKF(hr_result_from_json(cJSON_GetObjectItem(o, "result"), &r) == HR_OK, "%s", hr_errmsg());
         CHECK(r.prob.dtype == HR_F32 && r.prob.kv_dtype == HR_F32 && r.path[0] == 0);
+        CHECK(hr_problem_plain(&r.prob) && r.prob.window == 0 && r.prob.softcap == 0 && r.prob.alibi == 0);
         char name[256], key[320];
         hr_result_name(&r, name, sizeof name);
         hr_sweep_key(&r, 1, key, sizeof key);

@@ -200,30 +200,10 @@ HR_TEST(variants_check_battery)
     for (int i = 0; i < n; i++) CHECK(cs[i].prob.window == 5 && cs[i].prob.softcap == 3 && cs[i].prob.causal);
 }
 
-/* Results written before the variants (tests/fixtures/pre-dtype, commit 5663021) read as
- * plain problems, under the names and keys they had. */
-HR_TEST(variants_old_results_read_as_plain)
+/* A row with the variants reads them back (rows from before them read as plain:
+ * test_typed_io.c's typed_results_from_before_types_read_as_f32). */
+HR_TEST(variants_results_read_back)
 {
-    size_t len;
-    char *text = hr_read_file("tests/fixtures/pre-dtype/rows.jsonl", HR_CAP_RESULTS, "rows file", &len);
-    CHECK(text != NULL);
-    if (!text) return;
-    int n = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        cJSON *o = cJSON_Parse(line);
-        if (!o) continue;
-        hr_result r;
-        CHECK(hr_result_from_json(cJSON_GetObjectItem(o, "result"), &r) == HR_OK);
-        CHECK(hr_problem_plain(&r.prob) && r.prob.window == 0 && r.prob.softcap == 0 && r.prob.alibi == 0);
-        char key[320];
-        hr_sweep_key(&r, 1, key, sizeof key);
-        CHECKF(!strcmp(key, cJSON_GetObjectItem(o, "key")->valuestring), "key %s", key);
-        cJSON_Delete(o);
-        n++;
-    }
-    CHECK(n == 2);
-    free(text);
-    /* A row with the variants reads them back; one out of range is refused. */
     cJSON *o = cJSON_Parse("{\"kernel\":\"naive\",\"batch\":1,\"heads\":2,\"kv_heads\":2,\"seq_q\":8,\"seq_kv\":8,"
                            "\"d_head\":8,\"causal\":true,\"layout\":\"bhnd\",\"window\":4,\"softcap\":50,\"alibi\":8}");
     CHECK(o != NULL);
