@@ -205,10 +205,8 @@ DECODE_INLINE int block_variants(const dctx *c, int g, int r, int jb, int vis, f
         /* the keys' offsets from the diagonal, j - i': exact in fp32 (|j - i'| < 2^24) */
         hr_vf dj = hr_vadd(hr_vload(iota), hr_vset1((float)(jb + j0 - i - c->shift)));
         for (int j = j0; j < vis; j += HR_VW, dj = hr_vadd(dj, step)) {
-            hr_vf x = hr_vload(sr + j);
-            if (c->var & DECODE_VAR_CAP) x = hr_vsoftcap(x, cap, icap);
-            if (c->var & DECODE_VAR_ALIBI) x = hr_vfma(hr_vmax(dj, hr_vsub(hr_vzero(), dj)), nm, x);
-            hr_vstore(sr + j, x);
+            hr_vstore(sr + j, hr_vscore_variants(hr_vload(sr + j), c->var & DECODE_VAR_CAP, cap, icap,
+                                                 c->var & DECODE_VAR_ALIBI, nm, dj));
         }
     }
     for (int j = 0; j < lo; j++) sr[j] = -INFINITY;

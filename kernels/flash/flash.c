@@ -109,7 +109,7 @@
  * window begin, key position i' and ALiBi slope; the key loop starts at the stack's first
  * visible key, micro-tiles whose windows begin past a tile skip it, partly covered ones
  * mask like the causal edge; the soft cap and ALiBi go on S's registers (qk_exp_var) or in
- * softmax_tile, one function for both (flash_micro.h's ft_variants): soft cap 0.91, ALiBi
+ * softmax_tile, one function for both (vec_tanh.h's hr_vscore_variants): soft cap 0.91, ALiBi
  * 0.90 of plain at d 128 (perf-log 0495).
  *
  * Threads: one parallel region per call; items (b, h, q-block) are handed out
@@ -287,15 +287,15 @@ static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
  * the exp2 needs no clamp). Leaves p in s. Per row and chunk flash_micro.h's
  * ft_row_chunk, as qk_exp: the same bits whichever path a row's micro-tile took. */
 #define FT_MASKED (-1e30f)
-/* The variants on a row's scores s[c0, ncols) (log2 units; key j0 + c): flash_micro.h's
- * ft_variants, as qk_exp_var applies them in registers. */
+/* The variants on a row's scores s[c0, ncols) (log2 units; key j0 + c): vec_tanh.h's
+ * hr_vscore_variants, as qk_exp_var applies them in registers. */
 static void variants_row(const hr_ft_ws *w, int r, float *s, int c0, int ncols, int j0)
 {
     const hr_vf cap = hr_vset1(w->cap2), inv = hr_vset1(w->cap2 > 0 ? 1.0f / w->cap2 : 0), lane = hr_vload(ft_iota);
     const hr_vf neg_m = hr_vset1(-w->slope[r]);
     for (int c = c0; c < ncols; c += HR_VW)
-        hr_vstore(s + c, ft_variants(hr_vload(s + c), w->cap2, cap, inv, w->slope[r], neg_m,
-                                     hr_vadd(hr_vset1((float)(j0 + c - w->pos[r])), lane)));
+        hr_vstore(s + c, hr_vscore_variants(hr_vload(s + c), w->cap2 > 0, cap, inv, w->slope[r] > 0, neg_m,
+                                            hr_vadd(hr_vset1((float)(j0 + c - w->pos[r])), lane)));
 }
 
 static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int ncols, int nk, int j0)

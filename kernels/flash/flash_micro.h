@@ -56,15 +56,6 @@ typedef struct {
     const int *pos;
     int key;
 } ft_var;
-/* The variants on one vector of a row's scores (log2 units): the soft cap (cap > 0), then
- * ALiBi's bias neg_m |t|, t the keys' offsets j - i' (m > 0). One definition for both
- * steps, so a row's bits do not depend on which one it took. */
-FT_INLINE hr_vf ft_variants(hr_vf x, float cap_s, hr_vf cap, hr_vf inv, float m, hr_vf neg_m, hr_vf t)
-{
-    if (cap_s > 0) x = hr_vsoftcap(x, cap, inv);
-    if (m > 0) x = hr_vfma(neg_m, hr_vmax(t, hr_vsub(hr_vzero(), t)), x);
-    return x;
-}
 static const float ft_iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
 /* S = Q Kt of one MR-row chunk (kt at the chunk's first key, s at the rows' column 0,
@@ -89,8 +80,8 @@ FT_INLINE void qk_exp_body(int d, const float *q, const float *kt, int ldk, floa
             const hr_vf neg_m = hr_vset1(-va->slope[r]);
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
-                acc[r][v] = ft_variants(acc[r][v], va->cap, cap, inv, va->slope[r], neg_m,
-                                        hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane));
+                acc[r][v] = hr_vscore_variants(acc[r][v], va->cap > 0, cap, inv, va->slope[r] > 0, neg_m,
+                                               hr_vadd(hr_vset1((float)(va->key + v * HR_VW - va->pos[r])), lane));
         }
     }
 #pragma GCC unroll 8

@@ -2,6 +2,7 @@
  *
  *   hr_vsoftcap(s, c, inv_c)   c·tanh(s·inv_c) lane by lane (inv_c = 1/c), in whatever units
  *                              s and c share (the kernels' log2 units: both times log2 e).
+ *   hr_vscore_variants(...)    the soft cap, then ALiBi's bias: every kernel's variant step.
  *
  * tanh(y) = (e^{2y} - 1) / (e^{2y} + 1) with y clamped to [-9, 9] (tanh(9) rounds to 1 in
  * fp32), e^{2y} = 2^{2y log2 e} by the softmax's hr_vexp2_fin (relative error 2.7e-6) and
@@ -51,6 +52,18 @@ static inline hr_vf hr_vsoftcap(hr_vf s, hr_vf c, hr_vf inv_c)
     const hr_vf y = hr_vclamp9_(hr_vmul(s, inv_c)), one = hr_vset1(1.0f);
     const hr_vf e = hr_vexp2_fin(hr_vmul(y, hr_vset1(2.8853900817779268f))); /* e^{2y} */
     return hr_vmul(c, hr_vmul(hr_vsub(e, one), hr_vrcp_(hr_vadd(e, one))));
+}
+
+/* The attention variants on a vector of scores (the kernels' log2 units): the soft cap
+ * where cap_on (hr_vsoftcap), then ALiBi's bias neg_m |dj| where bias_on, dj the keys'
+ * offsets j - i' (exact in fp32 below 2^24). One step for flash and decode, so their
+ * scores agree bit for bit. */
+static inline hr_vf hr_vscore_variants(hr_vf x, int cap_on, hr_vf cap, hr_vf inv_c, int bias_on, hr_vf neg_m,
+                                       hr_vf dj)
+{
+    if (cap_on) x = hr_vsoftcap(x, cap, inv_c);
+    if (bias_on) x = hr_vfma(neg_m, hr_vmax(dj, hr_vsub(hr_vzero(), dj)), x);
+    return x;
 }
 
 #endif
