@@ -222,7 +222,7 @@ int hr_site_load(hr_site *s, const char *const *paths, int n)
     int st = HR_OK;
     for (int i = 0; i < n && !st; i++) st = add_path(s, paths[i], 2, 1);
     if (st) hr_site_free(s);
-    else qsort(s->runs, (size_t)s->nruns, sizeof *s->runs, cmp_run);
+    else if (s->nruns) qsort(s->runs, (size_t)s->nruns, sizeof *s->runs, cmp_run); /* runs NULL when none */
     return st;
 }
 
