@@ -77,8 +77,8 @@ then ok crossover_without_machine; else fail crossover_without_machine "$err"; f
 # interval; 2 rounds: too few for one).
 sweep_config "$TMP/ab.ini" "kernels=naive" "seq=32"
 for k in 6 2; do
-    # an A/A run's verdict is the machine's noise (exit 1 on a false regression, 3 when the
-    # machine moved): whatever it says, the site must show it, so only ab.json is required
+    # an A/A run's verdict is the machine's noise (exit 1 on a false regression): whatever
+    # it says, the site must show it, so only ab.json is required
     "$B" ab "$B" "$B" "$TMP/ab.ini" --rounds "$k" --reps 2 --out "$TMP/ab$k/zen5-2c/ab-$k" > /dev/null 2>&1
     if [ -s "$TMP/ab$k/zen5-2c/ab-$k/ab.json" ]; then
         "$B" site "$FIX/zen5-2c" "$TMP/ab$k" --out "$TMP/abs$k" > /dev/null
