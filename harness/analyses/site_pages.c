@@ -145,7 +145,9 @@ static int machine_pages(ctx *c, cJSON *overview_rows, cJSON *machine_rows)
         cJSON *d = cJSON_CreateObject();
         hr_site_fact(d, "cpu", newest->cpu);
         hr_site_fact(d, "isa", newest->isa);
-        hr_site_fact(d, "newest commit", newest->commit);
+        char newest_commit[16];
+        snprintf(newest_commit, sizeof newest_commit, "%.12s", newest->commit);
+        hr_site_fact(d, "newest commit", newest_commit); /* the whole hash is on its set's page */
         /* the runs */
         cJSON *runs = cJSON_AddArrayToObject(d, "runs");
         int ncommit = 0, nrows = 0;
