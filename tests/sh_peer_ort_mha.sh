@@ -4,10 +4,12 @@
 # the oracle battery passes for f32 and f16, each mapping (BNHD and BHND in place, the
 # transposed GQA views, MultiHeadAttention over KV groups, the bottom-right mask) checks
 # on its own, a plugin without its Python half fails in one line, and a run's results
-# name the plugin, onnxruntime's version and the operator. The variants it takes (window,
-# ALiBi: MultiHeadAttention's attention_bias) pass the oracle alone and together in each
-# mapping, a soft cap is refused with the reason, and a ragged decode batch runs on it
-# (--plugin). Not built: one skip line.
+# name the plugin, onnxruntime's version and the operator. The variants pass the oracle
+# alone and together in each mapping: with Nq == Nkv a soft cap and a window on
+# GroupQueryAttention's softcap and local_window_size (ALiBi beside a cap its bias), else
+# window and ALiBi on MultiHeadAttention's attention_bias; a soft cap with Nq != Nkv is
+# refused with the reason, and a ragged decode batch runs on it (--plugin). Not built:
+# one skip line.
 SUITE=peer_ort_mha
 . "$(dirname "$0")/lib.sh"
 peer_plugin "${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}" \
@@ -15,7 +17,7 @@ peer_plugin "${HR_ORT_MHA:-$ROOT/build/plugins/ort_mha.so}" \
     "onnxruntime is not loaded under AddressSanitizer" || exit 0
 K=(--plugin "$P" --kernel ort_mha)
 
-expect list_shows 0 'ort_mha +causal,gqa,threaded,window,alibi .*MultiHeadAttention / GroupQueryAttention' -- $B list --plugin "$P"
+expect list_shows 0 'ort_mha +causal,gqa,threaded,window,softcap,alibi .*MultiHeadAttention / GroupQueryAttention' -- $B list --plugin "$P"
 expect list_origin 0 "plugin $P \(onnxruntime $VER, ABI 1\.1\)" -- $B list --plugin "$P"
 expect list_path 0 "f32 +onnxruntime $VER MultiHeadAttention" -- $B list --plugin "$P"
 expect list_bf16_refused 0 'bf16 +onnxruntime .* has no bf16 CPU kernel' -- $B list --plugin "$P"
@@ -67,7 +69,25 @@ expect var_alibi_groups 0 'check: pass .*over KV groups, attention_bias' -- $B r
 expect var_both_groups_square 0 'check: pass .*over KV groups, attention_bias' -- $B run "${V[@]}" --seq 64 --causal --window 7 --alibi 8 --heads 6 --kv-heads 2 --layout bnhd --batch 2
 expect var_both_decode 0 'check: pass' -- $B run "${V[@]}" --seq 1 --seq-kv 700 --causal --window 300 --alibi 8 --heads 8 --kv-heads 2 --threads 2
 expect var_both_f16 0 'check: pass' -- $B run "${V[@]}" --seq 65 --dtype f16 --causal --window 9 --alibi 8 --heads 4 --kv-heads 2
-expect refuses_softcap 2 "cannot run this shape: no soft-capped scores \\(--softcap; capability 'softcap'\\)" -- $B run --plugin "$P" --kernel ort_mha --seq 16 --softcap 30 "${RUN[@]}"
+# Nq == Nkv: GroupQueryAttention's own attributes, Hkv == Hq (one head per sequence over
+# BHND) and Hkv < Hq, a head size GroupQueryAttention refuses falling back to the bias.
+expect gqa_window_heads1 0 'check: pass .*GroupQueryAttention, local_window_size \(kv_num_heads = num_heads' -- $B run "${V[@]}" --seq 77 --causal --window 13 --heads 4 --batch 2 --d-head 40
+expect gqa_window_gqa 0 'check: pass .*GroupQueryAttention, local_window_size \(BNHD' -- $B run "${V[@]}" --seq 70 --causal --window 1 --heads 6 --kv-heads 3 --layout bnhd --threads 2
+expect gqa_window_d20 0 'check: pass .*MultiHeadAttention, attention_bias' -- $B run "${V[@]}" --seq 33 --causal --window 5 --heads 2 --d-head 20
+expect gqa_softcap 0 'check: pass .*GroupQueryAttention, softcap \(kv' -- $B run "${V[@]}" --seq 50 --softcap 5 --heads 4 --layout bnhd
+expect gqa_softcap_causal_bhnd 0 'check: pass .*GroupQueryAttention, softcap \(BNHD' -- $B run "${V[@]}" --seq 50 --causal --softcap 5 --heads 8 --kv-heads 2 --threads 3
+expect gqa_all_three 0 'check: pass .*GroupQueryAttention, softcap, local_window_size, attention_bias' -- $B run "${V[@]}" --seq 64 --causal --window 9 --softcap 5 --alibi 8 --heads 6 --kv-heads 2 --batch 2
+expect gqa_softcap_f16 0 'check: pass' -- $B run "${V[@]}" --seq 65 --dtype f16 --causal --window 9 --softcap 20 --heads 4 --kv-heads 2
+expect refuses_softcap_decode 2 "cannot run this shape: soft cap with Nq != Nkv: MultiHeadAttention has none" -- $B run --plugin "$P" --kernel ort_mha --seq 1 --seq-kv 64 --softcap 30 "${RUN[@]}"
+expect refuses_softcap_d20 2 "cannot run this shape: GroupQueryAttention on CPU needs a head size" -- $B run --plugin "$P" --kernel ort_mha --seq 16 --d-head 20 --softcap 30 "${RUN[@]}"
+# The soft-cap and window batteries (odd shapes) against the oracle.
+for vb in "--softcap 30" "--window 13" "--softcap 5 --window 9"; do
+    n=$(echo "$vb" | tr -d ' -')
+    $B check --quick "${K[@]}" $vb > "$TMP/check_$n.txt" 2>&1
+    rc=$?
+    expect "battery_${n}_exit" 0 '' -- test $rc = 0
+    expect "battery_${n}_f32" 0 '^ort_mha +f32 +[a-z0-9-]+ +T1,2,3 +[1-9][0-9]* pass +[0-9]+ warn +0 fail' -- cat "$TMP/check_$n.txt"
+done
 # A ragged batch: one ORT run per sequence, a session per sequence's shape.
 expect decode_batch 0 'check: all 3 sequences within tolerance' -- $B decode-batch --plugin "$P" --kernel ort_mha --lens 37,300,700 --rows 1,3,1 --heads 8 --kv-heads 2 --d 64 --threads 2 --reps 2 --check
 finish

@@ -17,14 +17,18 @@
  * on every call (headroom's K and V are read-only, so the in-place buffer sharing is out);
  * it runs as MultiHeadAttention over query groups (ort_mha.py), in place over BHND views,
  * with BNHD transposed into the workspace.
- * A sliding window and ALiBi (caps window, alibi) are MultiHeadAttention's attention_bias,
- * an initializer of the problem's model built with it (once per problem, never in the
- * timed call): -inf outside the window, -m_h |i' - j| under ALiBi; a variant problem with
- * Hkv < Hq runs over KV groups even when Nq == Nkv. No soft cap: MultiHeadAttention has
- * none (GroupQueryAttention's softcap is not used: it would route only some shapes).
+ * The variants (caps window, softcap, alibi), as a user of ORT gives them: with Nq == Nkv
+ * a soft cap and a sliding window are GroupQueryAttention's own `softcap` and
+ * `local_window_size` (Gemma 2, Mistral; Hkv == Hq too, as kv_num_heads = num_heads), and
+ * ALiBi beside a soft cap its attention_bias. Otherwise a window and ALiBi are
+ * MultiHeadAttention's attention_bias, an initializer of the problem's model built with it
+ * (once per problem, never in the timed call): -inf outside the window, -m_h |i' - j|
+ * under ALiBi; ALiBi with Hkv < Hq runs over KV groups even when Nq == Nkv.
  * Refused (applicable, with the reason): bf16 (no CPU kernel in this release), kv_dtype !=
- * dtype, causal with Nq > Nkv (rows that see no key come back NaN, not zeros), and for
- * GroupQueryAttention (Nq == Nkv) a head size not a multiple of 8. */
+ * dtype, causal with Nq > Nkv (rows that see no key come back NaN, not zeros), a soft cap
+ * with Nq != Nkv (MultiHeadAttention has none; GroupQueryAttention takes a longer cache
+ * only as past_key/past_value, which it writes into or copies on every call), and for
+ * GroupQueryAttention a head size not a multiple of 8. */
 #define _GNU_SOURCE
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -146,18 +150,27 @@ static int py_start(void)
     return 1;
 }
 
-/* The 1.1 variants this plugin takes (0 from a 1.0 headroom): both ride on
- * MultiHeadAttention's attention_bias, so a variant problem never goes to
- * GroupQueryAttention (whose bias and window this plugin does not use). */
+/* The 1.1 variants (0 from a 1.0 headroom). */
 static int window_of(const hrp_problem *p) { return HRP_HAS(p, window) ? p->window : 0; }
+static float softcap_of(const hrp_problem *p) { return HRP_HAS(p, softcap) ? p->softcap : 0.0f; }
 static float alibi_of(const hrp_problem *p) { return HRP_HAS(p, alibi) ? p->alibi : 0.0f; }
-static int variant(const hrp_problem *p) { return window_of(p) > 0 || alibi_of(p) > 0; }
+static int variant(const hrp_problem *p) { return window_of(p) > 0 || alibi_of(p) > 0 || softcap_of(p) > 0; }
+
+/* Whether p runs on GroupQueryAttention (else MultiHeadAttention): it takes K and V only
+ * of the query's length. There, Hkv < Hq, a soft cap (its `softcap`, and ALiBi beside
+ * it as its attention_bias) and a sliding window (its `local_window_size`); ALiBi
+ * without a soft cap stays MultiHeadAttention's bias, as does a window with a head size
+ * GroupQueryAttention's CPU kernel refuses (not a multiple of 8). */
+static int gqa(const hrp_problem *p)
+{
+    if (p->seq_q != p->seq_kv) return 0;
+    if (softcap_of(p) > 0) return 1;
+    if (alibi_of(p) > 0) return 0;
+    return p->kv_heads != p->heads || (window_of(p) > 0 && p->d_head % 8 == 0);
+}
 
 /* Whether Hkv < Hq runs as MultiHeadAttention over KV groups (else GroupQueryAttention). */
-static int over_groups(const hrp_problem *p)
-{
-    return p->kv_heads != p->heads && (p->seq_q != p->seq_kv || variant(p));
-}
+static int over_groups(const hrp_problem *p) { return p->kv_heads != p->heads && !gqa(p); }
 
 static const char *ort_applicable(const hrp_problem *p)
 {
@@ -166,7 +179,11 @@ static const char *ort_applicable(const hrp_problem *p)
     if (p->kv_dtype != p->dtype) return "ORT's attention takes Q, K and V in one dtype (kv_dtype differs from dtype)";
     if (p->causal && p->seq_q > p->seq_kv)
         return "causal with Nq > Nkv: rows that see no key come back NaN from ORT (attention_bias -inf), not zeros";
-    if (p->kv_heads != p->heads && !over_groups(p) && p->d_head % 8)
+    if (softcap_of(p) > 0 && p->seq_q != p->seq_kv)
+        return "soft cap with Nq != Nkv: MultiHeadAttention has none, and GroupQueryAttention takes a longer cache "
+               "only as past_key/past_value, which it writes into (headroom's K and V are read-only) or copies every "
+               "call";
+    if (gqa(p) && p->d_head % 8)
         return "GroupQueryAttention on CPU needs a head size that is a multiple of 8";
     return NULL;
 }
@@ -225,9 +242,10 @@ static entry *runner_for(const hrp_problem *p, int threads, int mode)
     for (int i = 0; i < ncache; i++)
         if (cache[i].threads == threads && cache[i].mode == mode && !memcmp(&cache[i].p, p, sizeof *p))
             return &cache[i];
-    PyObject *r = PyObject_CallFunction(runner_cls, "iiiiiiidiisid", p->batch, p->heads, p->kv_heads, p->seq_q,
+    PyObject *r = PyObject_CallFunction(runner_cls, "iiiiiiidiisiddi", p->batch, p->heads, p->kv_heads, p->seq_q,
                                         p->seq_kv, p->d_head, p->causal, (double)p->scale, p->dtype == HRP_F16,
-                                        threads, mode_names[mode], window_of(p), (double)alibi_of(p));
+                                        threads, mode_names[mode], window_of(p), (double)alibi_of(p),
+                                        (double)softcap_of(p), gqa(p));
     PyObject *sess = r ? PyObject_GetAttrString(r, "sess") : NULL;
     PyObject *run = sess ? PyObject_GetAttrString(sess, "run_with_iobinding") : NULL;
     PyObject *io = run ? PyObject_GetAttrString(r, "io") : NULL;
@@ -310,13 +328,26 @@ static int ort_run(const hrp_problem *p, const hrp_tune *t, const hrp_args *a, v
     return rc;
 }
 
+/* GroupQueryAttention's paths: [Hkv == Hq][its variant attributes, gqa_attrs]. */
+#define GQA_PATH(attrs, lay) "onnxruntime " ORT_VERSION " GroupQueryAttention" attrs " (" lay ")"
+#define GQA_ROW(lay)                                                                                                  \
+    {GQA_PATH("", lay), GQA_PATH(", local_window_size", lay), GQA_PATH(", softcap", lay),                            \
+     GQA_PATH(", softcap, local_window_size", lay), GQA_PATH(", softcap, attention_bias", lay),                      \
+     GQA_PATH(", softcap, local_window_size, attention_bias", lay)}
+static const char *const gqa_paths[2][6] = {
+    GQA_ROW("BNHD in place; BHND transposed to BSNH in the call"),
+    GQA_ROW("kv_num_heads = num_heads; BNHD in place; BHND as one head per sequence, in place"),
+};
+
 static const char *ort_path(const hrp_problem *p)
 {
+    if (gqa(p)) {
+        const int a = softcap_of(p) > 0 ? 2 + (window_of(p) > 0) + 2 * (alibi_of(p) > 0) : window_of(p) > 0;
+        return gqa_paths[p->kv_heads == p->heads][a];
+    }
     if (p->kv_heads == p->heads)
         return variant(p) ? "onnxruntime " ORT_VERSION " MultiHeadAttention, attention_bias"
                           : "onnxruntime " ORT_VERSION " MultiHeadAttention";
-    if (!over_groups(p))
-        return "onnxruntime " ORT_VERSION " GroupQueryAttention (BNHD in place; BHND transposed to BSNH in the call)";
     if (variant(p))
         return "onnxruntime " ORT_VERSION " MultiHeadAttention over KV groups, attention_bias (BHND in place; BNHD "
                "transposed to BHND in the call)";
@@ -328,7 +359,7 @@ static const hrp_kernel ort_mha = {
     sizeof(hrp_kernel),
     "ort_mha",
     "ONNX Runtime " ORT_VERSION " MultiHeadAttention / GroupQueryAttention (CPU, PyPI wheel, Python API embedded)",
-    HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_THREADED | HRP_CAP_WINDOW | HRP_CAP_ALIBI,
+    HRP_CAP_CAUSAL | HRP_CAP_GQA | HRP_CAP_THREADED | HRP_CAP_WINDOW | HRP_CAP_SOFTCAP | HRP_CAP_ALIBI,
     HRP_TRAFFIC_KV_PER_HEAD,
     HRP_TYPE_BIT(HRP_F32) | HRP_TYPE_BIT(HRP_F16) | HRP_TYPE_BIT(HRP_BF16),
     HRP_TYPE_BIT(HRP_F32) | HRP_TYPE_BIT(HRP_F16) | HRP_TYPE_BIT(HRP_BF16),

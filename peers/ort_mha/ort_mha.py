@@ -19,13 +19,16 @@ the onnx package's helpers (opset 17 plus com.microsoft 1):
     d]: the same memory, no copy) against that group's K and V [B*Hkv, Nkv, d]. Causal
     with Nq > 1: the bottom-right attention_bias, its rows repeated r times ([1, 1,
     r*Nq, Nkv]); a decode row (Nq == 1) needs none.
-  - GroupQueryAttention when Hkv < Hq: query [B, S, Hq*d], key and value [B, S, Hkv*d]
-    (BSNH; only Nq == Nkv, see ort_mha.c), seqlens_k = Nkv - 1 per batch and
-    total_sequence_length = Nkv as inputs bound once, `causal` 0 or 1, no present_key /
-    present_value outputs (optional: no cache is written).
-A sliding window and ALiBi (window, alibi: 0 when off) are an attention_bias of
-MultiHeadAttention in each of its modes (never GroupQueryAttention: ort_mha.c sends such a
-problem with Hkv < Hq over query groups): -inf where the bottom-right causal rule or the
+  - GroupQueryAttention (gqa: ort_mha.c chooses) when Nq == Nkv and Hkv < Hq, or a soft
+    cap or a sliding window asks for it: query [B, S, Hq*d], key and value [B, S, Hkv*d]
+    (BSNH), or with Hkv == Hq over BHND ("heads1") B*H sequences of one head,
+    seqlens_k = Nkv - 1 per sequence and total_sequence_length = Nkv as inputs bound
+    once, `causal` 0 or 1, no present_key / present_value outputs (optional: no cache is
+    written). The soft cap is its `softcap` attribute, the window its `local_window_size`
+    (row i sees i - W < j <= i, headroom's W: tested against the oracle), and ALiBi with a
+    soft cap its attention_bias, which it adds after the cap as headroom's rule does.
+Otherwise a sliding window and ALiBi (window, alibi: 0 when off) are an attention_bias of
+MultiHeadAttention in each of its modes: -inf where the bottom-right causal rule or the
 window hides a key, else 0, or -m_h |i' - j| under ALiBi, with one plane per query head
 (bias_rows), an initializer like the causal bias.
 Per call, ort_mha.c calls Runner.bind only when an address changed (IOBinding.bind_input /
@@ -85,12 +88,32 @@ def bias_rows(N, M, causal, window, slopes):
     return np.where(seen[None], -s[:, None, None] * dist[None], -np.inf)
 
 
-def model(B, H, G, N, M, d, causal, scale, f16, mode, window=0, alibi=0.0):
+def variant_bias(B, H, G, N, M, causal, window, alibi, f16, mode):
+    """The attention_bias initializer's array: the bottom-right causal rule, the window
+    and ALiBi as bias_rows, with the leading dims ORT broadcasts: [1, 1 or H, rows, M]
+    over "bsnh"; per sequence of one head otherwise ("heads1": B*H sequences, b-major;
+    "groups": B*G sequences of r heads' rows)."""
+    r = H // G
+    slopes = alibi_slopes(H, alibi) if alibi > 0 else None
+    rows = bias_rows(N, M, causal, window, slopes)  # [H or 1][N][M]
+    if mode == "bsnh":
+        bias = rows[None]
+    elif mode == "heads1":
+        bias = np.tile(rows, (B, 1, 1))[:, None] if slopes is not None else rows[None]
+    else:  # groups: row block t of sequence (b, g) is head g * r + t
+        if slopes is not None:
+            bias = np.tile(rows.reshape(G, r * N, M), (B, 1, 1))[:, None]
+        else:
+            bias = np.tile(rows, (1, r, 1))[None]
+    return bias.astype(np.float16 if f16 else np.float32)
+
+
+def model(B, H, G, N, M, d, causal, scale, f16, mode, window=0, alibi=0.0, softcap=0.0, gqa=0):
     """The one-node model and its input/output shapes (name -> shape)."""
     et = TensorProto.FLOAT16 if f16 else TensorProto.FLOAT
     vi = helper.make_tensor_value_info
     inits = []
-    if G == H or mode == "groups":
+    if not gqa:
         r = H // G  # "groups": query head h is row block h % r of KV group h // r
         if mode == "groups":
             shapes = {"query": [B * G, r * N, d], "key": [B * G, M, d], "value": [B * G, M, d],
@@ -109,32 +132,29 @@ def model(B, H, G, N, M, d, causal, scale, f16, mode, window=0, alibi=0.0):
             attrs["unidirectional"] = 1
         elif (causal and N > 1) or variant:
             # The window and ALiBi ride on the same additive bias as the bottom-right causal
-            # rule, built here once per problem. Its leading dims are what ORT broadcasts:
-            # [1 or B, 1 or H, rows, M] for "bsnh"; per sequence of one head otherwise
-            # ("heads1": B*H sequences, b-major; "groups": B*G sequences of r heads' rows).
-            slopes = alibi_slopes(H, alibi) if alibi > 0 else None
-            rows = bias_rows(N, M, causal, window, slopes)  # [H or 1][N][M]
-            if mode == "bsnh":
-                bias = rows[None]
-            elif mode == "heads1":
-                bias = np.tile(rows, (B, 1, 1))[:, None] if slopes is not None else rows[None]
-            else:  # groups: row block t of sequence (b, g) is head g * r + t
-                if slopes is not None:
-                    bias = np.tile(rows.reshape(G, r * N, M), (B, 1, 1))[:, None]
-                else:
-                    bias = np.tile(rows, (1, r, 1))[None]
-            bias = bias.astype(np.float16 if f16 else np.float32)
-            inits.append(numpy_helper.from_array(bias, "attention_bias"))
+            # rule, built here once per problem.
+            inits.append(numpy_helper.from_array(variant_bias(B, H, G, N, M, causal, window, alibi, f16, mode),
+                                                 "attention_bias"))
             inputs += ["", "", "attention_bias"]  # bias, key_padding_mask left out
         node = helper.make_node("MultiHeadAttention", inputs, ["output"], domain="com.microsoft", **attrs)
         ins = [vi(n, et, shapes[n]) for n in ("query", "key", "value")]
     else:
-        shapes = {"query": [B, N, H * d], "key": [B, M, G * d], "value": [B, M, G * d], "output": [B, N, H * d]}
-        node = helper.make_node("GroupQueryAttention", ["query", "key", "value", "", "", "seqlens_k",
-                                "total_sequence_length"], ["output"], domain="com.microsoft", num_heads=H,
-                                kv_num_heads=G, causal=int(bool(causal)), scale=float(scale))
+        # GroupQueryAttention (N == M): "bsnh" as ORT's BSNH; "heads1" (Hkv == Hq over
+        # BHND) as B*H sequences of one head, num_heads = kv_num_heads = 1.
+        b, nh, nk = (B * H, 1, 1) if mode == "heads1" else (B, H, G)
+        shapes = {"query": [b, N, nh * d], "key": [b, M, nk * d], "value": [b, M, nk * d], "output": [b, N, nh * d]}
+        attrs = {"num_heads": nh, "kv_num_heads": nk, "causal": int(bool(causal or window)), "scale": float(scale)}
+        if window > 0:
+            attrs["local_window_size"] = int(window)  # row i sees i - W < j <= i, as headroom's W
+        if softcap > 0:
+            attrs["softcap"] = float(softcap)  # c tanh(s / c) after the scale, before the bias
+        inputs = ["query", "key", "value", "", "", "seqlens_k", "total_sequence_length"]
+        if alibi > 0:  # ALiBi alone: the bias is added after the soft cap, as headroom's rule
+            inits.append(numpy_helper.from_array(variant_bias(B, H, G, N, M, 0, 0, alibi, f16, mode), "attention_bias"))
+            inputs += ["", "", "", "attention_bias"]  # cos_cache, sin_cache, position_ids left out
+        node = helper.make_node("GroupQueryAttention", inputs, ["output"], domain="com.microsoft", **attrs)
         ins = [vi(n, et, shapes[n]) for n in ("query", "key", "value")]
-        ins += [vi("seqlens_k", TensorProto.INT32, [B]), vi("total_sequence_length", TensorProto.INT32, [])]
+        ins += [vi("seqlens_k", TensorProto.INT32, [b]), vi("total_sequence_length", TensorProto.INT32, [])]
     graph = helper.make_graph([node], "headroom_attention", ins, [vi("output", et, shapes["output"])],
                               initializer=inits)
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
@@ -145,15 +165,15 @@ def model(B, H, G, N, M, d, causal, scale, f16, mode, window=0, alibi=0.0):
 class Runner:
     """One problem's session and binding; call it with the addresses of Q, K, V, O."""
 
-    def __init__(self, B, H, G, N, M, d, causal, scale, f16, threads, mode, window=0, alibi=0.0):
-        m, self.shapes = model(B, H, G, N, M, d, causal, scale, f16, mode, window, alibi)
+    def __init__(self, B, H, G, N, M, d, causal, scale, f16, threads, mode, window=0, alibi=0.0, softcap=0.0, gqa=0):
+        m, self.shapes = model(B, H, G, N, M, d, causal, scale, f16, mode, window, alibi, softcap, gqa)
         self.sess = ort.InferenceSession(m.SerializeToString(), session_options(threads),
                                          providers=["CPUExecutionProvider"])
         self.io = self.sess.io_binding()
         self.dt = np.float16 if f16 else np.float32
         self.last = None
-        if G != H and mode != "groups":  # GroupQueryAttention: bound once, live as long as the runner
-            self.seqlens_k = np.full(B, M - 1, np.int32)
+        if gqa:  # GroupQueryAttention: bound once, live as long as the runner
+            self.seqlens_k = np.full(self.shapes["query"][0], M - 1, np.int32)
             self.total = np.array(M, np.int32)
             self.io.bind_cpu_input("seqlens_k", self.seqlens_k)
             self.io.bind_cpu_input("total_sequence_length", self.total)
