@@ -46,7 +46,7 @@ HR_TEST(flash_variants_battery)
             for (int v = 0; v < NVARIANTS; v++) {
                 if ((c + v) % 3) continue; /* a third of the grid: every case, every variant */
                 hr_case cs = cases[c];
-                if (cs.prob.page_size || !hr_problem_plain(&cs.prob)) continue; /* paged: decode's; own variants below */
+                if (cs.prob.page_size || !hr_problem_plain(&cs.prob)) continue; /* paged: test_paged.c; own variants below */
                 if (cs.prob.seq_q * (double)cs.prob.seq_kv * cs.prob.heads * cs.prob.d_head > 2e7) continue;
                 variant(v, cs.prob.seq_kv, &cs.prob);
                 cs.prob.dtype = cs.prob.kv_dtype = types[(c + v) % 3];

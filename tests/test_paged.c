@@ -1,7 +1,9 @@
-/* test_paged.c — the paged KV cache: --page-size's rule, the block table's address rule, the shuffled pool the inputs fill, and decode through it against the oracle. */
+/* test_paged.c — the paged KV cache: --page-size's rule, the block table's address rule, the shuffled pool the inputs fill, and decode, flash and gqa through it against the oracle. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "inputs.h"
 #include "oracle.h"
 #include "t.h"
@@ -40,8 +42,13 @@ HR_TEST(paged_refused_without_the_capability)
         CHECKF(why && strstr(why, "no paged KV cache (--page-size; capability 'paged')"), "%s: '%s'", k->name,
                why ? why : "(accepted)");
     }
-    const hr_kernel *d = hr_kernel_find("decode");
-    CHECK(d && (d->caps & HR_CAP_PAGED) && !hr_kernel_why_not(d, &p));
+    static const char *const readers[] = {"decode", "flash", "gqa"};
+    for (int i = 0; i < 3; i++) {
+        const hr_kernel *d = hr_kernel_find(readers[i]);
+        CHECKF(d && (d->caps & HR_CAP_PAGED) && !hr_kernel_why_not(d, &p), "%s refuses a paged cache", readers[i]);
+    }
+    const hr_kernel *naive = hr_kernel_find("naive"); /* the reference kernels read contiguous caches only */
+    CHECK(naive && !(naive->caps & HR_CAP_PAGED) && hr_kernel_why_not(naive, &p));
 }
 
 HR_TEST(paged_row_rule)
@@ -105,15 +112,16 @@ HR_TEST(paged_inputs_hold_the_contiguous_values)
         }
 }
 
-/* decode on p (threads T) through the tensors' table; the oracle's verdict. With
- * `identity` the oracle is handed the table 0, 1, 2, ... instead: it must then fail, so a
- * kernel that ignored the table could not pass. */
-static int decode_paged(const hr_problem *p, hr_layout lay, int T, bool identity)
+/* Kernel k on p (tunables tu) through the tensors' table; the oracle's verdict, or -1 when
+ * it cannot run. With `identity` the oracle is handed the table 0, 1, 2, ... instead: it
+ * must then fail, so a kernel that ignored the table could not pass. out, where not NULL,
+ * gets the output's fp32 rows (B Hq Nq d, in that order). */
+static int run_paged(const hr_kernel *k, const hr_problem *p, hr_layout lay, hr_dist dist, const hr_tune *tu,
+                     bool identity, float *out)
 {
-    const hr_kernel *k = hr_kernel_find("decode");
     hr_tensors ts;
-    if (!k || hr_tensors_alloc(&ts, p, lay, HR_DIST_NORMAL, 31)) return -1;
-    const hr_tune t = hr_kernel_tune(k, p, &(hr_tune){0, 0, T});
+    if (!k || hr_kernel_why_not(k, p) || hr_tensors_alloc(&ts, p, lay, dist, 31)) return -1;
+    const hr_tune t = hr_kernel_tune(k, p, tu);
     const size_t wb = hr_kernel_workspace(k, p, &t);
     void *ws = hr_alloc(wb ? wb : 64);
     hr_args buf;
@@ -121,6 +129,11 @@ static int decode_paged(const hr_problem *p, hr_layout lay, int T, bool identity
     hr_tensors_poison(p, a, 1e30f);
     int rc = hr_kernel_run(k, p, &t, a, ws);
     hr_tensors_output(p, a);
+    for (int b = 0; out && b < p->batch; b++)
+        for (int h = 0; h < p->heads; h++)
+            for (int i = 0; i < p->seq_q; i++)
+                memcpy(out + (((size_t)b * p->heads + h) * p->seq_q + i) * p->d_head, hr_row(a->o, b, h, i),
+                       sizeof(float) * (size_t)p->d_head);
     hr_args oa = ts.args;
     int32_t *id = NULL;
     const int n = p->batch * oa.table_stride;
@@ -132,6 +145,11 @@ static int decode_paged(const hr_problem *p, hr_layout lay, int T, bool identity
     free(ws);
     hr_tensors_free(&ts);
     return rc ? -1 : c.verdict;
+}
+
+static int decode_paged(const hr_problem *p, hr_layout lay, int T, bool identity)
+{
+    return run_paged(hr_kernel_find("decode"), p, lay, HR_DIST_NORMAL, &(hr_tune){0, 0, T}, identity, NULL);
 }
 
 HR_TEST(paged_decode_matches_oracle)
@@ -154,4 +172,82 @@ HR_TEST(paged_decode_matches_oracle)
     /* The oracle follows the table: against the unshuffled one the same output fails. */
     const hr_problem p = paged(2, 8, 2, 1, 200, 64, HR_F32, 16);
     CHECK(decode_paged(&p, HR_LAYOUT_BHND, 2, true) == HR_CHECK_FAIL);
+}
+
+/* The variants flash takes, one per v: none, windows (shorter than a page, odd, longer),
+ * a soft cap, ALiBi, all three at once. */
+static void paged_variant(int v, hr_problem *p)
+{
+    p->window = 0, p->softcap = 0, p->alibi = 0;
+    switch (v) {
+    case 1: p->window = 7; break;
+    case 2: p->window = p->page_size + 3; break;
+    case 3: p->softcap = 3; break;
+    case 4: p->alibi = 8; break;
+    case 5: p->window = 33, p->softcap = 2, p->alibi = 4; break;
+    }
+    p->causal = p->causal || p->window > 0;
+}
+
+/* flash and gqa through a shuffled block table over the odd-shape battery: P 16, 64 and
+ * 256 (where the cache holds a page), causal and full, every variant, f32, bf16 (its
+ * bf16dot path where plain) and f16, 1 to 3 threads, default tiles, tiles that cross pages
+ * at odd keys (17, 100) and short stacks (13); against the oracle, and bit for bit the
+ * output of the same cache stored contiguous (the packed tiles are the same). */
+HR_TEST(paged_flash_gqa_match_oracle_and_contiguous)
+{
+    static hr_case cases[HR_MAX_CASES];
+    const int n = hr_battery(cases, HR_MAX_CASES, true);
+    static const int Ps[] = {16, 64, 256};
+    const hr_dtype types[] = {HR_F32, HR_BF16, HR_F16};
+    const char *const kernels[] = {"flash", "gqa"};
+    for (int kn = 0; kn < 2; kn++) {
+        const hr_kernel *k = hr_kernel_find(kernels[kn]);
+        int ran = 0, bad = 0, differ = 0, seen[3][2] = {{0}};
+        char first[300] = "";
+        for (int c = 0; c < n; c++)
+            for (int pi = 0; pi < 3; pi++) {
+                hr_problem p = cases[c].prob;
+                const int idx = 3 * c + pi;
+                if (Ps[pi] > p.seq_kv || p.seq_q * (double)p.seq_kv * p.heads * p.d_head > 2e7) continue;
+                p.page_size = Ps[pi];
+                p.causal = p.causal != ((c / 2 + pi) % 2 == 1);
+                paged_variant((5 * c + pi) % 6, &p);
+                p.dtype = types[idx / 6 % 3];
+                p.kv_dtype = idx % 11 == 0 ? types[(idx / 6 + 1) % 3] : p.dtype;
+                const hr_tune t = {idx % 7 == 0 ? 13 : 0, idx % 4 == 0 ? 17 : idx % 4 == 1 ? 100 : 0, 1 + idx % 3};
+                const size_t nout = (size_t)p.batch * p.heads * p.seq_q * p.d_head;
+                float *op = malloc(nout * sizeof(float)), *oc = malloc(nout * sizeof(float));
+                hr_problem pc = p;
+                pc.page_size = 0;
+                const int v = op && oc ? run_paged(k, &p, cases[c].layout, cases[c].dist, &t, false, op) : -1;
+                const int vc = v >= 0 ? run_paged(k, &pc, cases[c].layout, cases[c].dist, &t, false, oc) : -1;
+                char shape[96];
+                hr_problem_str(&p, shape, sizeof shape);
+                CHECKF(v >= 0 && vc >= 0, "%s cannot run %s", kernels[kn], shape);
+                if (v >= 0 && vc >= 0) {
+                    ran++;
+                    seen[pi][p.causal]++;
+                    const int same = memcmp(op, oc, nout * sizeof(float)) == 0;
+                    differ += !same;
+                    if ((v != HR_CHECK_PASS || !same) && !bad++)
+                        snprintf(first, sizeof first, "%s %s %s/%s T%d bkv %d: verdict %d, %s contiguous", shape,
+                                 hr_layout_names[cases[c].layout], hr_dtype_names[p.dtype], hr_dtype_names[p.kv_dtype],
+                                 t.threads, t.block_kv, v, same ? "same as" : "differs from");
+                }
+                free(op);
+                free(oc);
+            }
+        for (int pi = 0; pi < 3; pi++)
+            CHECKF(seen[pi][0] >= 5 && seen[pi][1] >= 5, "%s P%d: %d full, %d causal cases", kernels[kn], Ps[pi],
+                   seen[pi][0], seen[pi][1]);
+        CHECKF(ran >= 150, "%s: only %d paged cases ran", kernels[kn], ran);
+        CHECKF(!bad, "%s: %d of %d paged cases wrong (%d differ from contiguous), first: %s", kernels[kn], bad, ran,
+               differ, first);
+        /* The oracle follows the table: against the unshuffled one the same output fails. */
+        hr_problem p = paged(2, 8, 2, 64, 200, 64, HR_F32, 16);
+        p.causal = true;
+        CHECKF(run_paged(k, &p, HR_LAYOUT_BNHD, HR_DIST_NORMAL, &(hr_tune){0, 0, 2}, true, NULL) == HR_CHECK_FAIL,
+               "%s passes against the identity table", kernels[kn]);
+    }
 }

@@ -241,40 +241,46 @@ void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qsc
     hr_ft_load_q(w, r, q, qscale, end_r); /* in place */
 }
 
-/* kt[kk][j] = K[j][kk] for the nk keys of the tile; key columns up to the next vector
- * boundary are zeroed (their scores are computed, then masked). On AVX-512 and AVX2
- * whole 16 x 16 / 8 x 8 blocks go through the register transpose (AVX2: 24 shuffles per
- * 64 floats instead of 64 strided scalar stores: perf-log 0218); the portable path
- * copies element by element. */
-static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int nk)
+/* kt[kk][c0 + j] = K[j][kk] for the nk keys from k (one run of a tile: hr_ft_kv_run). On
+ * AVX-512 and AVX2 whole 16 x 16 / 8 x 8 blocks go through the register transpose (AVX2:
+ * 24 shuffles per 64 floats instead of 64 strided scalar stores: perf-log 0218); the
+ * portable path copies element by element. pad_k then zeroes the key columns from the
+ * tile's nk up to the next vector boundary (their scores are computed, then masked). */
+static void pack_k(hr_ft_ws *w, const float *k, ptrdiff_t k_sn, int c0, int nk)
 {
-    const int d = w->d, ld = w->bkvp, nkp = round_up(nk, HR_VW);
+    const int d = w->d, ld = w->bkvp;
+    float *kt = w->kt + c0;
     int j = 0;
 #if defined(HR_VEC_AVX512) || defined(HR_VEC_AVX2)
     for (; j + HR_VW <= nk; j += HR_VW) {
         int kk = 0;
         for (; kk + HR_VW <= d; kk += HR_VW)
-            hr_vtranspose(k + j * k_sn + kk, k_sn, w->kt + (ptrdiff_t)kk * ld + j, ld);
+            hr_vtranspose(k + j * k_sn + kk, k_sn, kt + (ptrdiff_t)kk * ld + j, ld);
         for (int jj = j; jj < j + HR_VW; jj++)
-            for (int k2 = kk; k2 < d; k2++) w->kt[(ptrdiff_t)k2 * ld + jj] = k[jj * k_sn + k2];
+            for (int k2 = kk; k2 < d; k2++) kt[(ptrdiff_t)k2 * ld + jj] = k[jj * k_sn + k2];
     }
 #endif
     for (; j < nk; j++) {
         const float *src = k + j * k_sn;
-        for (int kk = 0; kk < d; kk++) w->kt[(ptrdiff_t)kk * ld + j] = src[kk];
+        for (int kk = 0; kk < d; kk++) kt[(ptrdiff_t)kk * ld + j] = src[kk];
     }
-    if (nkp > nk)
-        for (int kk = 0; kk < d; kk++)
-            memset(w->kt + (ptrdiff_t)kk * ld + nk, 0, (size_t)(nkp - nk) * sizeof(float));
 }
 
-/* vp[j] = V[j], padded with zeros from d to dp. */
-static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int nk)
+static void pad_k(hr_ft_ws *w, int nk)
+{
+    const int nkp = round_up(nk, HR_VW);
+    if (nkp > nk)
+        for (int kk = 0; kk < w->d; kk++)
+            memset(w->kt + (ptrdiff_t)kk * w->bkvp + nk, 0, (size_t)(nkp - nk) * sizeof(float));
+}
+
+/* vp[c0 + j] = V[j], padded with zeros from d to dp. */
+static void pack_v(hr_ft_ws *w, const float *v, ptrdiff_t v_sn, int c0, int nk)
 {
     const int d = w->d, dp = w->dp, full = d / HR_VW * HR_VW;
     for (int j = 0; j < nk; j++) {
         const float *src = v + j * v_sn;
-        float *dst = w->vp + (ptrdiff_t)j * dp;
+        float *dst = w->vp + (ptrdiff_t)(c0 + j) * dp;
         for (int c = 0; c < full; c += HR_VW) hr_vstore(dst + c, hr_vload(src + c));
         if (full < dp) hr_vstore(dst + full, hr_vload_n(src + full, d - full));
     }
@@ -321,48 +327,47 @@ static void softmax_tile(hr_ft_ws *w, float *sb, int r0, int mr, int c0, int nco
     }
 }
 
-/* The conversion path's packing: a bf16/f16 K tile converted row by row into vp (free
- * until pack_v, dp floats a row), then transposed like an fp32 one; a V tile converted
- * straight into vp (its zero padding to dp included). */
-static void pack_kx(hr_ft_ws *w, hr_dtype t, const char *k, ptrdiff_t k_sn, int nk)
+/* The tile of keys [j0, j0 + nk) of kv packed, run by run (one run unless paged). The
+ * conversion path's: a bf16/f16 K tile converted row by row into vp (free until pack_vx,
+ * dp floats a row), then transposed like an fp32 one; a V tile converted straight into vp
+ * (its zero padding to dp included). */
+static void pack_kx(hr_ft_ws *w, hr_dtype t, const hr_ft_kv *kv, int j0, int nk)
 {
-    if (t == HR_F32) {
-        pack_k(w, (const float *)k, k_sn / (ptrdiff_t)sizeof(float), nk);
-        return;
+    for (int c = 0; c < nk;) {
+        const int n = hr_ft_kv_run(kv, j0 + c, nk - c);
+        const char *k = hr_ft_kv_k(kv, j0 + c);
+        if (t == HR_F32) pack_k(w, (const float *)k, kv->k_sn / (ptrdiff_t)sizeof(float), c, n);
+        else
+            for (int j = 0; j < n; j++) load_row16(t, k + j * kv->k_sn, w->vp + (ptrdiff_t)(c + j) * w->dp, w->d);
+        c += n;
     }
-    for (int j = 0; j < nk; j++) load_row16(t, k + j * k_sn, w->vp + (ptrdiff_t)j * w->dp, w->d);
-    pack_k(w, w->vp, w->dp, nk);
+    if (t != HR_F32) pack_k(w, w->vp, w->dp, 0, nk);
+    pad_k(w, nk);
 }
 
-static void pack_vx(hr_ft_ws *w, hr_dtype t, const char *v, ptrdiff_t v_sn, int nk)
+static void pack_vx(hr_ft_ws *w, hr_dtype t, const hr_ft_kv *kv, int j0, int nk)
 {
-    if (t == HR_F32) {
-        pack_v(w, (const float *)v, v_sn / (ptrdiff_t)sizeof(float), nk);
-        return;
-    }
-    for (int j = 0; j < nk; j++) {
-        float *dst = w->vp + (ptrdiff_t)j * w->dp;
-        load_row16(t, v + j * v_sn, dst, w->d);
-        if (w->dp > w->d) memset(dst + w->d, 0, (size_t)(w->dp - w->d) * sizeof(float));
+    for (int c = 0; c < nk;) {
+        const int n = hr_ft_kv_run(kv, j0 + c, nk - c);
+        const char *v = hr_ft_kv_v(kv, j0 + c);
+        if (t == HR_F32) pack_v(w, (const float *)v, kv->v_sn / (ptrdiff_t)sizeof(float), c, n);
+        else
+            for (int j = 0; j < n; j++) {
+                float *dst = w->vp + (ptrdiff_t)(c + j) * w->dp;
+                load_row16(t, v + j * kv->v_sn, dst, w->d);
+                if (w->dp > w->d) memset(dst + w->d, 0, (size_t)(w->dp - w->d) * sizeof(float));
+            }
+        c += n;
     }
 }
 
-void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const float *v,
-                  ptrdiff_t v_sn)
-{
-    hr_ft_attend_x(w, rows, HR_F32, k, k_sn * (ptrdiff_t)sizeof(float), v,
-                   v_sn * (ptrdiff_t)sizeof(float));
-}
-
-void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_t k_sn,
-                    const void *vx, ptrdiff_t v_sn)
+void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const hr_ft_kv *kv)
 {
     if (w->dot) {
-        w->step->attend(w, rows, kx, k_sn, vx, v_sn);
+        w->step->attend(w, rows, kv);
         return;
     }
     const int d = w->d, dp = w->dp, ld = w->bkvp;
-    const char *k = kx, *v = vx;
     const size_t rb = hr_dtype_row_bytes(kt, d);
     int stop = 0, start = INT_MAX; /* the keys some row sees: [start, stop) */
     for (int r = 0; r < rows; r++) {
@@ -372,15 +377,15 @@ void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *kx, ptrdiff_
     for (int j0 = start; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
         if (!ft_skip(4) || j0 == 0) {
-            pack_kx(w, kt, k + j0 * k_sn, k_sn, nk);
-            pack_vx(w, kt, v + j0 * v_sn, v_sn, nk);
+            pack_kx(w, kt, kv, j0, nk);
+            pack_vx(w, kt, kv, j0, nk);
         }
         const int nmt = ceil_div(rows, MR);
         for (int g0 = 0; g0 < rows; g0 += FT_GROUP * MR) {
             int gr0[FT_GROUP], gmr[FT_GROUP], glim[FT_GROUP], ng = 0;
             for (int r0 = g0; r0 < rows && r0 < g0 + FT_GROUP * MR; r0 += MR) {
                 const int mr = rows - r0 < MR ? rows - r0 : MR;
-                const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
+                const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, kv, rb);
                 if (lim <= 0) continue;
                 int first = nk, last = 0; /* the earliest and latest window begin of the rows */
                 for (int r = r0; r < r0 + mr; r++) {
@@ -514,7 +519,7 @@ const hr_kernel hr_kernel_flash = {
     .name = "flash",
     .summary = "FlashAttention-2 online softmax: K/V tiles, register-blocked, causal skipping",
     .caps = HR_CAP_CAUSAL | HR_CAP_THREADED | HR_CAP_BLOCK_Q | HR_CAP_BLOCK_KV | HR_CAP_WINDOW |
-            HR_CAP_SOFTCAP | HR_CAP_ALIBI,
+            HR_CAP_SOFTCAP | HR_CAP_ALIBI | HR_CAP_PAGED,
     .traffic = HR_TRAFFIC_KV_PER_HEAD,
     .applicable = flash_applicable,
     .resolve = flash_resolve,

@@ -226,11 +226,9 @@ static HR_BF16_TARGET void softmax_block(hr_ft_ws *w, int r0, int mr, int nc, in
     }
 }
 
-HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
-                                    const void *vx, ptrdiff_t v_sn)
+HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const hr_ft_kv *kv)
 {
     const int d = w->d, D = w->dp;
-    const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);
     hr_amx_cfg cfg;
     hr_amx_cfg_all(&cfg);
@@ -241,13 +239,13 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
     const int nmt = (rows + T - 1) / T;
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv, nkp = (int)up((size_t)nk, T);
-        hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
-        hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
+        hr_ft_bf16_pack_k(w, kv, j0, nk); /* through the block table where paged */
+        hr_ft_bf16_pack_v(w, kv, j0, nk);
         const int pairs = (nk + 1) / 2;
         memset((uint16_t *)w->vp + (size_t)pairs * 2 * D, 0, (size_t)(nkp / 2 - pairs) * 4 * D);
         for (int r0 = 0; r0 < rows; r0 += T) {
             const int mr = rows - r0 < T ? rows - r0 : T;
-            const int lim = hr_ft_block_keys(w, r0, mr, r0 / T, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
+            const int lim = hr_ft_block_keys(w, r0, mr, r0 / T, nmt, j0, nk, stop, kv, rb);
             if (lim <= 0) continue;
             const int nc = (int)up((size_t)lim, T);
             scores(w, r0, nc);
@@ -263,10 +261,6 @@ HR_AMX_TARGET void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *kx, ptrdi
 size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d) { return 0; }
 void hr_ft_amx_bind(hr_ft_ws *w) { abort(); }
 void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r) { abort(); }
-void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
-                      ptrdiff_t v_sn)
-{
-    abort();
-}
+void hr_ft_amx_attend(hr_ft_ws *w, int rows, const hr_ft_kv *kv) { abort(); }
 
 #endif

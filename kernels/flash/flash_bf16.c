@@ -201,13 +201,13 @@ HR_BF16_TARGET void hr_ft_dot_round_bf16(const float *x, void *row, int d)
     for (int c = 0; c < d; c += VW) hr_vstore_bf16_exact_n((uint16_t *)row + c, hr_vload(x + c), d - c);
 }
 
-/* kt word (kp, j) = pair kp of K row j, for nk keys; columns up to the next multiple of
- * VW are zero. Whole 16 x 16 word blocks go through vec.h's transpose (bits moved, never
- * interpreted) when the rows hold whole 32-bit words. */
-HR_BF16_TARGET void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk)
+/* kt word (kp, c0 + j) = pair kp of K row j, for the nk keys from k (a run of a tile:
+ * hr_ft_kv_run). Whole 16 x 16 word blocks go through vec.h's transpose (bits moved,
+ * never interpreted) when the rows hold whole 32-bit words. */
+static HR_BF16_TARGET void pack_k_run(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int c0, int nk)
 {
-    const int d = w->d, dh = dq_of(w) / 2, ld = w->bkvp, nkp = ceil_div(nk, VW) * VW;
-    uint32_t *kt = (uint32_t *)w->kt;
+    const int d = w->d, dh = dq_of(w) / 2, ld = w->bkvp;
+    uint32_t *kt = (uint32_t *)w->kt + c0;
     const int words = d % 2 == 0 && k_sn % 4 == 0 && (uintptr_t)k % 4 == 0;
     int j = 0;
     if (words)
@@ -226,18 +226,33 @@ HR_BF16_TARGET void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn
             kt[(ptrdiff_t)kp * ld + j] = src[2 * kp] | hi << 16;
         }
     }
+}
+
+/* The tile of keys [j0, j0 + nk) of kv, run by run (one run unless paged); columns up to
+ * the next multiple of VW are zero. */
+HR_BF16_TARGET void hr_ft_bf16_pack_k(hr_ft_ws *w, const hr_ft_kv *kv, int j0, int nk)
+{
+    const int dh = dq_of(w) / 2, ld = w->bkvp, nkp = ceil_div(nk, VW) * VW;
+    for (int c = 0; c < nk;) {
+        const int n = hr_ft_kv_run(kv, j0 + c, nk - c);
+        pack_k_run(w, hr_ft_kv_k(kv, j0 + c), kv->k_sn, c, n);
+        c += n;
+    }
+    uint32_t *kt = (uint32_t *)w->kt;
     if (nkp > nk)
         for (int kp = 0; kp < dh; kp++) memset(kt + (ptrdiff_t)kp * ld + nk, 0, (size_t)(nkp - nk) * 4);
 }
 
-/* vp pair row jp, column c = (V[2jp][c], V[2jp+1][c]); a missing odd row and the
- * columns from d to dp are zero. */
-HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk)
+/* vp pair row jp, column c = (V[j0 + 2jp][c], V[j0 + 2jp + 1][c]); a missing odd row and
+ * the columns from d to dp are zero. A pair's two rows are found one by one: paged, they
+ * may lie in two pages (a tile need not start on an even key of a page). */
+HR_BF16_TARGET void hr_ft_bf16_pack_v(hr_ft_ws *w, const hr_ft_kv *kv, int j0, int nk)
 {
     const int d = w->d, dp = w->dp;
     uint16_t *vp = (uint16_t *)w->vp;
     for (int jp = 0; jp < ceil_div(nk, 2); jp++) {
-        const char *a = v + 2 * jp * v_sn, *b = 2 * jp + 1 < nk ? a + v_sn : NULL;
+        const char *a = hr_ft_kv_v(kv, j0 + 2 * jp), *b = NULL;
+        if (2 * jp + 1 < nk) b = kv->table ? hr_ft_kv_v(kv, j0 + 2 * jp + 1) : a + kv->v_sn;
         uint16_t *dst = vp + (ptrdiff_t)jp * 2 * dp;
         for (int c = 0; c < dp; c += VW) {
             const int n = d - c >= VW ? VW : d > c ? d - c : 0; /* amx: dp may pass d by 16 */
@@ -324,11 +339,9 @@ static HR_BF16_TARGET void pv_run(hr_ft_ws *w, pv_tile t, const sm_job *jobs, in
 /* Per K/V tile, micro-tile t's S, then its softmax up to the exp passes, then t - 1's
  * P·V with t's exp passes inside it (pv_run); the scores of t and the weights of t - 1 in
  * two halves of w->s. */
-HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn,
-                                     const void *vx, ptrdiff_t v_sn)
+HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const hr_ft_kv *kv)
 {
     const int d = w->d, ld = w->bkvp, dq = dq_of(w);
-    const char *k = kx, *v = vx;
     const size_t rb = (size_t)d * sizeof(uint16_t);
     const uint32_t *kt = (const uint32_t *)w->kt;
     const uint16_t *q16 = (const uint16_t *)w->q;
@@ -338,14 +351,14 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
         if (w->end[r] > stop) stop = w->end[r];
     for (int j0 = 0; j0 < stop; j0 += w->bkv) {
         const int nk = stop - j0 < w->bkv ? stop - j0 : w->bkv;
-        hr_ft_bf16_pack_k(w, k + j0 * k_sn, k_sn, nk);
-        hr_ft_bf16_pack_v(w, v + j0 * v_sn, v_sn, nk);
+        hr_ft_bf16_pack_k(w, kv, j0, nk);
+        hr_ft_bf16_pack_v(w, kv, j0, nk);
         const int nmt = ceil_div(rows, MR);
         pv_tile prev = {0, 0, 0, NULL};
         int half = 0;
         for (int r0 = 0; r0 < rows; r0 += MR) {
             const int mr = rows - r0 < MR ? rows - r0 : MR;
-            const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, k, k_sn, v, v_sn, rb);
+            const int lim = hr_ft_block_keys(w, r0, mr, r0 / MR, nmt, j0, nk, stop, kv, rb);
             if (lim <= 0) continue;
             const int nvec = ceil_div(lim, VW);
             const uint16_t *q = q16 + (size_t)r0 * dq;
@@ -372,13 +385,9 @@ HR_BF16_TARGET void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrd
 #else /* no AVX512-BF16 code in this build: hr_ft_dot_ok is 0, these are never called */
 
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r) { abort(); }
-void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *kx, ptrdiff_t k_sn, const void *vx,
-                      ptrdiff_t v_sn)
-{
-    abort();
-}
-void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk) { abort(); }
+void hr_ft_dot_attend(hr_ft_ws *w, int rows, const hr_ft_kv *kv) { abort(); }
+void hr_ft_bf16_pack_k(hr_ft_ws *w, const hr_ft_kv *kv, int j0, int nk) { abort(); }
 void hr_ft_dot_round_bf16(const float *x, void *row, int d) { abort(); }
-void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk) { abort(); }
+void hr_ft_bf16_pack_v(hr_ft_ws *w, const hr_ft_kv *kv, int j0, int nk) { abort(); }
 
 #endif

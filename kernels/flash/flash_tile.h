@@ -15,11 +15,11 @@
  * Use per work item (one thread's slab, no allocation):
  *   hr_ft_bind(&w, slab, rows_cap, block_kv, d)   once per call, per thread
  *   hr_ft_load_q(&w, r, q_row, qscale, end_r)     for r in [0, rows)
- *   hr_ft_attend(&w, rows, k, k_sn, v, v_sn)      streams K/V tiles over [0, max end)
+ *   hr_ft_attend_x(&w, rows, kt, &kv)             streams K/V tiles over [0, max end)
  *   hr_ft_store(&w, r, o_row)                     writes O row r (0 where no key visible)
  *
  * Typed operands (--dtype/--kv-dtype f32, bf16, f16): hr_ft_load_qx, hr_ft_attend_x and
- * hr_ft_store_x take rows of any of them with byte strides. Two paths (hr_ft_path):
+ * hr_ft_store_x take rows of any of them (hr_ft_kv: byte strides). Two paths (hr_ft_path):
  *   convert  K and V tiles converted to fp32 while they are packed (Q when it is loaded,
  *            O when it is stored), then the fp32 micro-kernels: exact conversions, so the
  *            kernel's error is that of the fp32 kernel. Every build, every type pair.
@@ -29,7 +29,44 @@
  *            tile state (an AVX-512 build): tdpbf16ps tiles for both products, the same
  *            softmax as bf16dot (flash_amx.c). Lays the slab out again (32-row tiles).
  * hr_ft_set_path(&w, hr_ft_dot_ok(p)) after hr_ft_bind takes the path p gets.
+ *
+ * A paged cache (headroom.h's page_size, block_table): every path packs each K/V tile
+ * before it computes on it, so the packing is the one place that reads the cache, and it
+ * reads a tile in runs of keys that share a page (hr_ft_kv_run), each run by the same
+ * strided code as a contiguous tile (which is one run). The packed tile, and every bit
+ * after it, is then the contiguous cache's; tiles need not divide P nor start on a page.
  */
+
+/* The K and V rows a stack reads: those of one KV head of one sequence. Contiguous
+ * (table NULL): key j's rows at k + j k_sn and v + j v_sn (bytes). Paged
+ * (hr_kv_page_row's rule): at k + table[j / page] k_sb + (j % page) k_sn (v alike), k and
+ * v then the head's rows in block 0 of the pool and table the sequence's row of the block
+ * table. hr_ft_kv_of builds it from a call's operands. */
+typedef struct {
+    const char *k, *v;
+    ptrdiff_t k_sn, v_sn; /* bytes between consecutive keys (of a page) */
+    ptrdiff_t k_sb, v_sb; /* paged: bytes between blocks of the pool    */
+    const int32_t *table; /* paged: the sequence's blocks; NULL: contiguous */
+    int page;             /* paged: P keys a block                       */
+} hr_ft_kv;
+static inline const char *hr_ft_kv_k(const hr_ft_kv *s, int j)
+{
+    if (!s->table) return s->k + j * s->k_sn;
+    return s->k + s->table[j / s->page] * s->k_sb + (j % s->page) * s->k_sn;
+}
+static inline const char *hr_ft_kv_v(const hr_ft_kv *s, int j)
+{
+    if (!s->table) return s->v + j * s->v_sn;
+    return s->v + s->table[j / s->page] * s->v_sb + (j % s->page) * s->v_sn;
+}
+/* How many of the n keys from j lie in j's page (all n when contiguous): a run the
+ * strided code may read from hr_ft_kv_k(s, j) on. */
+static inline int hr_ft_kv_run(const hr_ft_kv *s, int j, int n)
+{
+    if (!s->table) return n;
+    const int left = s->page - j % s->page;
+    return n < left ? n : left;
+}
 typedef struct {
     int d, dp;       /* head dimension; padded to a multiple of the vector width */
     int bkv, bkvp;   /* keys per K/V tile; padded likewise                      */
@@ -60,7 +97,7 @@ typedef struct {
 typedef struct hr_ft_step {
     int dot; /* HR_FT_CONVERT, HR_FT_BF16DOT, HR_FT_AMX: w->dot */
     void (*load_q)(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
-    void (*attend)(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v, ptrdiff_t v_sn);
+    void (*attend)(hr_ft_ws *w, int rows, const hr_ft_kv *kv);
     void (*bind)(hr_ft_ws *w);
 } hr_ft_step;
 
@@ -89,20 +126,16 @@ void hr_ft_bind(hr_ft_ws *w, void *slab, int rows_cap, int block_kv, int d);
  * the running state, and records the causal limit end_r (0..Nkv), window begin 0 and no
  * ALiBi (hr_ft_load_head sets a variant problem's). */
 void hr_ft_load_q(hr_ft_ws *w, int r, const float *q_row, float qscale, int end_r);
-/* Runs the online softmax of rows [0, rows) over keys [0, max end): for every K/V tile,
- * packs it once, then for every micro-tile of rows computes S, updates m, l, O. k and v
- * point at key row 0 of the head; k_sn, v_sn are row strides in elements. */
-void hr_ft_attend(hr_ft_ws *w, int rows, const float *k, ptrdiff_t k_sn, const float *v,
-                  ptrdiff_t v_sn);
 /* Writes O row r = o / l (d floats); all zeros when the row saw no key. */
 void hr_ft_store(const hr_ft_ws *w, int r, float *o_row);
 
-/* The typed forms: q_row of type qt, K and V rows of type kt (byte strides k_sn, v_sn),
- * O row of type ot; f32 takes the fp32 code as above. With w->dot set, qt and kt must
- * be bf16 and the Q row is kept as given (the scores are scaled instead). */
+/* The typed forms: q_row of type qt, K and V rows of type kt, O row of type ot; f32
+ * takes the fp32 code as above. With w->dot set, qt and kt must be bf16 and the Q row is
+ * kept as given (the scores are scaled instead). hr_ft_attend_x runs the online softmax
+ * of rows [0, rows) over the keys some row sees: for every K/V tile of kv it packs it
+ * once, then for every micro-tile of rows computes S and updates m, l, O. */
 void hr_ft_load_qx(hr_ft_ws *w, int r, const void *q_row, hr_dtype qt, float qscale, int end_r);
-void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const void *k, ptrdiff_t k_sn,
-                    const void *v, ptrdiff_t v_sn);
+void hr_ft_attend_x(hr_ft_ws *w, int rows, hr_dtype kt, const hr_ft_kv *kv);
 void hr_ft_store_x(hr_ft_ws *w, int r, hr_dtype ot, void *o_row);
 
 /* The paths of bf16 Q and K/V (flash_path.c's table chooses, flash_bf16.c and flash_amx.c run):
@@ -128,22 +161,20 @@ void hr_ft_amx_bind(hr_ft_ws *w);
  * the larger of the two (hr_ft_slab_bytes). */
 size_t hr_ft_amx_slab_bytes(int rows_cap, int block_kv, int d);
 void hr_ft_dot_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
-void hr_ft_dot_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
-                      ptrdiff_t v_sn);
+void hr_ft_dot_attend(hr_ft_ws *w, int rows, const hr_ft_kv *kv);
 /* d floats (readable up to the next multiple of 16) rounded to a bf16 row as
  * hr_dtype_store_row rounds them (the same bits), in registers: hr_ft_store_x's for the
  * dot paths (their CPUs have AVX-512). */
 void hr_ft_dot_round_bf16(const float *x, void *row, int d);
 /* flash_bf16.c's parts: whether this CPU and level run vdpbf16ps (NULL) or why not, and
- * K and V tiles packed as pairs (w->bkvp, w->dp as laid out), both shared with the amx
- * path (bf16dot's online-softmax step is its own; the amx path has its own too, a 32-row
- * block at a time). */
+ * the K and V tile of keys [j0, j0 + nk) of kv packed as pairs (w->bkvp, w->dp as laid
+ * out), both shared with the amx path (bf16dot's online-softmax step is its own; the amx
+ * path has its own too, a 32-row block at a time). */
 const char *hr_ft_bf16_why_not(void);
-void hr_ft_bf16_pack_k(hr_ft_ws *w, const char *k, ptrdiff_t k_sn, int nk);
-void hr_ft_bf16_pack_v(hr_ft_ws *w, const char *v, ptrdiff_t v_sn, int nk);
+void hr_ft_bf16_pack_k(hr_ft_ws *w, const hr_ft_kv *kv, int j0, int nk);
+void hr_ft_bf16_pack_v(hr_ft_ws *w, const hr_ft_kv *kv, int j0, int nk);
 void hr_ft_amx_load_q(hr_ft_ws *w, int r, const void *q_row, float qscale, int end_r);
-void hr_ft_amx_attend(hr_ft_ws *w, int rows, const void *k, ptrdiff_t k_sn, const void *v,
-                      ptrdiff_t v_sn);
+void hr_ft_amx_attend(hr_ft_ws *w, int rows, const hr_ft_kv *kv);
 
 /* Inline where the tile loops call them: out of line in their own file, flash and gqa ran
  * 4-9% slower (perf-log 0300). */
@@ -161,17 +192,21 @@ static inline void hr_ft_prefetch(const void *base, ptrdiff_t sn, int a, int b, 
 }
 /* The start of row block mt of nmt (stack rows r0 .. r0 + mr - 1) in the key tile at j0
  * (nk keys; the stack's keys end at stop): prefetches the block's share of the next
- * tile's K and V rows (rb bytes each, strides k_sn, v_sn) and returns how many of this
- * tile's keys its rows see (at most nk; <= 0: none, skip the block). One for the fp32,
- * bf16dot and amx paths. */
+ * tile's K and V rows of kv (rb bytes each, run by run where paged) and returns how many
+ * of this tile's keys its rows see (at most nk; <= 0: none, skip the block). One for the
+ * fp32, bf16dot and amx paths. */
 static inline int hr_ft_block_keys(const hr_ft_ws *w, int r0, int mr, int mt, int nmt, int j0, int nk, int stop,
-                     const char *k, ptrdiff_t k_sn, const char *v, ptrdiff_t v_sn, size_t rb)
+                                   const hr_ft_kv *kv, size_t rb)
 {
     const int jn = j0 + w->bkv, nk_next = stop - jn < w->bkv ? stop - jn : w->bkv;
     if (nk_next > 0 && !ft_skip(8)) { /* the next tile's rows, spread over this tile's row blocks */
         const int a = (int)((long)mt * nk_next / nmt), b = (int)((long)(mt + 1) * nk_next / nmt);
-        hr_ft_prefetch(k + jn * k_sn, k_sn, a, b, rb);
-        hr_ft_prefetch(v + jn * v_sn, v_sn, a, b, rb);
+        for (int j = jn + a; j < jn + b;) {
+            const int n = hr_ft_kv_run(kv, j, jn + b - j);
+            hr_ft_prefetch(hr_ft_kv_k(kv, j), kv->k_sn, 0, n, rb);
+            hr_ft_prefetch(hr_ft_kv_v(kv, j), kv->v_sn, 0, n, rb);
+            j += n;
+        }
     }
     int lim = 0;
     for (int r = 0; r < mr; r++)
@@ -220,15 +255,26 @@ static inline void hr_ft_store_head(hr_ft_ws *w, int r_off, const hr_problem *p,
         hr_ft_store_x(w, r_off + r, p->dtype, hr_ft_o(p, a, b, h, i0 + r));
     }
 }
+/* KV head g of sequence b of p's cache under a, in its stored type (byte strides),
+ * through the block table where p is paged. */
+static inline hr_ft_kv hr_ft_kv_of(const hr_problem *p, const hr_args *a, int b, int g)
+{
+    const bool f32 = p->kv_dtype == HR_F32, paged = p->page_size > 0 && a->block_table;
+    const ptrdiff_t e = f32 ? (ptrdiff_t)sizeof(float) : 1; /* the views' unit, in bytes */
+    const char *k = f32 ? (const char *)a->k.p : (const char *)a->xk.p;
+    const char *v = f32 ? (const char *)a->v.p : (const char *)a->xv.p;
+    const ptrdiff_t ksb = f32 ? a->k.sb : a->xk.sb, ksh = f32 ? a->k.sh : a->xk.sh, ksn = f32 ? a->k.sn : a->xk.sn;
+    const ptrdiff_t vsb = f32 ? a->v.sb : a->xv.sb, vsh = f32 ? a->v.sh : a->xv.sh, vsn = f32 ? a->v.sn : a->xv.sn;
+    if (!paged)
+        return (hr_ft_kv){k + (b * ksb + g * ksh) * e, v + (b * vsb + g * vsh) * e, ksn * e, vsn * e, 0, 0, NULL, 0};
+    return (hr_ft_kv){k + g * ksh * e, v + g * vsh * e, ksn * e, vsn * e, ksb * e, vsb * e,
+                      a->block_table + (ptrdiff_t)b * a->table_stride, p->page_size};
+}
 static inline void hr_ft_attend_head(hr_ft_ws *w, int rows, const hr_problem *p, const hr_args *a,
                                      int b, int g)
 {
-    if (p->kv_dtype == HR_F32)
-        hr_ft_attend_x(w, rows, HR_F32, hr_crow(a->k, b, g, 0), a->k.sn * (ptrdiff_t)sizeof(float),
-                       hr_crow(a->v, b, g, 0), a->v.sn * (ptrdiff_t)sizeof(float));
-    else
-        hr_ft_attend_x(w, rows, p->kv_dtype, hr_xcrow(a->xk, b, g, 0), a->xk.sn,
-                       hr_xcrow(a->xv, b, g, 0), a->xv.sn);
+    const hr_ft_kv kv = hr_ft_kv_of(p, a, b, g);
+    hr_ft_attend_x(w, rows, p->kv_dtype, &kv);
 }
 
 /* Rows per micro-tile; default tiles for this machine's caches (m may be NULL or its

@@ -70,7 +70,7 @@ const hr_kernel hr_kernel_gqa = {
     .name = "gqa",
     .summary = "flash with each GQA group's query heads stacked: one K/V tile pass per KV head",
     .caps = HR_CAP_CAUSAL | HR_CAP_GQA | HR_CAP_THREADED | HR_CAP_BLOCK_Q | HR_CAP_BLOCK_KV | HR_CAP_WINDOW |
-            HR_CAP_SOFTCAP | HR_CAP_ALIBI,
+            HR_CAP_SOFTCAP | HR_CAP_ALIBI | HR_CAP_PAGED,
     .traffic = HR_TRAFFIC_KV_PER_GROUP,
     .applicable = gqa_applicable,
     .resolve = gqa_resolve,
