@@ -149,7 +149,7 @@ static void print_json(const view *v, const char **warn, int nw)
     if (s->page_size > 0) { /* kvcache --page-size's fields */
         cJSON_AddNumberToObject(sum, "page_size", s->page_size);
         cJSON_AddNumberToObject(sum, "pool_blocks", (double)r->pool_blocks);
-        cJSON_AddNumberToObject(sum, "blocks", (double)r->blocks);
+        cJSON_AddNumberToObject(sum, "blocks_held", (double)r->blocks);
         cJSON_AddNumberToObject(sum, "blocks_peak", (double)r->blocks_peak);
         cJSON_AddNumberToObject(sum, "used_bytes", r->used_bytes);
         cJSON_AddNumberToObject(sum, "allocated_bytes", r->alloc_bytes);
