@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# sh_paged.sh — the paged KV cache end to end: decode, flash and gqa through a shuffled block table against the oracle, the --page-size rule, names and results fields, and kvcache's paged model.
+# sh_paged.sh — the paged KV cache end to end: decode, flash and gqa through a shuffled block
+# table against the oracle, the --page-size rule, names and results fields, kvcache's paged
+# model, and decode-loop's growing paged cache.
 SUITE=paged
 source "$(dirname "$0")/lib.sh"
+
+# check NAME COND...: one case from a shell condition.
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else fail "$name" "failed: $*"; fi
+}
 
 # Every KV type at 1, 2 and 3 threads, a length that is not a multiple of P, and P 16, 64, 256.
 shape=(--kernel decode --batch 2 --heads 8 --kv-heads 2 --seq 1 --seq-kv 1001 --d-head 64 --causal --check --min-time 0.001 --reps 1 --warmup 0)
@@ -49,4 +58,49 @@ expect kvcache-table        0 '^16 +70 ' -- $B kvcache --model llama3-8b --conte
 expect kvcache-json         0 '"waste_fraction"' -- $B kvcache --model llama3-8b --context 100,1000 --page-size 16 --format json
 expect kvcache-bad-page     2 '--page-size: must be a power of two' -- $B kvcache --page-size 24
 expect kvcache-bad-list     2 '--page-size: expected a list' -- $B kvcache --page-size 16,,64
+
+# decode-loop --page-size: the cache grows a block at a time from the shuffled pool, the
+# kernel reads through the table; the last step of every layer against the oracle, for
+# every KV type and a length that ends inside a page.
+loop=(decode-loop --heads 8 --kv-heads 2 --d-head 64 --layers 2 --prompt 100 --tokens 37 --threads 2 --rows 2)
+for P in 16 64; do
+    for kt in f32 f16 bf16 q8_0 q4_0; do
+        expect "loop-p$P-$kt" 0 '^check: pass' -- $B "${loop[@]}" --page-size $P --kv-dtype $kt --check
+    done
+done
+expect loop-bf16-q          0 '^check: pass' -- $B "${loop[@]}" --page-size 16 --dtype bf16 --check
+# 137 tokens at P 16: 9 blocks a layer, 144 tokens allocated, 7 (4.86%) wasted
+expect loop-table           0 '^paged KV cache: 16 keys a block, a pool of 18 blocks; 18 held at the end: .* \(4\.86% waste' -- $B "${loop[@]}" --page-size 16
+expect loop-json-page       0 '"page_size":[[:space:]]*16' -- $B "${loop[@]}" --page-size 16 --format json
+expect loop-json-bytes      0 '"allocated_bytes":[[:space:]]*294912,' -- $B "${loop[@]}" --page-size 16 --format json
+expect loop-json-used       0 '"used_bytes":[[:space:]]*280576,' -- $B "${loop[@]}" --page-size 16 --format json
+expect loop-csv-field       0 ',16$' -- $B "${loop[@]}" --page-size 16 --format csv
+expect loop-csv-contig      0 ',0$' -- $B "${loop[@]}" --format csv
+check loop-contig-no-page sh -c "! $B ${loop[*]} --format json | grep -q page_size"
+# The bytes are kvcache --page-size's: the same preset and length, the same allocated bytes.
+kv_alloc=$($B kvcache --model llama3-8b --context 103 --page-size 16 --kv-dtype q8_0 --format csv | awk -F, '$4 == 16 {print $9}')
+loop_alloc=$($B decode-loop --model llama3-8b --prompt 100 --tokens 3 --page-size 16 --kv-dtype q8_0 --threads 2 --format json |
+    sed -n 's/.*"allocated_bytes":[[:space:]]*\([0-9]*\).*/\1/p')
+check loop-as-kvcache test -n "$kv_alloc" -a "$kv_alloc" = "$loop_alloc"
+expect loop-not-power-of-two 2 '^headroom decode-loop: --page-size: must be a power of two in \[16, 65536\] keys, got 24$' -- $B "${loop[@]}" --page-size 24
+expect loop-under-min       2 '^headroom decode-loop: --page-size: must be a power of two in \[16, 65536\] keys, got 8$' -- $B "${loop[@]}" --page-size 8
+expect loop-over-the-cache  2 '^headroom decode-loop: --page-size: 256 keys a block is over the cache \(prompt \+ tokens = 137\)$' -- $B "${loop[@]}" --page-size 256
+expect loop-no-cap          2 "^headroom decode-loop: kernel flash cannot run this shape: no paged KV cache" -- $B "${loop[@]}" --kernel flash --page-size 16
+
+# Continuous batching on a paged pool: sequences take blocks as they grow and give them back
+# when they leave, so blocks are taken more often than the pool holds them; the most held at
+# once is what the live sequences needed (counted apart from the pool), and none at the end.
+S=(--heads 4 --kv-heads 2 --d-head 32 --threads 2 --requests 12 --len-max 500 --out-max 60 --max-batch 3)
+for kt in f32 q8_0 q4_0 bf16; do
+    expect "cont-p16-$kt" 0 '^check: a step of 3 sequences: pass' -- $B decode-loop "${S[@]}" --page-size 16 --kv-dtype $kt --check
+done
+line=$($B decode-loop "${S[@]}" --page-size 16 | grep '^paged KV cache')
+read -r pool peak need taken held <<<"$(printf '%s' "$line" |
+    sed -n 's/.*a pool of \([0-9]*\) blocks: at most \([0-9]*\) held (the live sequences needed at most \([0-9]*\)), \([0-9]*\) taken in all, \([0-9]*\) held at the end/\1 \2 \3 \4 \5/p')"
+check cont-line      test -n "$held"
+check cont-none-held test "$held" = 0
+check cont-reused    test "${taken:-0}" -gt "${pool:-0}"
+check cont-peak      test "${peak:-1}" -le "$(( ${need:-0} + 3 ))"
+check cont-peak-need test "${peak:-0}" -ge "${need:-1}"
+expect cont-bad-page 2 '^headroom decode-loop: --page-size: must be a power of two in \[16, 65536\] keys, got 48$' -- $B decode-loop "${S[@]}" --page-size 48
 finish

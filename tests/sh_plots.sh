@@ -229,6 +229,14 @@ check window-blocks test "$(grep -c '^# flash \(dense causal\|window [0-9]*\)$' 
 check window-points test "$(grep -c '^[0-9]* [0-9.e+-]* 1024$' "$TMP/win/window.dat")" = 4
 check window-plain-kernels sh -c "! grep -q 'window' '$TMP/win/kernels.dat'"
 
+# The paged chart: decode rows that differ only in page_size, a block per KV type and thread
+# count (x P, y tokens/s paged, z the contiguous rate), skipped where no such pairs exist.
+expect paged-skipped 0 'skipped paged: no decode rows that differ only in page_size' -- $B plot $F --out "$TMP/nopage"
+expect paged-drawn 0 'wrote .*/paged.png' -- $B plot tests/fixtures/plots-paged --out "$TMP/pg"
+check paged-png is_png "$TMP/pg/paged.png"
+check paged-blocks test "$(grep -c '^# decode \(kv=\)\?\(f32\|q8_0\) T2 ' "$TMP/pg/paged.dat")" = 2
+check paged-points test "$(grep -c '^\(16\|64\|256\|1024\) [0-9.e+-]* [0-9.e+-]*$' "$TMP/pg/paged.dat")" = 8
+
 # make plots: scripts/plots.sh over a results tree, copies in results/<machine>/plots/.
 cp -r $F "$TMP/res/fixture-machine/crossover-20240101-000000"
 cp $F/decode.csv "$M/decode-loop.csv"

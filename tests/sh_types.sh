@@ -11,8 +11,8 @@ expect run_csv_columns 0 'max_rel_err,dtype,kv_dtype,path' -- $B run --kernel na
 expect list_types 0 'types f32, path ' -- $B list
 expect list_json_types 0 '"kv_dtypes":[[:space:]]*\["f32"\]' -- $B list --format json
 expect check_filter_f32 0 'naive +f32 +T1 .*\[' -- $B check --kernel naive --quick --dtype f32
-expect decode_loop_format_csv 0 ',f32,q4_0,0\.[0-9]+$' -- $B decode-loop --layers 1 --heads 2 --kv-heads 1 --d-head 32 --prompt 16 --tokens 2 --rows 1 --kv-dtype q4_0 --check --format csv
-expect decode_loop_format_none 0 ',f32,f32,$' -- $B decode-loop --layers 1 --heads 2 --kv-heads 1 --d-head 32 --prompt 16 --tokens 2 --rows 1 --format csv
+expect decode_loop_format_csv 0 ',f32,q4_0,0\.[0-9]+,0$' -- $B decode-loop --layers 1 --heads 2 --kv-heads 1 --d-head 32 --prompt 16 --tokens 2 --rows 1 --kv-dtype q4_0 --check --format csv
+expect decode_loop_format_none 0 ',f32,f32,,0$' -- $B decode-loop --layers 1 --heads 2 --kv-heads 1 --d-head 32 --prompt 16 --tokens 2 --rows 1 --format csv
 expect decode_loop_format_json 0 '"format_max_rel":' -- $B decode-loop --layers 1 --heads 2 --kv-heads 1 --d-head 32 --prompt 16 --tokens 2 --kv-dtype bf16 --check --format json
 expect decode_loop_f32 0 'KV cache .* \(f32\) at the end; path ' -- $B decode-loop --layers 1 --heads 2 --d-head 32 --prompt 8 --tokens 2 --kv-dtype f32
 

@@ -33,6 +33,7 @@ static const chart_def charts[HR_PLOT_NCHARTS] = {
     {"kvstory", PL_DECODE, "no decode.csv (headroom decode-loop --kv-dtype T --format csv)", pl_kvstory},
     {"cachecurve", PL_CEILINGS, "no ceilings.json (headroom roofline writes one)", pl_cachecurve},
     {"window", PL_SWEEP, "no sweep results.csv (headroom sweep writes one)", pl_window},
+    {"paged", PL_SWEEP, "no sweep results.csv (headroom sweep writes one)", pl_paged},
 };
 
 /* Where each input is. */

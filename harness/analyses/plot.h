@@ -38,7 +38,7 @@ typedef struct {
     char excerpt[4096];        /* failed in gnuplot: its log's first 20 lines         */
 } hr_plot_chart;
 
-#define HR_PLOT_NCHARTS 10
+#define HR_PLOT_NCHARTS 11
 
 typedef struct {
     char out[PATH_MAX + 32];   /* the output directory                                */

@@ -266,6 +266,7 @@ int pl_sweep_load(const char *path, pl_sweep *S)
     int cdt = pl_col(&c, "dtype"), ckv = pl_col(&c, "kv_dtype"); /* absent before the types: f32 */
     int cpl = pl_col(&c, "plugin_library"), cpv = pl_col(&c, "plugin_version"); /* absent before them */
     int cvw = pl_col(&c, "window"), cvs = pl_col(&c, "softcap"), cva = pl_col(&c, "alibi"); /* likewise */
+    int cvp = pl_col(&c, "page_size");
     for (int i = 0; i < c.nrows; i++) {
         const pl_row *r = &c.rows[i];
         pl_srow *o = &S->r[S->n];
@@ -274,10 +275,13 @@ int pl_sweep_load(const char *path, pl_sweep *S)
         const char *dt = pl_str(r, cdt), *kv = pl_str(r, ckv);
         bool qf = *dt && strcmp(dt, "f32"), kf = *kv && strcmp(kv, *dt ? dt : "f32");
         snprintf(o->types, sizeof o->types, "%.8s%s%s%.8s", qf ? dt : "", qf && kf ? "/" : "", kf ? "kv=" : "", kf ? kv : "");
-        const double vw = pl_num(r, cvw), vs = pl_num(r, cvs), va = pl_num(r, cva);
-        char var[48]; /* "/w4096/cap50": the row's variants, 0 or absent when off */
+        snprintf(o->dt, sizeof o->dt, "%.7s", *dt ? dt : "f32");
+        snprintf(o->kv, sizeof o->kv, "%.7s", *kv ? kv : o->dt);
+        const double vw = pl_num(r, cvw), vs = pl_num(r, cvs), va = pl_num(r, cva), vp = pl_num(r, cvp);
+        o->page_size = vp > 0 ? (int)vp : 0;
+        char var[48]; /* "/w4096/cap50/page16": the row's variants, 0 or absent when off */
         hr_variant_seg(&(hr_problem){.window = vw > 0 ? (int)vw : 0, .softcap = vs > 0 ? (float)vs : 0,
-                                     .alibi = va > 0 ? (float)va : 0}, var, sizeof var);
+                                     .alibi = va > 0 ? (float)va : 0, .page_size = o->page_size}, var, sizeof var);
         if (var[0]) {
             const size_t tl = strlen(o->types);
             snprintf(o->types + tl, sizeof o->types - tl, "%s", tl ? var : var + 1);

@@ -97,6 +97,8 @@ typedef struct {
     double gflops, ai, ws, t_med;
     int window;            /* the variants (0 when off; absent columns: the plain problem) */
     double softcap, alibi;
+    int page_size;         /* a paged KV cache's keys a block (0: contiguous or absent)   */
+    char dt[8], kv[8];     /* dtype and kv_dtype ("f32" where absent)                      */
 } pl_srow;
 
 typedef struct {
@@ -165,5 +167,10 @@ void pl_cachecurve(const pl_inputs *in, pl_chart *c);
  * (the dense causal rows beside them), log-log: a window flattens the N² curve to N·W.
  * Skipped for a sweep without windowed rows. */
 void pl_window(const pl_inputs *in, pl_chart *c);
+/* The paged chart (plot_variants.c): decode rows (one query) that differ only in
+ * page_size, tokens/s (batch / median time) against P per kernel, KV type and thread
+ * count, the contiguous row's tokens/s beside each point (z) for a dashed reference.
+ * Skipped for a results set without such pairs. */
+void pl_paged(const pl_inputs *in, pl_chart *c);
 
 #endif

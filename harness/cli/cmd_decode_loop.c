@@ -68,6 +68,11 @@ static void print_table(const view *v)
            "attention %.0f%% of the step time at %.2f GB/s\n",
            s->tokens, tot, s->tokens / tot, s->batch, s->batch * s->tokens / tot,
            100 * r->attn_seconds / tot, r->total_bytes / r->attn_seconds * 1e-9);
+    if (s->page_size > 0)
+        printf("paged KV cache: %d keys a block, a pool of %ld blocks; %ld held at the end: %.1f MiB allocated "
+               "for %.1f MiB used (%.2f%% waste, kvcache --page-size's model)\n",
+               s->page_size, r->pool_blocks, r->blocks, r->alloc_bytes / 1048576.0, r->used_bytes / 1048576.0,
+               r->alloc_bytes > 0 ? 100 * (r->alloc_bytes - r->used_bytes) / r->alloc_bytes : 0);
     printf("step = append the token's K/V + attention, over all layers (no projections "
            "or MLP); medians per range;\nGB/s = the bytes every kernel must read (counts.c: "
            "K/V of the cache once + Q/O) / attention time\n");
@@ -86,7 +91,7 @@ static void print_csv(const view *v)
     const hr_decode_spec *s = v->s;
     printf("kernel,batch,heads,kv_heads,d_head,layers,prompt,threads,step_first,step_last,"
            "cache_first,cache_last,step_ms_median,step_ms_min,attn_ms_median,tokens_per_s,"
-           "gbps,pct_of_triad,dtype,kv_dtype,format_max_rel\n");
+           "gbps,pct_of_triad,dtype,kv_dtype,format_max_rel,page_size\n");
     for (int i = 0; i < v->nrows; i++) {
         const hr_decode_range *x = &v->rows[i];
         printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.3f,%.4f,", s->kernel->name,
@@ -96,7 +101,7 @@ static void print_csv(const view *v)
         if (v->bw > 0) printf("%.2f", 100 * x->kv_gbps / v->bw);
         printf(",%s,%s,", hr_dtype_names[s->dtype], hr_dtype_names[s->kv_dtype]);
         if (v->format_rel >= 0) printf("%.3g", v->format_rel);
-        printf("\n");
+        printf(",%d\n", s->page_size);
     }
     if (s->check) fprintf(stderr, "check: %s\n", v->chk);
 }
@@ -123,6 +128,7 @@ static void print_json(const view *v, const char **warn, int nw)
     }
     if (s->softcap > 0) cJSON_AddNumberToObject(cfg, "softcap", s->softcap);
     if (s->alibi > 0) cJSON_AddNumberToObject(cfg, "alibi", s->alibi);
+    if (s->page_size > 0) cJSON_AddNumberToObject(cfg, "page_size", s->page_size);
     cJSON_AddStringToObject(cfg, "dist", hr_dist_names[s->dist]);
     cJSON_AddStringToObject(cfg, "dtype", hr_dtype_names[s->dtype]);
     cJSON_AddStringToObject(cfg, "kv_dtype", hr_dtype_names[s->kv_dtype]);
@@ -140,6 +146,16 @@ static void print_json(const view *v, const char **warn, int nw)
     }
     if (s->check) cJSON_AddStringToObject(sum, "check", v->chk);
     if (v->format_rel >= 0) cJSON_AddNumberToObject(sum, "format_max_rel", v->format_rel);
+    if (s->page_size > 0) { /* kvcache --page-size's fields */
+        cJSON_AddNumberToObject(sum, "page_size", s->page_size);
+        cJSON_AddNumberToObject(sum, "pool_blocks", (double)r->pool_blocks);
+        cJSON_AddNumberToObject(sum, "blocks_held", (double)r->blocks);
+        cJSON_AddNumberToObject(sum, "blocks_peak", (double)r->blocks_peak);
+        cJSON_AddNumberToObject(sum, "used_bytes", r->used_bytes);
+        cJSON_AddNumberToObject(sum, "allocated_bytes", r->alloc_bytes);
+        cJSON_AddNumberToObject(sum, "waste_bytes", r->alloc_bytes - r->used_bytes);
+        cJSON_AddNumberToObject(sum, "waste_fraction", r->alloc_bytes > 0 ? (r->alloc_bytes - r->used_bytes) / r->alloc_bytes : 0);
+    }
     cJSON *jr = cJSON_AddArrayToObject(root, "ranges");
     for (int i = 0; i < v->nrows; i++) {
         const hr_decode_range *x = &v->rows[i];
@@ -219,6 +235,10 @@ static int run_continuous(const hr_cont_spec *c)
            c->max_batch);
     printf("per sequence: median %.1f tokens/s, p90 %.1f tokens/s; median wait %.0f steps for a slot\n",
            r.seq_tps_median, r.seq_tps_p90, r.wait_median);
+    if (c->page_size > 0)
+        printf("paged KV cache: %d keys a block, a pool of %ld blocks: at most %ld held (the live sequences needed "
+               "at most %ld), %ld taken in all, %ld held at the end\n",
+               c->page_size, r.pool_blocks, r.blocks_peak, r.need_peak, r.allocs, r.blocks_end);
     printf("step = append each sequence's new K/V + one fused ragged decode call (prefill untimed; no "
            "projections or MLP); a sequence's tokens/s = its output tokens / its first to last step\n");
     if (c->check) {
@@ -318,7 +338,8 @@ int cmd_decode_loop(int argc, char **argv)
             goto err;
         }
         const hr_cont_spec cs = {heads, kv_heads, d, threads, max_batch, requests, arrival, (hr_ragged_dist)len_dist,
-                                 len_min, len_max, out_min, out_max, tp.kv_dtype, (uint64_t)tf.seed, check, max_mem};
+                                 len_min, len_max, out_min, out_max, tp.kv_dtype, (uint64_t)tf.seed, check, max_mem,
+                                 vf.page_size};
         st = run_continuous(&cs);
         goto err;
     }
@@ -334,6 +355,7 @@ int cmd_decode_loop(int argc, char **argv)
         .layers = layers, .prompt = prompt, .tokens = tokens, .tune = {0, block_kv, threads},
         .dist = (hr_dist)tf.dist, .seed = (uint64_t)tf.seed, .check = check, .max_mem = max_mem,
         .window = vf.window, .window_every = window_every, .softcap = (float)vf.softcap, .alibi = (float)vf.alibi,
+        .page_size = vf.page_size,
     };
     hr_decode_result res;
     if ((st = hr_decode_loop(&spec, &res))) goto err;

@@ -48,7 +48,8 @@ int cmd_plot(int argc, char **argv)
                       "  DIR: a sweep directory (results/<machine>/<stamp>-<config>) or results/<machine>\n"
                       "  (its latest/). Charts: roofline, kernels, workspace, scaling, crossover, kvcache,\n"
                       "  decode, kvstory (decode-loop --kv-dtype rows), cachecurve (roofline's bandwidth curve),\n"
-                      "  window (causal rows of a sliding-window sweep against dense causal);\n"
+                      "  window (causal rows of a sliding-window sweep against dense causal),\n"
+                      "  paged (decode rows that differ only in page_size: tokens/s against P, contiguous dashed);\n"
                       "  each drawn when its inputs exist. gnuplot: $HEADROOM_GNUPLOT or gnuplot;\n"
                       "  scripts: $HEADROOM_PLOTS, plots/ beside the binary, or <prefix>/share/headroom/plots.";
     char *pos[2];

@@ -35,6 +35,7 @@ typedef struct {
     int *slot_req;           /* [max_batch] the request in a slot, -1: free */
     hr_kvcache cache;
     float *pool, *o, *tmp;   /* K, V, Q pools; [max_batch][H][d] O; a prompt or the check's copies */
+    float *ptmp;             /* paged typed --check: K and V dequantized in the pool's shape */
     hr_view kp, vp, qp;
     hr_problem *ps;
     hr_tune *tus;
@@ -85,21 +86,30 @@ static int setup(cont *C)
 {
     const hr_cont_spec *s = C->s;
     const int B = s->max_batch, G = s->kv_heads, H = s->heads, d = s->d_head, cap = C->r->capacity;
-    hr_problem p = {1, H, G, 1, cap, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0, 0};
+    const int P = s->page_size, nblk = P > 0 ? B * ((cap + P - 1) / P) : 0;
+    if (P >= HR_PAGE_MIN && P <= HR_PAGE_MAX && !(P & (P - 1)) && P > cap) /* run's rule, in this command's words */
+        return hr_fail("--page-size: %d keys a block is over the longest sequence (%d keys)", P, cap);
+    hr_problem p = {1, H, G, 1, cap, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0, P};
     int st = hr_kernel_validate(C->k, &p);
     if (st) return st;
     C->tune = hr_kernel_tune(C->k, &p, &(hr_tune){0, 0, s->threads});
     if ((st = hr_threads_check(C->tune.threads, "--threads"))) return st;
     hr_threads_used(C->tune.threads);
     C->r->threads = C->tune.threads;
-    C->r->cache_bytes = hr_kvcache_bytes_of(s->kv_dtype, B, 1, G, d, cap);
+    C->r->cache_bytes = P > 0 ? hr_kvcache_bytes_of(s->kv_dtype, 1, 1, G, d, (long)nblk * P)
+                              : hr_kvcache_bytes_of(s->kv_dtype, B, 1, G, d, cap);
     const double rows32 = 4.0 * G * (double)cap * d; /* one slot's K in fp32 */
-    const double need = C->r->cache_bytes + 4.0 * (2.0 * G + H) * POOL * d + 4.0 * B * H * d + 4 * rows32;
+    const double ptmp = P > 0 && s->check && s->kv_dtype != HR_F32 ? 2 * 4.0 * nblk * P * G * d : 0;
+    const double need = C->r->cache_bytes + 4.0 * (2.0 * G + H) * POOL * d + 4.0 * B * H * d + 4 * rows32 + ptmp;
     const double budget = hr_mem_budget(s->max_mem);
     if (need > budget)
         return hr_fail("--max-mem: %d slots of %d keys and buffers need %.2f GiB, over the budget of %.2f GiB", B, cap,
                        need / 1073741824.0, budget / 1073741824.0);
-    if ((st = hr_kvcache_init_typed(&C->cache, s->kv_dtype, B, 1, G, d, cap, 0))) return st;
+    if ((st = P > 0 ? hr_kvcache_init_paged(&C->cache, s->kv_dtype, B, 1, G, d, cap, P, nblk, s->seed, 0)
+                    : hr_kvcache_init_typed(&C->cache, s->kv_dtype, B, 1, G, d, cap, 0)))
+        return st;
+    C->r->pool_blocks = nblk;
+    if (ptmp > 0 && !(C->ptmp = malloc((size_t)ptmp))) return hr_fail("out of memory");
     const int tile = hr_kernel_kv_tile(C->k, &p, &C->tune);
     if (tile && (st = hr_kvcache_set_tile(&C->cache, tile))) return st;
     const size_t pool = (size_t)(2 * G + H) * POOL * d;
@@ -130,7 +140,7 @@ static int admit(cont *C, int i, int j)
 {
     const hr_cont_spec *s = C->s;
     const int G = s->kv_heads, d = s->d_head, n = C->q[i].prompt;
-    C->cache.length[j] = 0;
+    hr_kvcache_drop(&C->cache, j); /* empty already: the slot's last sequence gave its blocks back */
     hr_view kn = hr_view_dense(C->tmp, HR_LAYOUT_BHND, 1, G, n, d);
     hr_view vn = hr_view_dense(C->tmp + (size_t)G * n * d, HR_LAYOUT_BHND, 1, G, n, d);
     hr_fill(kn, 1, G, n, d, HR_DIST_NORMAL, s->seed + 7919u * (uint64_t)(i + 1), 1);
@@ -140,18 +150,20 @@ static int admit(cont *C, int i, int j)
 }
 
 /* Slot j's K (which 0) or V (1) in fp32 into dst, dequantized where it is stored in
- * another type: what the kernel was given, for the oracle. */
-static hr_cview slot_f32(const cont *C, int j, int which, float *dst)
+ * another type: what the kernel was given, for the oracle (p and a: the slot's problem
+ * and operands; paged, in the pool's shape, read through the block table). */
+static hr_cview slot_f32(const cont *C, int j, int which, float *dst, const hr_problem *p, const hr_args *a)
 {
     const hr_cont_spec *s = C->s;
-    const int G = s->kv_heads, d = s->d_head, len = C->cache.length[j];
+    const int G = s->kv_heads, d = s->d_head, len = C->cache.length[j], P = C->cache.page;
     if (s->kv_dtype == HR_F32) return which ? hr_kvcache_v(&C->cache, j) : hr_kvcache_k(&C->cache, j);
-    hr_view v = hr_view_dense(dst, HR_LAYOUT_BHND, 1, G, len, d);
+    hr_view v = P > 0 ? (hr_view){dst, (ptrdiff_t)G * P * d, (ptrdiff_t)P * d, d} : hr_view_dense(dst, HR_LAYOUT_BHND, 1, G, len, d);
     const hr_xcview x = which ? hr_kvcache_xv(&C->cache, j) : hr_kvcache_xk(&C->cache, j);
     for (int g = 0; g < G; g++)
         for (int t = 0; t < len; t++) {
             unsigned char row[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK)];
-            hr_dtype_load_row(s->kv_dtype, hr_xc_key_row(x, which, s->kv_dtype, d, 0, g, t, row), hr_row(v, 0, g, t), d);
+            hr_dtype_load_row(s->kv_dtype, hr_kv_key_row(p, a, x, which, 0, g, t, row),
+                              v.p + hr_kv_page_row(p, a, v.sb, v.sh, v.sn, 0, g, t), d);
         }
     return hr_cv(v);
 }
@@ -159,12 +171,14 @@ static hr_cview slot_f32(const cont *C, int j, int which, float *dst)
 /* The step's n sequences against the oracle; keeps the worst. */
 static void check_step(cont *C, int n)
 {
-    const size_t half = (size_t)C->s->kv_heads * C->r->capacity * C->s->d_head;
+    const size_t half = C->ptmp ? (size_t)C->cache.nblocks * C->cache.page * C->s->kv_heads * C->s->d_head
+                                : (size_t)C->s->kv_heads * C->r->capacity * C->s->d_head;
+    float *tmp = C->ptmp ? C->ptmp : C->tmp;
     hr_check worst = {0};
     for (int x = 0; x < n; x++) {
         hr_args a = C->as[x];
-        a.k = slot_f32(C, C->seq_slot[x], 0, C->tmp);
-        a.v = slot_f32(C, C->seq_slot[x], 1, C->tmp + half);
+        a.k = slot_f32(C, C->seq_slot[x], 0, tmp, &C->ps[x], &a);
+        a.v = slot_f32(C, C->seq_slot[x], 1, tmp + half, &C->ps[x], &a);
         hr_check c = hr_oracle_check_q(&C->ps[x], &a, 0, hr_path_quant(hr_kernel_path(C->k, &C->ps[x])));
         if (x == 0 || c.verdict > worst.verdict || (c.verdict == worst.verdict && c.max_rel_err > worst.max_rel_err))
             worst = c;
@@ -184,7 +198,8 @@ static int gather(cont *C, long step)
     for (int sl = 0; sl < s->max_batch; sl++) {
         if (C->slot_req[sl] < 0) continue;
         hr_problem *p = &C->ps[n];
-        *p = (hr_problem){1, H, s->kv_heads, 1, C->cache.length[sl] + 1, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0, 0};
+        *p = (hr_problem){1, H, s->kv_heads, 1, C->cache.length[sl] + 1, d, true, 0, HR_F32, s->kv_dtype, 0, 0, 0,
+                          s->page_size};
         C->tus[n] = hr_kernel_tune(C->k, p, &C->tune);
         hr_args *a = &C->as[n];
         memset(a, 0, sizeof *a);
@@ -193,6 +208,8 @@ static int gather(cont *C, long step)
         a->v = hr_kvcache_v(&C->cache, sl);
         a->xk = hr_kvcache_xk(&C->cache, sl);
         a->xv = hr_kvcache_xv(&C->cache, sl);
+        a->block_table = hr_kvcache_table(&C->cache, sl); /* the step's append fills its new entry */
+        a->table_stride = C->cache.tstride;
         a->o = hr_view_dense(C->o + (size_t)sl * H * d, HR_LAYOUT_BHND, 1, H, 1, d);
         C->seq[n] = (hr_decode_seq){p, &C->tus[n], a};
         C->seq_slot[n++] = sl;
@@ -214,6 +231,11 @@ static int run(cont *C)
                 if ((st = admit(C, next++, sl))) return st;
             }
         const int n = gather(C, step);
+        if (s->page_size > 0) { /* the blocks the live sequences need after this step's append */
+            long need = 0;
+            for (int x = 0; x < n; x++) need += (C->ps[x].seq_kv + s->page_size - 1) / s->page_size;
+            r->need_peak = need > r->need_peak ? need : r->need_peak;
+        }
         if (n == 0) { /* nothing to decode until the next arrival: no time passes */
             step = C->q[next].arrive - 1;
             continue;
@@ -245,11 +267,15 @@ static int run(cont *C)
             if (q->made == q->out) {
                 q->t_last = clock + dt;
                 C->slot_req[C->seq_slot[x]] = -1;
+                hr_kvcache_drop(&C->cache, C->seq_slot[x]); /* its blocks back to the pool */
                 done++;
             }
         }
         clock += dt;
     }
+    r->blocks_peak = C->cache.blocks_peak;
+    r->allocs = C->cache.allocs;
+    r->blocks_end = hr_kvcache_blocks_used(&C->cache);
     r->seconds = clock;
     r->tokens_per_s = clock > 0 ? r->tokens / clock : 0;
     r->occupancy = r->steps ? occ / ((double)r->steps * s->max_batch) : 0;
@@ -274,7 +300,7 @@ int hr_decode_cont(const hr_cont_spec *s, hr_cont_result *out)
     if (!st) st = draw(&C);
     if (!st) st = setup(&C);
     if (!st) st = run(&C);
-    free(C.q); free(C.slot_req); free(C.pool); free(C.o); free(C.tmp);
+    free(C.q); free(C.slot_req); free(C.pool); free(C.o); free(C.tmp); free(C.ptmp);
     free(C.ps); free(C.tus); free(C.as); free(C.seq); free(C.seq_slot); free(C.ws);
     hr_kvcache_free(&C.cache);
     return st;

@@ -29,6 +29,9 @@ typedef struct {
     uint64_t seed;
     bool check;        /* one step (the first with the fullest batch) against the oracle */
     double max_mem;    /* bytes, 0: half of RAM (hr_mem_budget)                         */
+    int page_size;     /* a paged cache of P keys a block (0: contiguous slots): one pool
+                        * of max_batch ceil(capacity / P) blocks that a sequence takes
+                        * from a page at a time and gives back when it leaves (kvcache.h) */
 } hr_cont_spec;
 
 typedef struct {
@@ -45,6 +48,10 @@ typedef struct {
     bool checked;
     int check_batch;            /* sequences in the checked step                          */
     hr_check check;             /* its worst sequence                                      */
+    /* paged: the pool's blocks, the most held at once, the most the live sequences needed
+     * at once (the sum of their ceil(length / P), counted apart from the pool), blocks
+     * taken in all (more than the peak: freed blocks were reused), held at the end */
+    long pool_blocks, blocks_peak, need_peak, allocs, blocks_end;
 } hr_cont_result;
 
 /* Validates (exit-2 rules, naming the flag: sizes >= 1, len_min <= len_max, out_min <=

@@ -51,6 +51,8 @@ static void operands(loop *L, int l, int slot)
     L->args.v = hr_kvcache_v(&L->cache, l);
     L->args.xk = hr_kvcache_xk(&L->cache, l);
     L->args.xv = hr_kvcache_xv(&L->cache, l);
+    L->args.block_table = hr_kvcache_table(&L->cache, l);
+    L->args.table_stride = L->cache.tstride;
     if (L->xpool) {
         const hr_xview x = L->xqp;
         L->args.xq = (hr_xcview){(const char *)x.p + slot * x.sn, x.sb, x.sh, x.sn, 0};
@@ -102,14 +104,20 @@ static int setup(const hr_decode_spec *s, loop *L)
     if (capacity > HR_MAX_SEQ)
         return hr_fail("--tokens: prompt + tokens = %ld exceeds %d", capacity, HR_MAX_SEQ);
     L->p = (hr_problem){s->batch, s->heads, s->kv_heads, 1, (int)capacity, s->d_head, true, 0, s->dtype, s->kv_dtype,
-                        s->window, s->softcap, s->alibi, 0};
+                        s->window, s->softcap, s->alibi, s->page_size};
+    const int P = s->page_size;
+    if (P >= HR_PAGE_MIN && P <= HR_PAGE_MAX && !(P & (P - 1)) && P > capacity) /* run's rule, in this command's words */
+        return hr_fail("--page-size: %d keys a block is over the cache (prompt + tokens = %ld)", P, capacity);
     int st = hr_kernel_validate(s->kernel, &L->p); /* with the window if any layer has it */
     if (st) return st;
     L->r->tune = hr_kernel_tune(s->kernel, &L->p, &s->tune);
     if ((st = hr_threads_check(L->r->tune.threads, "--threads"))) return st;
     hr_threads_used(L->r->tune.threads);
     L->ws_bytes = hr_kernel_workspace(s->kernel, &L->p, &L->r->tune);
-    L->r->cache_bytes = hr_kvcache_bytes_of(s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity);
+    /* paged: a pool of the blocks every (layer, sequence) takes by the end, none spare */
+    const int nblk = P > 0 ? s->layers * s->batch * (int)((capacity + P - 1) / P) : 0;
+    L->r->cache_bytes = P > 0 ? hr_kvcache_bytes_of(s->kv_dtype, 1, 1, s->kv_heads, s->d_head, (long)nblk * P)
+                              : hr_kvcache_bytes_of(s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity);
     /* Beside the cache: the pools (f32, the original Q, the typed Q and O), and, for a
      * typed cache, one layer's prompt in fp32 while it is stored, or with --check the
      * layer's K/V dequantized and original (four fp32 copies). */
@@ -117,12 +125,16 @@ static int setup(const hr_decode_spec *s, loop *L)
     const double need = L->r->cache_bytes + (double)L->ws_bytes +
                         4.0 * s->batch * (2.0 * s->kv_heads + 3.0 * s->heads) * POOL * s->d_head +
                         (double)hr_dtype_row_bytes(s->dtype, s->d_head) * s->batch * s->heads * (POOL + 1) +
-                        (s->kv_dtype != HR_F32 ? (s->check ? 4 : 2) * kv32 : s->check && s->dtype != HR_F32 ? 2 * kv32 : 0);
+                        (s->kv_dtype != HR_F32 ? (s->check ? 4 : 2) * kv32 : s->check && s->dtype != HR_F32 ? 2 * kv32 : 0) +
+                        (P > 0 && s->check && s->kv_dtype != HR_F32 ? 2 * 4.0 * nblk * P * s->kv_heads * s->d_head : 0);
     const double budget = hr_mem_budget(s->max_mem);
     if (need > budget)
         return hr_fail("--max-mem: the KV cache and buffers need %.2f GiB, over the budget of "
                        "%.2f GiB", need / 1073741824.0, budget / 1073741824.0);
-    if ((st = hr_kvcache_init_typed(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head, capacity, 0)))
+    if ((st = P > 0 ? hr_kvcache_init_paged(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head,
+                                            capacity, P, nblk, s->seed, 0)
+                    : hr_kvcache_init_typed(&L->cache, s->kv_dtype, s->layers, s->batch, s->kv_heads, s->d_head,
+                                            capacity, 0)))
         return st;
     /* a kernel that reads a q8_0/q4_0 cache faster in tiles gets it stored so, as run does */
     const int tile = hr_kernel_kv_tile(s->kernel, &L->p, &L->r->tune);
@@ -171,10 +183,10 @@ static int fill(loop *L)
                     hr_dtype_load_row(s->dtype, hr_xrow(L->xqp, b, h, j), hr_row(L->qp, b, h, j), d);
                 }
     }
-    /* The prompt, a different seed per layer: written in place, or for a typed cache
-     * drawn into fp32 and appended (stored in its type). */
+    /* The prompt, a different seed per layer: written in place, or for a typed or paged
+     * cache drawn into fp32 and appended (stored in its type, into its pages). */
     float *tmp = NULL;
-    if (s->kv_dtype != HR_F32 && s->prompt > 0 &&
+    if ((s->kv_dtype != HR_F32 || s->page_size) && s->prompt > 0 &&
         !(tmp = malloc(2 * sizeof(float) * (size_t)B * G * s->prompt * d)))
         return hr_fail("out of memory");
     for (int l = 0; l < s->layers && s->prompt > 0; l++) {
@@ -198,20 +210,24 @@ static int fill(loop *L)
 }
 
 /* Layer l's K (which 0) or V (1), [B][Hkv][length][d] fp32 into dst: dequantized from
- * a typed cache (orig false), or the original values (orig true: the prompt drawn again
- * from its seed, then the pool rows the steps appended, step t's from slot t % POOL). */
+ * a typed cache (orig false; paged, in the pool's shape and through the block table, as
+ * the oracle reads it beside the typed rows), or the original values (orig true: the
+ * prompt drawn again from its seed, then the pool rows the steps appended, step t's
+ * from slot t % POOL). Needs operands(L, l, ...) first. */
 static hr_cview layer_f32(const loop *L, int l, int which, bool orig, float *dst)
 {
     const hr_decode_spec *s = L->s;
-    const int B = s->batch, G = s->kv_heads, d = s->d_head, len = L->cache.length[l];
+    const int B = s->batch, G = s->kv_heads, d = s->d_head, len = L->cache.length[l], P = L->cache.page;
     hr_view v = hr_view_dense(dst, HR_LAYOUT_BHND, B, G, len, d);
     if (!orig) {
+        if (P > 0) v = (hr_view){dst, (ptrdiff_t)G * P * d, (ptrdiff_t)P * d, d};
         const hr_xcview x = which ? hr_kvcache_xv(&L->cache, l) : hr_kvcache_xk(&L->cache, l);
         for (int b = 0; b < B; b++)
             for (int g = 0; g < G; g++)
                 for (int n = 0; n < len; n++) {
                     unsigned char row[HR_MAX_DHEAD / HR_QBLOCK * (2 + HR_QBLOCK)];
-                    hr_dtype_load_row(s->kv_dtype, hr_xc_key_row(x, which, s->kv_dtype, d, b, g, n, row), hr_row(v, b, g, n), d);
+                    float *f = v.p + hr_kv_page_row(&L->p, &L->args, v.sb, v.sh, v.sn, b, g, n);
+                    hr_dtype_load_row(s->kv_dtype, hr_kv_key_row(&L->p, &L->args, x, which, b, g, n, row), f, d);
                 }
         return hr_cv(v);
     }
@@ -232,8 +248,10 @@ static void check(loop *L)
     const hr_decode_spec *s = L->s;
     const bool typed = s->dtype != HR_F32 || s->kv_dtype != HR_F32;
     const size_t n = (size_t)s->batch * s->kv_heads * L->cache.capacity * s->d_head;
+    /* the dequantized copies: paged, each the pool's size (the rows where their blocks are) */
+    const size_t np = L->cache.page ? (size_t)L->cache.nblocks * L->cache.page * s->kv_heads * s->d_head : n;
     float *tmp = NULL;
-    if (typed && !(tmp = malloc(4 * n * sizeof(float)))) {
+    if (typed && !(tmp = malloc((2 * n + 2 * np) * sizeof(float)))) {
         L->st = hr_fail("--check: out of memory for the oracle's copy of the cache");
         return;
     }
@@ -243,7 +261,7 @@ static void check(loop *L)
         operands(L, l, slot);
         if (s->kv_dtype != HR_F32) {
             L->args.k = layer_f32(L, l, 0, false, tmp);
-            L->args.v = layer_f32(L, l, 1, false, tmp + n);
+            L->args.v = layer_f32(L, l, 1, false, tmp + np);
         }
         if ((L->st = krun(L))) break;
         hr_tensors_output(&L->p, &L->args);
@@ -255,9 +273,11 @@ static void check(loop *L)
         hr_args a = L->args;
         hr_problem p32 = L->p;
         p32.dtype = p32.kv_dtype = HR_F32;
-        if (s->kv_dtype != HR_F32) {
-            a.k = layer_f32(L, l, 0, true, tmp + 2 * n);
-            a.v = layer_f32(L, l, 1, true, tmp + 3 * n);
+        if (s->kv_dtype != HR_F32) { /* the original rows, dense: no table to read them through */
+            a.k = layer_f32(L, l, 0, true, tmp + 2 * np);
+            a.v = layer_f32(L, l, 1, true, tmp + 2 * np + n);
+            p32.page_size = 0;
+            a.block_table = NULL;
         }
         if (L->q_orig) {
             const hr_view qo = hr_view_dense(L->q_orig, HR_LAYOUT_BHND, s->batch, s->heads, POOL, s->d_head);
@@ -296,6 +316,16 @@ int hr_decode_loop(const hr_decode_spec *s, hr_decode_result *out)
         out->seconds += out->step[i];
         out->attn_seconds += out->attn[i];
         out->total_bytes += out->bytes[i];
+    }
+    if (s->page_size > 0) { /* the pool's blocks against kvcache --page-size's model */
+        long len[HR_MAX_BATCH];
+        for (int b = 0; b < s->batch; b++) len[b] = L.cache.length[0];
+        const double tok = hr_kv_bytes_of(s->layers, 1, s->kv_heads, s->d_head, 1, s->kv_dtype);
+        out->blocks = hr_kvcache_blocks_used(&L.cache);
+        out->blocks_peak = L.cache.blocks_peak;
+        out->pool_blocks = L.cache.nblocks;
+        out->used_bytes = tok * s->batch * L.cache.length[0];
+        out->alloc_bytes = tok * hr_kv_alloc_tokens(len, s->batch, s->page_size);
     }
     if (s->check) {
         check(&L);

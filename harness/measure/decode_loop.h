@@ -37,6 +37,10 @@ typedef struct {
     int window_every;     /* the window is on layers 0, every, 2 every, ... (0, 1: all;
                            * hr_layer_window); the other layers attend the whole cache   */
     float softcap, alibi; /* every layer's soft cap and ALiBi max bias (0: none)          */
+    int page_size;        /* a paged cache of P keys a block (0: contiguous): every
+                           * (layer, sequence) takes a block from the pool's shuffled
+                           * free list as its length crosses a page, the block table
+                           * updated in place, and the kernel reads through it (kvcache.h) */
 } hr_decode_spec;
 
 typedef struct {
@@ -52,6 +56,10 @@ typedef struct {
     bool format_checked;  /* reduced types: the format's error of the worst layer       */
     hr_check format;      /* (the oracle on the original fp32 rows; not judged)          */
     char path[HR_PATH_LEN]; /* the kernel's path (hr_kernel_path), cut at a character       */
+    /* paged (page_size > 0): the pool's blocks held at the end and at most, and the
+     * bytes they hold against the bytes the tokens use (kvcache --page-size's model) */
+    long blocks, blocks_peak, pool_blocks;
+    double used_bytes, alloc_bytes;
 } hr_decode_result;
 
 /* Steps [first, last] summarized: medians and minimum per step, rates over the range. */

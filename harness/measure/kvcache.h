@@ -2,6 +2,8 @@
 #ifndef HR_KVCACHE_H
 #define HR_KVCACHE_H
 
+#include <stdint.h>
+
 #include "headroom.h"
 
 /* Each layer holds K and V, each [B][Hkv][capacity][d] fp32 in one allocation. Layer l
@@ -20,6 +22,19 @@ typedef struct {
     size_t bytes;   /* bytes of mem or xmem               */
     int stride;     /* rows a head's storage takes: capacity, q8_0/q4_0's rounded up to whole tiles */
     int tile;       /* 0: rows; HR_KV_TILE: q8_0/q4_0 in tiles (hr_kvcache_set_tile) */
+    /* Paged (hr_kvcache_init_paged; page 0: contiguous): mem/xmem is a pool of nblocks
+     * blocks, K's then V's, each page rows of every KV head ([block][Hkv][page][d]);
+     * every (layer, sequence) has its own row of the block table, the blocks holding its
+     * rows 0, page, 2 page, ... (-1 where none is yet). An append that crosses a page
+     * boundary takes a block from the free list, whose order the seed shuffles, so a
+     * sequence's blocks lie apart as a serving engine's allocator leaves them;
+     * hr_kvcache_drop gives a layer's blocks back. */
+    int page, nblocks;
+    int tstride;    /* table entries a sequence: ceil(capacity / page)    */
+    int32_t *table; /* [layers][batch][tstride]                           */
+    int32_t *freel; /* the free blocks; the next taken is freel[nfree - 1] */
+    int nfree;
+    long blocks_peak, allocs; /* most blocks held at once; blocks taken in all */
 } hr_kvcache;
 
 /* Bytes of a KV cache of `tokens` rows per head stored as type t, scales included
@@ -48,12 +63,26 @@ int hr_kvcache_init(hr_kvcache *c, int layers, int batch, int kv_heads, int d_he
  * and hr_kvcache_extend is refused. */
 int hr_kvcache_init_typed(hr_kvcache *c, hr_dtype t, int layers, int batch, int kv_heads,
                           int d_head, long capacity, double max_bytes);
+/* A paged cache of the same rows (the fields above): a pool of nblocks blocks of page
+ * keys (a power of two in [HR_PAGE_MIN, HR_PAGE_MAX], the kernels' rule), every block
+ * free, the free list shuffled by seed. The views are the pool's (sb a block's stride);
+ * hr_kvcache_table gives the block table a kernel reads them through. HR_EUSAGE naming
+ * the flag on a bad size; hr_kvcache_extend is refused (a row's place is the table's). */
+int hr_kvcache_init_paged(hr_kvcache *c, hr_dtype t, int layers, int batch, int kv_heads, int d_head,
+                          long capacity, int page, int nblocks, uint64_t seed, double max_bytes);
 void hr_kvcache_free(hr_kvcache *c);
+/* Layer l's block table (hr_args.block_table: [batch][tstride]); NULL when contiguous. */
+const int32_t *hr_kvcache_table(const hr_kvcache *c, int layer);
+/* Blocks held now (taken from the pool and not given back). */
+long hr_kvcache_blocks_used(const hr_kvcache *c);
+/* Empties layer l (length 0); paged, its blocks go back to the free list. */
+void hr_kvcache_drop(hr_kvcache *c, int layer);
 
 /* Writes T new rows per (b, g) of layer l from k_new, v_new ([B][Hkv][T][d] views, any
- * strides) at rows [length, length + T) and advances that layer's length. On error
- * (layer out of range, T < 1, or length + T > capacity) returns HR_EUSAGE with a
- * message and changes nothing. */
+ * strides) at rows [length, length + T) and advances that layer's length; paged, into
+ * their pages, a block taken for each page begun. On error (layer out of range, T < 1,
+ * length + T > capacity, or the pool out of blocks) returns HR_EUSAGE with a message
+ * and changes nothing. */
 int hr_kvcache_append(hr_kvcache *c, int layer, hr_cview k_new, hr_cview v_new, int T);
 /* Like append, but hands back writable views of the T new rows so the caller fills them
  * in place (no staging copy); the layer's length is advanced. Same errors. */
