@@ -85,7 +85,7 @@ check loop-as-kvcache test -n "$kv_alloc" -a "$kv_alloc" = "$loop_alloc"
 expect loop-not-power-of-two 2 '^headroom decode-loop: --page-size: must be a power of two in \[16, 65536\] keys, got 24$' -- $B "${loop[@]}" --page-size 24
 expect loop-under-min       2 '^headroom decode-loop: --page-size: must be a power of two in \[16, 65536\] keys, got 8$' -- $B "${loop[@]}" --page-size 8
 expect loop-over-the-cache  2 '^headroom decode-loop: --page-size: 256 keys a block is over the cache \(prompt \+ tokens = 137\)$' -- $B "${loop[@]}" --page-size 256
-expect loop-no-cap          2 "^headroom decode-loop: kernel flash cannot run this shape: no paged KV cache" -- $B "${loop[@]}" --kernel flash --page-size 16
+expect loop-no-cap          2 "^headroom decode-loop: kernel omp cannot run this shape: no paged KV cache" -- $B "${loop[@]}" --kernel omp --page-size 16
 
 # Continuous batching on a paged pool: sequences take blocks as they grow and give them back
 # when they leave, so blocks are taken more often than the pool holds them; the most held at
