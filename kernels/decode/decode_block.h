@@ -124,6 +124,40 @@ typedef struct {
 static inline int row_head(const dctx *c, int g, int r) { return g * c->G + r / c->p->seq_q; }
 static inline int row_i(const dctx *c, int r) { return r % c->p->seq_q; }
 
+/* The exp pass of the online-softmax step of one row, mx the max of its visible scores:
+ * sr[j] = exp(s - m) for the vectors [j0, ve) (every lane of them, the masked ones -inf:
+ * exactly 0) and the scalars [ve, vis), 0 elsewhere in [0, n); m, l and acc updated as
+ * block_softmax says. */
+DECODE_INLINE void block_exp(const dctx *c, float *sr, int n, int j0, int ve, int vis, float mx, float *m, float *l,
+                             float *acc)
+{
+    const float log2e = 1.44269504088896341f, ln2 = 0.693147180559945309f;
+    const float ms = *m * log2e; /* -inf stays -inf */
+    const float mnew = ms > mx ? ms : mx;
+    /* m = -inf means no key seen yet: l and acc are 0, nothing to rescale. */
+    /* hr_expf_poly(0) is exactly 1, so a row whose m does not move is not rescaled. */
+    const float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly((ms - mnew) * ln2);
+    hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
+    for (int j = j0; j < ve; j += HR_VW) {
+        const hr_vf e = hr_vexp2(hr_vsub(hr_vload(sr + j), vm));
+        hr_vstore(sr + j, e);
+        vsum = hr_vadd(vsum, e);
+    }
+    float sum = hr_vreduce_add(vsum);
+    for (int j = ve; j < vis; j++) {
+        sr[j] = hr_expf_poly((sr[j] - mnew) * ln2);
+        sum += sr[j];
+    }
+    memset(sr, 0, (size_t)j0 * sizeof *sr);
+    for (int j = ve > vis ? ve : vis; j < n; j++) sr[j] = 0.0f;
+    *l = *l * alpha + sum;
+    if (mnew != ms) *m = mnew * ln2;
+    if (alpha != 1.0f) {
+        hr_vf va = hr_vset1(alpha);
+        for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
+    }
+}
+
 /* Online-softmax step of one row over the block's first vis scores (the rest are
  * masked), the scores in log2 units (s log2 e: the query rows or, on the int8 path, Q's
  * block scales carry the factor), so exp(s - m) = 2^(s' - m') by hr_vexp2 (10 ops a
@@ -137,7 +171,6 @@ DECODE_INLINE void block_softmax(const dctx *c, int wide, float *sr, int n, int 
         memset(sr, 0, (size_t)n * sizeof *sr);
         return;
     }
-    const float log2e = 1.44269504088896341f, ln2 = 0.693147180559945309f;
     const int vfull = vis / HR_VW * HR_VW;
     hr_vf vmx = hr_vset1(-INFINITY);
     int j0 = 0;
@@ -157,65 +190,99 @@ DECODE_INLINE void block_softmax(const dctx *c, int wide, float *sr, int n, int 
     for (int j = j0; j < vfull; j += HR_VW) vmx = hr_vmax(vmx, hr_vload(sr + j));
     float mx = hr_vreduce_max(vmx);
     for (int j = vfull; j < vis; j++) mx = sr[j] > mx ? sr[j] : mx;
-    const float ms = *m * log2e; /* -inf stays -inf */
-    const float mnew = ms > mx ? ms : mx;
-    /* m = -inf means no key seen yet: l and acc are 0, nothing to rescale. */
-    /* hr_expf_poly(0) is exactly 1, so a row whose m does not move is not rescaled. */
-    const float alpha = *m == -INFINITY ? 0.0f : hr_expf_poly((ms - mnew) * ln2);
-    hr_vf vm = hr_vset1(mnew), vsum = hr_vzero();
-    for (int j = 0; j < vfull; j += HR_VW) {
-        const hr_vf e = hr_vexp2(hr_vsub(hr_vload(sr + j), vm));
-        hr_vstore(sr + j, e);
-        vsum = hr_vadd(vsum, e);
-    }
-    float sum = hr_vreduce_add(vsum);
-    for (int j = vfull; j < vis; j++) {
-        sr[j] = hr_expf_poly((sr[j] - mnew) * ln2);
-        sum += sr[j];
-    }
-    for (int j = vis; j < n; j++) sr[j] = 0.0f;
-    *l = *l * alpha + sum;
-    if (mnew != ms) *m = mnew * ln2;
-    if (alpha != 1.0f) {
-        hr_vf va = hr_vset1(alpha);
-        for (int x = 0; x < c->dp; x += HR_VW) hr_vstore(acc + x, hr_vmul(hr_vload(acc + x), va));
-    }
+    block_exp(c, sr, n, 0, vfull, vis, mx, m, l, acc);
 }
 
-/* p's variants on row r (of KV head g's group) over the block's scores sr of keys
- * [jb, jb + vis), in log2 units: the soft cap c2 tanh(s / c2) with c2 = c log2 e (the
- * same cap in the scaled units), then ALiBi's bias -m log2 e |i' - j|, then the
- * window: keys before the row's first one set to -inf (block_softmax's exp2 gives them
- * exactly 0). The vectors run from the one holding the row's first visible key to the
- * one holding its last (lanes past vis are in the row's kbp padding and ignored).
- * Returns the visible count block_softmax takes: vis, or 0 where the window leaves no
- * key of the block (a block wholly before the row's first key). The int8 paths'
- * scores are dequantized by then, so every path takes the same step. */
-DECODE_INLINE int block_variants(const dctx *c, int g, int r, int jb, int vis, float *sr)
+/* block_variants' pass over the vectors of keys [lo, vis) of a row's scores sr (jb the
+ * block's first key): each vector loaded, capped and biased (hr_vscore_variants, cap_on
+ * and bias_on constants in each copy, so the loop has no test), its lanes outside [lo,
+ * vis) set to -inf (the first vector's by an add from a mask table, the last one's by a
+ * masked load, so no NaN of the padding gets through), stored and taken into the max
+ * (two chains, and two key-offset vectors stepping 2 HR_VW, so no chain of one add a
+ * vector bounds the loop). Returns the max. Without cap or bias (a window alone) only
+ * the two end vectors are stored. */
+DECODE_INLINE float block_max_var(const dctx *c, int g, int r, int jb, int lo, int vis, float *sr, int cap_on,
+                                  int bias_on)
 {
-    const int i = row_i(c, r);
-    int lo = c->beg[i] - jb;
-    lo = lo < 0 ? 0 : lo;
-    if (lo >= vis) return 0;
+#define NI_ (-INFINITY)
     static const float iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-    const int j0 = lo / HR_VW * HR_VW;
-    if (c->var & (DECODE_VAR_CAP | DECODE_VAR_ALIBI)) {
-        const hr_vf cap = hr_vset1(c->cap2), icap = hr_vset1(c->inv_cap2), step = hr_vset1((float)HR_VW);
-        const hr_vf nm = hr_vset1(c->var & DECODE_VAR_ALIBI ? -c->slope2[row_head(c, g, r)] : 0.0f);
-        /* the keys' offsets from the diagonal, j - i': exact in fp32 (|j - i'| < 2^24) */
-        hr_vf dj = hr_vadd(hr_vload(iota), hr_vset1((float)(jb + j0 - i - c->shift)));
-        for (int j = j0; j < vis; j += HR_VW, dj = hr_vadd(dj, step)) {
-            hr_vstore(sr + j, hr_vscore_variants(hr_vload(sr + j), c->var & DECODE_VAR_CAP, cap, icap,
-                                                 c->var & DECODE_VAR_ALIBI, nm, dj));
+    /* from head_m + 16 - k lanes < k are -inf, from tail_m + 16 - k lanes >= k */
+    static const float head_m[32] = {NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_};
+    static const float tail_m[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_, NI_};
+#undef NI_
+    const int i = row_i(c, r), j0 = lo / HR_VW * HR_VW;
+    const hr_vf cap = hr_vset1(c->cap2), icap = hr_vset1(c->inv_cap2), step2 = hr_vset1(2.0f * HR_VW);
+    const hr_vf nm = hr_vset1(bias_on ? -c->slope2[row_head(c, g, r)] : 0.0f);
+    /* the keys' offsets from the diagonal, j - i': exact in fp32 (|j - i'| < 2^24) */
+    hr_vf dj = hr_vadd(hr_vload(iota), hr_vset1((float)(jb + j0 - i - c->shift)));
+    int j = j0, t = vis - j;
+    hr_vf x = t < HR_VW ? hr_vload_n(sr + j, t) : hr_vload(sr + j);
+    x = hr_vadd(hr_vscore_variants(x, cap_on, cap, icap, bias_on, nm, dj), hr_vload(head_m + 16 - (lo - j)));
+    if (t < HR_VW) x = hr_vadd(x, hr_vload(tail_m + 16 - t));
+    hr_vstore(sr + j, x);
+    hr_vf m0 = x, m1 = hr_vset1(-INFINITY);
+    j += HR_VW;
+    dj = hr_vadd(dj, hr_vset1((float)HR_VW));
+    hr_vf dj1 = hr_vadd(dj, hr_vset1((float)HR_VW));
+    for (; j + 2 * HR_VW <= vis; j += 2 * HR_VW, dj = hr_vadd(dj, step2), dj1 = hr_vadd(dj1, step2)) {
+        const hr_vf x0 = hr_vscore_variants(hr_vload(sr + j), cap_on, cap, icap, bias_on, nm, dj);
+        const hr_vf x1 = hr_vscore_variants(hr_vload(sr + j + HR_VW), cap_on, cap, icap, bias_on, nm, dj1);
+        if (cap_on || bias_on) {
+            hr_vstore(sr + j, x0);
+            hr_vstore(sr + j + HR_VW, x1);
         }
+        m0 = hr_vmax(m0, x0);
+        m1 = hr_vmax(m1, x1);
     }
-    for (int j = 0; j < lo; j++) sr[j] = -INFINITY;
-    return vis;
+    if (j + HR_VW <= vis) {
+        x = hr_vscore_variants(hr_vload(sr + j), cap_on, cap, icap, bias_on, nm, dj);
+        if (cap_on || bias_on) hr_vstore(sr + j, x);
+        m0 = hr_vmax(m0, x);
+        j += HR_VW;
+        dj = dj1;
+    }
+    if (j < vis) {
+        t = vis - j;
+        x = hr_vadd(hr_vscore_variants(hr_vload_n(sr + j, t), cap_on, cap, icap, bias_on, nm, dj),
+                    hr_vload(tail_m + 16 - t));
+        hr_vstore(sr + j, x);
+        m1 = hr_vmax(m1, x);
+    }
+    return hr_vreduce_max(hr_vmax(m0, m1));
+}
+
+/* block_softmax on row r (of KV head g's group) with p's variants over the block's
+ * scores sr of keys [jb, jb + vis), in log2 units: the soft cap c2 tanh(s / c2) with
+ * c2 = c log2 e (the same cap in the scaled units), then ALiBi's bias -m log2 e |i' -
+ * j|, then the window: keys before the row's first one masked (exp2 gives them exactly
+ * 0), a block wholly before it none visible. The variants go into the max pass
+ * (block_max_var: one load and one store a vector, where a pass of their own before it
+ * took a load and a store more and the max pass a load: perf-log 0530), and the exp
+ * pass starts at the vector of the row's first visible key. The int8 paths' scores are
+ * dequantized by then, so every path takes the same step. */
+DECODE_INLINE void block_variants(const dctx *c, int g, int r, int jb, int n, int vis, float *sr, float *m, float *l,
+                                  float *acc)
+{
+    int lo = c->beg[row_i(c, r)] - jb;
+    lo = lo < 0 ? 0 : lo;
+    if (lo >= vis) {
+        block_softmax(c, 0, sr, n, 0, m, l, acc);
+        return;
+    }
+    float mx;
+    switch (c->var & (DECODE_VAR_CAP | DECODE_VAR_ALIBI)) {
+    case 0: mx = block_max_var(c, g, r, jb, lo, vis, sr, 0, 0); break;
+    case DECODE_VAR_CAP: mx = block_max_var(c, g, r, jb, lo, vis, sr, 1, 0); break;
+    case DECODE_VAR_ALIBI: mx = block_max_var(c, g, r, jb, lo, vis, sr, 0, 1); break;
+    default: mx = block_max_var(c, g, r, jb, lo, vis, sr, 1, 1);
+    }
+    block_exp(c, sr, n, lo / HR_VW * HR_VW, (vis + HR_VW - 1) / HR_VW * HR_VW, vis, mx, m, l, acc);
 }
 
 /* The online-softmax step of every row of KV head g's group over keys [jb, jb+n), end[i]
- * the causal end of query row i, the scores in log2 units (block_softmax), p's variants
- * applied first (block_variants). */
+ * the causal end of query row i, the scores in log2 units (block_softmax), with p's
+ * variants where it has any (block_variants). */
 DECODE_INLINE void block_softmax_rows(const dctx *c, int wide, int g, int jb, int n, const int *end, float *s,
                                       dstate st)
 {
@@ -223,8 +290,8 @@ DECODE_INLINE void block_softmax_rows(const dctx *c, int wide, int g, int jb, in
         int vis = end[row_i(c, r)] - jb;
         vis = vis < 0 ? 0 : vis > n ? n : vis;
         float *sr = s + (size_t)r * c->kbp;
-        if (c->var) vis = block_variants(c, g, r, jb, vis, sr);
-        block_softmax(c, wide, sr, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
+        if (c->var) block_variants(c, g, r, jb, n, vis, sr, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
+        else block_softmax(c, wide, sr, n, vis, &st.m[r], &st.l[r], st.acc + (size_t)r * c->dp);
     }
 }
 
