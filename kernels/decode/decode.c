@@ -316,20 +316,16 @@ static void attend_pages(const dctx *c, int b, int g, int jb, int n, const int *
     }
 }
 
-/* A paged block in one step: the int8 step on tiles (q8_0/q4_0) and the fp32 cache's
- * register tiles above the avx2 level take a block of several pages (dctx pk, pv);
- * the other steps keep the piece walk (attend_pages). At most DECODE_PAGED_GROUPS groups
- * a block (blocks of up to 1024 keys; longer ones take the piece walk). */
+/* A paged block in one step: the int8 step on tiles (q8_0/q4_0, int8 P·V) takes a block
+ * of several pages (dctx pk, pv), its fixed cost paid once per block: at P 16 q8_0 went
+ * from 2.3x to 1.3x the contiguous time. The fp32 register tiles so (row bases per 16
+ * keys) were slower than the piece walk at P 16 and 64, so the other steps keep the
+ * piece walk (attend_pages) (perf-log 0500). At most DECODE_PAGED_GROUPS groups a block
+ * (blocks of up to 1008 keys; longer ones take the piece walk). */
 #define DECODE_PAGED_GROUPS 64
 static bool paged_blocks(const dctx *c)
 {
-    if (c->kb > DECODE_PAGED_GROUPS * DECODE_GROUP - DECODE_GROUP) return false;
-    if (c->i8 == 2 && c->k.tile == HR_KV_TILE) return true;
-#if defined(HR_VEC_AVX2)
-    return false;
-#else
-    return !c->i8 && !c->bfd && c->kt == HR_F32;
-#endif
+    return c->kb <= DECODE_PAGED_GROUPS * DECODE_GROUP - DECODE_GROUP && c->i8 == 2 && c->k.tile == HR_KV_TILE;
 }
 
 /* The groups (DECODE_GROUP absolute keys) holding keys [j0, j0 + n) of (b, g) in view v:

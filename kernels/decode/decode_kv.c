@@ -114,14 +114,14 @@ DECODE_INLINE hr_vf kv_vec(hr_dtype t, const unsigned char *row, int x, int w, h
  * vector is converted once and used by every row of the tile. wfull = HR_VW says d has
  * no tail (a constant then), 0 that the last vector may be partial. */
 DECODE_INLINE void scores_tile(const dctx *c, hr_dtype t, const float *q, const unsigned char *const *k,
-                               int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq, int span)
+                               int nk, int r0, int nr, int wfull, float *s, int j, pf_seq *pq)
 {
     hr_vf acc[RT][4], sc[4];
     for (int r = 0; r < RT; r++)
         for (int u = 0; u < 4; u++) acc[r][u] = sc[u] = hr_vzero();
     for (int x = 0; x < c->d; x += HR_VW) {
         const int w = wfull ? wfull : c->d - x < HR_VW ? c->d - x : HR_VW;
-        if (x % (PF_X * HR_VW) == 0) pf_step_s(pq, span);
+        if (x % (PF_X * HR_VW) == 0) pf_step_s(pq, KV_SPAN(t));
         if (x % HR_QBLOCK == 0)
             for (int u = 0; u < 4; u++) sc[u] = u < nk ? kv_scale(t, k[u], x) : hr_vzero();
         hr_vf kv[4];
@@ -209,16 +209,13 @@ DECODE_INLINE int scores_kv_p(const dctx *c, hr_dtype t, const float *q, const u
  * keys kept the K loads behind it waiting for miss buffers (decode.c, "Prefetch
  * spread"). f16 takes it too, where it stepped once per 4 keys (16 lines at once):
  * faster (perf-log 0214). */
-/* paged (a constant): a paged block of several pages, K rows and the prefetch through
- * dctx pk, pfv (k0, pf unused). */
-DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, int paged, const float *q, const unsigned char *k0,
+DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, const float *q, const unsigned char *k0,
                              ptrdiff_t ksn, int n, float *s, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    const int steps = (n + 3) / 4 * pf_tile_steps(c, RT, PF_X * HR_VW), span = paged ? PF_GROUPS : KV_SPAN(t);
-    pf_seq pq = paged ? pf_groups(c, c->pfv, c->npfv, steps) : pf_rows_s(c, pf, psn, nv, steps, KV_SPAN(t));
+    pf_seq pq = pf_rows_s(c, pf, psn, nv, (n + 3) / 4 * pf_tile_steps(c, RT, PF_X * HR_VW), KV_SPAN(t));
     int j0 = 0;
 #if defined(HR_VEC_AVX512)
-    if (!paged && (t == HR_F16 || t == HR_BF16) && c->R % RT == 0 && c->d % HR_VW == 0 && c->dp == c->d) {
+    if ((t == HR_F16 || t == HR_BF16) && c->R % RT == 0 && c->d % HR_VW == 0 && c->dp == c->d) {
         /* Rows back to back (BHND) at d 64, 128 and 256: d, the K row stride and the
          * query rows' (dp = d) as constants, the K and q addresses immediate offsets
          * from one base each. With them at run time GCC kept them on the stack, a
@@ -233,13 +230,12 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, int paged, const float *
     for (int j = j0; j < n; j += 4) {
         const int nk = n - j < 4 ? n - j : 4;
         const unsigned char *k[4];
-        for (int u = 0; u < 4; u++)
-            k[u] = paged ? decode_row(c->pk, c->pgo, j + (u < nk ? u : 0), ksn) : k0 + (j + (u < nk ? u : 0)) * ksn;
+        for (int u = 0; u < 4; u++) k[u] = k0 + (j + (u < nk ? u : 0)) * ksn;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             /* Whole tiles with constant sizes, so the accumulators live in registers. */
-            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j, &pq, span);
-            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j, &pq, span);
+            if (nk == 4 && nr == RT && c->d % HR_VW == 0) scores_tile(c, t, q, k, 4, r0, RT, HR_VW, s, j, &pq);
+            else scores_tile(c, t, q, k, nk, r0, nr, 0, s, j, &pq);
         }
     }
 }
@@ -248,16 +244,16 @@ DECODE_INLINE void scores_kv(const dctx *c, hr_dtype t, int paged, const float *
  * vectors of a key are converted once per row tile. w is the width of the last
  * vector (f16/bf16 tails). pq (may be NULL) is the prefetch sequence, stepped once per
  * key. */
-DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, int paged, const float *s, const unsigned char *v0,
-                           ptrdiff_t vsn, int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
+DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                           int n, int x, int nx, int w, int r0, int nr, float *acc, pf_seq *pq)
 {
     hr_vf a[RT][XG];
     for (int r = 0; r < RT; r++)
         for (int g = 0; g < XG; g++)
             a[r][g] = r < nr && g < nx ? hr_vload(acc + (size_t)(r0 + r) * c->dp + x + g * HR_VW) : hr_vzero();
     for (int j = 0; j < n; j++) {
-        if (pq) pf_step_s(pq, paged ? PF_GROUPS : KV_SPAN(t));
-        const unsigned char *vr = paged ? decode_row(c->pv, c->pgo, j, vsn) : v0 + j * vsn;
+        if (pq) pf_step_s(pq, KV_SPAN(t));
+        const unsigned char *vr = v0 + j * vsn;
         hr_vf v[XG], sc[XG];
         for (int g = 0; g < XG; g++) {
             /* Groups start on a block boundary (XG * HR_VW a multiple of 32, the
@@ -278,21 +274,21 @@ DECODE_INLINE void pv_tile(const dctx *c, hr_dtype t, int paged, const float *s,
 
 /* P·V of keys [0, n) of the rows v0 + j * vsn into acc, prefetching rows [0, n2) of pf
  * first (they are the block after next: the loads have this whole phase to land). */
-DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, int paged, const float *s, const unsigned char *v0,
-                         ptrdiff_t vsn, int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
+DECODE_INLINE void pv_kv(const dctx *c, hr_dtype t, const float *s, const unsigned char *v0, ptrdiff_t vsn,
+                         int n, float *acc, const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int d = c->d, nvec = (d + HR_VW - 1) / HR_VW;
     const bool fine = t == HR_F32; /* f32: stepped in every row tile, else the first */
-    const int tiles = fine ? (c->R + RT - 1) / RT : 1, steps = (nvec + XG - 1) / XG * tiles * n;
-    pf_seq pq = paged ? pf_groups(c, c->pfk, c->npfk, steps) : pf_rows_s(c, pf, psn, n2, steps, KV_SPAN(t));
+    const int tiles = fine ? (c->R + RT - 1) / RT : 1;
+    pf_seq pq = pf_rows_s(c, pf, psn, n2, (nvec + XG - 1) / XG * tiles * n, KV_SPAN(t));
     for (int x0 = 0; x0 < nvec; x0 += XG) {
         const int nx = nvec - x0 < XG ? nvec - x0 : XG, x = x0 * HR_VW;
         const int w = x + nx * HR_VW > d ? d - (x + (nx - 1) * HR_VW) : HR_VW;
         for (int r0 = 0; r0 < c->R; r0 += RT) {
             const int nr = c->R - r0 < RT ? c->R - r0 : RT;
             pf_seq *pp = fine || r0 == 0 ? &pq : NULL;
-            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, paged, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp);
-            else pv_tile(c, t, paged, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp);
+            if (nx == XG && w == HR_VW && nr == RT) pv_tile(c, t, s, v0, vsn, n, x, XG, HR_VW, r0, RT, acc, pp);
+            else pv_tile(c, t, s, v0, vsn, n, x, nx, w, r0, nr, acc, pp);
         }
     }
 }
@@ -335,26 +331,11 @@ DECODE_INLINE void block_kv(const dctx *c, hr_dtype t, int b, int g, int jb, int
         pv_kv_q(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
     else pv_kv_h(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 #else
-    if (!(ab & 1)) scores_kv(c, t, 0, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
+    if (!(ab & 1)) scores_kv(c, t, q, k0 + jb * c->k.sn, c->k.sn, n, s, v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     if (!(ab & 2)) block_softmax_rows(c, 0, g, jb, n, end, s, st); /* q carries log2 e (ctx_init) */
-    if (!(ab & 4)) pv_kv(c, t, 0, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
+    if (!(ab & 4)) pv_kv(c, t, s, v0 + jb * c->v.sn, c->v.sn, n, st.acc, k0 + (ptrdiff_t)jpf_k * c->k.sn, c->k.sn, n2);
 #endif
 }
-
-#if !defined(HR_VEC_AVX2)
-/* A paged block of several pages in one step (decode.c attend_paged): the rows through
- * dctx pk, pv and the prefetch through pfv, pfk, so the block's fixed cost (the softmax's
- * rescale, the tiles' accumulator loads and stores, the prefetch set-up) is paid once per
- * block as on a contiguous cache; its own copy, so block_kv's code stays as it was. */
-DECODE_INLINE void block_kv_paged(const dctx *c, hr_dtype t, int b, int g, int jb, int n, const int *end,
-                                  const float *q, float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
-{
-    (void)b, (void)nv, (void)n2, (void)jpf_v, (void)jpf_k;
-    scores_kv(c, t, 1, q, NULL, c->k.sn, n, s, NULL, 0, 0);
-    block_softmax_rows(c, 0, g, jb, n, end, s, st);
-    pv_kv(c, t, 1, s, NULL, c->v.sn, n, st.acc, NULL, 0, 0);
-}
-#endif
 
 /* An out-of-line instance NAME of the block step STEP for type T (hr_decode_block_kv's
  * arguments). */
@@ -365,10 +346,6 @@ DECODE_INLINE void block_kv_paged(const dctx *c, hr_dtype t, int b, int g, int j
     {                                                                                                          \
         STEP(c, T, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);                                          \
     }
-
-#if !defined(HR_VEC_AVX2)
-DKV_OWN(block_kv_f32p, block_kv_paged, HR_F32)
-#endif
 
 #if defined(HR_VEC_AVX2)
 /* q8_0/q4_0 at avx2 out of line: inlined beside the other types, pv_kv_q's weights on
@@ -417,15 +394,7 @@ void hr_decode_block_kv(const dctx *c, int b, int g, int jb, int n, const int *e
                         float *s, dstate st, int nv, int n2, int jpf_v, int jpf_k)
 {
     switch (c->kt) {
-    case HR_F32:
-#if !defined(HR_VEC_AVX2)
-        if (c->pk) {
-            block_kv_f32p(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-            break;
-        }
-#endif
-        block_kv(c, HR_F32, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
-        break;
+    case HR_F32: block_kv(c, HR_F32, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
 #if defined(HR_VEC_AVX2)
     case HR_F16: block_kv_f16(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
     case HR_BF16: block_kv_bf16(c, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k); break;
