@@ -170,6 +170,8 @@ void hr_dec_ctx_init(dctx *c, const hr_problem *p, const hr_tune *t, const hr_ar
     c->scale = hr_problem_scale(p);
     c->kt = p->kv_dtype;
     c->rb = hr_dtype_row_bytes(c->kt, c->d);
+    c->pk = c->pv = c->pfk = c->pfv = NULL; /* contiguous, or the piece walk (attend_paged sets them) */
+    c->pgo = c->npfk = c->npfv = 0;
     variants_init(c, p);
     if (a) {
         c->k = c->kt == HR_F32 ? bytes_view(a->k) : a->xk;
@@ -314,6 +316,58 @@ static void attend_pages(const dctx *c, int b, int g, int jb, int n, const int *
     }
 }
 
+/* A paged block in one step: the int8 step on tiles (q8_0/q4_0, int8 P·V) takes a block
+ * of several pages (dctx pk, pv), its fixed cost paid once per block: at P 16 q8_0 went
+ * from 2.3x to 1.3x the contiguous time. The fp32 register tiles so (row bases per 16
+ * keys) were slower than the piece walk at P 16 and 64, so the other steps keep the
+ * piece walk (attend_pages) (perf-log 0500). At most DECODE_PAGED_GROUPS groups a block
+ * (blocks of up to 1008 keys; longer ones take the piece walk). */
+#define DECODE_PAGED_GROUPS 64
+static bool paged_blocks(const dctx *c)
+{
+    return c->kb <= DECODE_PAGED_GROUPS * DECODE_GROUP - DECODE_GROUP && c->i8 == 2 && c->k.tile == HR_KV_TILE;
+}
+
+/* The groups (DECODE_GROUP absolute keys) holding keys [j0, j0 + n) of (b, g) in view v:
+ * their first rows' addresses (re) or the bases decode_row takes (vt: row j of the
+ * block, 0 its key j0, at vt[(j + j0 % DECODE_GROUP) / DECODE_GROUP] + j sn). Returns
+ * their count. */
+static int page_groups(const dctx *c, hr_xcview v, int b, int g, int j0, int n, const unsigned char **vt,
+                       const unsigned char **re)
+{
+    const int a0 = j0 - j0 % DECODE_GROUP, ng = n > 0 ? (j0 + n - 1 - a0) / DECODE_GROUP + 1 : 0;
+    for (int i = 0; i < ng; i++) {
+        const int key = a0 + DECODE_GROUP * i;
+        const uintptr_t r = (uintptr_t)v.p + (uintptr_t)hr_kv_page_row(c->p, c->a, v.sb, v.sh, v.sn, b, g, key);
+        if (re) re[i] = (const unsigned char *)r;
+        if (vt) vt[i] = (const unsigned char *)(r - (uintptr_t)((ptrdiff_t)(key - j0) * v.sn));
+    }
+    return ng;
+}
+
+/* Key block [jb, jb+n) of a paged cache in one call of the block step, its rows through
+ * per-group bases (page_groups), the prefetches (V of the next block, nv keys at jpf_v;
+ * K of the block after, n2 at jpf_k) through their groups' first rows, as the
+ * contiguous walk prefetches (none where a group's rows are not back to back). */
+static void attend_paged(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
+                         dstate st, int nv, int n2, int jpf_v, int jpf_k)
+{
+    const unsigned char *pk[DECODE_PAGED_GROUPS], *pv[DECODE_PAGED_GROUPS];
+    const unsigned char *fk[DECODE_PAGED_GROUPS], *fv[DECODE_PAGED_GROUPS];
+    const bool pf = c->k.sn == (ptrdiff_t)c->rb && c->v.sn == (ptrdiff_t)c->rb;
+    dctx cc = *c;
+    page_groups(c, c->k, b, g, jb, n, pk, NULL);
+    page_groups(c, c->v, b, g, jb, n, pv, NULL);
+    cc.npfv = pf ? page_groups(c, c->v, b, g, jpf_v, nv, NULL, fv) : 0;
+    cc.npfk = pf ? page_groups(c, c->k, b, g, jpf_k, n2, NULL, fk) : 0;
+    cc.pk = pk;
+    cc.pv = pv;
+    cc.pfk = fk;
+    cc.pfv = fv;
+    cc.pgo = jb % DECODE_GROUP;
+    attend_block(&cc, b, g, jb, n, end, q, s, st, nv, n2, jpf_v, jpf_k);
+}
+
 /* The causal ends of the query rows and the last key any row of a group sees. */
 static int causal_ends(const dctx *c, int *end)
 {
@@ -339,7 +393,8 @@ void hr_dec_attend(const dctx *c, int b, int g, int j0, int j1, float *q, float 
         /* Prefetch distance: V of the next block during the scores, K of the block
          * after next during P·V (the next block's K was prefetched a step earlier). */
         const int jn = jb + n, n2 = j1 - (jn + nnext) < c->kb ? j1 - (jn + nnext) : c->kb;
-        if (c->p->page_size) attend_pages(c, b, g, jb, n, end, q, s, st, j1);
+        if (c->p->page_size && paged_blocks(c)) attend_paged(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
+        else if (c->p->page_size) attend_pages(c, b, g, jb, n, end, q, s, st, j1);
         else attend_block(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
     }
 }

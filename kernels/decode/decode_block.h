@@ -97,7 +97,23 @@ typedef struct {
     int beg[DECODE_MAX_Q];    /* the window's first key of each query row i (0: none)     */
     int jlo, nv;              /* the keys any row sees, [jlo, jlo + nv): what the threads
                                * split (jlo a tile's first key where K/V are in tiles)    */
+    /* A paged cache's block in one step (decode.c attend_paged; NULL: contiguous, or
+     * the piece walk): per group of DECODE_GROUP keys of the block (groups of absolute
+     * keys, so none crosses a page), a base from which row j of the block (0 its first
+     * key jb) is pk[(j + pgo) / DECODE_GROUP] + j sn, an address computed as an integer
+     * (decode_row); pfk, pfv the real first rows of the groups the step prefetches
+     * (npfk, npfv of them, read whole: pf_groups). */
+    const unsigned char *const *pk, *const *pv, *const *pfk, *const *pfv;
+    int pgo, npfk, npfv;
 } dctx;
+
+#define DECODE_GROUP 16 /* HR_PAGE_MIN and HR_KV_TILE: a group or tile never crosses a page */
+
+/* Row j of a paged block from its group bases (dctx pk, pv). */
+static inline const unsigned char *decode_row(const unsigned char *const *base, int o, int j, ptrdiff_t sn)
+{
+    return (const unsigned char *)((uintptr_t)base[(j + o) / DECODE_GROUP] + (uintptr_t)((ptrdiff_t)j * sn));
+}
 
 enum { DECODE_VAR_WINDOW = 1, DECODE_VAR_CAP = 2, DECODE_VAR_ALIBI = 4 };
 
@@ -307,11 +323,14 @@ typedef struct {
     int lpr, col;             /* lines per row, the next line's index in its row    */
     int lines, steps, rem;    /* lines in all, calls in all, remainder * steps       */
     int span;                 /* one span: row the next line's address, 64-aligned      */
+    const unsigned char *const *tab; /* PF_GROUPS: the next group's first row           */
 } pf_seq;
 
 /* span: 0 the row walk alone, 1 unaligned rows back to back as one span, PF_ALIGNED any
  * rows back to back (aligned ones too) */
 #define PF_ALIGNED 2
+/* pf_step_s's walk of a paged block's groups (pf_groups), a constant in the paged steps */
+#define PF_GROUPS 3
 DECODE_INLINE pf_seq pf_rows_s(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps, int span)
 {
     /* Unaligned rows back to back (BHND, psn = rb) are one span: each line once. Row by
@@ -325,10 +344,18 @@ DECODE_INLINE pf_seq pf_rows_s(const dctx *c, const unsigned char *pf, ptrdiff_t
     const size_t rb = whole ? c->rb * (size_t)nrows : c->rb;
     if (span && rb != c->rb) { /* a span: its lines exactly, walked by address (pf_step's first loop) */
         const uintptr_t a = (uintptr_t)pf & ~(uintptr_t)63, e = ((uintptr_t)pf + rb - 1) | 63;
-        return (pf_seq){(const unsigned char *)a, psn, rb, 0, 0, (int)((e + 1 - a) / 64), steps > 0 ? steps : 1, 0, 1};
+        return (pf_seq){(const unsigned char *)a, psn, rb, 0, 0, (int)((e + 1 - a) / 64), steps > 0 ? steps : 1, 0, 1, NULL};
     }
     const int rows = rb == c->rb ? nrows : 1, lpr = (int)((rb + 63) / 64) + (rb % 64 != 0);
-    return (pf_seq){pf, psn, rb, lpr, 0, rows * lpr, steps > 0 ? steps : 1, 0, 0};
+    return (pf_seq){pf, psn, rb, lpr, 0, rows * lpr, steps > 0 ? steps : 1, 0, 0, NULL};
+}
+/* A paged block's prefetch (span PF_GROUPS): the ng groups whose first rows tab holds, each
+ * DECODE_GROUP rows back to back (sn = rb: decode.c passes none otherwise), its lines in
+ * address order, a group's whole lines even where the block starts or ends inside it. */
+DECODE_INLINE pf_seq pf_groups(const dctx *c, const unsigned char *const *tab, int ng, int steps)
+{
+    const int lpr = (int)((DECODE_GROUP * c->rb + 63) / 64);
+    return (pf_seq){ng > 0 ? tab[0] : NULL, 0, c->rb, lpr, 0, ng * lpr, steps > 0 ? steps : 1, 0, 0, tab};
 }
 DECODE_INLINE pf_seq pf_rows(const dctx *c, const unsigned char *pf, ptrdiff_t psn, int nrows, int steps)
 {
@@ -346,6 +373,16 @@ DECODE_INLINE int pf_tile_steps(const dctx *c, int rt, int xs) { return (c->R + 
 
 DECODE_INLINE void pf_step_s(pf_seq *q, int span)
 {
+    if (span == PF_GROUPS) {
+        for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps) {
+            __builtin_prefetch(*q->tab + (size_t)q->col * 64, 0, HR_DECODE_PF_HINT);
+            if (++q->col == q->lpr) {
+                q->col = 0;
+                q->tab++;
+            }
+        }
+        return;
+    }
     if (span && q->span) { /* 4 instructions a line, where the row walk's took 11 (perf-log 0226) */
         for (q->rem += q->lines; q->rem >= q->steps; q->rem -= q->steps, q->row += 64)
             __builtin_prefetch(q->row, 0, HR_DECODE_PF_HINT);

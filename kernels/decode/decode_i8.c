@@ -356,12 +356,27 @@ I8_PV_S8(pv_s8_q8ut, 0, 1, 1)
 I8_OWN void scores_q4t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    scores_tiles(c, 1, qx, kt, n, s, vt, sv, pf, psn, nv);
+    scores_tiles(c, 1, 0, qx, kt, n, s, vt, sv, pf, psn, nv);
 }
 I8_OWN void scores_q8t(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
                        const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    scores_tiles(c, 0, qx, kt, n, s, vt, sv, pf, psn, nv);
+    scores_tiles(c, 0, 0, qx, kt, n, s, vt, sv, pf, psn, nv);
+}
+/* a paged block of several pages in tiles (dctx pk, pv: decode.c attend_paged): its own
+ * copies, so the contiguous ones keep their code */
+I8_PV_S8(pv_s8_q4p, 1, 0, 2)
+I8_PV_S8(pv_s8_q8p, 0, 0, 2)
+I8_PV_S8(pv_s8_q8up, 0, 1, 2)
+I8_OWN void scores_q4p(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
+                       const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    scores_tiles(c, 1, 1, qx, kt, n, s, vt, sv, pf, psn, nv);
+}
+I8_OWN void scores_q8p(const dctx *c, const float *qx, const unsigned char *kt, int n, float *s,
+                       const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
+{
+    scores_tiles(c, 0, 1, qx, kt, n, s, vt, sv, pf, psn, nv);
 }
 /* The int8 P·V's two phases for a block step: q4_0's, q8_0's, or q8_0's with u8 weights
  * where every V scale of the block's n keys, laid out in sv by the scores, is >= 0
@@ -373,6 +388,10 @@ typedef struct {
 } i8_pv;
 HR_I8_TARGET static i8_pv i8_pv_pick(const dctx *c, int q4, const float *sv, int n)
 {
+    if (c->k.tile && c->pk) {
+        if (q4) return (i8_pv){pv_quant_q4, pv_s8_q4p};
+        return sv && sv_nonneg(c, q4, sv, n) ? (i8_pv){pv_quant_q8u, pv_s8_q8up} : (i8_pv){pv_quant_q8, pv_s8_q8p};
+    }
     if (c->k.tile) {
         if (q4) return (i8_pv){pv_quant_q4, pv_s8_q4t};
         return sv && sv_nonneg(c, q4, sv, n) ? (i8_pv){pv_quant_q8u, pv_s8_q8ut} : (i8_pv){pv_quant_q8, pv_s8_q8t};
@@ -395,7 +414,9 @@ I8_FN void block_i8(const dctx *c, int q4, int b, int g, int jb, int n, const in
     float *pp = u.pp, *sv = u.sv, *corr = u.corr;
     uint32_t *kvs = u.kvs;
     if (di8_skip(64)) nv = n2 = 0;
-    if (c->k.tile) /* jb, jpf_v a whole tile's first key (decode.c) */
+    if (c->k.tile && c->pk) /* a paged block: its tiles through dctx pk, pv (decode.c attend_paged) */
+        (q4 ? scores_q4p : scores_q8p)(c, qx, NULL, n, s, NULL, sv, NULL, 0, 0);
+    else if (c->k.tile) /* jb, jpf_v a whole tile's first key (decode.c) */
         (q4 ? scores_q4t : scores_q8t)(c, qx, k0 + jb * c->k.sn, n, s, v0 + jb * c->v.sn, sv,
                                        v0 + (ptrdiff_t)jpf_v * c->v.sn, c->v.sn, nv);
     else

@@ -339,7 +339,8 @@ HR_I8_INLINE void pv_quant(const dctx *c, int q4, int u8, const float *s, const 
 #define PV_QUAD_T(jj)                                                                                  \
     do {                                                                                               \
         hr_vi u[4], ua[4];                                                                             \
-        const unsigned char *tp = v0 + (size_t)((jj) / HR_KV_TILE) * tb + tq + qs * (((jj) % HR_KV_TILE) / 4); \
+        const unsigned char *tp = (tiled == 2 ? c->pv[(jj) / HR_KV_TILE] : v0) + (size_t)((jj) / HR_KV_TILE) * tb + \
+                                  tq + qs * (((jj) % HR_KV_TILE) / 4);                                 \
         if (q4) hr_vi_vt_q4t(tp, lone, u);                                                             \
         else hr_vi_vt_q8t(tp, lone, u8 || HR_I8_SK, u);                                                \
         PV_ABS                                                                                         \
@@ -392,7 +393,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, int tiled, const sig
         }
         PV_ACC(PV_INIT)
         for (int j = g0; j < gf; j += 4) {
-            if (pq) pf_step(pq);
+            if (pq) pf_step_s(pq, tiled == 2 ? PF_GROUPS : HR_DECODE_PF_SPAN);
             const unsigned char *k[4] = {vb + j * vsn, vb + (j + 1) * vsn, vb + (j + 2) * vsn, vb + (j + 3) * vsn};
             const signed char *wj0 = w0 + j, *wj1 = wj0 + w1;
             if (tiled) {
@@ -402,7 +403,7 @@ HR_I8_INLINE void pv_tile_s8(const dctx *c, int q4, int u8, int tiled, const sig
             PV_QUAD(k, j);
         }
         if (gf < ge) { /* the last 1-3 keys: key n - 1 repeated, its weight 0 */
-            if (pq) pf_step(pq);
+            if (pq) pf_step_s(pq, tiled == 2 ? PF_GROUPS : HR_DECODE_PF_SPAN);
             const signed char *wj0 = w0 + gf, *wj1 = wj0 + w1;
             if (tiled) /* the quad's keys past n: the tile's next keys or its zero padding, weight 0 */
                 PV_QUAD_T(gf);
@@ -428,7 +429,8 @@ HR_I8_INLINE void pv_s8(const dctx *c, int q4, int u8, int tiled, const signed c
                         const unsigned char *pf, ptrdiff_t psn, int n2)
 {
     const int nb = c->d / HR_QBLOCK;
-    pf_seq pq = pf_rows(c, pf, psn, n2, (nb + PV_NB - 1) / PV_NB * ((n + 3) / 4));
+    const int steps = (nb + PV_NB - 1) / PV_NB * ((n + 3) / 4);
+    pf_seq pq = tiled == 2 ? pf_groups(c, c->pfk, c->npfk, steps) : pf_rows(c, pf, psn, n2, steps);
     for (int b = 0; b < nb; b += PV_NB) {
         const int b2 = PV_NB > 1 && b + 1 < nb ? b + 1 : b;
         for (int r0 = 0; r0 < c->R; r0 += PV_RT) {

@@ -231,19 +231,23 @@ typedef struct {
     const unsigned char *k, *v; /* the vector's K and V tile */
     int o;                      /* its first key's slot in them (0, or HR_VW at the avx2 level) */
 } tile_vec;
-I8_FN tile_vec tile_at(const dctx *c, const unsigned char *kt, const unsigned char *vt, int j)
+/* paged (a constant): the block's tiles from its group bases (dctx pk, pv), kt and vt unused */
+I8_FN tile_vec tile_at(const dctx *c, int paged, const unsigned char *kt, const unsigned char *vt, int j)
 {
     const size_t t = (size_t)(j / HR_KV_TILE) * HR_KV_TILE * c->rb;
+    if (paged) return (tile_vec){c->pk[j / HR_KV_TILE] + t, c->pv[j / HR_KV_TILE] + t, j % HR_KV_TILE};
     return (tile_vec){kt + t, vt + t, j % HR_KV_TILE};
 }
-I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, tile_vec x, tile_vec y, float *s,
-                            float *sv, pf_seq *pq)
+/* pf_step for a paged block's prefetch (pf_groups) or the rows' */
+#define PF_STEP_P(paged, pq) pf_step_s(pq, (paged) ? PF_GROUPS : HR_DECODE_PF_SPAN)
+I8_FN void scores_tile_step(const dctx *c, int q4, int two, int paged, const float *qx, tile_vec x, tile_vec y,
+                            float *s, float *sv, pf_seq *pq)
 {
     const int nb = c->d / HR_QBLOCK;
     const size_t kbp = (size_t)c->kbp, bt = HR_KV_TILE * QBYTES(q4); /* a block's bytes in a tile */
     for (int b = 0; b < nb; b++) {
-        pf_step(pq);
-        if (two) pf_step(pq);
+        PF_STEP_P(paged, pq);
+        if (two) PF_STEP_P(paged, pq);
         hr_vi ka[8], kc[8];
         const unsigned char *kb = x.k + bt * b, *kb2 = y.k + bt * b; /* the block's scales, then its data */
         if (q4) hr_vi_kt_q4t(kb + 32 + 4 * x.o, ka);
@@ -257,14 +261,19 @@ I8_FN void scores_tile_step(const dctx *c, int q4, int two, const float *qx, til
     }
 }
 
-I8_FN void scores_tiles(const dctx *c, int q4, const float *qx, const unsigned char *kt, int n, float *s,
+/* paged (a constant): a paged block of several pages (dctx pk, pv, pfv; kt, vt, pf unused) */
+I8_FN void scores_tiles(const dctx *c, int q4, int paged, const float *qx, const unsigned char *kt, int n, float *s,
                         const unsigned char *vt, float *sv, const unsigned char *pf, ptrdiff_t psn, int nv)
 {
-    pf_seq pq = pf_rows(c, pf, psn, nv, c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW));
+    const int steps = c->d / HR_QBLOCK * ((n + HR_VW - 1) / HR_VW);
+    pf_seq pq = paged ? pf_groups(c, c->pfv, c->npfv, steps) : pf_rows(c, pf, psn, nv, steps);
     int j = 0;
     for (; n - j > HR_VW; j += 2 * HR_VW)
-        scores_tile_step(c, q4, 1, qx, tile_at(c, kt, vt, j), tile_at(c, kt, vt, j + HR_VW), s + j, sv + j, &pq);
-    if (j < n) scores_tile_step(c, q4, 0, qx, tile_at(c, kt, vt, j), tile_at(c, kt, vt, j), s + j, sv + j, &pq);
+        scores_tile_step(c, q4, 1, paged, qx, tile_at(c, paged, kt, vt, j), tile_at(c, paged, kt, vt, j + HR_VW),
+                         s + j, sv + j, &pq);
+    if (j < n)
+        scores_tile_step(c, q4, 0, paged, qx, tile_at(c, paged, kt, vt, j), tile_at(c, paged, kt, vt, j), s + j,
+                         sv + j, &pq);
 }
 
 I8_FN void scores_i8(const dctx *c, int q4, const float *qx, const unsigned char *k0, ptrdiff_t ksn, int n,

@@ -97,7 +97,7 @@ I8X_FN void scores_amx(const dctx *c, int q4, const float *qx, const unsigned ch
     pf_seq pq = pf_rows(c, pf, psn, nv, nb * ((n + HR_VW - 1) / HR_VW));
     i8x_cfg(R);
     for (int j = 0; j < n; j += HR_VW) {
-        const tile_vec x = tile_at(c, kt, vt, j);
+        const tile_vec x = tile_at(c, 0, kt, vt, j);
         for (int b0 = 0; b0 < nb; b0 += I8X_BLK) {
             const int np = nb - b0 < I8X_BLK ? nb - b0 : I8X_BLK;
             hr_vf dk[I8X_BLK];
@@ -192,7 +192,7 @@ I8X_FN void scores_amx2(const dctx *c, int q4, const float *qx, const unsigned c
     hr_vf dk[2][4];
     for (int j = 0; j < n; j += HR_VW) {
         const int set = (j / HR_VW) & 1;
-        const tile_vec x = tile_at(c, kt, vt, j);
+        const tile_vec x = tile_at(c, 0, kt, vt, j);
         unsigned char *kb_ = kbuf + 2048 * set;
         for (int b = 0; b < nb; b++) {
             pf_step(&pq);
@@ -236,7 +236,7 @@ static void run_scores(int v, void *ctx)
     for (int i = 0; i < IT; i++) {
         const size_t o = (size_t)(i % x->nblk) * x->blk, nx = (size_t)((i + 1) % x->nblk) * x->blk;
         const unsigned char *k = x->tiles[0] + o, *vt = x->tiles[1] + o, *pf = x->tiles[1] + nx;
-        if (!v) scores_tiles(x->c, x->q4, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv);
+        if (!v) scores_tiles(x->c, x->q4, 0, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv);
         else if (x->v2) scores_amx2(x->c, x->q4, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv, x->buf);
         else scores_amx(x->c, x->q4, x->ib->qx, k, x->N, s, vt, sv, pf, x->c->rb, x->nv, x->buf);
     }
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
     const size_t blk = ib.blk, ns = 4 * (size_t)N;
     float *s = ib.s, *sv = ib.u.sv, *s0 = malloc(ns * sizeof(float)), *sv0 = malloc(ns * sizeof(float));
     float *buf = aligned_alloc(64, I8X_BUF * sizeof(float));
-    scores_tiles(&c, q4, ib.qx, tiles[0], N, s, tiles[1], sv, tiles[1], c.rb, N);
+    scores_tiles(&c, q4, 0, ib.qx, tiles[0], N, s, tiles[1], sv, tiles[1], c.rb, N);
     memcpy(s0, s, ns * sizeof(float)), memcpy(sv0, sv, ns * sizeof(float));
     for (int v = 0; v < 2; v++) {
         memset(s, 0, ns * sizeof(float)), memset(sv, 0, ns * sizeof(float));
