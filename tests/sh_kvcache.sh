@@ -70,6 +70,6 @@ expect loop-too-long      2 '--tokens: prompt \+ tokens'   -- $B decode-loop --p
 # --ceilings: GB/s as a percentage of the measured triad; a missing file is an error.
 $B roofline --quick --threads 1 --out "$TMP/ceil.json" >/dev/null 2>&1
 expect loop-ceilings      0 '% triad = GB/s / best triad [0-9.]+ GB/s at 1 thread' -- $B decode-loop --layers 1 --heads 2 --d-head 8 --prompt 8 --tokens 2 --threads 1 --ceilings "$TMP/ceil.json"
-expect loop-ceilings-csv  0 ',[0-9.]+,f32,f32,$' -- sh -c "$B decode-loop --layers 1 --heads 2 --d-head 8 --prompt 8 --tokens 2 --threads 1 --format csv --ceilings $TMP/ceil.json | tail -n 1"
+expect loop-ceilings-csv  0 ',[0-9.]+,f32,f32,,0$' -- sh -c "$B decode-loop --layers 1 --heads 2 --d-head 8 --prompt 8 --tokens 2 --threads 1 --format csv --ceilings $TMP/ceil.json | tail -n 1"
 expect loop-ceilings-missing 2 'nope\.json: cannot read ceilings file' -- $B decode-loop --ceilings "$TMP/nope.json"
 finish
