@@ -43,6 +43,13 @@ static int mul_ok(double *acc, double x, double limit)
     return *acc <= limit;
 }
 
+int hr_page_size_check(long P)
+{
+    if (P < HR_PAGE_MIN || P > HR_PAGE_MAX || (P & (P - 1)))
+        return hr_fail("--page-size: must be a power of two in [%d, %d] keys, got %ld", HR_PAGE_MIN, HR_PAGE_MAX, P);
+    return HR_OK;
+}
+
 int hr_problem_validate(const hr_problem *p)
 {
     if ((unsigned)p->dtype >= HR_NDTYPES || (unsigned)p->kv_dtype >= HR_NDTYPES)
@@ -79,8 +86,8 @@ int hr_problem_validate(const hr_problem *p)
         return hr_fail("--window: a sliding window is causal (keys i' - W < j <= i'); add --causal");
     if (p->page_size != 0) {
         const int P = p->page_size;
-        if (P < HR_PAGE_MIN || P > HR_PAGE_MAX || (P & (P - 1)))
-            return hr_fail("--page-size: must be a power of two in [%d, %d] keys, got %d", HR_PAGE_MIN, HR_PAGE_MAX, P);
+        const int st = hr_page_size_check(P);
+        if (st) return st;
         if (P > p->seq_kv)
             return hr_fail("--page-size: %d keys a block is over the cache (--seq-kv %d)", P, p->seq_kv);
     }

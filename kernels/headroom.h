@@ -85,6 +85,9 @@ typedef struct {
  * HR_PAGE_MIN is HR_KV_TILE, so a q8_0/q4_0 cache's 16-key tiles never cross a page. */
 #define HR_PAGE_MIN 16
 #define HR_PAGE_MAX 65536
+/* HR_OK where P is such a page size (the cache's length aside), else hr_fail's one line
+ * naming --page-size and the rule: the one check every reader of the flag makes. */
+int hr_page_size_check(long P);
 
 /* Checks the element types (dtype f32, bf16 or f16; d a multiple of 32 for a block
  * kv_dtype), sizes >= 1, limits, Hkv | Hq and that every tensor's element count fits in

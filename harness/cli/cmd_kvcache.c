@@ -226,8 +226,8 @@ static int parse_pages(const char *s, int *out, int *n)
         const long v = strtol(p, &end, 10);
         if (end == p || errno || (*end && *end != ',') || (*end == ',' && !end[1]) || *n >= MAX_PAGES)
             return hr_fail("--page-size: expected a list of up to %d page sizes like 16,64,256, got '%s'", MAX_PAGES, s);
-        if (v < HR_PAGE_MIN || v > HR_PAGE_MAX || (v & (v - 1)))
-            return hr_fail("--page-size: must be a power of two in [%d, %d] keys, got %ld", HR_PAGE_MIN, HR_PAGE_MAX, v);
+        const int st = hr_page_size_check(v);
+        if (st) return st;
         out[(*n)++] = (int)v;
         p = *end ? end + 1 : end;
     }

@@ -107,12 +107,12 @@ int hr_kvcache_init_paged(hr_kvcache *c, hr_dtype t, int layers, int batch, int 
                           long capacity, int page, int nblocks, uint64_t seed, double max_bytes)
 {
     memset(c, 0, sizeof *c);
-    if (page < HR_PAGE_MIN || page > HR_PAGE_MAX || (page & (page - 1)))
-        return hr_fail("--page-size: must be a power of two in [%d, %d] keys, got %d", HR_PAGE_MIN, HR_PAGE_MAX, page);
+    int st = hr_page_size_check(page);
+    if (st) return st;
     if (nblocks < 1) return hr_fail("--page-size: a pool of %d blocks holds nothing", nblocks);
     /* the pool as a contiguous cache of one layer, one sequence and nblocks pages of rows;
      * a block of page rows is whole tiles (HR_KV_TILE divides HR_PAGE_MIN) */
-    int st = hr_kvcache_init_typed(c, t, 1, 1, kv_heads, d_head, (long)nblocks * page, max_bytes);
+    st = hr_kvcache_init_typed(c, t, 1, 1, kv_heads, d_head, (long)nblocks * page, max_bytes);
     if (st) return st;
     if (capacity < 1 || capacity > HR_MAX_SEQ) {
         hr_kvcache_free(c);

@@ -127,10 +127,9 @@ static bool paged_blocks(const dctx *c);
 /* A paged cache whose blocks hold every KV head's P rows back to back (sh = P sn, sb =
  * Hkv sh, sn = rb, the same for K and V): a page's K is then one span for all heads, and
  * its V another, which attend_page_heads reads in address order. Walked one head at a
- * time (attend_pages), each head's part of a page is a run of its own (8 KiB of f32 K
- * at P 16, d 128) between jumps to other blocks: f32 at P 16 took 1.49x the contiguous
- * time, in address order 1.14x (perf-log 0550). The int8 step on tiles keeps its blocks
- * of several pages (attend_paged). */
+ * time (attend_pages), each head's part of a page is a short run of its own between
+ * jumps to other blocks, and that cost more than the step's fixed cost per page (perf-log
+ * 0550). The int8 step on tiles keeps its blocks of several pages (attend_paged). */
 static int page_heads(const dctx *c)
 {
     const ptrdiff_t rb = (ptrdiff_t)c->rb, P = c->p->page_size, H = c->p->kv_heads;
@@ -336,11 +335,12 @@ static void attend_pages(const dctx *c, int b, int g, int jb, int n, const int *
 }
 
 /* A paged block in one step: the int8 step on tiles (q8_0/q4_0, int8 P·V) takes a block
- * of several pages (dctx pk, pv), its fixed cost paid once per block: at P 16 q8_0 went
- * from 2.3x to 1.3x the contiguous time. The fp32 register tiles so (row bases per 16
- * keys) were slower than the piece walk at P 16 and 64, so the other steps keep the
- * piece walk (attend_pages) (perf-log 0500). At most DECODE_PAGED_GROUPS groups a block
- * (blocks of up to 1008 keys; longer ones take the piece walk). */
+ * of several pages (dctx pk, pv), its fixed cost paid once per block, not once per page
+ * (faster than the piece walk at P 16 and 64, perf-log 0500). The fp32 register
+ * tiles so (row bases per 16 keys) were slower than the piece walk, so the other steps
+ * walk pages (attend_page_heads, or attend_pages for one head). At most
+ * DECODE_PAGED_GROUPS groups a block (blocks of up to 1008 keys; longer ones take the
+ * piece walk). */
 #define DECODE_PAGED_GROUPS 64
 static bool paged_blocks(const dctx *c)
 {
