@@ -20,5 +20,12 @@ expect bad-count       2 '^headroom decode-batch: --lens: 2 entries for a batch 
 expect bad-rows        2 '^headroom decode-batch: --rows: 3 entries for a batch of 2' -- $B decode-batch --lens 5,6 --rows 1,1,1 $S
 expect bad-bounds      2 '^headroom decode-batch: --len-min/--len-max: need 1 <= min <= max' -- $B decode-batch --dist zipf --len-min 50 --len-max 5 $S
 expect bad-budget      2 '^headroom decode-batch: --max-mem: the batch needs' -- $B decode-batch --lens 1000,2000 --max-mem 1K $S
+# The share of the level's bandwidth: the level of the batch's bytes and its read-only
+# figure from the ceilings file; none without one; a file that does not read is an error.
+$B roofline --quick --threads 1-2 --out "$TMP/ceil.json" >/dev/null 2>&1
+expect level-share     0 '^level: [0-9.]+ MiB live in (L1|L2|L3|DRAM): [0-9.]+ of its read-only bandwidth, [0-9.]+ GB/s at 2 threads \(triad [0-9.]+; ' -- $B decode-batch --lens 17,300,1 --ceilings "$TMP/ceil.json" $S
+python3 -c "import json; d=json.load(open('$TMP/ceil.json')); [r.pop(k) for r in d['ceilings'] for k in ('load_gbs','load_gbs_median','load_gbs_worst')]; json.dump(d, open('$TMP/old.json','w'))" 2>/dev/null
+expect level-old-file  0 '^level: .* of its triad, .*no load figure' -- $B decode-batch --lens 100000 --ceilings "$TMP/old.json" $S
+expect level-bad-file  2 '^headroom decode-batch: .*nope.json: cannot read ceilings file' -- $B decode-batch --lens 5,6 --ceilings "$TMP/nope.json" $S
 expect bad-both        2 '^headroom decode-batch: --lens and --dist' -- $B decode-batch --lens 5 --dist zipf $S
 finish

@@ -39,6 +39,10 @@ expect quick-saves       0 "ceilings saved to $TMP/c/ceilings.json" -- \
 expect file-rows         0 '^2$' -- grep -c '"threads":' "$TMP/c/ceilings.json"
 expect file-fields       0 '"triad_gbs":' -- cat "$TMP/c/ceilings.json"
 expect file-quick-flag   0 '"quick":[[:space:]]*true' -- cat "$TMP/c/ceilings.json"
+# DRAM's read-only bandwidth beside the triad, over the same arrays: in the file per row
+# (after threads and the compute figures: the row's first load_gbs is DRAM's) and in the table.
+expect file-dram-load    0 '^2$' -- python3 -c "import json; print(sum(r['load_gbs'] > 0 for r in json.load(open('$TMP/c/ceilings.json'))['ceilings']))"
+expect table-dram-load   0 "^ +1 +DRAM +triad's arrays +[0-9.]+ +[0-9.]+$" -- $B roofline --quick --threads 1
 expect quick-json        0 '"headroom_ceilings":[[:space:]]*1' -- $B roofline --quick --threads 1 --format json
 # The dot-product roofs: measured where the CPU has the instruction (AMX: and the OS
 # grants the tile state), else listed absent with the reason.

@@ -30,8 +30,9 @@
  * a discarded warm-up (page faults, frequency ramp), as in STREAM. */
 
 /* Figures: the FMA loops, the dot loops (HR_ROOF_DOT + HR_DOT_*), triad, exp, the
- * softmax ceilings (M_SMX + HR_SMX_*). */
-enum { M_TRIAD = HR_NROOFS, M_EXP, M_SMX, M_N = M_SMX + HR_SMX_N };
+ * softmax ceilings (M_SMX + HR_SMX_*), then load: a read-only sum over the triad's three
+ * arrays, DRAM's bandwidth for a kernel that only reads (decode's K and V). */
+enum { M_TRIAD = HR_NROOFS, M_EXP, M_SMX, M_LOAD = M_SMX + HR_SMX_N, M_N };
 
 /* The compute loop of figure m < M_TRIAD. */
 static const hr_roof_loop *loop_of(int m)
@@ -114,7 +115,7 @@ static double work(int m, const plan *p)
 {
     if (m < M_TRIAD) return (double)p->iters[m] * loop_of(m)->flops_per_iter;
     if (m == M_EXP) return (double)p->iters[m] * EXP_N;
-    if (m >= M_SMX) return (double)p->iters[m] * SMX_N;
+    if (m >= M_SMX && m < M_LOAD) return (double)p->iters[m] * SMX_N;
     return (double)p->iters[m] * (double)p->n * 3 * sizeof(float);
 }
 
@@ -123,6 +124,17 @@ static void stat_of(const double *x, int n, hr_roof_stat *s)
     hr_summary sm;
     hr_summarize(x, n, &sm);
     *s = (hr_roof_stat){sm.max, sm.median, sm.min};
+}
+
+#define LOAD_STEP 128 /* floats: the load sum's step at the widest level, 8 vectors of 16 */
+
+/* A thread's floats of one triad array that the load sum reads: its slice, down to whole
+ * steps of the sum (8 vectors), so the bytes counted are the bytes read. */
+static size_t load_len(const plan *p, int me, int nt)
+{
+    size_t lo, hi;
+    hr_probe_slice(p->n, me, nt, &lo, &hi);
+    return (hi - lo) / LOAD_STEP * LOAD_STEP;
 }
 
 /* Measures every figure of p at `threads` into row. */
@@ -162,6 +174,11 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
                     sink += loop_of(m)->run(p->iters[m], fm, fa);
                 } else if (m == M_TRIAD) {
                     for (long k = 0; k < p->iters[M_TRIAD]; k++) hr_triad(p->a, p->b, p->c, s, lo, hi);
+                } else if (m == M_LOAD) {
+                    const size_t len = load_len(p, me, nt);
+                    for (long k = 0; k < p->iters[M_TRIAD]; k++)
+                        sink += hr_isa_now()->load_sum(p->a + lo, len) + hr_isa_now()->load_sum(p->b + lo, len) +
+                                hr_isa_now()->load_sum(p->c + lo, len);
                 } else if (m >= M_SMX) {
                     sink += (float)smx_sweeps(p, m - M_SMX, p->sbuf + (size_t)me * SMX_F, p->iters[m]);
                 } else {
@@ -170,6 +187,11 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
 #pragma omp barrier
                 if (me == 0 && r >= 0) {
                     double team = m == M_TRIAD ? work(m, p) : work(m, p) * nt;
+                    if (m == M_LOAD) {
+                        team = 0;
+                        for (int u = 0; u < nt; u++) team += 3.0 * (double)load_len(p, u, nt) * sizeof(float);
+                        team *= (double)p->iters[M_TRIAD];
+                    }
                     rate[m][r] = team / (hr_now() - t0) * 1e-9;
                 }
             }
@@ -184,6 +206,7 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
     for (int i = 0; i < HR_DOT_N; i++)
         if (p->on[HR_ROOF_DOT + i]) stat_of(rate[HR_ROOF_DOT + i], p->reps, &row->dot[i]);
     if (p->on[M_TRIAD]) stat_of(rate[M_TRIAD], p->reps, &row->triad);
+    if (p->on[M_LOAD]) stat_of(rate[M_LOAD], p->reps, &row->load);
     if (p->on[M_EXP]) stat_of(rate[M_EXP], p->reps, &row->exp);
     for (int i = 0; i < HR_SMX_N; i++)
         if (p->on[M_SMX + i]) stat_of(rate[M_SMX + i], p->reps, &row->softmax[i]);
@@ -263,7 +286,7 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
         p.on[HR_ROOF_DOT + i] = !why;
         snprintf(c->dot_absent[i], sizeof c->dot_absent[i], "%s", why ? why : "");
     }
-    p.on[M_TRIAD] = p.on[M_EXP] = true;
+    p.on[M_TRIAD] = p.on[M_EXP] = p.on[M_LOAD] = true;
     c->softmax_in_file = true;
     for (int i = 0; i < HR_SMX_N; i++) {
         char buf[160];
@@ -272,7 +295,7 @@ int hr_roofline_measure(const hr_roofline_opts *o, hr_ceilings *c)
         snprintf(c->softmax_absent[i], sizeof c->softmax_absent[i], "%s", why ? why : "");
     }
     for (int m = 0; m < M_N; m++)
-        if (p.on[m] && m != M_TRIAD) p.iters[m] = calibrate(m, &p, p.ebuf);
+        if (p.on[m] && m != M_TRIAD && m != M_LOAD) p.iters[m] = calibrate(m, &p, p.ebuf);
 
     for (int i = 0; i < nth && rc == HR_OK; i++) {
         rc = measure_threads(&p, th[i], &c->rows[i]);

@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "bench.h"
+#include "ceilings.h"
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
@@ -11,10 +14,33 @@
 #include "ragged.h"
 #include "threads.h"
 
+/* Where the batch's bytes live and the share of that level's bandwidth it reads at: the
+ * level of its K/V bytes over the team (hr_ceiling_level_of), its read-only (load)
+ * bandwidth, as decode only reads, and the triad beside it. */
+static void print_level(const hr_ceilings *c, double bytes, double gbs, int threads)
+{
+    if (!c) {
+        printf("no roofline ceilings (headroom roofline, or --ceilings FILE): no share of the level's bandwidth\n");
+        return;
+    }
+    const int t = hr_ceiling_threads(c, threads), lv = hr_ceiling_level_of(c, bytes, threads);
+    const double load = hr_ceiling_cache_load(c, threads, lv), triad = hr_ceiling_cache_bw(c, threads, lv);
+    if (load > 0)
+        printf("level: %.1f MiB live in %s: %.2f of its read-only bandwidth, %.1f GB/s at %d thread%s (triad %.1f; %s)\n",
+               bytes / 1048576, hr_level_name(lv), gbs / load, load, t, t == 1 ? "" : "s", triad, c->path);
+    else if (triad > 0)
+        printf("level: %.1f MiB live in %s: %.2f of its triad, %.1f GB/s at %d thread%s (no load figure: an older "
+               "ceilings file; %s)\n",
+               bytes / 1048576, hr_level_name(lv), gbs / triad, triad, t, t == 1 ? "" : "s", c->path);
+    else
+        printf("level: %.1f MiB live in %s, whose bandwidth %s does not hold\n", bytes / 1048576, hr_level_name(lv),
+               c->path);
+}
+
 int cmd_decode_batch(int argc, char **argv)
 {
     const hr_kernel *k = hr_kernel_find("decode");
-    const char *lens = NULL, *rows = NULL;
+    const char *lens = NULL, *rows = NULL, *ceil_path = NULL;
     int batch = 0, heads = 32, kv_heads = 8, d = 128, lo = 128, hi = 32768, rows_max = 1, dist = -1;
     int threads = 0, reps = 5, seed = 1, sched = -1; /* unset: fused for decode, else serial */
     bool check = false;
@@ -40,6 +66,8 @@ int cmd_decode_batch(int argc, char **argv)
          "fused: one call, threads split by cost (decode's default); serial: sequence after sequence (other kernels' default)"},
         {"--reps", HR_OPT_INT, &reps, 1, 1000, NULL, "R", "timed repetitions of the whole batch (5)"},
         {"--check", HR_OPT_FLAG, &check, 0, 0, NULL, NULL, "check every sequence against the oracle first"},
+        {"--ceilings", HR_OPT_STR, &ceil_path, 0, 0, NULL, "FILE",
+         "roofline ceilings for the level's bandwidth (results/<machine>/ceilings.json)"},
         HR_MAX_MEM_OPT(&max_mem),
         HR_PLUGIN_OPT,
         {"types", HR_OPT_GROUP, df.opts, 0, 0, NULL, NULL, NULL},
@@ -89,6 +117,12 @@ int cmd_decode_batch(int argc, char **argv)
         fprintf(stderr, "headroom decode-batch: %s\n", why);
         return 2;
     }
+    static hr_ceilings ceil;
+    bool have_ceil;
+    if ((st = hr_ceilings_load_opt(ceil_path, &ceil, &have_ceil))) {
+        fprintf(stderr, "headroom decode-batch: %s\n", hr_errmsg());
+        return 2;
+    }
     hr_tune t = {0};
     t.threads = threads;
     if (check) {
@@ -124,5 +158,6 @@ int cmd_decode_batch(int argc, char **argv)
     printf("total: %d sequences, %ld tokens in %.4f ms: %.1f tokens/s, %.1f MiB read at %.2f GB/s (kv %s, %s)\n",
            r.n, tokens, tm.seconds * 1e3, tokens / tm.seconds, tm.bytes / 1048576, tm.bytes / tm.seconds * 1e-9,
            hr_dtype_names[base.kv_dtype], hr_ragged_schedule_names[sched]);
+    print_level(have_ceil ? &ceil : NULL, tm.bytes, tm.bytes / tm.seconds * 1e-9, threads > 0 ? threads : omp_get_max_threads());
     return 0;
 }

@@ -180,22 +180,6 @@ static void print_json(const view *v, const char **warn, int nw)
     free(text);
 }
 
-/* The triad ceiling puts GB/s in proportion: a given file must load (HR_EUSAGE naming
- * it otherwise); the default one is optional. */
-static int load_ceilings(const char *path, hr_ceilings *c, bool *have)
-{
-    *have = false;
-    if (path) {
-        int st = hr_ceilings_load(path, c);
-        *have = !st;
-        return st;
-    }
-    char def[512];
-    hr_ceilings_default_path(def, sizeof def);
-    *have = access(def, R_OK) == 0 && hr_ceilings_load(def, c) == HR_OK;
-    return HR_OK;
-}
-
 /* Fills the sizes no flag set (0) from the preset called name. HR_OK, or HR_EUSAGE for
  * an unreadable models file or an unknown model. The preset's window (on every
  * window_every-th layer) and soft cap fill the variant flags not given. */
@@ -316,7 +300,7 @@ int cmd_decode_loop(int argc, char **argv)
 
     static hr_ceilings ceilings;
     bool have_ceil = false;
-    if ((st = load_ceilings(ceil_path, &ceilings, &have_ceil))) goto err;
+    if ((st = hr_ceilings_load_opt(ceil_path, &ceilings, &have_ceil))) goto err;
     /* A file the user named is read or refused, never silently ignored. */
     if (models_flag && !model) {
         st = hr_fail("--models: needs --model NAME (the preset to take from %s)", models_flag);

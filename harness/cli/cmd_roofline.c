@@ -100,6 +100,9 @@ static void print_levels(const hr_ceilings *c)
                    r->levels[l].triad);
         }
         if (r->nlevels) printf("%7d  %-5s  %22s  %10s  %6s %6.1f\n", r->threads, "past", "", "", "", r->beyond_gbs);
+        if (r->load.best > 0)
+            printf("%7d  %-5s  %22s  %10s  %6.1f %6.1f\n", r->threads, "DRAM", "triad's arrays", "", r->load.best,
+                   r->triad.best);
         else printf("%7d  no knee on the curve: the topology's levels are used\n", r->threads);
     }
     if (c->level_note[0]) printf("levels: %s\n", c->level_note);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -127,7 +128,8 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
     cJSON_AddNumberToObject(root, "triad_bytes", c->triad_bytes);
     cJSON_AddStringToObject(root, "triad_counting",
                             "STREAM: 12 bytes per element (read b, c; write a); triad_wa_gbs "
-                            "adds the write-allocate read of a: 16 bytes per element");
+                            "adds the write-allocate read of a: 16 bytes per element; load_gbs: a "
+                            "read-only sum over the same three arrays, 4 bytes per element");
     char exp_note[128];
     snprintf(exp_note, sizeof exp_note,
              "hr_vexp of the build's vector path (%s), 2048 floats in and out of L1 per thread", hr_isa);
@@ -158,6 +160,7 @@ cJSON *hr_ceilings_json(const hr_ceilings *c)
         for (int pick = 0; pick < 3; pick++) add_compute(o, r, pick);
         add_stat(o, "triad_gbs", &r->triad);
         cJSON_AddNumberToObject(o, "triad_wa_gbs", r->triad.best * 16.0 / 12.0);
+        if (r->load.best > 0) add_stat(o, "load_gbs", &r->load);
         if (r->exp.best > 0) add_stat(o, "exp_gelems", &r->exp);
         hr_softmax_row_json(o, r);
         add_cache(o, r);
@@ -178,6 +181,20 @@ int hr_ceilings_save(const hr_ceilings *c, const char *path)
 void hr_ceilings_default_path(char *buf, size_t len)
 {
     hr_results_path("ceilings.json", buf, len);
+}
+
+int hr_ceilings_load_opt(const char *path, hr_ceilings *c, bool *have)
+{
+    *have = false;
+    if (path) {
+        int st = hr_ceilings_load(path, c);
+        *have = !st;
+        return st;
+    }
+    char def[512];
+    hr_ceilings_default_path(def, sizeof def);
+    *have = access(def, R_OK) == 0 && hr_ceilings_load(def, c) == HR_OK;
+    return HR_OK;
 }
 
 /* Reads o[key][name] (both optional) into *dst: a number >= 0. */
@@ -337,6 +354,7 @@ int hr_ceilings_load(const char *path, hr_ceilings *c)
         }
         rc = read_compute(o, r, path, i);
         if (!rc) rc = read_stat(o, "triad_gbs", &r->triad, true, path, i);
+        if (!rc) rc = read_stat(o, "load_gbs", &r->load, false, path, i);
         if (!rc) rc = read_stat(o, "exp_gelems", &r->exp, false, path, i);
         if (!rc) rc = hr_softmax_row_read(o, r, path, i);
         if (!rc) rc = read_cache(o, r, path, i);
@@ -406,6 +424,14 @@ double hr_ceiling_cache_bw(const hr_ceilings *c, int threads, int level)
     if (!r || level < 0 || level > HR_CACHE_N) return 0;
     if (r->nlevels && level < HR_CACHE_N) return level < r->nlevels ? r->levels[level].triad : 0;
     return level == HR_CACHE_N ? r->triad.best : r->cache[level].triad.best;
+}
+
+double hr_ceiling_cache_load(const hr_ceilings *c, int threads, int level)
+{
+    const hr_ceiling_row *r = row_for(c, threads);
+    if (!r || level < 0 || level > HR_CACHE_N) return 0;
+    if (r->nlevels && level < HR_CACHE_N) return level < r->nlevels ? r->levels[level].load : 0;
+    return level == HR_CACHE_N ? r->load.best : r->cache[level].load.best;
 }
 
 int hr_cache_level_of(double ws, int threads)

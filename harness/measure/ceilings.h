@@ -123,6 +123,8 @@ typedef struct {
     hr_roof_stat fma[HR_FMA_NISA]; /* best == 0: the CPU lacks the ISA        */
     hr_roof_stat dot[HR_DOT_N];    /* best == 0: absent (see dot_absent)       */
     hr_roof_stat triad;            /* STREAM counting: 12 bytes per element    */
+    hr_roof_stat load;             /* read-only sum over the triad's arrays (DRAM),
+                                    * 4 bytes per element; 0: absent (an old file) */
     hr_roof_stat exp;              /* hr_vexp elements per second; 0: absent   */
     hr_roof_stat softmax[HR_SMX_N]; /* Gscores/s; best == 0: absent            */
     hr_cache_roof cache[HR_CACHE_N]; /* L1, L2, L3 roofs; ws_bytes 0: absent   */
@@ -176,6 +178,10 @@ int hr_ceilings_save(const hr_ceilings *c, const char *path);
 int hr_ceilings_load(const char *path, hr_ceilings *c);
 /* "results/<machine>/ceilings.json" for this machine (hr_sysinfo_get()->machine). */
 void hr_ceilings_default_path(char *buf, size_t len);
+/* The ceilings a command puts its GB/s beside (--ceilings): path, which must load
+ * (HR_EUSAGE naming it otherwise), or with path NULL the default file where it exists
+ * and reads (HR_OK either way). *have says whether c holds ceilings. */
+int hr_ceilings_load_opt(const char *path, hr_ceilings *c, bool *have);
 
 /* The measured thread count used for a row run with `threads` threads: the nearest
  * measured count, the lower one on a tie (a ceiling is never extrapolated). 0 when c has
@@ -192,6 +198,10 @@ double hr_ceiling_bw(const hr_ceilings *c, int threads);
  * row has measured levels, else the roof at half the reported size; level HR_CACHE_N is
  * DRAM (hr_ceiling_bw). 0 when absent (a level the curve did not show). */
 double hr_ceiling_cache_bw(const hr_ceilings *c, int threads, int level);
+/* Best read-only (load) GB/s of level as hr_ceiling_cache_bw picks its triad: the
+ * measured level's, else the roof at half the reported size; DRAM the load over the
+ * triad's arrays. 0 when absent (an old file, a level the curve did not show). */
+double hr_ceiling_cache_load(const hr_ceilings *c, int threads, int level);
 /* The cache level a working set of ws bytes (all threads together) fits, on this machine's
  * caches (hr_sysinfo): HR_CACHE_L1 when ws / threads <= L1d, L2 when <= L2, L3 when ws <=
  * the L3 the team shares (one instance per l3_shared threads), else HR_CACHE_N (DRAM). */
