@@ -3,7 +3,7 @@
 # threads, each path (fused MHA partition; matmul/softmax/matmul for GQA/MQA) runs checked in
 # both layouts and with causal Nq < Nkv and Nq > Nkv, a run row names the plugin, the library
 # shares headroom's libgomp, the standalone driver runs the same partitions, a sliding
-# window (on the causal mask) checks on each path, ALiBi and a soft cap are refused with
+# window and ALiBi's bias (on the explicit mask) check on each path, a soft cap is refused with
 # the reason, and a ragged decode batch runs on it (--plugin). One skip
 # line when the plugin is not built (make peers-setup peers), never a pass.
 SUITE=peer_onednn_sdpa
@@ -18,7 +18,7 @@ RUN=(--plugin "$P" --kernel onednn_sdpa --reps 2 --min-time 0.001 --warmup 0 --n
 FUSED='graph fused f32_MHA partition'
 SPLIT='graph partitions \(matmul, softmax, matmul\)'
 
-expect list_shows 0 'onednn_sdpa +causal,threaded,window +scores +oneDNN Graph API SDPA' -- $B list --plugin "$P"
+expect list_shows 0 'onednn_sdpa +causal,threaded,window,alibi +scores +oneDNN Graph API SDPA' -- $B list --plugin "$P"
 expect list_origin 0 "plugin $P \(onednn 3\.[0-9]+\.[0-9]+, ABI 1\.1\)" -- $B list --plugin "$P"
 expect check_battery 0 'onednn_sdpa +f32 +T[0-9,]+ +[0-9]+ pass +0 warn +0 fail' -- $B check --quick --kernel onednn_sdpa --plugin "$P"
 
@@ -70,7 +70,13 @@ expect var_window_fused 0 'check: pass .*fused' -- $B run "${RUN[@]}" --seq 77 -
 expect var_window_mqa_short_kv 0 'check: pass' -- $B run "${RUN[@]}" --seq 70 --seq-kv 20 --causal --window 7 --heads 4 --kv-heads 1
 expect var_window_gqa_bnhd 0 'check: pass .*partitions' -- $B run "${RUN[@]}" --seq 50 --causal --window 9 --heads 6 --kv-heads 3 --layout bnhd --batch 2
 expect var_window_decode 0 'check: pass' -- $B run "${RUN[@]}" --seq 1 --seq-kv 700 --causal --window 300 --heads 8 --kv-heads 2 --threads 2
-expect refuses_alibi 2 "cannot run this shape: no ALiBi biases" -- $B run --plugin "$P" --kernel onednn_sdpa --seq 16 --causal --alibi 8 --reps 1 --min-time 0 --warmup 0 --no-probe
+# ALiBi as explicit bias planes on the same mask: fused, folded, broadcast, a decode row, full
+# attention, beside a window; a bias past 1 GiB is refused with the reason.
+expect var_alibi_fused 0 'check: pass .*fused' -- $B run "${RUN[@]}" --seq 77 --seq-kv 93 --causal --alibi 8
+expect var_alibi_mqa_full 0 'check: pass' -- $B run "${RUN[@]}" --seq 40 --seq-kv 60 --alibi 4 --heads 4 --kv-heads 1
+expect var_alibi_gqa_bnhd 0 'check: pass .*partitions' -- $B run "${RUN[@]}" --seq 50 --causal --window 9 --alibi 8 --heads 6 --kv-heads 3 --layout bnhd --batch 2
+expect var_alibi_decode 0 'check: pass' -- $B run "${RUN[@]}" --seq 1 --seq-kv 700 --causal --alibi 8 --heads 12 --kv-heads 4 --threads 2
+expect refuses_alibi_far 2 "ALiBi's explicit bias .* is over 1 GiB" -- $B run --plugin "$P" --kernel onednn_sdpa --heads 32 --seq 4096 --causal --alibi 8 --reps 1 --min-time 0 --warmup 0 --no-probe
 expect refuses_softcap 2 "cannot run this shape: no soft-capped scores" -- $B run --plugin "$P" --kernel onednn_sdpa --seq 16 --softcap 30 --reps 1 --min-time 0 --warmup 0 --no-probe
 # A ragged batch: one compiled plan per sequence's shape, one execution per sequence.
 expect decode_batch 0 'check: all 3 sequences within tolerance' -- $B decode-batch --plugin "$P" --kernel onednn_sdpa --lens 37,300,700 --rows 1,3,1 --heads 8 --kv-heads 2 --d 64 --threads 2 --reps 2 --check

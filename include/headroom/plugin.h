@@ -20,6 +20,7 @@
 #ifndef HEADROOM_PLUGIN_H
 #define HEADROOM_PLUGIN_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,16 @@ typedef struct hrp_problem {
      * (hrp_args.block_table). */
     int32_t page_size;
 } hrp_problem;
+
+/* ALiBi's slope m_h of query head h of p (the rule above; ggml's and the paper's), 0 where
+ * p has no alibi: what a plugin multiplies |i' - j| by. */
+static inline float hrp_alibi_slope(const hrp_problem *p, int h)
+{
+    const double b = HRP_HAS(p, alibi) ? p->alibi : 0.0;
+    if (!(b > 0)) return 0.0f;
+    const int n = 1 << (int)floor(log2((double)p->heads));
+    return (float)(h < n ? exp2(-b * (h + 1) / n) : exp2(-b * (2 * (h - n) + 1) / (2.0 * n)));
+}
 
 /* A 4-D tensor [batch][head][row][element]: the elements of a row are contiguous; the
  * strides between batches, heads and rows are in BYTES (layouts BHND and BNHD are both

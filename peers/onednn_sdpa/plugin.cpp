@@ -12,9 +12,15 @@ static thread_local std::string last;
 
 static sdpa::problem problem(const hrp_problem *p)
 {
-    return {p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal != 0, p->scale,
-            HRP_HAS(p, window) ? p->window : 0};
+    sdpa::problem q = {p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal != 0, p->scale,
+                       HRP_HAS(p, window) ? p->window : 0, {}};
+    for (int h = 0; hrp_alibi_slope(p, 0) > 0 && h < p->heads; h++) q.slope.push_back(hrp_alibi_slope(p, h));
+    return q;
 }
+
+// ALiBi's bias planes (Hq x Nq x Nkv floats) live in the compiled plan, beside the workspace
+// headroom's budget sees: past this, the problem is refused rather than allocated unseen.
+static const double MAX_MASK_BYTES = 1073741824.0;
 
 // A byte-strided ABI view as oneDNN strides, in floats (headroom's f32 strides always are).
 static bool view(const hrp_view &v, sdpa::view &out)
@@ -26,7 +32,10 @@ static bool view(const hrp_view &v, sdpa::view &out)
 
 static const char *applicable(const hrp_problem *p)
 {
-    if (sdpa::workspace_bytes(problem(p)) == 0) return "the scores do not fit in memory (size_t)";
+    const sdpa::problem q = problem(p);
+    if (sdpa::workspace_bytes(q) == 0) return "the scores do not fit in memory (size_t)";
+    if (sdpa::mask_bytes(q) > MAX_MASK_BYTES)
+        return "ALiBi's explicit bias (a plane of Nq x Nkv floats per query head) is over 1 GiB";
     return nullptr;
 }
 
@@ -50,7 +59,7 @@ static const hrp_kernel onednn_sdpa = {
     sizeof(hrp_kernel),
     "onednn_sdpa",
     "oneDNN Graph API SDPA (fused f32 MHA partition; GQA/MQA as matmul, softmax, matmul)",
-    HRP_CAP_CAUSAL | HRP_CAP_THREADED | HRP_CAP_WINDOW, // the window rides on the causal mask
+    HRP_CAP_CAUSAL | HRP_CAP_THREADED | HRP_CAP_WINDOW | HRP_CAP_ALIBI, // both ride on the explicit mask
     HRP_TRAFFIC_SCORES, // oneDNN 3.2 materializes the scores, fused partition included
     0,
     0,

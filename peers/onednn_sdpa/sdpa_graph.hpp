@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sdpa {
 
@@ -19,7 +20,13 @@ struct problem {
     bool causal;
     float scale;
     int64_t window; // a sliding window (causal): row i sees keys i' - window < j <= i'; 0: off
+    // ALiBi: query head h's score of key j gains -slope[h] |i' - j| (Hq slopes), as an
+    // explicit additive bias, one plane of [Nq][Nkv] a query head; empty: off
+    std::vector<float> slope;
 };
+
+// Bytes of p's mask (the bias planes under ALiBi), which the plan holds beside the workspace.
+double mask_bytes(const problem &p);
 
 // A 4-D strided view [b][h][n][e], strides in ELEMENTS (floats), elements of a row contiguous.
 struct view {

@@ -123,14 +123,6 @@ void fill_mask(const hrp_problem *p, unsigned char *m)
     }
 }
 
-/* ALiBi's slope of query head h (plugin.h's rule, ggml's and the paper's). */
-float alibi_slope(const hrp_problem *p, int h)
-{
-    const int n = 1 << (int)floor(log2((double)p->heads));
-    const double b = alibi_of(p);
-    return (float)(h < n ? exp2(-b * (h + 1) / n) : exp2(-b * (2 * (h - n) + 1) / (2.0 * n)));
-}
-
 /* The additive mask [planes][Nq][Nkv] in f32: row i (i' = i + Nkv - Nq) sees key j iff
  * j <= i' when causal and j > i' - W under a window W; a seen key adds 0, or
  * -m_h |i' - j| under ALiBi; a hidden one -inf. */
@@ -138,7 +130,7 @@ void fill_float_mask(const hrp_problem *p, float *m)
 {
     const int64_t nq = p->seq_q, nkv = p->seq_kv, w = window_of(p), planes = mask_planes(p);
     for (int64_t h = 0; h < planes; h++) {
-        const float slope = alibi_of(p) > 0 ? alibi_slope(p, (int)h) : 0.0f;
+        const float slope = hrp_alibi_slope(p, (int)h);
         for (int64_t i = 0; i < nq; i++) {
             float *r = m + (h * nq + i) * nkv;
             const int64_t ip = i + nkv - nq;
