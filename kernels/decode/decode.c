@@ -129,11 +129,13 @@ static bool paged_blocks(const dctx *c);
  * its V another, which attend_page_heads reads in address order. Walked one head at a
  * time (attend_pages), each head's part of a page is a short run of its own between
  * jumps to other blocks, and that cost more than the step's fixed cost per page (perf-log
- * 0550). The int8 step on tiles keeps its blocks of several pages (attend_paged). */
+ * 0550). The int8 step on tiles keeps its blocks of several pages (attend_paged) and
+ * takes the heads in turn a block at a time, so head g + 1's part of each page, right
+ * after head g's, is read next (perf-log 0590). */
 static int page_heads(const dctx *c)
 {
     const ptrdiff_t rb = (ptrdiff_t)c->rb, P = c->p->page_size, H = c->p->kv_heads;
-    if (H < 2 || paged_blocks(c)) return 0;
+    if (H < 2) return 0;
     return c->k.sn == rb && c->v.sn == rb && c->k.sh == P * rb && c->v.sh == P * rb && c->k.sb == H * P * rb &&
            c->v.sb == H * P * rb;
 }
@@ -364,12 +366,13 @@ static int page_groups(const dctx *c, hr_xcview v, int b, int g, int j0, int n, 
     return ng;
 }
 
-/* Key block [jb, jb+n) of a paged cache in one call of the block step, its rows through
- * per-group bases (page_groups), the prefetches (V of the next block, nv keys at jpf_v;
- * K of the block after, n2 at jpf_k) through their groups' first rows, as the
- * contiguous walk prefetches (none where a group's rows are not back to back). */
+/* Key block [jb, jb+n) of KV head g of a paged cache in one call of the block step, its
+ * rows through per-group bases (page_groups), the prefetches (V of nv keys at jpf_v of
+ * head gv during the scores; K of n2 keys at jpf_k of head gk during P·V: what the walk
+ * reads next) through their groups' first rows, as the contiguous walk prefetches (none
+ * where a group's rows are not back to back). */
 static void attend_paged(const dctx *c, int b, int g, int jb, int n, const int *end, const float *q, float *s,
-                         dstate st, int nv, int n2, int jpf_v, int jpf_k)
+                         dstate st, int nv, int n2, int jpf_v, int jpf_k, int gv, int gk)
 {
     const unsigned char *pk[DECODE_PAGED_GROUPS], *pv[DECODE_PAGED_GROUPS];
     const unsigned char *fk[DECODE_PAGED_GROUPS], *fv[DECODE_PAGED_GROUPS];
@@ -377,8 +380,8 @@ static void attend_paged(const dctx *c, int b, int g, int jb, int n, const int *
     dctx cc = *c;
     page_groups(c, c->k, b, g, jb, n, pk, NULL);
     page_groups(c, c->v, b, g, jb, n, pv, NULL);
-    cc.npfv = pf ? page_groups(c, c->v, b, g, jpf_v, nv, NULL, fv) : 0;
-    cc.npfk = pf ? page_groups(c, c->k, b, g, jpf_k, n2, NULL, fk) : 0;
+    cc.npfv = pf ? page_groups(c, c->v, b, gv, jpf_v, nv, NULL, fv) : 0;
+    cc.npfk = pf ? page_groups(c, c->k, b, gk, jpf_k, n2, NULL, fk) : 0;
     cc.pk = pk;
     cc.pv = pv;
     cc.pfk = fk;
@@ -412,7 +415,7 @@ void hr_dec_attend(const dctx *c, int b, int g, int j0, int j1, float *q, float 
         /* Prefetch distance: V of the next block during the scores, K of the block
          * after next during P·V (the next block's K was prefetched a step earlier). */
         const int jn = jb + n, n2 = j1 - (jn + nnext) < c->kb ? j1 - (jn + nnext) : c->kb;
-        if (c->p->page_size && paged_blocks(c)) attend_paged(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
+        if (c->p->page_size && paged_blocks(c)) attend_paged(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext, g, g);
         else if (c->p->page_size) attend_pages(c, b, g, jb, n, end, q, s, st, j1);
         else attend_block(c, b, g, jb, n, end, q, s, st, nnext, n2, jn, jn + nnext);
     }
@@ -423,7 +426,10 @@ void hr_dec_attend(const dctx *c, int b, int g, int j0, int j1, float *q, float 
  * in key blocks of at most kb, states st[g]. Each step runs on its page's frame
  * (attend_pages' base, sb 0) and prefetches what the walk reads next, as the contiguous
  * walk does: V of the next block during the scores, K of the block after it during P·V,
- * named in the step's frame (head g + 1's row j is row j + P there: sh = P sn). */
+ * named in the step's frame (head g + 1's row j is row j + P there: sh = P sn).
+ * The int8 step on tiles (paged_blocks) keeps its blocks of several pages: block by
+ * block, head 0's, then head 1's, ..., each prefetching the next head's block (the next
+ * block's after the last head). */
 typedef struct {
     int g, jb, n; /* head, first key, keys (0: past the walk's end) */
 } page_item;
@@ -458,10 +464,22 @@ static int page_item_row(const dctx *c, int b, page_item x, page_item y, int *n)
 static void attend_page_heads(const dctx *c, int b, int j0, int j1, float *const *q, float *s, const dstate *st)
 {
     int end[DECODE_MAX_Q];
-    const int jmax = causal_ends(c, end), P = c->p->page_size;
+    const int jmax = causal_ends(c, end), P = c->p->page_size, H = c->hs;
     if (j1 > jmax) j1 = jmax;
     for (int g = 0; g < c->hs; g++) attend_init(c, b, g, q[g], st[g]);
     if (j0 >= j1) return;
+    if (paged_blocks(c)) {
+        for (int jb = j0; jb < j1; jb += c->kb) {
+            const int n = j1 - jb < c->kb ? j1 - jb : c->kb, jn = jb + n, nn = j1 - jn < c->kb ? j1 - jn : c->kb;
+            for (int g = 0; g < H; g++) {
+                /* V of the next item, K of the one after: (g + 1, jb) and (g + 2, jb), or the next block's */
+                const int gv = g + 1 < H ? g + 1 : 0, jv = g + 1 < H ? jb : jn, nv = g + 1 < H ? n : nn;
+                const int gk = g + 2 < H ? g + 2 : (g + 2) - H, jk = g + 2 < H ? jb : jn, nk = g + 2 < H ? n : nn;
+                attend_paged(c, b, g, jb, n, end, q[g], s, st[g], nv, nk, jv, jk, gv, gk);
+            }
+        }
+        return;
+    }
     page_item x = {0, j0, imin3(j1 - j0, c->kb, P - j0 % P)};
     dctx cc = *c;
     cc.k.sb = cc.v.sb = 0;
