@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# bench.sh OLD NEW OUT ROUNDS: decode at H32/8 d128 L16384 for the KTS caches (q8_0), 1 and 2
+# threads, contiguous and P 16, 64, 256, the old and the new binary one after the other
+# (a fresh process each), ROUNDS rounds interleaved.
+old=$1 new=$2 out=$3 rounds=${4:-3}
+echo "round,bin,type,threads,P,median_s,cv" > "$out"
+for r in $(seq 1 "$rounds"); do
+  for kt in ${KTS:-q8_0}; do for T in 1 2; do for P in 0 16 64 256; do for bin in old new; do
+    b=$old; [ $bin = new ] && b=$new
+    pg=(); [ $P -gt 0 ] && pg=(--page-size $P)
+    line=$($b run --kernel decode --heads 32 --kv-heads 8 --seq 1 --seq-kv 16384 --d-head 128 --kv-dtype $kt "${pg[@]}" \
+      --threads $T --min-time 0.1 --reps 7 --warmup 0.1 --no-probe --format csv --quiet 2>/dev/null | tail -1)
+    echo "$r,$bin,$kt,$T,$P,$(echo "$line" | cut -d, -f17),$(echo "$line" | cut -d, -f21)" >> "$out"
+  done; done; done; done
+done
