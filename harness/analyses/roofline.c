@@ -186,13 +186,14 @@ static int measure_threads(plan *p, int threads, hr_ceiling_row *row)
                 }
 #pragma omp barrier
                 if (me == 0 && r >= 0) {
+                    const double dt = hr_now() - t0; /* the clock first: the bytes are counted after it */
                     double team = m == M_TRIAD ? work(m, p) : work(m, p) * nt;
                     if (m == M_LOAD) {
                         team = 0;
                         for (int u = 0; u < nt; u++) team += 3.0 * (double)load_len(p, u, nt) * sizeof(float);
                         team *= (double)p->iters[M_TRIAD];
                     }
-                    rate[m][r] = team / (hr_now() - t0) * 1e-9;
+                    rate[m][r] = team / dt * 1e-9;
                 }
             }
         }

@@ -99,14 +99,18 @@ typedef struct hrp_problem {
     int32_t page_size;
 } hrp_problem;
 
-/* ALiBi's slope m_h of query head h of p (the rule above; ggml's and the paper's), 0 where
- * p has no alibi: what a plugin multiplies |i' - j| by. */
+/* ALiBi's slope m_h of query head h of `heads` under max bias b (the rule above; ggml's and
+ * the paper's), 0 where b is not > 0: what a plugin multiplies |i' - j| by. */
+static inline float hrp_alibi_slope_of(int heads, double b, int h)
+{
+    if (!(b > 0)) return 0.0f;
+    const int n = 1 << (int)floor(log2((double)heads));
+    return (float)(h < n ? exp2(-b * (h + 1) / n) : exp2(-b * (2 * (h - n) + 1) / (2.0 * n)));
+}
+/* The same for p (0 where p has no alibi). */
 static inline float hrp_alibi_slope(const hrp_problem *p, int h)
 {
-    const double b = HRP_HAS(p, alibi) ? p->alibi : 0.0;
-    if (!(b > 0)) return 0.0f;
-    const int n = 1 << (int)floor(log2((double)p->heads));
-    return (float)(h < n ? exp2(-b * (h + 1) / n) : exp2(-b * (2 * (h - n) + 1) / (2.0 * n)));
+    return hrp_alibi_slope_of(p->heads, HRP_HAS(p, alibi) ? p->alibi : 0.0, h);
 }
 
 /* A 4-D tensor [batch][head][row][element]: the elements of a row are contiguous; the

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     if (!m) m = n;
     if (h % g) return usage("--kv-heads must divide --heads");
     if (!threads) threads = omp_get_max_threads();
-    const sdpa::problem p = {b, h, g, n, m, d, causal, (float)(1.0 / std::sqrt((double)d)), 0, {}};
+    const sdpa::problem p = {b, h, g, n, m, d, causal, (float)(1.0 / std::sqrt((double)d)), 0, 0.0f};
     const size_t ws = sdpa::workspace_bytes(p);
     if (!ws) return usage("the problem does not fit in memory");
     // Tensors in headroom's layouts: BHND [B][H][N][D] or BNHD [B][N][H][D] (kept to the end).

@@ -12,10 +12,8 @@ static thread_local std::string last;
 
 static sdpa::problem problem(const hrp_problem *p)
 {
-    sdpa::problem q = {p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal != 0, p->scale,
-                       HRP_HAS(p, window) ? p->window : 0, {}};
-    for (int h = 0; hrp_alibi_slope(p, 0) > 0 && h < p->heads; h++) q.slope.push_back(hrp_alibi_slope(p, h));
-    return q;
+    return {p->batch, p->heads, p->kv_heads, p->seq_q, p->seq_kv, p->d_head, p->causal != 0, p->scale,
+            HRP_HAS(p, window) ? p->window : 0, HRP_HAS(p, alibi) ? p->alibi : 0.0f};
 }
 
 // ALiBi's bias planes (Hq x Nq x Nkv floats) live in the compiled plan, beside the workspace

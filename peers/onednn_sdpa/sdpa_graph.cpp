@@ -5,6 +5,8 @@
 // bottom-right causal mask is an explicit additive mask (0 or -inf), built once at compile time.
 #include "sdpa_graph.hpp"
 
+#include "headroom/plugin.h" /* hrp_alibi_slope_of */
+
 #include <oneapi/dnnl/dnnl.hpp>
 #include <oneapi/dnnl/dnnl_graph.hpp>
 #include <omp.h>
@@ -93,14 +95,14 @@ static dims dense(const dims &d)
 // that see no key) that row sees every key, so the problem is the non-causal one exactly.
 // A window always needs one (it hides keys from a decode row too).
 // ALiBi always needs one (its bias planes).
-static bool needs_mask(const problem &p) { return (p.causal && p.nq > 1) || p.window > 0 || !p.slope.empty(); }
+static bool needs_mask(const problem &p) { return (p.causal && p.nq > 1) || p.window > 0 || p.alibi > 0; }
 
 // The mask's dims: a full [rows][N] causal mask, or one zero row (FUSED's pattern needs the Add);
 // under ALiBi a plane a query head, [Hq][M][N] in memory whichever mode shapes it.
 static dims mask_dims(const problem &p, mode m)
 {
     const int64_t G = p.hq / p.hkv, R = m == G_FOLDED ? G * p.nq : p.nq, N = p.nkv;
-    if (!p.slope.empty())
+    if (p.alibi > 0)
         return m == G_BCAST ? dims{1, p.hkv, G, p.nq, N} : dims{1, m == G_FUSED ? p.hq : p.hkv, R, N};
     if (m == G_BCAST) return needs_mask(p) ? dims{1, 1, 1, p.nq, N} : dims{1, 1, 1, 1, N};
     return needs_mask(p) ? dims{1, 1, R, N} : dims{1, 1, 1, N};
@@ -195,7 +197,7 @@ static bool fuses(const problem &p)
     static std::mutex mu;
     static std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, bool, bool, bool>, bool> seen;
     std::lock_guard<std::mutex> lock(mu);
-    auto key = std::make_tuple(p.b, p.hq, p.nq, p.nkv, p.d, p.causal, p.window > 0, !p.slope.empty());
+    auto key = std::make_tuple(p.b, p.hq, p.nq, p.nkv, p.d, p.causal, p.window > 0, p.alibi > 0);
     auto it = seen.find(key);
     if (it != seen.end()) return it->second;
     problem q = p;
@@ -227,7 +229,7 @@ const char *path_name(const problem &p)
 double mask_bytes(const problem &p)
 {
     const double m = (double)(p.nq - first_row(p));
-    return (p.slope.empty() ? m : (double)p.hq * m) * (double)p.nkv * sizeof(float);
+    return (p.alibi > 0 ? (double)p.hq * m : m) * (double)p.nkv * sizeof(float);
 }
 
 size_t workspace_bytes(const problem &p)
@@ -239,13 +241,13 @@ size_t workspace_bytes(const problem &p)
 }
 
 // The cache key: the effective problem, the strides, the thread count.
-typedef std::tuple<std::vector<int64_t>, float, std::vector<float>> key_t;
+typedef std::tuple<std::vector<int64_t>, float, float> key_t;
 
 static key_t key_of(const problem &p, const view &q, const view &k, const view &v, const view &o, int threads)
 {
     return key_t({p.b, p.hq, p.hkv, p.nq, p.nkv, p.d, p.causal, p.window, q.sb, q.sh, q.sn, k.sb, k.sh, k.sn, v.sb, v.sh, v.sn,
                   o.sb, o.sh, o.sn, threads},
-                 p.scale, p.slope);
+                 p.scale, p.alibi);
 }
 
 // Sets OpenMP's thread count for this thread for the life of the object (oneDNN's OpenMP
@@ -289,13 +291,13 @@ static plan *compile(const problem &full, const view &q, const view &k, const vi
     }
     // The mask: row r is query row r % M; bottom-right, key j visible iff j <= i + (N - M)
     // when causal, and under a window W iff j > i + (N - M) - W too; a visible key adds 0,
-    // under ALiBi -slope[h] |i' - j| in plane h = r / M (the same mask, built once here).
+    // under ALiBi -m_h |i' - j| in plane h = r / M (the same mask, built once here).
     const dims md = mask_dims(p, m);
-    const int64_t N = p.nkv, rows = p.slope.empty() ? md[md.size() - 2] : p.hq * M;
+    const int64_t N = p.nkv, rows = p.alibi > 0 ? p.hq * M : md[md.size() - 2];
     pl->mask.assign((size_t)(rows * N), 0.0f);
     for (int64_t r = 0; r < rows && needs_mask(p); r++) {
         const int64_t ip = r % M + (N - M);
-        const float sl = p.slope.empty() ? 0.0f : p.slope[(size_t)(r / M)];
+        const float sl = hrp_alibi_slope_of((int)p.hq, p.alibi, (int)(r / M));
         float *row = pl->mask.data() + r * N;
         for (int64_t j = 0; j < N; j++) {
             const bool seen = (!p.causal || j <= ip) && (p.window == 0 || j > ip - p.window);

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace sdpa {
 
@@ -20,9 +19,10 @@ struct problem {
     bool causal;
     float scale;
     int64_t window; // a sliding window (causal): row i sees keys i' - window < j <= i'; 0: off
-    // ALiBi: query head h's score of key j gains -slope[h] |i' - j| (Hq slopes), as an
-    // explicit additive bias, one plane of [Nq][Nkv] a query head; empty: off
-    std::vector<float> slope;
+    // ALiBi's max bias b: query head h's score of key j gains -m_h |i' - j| (plugin.h's
+    // hrp_alibi_slope_of), as an explicit additive bias, one plane of [Nq][Nkv] a query
+    // head; 0: off
+    float alibi;
 };
 
 // Bytes of p's mask (the bias planes under ALiBi), which the plan holds beside the workspace.
