@@ -12,6 +12,12 @@ for c in list run check; do
 done
 expect list-table        0 'naive'                    -- $B list
 expect list-json         0 '"name":[[:space:]]*"naive"' -- $B list --format json
+# the table's traffic column starts where its header does on every kernel's row
+# (the capability column is as wide as the longest list)
+col=$($B list | awk 'NR == 1 { c = index($0, "traffic"); next }
+    /^[a-z]/ { n = split($0, f, " "); i = index($0, " " f[3] " "); if (i + 1 != c) bad = bad " " f[1] }
+    END { print (c > 0 && bad == "") ? "aligned" : "misaligned:" bad }')
+[ "$col" = aligned ] && ok list-columns-aligned || fail list-columns-aligned "$col"
 expect list-bad-format   2 '--format: expected one of table\|json' -- $B list --format xml
 expect run-no-kernel     2 '--kernel: required'     -- $B run
 expect run-unknown-kernel 2 "--kernel: unknown kernel 'nope'" -- $B run --kernel nope

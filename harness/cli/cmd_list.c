@@ -23,6 +23,18 @@ static const struct {
             {HR_CAP_ALIBI, "alibi"},       {HR_CAP_PAGED, "paged"}};
 #define NCAPS (sizeof caps / sizeof caps[0])
 
+/* A kernel's capabilities as "causal,threaded,..." in buf (CAPS_TEXT bytes: every name
+ * with its comma fits), "-" for none. */
+#define CAPS_TEXT 128
+static const char *caps_text(const hr_kernel *k, char *buf)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t j = 0; j < NCAPS; j++)
+        if (k->caps & caps[j].cap) n += (size_t)snprintf(buf + n, CAPS_TEXT - n, "%s%s", n ? "," : "", caps[j].name);
+    return buf[0] ? buf : "-";
+}
+
 /* The types a kernel accepts as "f32,bf16" (dtypes) and its kv_dtypes. */
 static void types_str(unsigned mask, char *buf, size_t len)
 {
@@ -113,17 +125,19 @@ int cmd_list(int argc, char **argv)
         cJSON_Delete(arr);
         return HR_OK;
     }
-    printf("%-8s %-44s %-13s %s  (ISA: %s)\n", "kernel", "capabilities", "traffic", "summary", hr_isa);
+    /* the name and capability columns as wide as their longest entries (a plugin's name too) */
+    int nw = 8, cw = (int)strlen("capabilities");
     const hr_kernel *k;
     for (int i = 0; (k = hr_kernel_at(i)); i++) {
-        char cbuf[128] = "";
-        for (size_t j = 0; j < NCAPS; j++)
-            if (k->caps & caps[j].cap) {
-                if (cbuf[0]) strcat(cbuf, ",");
-                strcat(cbuf, caps[j].name);
-            }
-        printf("%-8s %-44s %-13s %s\n", k->name, cbuf[0] ? cbuf : "-", traffic_names[k->traffic],
-               k->summary);
+        char cbuf[CAPS_TEXT];
+        const int n = (int)strlen(caps_text(k, cbuf)), m = (int)strlen(k->name);
+        cw = n > cw ? n : cw;
+        nw = m > nw ? m : nw;
+    }
+    printf("%-*s %-*s %-13s %s  (ISA: %s)\n", nw, "kernel", cw, "capabilities", "traffic", "summary", hr_isa);
+    for (int i = 0; (k = hr_kernel_at(i)); i++) {
+        char cbuf[CAPS_TEXT];
+        printf("%-*s %-*s %-13s %s\n", nw, k->name, cw, caps_text(k, cbuf), traffic_names[k->traffic], k->summary);
         if (k->plugin)
             printf("%-8s   plugin %s (%s %s, ABI %u.%u)\n", "", k->plugin->file, k->plugin->library,
                    k->plugin->version, k->plugin->abi_major, k->plugin->abi_minor);
