@@ -25,7 +25,7 @@ if [ -n "$PLAIN" ]; then
     expect tune-refused        2 "^headroom tune: kernel $PLAIN cannot run this shape: no sliding window" -- $B tune --kernel "$PLAIN" --causal --window 8 --seq 32
     expect check-skips-plain   0 "^$PLAIN +window +skipped: no sliding window \(--window; capability 'window'\)" -- $B check --kernel "$PLAIN" --quick --threads 1
     expect check-skip-counted  0 ', 0 fail, .*4 kernel variant\(s\) skipped \(capability not declared\)$' -- $B check --kernel "$PLAIN" --quick --threads 1
-    expect check-flag-plain    0 "^$PLAIN +window-5 +skipped: " -- $B check --kernel "$PLAIN" --quick --window 5
+    expect check-flag-plain    2 "^headroom check: kernel $PLAIN cannot run the window-5 battery: no sliding window \(--window; capability 'window'\)" -- $B check --kernel "$PLAIN" --quick --window 5
 else
     skip run-refused-window "every kernel of this build takes a window"
 fi

@@ -4,7 +4,8 @@
  * every element type combination the kernel declares, at 1, 2 and 3 threads where it
  * does threads; then the variant battery (hr_variant_battery) for each variant a kernel
  * declares (window, softcap, alibi, the three at once), a variant it lacks skipped with
- * the reason. --window, --softcap, --alibi check only those variants, at those values. */
+ * the reason. --window, --softcap, --alibi check only those variants, at those values;
+ * a kernel named by --kernel that lacks one is refused (exit 2), not skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,11 @@ int cmd_check(int argc, char **argv)
                     vp.dtype = (hr_dtype)dt, vp.kv_dtype = (hr_dtype)kt;
                     const char *why = (k->caps & vc) == vc ? NULL : hr_kernel_why_not(k, &vp);
                     if (why) { /* once per kernel: the reason is the same for every type */
+                        if (only && fixed_caps) { /* the one kernel named lacks the variant asked for */
+                            fprintf(stderr, "headroom check: kernel %s cannot run the %s battery: %s\n", k->name,
+                                    g.variant, why);
+                            return HR_EUSAGE;
+                        }
                         if (first) printf("%-8s %-13s skipped: %s\n", k->name, g.variant, why);
                         t.vskip += first;
                         continue;
