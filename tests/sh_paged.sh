@@ -41,6 +41,13 @@ expect json-field           0 '"page_size":[[:space:]]*64' -- $B run "${shape[@]
 expect csv-field            0 ',64$' -- $B run "${shape[@]}" --page-size 64 --threads 1 --format csv --quiet
 expect csv-unpaged          0 ',0$' -- $B run "${shape[@]}" --threads 1 --format csv --quiet
 expect check-battery        0 'decode .* 0 fail' -- $B check --kernel decode --quick --kv-dtype q4_0 --threads 2
+# check --page-size P: the battery's caches of P keys or more, each through a paged cache
+expect check-paged          0 '^check: 1 kernel\(s\), 1 type combination\(s\), [0-9]+ cases each through a paged cache and the variant batteries: [1-9][0-9]* pass, 0 warn, 0 fail' -- $B check --kernel decode --quick --kv-dtype q8_0 --page-size 64 --threads 2
+expect check-paged-flash    0 '^flash +f32 softcap-30-page-16 +T2 +[1-9][0-9]* pass +0 warn +0 fail' -- $B check --kernel flash --quick --dtype f32 --softcap 30 --page-size 16 --threads 2
+expect check-paged-no-cap   2 "^headroom check: kernel simd cannot run the paged battery: no paged KV cache \(--page-size; capability 'paged'\)$" -- $B check --kernel simd --quick --page-size 16
+expect check-paged-skip     0 "^simd +paged +skipped: no paged KV cache" -- $B check --quick --dtype f32 --page-size 256 --threads 1
+expect check-paged-bad      2 '^headroom check: --page-size: must be a power of two in \[16, 65536\] keys, got 24$' -- $B check --kernel decode --quick --page-size 24
+expect check-paged-over     2 '^headroom check: --page-size: 8192 keys a block is over every cache of the quick battery \(at most 4099 keys\)$' -- $B check --kernel decode --quick --page-size 8192
 
 # Bad input: one line naming the flag and the rule, exit 2.
 expect not-power-of-two     2 '^headroom run: --page-size: must be a power of two in \[16, 65536\] keys, got 24$' -- $B run --kernel decode --seq 1 --seq-kv 100 --page-size 24

@@ -5,7 +5,9 @@
  * does threads; then the variant battery (hr_variant_battery) for each variant a kernel
  * declares (window, softcap, alibi, the three at once), a variant it lacks skipped with
  * the reason. --window, --softcap, --alibi check only those variants, at those values;
- * a kernel named by --kernel that lacks one is refused (exit 2), not skipped. */
+ * a kernel named by --kernel that lacks one is refused (exit 2), not skipped.
+ * --page-size P reads every case whose cache holds P keys or more through a paged cache
+ * of P keys a block (a kernel without one likewise refused or skipped). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,19 @@ static int run_group(const group *g, const hr_worker_flags *wk, tally *t)
     return HR_OK;
 }
 
+/* --page-size P: the cases whose cache holds P keys or more, each read through a paged
+ * cache of P keys a block (the battery's own paged cases take P too); the count kept. */
+static int page_cases(hr_case *c, int n, int P)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (c[i].prob.seq_kv >= P) {
+            c[m] = c[i];
+            c[m++].prob.page_size = P;
+        }
+    return m;
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *kname = "all";
@@ -165,6 +180,7 @@ int cmd_check(int argc, char **argv)
     hr_opt_help(vf.opts, "--window", "only the sliding-window battery, with window W (causal)");
     hr_opt_help(vf.opts, "--softcap", "only the soft-cap battery, with cap C");
     hr_opt_help(vf.opts, "--alibi", "only the ALiBi battery, with max bias B");
+    hr_opt_help(vf.opts, "--page-size", "read the battery's caches of P keys or more through a paged cache of P keys a block");
     hr_dtype_flags types;
     hr_dtype_flags_init(&types, "only this Q/K/V/O type (every type a kernel declares)",
                         "only this K/V type (--dtype when only that is given)");
@@ -209,8 +225,22 @@ int cmd_check(int argc, char **argv)
     hr_problem_variants_str(&fixed, fixed_name, sizeof fixed_name);
     for (char *c = fixed_name; *c; c++) *c = *c == ' ' ? '-' : *c; /* "window-7-softcap-5" */
     memmove(fixed_name, fixed_name + (fixed_name[0] == '-'), strlen(fixed_name));
+    const int P = fixed.page_size;
+    if (P && (st = hr_page_size_check(P))) {
+        fprintf(stderr, "headroom check: %s\n", hr_errmsg());
+        return st;
+    }
     hr_case cases[HR_MAX_CASES];
     int ncases = hr_battery(cases, HR_MAX_CASES, quick);
+    if (P) {
+        int nmax = 0;
+        for (int i = 0; i < ncases; i++) nmax = cases[i].prob.seq_kv > nmax ? cases[i].prob.seq_kv : nmax;
+        if (!(ncases = page_cases(cases, ncases, P))) {
+            fprintf(stderr, "headroom check: --page-size: %d keys a block is over every cache of the%s battery (at most %d keys)\n",
+                    P, quick ? " quick" : "", nmax);
+            return HR_EUSAGE;
+        }
+    }
     static hr_case vcases[HR_MAX_CASES];
     tally t = {0};
     int nk = 0, nruns = 0;
@@ -218,6 +248,16 @@ int cmd_check(int argc, char **argv)
     for (int i = 0; (k = hr_kernel_at(i)); i++) {
         if (only && k != only) continue;
         nk++;
+        if (P && !(k->caps & HR_CAP_PAGED)) { /* a kernel without a paged cache: refused if named, else skipped */
+            const char *why = hr_kernel_why_not(k, &cases[0].prob);
+            if (only) {
+                fprintf(stderr, "headroom check: kernel %s cannot run the paged battery: %s\n", k->name, why);
+                return HR_EUSAGE;
+            }
+            printf("%-8s %-13s skipped: %s\n", k->name, "paged", why);
+            t.vskip++;
+            continue;
+        }
         int kruns = 0; /* the kernel's type combinations so far */
         const int nthreads = threads ? 1 : (k->caps & HR_CAP_THREADED) ? 3 : 1;
         const unsigned dts = k->dtypes ? k->dtypes : 1u << HR_F32, kvs = k->kv_dtypes ? k->kv_dtypes : 1u << HR_F32;
@@ -239,6 +279,8 @@ int cmd_check(int argc, char **argv)
                 g.variant = vi < 0 ? "" : vi < NVARIANTS ? variants[vi].name : fixed_name;
                 if (vc) {
                     g.ncases = hr_variant_battery(vcases, HR_MAX_CASES, vc, fixed_caps ? &fixed : NULL);
+                    if (P) g.ncases = page_cases(vcases, g.ncases, P);
+                    if (!g.ncases) continue; /* no cache of this battery holds a page */
                     g.cases = vcases;
                     /* A variant the kernel does not declare: skipped with its reason, not failed. */
                     hr_problem vp = vcases[0].prob;
@@ -281,7 +323,8 @@ int cmd_check(int argc, char **argv)
         printf("check: %d kernel(s), %d type combination(s), %s battery: %ld pass, %ld warn, %ld fail, %ld not "
                "applicable%s\n", nk, nruns, fixed_name, t.pass, t.warn, t.fail, t.skip, vnote);
     else
-        printf("check: %d kernel(s), %d type combination(s), %d cases each and the variant batteries: %ld pass, %ld "
-               "warn, %ld fail, %ld not applicable%s\n", nk, nruns, ncases, t.pass, t.warn, t.fail, t.skip, vnote);
+        printf("check: %d kernel(s), %d type combination(s), %d cases each%s and the variant batteries: %ld pass, %ld "
+               "warn, %ld fail, %ld not applicable%s\n", nk, nruns, ncases, P ? " through a paged cache" : "", t.pass,
+               t.warn, t.fail, t.skip, vnote);
     return t.worst ? t.worst : t.errors ? HR_EUSAGE : t.fail ? HR_EFAIL : HR_OK;
 }
