@@ -166,6 +166,20 @@ static int page_cases(hr_case *c, int n, int P)
     return m;
 }
 
+/* A kernel without what battery needs (why: hr_kernel_why_not's reason): refused with one
+ * line (HR_EUSAGE) where the user named it for that battery, else skipped with the
+ * reason (printed once, when print) and counted. */
+static int lacking(const hr_kernel *k, bool named, const char *battery, const char *why, bool print, tally *t)
+{
+    if (named) {
+        fprintf(stderr, "headroom check: kernel %s cannot run the %s battery: %s\n", k->name, battery, why);
+        return HR_EUSAGE;
+    }
+    if (print) printf("%-8s %-13s skipped: %s\n", k->name, battery, why);
+    t->vskip += print;
+    return HR_OK;
+}
+
 int cmd_check(int argc, char **argv)
 {
     const char *kname = "all";
@@ -249,13 +263,7 @@ int cmd_check(int argc, char **argv)
         if (only && k != only) continue;
         nk++;
         if (P && !(k->caps & HR_CAP_PAGED)) { /* a kernel without a paged cache: refused if named, else skipped */
-            const char *why = hr_kernel_why_not(k, &cases[0].prob);
-            if (only) {
-                fprintf(stderr, "headroom check: kernel %s cannot run the paged battery: %s\n", k->name, why);
-                return HR_EUSAGE;
-            }
-            printf("%-8s %-13s skipped: %s\n", k->name, "paged", why);
-            t.vskip++;
+            if ((st = lacking(k, only != NULL, "paged", hr_kernel_why_not(k, &cases[0].prob), true, &t))) return st;
             continue;
         }
         int kruns = 0; /* the kernel's type combinations so far */
@@ -287,13 +295,7 @@ int cmd_check(int argc, char **argv)
                     vp.dtype = (hr_dtype)dt, vp.kv_dtype = (hr_dtype)kt;
                     const char *why = (k->caps & vc) == vc ? NULL : hr_kernel_why_not(k, &vp);
                     if (why) { /* once per kernel: the reason is the same for every type */
-                        if (only && fixed_caps) { /* the one kernel named lacks the variant asked for */
-                            fprintf(stderr, "headroom check: kernel %s cannot run the %s battery: %s\n", k->name,
-                                    g.variant, why);
-                            return HR_EUSAGE;
-                        }
-                        if (first) printf("%-8s %-13s skipped: %s\n", k->name, g.variant, why);
-                        t.vskip += first;
+                        if ((st = lacking(k, only && fixed_caps, g.variant, why, first, &t))) return st;
                         continue;
                     }
                 }
