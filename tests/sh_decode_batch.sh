@@ -24,8 +24,16 @@ expect bad-budget      2 '^headroom decode-batch: --max-mem: the batch needs' --
 # figure from the ceilings file; none without one; a file that does not read is an error.
 $B roofline --quick --threads 1-2 --out "$TMP/ceil.json" >/dev/null 2>&1
 expect level-share     0 '^level: [0-9.]+ MiB live in (L1|L2|L3|DRAM): [0-9.]+ of its read-only bandwidth, [0-9.]+ GB/s at 2 threads \(triad [0-9.]+; ' -- $B decode-batch --lens 17,300,1 --ceilings "$TMP/ceil.json" $S
-python3 -c "import json; d=json.load(open('$TMP/ceil.json')); [r.pop(k) for r in d['ceilings'] for k in ('load_gbs','load_gbs_median','load_gbs_worst')]; json.dump(d, open('$TMP/old.json','w'))" 2>/dev/null
-expect level-old-file  0 '^level: .* of its triad, .*no load figure' -- $B decode-batch --lens 100000 --ceilings "$TMP/old.json" $S
+# An older file: no load figures, no cache roofs, no curve (all came after the triad). The
+# batch's level follows the machine: beyond its L3 the file's triad stands in, in a cache
+# level the file holds no figure; a small batch is in L2 everywhere (81 KiB a thread).
+python3 -c "
+import json; d=json.load(open('$TMP/ceil.json'))
+for r in d['ceilings']:
+    for k in [k for k in r if k.startswith('load_gbs') or k in ('cache_roofs', 'bandwidth_curve', 'measured_levels')]: del r[k]
+json.dump(d, open('$TMP/old.json', 'w'))"
+expect level-old-file  0 '^level: [0-9.]+ MiB live in (L3, whose bandwidth .* does not hold|DRAM: [0-9.]+ of its triad, .*no load figure)' -- $B decode-batch --lens 100000 --ceilings "$TMP/old.json" $S
+expect level-old-l2    0 '^level: 0.2 MiB live in L2, whose bandwidth .*old.json does not hold$' -- $B decode-batch --lens 17,300,1 --ceilings "$TMP/old.json" $S
 expect level-bad-file  2 '^headroom decode-batch: .*nope.json: cannot read ceilings file' -- $B decode-batch --lens 5,6 --ceilings "$TMP/nope.json" $S
 expect bad-both        2 '^headroom decode-batch: --lens and --dist' -- $B decode-batch --lens 5 --dist zipf $S
 finish
